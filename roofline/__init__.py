@@ -1,0 +1,3 @@
+"""Roofline models, the GPU database and plots."""
+
+__all__: list[str] = []

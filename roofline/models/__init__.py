@@ -1,0 +1,3 @@
+"""Models of the classic CUDA kernels."""
+
+__all__: list[str] = []

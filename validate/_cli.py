@@ -1,0 +1,62 @@
+"""The `gpuroof` console command: argument parsing, one library call, printing.
+
+Each package registers its own subcommands (``occupancy._cli``, ``roofline._cli``,
+``validate._cli_validate``); this module assembles them and owns the error policy:
+bad input prints one line on stderr and exits 2, a missing GPU or cuda-python exits 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_NO_DEVICE = 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the `gpuroof` argument parser with every subcommand registered."""
+    from occupancy import _cli as occupancy_cli
+    from roofline import _cli as roofline_cli
+
+    from . import _cli_validate as validate_cli
+
+    parser = argparse.ArgumentParser(
+        prog="gpuroof",
+        description="Roofline and occupancy for CUDA kernels, checked against a real GPU.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for module in (occupancy_cli, roofline_cli, validate_cli):
+        module.register(subparsers)
+    return parser
+
+
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `gpuroof` command; return its exit code."""
+    from ._errors import DeviceError
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed its one-line usage error
+        return int(exc.code or 0) if exc.code in (0, None) else EXIT_BAD_INPUT
+    try:
+        return int(args.func(args) or EXIT_OK)
+    except DeviceError as exc:
+        print(f"gpuroof: {exc}", file=sys.stderr)
+        return EXIT_NO_DEVICE
+    except (ValueError, TypeError, OSError) as exc:
+        print(f"gpuroof: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("gpuroof: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
