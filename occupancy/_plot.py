@@ -1,0 +1,114 @@
+"""Occupancy plots (matplotlib is imported here, lazily, never by ``import occupancy``)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from . import _validate
+from ._arch import architecture
+from ._cliffs import sweeps
+
+__all__ = ["plot_occupancy"]
+
+_PANELS = (
+    ("threads_per_block", "threads per block", 1),
+    ("registers", "registers per thread", 1),
+    ("shared_memory", "shared memory per block (KiB)", 1024),
+)
+
+
+def plot_occupancy(
+    arch: Any,
+    *,
+    threads_per_block: int,
+    registers_per_thread: int,
+    static_shared_memory: int = 0,
+    dynamic_shared_memory: int = 0,
+    max_dynamic_shared_memory: int | None = None,
+    carveout: int | None = None,
+    block_barriers: int = 1,
+    max_threads_per_block: int | None = None,
+    partitioned_global_caching: str | bool = "off",
+    path: str | os.PathLike[str] | None = None,
+):
+    """Plot occupancy against block size, registers per thread and shared memory.
+
+    Each panel sweeps one resource with the others fixed (as :func:`occupancy.cliffs`
+    does), draws occupancy as a step curve so the cliffs show as drops, and marks
+    the current configuration with a dot and a dashed line.
+
+    Parameters
+    ----------
+    arch, threads_per_block, registers_per_thread, ... : optional
+        As in :func:`occupancy.calculate`.
+    path : str or os.PathLike, optional
+        Where to save the figure (the format follows the suffix, e.g. ``.png``, ``.svg``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    """
+    try:
+        import matplotlib
+
+        if path is not None and not os.environ.get("MPLBACKEND"):
+            matplotlib.use("Agg", force=False)
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
+        raise ImportError("plot_occupancy needs matplotlib: pip install matplotlib") from exc
+
+    arch = architecture(arch)
+    gc = _validate.gc_mode(partitioned_global_caching)
+    v = _validate.launch(
+        arch,
+        threads_per_block=threads_per_block,
+        registers_per_thread=registers_per_thread,
+        static_shared_memory=static_shared_memory,
+        dynamic_shared_memory=dynamic_shared_memory,
+        max_dynamic_shared_memory=max_dynamic_shared_memory,
+        carveout=carveout,
+        block_barriers=block_barriers,
+        max_threads_per_block=max_threads_per_block,
+        arrays=False,
+    )
+    data = sweeps(arch, v, gc)
+    current = {
+        "threads_per_block": v["t"],
+        "registers": v["r"],
+        "shared_memory": v["s"] + v["d"],
+    }
+    fig = Figure(figsize=(13, 4), layout="constrained")
+    axes = fig.subplots(1, 3, sharey=True)
+    for ax, (key, label, scale) in zip(axes, _PANELS):
+        values, out = data[key]
+        occ = out["occupancy"] * 100
+        x = values / scale
+        ax.step(x, occ, where="post", color="tab:blue", lw=1.5)
+        if key != "threads_per_block":  # block size changes occupancy at every warp
+            for j in (np.flatnonzero(occ[1:] < occ[:-1]) + 1):
+                ax.axvline(x[j], color="0.6", lw=0.6, ls=":")
+        here = int(current[key])
+        i = int(here - values[0])
+        ax.axvline(here / scale, color="tab:red", ls="--", lw=1)
+        ax.plot([here / scale], [occ[i]], "o", color="tab:red", label=f"current: {here / scale:.4g}")
+        ax.set_xlabel(label)
+        ax.set_xlim(x[0], x[-1])
+        ax.set_ylim(0, 105)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper right", fontsize="small")
+    axes[0].set_ylabel("occupancy (%)")
+    fig.suptitle(
+        f"{arch.name}: {v['t']} threads, {v['r']} registers, "
+        f"{v['s'] + v['d']} B shared memory per block"
+    )
+    if path is not None:
+        fig.savefig(os.fspath(path), dpi=120)
+    return fig

@@ -1,0 +1,232 @@
+"""The occupancy rules as plain numpy: lookup tables per architecture and one core.
+
+Every public entry point (``calculate``, ``calculate_many``, ``cliffs``,
+``max_potential_block_size``) runs :func:`evaluate`, so scalar and array answers
+cannot drift apart. Inputs reaching this module are already validated.
+
+The rules (learned from the CUDA runtime's documented behaviour and NVIDIA's
+``cuda_occupancy.h``):
+
+* registers are allocated per warp, rounded up to ``register_allocation_unit``; the
+  register file is split evenly across the SM's sub-partitions and a warp's registers
+  live in one sub-partition, so the warps that fit are counted per sub-partition;
+* a block is refused when its registers, with its warps rounded up to a multiple of the
+  sub-partition count, exceed ``max_registers_per_block`` (the hardware check);
+* each block's shared memory is static + dynamic + the driver's reserved bytes, rounded
+  up to ``shared_memory_allocation_unit``; the SM picks the carveout preference rounded
+  up to a supported configuration, or the smallest configuration that holds one block
+  when the preference is too small;
+* block barriers count against occupancy only where ``barriers_limit_occupancy``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._arch import Architecture
+
+UNLIMITED = int(np.iinfo(np.int32).max)
+"""Block limit of a resource that does not limit (no registers, no shared memory)."""
+
+MAX_BARRIERS_PER_BLOCK = 16
+"""Named barriers a block may use (``bar.sync`` ids 0-15)."""
+
+LIMITERS = ("warps", "registers", "shared_memory", "blocks", "barriers")
+"""Limiter names; bit ``1 << i`` in a limiter mask stands for ``LIMITERS[i]``."""
+
+GC_MODES = ("off", "on", "strict")
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Lookup tables of one architecture (built once, cached)."""
+
+    warps_axis: int  # row length of the (registers, warps) tables
+    registers_limit: tuple[np.ndarray, ...]  # per GC mode, flat [r * warps_axis + w]
+    warps_limit: tuple[np.ndarray, ...]  # per GC mode, flat [r * warps_axis + w]
+    registers_per_block: np.ndarray  # flat [r * warps_axis + w]
+    smem_blocks: np.ndarray  # [carveout + 1, slot] blocks per SM by shared memory
+    smem_config: np.ndarray  # [carveout + 1, slot] bytes of shared memory the SM uses
+    smem_slots: int
+    smem_shift: int
+    barriers_limit: np.ndarray  # [barriers]
+
+
+def _align_up_config(arch: Architecture, size: np.ndarray) -> np.ndarray:
+    """Smallest supported shared-memory configuration holding ``size`` bytes."""
+    configs = np.asarray(arch.shared_memory_carveouts, dtype=np.int64)
+    idx = np.searchsorted(configs, size, side="left")
+    return configs[np.minimum(idx, len(configs) - 1)]
+
+
+def _register_limits(arch: Architecture, regs: np.ndarray, warps: np.ndarray, subs: int, gc: str):
+    """Blocks per SM allowed by registers; also whether partitioned caching stays on."""
+    unit = arch.register_allocation_unit
+    per_warp = -(-regs * arch.warp_size // unit) * unit
+    per_block = per_warp * warps
+    assumed = per_warp * (-(-warps // subs) * subs)
+    fits = (
+        (assumed <= arch.max_registers_per_block)
+        & (per_block <= arch.max_registers_per_block)
+        & (regs <= arch.max_registers_per_thread)
+    )
+    warps_per_sub = (arch.registers_per_sm // subs) // np.maximum(per_warp, 1)
+    whole = (warps_per_sub * subs) // warps
+    gc_on = np.zeros(np.broadcast(regs, warps).shape, dtype=bool)
+    limit = whole
+    if gc != "off":
+        # Partitioned global caching splits the SM in two halves that cannot share a block.
+        halves = (warps_per_sub * (subs // 2)) // warps * 2
+        # "on" falls back to off only when a fitting block needs the whole SM's
+        # registers; a block refused outright, or one without registers, keeps it on.
+        gc_on = (halves > 0) | ~fits | (per_warp == 0) if gc == "on" else np.ones_like(gc_on)
+        limit = np.where(gc_on, halves, whole)
+    limit = np.where(per_warp == 0, UNLIMITED, limit)
+    limit = np.where(fits, limit, 0)
+    return limit, gc_on, per_block
+
+
+@functools.lru_cache(maxsize=64)
+def tables(arch: Architecture) -> Tables:
+    """Build (once) the lookup tables of ``arch``."""
+    max_warps_block = -(-arch.max_threads_per_block // arch.warp_size)
+    axis = max_warps_block + 1
+    regs = np.arange(arch.max_registers_per_thread + 1, dtype=np.int64)[:, None]
+    warps = np.arange(axis, dtype=np.int64)[None, :]
+    warps = np.maximum(warps, 1)  # column 0 is never looked up
+    reg_limits, warp_limits = [], []
+    for gc in GC_MODES:
+        mode = gc if arch.partitioned_global_caching else "off"
+        limit, gc_on, per_block = _register_limits(arch, regs, warps, arch.sub_partitions, mode)
+        for subs in arch.register_check_sub_partitions:
+            other, _, _ = _register_limits(arch, regs, warps, subs, mode)
+            limit = np.where(other == 0, 0, limit)
+        whole = arch.max_warps_per_sm // warps
+        halves = (arch.max_warps_per_sm // 2) // warps * 2
+        wl = np.where(gc_on, halves, whole) * np.ones_like(limit)
+        reg_limits.append(np.ascontiguousarray(limit, dtype=np.int32).ravel())
+        warp_limits.append(np.ascontiguousarray(wl, dtype=np.int32).ravel())
+    per_block = np.ascontiguousarray(per_block * np.ones_like(limit), dtype=np.int32).ravel()
+
+    unit = arch.shared_memory_allocation_unit
+    slots = arch.shared_memory_per_sm // unit + 1
+    alloc = np.arange(slots, dtype=np.int64) * unit
+    carveout = np.arange(-1, 101, dtype=np.int64)[:, None]
+    wanted = np.where(carveout < 0, arch.shared_memory_per_sm, carveout * arch.shared_memory_per_sm // 100)
+    preference = _align_up_config(arch, wanted)
+    config = np.where(preference >= alloc[None, :], preference, _align_up_config(arch, alloc)[None, :])
+    blocks = np.where(alloc > 0, config // np.maximum(alloc, 1), UNLIMITED)
+
+    n = np.arange(MAX_BARRIERS_PER_BLOCK + 1)
+    if arch.barriers_limit_occupancy:
+        bars = np.where(n > 0, arch.max_barriers_per_sm // np.maximum(n, 1), UNLIMITED)
+    else:
+        bars = np.full(n.shape, UNLIMITED)
+    return Tables(
+        warps_axis=axis,
+        registers_limit=tuple(reg_limits),
+        warps_limit=tuple(warp_limits),
+        registers_per_block=per_block,
+        smem_blocks=np.ascontiguousarray(blocks, dtype=np.int32),
+        smem_config=np.ascontiguousarray(config, dtype=np.int32),
+        smem_slots=slots,
+        smem_shift=unit.bit_length() - 1,
+        barriers_limit=bars.astype(np.int32),
+    )
+
+
+def _take(table: np.ndarray, index):
+    if np.ndim(index) == 0:
+        return table[int(index)]
+    return np.take(table, index)
+
+
+def evaluate(
+    arch: Architecture,
+    threads: np.ndarray | int,
+    registers: np.ndarray | int,
+    static_smem: np.ndarray | int,
+    dynamic_smem: np.ndarray | int,
+    max_dynamic_smem: np.ndarray | int,
+    carveout: np.ndarray | int,
+    barriers: np.ndarray | int,
+    max_threads: np.ndarray | int | None,
+    gc: str = "off",
+) -> dict[str, np.ndarray]:
+    """Occupancy of validated launches (ints or broadcastable int arrays).
+
+    ``carveout`` is -1 for no preference; ``max_threads`` is the kernel's
+    ``maxThreadsPerBlock`` attribute or None. Returns a dict of arrays (or numpy
+    scalars) keyed by the fields of ``OccupancyArrays``.
+    """
+    t = tables(arch)
+    mode = GC_MODES.index(gc)
+    ws = arch.warp_size
+    shift = ws.bit_length() - 1
+    warps = (threads + (ws - 1)) >> shift
+    rw = registers * t.warps_axis + warps
+    reg_limit = _take(t.registers_limit[mode], rw)
+    warp_limit = _take(t.warps_limit[mode], rw)
+    if max_threads is not None:
+        warp_limit = np.where(threads > max_threads, 0, warp_limit)
+
+    reserved = arch.reserved_shared_memory_per_block
+    static_total = static_smem + reserved
+    unit = arch.shared_memory_allocation_unit
+    slot = (static_total + dynamic_smem + (unit - 1)) >> t.smem_shift
+    alloc = slot << t.smem_shift
+    # A kernel whose static + maximum dynamic shared memory passes the default limit
+    # has opted in (cudaFuncAttributeMaxDynamicSharedMemorySize); the reserved bytes
+    # come on top of either limit.
+    optin = (static_total + max_dynamic_smem) > arch.max_shared_memory_per_block
+    per_block_limit = np.where(
+        optin, arch.max_shared_memory_per_block_optin, arch.max_shared_memory_per_block
+    ) + reserved
+    refused = (dynamic_smem > max_dynamic_smem) | (alloc > per_block_limit)
+    slot = np.minimum(slot, t.smem_slots - 1)
+    if np.ndim(carveout) == 0:
+        row = int(carveout) + 1
+        smem_limit = _take(t.smem_blocks[row], slot)
+        config = _take(t.smem_config[row], slot)
+    else:
+        flat = (carveout + 1) * t.smem_slots + slot
+        smem_limit = np.take(t.smem_blocks, flat)
+        config = np.take(t.smem_config, flat)
+    smem_limit = np.where(refused, 0, smem_limit)
+
+    block_limit = arch.max_blocks_per_sm
+    bar_limit = _take(t.barriers_limit, barriers)
+    active = np.minimum(np.minimum(reg_limit, warp_limit), np.minimum(smem_limit, bar_limit))
+    active = np.minimum(active, block_limit)
+    mask = (
+        (warp_limit == active).astype(np.uint8)
+        | ((reg_limit == active).astype(np.uint8) << 1)
+        | ((smem_limit == active).astype(np.uint8) << 2)
+        | ((active == block_limit).astype(np.uint8) << 3)
+        | ((bar_limit == active).astype(np.uint8) << 4)
+    )
+    active_warps = active * warps
+    return {
+        "active_blocks_per_sm": active,
+        "active_warps_per_sm": active_warps,
+        "active_threads_per_sm": active * threads,
+        "occupancy": active_warps / arch.max_warps_per_sm,
+        "warps_per_block": warps,
+        "limiter_mask": mask,
+        "block_limit_registers": reg_limit,
+        "block_limit_shared_memory": smem_limit,
+        "block_limit_warps": warp_limit,
+        "block_limit_blocks": np.full_like(active, block_limit) if np.ndim(active) else block_limit,
+        "block_limit_barriers": bar_limit,
+        "registers_per_block": _take(t.registers_per_block, rw),
+        "shared_memory_per_block": alloc,
+        "shared_memory_config": config,
+    }
+
+
+def limiter_names(mask: int) -> tuple[str, ...]:
+    """Names of the limiters set in a limiter mask."""
+    return tuple(name for i, name in enumerate(LIMITERS) if int(mask) >> i & 1)

@@ -1,0 +1,77 @@
+"""The `gpuroof occupancy` and `gpuroof archs` subcommands: output, JSON, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import occupancy
+from validate._cli import main
+
+
+def test_occupancy_prints_result_limiters_and_cliffs(capsys):
+    assert main(["occupancy", "--arch", "sm_90", "--threads", "256", "--registers", "40"]) == 0
+    out = capsys.readouterr().out
+    assert "active blocks per SM  6" in out and "occupancy 75.0%" in out
+    assert "limiters              registers" in out
+    for resource in ("registers", "shared_memory", "threads_per_block", "barriers"):
+        assert resource in out
+
+
+def test_occupancy_json_matches_the_library(capsys):
+    argv = ["occupancy", "--arch", "8.0", "--threads", "512", "--registers", "32", "--smem", "4096",
+            "--dynamic-smem", "50000", "--max-dynamic-smem", "100000", "--carveout", "50", "--barriers", "2",
+            "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    want = occupancy.calculate("sm_80", threads_per_block=512, registers_per_thread=32, static_shared_memory=4096,
+                               dynamic_shared_memory=50000, max_dynamic_shared_memory=100000, carveout=50,
+                               block_barriers=2)
+    assert data["result"] == json.loads(want.model_dump_json())
+    assert data["cliffs"]["registers"]["headroom"] == occupancy.cliffs(
+        "sm_80", threads_per_block=512, registers_per_thread=32, static_shared_memory=4096,
+        dynamic_shared_memory=50000, max_dynamic_shared_memory=100000, carveout=50, block_barriers=2,
+    ).registers.headroom
+
+
+def test_occupancy_plot_is_written(tmp_path, capsys):
+    path = tmp_path / "occ.png"
+    argv = ["occupancy", "--arch", "sm_86", "--threads", "128", "--registers", "64", "--plot", str(path)]
+    assert main(argv) == 0
+    assert path.stat().st_size > 1000 and str(path) in capsys.readouterr().out
+
+
+def test_zero_blocks_exit_zero_and_say_why(capsys):
+    assert main(["occupancy", "--arch", "sm_80", "--threads", "1024", "--registers", "100"]) == 0
+    assert "cannot launch" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--arch", "sm_90", "--threads", "1056", "--registers", "40"], "threads_per_block=1056 exceeds the maximum of 1024 on sm_90"),
+        (["--arch", "sm_91", "--threads", "256", "--registers", "40"], "known: sm_50"),
+        (["--arch", "sm_90", "--threads", "256", "--registers", "300"], "registers_per_thread=300"),
+        (["--arch", "sm_90", "--threads", "256", "--registers", "-1"], "registers_per_thread=-1"),
+        (["--arch", "sm_90", "--threads", "256", "--registers", "8", "--dynamic-smem", "300000"], "dynamic_shared_memory=300000"),
+        (["--arch", "sm_90", "--threads", "x", "--registers", "8"], "invalid int value"),
+    ],
+    ids=["threads", "arch", "registers", "negative", "smem", "not-int"],
+)
+def test_bad_input_prints_one_line_and_exits_2(argv, message, capsys):
+    assert main(["occupancy", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    if "invalid int" not in message:
+        assert len(err.splitlines()) == 1 and err.startswith("gpuroof: error:")
+
+
+def test_archs_table_and_json(capsys):
+    assert main(["archs"]) == 0
+    out = capsys.readouterr().out
+    assert all(a.name in out for a in occupancy.architectures())
+    assert main(["archs", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["name"] for d in data] == [a.name for a in occupancy.architectures()]
+    assert occupancy.Architecture(**data[13]) == occupancy.architecture("sm_90")
