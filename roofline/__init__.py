@@ -1,3 +1,107 @@
-"""Roofline models, the GPU database and plots."""
+"""Roofline models, the GPU database and plots.
 
-__all__: list[str] = []
+How fast can a kernel possibly go on a given GPU, and what is in the way: DRAM, a cache
+level, or arithmetic? Every ceiling is derived from datasheet facts and says where it
+came from.
+
+>>> import roofline
+>>> h100 = roofline.gpu("H100 SXM")
+>>> r = roofline.analyze(h100, roofline.KernelCounts(flops=2**26, dram_bytes=12 * 2**26))
+>>> r.bound, r.bound_level
+('memory', 'dram')
+"""
+
+from . import divergence, memory, models
+from ._chart import CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
+from ._errors import RooflineError
+from ._export import load_chart, save_chart
+from ._gpu import (
+    DEFAULT_GPU,
+    GPU,
+    MEMORY_LEVELS,
+    ArchRates,
+    Derivation,
+    HostLink,
+    arch_rates,
+    custom_gpu,
+    gpu,
+    gpus,
+    load_gpu,
+)
+from ._plot import plot_roofline
+from ._precision import PRECISIONS
+from ._predict import (
+    Calibration,
+    Prediction,
+    TimeCliff,
+    TimeCliffs,
+    achieved_bandwidth,
+    calibration,
+    load_calibration,
+    predict,
+    time_cliffs,
+)
+from ._roofline import (
+    KernelCounts,
+    RooflineArrays,
+    RooflineResult,
+    analyze,
+    analyze_many,
+    attainable,
+)
+from ._spaces import MemorySpace, memory_space, memory_spaces
+from ._suite import SuiteReport, SuiteRow, analyze_suite, write_suite_report
+from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
+
+__all__ = [
+    "ArchRates",
+    "CHART_SCHEMA_VERSION",
+    "Calibration",
+    "Ceiling",
+    "ChartPoint",
+    "DEFAULT_GPU",
+    "Derivation",
+    "GPU",
+    "HostLink",
+    "KernelCounts",
+    "L2Persistence",
+    "MEMORY_LEVELS",
+    "MemorySpace",
+    "PRECISIONS",
+    "Prediction",
+    "RooflineArrays",
+    "RooflineChart",
+    "RooflineError",
+    "RooflineResult",
+    "SuiteReport",
+    "SuiteRow",
+    "TimeCliff",
+    "TimeCliffs",
+    "TransferTime",
+    "achieved_bandwidth",
+    "analyze",
+    "analyze_many",
+    "analyze_suite",
+    "arch_rates",
+    "attainable",
+    "calibration",
+    "custom_gpu",
+    "divergence",
+    "gpu",
+    "gpus",
+    "l2_persistence",
+    "load_calibration",
+    "load_chart",
+    "load_gpu",
+    "memory",
+    "memory_space",
+    "memory_spaces",
+    "models",
+    "plot_roofline",
+    "predict",
+    "roofline_chart",
+    "save_chart",
+    "time_cliffs",
+    "transfer_time",
+    "write_suite_report",
+]

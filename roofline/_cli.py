@@ -1,9 +1,271 @@
-"""Subcommands of the `gpuroof` console command for this package."""
+"""Subcommands of the `gpuroof` console command for this package.
+
+``gpus``, ``gpu``, ``roofline``, ``plot``, ``memory-spaces`` and ``demo``. Each parses its
+arguments, makes one library call, and prints (``--json`` for machine-readable output).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _json(data: Any) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def _parse_value(text: str) -> Any:
+    """'12' -> 12, '1.5' -> 1.5, '16,16' -> (16, 16), 'true' -> True, otherwise the text."""
+    lowered = text.lower()
+    if lowered in {"true", "false"}:
+        return lowered == "true"
+    if "," in text:
+        return tuple(_parse_value(part) for part in text.split(","))
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _params(pairs: list[str] | None) -> dict[str, Any]:
+    from ._errors import RooflineError
+
+    out = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise RooflineError(f"--param {pair!r} must be KEY=VALUE, e.g. --param n=1048576")
+        out[key.strip().replace("-", "_")] = _parse_value(value.strip())
+    return out
+
+
+def _gpu_row(g: Any) -> dict[str, Any]:
+    return {
+        "name": g.name,
+        "compute_capability": g.compute_capability,
+        "sm_count": g.sm_count,
+        "boost_clock_hz": g.boost_clock_hz,
+        "memory_type": g.memory_type,
+        "memory_bandwidth": g.memory_bandwidth,
+        "fp32_flops_per_second": g.peak_flops("fp32"),
+        "ridge_point_fp32": g.ridge_point("fp32"),
+        "aliases": list(g.aliases),
+    }
+
+
+def _cmd_gpus(args: argparse.Namespace) -> int:
+    import roofline
+
+    rows = [_gpu_row(g) for g in roofline.gpus()]
+    if args.json:
+        _json(rows)
+        return 0
+    print(f"{'name':<16}{'cc':>6}{'SMs':>6}{'boost MHz':>11}{'memory':>8}{'DRAM GB/s':>11}"
+          f"{'FP32 TFLOP/s':>14}{'ridge (flop/B)':>16}")
+    for r in rows:
+        print(f"{r['name']:<16}{r['compute_capability']:>6}{r['sm_count']:>6}"
+              f"{r['boost_clock_hz'] / 1e6:>11.0f}{r['memory_type']:>8}"
+              f"{r['memory_bandwidth'] / 1e9:>11.0f}{r['fp32_flops_per_second'] / 1e12:>14.1f}"
+              f"{r['ridge_point_fp32']:>16.1f}")
+    return 0
+
+
+def _cmd_gpu(args: argparse.Namespace) -> int:
+    import roofline
+
+    g = roofline.gpu(args.name)
+    derivations = g.derivations()
+    if args.json:
+        data = g.model_dump(mode="json")
+        data["ceilings"] = [d.model_dump(mode="json") for d in derivations]
+        data["memory_bandwidth"] = g.memory_bandwidth
+        _json(data)
+        return 0
+    print(f"{g.name}  (compute capability {g.compute_capability}, {g.sm_count} SMs, "
+          f"boost {g.boost_clock_hz / 1e6:.0f} MHz"
+          + (f", tensor {g.tensor_clock_hz / 1e6:.0f} MHz" if g.tensor_clock_hz else "") + ")")
+    if g.aliases:
+        print(f"aliases: {', '.join(g.aliases)}")
+    memory = f"{g.memory_type} {g.memory_bus_width_bits}-bit" if g.memory_bus_width_bits else g.memory_type
+    size = f", {g.memory_size_bytes / 2**30:.0f} GiB" if g.memory_size_bytes else ""
+    l2 = f", L2 {g.l2_cache_bytes / 2**20:.0f} MiB" if g.l2_cache_bytes else ""
+    print(f"memory: {memory}{size}{l2}")
+    if g.host_link is not None:
+        print(f"host link: {g.host_link.describe()}")
+    print()
+    sources: list[str] = []
+    for d in derivations:
+        if d.unit == "bytes/s":
+            value = f"{d.value / 1e9:,.0f} GB/s"
+        else:
+            value = f"{d.value / 1e12:,.2f} T{'OP' if d.unit == 'ops/s' else 'FLOP'}/s"
+        if d.source not in sources:
+            sources.append(d.source)
+        print(f"{d.quantity:<12} {value:>18}   = {d.formula}  [{sources.index(d.source) + 1}]")
+    print()
+    for i, source in enumerate(sources, 1):
+        print(f"[{i}] {source}")
+    return 0
+
+
+def _kernel_from_args(args: argparse.Namespace) -> Any:
+    import roofline
+    from ._errors import RooflineError
+
+    if args.model:
+        from roofline import models
+
+        return models.get(args.model, **_params(args.param))
+    if args.flops is None or args.bytes is None:
+        raise RooflineError("give --flops and --bytes, or --model NAME [--param KEY=VALUE ...]")
+    return roofline.KernelCounts(
+        name=args.name or "kernel", flops=args.flops, dram_bytes=args.bytes,
+        l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
+    )
+
+
+def _cmd_roofline(args: argparse.Namespace) -> int:
+    import roofline
+
+    result = roofline.analyze(args.gpu, _kernel_from_args(args), args.precision)
+    if args.json:
+        _json(result.model_dump(mode="json"))
+        return 0
+    where = result.bound if result.bound == "compute" else f"memory ({result.bound_level})"
+    print(f"{result.name} on {result.gpu} ({result.precision})")
+    print(f"  flops                     {result.flops:.6g}")
+    for level, nbytes in result.bytes.items():
+        print(f"  {level + ' bytes':<25} {nbytes:.6g}   intensity "
+              f"{result.arithmetic_intensities[level]:.4g} flop/B")
+    print(f"  ridge point (DRAM)        {result.ridge_point:.4g} flop/B")
+    print(f"  bound                     {where}")
+    print(f"  attainable                {result.attainable_flops_per_second / 1e12:.4g} TFLOP/s "
+          f"({result.fraction_of_peak:.1%} of {result.peak_flops_per_second / 1e12:.4g})")
+    print(f"  time lower bound          {result.time_lower_bound_seconds * 1e6:.4g} us")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    import roofline
+
+    if args.input:
+        chart = roofline.load_chart(args.input)
+    else:
+        if args.suite:
+            from roofline import models
+
+            kernels = list(models.suite())
+        elif args.model or args.flops is not None:
+            kernels = [_kernel_from_args(args)]
+        else:
+            kernels = []
+        chart = roofline.roofline_chart(args.gpu, kernels, precision=args.precision)
+    out = Path(args.output)
+    if out.suffix.lower() in {".json", ".csv"}:
+        roofline.save_chart(chart, out)
+    else:
+        roofline.plot_roofline(chart, path=out)
+    if args.json:
+        _json({"output": str(out), "chart": chart.model_dump(mode="json")})
+    else:
+        print(f"wrote {out}")
+    return 0
+
+
+def _cmd_memory_spaces(args: argparse.Namespace) -> int:
+    import roofline
+
+    spaces = roofline.memory_spaces()
+    rows = [s.model_dump(mode="json") if hasattr(s, "model_dump") else dict(s) for s in spaces]
+    if args.json:
+        _json(rows)
+        return 0
+    for row in rows:
+        name = row.pop("name", "?")
+        print(name)
+        for key, value in row.items():
+            if key != "source":
+                print(f"  {key}: {value}")
+        if "source" in row:
+            print(f"  source: {row['source']}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import roofline
+    from ._suite import format_suite_table
+
+    report = roofline.analyze_suite(args.gpu)
+    paths = roofline.write_suite_report(report, args.out)
+    if args.json:
+        _json({"files": {k: str(v) for k, v in paths.items()},
+               **report.model_dump(mode="json", exclude={"chart"})})
+        return 0
+    g = roofline.gpu(report.gpu)
+    print(f"gpuroof demo: the classic kernel suite on {g.name} "
+          f"(FP32 {g.peak_flops('fp32') / 1e12:.1f} TFLOP/s, DRAM {g.memory_bandwidth / 1e9:.0f} GB/s, "
+          f"ridge {g.ridge_point('fp32'):.1f} flop/B)")
+    print()
+    print(format_suite_table(report))
+    print()
+    for kind, path in paths.items():
+        print(f"wrote {path}  ({kind.replace('_', ' ')})")
+    return 0
+
+
+def _add_kernel_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--flops", type=float, help="floating-point operations of the kernel")
+    p.add_argument("--bytes", type=float, help="bytes moved to/from DRAM")
+    p.add_argument("--l2-bytes", type=float, default=None, help="bytes moved through L2")
+    p.add_argument("--l1-bytes", type=float, default=None, help="bytes moved through L1/shared")
+    p.add_argument("--name", default=None, help="kernel name for --flops/--bytes")
+    p.add_argument("--model", help="a roofline.models kernel (copy, vector_add, matmul_tiled, ...)")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="model argument, repeatable (e.g. --param n=1048576 --param block=16,16)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this package's subcommands to the `gpuroof` parser."""
+    from ._gpu import DEFAULT_GPU
+
+    p = subparsers.add_parser("gpus", help="list the GPU database")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_gpus)
+
+    p = subparsers.add_parser("gpu", help="one GPU: its facts and every derived ceiling")
+    p.add_argument("name", help="GPU name or alias, e.g. 'a100 pcie 40gb'")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_gpu)
+
+    p = subparsers.add_parser("roofline", help="bound one kernel on a GPU")
+    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU name (default {DEFAULT_GPU})")
+    p.add_argument("--precision", default=None, help="compute roof (default: the kernel's, else fp32)")
+    _add_kernel_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_roofline)
+
+    p = subparsers.add_parser("plot", help="draw a roofline (PNG/SVG/PDF) or export it (JSON/CSV)")
+    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU name (default {DEFAULT_GPU})")
+    p.add_argument("--precision", default=None, help="precision of the kernels' roof")
+    _add_kernel_options(p)
+    p.add_argument("--suite", action="store_true", help="plot the classic kernel suite")
+    p.add_argument("--from", dest="input", help="re-plot a chart saved as JSON or CSV")
+    p.add_argument("-o", "--output", required=True, help="output file (.png .svg .pdf .json .csv)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_plot)
+
+    p = subparsers.add_parser("memory-spaces", help="the CUDA memory spaces and their properties")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_memory_spaces)
+
+    p = subparsers.add_parser("demo", help="the main job: the classic kernel suite on a GPU")
+    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU name (default {DEFAULT_GPU})")
+    p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_demo)

@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the `gpuroof` argument parser with every subcommand registered."""
     from occupancy import _cli as occupancy_cli
     from roofline import _cli as roofline_cli
+    from roofline import _cli_predict as predict_cli
 
     from . import _cli_validate as validate_cli
 
@@ -29,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module in (occupancy_cli, roofline_cli, validate_cli):
+    for module in (occupancy_cli, roofline_cli, predict_cli, validate_cli):
         module.register(subparsers)
     return parser
 

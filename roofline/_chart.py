@@ -1,0 +1,249 @@
+"""The data behind a roofline plot: ceilings and kernel points, exportable and re-plottable."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._errors import RooflineError
+from ._gpu import GPU, MEMORY_LEVELS, check_level, gpu as lookup_gpu
+from ._precision import PRECISION_LABELS, PRECISIONS, check_precision
+from ._roofline import analyze, counts_of
+
+__all__ = [
+    "CHART_SCHEMA_VERSION",
+    "Ceiling",
+    "ChartPoint",
+    "RooflineChart",
+    "format_bandwidth",
+    "kernel_labels",
+    "roofline_chart",
+]
+
+#: Version of the JSON/CSV schema written by `save_chart`; bumped on incompatible changes.
+CHART_SCHEMA_VERSION = 1
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1/shared"}
+
+
+class Ceiling(BaseModel):
+    """One roof: a compute peak (flops/s) or a memory bandwidth (bytes/s).
+
+    ``origin`` is "theoretical" (derived from the datasheet) or "measured".
+    """
+
+    model_config = _FROZEN
+
+    name: str
+    kind: Literal["compute", "memory"]
+    value: float = Field(gt=0)
+    origin: Literal["theoretical", "measured"] = "theoretical"
+    label: str = ""
+    formula: str = ""
+    source: str = ""
+
+
+class ChartPoint(BaseModel):
+    """One kernel at one memory level: its arithmetic intensity there and its throughput.
+
+    ``origin`` is "predicted" (the roofline's attainable flops/s) or "measured".
+    """
+
+    model_config = _FROZEN
+
+    kernel: str
+    level: Literal["dram", "l2", "l1"] = "dram"
+    arithmetic_intensity: float = Field(gt=0)
+    flops_per_second: float = Field(gt=0)
+    origin: Literal["predicted", "measured"] = "predicted"
+    bound: str = ""
+
+
+class RooflineChart(BaseModel):
+    """Everything a roofline plot draws; `save_chart` writes it, `plot_roofline` draws it."""
+
+    model_config = _FROZEN
+
+    schema_version: int = CHART_SCHEMA_VERSION
+    gpu: str
+    precision: str = "fp32"
+    title: str = ""
+    ceilings: tuple[Ceiling, ...]
+    points: tuple[ChartPoint, ...] = ()
+
+    def ceiling(self, name: str, origin: str = "theoretical") -> Ceiling:
+        """The ceiling called `name` ("fp32", "dram", ...) of the given origin."""
+        for c in self.ceilings:
+            if c.name == name and c.origin == origin:
+                return c
+        raise RooflineError(
+            f"name={name!r} (origin={origin!r}) is not a ceiling of this chart; "
+            f"ceilings: {', '.join(sorted({c.name for c in self.ceilings}))}"
+        )
+
+
+def _fmt_flops(value: float, name: str) -> str:
+    unit = "TOP/s" if name == "int8_tensor" else "TFLOP/s"
+    return f"{value / 1e12:.4g} {unit}"
+
+
+def _compute_label(name: str, value: float) -> str:
+    return f"{PRECISION_LABELS.get(name, name)} {_fmt_flops(value, name)}"
+
+
+def format_bandwidth(bytes_per_second: float) -> str:
+    """Bytes/s as text in GB/s below 10 TB/s, in TB/s above (``"3352 GB/s"``, ``"33.45 TB/s"``)."""
+    if bytes_per_second >= 10e12:
+        return f"{bytes_per_second / 1e12:.4g} TB/s"
+    return f"{bytes_per_second / 1e9:.4g} GB/s"
+
+
+def _memory_label(level: str, value: float) -> str:
+    return f"{LEVEL_LABELS[level]} {format_bandwidth(value)}"
+
+
+def kernel_labels(kernels: Iterable[Any]) -> list[str]:
+    """Unique display names: the kernel's name, plus the parameters that tell apart kernels
+    of the same name (``"transpose variant=shared"``, ``"matmul_tiled tile=32"``)."""
+    kernels = list(kernels)
+    names = [str(getattr(k, "name", "kernel")) for k in kernels]
+    labels = list(names)
+    for name in set(names):
+        same = [i for i, n in enumerate(names) if n == name]
+        if len(same) < 2:
+            continue
+        params = [dict(getattr(kernels[i], "parameters", {}) or {}) for i in same]
+        keys = sorted({k for p in params for k in p})
+        differing = [k for k in keys if len({repr(p.get(k)) for p in params}) > 1]
+        for i, p in zip(same, params):
+            # A named variant says enough ("transpose shared"); its block size follows it.
+            extra = str(p["variant"]) if "variant" in differing else (
+                " ".join(f"{k}={p.get(k)}" for k in differing)
+            )
+            labels[i] = f"{name} {extra}" if extra else f"{name} #{same.index(i) + 1}"
+    return labels
+
+
+def roofline_chart(
+    gpu: GPU | str,
+    kernels: Iterable[Any] = (),
+    *,
+    precision: str | None = None,
+    precisions: Iterable[str] | None = None,
+    levels: Iterable[str] = MEMORY_LEVELS,
+    measured_ceilings: Mapping[str, float] | None = None,
+    measured_points: Mapping[str, float] | Iterable[ChartPoint] | None = None,
+    title: str = "",
+) -> RooflineChart:
+    """Collect the ceilings and kernel points of a roofline plot.
+
+    Parameters
+    ----------
+    gpu
+        A `GPU` or a name.
+    kernels
+        `roofline.models.KernelModel` or `KernelCounts` objects; each gives one predicted
+        point per memory level with bytes (the same attainable flops/s at each level's
+        arithmetic intensity, so a kernel's points line up horizontally).
+    precision
+        The compute roof kernels are bounded by (and whose ridge points are marked);
+        default: the first kernel's precision, else "fp32".
+    precisions
+        Compute ceilings to draw; default every precision the GPU supports.
+    levels
+        Memory roofs to draw, from "dram", "l2", "l1" (default all three).
+    measured_ceilings
+        Measured roofs by name ("fp32", "dram", ...), flops/s or bytes/s, drawn next to the
+        theoretical ones.
+    measured_points
+        Measured kernel throughput: kernel name -> flops/s (placed at that kernel's
+        arithmetic intensities), or `ChartPoint` objects.
+
+    Raises
+    ------
+    RooflineError
+        Unknown GPU, precision or level, or a measured value for an unknown kernel.
+    """
+    device = lookup_gpu(gpu)
+    kernels = list(kernels)
+    kernel_counts = [
+        counts_of(k).model_copy(update={"name": label})
+        for k, label in zip(kernels, kernel_labels(kernels))
+    ]
+    primary = check_precision(
+        precision or next((k.precision for k in kernel_counts if k.precision), None) or "fp32"
+    )
+    chosen = (
+        [check_precision(p) for p in precisions]
+        if precisions is not None
+        else list(device.supported_precisions())
+    )
+    if primary not in chosen:
+        chosen.append(primary)
+    chosen = [p for p in PRECISIONS if p in chosen]
+    chosen_levels = [lvl for lvl in MEMORY_LEVELS if lvl in {check_level(x) for x in levels}]
+    if "dram" not in chosen_levels:
+        chosen_levels.insert(0, "dram")
+
+    ceilings: list[Ceiling] = []
+    for p in chosen:
+        d = device.peak_derivation(p)
+        ceilings.append(
+            Ceiling(name=p, kind="compute", value=d.value, label=_compute_label(p, d.value),
+                    formula=d.formula, source=d.source)
+        )
+    for lvl in chosen_levels:
+        d = device.bandwidth_derivation(lvl)
+        ceilings.append(
+            Ceiling(name=lvl, kind="memory", value=d.value, label=_memory_label(lvl, d.value),
+                    formula=d.formula, source=d.source)
+        )
+    for name, value in (measured_ceilings or {}).items():
+        try:
+            key, kind = check_precision(name), "compute"
+        except RooflineError:
+            key, kind = check_level(name), "memory"
+        label = _compute_label(key, value) if kind == "compute" else _memory_label(key, value)
+        ceilings.append(
+            Ceiling(name=key, kind=kind, value=float(value), origin="measured",
+                    label=f"{label} (measured)", source="measured")
+        )
+
+    points: list[ChartPoint] = []
+    intensities: dict[str, dict[str, float]] = {}
+    for counts in kernel_counts:
+        result = analyze(device, counts, primary)
+        intensities[counts.name] = {}
+        for lvl, ai in result.arithmetic_intensities.items():
+            if lvl not in chosen_levels or not (0 < ai < math.inf):
+                continue
+            intensities[counts.name][lvl] = ai
+            points.append(
+                ChartPoint(kernel=counts.name, level=lvl, arithmetic_intensity=ai,
+                           flops_per_second=result.attainable_flops_per_second,
+                           bound=result.bound_level or result.bound)
+            )
+    if isinstance(measured_points, Mapping):
+        for name, value in measured_points.items():
+            if name not in intensities:
+                raise RooflineError(
+                    f"measured_points has kernel {name!r}, which is not among kernels: "
+                    f"{', '.join(intensities) or '(none)'}"
+                )
+            for lvl, ai in intensities[name].items():
+                points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
+                                         flops_per_second=float(value), origin="measured"))
+    elif measured_points is not None:
+        points.extend(measured_points)
+
+    return RooflineChart(
+        gpu=device.name,
+        precision=primary,
+        title=title or f"Roofline: {device.name}",
+        ceilings=tuple(ceilings),
+        points=tuple(points),
+    )

@@ -1,0 +1,531 @@
+"""Occupancy-aware time prediction: Little's law for memory, latency x ILP for arithmetic.
+
+The roofline is a bound. A kernel reaches the DRAM roof only when enough bytes are in
+flight to cover the memory latency (Little's law: bandwidth = bytes in flight / latency),
+and the bytes in flight are set by occupancy: resident warps x independent accesses per
+warp x bytes per access. This module turns a kernel model and its launch into a predicted
+time with the limiter named, using occupancy from the `occupancy` package.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ._errors import RooflineError
+from ._gpu import GPU
+from ._gpu import gpu as _lookup_gpu
+
+__all__ = [
+    "Calibration",
+    "Prediction",
+    "TimeCliff",
+    "TimeCliffs",
+    "achieved_bandwidth",
+    "calibration",
+    "load_calibration",
+    "predict",
+    "time_cliffs",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+Limiter = Literal["dram_bandwidth", "memory_latency", "compute", "issue", "tail", "launch"]
+
+#: Parameters of the calibration, in the order reports list them.
+CALIBRATION_PARAMETERS = (
+    "idle_latency_seconds",
+    "sustained_bandwidth_fraction",
+    "knee_sharpness",
+    "block_overhead_seconds",
+    "launch_overhead_seconds",
+    "fma_latency_cycles",
+)
+
+
+class Calibration(BaseModel):
+    """Per-GPU parameters of the prediction model, each with where it came from.
+
+    Attributes
+    ----------
+    gpu : str
+        Canonical GPU name the parameters belong to (or ``"generic"``).
+    idle_latency_seconds : float
+        DRAM load latency of an unloaded memory system, seconds (pointer chase).
+    sustained_bandwidth_fraction : float
+        Best DRAM bandwidth a streaming kernel reaches, as a fraction of the datasheet's.
+    knee_sharpness : float
+        Exponent ``p`` of the soft minimum between the latency line and the bandwidth roof;
+        large values give the textbook hard corner, small values a gradual knee.
+    block_overhead_seconds : float
+        Time an SM slot stays unproductive between one block retiring and the next one
+        issuing its first load (block launch and retirement), seconds.
+    launch_overhead_seconds : float
+        Fixed cost of one kernel launch as CUDA events see it, seconds.
+    fma_latency_cycles : float
+        Dependent-issue latency of an FP32 FMA, cycles.
+    sources : dict[str, str]
+        For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
+    """
+
+    model_config = _FROZEN
+
+    gpu: str
+    idle_latency_seconds: float = Field(gt=0)
+    sustained_bandwidth_fraction: float = Field(gt=0, le=1)
+    knee_sharpness: float = Field(gt=0)
+    block_overhead_seconds: float = Field(ge=0)
+    launch_overhead_seconds: float = Field(ge=0)
+    fma_latency_cycles: float = Field(gt=0)
+    sources: dict[str, str]
+
+    @property
+    def measured(self) -> tuple[str, ...]:
+        """Names of the parameters that were measured on a GPU."""
+        return tuple(k for k in CALIBRATION_PARAMETERS if self.sources.get(k, "").startswith("measured"))
+
+    @property
+    def defaulted(self) -> tuple[str, ...]:
+        """Names of the parameters that fell back to defaults."""
+        return tuple(k for k in CALIBRATION_PARAMETERS if k not in self.measured)
+
+
+@functools.cache
+def _calibration_table() -> dict[str, dict[str, Any]]:
+    text = resources.files("roofline").joinpath("data/calibration.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def _make_calibration(name: str, entry: dict[str, Any]) -> Calibration:
+    values = {k: entry[k]["value"] for k in CALIBRATION_PARAMETERS if k in entry}
+    sources = {k: entry[k]["source"] for k in CALIBRATION_PARAMETERS if k in entry}
+    try:
+        return Calibration(gpu=name, sources=sources, **values)
+    except ValidationError as exc:
+        raise RooflineError(f"calibration for {name!r} is invalid: {exc.errors()[0]['msg']}") from None
+
+
+def calibration(gpu: GPU | str) -> Calibration:
+    """Return the packaged calibration for `gpu`, falling back per parameter to generic defaults.
+
+    Parameters
+    ----------
+    gpu : GPU or str
+        A GPU record or a name `roofline.gpu` understands.
+
+    Returns
+    -------
+    Calibration
+        Its ``sources`` say, for each parameter, whether it was measured on that GPU model or
+        is the generic default.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> roofline.calibration("H100 SXM").idle_latency_seconds > 0
+    True
+    """
+    record = _lookup_gpu(gpu)
+    table = _calibration_table()
+    merged = dict(table["generic"])
+    merged.update(table.get(record.name, {}))
+    return _make_calibration(record.name, merged)
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Load a calibration written by ``gpuroof validate`` (its ``calibration`` JSON object).
+
+    Parameters
+    ----------
+    path : str or Path
+        A JSON file holding a `Calibration` (or a validation report with a ``calibration`` key).
+
+    Raises
+    ------
+    RooflineError
+        If the file does not hold a valid calibration.
+    """
+    import json
+
+    data = json.loads(Path(path).read_text("utf-8"))
+    data = data.get("calibration", data)
+    try:
+        return Calibration.model_validate(data)
+    except ValidationError as exc:
+        raise RooflineError(f"{path}: not a calibration: {exc.errors()[0]['msg']}") from None
+
+
+def achieved_bandwidth(bytes_in_flight, *, peak_bytes_per_second, latency_seconds, knee_sharpness):
+    """Bandwidth sustained with `bytes_in_flight` outstanding: Little's law under a roof.
+
+    ``x = bytes_in_flight / (peak x latency)`` is the concurrency relative to the
+    bandwidth-delay product; the result is the soft minimum
+    ``peak x x / (1 + x**p) ** (1/p)``, which follows Little's law (``bytes_in_flight /
+    latency``) far below the knee, the roof far above it, and bends between them as loaded
+    latency rises.
+
+    Parameters
+    ----------
+    bytes_in_flight : float or array_like
+        Bytes of outstanding memory requests across the GPU.
+    peak_bytes_per_second : float
+        Sustained bandwidth roof, bytes/s.
+    latency_seconds : float
+        Idle memory latency, seconds.
+    knee_sharpness : float
+        Exponent ``p`` of the soft minimum.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Achieved bandwidth, bytes/s.
+
+    Examples
+    --------
+    >>> round(achieved_bandwidth(1e9, peak_bytes_per_second=3e12, latency_seconds=6e-7,
+    ...                          knee_sharpness=4) / 3e12, 3)
+    1.0
+    """
+    concurrency = np.asarray(bytes_in_flight, dtype=float)
+    x = concurrency / (peak_bytes_per_second * latency_seconds)
+    p = float(knee_sharpness)
+    # log-space keeps x**p finite for very large concurrency
+    with np.errstate(divide="ignore"):
+        denom = np.exp(np.logaddexp(0.0, p * np.log(np.maximum(x, 1e-300))) / p)
+    result = peak_bytes_per_second * x / denom
+    return float(result) if result.ndim == 0 else result
+
+
+class Prediction(BaseModel):
+    """Predicted time of one launch of a kernel, with its limiter and the model's inputs.
+
+    Attributes
+    ----------
+    seconds : float
+        Predicted kernel time, seconds (what CUDA events around the launch measure).
+    achieved_bytes_per_second, achieved_flops_per_second : float
+        DRAM bytes and FLOPs over `seconds`.
+    limiter : str
+        ``dram_bandwidth`` (enough requests in flight, the roof binds), ``memory_latency``
+        (too few bytes in flight to cover the latency), ``compute`` (arithmetic roof),
+        ``issue`` (too few independent FMAs in flight per scheduler), ``tail`` (a partial
+        last wave costs more than a fifth of the time) or ``launch`` (fixed launch cost).
+    roofline_seconds : float
+        The plain roofline bound for comparison, seconds.
+    active_blocks_per_sm, active_warps_per_sm : int
+        Occupancy of the launch (from `occupancy.calculate`).
+    waves : float
+        Grid blocks over resident block slots of the whole GPU.
+    bytes_in_flight : float
+        Outstanding DRAM bytes across the GPU in a full wave.
+    memory_seconds, compute_seconds, launch_seconds : float
+        The terms the prediction combines.
+    calibration : Calibration
+        The parameters used; ``calibration.measured`` / ``.defaulted`` name their origin.
+    assumptions : tuple[str, ...]
+        Inputs the prediction had to assume (e.g. registers per thread not known).
+    """
+
+    model_config = _FROZEN
+
+    seconds: float
+    achieved_bytes_per_second: float
+    achieved_flops_per_second: float
+    limiter: Limiter
+    roofline_seconds: float
+    active_blocks_per_sm: int
+    active_warps_per_sm: int
+    waves: float
+    bytes_in_flight: float
+    memory_seconds: float
+    compute_seconds: float
+    launch_seconds: float
+    calibration: Calibration
+    assumptions: tuple[str, ...] = ()
+
+
+#: Registers per thread assumed when a launch does not say (typical of simple kernels).
+DEFAULT_REGISTERS_PER_THREAD = 32
+
+
+def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
+    full, rest = divmod(blocks, slots)
+    seconds = 0.0
+    if full:
+        seconds += full * slots * bytes_per_block / bandwidth_of_blocks(slots)
+    if rest:
+        seconds += rest * bytes_per_block / bandwidth_of_blocks(rest)
+    return seconds
+
+
+def predict(
+    gpu: GPU | str,
+    kernel: Any,
+    launch: Any = None,
+    *,
+    calibration: Calibration | None = None,
+    loads_in_flight_per_thread: int | None = None,
+    fma_chains_per_thread: int = 1,
+) -> Prediction:
+    """Predict the time of `kernel` launched as `launch` on `gpu`.
+
+    Memory side: each resident thread keeps ``loads_in_flight_per_thread`` of its
+    ``elements_per_thread`` accesses outstanding (all of them by default: independent,
+    unrolled accesses), so a full wave has ``resident threads x DRAM bytes per thread /
+    rounds`` bytes in flight; `achieved_bandwidth` turns that into bytes/s. A block
+    occupies its slot for ``rounds x latency + block_overhead``; grids smaller than one wave
+    or with a partial last wave run that wave at its own, lower concurrency.
+    Compute side: ``flops / (peak x min(1, warps per scheduler x fma_chains / FMA latency))``.
+    The prediction is the larger side plus the launch overhead.
+
+    Parameters
+    ----------
+    gpu : GPU or str
+        The GPU.
+    kernel : KernelModel
+        A `roofline.models` kernel (its ``flops``, ``dram_bytes``, ``precision``, ``launch``).
+    launch : Launch, optional
+        Launch to predict instead of ``kernel.launch`` (grid, block, registers per thread,
+        shared memory, elements per thread).
+    calibration : Calibration, optional
+        Model parameters; default `roofline.calibration(gpu)`.
+    loads_in_flight_per_thread : int, optional
+        Independent accesses a thread keeps outstanding; default ``elements_per_thread``.
+    fma_chains_per_thread : int
+        Independent FMA dependency chains per thread (instruction-level parallelism).
+
+    Returns
+    -------
+    Prediction
+
+    Raises
+    ------
+    RooflineError
+        If the launch cannot run (zero resident blocks) or an argument is out of range.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> p = roofline.predict("H100 SXM", roofline.models.copy(2**26))
+    >>> p.limiter, p.seconds > p.roofline_seconds
+    ('dram_bandwidth', True)
+    """
+    import occupancy
+
+    from ._roofline import analyze
+
+    record = _lookup_gpu(gpu)
+    cal = calibration if calibration is not None else globals()["calibration"](record)
+    launch = kernel.launch if launch is None else launch
+    assumptions: list[str] = []
+    registers = launch.registers_per_thread
+    if registers is None:
+        registers = DEFAULT_REGISTERS_PER_THREAD
+        assumptions.append(f"registers_per_thread={registers} assumed (not known before compiling)")
+    occ = occupancy.calculate(
+        record.architecture,
+        threads_per_block=launch.threads_per_block,
+        registers_per_thread=registers,
+        static_shared_memory=launch.static_shared_memory,
+        dynamic_shared_memory=launch.dynamic_shared_memory,
+        max_dynamic_shared_memory=max(launch.dynamic_shared_memory, 48 * 1024 - launch.static_shared_memory, 0),
+    )
+    if occ.active_blocks_per_sm == 0:
+        raise RooflineError(f"launch cannot run on {record.name}: {occ.reason}")
+
+    elements = launch.elements_per_thread
+    in_flight = elements if loads_in_flight_per_thread is None else loads_in_flight_per_thread
+    if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
+        raise RooflineError(f"loads_in_flight_per_thread={in_flight!r} must be an integer >= 1")
+    if not isinstance(fma_chains_per_thread, int) or fma_chains_per_thread < 1:
+        raise RooflineError(f"fma_chains_per_thread={fma_chains_per_thread!r} must be an integer >= 1")
+    rounds = math.ceil(elements / min(in_flight, elements))
+
+    blocks = launch.blocks
+    slots = occ.active_blocks_per_sm * record.sm_count
+    threads_per_block = launch.threads_per_block
+    dram_bytes = float(kernel.dram_bytes)
+    bytes_per_block = dram_bytes / blocks
+    peak_bw = record.memory_bandwidth * cal.sustained_bandwidth_fraction
+    latency = cal.idle_latency_seconds
+    slot_seconds = rounds * latency + cal.block_overhead_seconds
+
+    def bandwidth_of_blocks(resident_blocks: int) -> float:
+        # concurrency-equivalent bytes: what the resident blocks move per slot lifetime,
+        # expressed against the idle latency so `achieved_bandwidth` applies unchanged
+        concurrency = resident_blocks * bytes_per_block * latency / slot_seconds
+        return achieved_bandwidth(
+            concurrency, peak_bytes_per_second=peak_bw, latency_seconds=latency, knee_sharpness=cal.knee_sharpness
+        )
+
+    memory_seconds = _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if dram_bytes else 0.0
+    full_wave_seconds = dram_bytes / bandwidth_of_blocks(min(blocks, slots)) if dram_bytes else 0.0
+
+    precision = getattr(kernel, "precision", "fp32")
+    flops = float(kernel.flops)
+    warps_per_scheduler = occ.active_warps_per_sm / record.architecture.sub_partitions
+    issue_efficiency = min(1.0, warps_per_scheduler * fma_chains_per_thread / cal.fma_latency_cycles)
+    compute_seconds = flops / (record.peak_flops(precision) * issue_efficiency) if flops else 0.0
+
+    launch_seconds = cal.launch_overhead_seconds
+    seconds = max(memory_seconds, compute_seconds) + launch_seconds
+    roofline_seconds = analyze(record, kernel, precision).time_lower_bound_seconds
+
+    if launch_seconds >= max(memory_seconds, compute_seconds):
+        limiter: Limiter = "launch"
+    elif compute_seconds > memory_seconds:
+        limiter = "issue" if issue_efficiency < 1.0 else "compute"
+    elif memory_seconds > 1.2 * full_wave_seconds:
+        limiter = "tail"
+    else:
+        concurrency = min(blocks, slots) * bytes_per_block * latency / slot_seconds
+        limiter = "dram_bandwidth" if concurrency >= peak_bw * latency else "memory_latency"
+
+    return Prediction(
+        seconds=seconds,
+        achieved_bytes_per_second=dram_bytes / seconds,
+        achieved_flops_per_second=flops / seconds,
+        limiter=limiter,
+        roofline_seconds=roofline_seconds,
+        active_blocks_per_sm=occ.active_blocks_per_sm,
+        active_warps_per_sm=occ.active_warps_per_sm,
+        waves=blocks / slots,
+        bytes_in_flight=min(blocks, slots) * bytes_per_block / rounds,
+        memory_seconds=memory_seconds,
+        compute_seconds=compute_seconds,
+        launch_seconds=launch_seconds,
+        calibration=cal,
+        assumptions=tuple(assumptions),
+    )
+
+
+class TimeCliff(BaseModel):
+    """Predicted time of the launch with one resource moved to an occupancy threshold.
+
+    Attributes
+    ----------
+    resource : str
+        ``registers`` (per thread), ``shared_memory`` (bytes per block) or
+        ``threads_per_block`` (the grid shrinks or grows to keep the same threads).
+    value : int
+        The resource's value at the threshold (the first value with the new occupancy).
+    active_blocks_per_sm, active_warps_per_sm : int
+        Occupancy from that value on.
+    predicted_seconds : float
+        Predicted time there, seconds.
+    relative_time : float
+        ``predicted_seconds`` over the current configuration's prediction.
+    limiter : str
+        The prediction's limiter there.
+    """
+
+    model_config = _FROZEN
+
+    resource: Literal["registers", "shared_memory", "threads_per_block"]
+    value: int
+    active_blocks_per_sm: int
+    active_warps_per_sm: int
+    predicted_seconds: float
+    relative_time: float
+    limiter: Limiter
+
+
+class TimeCliffs(BaseModel):
+    """The current prediction and the predicted time at every occupancy cliff."""
+
+    model_config = _FROZEN
+
+    gpu: str
+    kernel: str
+    current: Prediction
+    cliffs: tuple[TimeCliff, ...]
+
+    def worst(self, resource: str) -> TimeCliff | None:
+        """The cliff of `resource` with the largest predicted slowdown (None if none)."""
+        rows = [c for c in self.cliffs if c.resource == resource]
+        return max(rows, key=lambda c: c.relative_time, default=None)
+
+
+def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration: Calibration | None = None) -> TimeCliffs:
+    """Predict the time at every occupancy threshold of registers, shared memory and block size.
+
+    The thresholds come from `occupancy.cliffs`; each is re-predicted with `predict`, the
+    other resources held fixed. Moving the block size keeps the total thread count (the
+    grid is re-sized), so the same work is done.
+
+    Parameters
+    ----------
+    gpu : GPU or str
+        The GPU.
+    kernel : KernelModel
+        A `roofline.models` kernel.
+    launch : Launch, optional
+        Launch instead of ``kernel.launch``.
+    calibration : Calibration, optional
+        Model parameters; default `roofline.calibration(gpu)`.
+
+    Returns
+    -------
+    TimeCliffs
+
+    Examples
+    --------
+    >>> import roofline
+    >>> tc = roofline.time_cliffs("H100 SXM", roofline.models.copy(2**26))
+    >>> tc.worst("registers").relative_time > 1
+    True
+    """
+    import occupancy
+
+    record = _lookup_gpu(gpu)
+    cal = calibration if calibration is not None else globals()["calibration"](record)
+    launch = kernel.launch if launch is None else launch
+    current = predict(record, kernel, launch, calibration=cal)
+    registers = launch.registers_per_thread or DEFAULT_REGISTERS_PER_THREAD
+    found = occupancy.cliffs(
+        record.architecture,
+        threads_per_block=launch.threads_per_block,
+        registers_per_thread=registers,
+        static_shared_memory=launch.static_shared_memory,
+        dynamic_shared_memory=launch.dynamic_shared_memory,
+        max_dynamic_shared_memory=max(launch.dynamic_shared_memory, 48 * 1024 - launch.static_shared_memory, 0),
+    )
+    rows: list[TimeCliff] = []
+    threads = launch.threads
+    for resource in ("registers", "shared_memory", "threads_per_block"):
+        for threshold in getattr(found, resource).thresholds:
+            if threshold.active_blocks_per_sm == 0:
+                continue
+            if resource == "registers":
+                changed = launch.model_copy(update={"registers_per_thread": threshold.value})
+            elif resource == "shared_memory":
+                dynamic = max(0, threshold.value - launch.static_shared_memory)
+                changed = launch.model_copy(update={"dynamic_shared_memory": dynamic})
+            else:
+                block = threshold.value
+                changed = launch.model_copy(
+                    update={"block": (block, 1, 1), "grid": (math.ceil(threads / block), 1, 1)}
+                )
+            try:
+                moved = predict(record, kernel, changed, calibration=cal)
+            except (RooflineError, ValueError):
+                continue
+            rows.append(
+                TimeCliff(
+                    resource=resource,
+                    value=threshold.value,
+                    active_blocks_per_sm=moved.active_blocks_per_sm,
+                    active_warps_per_sm=moved.active_warps_per_sm,
+                    predicted_seconds=moved.seconds,
+                    relative_time=moved.seconds / current.seconds,
+                    limiter=moved.limiter,
+                )
+            )
+    return TimeCliffs(gpu=record.name, kernel=kernel.name, current=current, cliffs=tuple(rows))

@@ -1,0 +1,252 @@
+"""The main job: analyze a suite of kernels on one GPU, with each launch's occupancy."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ._chart import RooflineChart, kernel_labels, roofline_chart
+from ._errors import RooflineError
+from ._export import save_chart
+from ._gpu import DEFAULT_GPU, GPU, gpu as lookup_gpu
+from ._roofline import analyze
+
+__all__ = [
+    "ASSUMED_REGISTERS_PER_THREAD",
+    "SuiteReport",
+    "SuiteRow",
+    "analyze_suite",
+    "format_suite_table",
+    "suite_to_csv",
+    "suite_to_markdown",
+    "write_suite_report",
+]
+
+#: Registers per thread assumed for occupancy when a kernel model has no estimate: 32 is
+#: what nvcc typically allocates to the simple streaming kernels of the suite.
+ASSUMED_REGISTERS_PER_THREAD = 32
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class SuiteRow(BaseModel):
+    """One kernel's line in the suite table (SI units)."""
+
+    model_config = _FROZEN
+
+    kernel: str
+    label: str
+    parameters: dict[str, Any]
+    precision: str
+    flops: float
+    dram_bytes: float
+    arithmetic_intensity: float
+    requested_arithmetic_intensity: float | None
+    attainable_flops_per_second: float
+    dram_bytes_per_second: float
+    bound: str
+    bound_level: str | None
+    time_lower_bound_seconds: float
+    fraction_of_peak: float
+    threads_per_block: int | None
+    blocks: int | None
+    registers_per_thread: int | None
+    registers_assumed: bool
+    shared_memory_per_block: int | None
+    occupancy: float | None
+    occupancy_limiters: tuple[str, ...]
+
+
+class SuiteReport(BaseModel):
+    """The suite analyzed on one GPU: the table rows and the roofline chart."""
+
+    model_config = _FROZEN
+
+    gpu: str
+    rows: tuple[SuiteRow, ...]
+    chart: RooflineChart
+
+
+def _occupancy(device: GPU, launch: Any) -> tuple[int | None, bool, float | None, tuple[str, ...]]:
+    if launch is None:
+        return None, False, None, ()
+    import occupancy
+
+    registers = getattr(launch, "registers_per_thread", None)
+    assumed = registers is None
+    registers = ASSUMED_REGISTERS_PER_THREAD if assumed else registers
+    result = occupancy.calculate(
+        device.architecture,
+        threads_per_block=launch.threads_per_block,
+        registers_per_thread=registers,
+        static_shared_memory=getattr(launch, "static_shared_memory", 0),
+        dynamic_shared_memory=getattr(launch, "dynamic_shared_memory", 0),
+    )
+    return registers, assumed, float(result.occupancy), tuple(result.limiters)
+
+
+def _default_suite() -> tuple[Any, ...]:
+    from . import models
+
+    if not hasattr(models, "suite"):
+        raise RooflineError("roofline.models.suite() is not available in this installation")
+    return tuple(models.suite())
+
+
+def analyze_suite(
+    gpu: GPU | str = DEFAULT_GPU, kernels: Iterable[Any] | None = None
+) -> SuiteReport:
+    """Analyze kernels (default: `roofline.models.suite()`) on a GPU: roofline bound, time
+    lower bound and the occupancy of each kernel's launch (``occupancy.calculate``).
+
+    Kernels without a register estimate are given `ASSUMED_REGISTERS_PER_THREAD`
+    (``registers_assumed`` is then True).
+
+    Examples
+    --------
+    >>> from roofline import KernelCounts
+    >>> report = analyze_suite("H100-SXM", [KernelCounts(name="k", flops=1e9, dram_bytes=1e9)])
+    >>> report.rows[0].bound
+    'memory'
+    """
+    device = lookup_gpu(gpu)
+    kernels = _default_suite() if kernels is None else tuple(kernels)
+    rows = []
+    for kernel, label in zip(kernels, kernel_labels(kernels)):
+        result = analyze(device, kernel)
+        launch = getattr(kernel, "launch", None)
+        registers, assumed, occ, limiters = _occupancy(device, launch)
+        rows.append(SuiteRow(
+            kernel=result.name,
+            label=label,
+            parameters=dict(getattr(kernel, "parameters", {}) or {}),
+            precision=result.precision,
+            flops=result.flops,
+            dram_bytes=result.bytes["dram"],
+            arithmetic_intensity=result.arithmetic_intensity,
+            requested_arithmetic_intensity=(
+                result.flops / kernel.requested_bytes
+                if getattr(kernel, "requested_bytes", 0) else None
+            ),
+            attainable_flops_per_second=result.attainable_flops_per_second,
+            dram_bytes_per_second=result.bytes["dram"] / result.time_lower_bound_seconds,
+            bound=result.bound,
+            bound_level=result.bound_level,
+            time_lower_bound_seconds=result.time_lower_bound_seconds,
+            fraction_of_peak=result.fraction_of_peak,
+            threads_per_block=launch.threads_per_block if launch is not None else None,
+            blocks=launch.blocks if launch is not None else None,
+            registers_per_thread=registers,
+            registers_assumed=assumed,
+            shared_memory_per_block=(
+                launch.static_shared_memory + launch.dynamic_shared_memory
+                if launch is not None else None
+            ),
+            occupancy=occ,
+            occupancy_limiters=limiters,
+        ))
+    chart = roofline_chart(device, kernels, title=f"Roofline: classic kernels on {device.name}")
+    return SuiteReport(gpu=device.name, rows=tuple(rows), chart=chart)
+
+
+def _params(parameters: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in parameters.items())
+
+
+def _cells(row: SuiteRow) -> list[str]:
+    bound = row.bound if row.bound == "compute" else f"memory ({row.bound_level})"
+    occupancy = "-" if row.occupancy is None else f"{row.occupancy:.0%}"
+    registers = "-" if row.registers_per_thread is None else (
+        f"{row.registers_per_thread}{'*' if row.registers_assumed else ''}"
+    )
+    requested = row.requested_arithmetic_intensity
+    return [
+        row.label,
+        f"{requested:.3g}" if requested is not None else "-",
+        f"{row.arithmetic_intensity:.3g}",
+        f"{row.attainable_flops_per_second / 1e12:.3g}",
+        f"{row.dram_bytes_per_second / 1e9:.0f}",
+        bound,
+        f"{row.time_lower_bound_seconds * 1e6:.4g}",
+        "-" if row.threads_per_block is None else str(row.threads_per_block),
+        registers,
+        occupancy,
+    ]
+
+
+_HEADER = ["kernel", "AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "bound",
+           "time >= (us)", "threads/block", "regs", "occupancy"]
+
+
+def format_suite_table(report: SuiteReport) -> str:
+    """The suite as an aligned text table (what `gpuroof demo` prints)."""
+    rows = [_HEADER] + [_cells(r) for r in report.rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append("AI requested = flops / bytes the code requests (the textbook ratio); "
+                 "AI DRAM = flops / estimated DRAM bytes; time >= is the roofline lower bound")
+    if any(r.registers_assumed for r in report.rows):
+        lines.append(f"* registers per thread assumed ({ASSUMED_REGISTERS_PER_THREAD}): "
+                     "the model has no estimate")
+    return "\n".join(lines)
+
+
+def suite_to_markdown(report: SuiteReport) -> str:
+    """The suite as a Markdown table."""
+    lines = [f"# Classic kernels on {report.gpu}", "",
+             "| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |"
+              for r in report.rows]
+    if any(r.registers_assumed for r in report.rows):
+        lines += ["", f"\\* registers per thread assumed ({ASSUMED_REGISTERS_PER_THREAD})."]
+    return "\n".join(lines) + "\n"
+
+
+def suite_to_csv(report: SuiteReport) -> str:
+    """The suite as CSV, SI units, one row per kernel."""
+    out = io.StringIO()
+    fields = list(SuiteRow.model_fields)
+    writer = csv.DictWriter(out, fieldnames=["gpu", *fields], lineterminator="\n")
+    writer.writeheader()
+    for row in report.rows:
+        data = row.model_dump(mode="json")
+        data["parameters"] = json.dumps(data["parameters"], sort_keys=True)
+        data["occupancy_limiters"] = "+".join(data["occupancy_limiters"])
+        writer.writerow({"gpu": report.gpu, **data})
+    return out.getvalue()
+
+
+def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Path]:
+    """Write the suite table (JSON, CSV, Markdown), the chart (JSON, CSV) and the roofline
+    plot (PNG, SVG) into `out_dir` (created if needed); return the paths by kind."""
+    from ._plot import plot_roofline
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "table_json": out / "suite.json",
+        "table_csv": out / "suite.csv",
+        "table_markdown": out / "suite.md",
+        "chart_json": out / "roofline.json",
+        "chart_csv": out / "roofline.csv",
+        "plot_png": out / "roofline.png",
+        "plot_svg": out / "roofline.svg",
+    }
+    payload = {"schema": "gpuroof.suite", "schema_version": 1,
+               **report.model_dump(mode="json", exclude={"chart"})}
+    paths["table_json"].write_text(json.dumps(payload, indent=2) + "\n", "utf-8")
+    paths["table_csv"].write_text(suite_to_csv(report), "utf-8")
+    paths["table_markdown"].write_text(suite_to_markdown(report), "utf-8")
+    save_chart(report.chart, paths["chart_json"])
+    save_chart(report.chart, paths["chart_csv"])
+    fig = plot_roofline(report.chart, path=paths["plot_png"])
+    fig.savefig(paths["plot_svg"])
+    return paths

@@ -1,0 +1,147 @@
+"""Control divergence caused by a boundary check ``if (x < extent_x && y < ...)``.
+
+Threads of a block are numbered x first (``threadIdx.x + blockDim.x * (threadIdx.y +
+blockDim.y * threadIdx.z)``) and cut into warps of 32 (PMPP 4th ed. §4.5, CUDA C
+Programming Guide "SIMT Architecture"). A warp diverges when some of its threads pass the
+check and others fail it; a warp whose threads all fail it skips the body without
+divergence. The count is exact: blocks are grouped into at most eight classes (interior or
+last in each dimension), each evaluated once.
+
+Examples
+--------
+>>> from roofline.divergence import boundary_divergence
+>>> boundary_divergence(1000, 256).divergent_warps  # 1000 = 31 * 32 + 8
+1
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._errors import RooflineError
+from ._warps import WARP_SIZE
+
+__all__ = ["BoundaryDivergence", "boundary_divergence"]
+
+
+class BoundaryDivergence(BaseModel):
+    """Warps a boundary check splits, and what it costs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    extent: tuple[int, int, int] = Field(description="Data extent (x, y, z) in elements.")
+    block: tuple[int, int, int] = Field(description="blockDim (x, y, z).")
+    grid: tuple[int, int, int] = Field(description="gridDim = ceil(extent / block).")
+    total_warps: int = Field(description="Warps in the grid.")
+    divergent_warps: int = Field(description="Warps with threads on both sides of the check.")
+    inactive_warps: int = Field(description="Warps whose threads all fail the check.")
+    fraction: float = Field(description="divergent_warps / total_warps.")
+    active_threads: int = Field(description="Threads that pass the check (= extent volume).")
+    issued_lanes: int = Field(
+        description="32 x warps with at least one passing thread: lane slots the body occupies."
+    )
+    simd_efficiency: float = Field(description="active_threads / issued_lanes.")
+    estimated_cost: float = Field(
+        description=(
+            "Fraction of the body's issued lane slots that do no work, "
+            "1 - simd_efficiency: the time a guarded body loses to the check."
+        )
+    )
+
+
+def _triple(name: str, value: object) -> tuple[int, int, int]:
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    if not 1 <= len(items) <= 3:
+        raise TypeError(f"{name} must be an int or 1 to 3 ints, got {value!r}")
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, bool) or not isinstance(item, numbers.Integral):
+            raise TypeError(f"{name}[{i}] must be an int, got {type(item).__name__}")
+        if item < 1:
+            raise RooflineError(f"{name}[{i}]={item} must be >= 1")
+        out.append(int(item))
+    return (*out, *(1,) * (3 - len(out)))  # type: ignore[return-value]
+
+
+def boundary_divergence(
+    extent: int | tuple[int, ...], block: int | tuple[int, ...]
+) -> BoundaryDivergence:
+    """Exact count of warps that diverge at a launch's boundary check.
+
+    Parameters
+    ----------
+    extent : int or tuple of int
+        Elements in x (and y, z) the kernel covers; threads with any coordinate beyond it
+        fail the check.
+    block : int or tuple of int
+        blockDim (x, y, z); the grid is ``ceil(extent / block)`` per dimension.
+
+    Returns
+    -------
+    BoundaryDivergence
+
+    Raises
+    ------
+    RooflineError
+        A size < 1 or a block of more than 1024 threads.
+
+    Examples
+    --------
+    >>> from roofline.divergence import boundary_divergence
+    >>> r = boundary_divergence((76, 62), (16, 16))  # PMPP's 76 x 62 picture
+    >>> r.total_warps, r.divergent_warps, r.inactive_warps
+    (160, 31, 5)
+    """
+    ext = _triple("extent", extent)
+    blk = _triple("block", block)
+    threads = math.prod(blk)
+    if threads > 1024:
+        raise RooflineError(f"block={blk} has {threads} threads; the maximum is 1024")
+    grid = tuple(-(-e // b) for e, b in zip(ext, blk))
+    warps_per_block = -(-threads // WARP_SIZE)
+    linear = np.arange(threads)
+    tx = linear % blk[0]
+    ty = (linear // blk[0]) % blk[1]
+    tz = linear // (blk[0] * blk[1])
+    divergent = inactive = issued = 0
+    # Per dimension, blocks are interior (every coordinate inside) or the last one.
+    for cx, cy, cz in np.ndindex(2, 2, 2):
+        counts = []
+        valid = np.ones(threads, dtype=bool)
+        for dim, last, t in ((0, cx, tx), (1, cy, ty), (2, cz, tz)):
+            if last:
+                counts.append(1)
+                valid &= t < ext[dim] - (grid[dim] - 1) * blk[dim]
+            else:
+                counts.append(grid[dim] - 1)
+        weight = math.prod(counts)
+        if weight == 0:
+            continue
+        padded = np.zeros(warps_per_block * WARP_SIZE, dtype=np.int8)  # 0 = no thread
+        padded[:threads] = np.where(valid, 1, 2)
+        lanes = padded.reshape(warps_per_block, WARP_SIZE)
+        has_in = (lanes == 1).any(axis=1)
+        has_out = (lanes == 2).any(axis=1)
+        divergent += weight * int((has_in & has_out).sum())
+        inactive += weight * int((has_out & ~has_in).sum())
+        issued += weight * int(has_in.sum()) * WARP_SIZE
+    total = math.prod(grid) * warps_per_block
+    active = math.prod(ext)
+    efficiency = active / issued
+    return BoundaryDivergence(
+        extent=ext,
+        block=blk,
+        grid=grid,  # type: ignore[arg-type]
+        total_warps=total,
+        divergent_warps=divergent,
+        inactive_warps=inactive,
+        fraction=divergent / total,
+        active_threads=active,
+        issued_lanes=issued,
+        simd_efficiency=efficiency,
+        estimated_cost=1.0 - efficiency,
+    )

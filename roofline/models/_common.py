@@ -1,0 +1,79 @@
+"""Argument checks and traffic formulas shared by the kernel models."""
+
+from __future__ import annotations
+
+import numbers
+
+from .._errors import RooflineError
+from .._warps import SECTOR_BYTES
+
+__all__ = [
+    "FLOAT_BYTES",
+    "SHARED_WAVEFRONT_BYTES",
+    "blocks_for",
+    "check_block_1d",
+    "check_block_2d",
+    "check_int",
+    "contiguous_sector_bytes",
+    "strided_sector_bytes",
+]
+
+FLOAT_BYTES = 4
+SHARED_WAVEFRONT_BYTES = 128  # 32 banks x 4 bytes served per shared-memory pass
+MAX_THREADS_PER_BLOCK = 1024
+
+
+def check_int(name: str, value: object, low: int = 1, high: int | None = None) -> int:
+    """Return ``value`` as an int in [low, high] or raise TypeError / RooflineError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if value < low:
+        raise RooflineError(f"{name}={value} must be >= {low}")
+    if high is not None and value > high:
+        raise RooflineError(f"{name}={value} must be <= {high}")
+    return value
+
+
+def check_block_1d(block: object) -> int:
+    """A 1-D block size: 1 to 1024 threads."""
+    return check_int("block", block, 1, MAX_THREADS_PER_BLOCK)
+
+
+def check_block_2d(block: object) -> tuple[int, int]:
+    """A 2-D block (x, y) of at most 1024 threads."""
+    if not isinstance(block, (tuple, list)) or len(block) != 2:
+        raise TypeError(f"block must be a pair (x, y) of ints, got {block!r}")
+    bx = check_int("block[0]", block[0], 1, MAX_THREADS_PER_BLOCK)
+    by = check_int("block[1]", block[1], 1, MAX_THREADS_PER_BLOCK)
+    if bx * by > MAX_THREADS_PER_BLOCK:
+        raise RooflineError(
+            f"block={bx}x{by} has {bx * by} threads; the maximum is {MAX_THREADS_PER_BLOCK}"
+        )
+    return bx, by
+
+
+def blocks_for(extent: int, per_block: int) -> int:
+    """ceil(extent / per_block)."""
+    return -(-extent // per_block)
+
+
+def contiguous_sector_bytes(first: int, count: int, element_bytes: int = FLOAT_BYTES) -> int:
+    """Bytes of the 32-byte sectors covering elements [first, first + count) of an aligned array."""
+    if count <= 0:
+        return 0
+    start = first * element_bytes
+    end = (first + count) * element_bytes
+    return (-(-end // SECTOR_BYTES) - start // SECTOR_BYTES) * SECTOR_BYTES
+
+
+def strided_sector_bytes(count: int, stride: int, element_bytes: int = FLOAT_BYTES) -> int:
+    """Bytes of the distinct sectors holding elements 0, stride, ..., (count-1)*stride."""
+    if count <= 0:
+        return 0
+    step = stride * element_bytes
+    if step >= SECTOR_BYTES:
+        return count * SECTOR_BYTES  # every element in its own sector
+    # Steps shorter than a sector leave no sector untouched between first and last.
+    last = (count - 1) * step
+    return (last // SECTOR_BYTES + 1) * SECTOR_BYTES

@@ -1,0 +1,563 @@
+"""One-dimensional kernels: streams, offset and strided accesses, AoS/SoA, a reduction.
+
+Every kernel here is launched as ``grid = ceil(threads / block)`` blocks of ``block``
+threads in x, and each thread computes ``i = blockIdx.x * blockDim.x + threadIdx.x``.
+Arrays hold float32 and start 256-byte aligned (cudaMalloc).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .._errors import RooflineError
+from ._common import (
+    FLOAT_BYTES,
+    SHARED_WAVEFRONT_BYTES,
+    blocks_for,
+    check_block_1d,
+    check_int,
+    contiguous_sector_bytes,
+    strided_sector_bytes,
+)
+from ._kernel import KernelModel, Launch
+from ._traffic import Access, Coords, grid_traffic
+
+__all__ = [
+    "aos",
+    "copy",
+    "offset_read",
+    "offset_write",
+    "reduction",
+    "soa",
+    "strided_read",
+    "strided_write",
+    "triad",
+    "vector_add",
+]
+
+
+def _at(
+    element: Callable[[np.ndarray], np.ndarray],
+    guard: Callable[[np.ndarray], np.ndarray],
+    *,
+    element_bytes: int = FLOAT_BYTES,
+    field_bytes: int = 0,
+    base_bytes: int = 0,
+) -> Callable[[Coords], tuple[np.ndarray, np.ndarray]]:
+    """Address function: ``base + element(i) * element_bytes + field`` where ``guard(i)``."""
+
+    def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+        i = c.x
+        return base_bytes + element(i) * element_bytes + field_bytes, guard(i)
+
+    return addresses
+
+
+def _stream(
+    name: str,
+    parameters: dict,
+    formula: str,
+    *,
+    threads: int,
+    block: int,
+    flops: int,
+    accesses: list[Access],
+    dram_bytes: int,
+    element_bytes: int = FLOAT_BYTES,
+) -> KernelModel:
+    grid = blocks_for(threads, block)
+    traffic = grid_traffic((grid, 1), (block, 1), accesses)
+    return KernelModel(
+        name=name,
+        parameters={**parameters, "block": block},
+        formula=formula,
+        element_bytes=element_bytes,
+        flops=flops,
+        load_bytes=traffic.load_bytes,
+        store_bytes=traffic.store_bytes,
+        dram_bytes=dram_bytes,
+        l2_bytes=traffic.l2_bytes,
+        l1_bytes=traffic.load_bytes + traffic.store_bytes,
+        launch=Launch(grid=(grid, 1, 1), block=(block, 1, 1)),
+    )
+
+
+def _identity(i: np.ndarray) -> np.ndarray:
+    return i
+
+
+def copy(n: int, *, block: int = 256) -> KernelModel:
+    """Copy a float array: ``if (i < n) y[i] = x[i];``.
+
+    Launch: ``grid = ceil(n / block)`` x ``block`` threads (1-D). 0 flops, 4 bytes loaded
+    and 4 stored per element; DRAM: both arrays once.
+
+    Parameters
+    ----------
+    n : int
+        Elements (float32), >= 1.
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> models.copy(1024).requested_bytes
+    8192
+    """
+    n = check_int("n", n)
+    block = check_block_1d(block)
+    inside = lambda i: i < n  # noqa: E731
+    return _stream(
+        "copy",
+        {"n": n},
+        "if (i < n) y[i] = x[i];",
+        threads=n,
+        block=block,
+        flops=0,
+        accesses=[
+            Access(_at(_identity, inside), "load"),
+            Access(_at(_identity, inside), "store"),
+        ],
+        dram_bytes=2 * contiguous_sector_bytes(0, n),
+    )
+
+
+def vector_add(n: int, *, block: int = 256) -> KernelModel:
+    """PMPP's vector addition: ``if (i < n) c[i] = a[i] + b[i];``.
+
+    Launch: ``grid = ceil(n / block)`` x ``block`` (1-D). 1 flop, 8 bytes loaded and 4 stored
+    per element: arithmetic intensity 1/12 flop/byte.
+
+    Parameters
+    ----------
+    n : int
+        Elements (float32), >= 1.
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> models.vector_add(1 << 20).arithmetic_intensity == 1 / 12
+    True
+    """
+    n = check_int("n", n)
+    block = check_block_1d(block)
+    inside = lambda i: i < n  # noqa: E731
+    return _stream(
+        "vector_add",
+        {"n": n},
+        "if (i < n) c[i] = a[i] + b[i];",
+        threads=n,
+        block=block,
+        flops=n,
+        accesses=[
+            Access(_at(_identity, inside), "load"),
+            Access(_at(_identity, inside), "load"),
+            Access(_at(_identity, inside), "store"),
+        ],
+        dram_bytes=3 * contiguous_sector_bytes(0, n),
+    )
+
+
+def triad(n: int, *, scalar: float = 3.0, block: int = 256) -> KernelModel:
+    """STREAM triad: ``if (i < n) a[i] = b[i] + scalar * c[i];``.
+
+    Launch: ``grid = ceil(n / block)`` x ``block`` (1-D). 2 flops (one FMA), 8 bytes loaded and
+    4 stored per element: 1/6 flop/byte.
+
+    Parameters
+    ----------
+    n : int
+        Elements (float32), >= 1.
+    scalar : float
+        The constant multiplier (does not change the counts).
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> models.triad(1 << 20).arithmetic_intensity == 1 / 6
+    True
+    """
+    n = check_int("n", n)
+    block = check_block_1d(block)
+    if isinstance(scalar, bool) or not isinstance(scalar, (int, float)):
+        raise TypeError(f"scalar must be a float, got {type(scalar).__name__}")
+    inside = lambda i: i < n  # noqa: E731
+    return _stream(
+        "triad",
+        {"n": n, "scalar": float(scalar)},
+        "if (i < n) a[i] = b[i] + scalar * c[i];",
+        threads=n,
+        block=block,
+        flops=2 * n,
+        accesses=[
+            Access(_at(_identity, inside), "load"),
+            Access(_at(_identity, inside), "load"),
+            Access(_at(_identity, inside), "store"),
+        ],
+        dram_bytes=3 * contiguous_sector_bytes(0, n),
+    )
+
+
+def offset_read(n: int, offset: int, *, block: int = 256) -> KernelModel:
+    """Misaligned reads (Cheng et al. ch.4 ``readOffset``).
+
+    ``unsigned k = i + offset; if (k < n) c[i] = a[k] + b[k];`` with ``n`` threads in
+    ``grid = ceil(n / block)`` blocks; a, b and c hold n floats. ``n - offset`` elements
+    are computed: 1 flop, 8 bytes loaded, 4 stored each. When ``offset`` is not a multiple
+    of 8 floats every warp's loads straddle one more 32-byte sector (``l2_bytes``); DRAM
+    sees each sector once (compulsory rule).
+
+    Parameters
+    ----------
+    n : int
+        Elements per array, >= 1.
+    offset : int
+        Elements, 0 <= offset < n.
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> m = models.offset_read(1 << 20, 11)
+    >>> m.l2_bytes > m.requested_bytes
+    True
+    """
+    n = check_int("n", n)
+    offset = check_int("offset", offset, 0, n - 1)
+    block = check_block_1d(block)
+    inside = lambda i: i + offset < n  # noqa: E731
+    shifted = lambda i: i + offset  # noqa: E731
+    count = n - offset
+    return _stream(
+        "offset_read",
+        {"n": n, "offset": offset},
+        "unsigned k = i + offset; if (k < n) c[i] = a[k] + b[k];",
+        threads=n,
+        block=block,
+        flops=count,
+        accesses=[
+            Access(_at(shifted, inside), "load"),
+            Access(_at(shifted, inside), "load"),
+            Access(_at(_identity, inside), "store"),
+        ],
+        dram_bytes=2 * contiguous_sector_bytes(offset, count) + contiguous_sector_bytes(0, count),
+    )
+
+
+def offset_write(n: int, offset: int, *, block: int = 256) -> KernelModel:
+    """Misaligned writes (Cheng et al. ch.4 ``writeOffset``).
+
+    ``unsigned k = i + offset; if (k < n) c[k] = a[i] + b[i];`` with ``n`` threads in
+    ``grid = ceil(n / block)`` blocks; a, b and c hold n floats. Counts mirror
+    `offset_read`: the stores straddle an extra sector per warp when misaligned.
+
+    Parameters
+    ----------
+    n : int
+        Elements per array, >= 1.
+    offset : int
+        Elements, 0 <= offset < n.
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+    """
+    n = check_int("n", n)
+    offset = check_int("offset", offset, 0, n - 1)
+    block = check_block_1d(block)
+    inside = lambda i: i + offset < n  # noqa: E731
+    shifted = lambda i: i + offset  # noqa: E731
+    count = n - offset
+    return _stream(
+        "offset_write",
+        {"n": n, "offset": offset},
+        "unsigned k = i + offset; if (k < n) c[k] = a[i] + b[i];",
+        threads=n,
+        block=block,
+        flops=count,
+        accesses=[
+            Access(_at(_identity, inside), "load"),
+            Access(_at(_identity, inside), "load"),
+            Access(_at(shifted, inside), "store"),
+        ],
+        dram_bytes=2 * contiguous_sector_bytes(0, count) + contiguous_sector_bytes(offset, count),
+    )
+
+
+def strided_read(n: int, stride: int, *, block: int = 256) -> KernelModel:
+    """Strided gather: ``if (i < m) y[i] = x[(size_t)i * stride];`` with ``m = ceil(n / stride)``.
+
+    ``x`` holds ``n`` floats, ``y`` holds ``m``; ``m`` threads in ``grid = ceil(m / block)``
+    blocks. 0 flops, 4 bytes loaded and 4 stored per thread. A warp's loads touch
+    ``min(32, ceil(32 * stride / 8))`` sectors, so L2 and DRAM move whole 32-byte sectors:
+    DRAM reads = distinct sectors of x touched x 32, i.e. one sector per element once
+    ``stride >= 8`` floats and every sector of x for smaller strides.
+
+    Parameters
+    ----------
+    n : int
+        Elements of x, >= 1.
+    stride : int
+        Elements between consecutive reads, >= 1.
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> m = models.strided_read(1 << 20, 8)
+    >>> m.l2_bytes / m.requested_bytes  # 32-byte sector per 4-byte load, plus the store
+    4.5
+    """
+    n = check_int("n", n)
+    stride = check_int("stride", stride)
+    block = check_block_1d(block)
+    m = blocks_for(n, stride)
+    inside = lambda i: i < m  # noqa: E731
+    return _stream(
+        "strided_read",
+        {"n": n, "stride": stride},
+        "m = (n + stride - 1) / stride; if (i < m) y[i] = x[(size_t)i * stride];",
+        threads=m,
+        block=block,
+        flops=0,
+        accesses=[
+            Access(_at(lambda i: i * stride, inside), "load"),
+            Access(_at(_identity, inside), "store"),
+        ],
+        dram_bytes=strided_sector_bytes(m, stride) + contiguous_sector_bytes(0, m),
+    )
+
+
+def strided_write(n: int, stride: int, *, block: int = 256) -> KernelModel:
+    """Strided scatter: ``if (i < m) y[(size_t)i * stride] = x[i];`` with ``m = ceil(n / stride)``.
+
+    ``y`` holds ``n`` floats, ``x`` holds ``m``; ``m`` threads in ``grid = ceil(m / block)``
+    blocks. 0 flops; the stores touch one sector per element once the stride reaches 8 floats
+    (DRAM counts each written sector once, as a whole).
+
+    Parameters
+    ----------
+    n : int
+        Elements of y, >= 1.
+    stride : int
+        Elements between consecutive writes, >= 1.
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+    """
+    n = check_int("n", n)
+    stride = check_int("stride", stride)
+    block = check_block_1d(block)
+    m = blocks_for(n, stride)
+    inside = lambda i: i < m  # noqa: E731
+    return _stream(
+        "strided_write",
+        {"n": n, "stride": stride},
+        "m = (n + stride - 1) / stride; if (i < m) y[(size_t)i * stride] = x[i];",
+        threads=m,
+        block=block,
+        flops=0,
+        accesses=[
+            Access(_at(_identity, inside), "load"),
+            Access(_at(lambda i: i * stride, inside), "store"),
+        ],
+        dram_bytes=contiguous_sector_bytes(0, m) + strided_sector_bytes(m, stride),
+    )
+
+
+def aos(n: int, *, block: int = 128) -> KernelModel:
+    """Array of structures (Cheng et al. ch.4 ``testInnerStruct``).
+
+    ``struct innerStruct { float x; float y; };`` (4-byte aligned, so each field is its own
+    32-bit load and store); ``if (i < n) { innerStruct t = data[i]; t.x += 10.f;
+    t.y += 20.f; result[i] = t; }``. ``n`` threads in ``grid = ceil(n / block)`` blocks.
+    2 flops, 8 bytes loaded, 8 stored per element; each field access uses half of the
+    sectors it touches (50% efficiency, Cheng's nvprof figure), so ``l2_bytes`` is twice
+    the requested bytes. DRAM: both arrays once.
+
+    Parameters
+    ----------
+    n : int
+        Structures, >= 1.
+    block : int
+        Threads per block (Cheng uses 128), 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> m = models.aos(1 << 20)
+    >>> m.l2_bytes / m.requested_bytes
+    2.0
+    """
+    n = check_int("n", n)
+    block = check_block_1d(block)
+    inside = lambda i: i < n  # noqa: E731
+    struct = 2 * FLOAT_BYTES
+    fields = [
+        Access(_at(_identity, inside, element_bytes=struct, field_bytes=f), op)
+        for op in ("load", "store")
+        for f in (0, FLOAT_BYTES)
+    ]
+    return _stream(
+        "aos",
+        {"n": n},
+        "innerStruct t = data[i]; t.x += 10.f; t.y += 20.f; result[i] = t;  (if i < n)",
+        threads=n,
+        block=block,
+        flops=2 * n,
+        accesses=fields,
+        dram_bytes=2 * contiguous_sector_bytes(0, n, struct),
+        element_bytes=struct,
+    )
+
+
+def soa(n: int, *, block: int = 128) -> KernelModel:
+    """Structure of arrays (Cheng et al. ch.4 ``testInnerArray``).
+
+    ``struct InnerArray { float x[n]; float y[n]; };`` (one allocation, y starts at byte
+    4n); ``if (i < n) { result->x[i] = data->x[i] + 10.f; result->y[i] = data->y[i] + 20.f; }``.
+    ``n`` threads in ``grid = ceil(n / block)`` blocks. Same flops and requested bytes as
+    `aos`, but every access is coalesced.
+
+    Parameters
+    ----------
+    n : int
+        Elements per field, >= 1.
+    block : int
+        Threads per block, 1 to 1024.
+
+    Returns
+    -------
+    KernelModel
+    """
+    n = check_int("n", n)
+    block = check_block_1d(block)
+    inside = lambda i: i < n  # noqa: E731
+    fields = [
+        Access(_at(_identity, inside, base_bytes=base), op)
+        for op in ("load", "store")
+        for base in (0, n * FLOAT_BYTES)
+    ]
+    # The y field starts at byte 4n of the same allocation: it shares a sector with the
+    # end of x when n is not a multiple of 8.
+    return _stream(
+        "soa",
+        {"n": n},
+        "result->x[i] = data->x[i] + 10.f; result->y[i] = data->y[i] + 20.f;  (if i < n)",
+        threads=n,
+        block=block,
+        flops=2 * n,
+        accesses=fields,
+        dram_bytes=2 * contiguous_sector_bytes(0, 2 * n),
+    )
+
+
+def reduction(n: int, *, block: int = 256) -> KernelModel:
+    """Shared-memory tree reduction, one partial sum per block (PMPP ch.10, sequential addressing).
+
+    ::
+
+        __shared__ float s[block];
+        s[tid] = (i < n) ? in[i] : 0.0f;  __syncthreads();
+        for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+            if (tid < stride) s[tid] += s[tid + stride];
+            __syncthreads();
+        }
+        if (tid == 0) out[blockIdx.x] = s[0];
+
+    Launch: ``grid = ceil(n / block)`` blocks of ``block`` threads (a power of two), static
+    shared memory ``4 * block`` bytes. flops = ``n - grid`` useful additions (the adds of
+    padding zeros in the last block are not counted); loads ``4 n``, stores ``4 grid``.
+    The shared accesses are consecutive words, so conflict free.
+
+    Parameters
+    ----------
+    n : int
+        Elements, >= 1.
+    block : int
+        Threads per block, a power of two from 32 to 1024.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> models.reduction(1024, block=256).store_bytes  # four partial sums
+    16
+    """
+    n = check_int("n", n)
+    block = check_block_1d(block)
+    if block < 32 or block & (block - 1):
+        raise RooflineError(f"block={block} must be a power of two from 32 to 1024")
+    grid = blocks_for(n, block)
+    traffic = grid_traffic(
+        (grid, 1),
+        (block, 1),
+        [
+            Access(_at(_identity, lambda i: i < n), "load"),
+            Access(
+                lambda c: (c.block_x * FLOAT_BYTES + 0 * c.thread_x, c.thread_x == 0), "store"
+            ),
+        ],
+    )
+    # Shared traffic per block: the initial store, 2 loads + 1 store by `stride` threads at
+    # each level, and thread 0's final load; one wavefront per warp-instruction.
+    levels = [block >> k for k in range(1, block.bit_length())]
+    shared_bytes = FLOAT_BYTES * (block + sum(3 * s for s in levels) + 1)
+    wavefronts = block // 32 + sum(3 * blocks_for(s, 32) for s in levels) + 1
+    return KernelModel(
+        name="reduction",
+        parameters={"n": n, "block": block},
+        formula="s[tid] = i < n ? in[i] : 0; tree: s[tid] += s[tid + stride]; out[blockIdx.x] = s[0];",
+        flops=n - grid,
+        load_bytes=traffic.load_bytes,
+        store_bytes=traffic.store_bytes,
+        dram_bytes=contiguous_sector_bytes(0, n) + contiguous_sector_bytes(0, grid),
+        l2_bytes=traffic.l2_bytes,
+        l1_bytes=traffic.load_bytes + traffic.store_bytes + grid * wavefronts * SHARED_WAVEFRONT_BYTES,
+        shared_bytes=grid * shared_bytes,
+        bank_conflict_ways=1,
+        launch=Launch(
+            grid=(grid, 1, 1), block=(block, 1, 1), static_shared_memory=FLOAT_BYTES * block
+        ),
+    )

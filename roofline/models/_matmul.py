@@ -1,0 +1,227 @@
+"""Matrix multiplication C = A B (row-major float32), naive and shared-memory tiled (PMPP ch.3, 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import (
+    FLOAT_BYTES,
+    SHARED_WAVEFRONT_BYTES,
+    blocks_for,
+    check_block_2d,
+    check_int,
+    contiguous_sector_bytes,
+)
+from ._kernel import KernelModel, Launch
+from ._traffic import Access, Coords, SharedAccess, grid_traffic, shared_traffic
+
+__all__ = ["matmul_naive", "matmul_tiled"]
+
+_PERIOD = 8  # shifting a float index by 8 moves the address by one 32-byte sector
+
+
+def _sizes(m: int, k: int | None, n: int | None) -> tuple[int, int, int]:
+    m = check_int("m", m)
+    k = m if k is None else check_int("k", k)
+    n = m if n is None else check_int("n", n)
+    return m, k, n
+
+
+def _dram(m: int, k: int, n: int) -> int:
+    return (
+        contiguous_sector_bytes(0, m * k)
+        + contiguous_sector_bytes(0, k * n)
+        + contiguous_sector_bytes(0, m * n)
+    )
+
+
+def matmul_naive(
+    m: int, k: int | None = None, n: int | None = None, *, block: tuple[int, int] = (16, 16)
+) -> KernelModel:
+    """One thread per output element, operands read straight from global memory (PMPP ch.3).
+
+    A is m x k, B is k x n, C is m x n, all row-major float32::
+
+        int row = blockIdx.y * blockDim.y + threadIdx.y;
+        int col = blockIdx.x * blockDim.x + threadIdx.x;
+        if (row < m && col < n) {
+            float sum = 0.0f;
+            for (int p = 0; p < k; ++p) sum += A[row * k + p] * B[p * n + col];
+            C[row * n + col] = sum;
+        }
+
+    Launch: ``grid = (ceil(n / bx), ceil(m / by))``, ``block = (bx, by)`` = (16, 16) by
+    default. flops = ``2 m n k``; loads ``8 m n k`` bytes (2 flops per 8 bytes: 0.25
+    flop/byte), stores ``4 m n`` (which lowers the ratio by a factor ``2k / (2k + 1)``).
+    DRAM: each matrix once (compulsory; real traffic is higher when A's row panels and B
+    do not stay in L2).
+
+    Parameters
+    ----------
+    m : int
+        Rows of A and C.
+    k : int, optional
+        Columns of A, rows of B (default m).
+    n : int, optional
+        Columns of B and C (default m).
+    block : tuple of int
+        blockDim (x, y).
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> models.matmul_naive(4096).flops == 2 * 4096**3
+    True
+    """
+    m, k, n = _sizes(m, k, n)
+    bx, by = check_block_2d(block)
+
+    def a_load(p: int):
+        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+            return (c.y * k + p) * FLOAT_BYTES + 0 * c.x, (c.y < m) & (c.x < n)
+
+        return addresses
+
+    def b_load(p: int):
+        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+            return (p * n + c.x) * FLOAT_BYTES + 0 * c.y, (c.y < m) & (c.x < n)
+
+        return addresses
+
+    def c_store(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+        return (c.y * n + c.x) * FLOAT_BYTES, (c.y < m) & (c.x < n)
+
+    accesses = []
+    for p in range(min(k, _PERIOD)):
+        repeats = (k - p + _PERIOD - 1) // _PERIOD  # iterations p, p + 8, p + 16, ... < k
+        accesses += [Access(a_load(p), "load", repeats), Access(b_load(p), "load", repeats)]
+    accesses.append(Access(c_store, "store"))
+    grid = (blocks_for(n, bx), blocks_for(m, by))
+    traffic = grid_traffic(grid, (bx, by), accesses)
+    return KernelModel(
+        name="matmul_naive",
+        parameters={"m": m, "k": k, "n": n, "block": [bx, by]},
+        formula="C[row*n+col] = sum_p A[row*k+p] * B[p*n+col]  (if row < m && col < n)",
+        flops=2 * m * n * k,
+        load_bytes=traffic.load_bytes,
+        store_bytes=traffic.store_bytes,
+        dram_bytes=_dram(m, k, n),
+        l2_bytes=traffic.l2_bytes,
+        l1_bytes=traffic.load_bytes + traffic.store_bytes,
+        launch=Launch(grid=(*grid, 1), block=(bx, by, 1)),
+    )
+
+
+def matmul_tiled(
+    m: int, k: int | None = None, n: int | None = None, *, tile: int = 16
+) -> KernelModel:
+    """Shared-memory tiled matrix multiplication with boundary checks (PMPP ch.5).
+
+    A is m x k, B is k x n, C is m x n, row-major float32; ``T = tile``::
+
+        __shared__ float As[T][T], Bs[T][T];
+        int tx = threadIdx.x, ty = threadIdx.y;
+        int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+        float sum = 0.0f;
+        for (int ph = 0; ph < (k + T - 1) / T; ++ph) {
+            As[ty][tx] = (row < m && ph * T + tx < k) ? A[row * k + ph * T + tx] : 0.0f;
+            Bs[ty][tx] = (ph * T + ty < k && col < n) ? B[(ph * T + ty) * n + col] : 0.0f;
+            __syncthreads();
+            for (int q = 0; q < T; ++q) sum += As[ty][q] * Bs[q][tx];
+            __syncthreads();
+        }
+        if (row < m && col < n) C[row * n + col] = sum;
+
+    Launch: ``grid = (ceil(n / T), ceil(m / T))``, ``block = (T, T)``, static shared memory
+    ``2 T^2 4`` bytes. flops = ``2 m n k`` (useful work; padded tiles' FMAs on zeros are not
+    counted). Each element of A is loaded once per block column and each element of B once
+    per block row: loads ``4 (m k ceil(n/T) + k n ceil(m/T))`` bytes, so the ratio is
+    0.25 T flop/byte for full tiles. Shared traffic: 2 stores and 2T loads per thread per
+    phase (``shared_bytes``); all conflict free.
+
+    Parameters
+    ----------
+    m : int
+        Rows of A and C.
+    k : int, optional
+        Columns of A, rows of B (default m).
+    n : int, optional
+        Columns of B and C (default m).
+    tile : int
+        Tile width T, 1 to 32.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> t = models.matmul_tiled(4096, tile=32)
+    >>> round(t.arithmetic_intensity / models.matmul_naive(4096).arithmetic_intensity)
+    32
+    """
+    m, k, n = _sizes(m, k, n)
+    t = check_int("tile", tile, 1, 32)
+    phases = blocks_for(k, t)
+
+    def a_load(ph: int):
+        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+            column = ph * t + c.thread_x
+            return (c.y * k + column) * FLOAT_BYTES, (c.y < m) & (column < k)
+
+        return addresses
+
+    def b_load(ph: int):
+        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+            line = ph * t + c.thread_y
+            return (line * n + c.x) * FLOAT_BYTES, (line < k) & (c.x < n)
+
+        return addresses
+
+    def c_store(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+        return (c.y * n + c.x) * FLOAT_BYTES, (c.y < m) & (c.x < n)
+
+    # Full phases repeat their sector pattern every 8 phases; the last may be partial.
+    accesses = []
+    for ph in range(min(phases - 1, _PERIOD)):
+        repeats = (phases - 1 - ph + _PERIOD - 1) // _PERIOD
+        accesses += [Access(a_load(ph), "load", repeats), Access(b_load(ph), "load", repeats)]
+    accesses += [Access(a_load(phases - 1), "load"), Access(b_load(phases - 1), "load")]
+    accesses.append(Access(c_store, "store"))
+    grid = (blocks_for(n, t), blocks_for(m, t))
+    traffic = grid_traffic(grid, (t, t), accesses)
+
+    b_base = t * t * FLOAT_BYTES
+    shared = [
+        SharedAccess(lambda tx, ty: (ty * t + tx) * FLOAT_BYTES),
+        SharedAccess(lambda tx, ty: b_base + (ty * t + tx) * FLOAT_BYTES),
+    ]
+    for q in range(t):
+        shared += [
+            SharedAccess(lambda tx, ty, q=q: (ty * t + q) * FLOAT_BYTES + 0 * tx),
+            SharedAccess(lambda tx, ty, q=q: b_base + (q * t + tx) * FLOAT_BYTES + 0 * ty),
+        ]
+    block_bytes, block_wavefronts, ways = shared_traffic((t, t), shared)
+    runs = grid[0] * grid[1] * phases
+    requested = traffic.load_bytes + traffic.store_bytes
+    return KernelModel(
+        name="matmul_tiled",
+        parameters={"m": m, "k": k, "n": n, "tile": t},
+        formula="C = A B with T x T tiles of A and B staged in shared memory",
+        flops=2 * m * n * k,
+        load_bytes=traffic.load_bytes,
+        store_bytes=traffic.store_bytes,
+        dram_bytes=_dram(m, k, n),
+        l2_bytes=traffic.l2_bytes,
+        l1_bytes=requested + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
+        shared_bytes=runs * block_bytes,
+        bank_conflict_ways=ways,
+        launch=Launch(
+            grid=(*grid, 1), block=(t, t, 1), static_shared_memory=2 * t * t * FLOAT_BYTES
+        ),
+    )

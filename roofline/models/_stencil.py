@@ -1,0 +1,98 @@
+"""PMPP's image blur: a box filter with out-of-image pixels skipped."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import FLOAT_BYTES, blocks_for, check_block_2d, check_int, contiguous_sector_bytes
+from ._kernel import KernelModel, Launch
+from ._traffic import Access, Coords, grid_traffic
+
+__all__ = ["blur"]
+
+
+def _in_bounds(extent: int, radius: int) -> int:
+    """Sum over positions of how many window offsets stay inside [0, extent)."""
+    position = np.arange(extent)
+    low = np.maximum(position - radius, 0)
+    high = np.minimum(position + radius, extent - 1)
+    return int((high - low + 1).sum())
+
+
+def blur(
+    width: int, height: int, *, radius: int = 1, block: tuple[int, int] = (16, 16)
+) -> KernelModel:
+    """Box blur of a float32 image (PMPP ch.3 ``blurKernel``, float pixels).
+
+    ::
+
+        int col = blockIdx.x * blockDim.x + threadIdx.x;
+        int row = blockIdx.y * blockDim.y + threadIdx.y;
+        if (col < w && row < h) {
+            float sum = 0.0f; int pixels = 0;
+            for (int dy = -r; dy <= r; ++dy)
+                for (int dx = -r; dx <= r; ++dx) {
+                    int y = row + dy, x = col + dx;
+                    if (y >= 0 && y < h && x >= 0 && x < w) { sum += in[y * w + x]; ++pixels; }
+                }
+            out[row * w + col] = sum / pixels;
+        }
+
+    Launch: ``grid = (ceil(w / bx), ceil(h / by))`` blocks of ``block = (bx, by)``.
+    flops = one add per in-image window pixel plus one division per output
+    (``(2r+1)^2 + 1`` inside the image); loads 4 bytes per in-image window pixel, stores
+    ``4 w h``: about 0.25 flop/byte at any radius. DRAM: the input and output images once.
+
+    Parameters
+    ----------
+    width, height : int
+        Image size in pixels, >= 1.
+    radius : int
+        Window half-width r >= 0 (window (2r+1) x (2r+1)).
+    block : tuple of int
+        blockDim (x, y), at most 1024 threads.
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> models.blur(3, 3, radius=1).flops  # 4 corners x 4 + 4 edges x 6 + centre 9, + 9 divides
+    58
+    """
+    w = check_int("width", width)
+    h = check_int("height", height)
+    r = check_int("radius", radius, 0)
+    bx, by = check_block_2d(block)
+    adds = _in_bounds(w, r) * _in_bounds(h, r)
+
+    def tap(dy: int, dx: int):
+        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+            y, x = c.y + dy, c.x + dx
+            mask = (c.x < w) & (c.y < h) & (y >= 0) & (y < h) & (x >= 0) & (x < w)
+            return (y * w + x) * FLOAT_BYTES, mask
+
+        return addresses
+
+    def output(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+        return (c.y * w + c.x) * FLOAT_BYTES, (c.x < w) & (c.y < h)
+
+    accesses = [Access(tap(dy, dx), "load") for dy in range(-r, r + 1) for dx in range(-r, r + 1)]
+    accesses.append(Access(output, "store"))
+    grid = (blocks_for(w, bx), blocks_for(h, by))
+    edge = max(blocks_for(r, bx), blocks_for(r, by)) + 1
+    traffic = grid_traffic(grid, (bx, by), accesses, edge=edge)
+    return KernelModel(
+        name="blur",
+        parameters={"width": w, "height": h, "radius": r, "block": [bx, by]},
+        formula="out[row*w+col] = mean of in[y*w+x] over in-image |y-row|<=r, |x-col|<=r",
+        flops=adds + w * h,
+        load_bytes=traffic.load_bytes,
+        store_bytes=traffic.store_bytes,
+        dram_bytes=2 * contiguous_sector_bytes(0, w * h),
+        l2_bytes=traffic.l2_bytes,
+        l1_bytes=traffic.load_bytes + traffic.store_bytes,
+        launch=Launch(grid=(*grid, 1), block=(bx, by, 1)),
+    )

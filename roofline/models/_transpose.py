@@ -1,0 +1,234 @@
+"""Matrix transposes and their copy bounds (Cheng, Grossman and McKercher ch.4 and ch.5).
+
+The input ``in`` has ``ny = rows`` rows and ``nx = cols`` columns, row-major float32; the
+output ``out`` (nx rows, ny columns) is its transpose. Thread coordinates are
+``ix = blockIdx.x * blockDim.x + threadIdx.x`` (a column of ``in``) and
+``iy = blockIdx.y * blockDim.y + threadIdx.y`` (a row of ``in``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._errors import RooflineError
+from .._warps import WARP_SIZE
+from ._common import (
+    FLOAT_BYTES,
+    SHARED_WAVEFRONT_BYTES,
+    blocks_for,
+    check_block_2d,
+    check_int,
+    contiguous_sector_bytes,
+)
+from ._kernel import KernelModel, Launch
+from ._traffic import Access, Coords, SharedAccess, grid_traffic, shared_traffic
+
+__all__ = ["TRANSPOSE_VARIANTS", "transpose"]
+
+_STATEMENTS = {
+    "copy_row": "if (ix < nx && iy < ny) out[iy*nx + ix] = in[iy*nx + ix];",
+    "copy_column": "if (ix < nx && iy < ny) out[ix*ny + iy] = in[ix*ny + iy];",
+    "naive_row": "if (ix < nx && iy < ny) out[ix*ny + iy] = in[iy*nx + ix];",
+    "naive_column": "if (ix < nx && iy < ny) out[iy*nx + ix] = in[ix*ny + iy];",
+    "unroll4_row": (
+        "ix = blockIdx.x*blockDim.x*4 + threadIdx.x; for j in 0..3: x = ix + j*blockDim.x; "
+        "if (x < nx && iy < ny) out[x*ny + iy] = in[iy*nx + x];"
+    ),
+    "unroll4_column": (
+        "ix = blockIdx.x*blockDim.x*4 + threadIdx.x; for j in 0..3: x = ix + j*blockDim.x; "
+        "if (x < nx && iy < ny) out[iy*nx + x] = in[x*ny + iy];"
+    ),
+    "diagonal_row": (
+        "bid = blockIdx.x + gridDim.x*blockIdx.y; by = bid % gridDim.y; "
+        "bx = (bid / gridDim.y + by) % gridDim.x; ix = bx*blockDim.x + threadIdx.x; "
+        "iy = by*blockDim.y + threadIdx.y; if (ix < nx && iy < ny) out[ix*ny + iy] = in[iy*nx + ix];"
+    ),
+    "diagonal_column": (
+        "bid = blockIdx.x + gridDim.x*blockIdx.y; by = bid % gridDim.y; "
+        "bx = (bid / gridDim.y + by) % gridDim.x; ix = bx*blockDim.x + threadIdx.x; "
+        "iy = by*blockDim.y + threadIdx.y; if (ix < nx && iy < ny) out[iy*nx + ix] = in[ix*ny + iy];"
+    ),
+    "shared": (
+        "tile[ty][tx] = in[iy*nx + ix] (if ix<nx && iy<ny); __syncthreads(); "
+        "b = ty*bx + tx; r = b / by; c = b % by; "
+        "out[(blockIdx.x*bx + r)*ny + blockIdx.y*by + c] = tile[c][r] (if in range)"
+    ),
+    "shared_padded": "as shared, with tile[by][bx + pad]",
+}
+
+TRANSPOSE_VARIANTS: tuple[str, ...] = tuple(_STATEMENTS)
+
+
+def _read_write(variant: str, nx: int, ny: int, j: int = 0, unroll: int = 1):
+    """Load and store address functions of the element-wise variants."""
+    reads_rows = variant.endswith("_row")
+    is_copy = variant.startswith("copy")
+
+    def coords(c: Coords) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        x = c.block_x * c.block_dim[0] * unroll + c.thread_x + j * c.block_dim[0]
+        y = c.block_y * c.block_dim[1] + c.thread_y
+        return x, y, (x < nx) & (y < ny)
+
+    def row_major(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+        x, y, mask = coords(c)
+        return (y * nx + x) * FLOAT_BYTES, mask
+
+    def column_major(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+        x, y, mask = coords(c)
+        return (x * ny + y) * FLOAT_BYTES, mask
+
+    if is_copy:
+        load = store = row_major if reads_rows else column_major
+    elif reads_rows:
+        load, store = row_major, column_major
+    else:
+        load, store = column_major, row_major
+    return [Access(load, "load"), Access(store, "store")]
+
+
+def _best_pad(bx: int, by: int) -> int:
+    """Smallest padding (1 to 32 floats) with the fewest shared wavefronts for both tile accesses."""
+    wavefronts = [
+        shared_traffic((bx, by), _tile_accesses(bx, by, pad))[1] for pad in range(1, WARP_SIZE + 1)
+    ]
+    return 1 + wavefronts.index(min(wavefronts))
+
+
+def _tile_accesses(bx: int, by: int, pad: int) -> list[SharedAccess]:
+    pitch = bx + pad
+
+    def store(tx: np.ndarray, ty: np.ndarray) -> np.ndarray:
+        return (ty * pitch + tx) * FLOAT_BYTES
+
+    def load(tx: np.ndarray, ty: np.ndarray) -> np.ndarray:
+        linear = ty * bx + tx
+        return ((linear % by) * pitch + linear // by) * FLOAT_BYTES
+
+    return [SharedAccess(store), SharedAccess(load)]
+
+
+def transpose(
+    rows: int,
+    cols: int | None = None,
+    *,
+    variant: str = "naive_row",
+    block: tuple[int, int] = (16, 16),
+    pad: int | None = None,
+) -> KernelModel:
+    """Transpose a ``rows x cols`` float32 matrix (Cheng et al. ch.4 ``transpose.cu``, ch.5).
+
+    Variants (``nx = cols``, ``ny = rows``; ``in`` is ny x nx, ``out`` nx x ny):
+
+    * ``copy_row`` / ``copy_column``: the bounds, ``out[iy*nx+ix] = in[iy*nx+ix]`` and
+      ``out[ix*ny+iy] = in[ix*ny+iy]``;
+    * ``naive_row``: ``out[ix*ny+iy] = in[iy*nx+ix]`` (coalesced reads, strided writes);
+      ``naive_column``: ``out[iy*nx+ix] = in[ix*ny+iy]`` (strided reads, coalesced writes);
+    * ``unroll4_row`` / ``unroll4_column``: the same with each thread doing 4 elements
+      ``blockDim.x`` apart, ``grid.x = ceil(nx / (4 bx))``, each element guarded on its own;
+    * ``diagonal_row`` / ``diagonal_column``: the naive kernels with diagonal block order,
+      ``bid = blockIdx.x + gridDim.x*blockIdx.y; blk_y = bid % gridDim.y;
+      blk_x = (bid / gridDim.y + blk_y) % gridDim.x`` (Ruetsch and Micikevicius, "Optimizing
+      Matrix Transpose in CUDA"; Cheng's square-grid form). A permutation of the blocks, so
+      the byte counts equal the naive kernel's; only DRAM-partition timing differs;
+    * ``shared`` / ``shared_padded``: a ``by x (bx + pad)`` float tile; a coalesced read
+      ``tile[ty][tx] = in[iy*nx+ix]`` (if ``ix < nx && iy < ny``), ``__syncthreads()``, then
+      with ``b = ty*bx + tx, r = b / by, c = b % by``:
+      ``out[(blockIdx.x*bx + r)*ny + blockIdx.y*by + c] = tile[c][r]`` (if
+      ``blockIdx.y*by + c < ny && blockIdx.x*bx + r < nx``): coalesced writes. ``shared``
+      has pad 0; ``shared_padded`` takes `pad`, by default the smallest pad from 1 to 32
+      with the fewest shared-memory wavefronts for the tile write and read together (1 for
+      32 x 32 blocks, conflict free; 2 for 32 x 16 as in Cheng's ``transposeSmemPad``; a
+      16-wide block spans two tile rows per warp, so no pad removes every conflict).
+
+    Launch: ``grid = (ceil(nx / bx), ceil(ny / by))`` (x divided by 4 bx when unrolled),
+    ``block = (bx, by)``; shared variants use ``by (bx + pad) 4`` bytes of static shared
+    memory. 0 flops; each variant loads and stores ``4 nx ny`` bytes; DRAM moves both
+    matrices once. ``l2_bytes`` shows the cost of the strided side: a 16-wide block touches a
+    32-byte sector per 8 bytes used.
+
+    Parameters
+    ----------
+    rows : int
+        ny, rows of the input.
+    cols : int, optional
+        nx, columns of the input (default rows).
+    variant : str
+        One of `TRANSPOSE_VARIANTS`.
+    block : tuple of int
+        blockDim (x, y).
+    pad : int, optional
+        Tile padding in floats for ``shared_padded`` (>= 0).
+
+    Returns
+    -------
+    KernelModel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> m = models.transpose(4096, variant="naive_column")
+    >>> m.l2_bytes / m.requested_bytes  # 16 sectors for 128 bytes read, coalesced writes
+    2.5
+    """
+    ny = check_int("rows", rows)
+    nx = ny if cols is None else check_int("cols", cols)
+    if variant not in _STATEMENTS:
+        raise RooflineError(
+            f"variant={variant!r} is not a transpose variant; known: {', '.join(TRANSPOSE_VARIANTS)}"
+        )
+    bx, by = check_block_2d(block)
+    if pad is not None and variant != "shared_padded" and not (variant == "shared" and pad == 0):
+        raise RooflineError(f"pad={pad} applies only to variant='shared_padded'")
+    parameters: dict = {"rows": ny, "cols": nx, "variant": variant, "block": [bx, by]}
+    grid = (blocks_for(nx, bx), blocks_for(ny, by))
+    static_shared = 0
+    shared_bytes, ways, l1_extra = 0, None, 0
+    if variant.startswith("unroll4"):
+        grid = (blocks_for(nx, 4 * bx), grid[1])
+        base = variant.replace("unroll4", "naive")
+        accesses = [a for j in range(4) for a in _read_write(base, nx, ny, j, unroll=4)]
+    elif variant.startswith("diagonal"):
+        accesses = _read_write(variant.replace("diagonal", "naive"), nx, ny)
+    elif variant.startswith("shared"):
+        if variant == "shared":
+            pad = 0
+        else:
+            pad = _best_pad(bx, by) if pad is None else check_int("pad", pad, 0)
+        parameters["pad"] = pad
+
+        def load(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+            return (c.y * nx + c.x) * FLOAT_BYTES, (c.x < nx) & (c.y < ny)
+
+        def store(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+            linear = c.thread_y * bx + c.thread_x
+            out_col = c.block_y * by + linear % by
+            out_row = c.block_x * bx + linear // by
+            return (out_row * ny + out_col) * FLOAT_BYTES, (out_col < ny) & (out_row < nx)
+
+        accesses = [Access(load, "load"), Access(store, "store")]
+        block_bytes, wavefronts, ways = shared_traffic((bx, by), _tile_accesses(bx, by, pad))
+        shared_bytes = grid[0] * grid[1] * block_bytes
+        l1_extra = grid[0] * grid[1] * wavefronts * SHARED_WAVEFRONT_BYTES
+        static_shared = by * (bx + pad) * FLOAT_BYTES
+    else:
+        accesses = _read_write(variant, nx, ny)
+    traffic = grid_traffic(grid, (bx, by), accesses)
+    return KernelModel(
+        name="transpose",
+        parameters=parameters,
+        formula=_STATEMENTS[variant],
+        flops=0,
+        load_bytes=traffic.load_bytes,
+        store_bytes=traffic.store_bytes,
+        dram_bytes=2 * contiguous_sector_bytes(0, nx * ny),
+        l2_bytes=traffic.l2_bytes,
+        l1_bytes=traffic.load_bytes + traffic.store_bytes + l1_extra,
+        shared_bytes=shared_bytes,
+        bank_conflict_ways=ways,
+        launch=Launch(
+            grid=(*grid, 1),
+            block=(bx, by, 1),
+            static_shared_memory=static_shared,
+            elements_per_thread=4 if variant.startswith("unroll4") else 1,
+        ),
+    )

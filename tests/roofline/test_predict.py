@@ -1,0 +1,192 @@
+"""Occupancy-aware prediction: Little's law, waves, calibration and time cliffs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import occupancy
+import roofline
+from roofline import models
+from roofline._predict import achieved_bandwidth
+
+H100 = "H100-SXM"
+N = 1 << 26
+
+
+def _launch(kernel, **update):
+    return kernel.launch.model_copy(update=update)
+
+
+@pytest.mark.parametrize("concurrency_bytes", [1e3, 1e10], ids=["little-law", "roof"])
+def test_achieved_bandwidth_limits(concurrency_bytes):
+    """Far below the bandwidth-delay product: C / latency; far above: the roof."""
+    bw = achieved_bandwidth(concurrency_bytes, peak_bytes_per_second=3e12, latency_seconds=6e-7, knee_sharpness=4)
+    little = concurrency_bytes / 6e-7
+    assert bw <= min(3e12, little) * (1 + 1e-12)
+    assert bw == pytest.approx(min(3e12, little), rel=1e-3)
+
+
+@pytest.mark.parametrize("sharpness", [1.0, 2.0, 4.0, 16.0])
+def test_achieved_bandwidth_monotone_and_below_both_lines(sharpness):
+    c = np.logspace(2, 9, 400)
+    bw = achieved_bandwidth(c, peak_bytes_per_second=3e12, latency_seconds=6e-7, knee_sharpness=sharpness)
+    assert np.all(np.diff(bw) >= -1e-12 * bw[1:])  # never decreases (rounding aside)
+    assert np.all(bw <= np.minimum(3e12, c / 6e-7) * (1 + 1e-12))
+    # at the knee the soft minimum loses exactly 2**(1/p)
+    knee = achieved_bandwidth(3e12 * 6e-7, peak_bytes_per_second=3e12, latency_seconds=6e-7, knee_sharpness=sharpness)
+    assert knee == pytest.approx(3e12 / 2 ** (1 / sharpness))
+
+
+def test_prediction_never_beats_the_roofline():
+    for kernel in (models.copy(N), models.vector_add(N), models.triad(N)):
+        p = roofline.predict(H100, kernel)
+        assert p.seconds >= p.roofline_seconds
+        assert p.achieved_bytes_per_second <= roofline.gpu(H100).memory_bandwidth
+
+
+def test_occupancy_comes_from_the_occupancy_package():
+    kernel = models.copy(N)
+    launch = _launch(kernel, registers_per_thread=40, dynamic_shared_memory=30_000)
+    p = roofline.predict(H100, kernel, launch)
+    occ = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=40, dynamic_shared_memory=30_000)
+    assert (p.active_blocks_per_sm, p.active_warps_per_sm) == (occ.active_blocks_per_sm, occ.active_warps_per_sm)
+    assert p.assumptions == ()
+
+
+def test_fewer_resident_warps_starve_a_copy():
+    """Two warps per SM cannot cover the latency: the issue's 0.6 vs 3.9 TB/s effect."""
+    kernel = models.copy(N)
+    full = roofline.predict(H100, kernel, _launch(kernel, registers_per_thread=16))
+    # 64 threads per block, one block per SM: two warps per SM
+    starved_launch = _launch(
+        kernel, block=(64, 1, 1), grid=(N // 64, 1, 1), registers_per_thread=16, dynamic_shared_memory=200_000
+    )
+    starved = roofline.predict(H100, kernel, starved_launch)
+    assert starved.active_warps_per_sm == 2
+    assert starved.limiter == "memory_latency"
+    assert starved.achieved_bytes_per_second < 0.25 * full.achieved_bytes_per_second
+
+
+def test_more_loads_in_flight_help_until_the_roof():
+    kernel = models.copy(N)
+    rates = []
+    for elements in (1, 2, 4, 8, 16):
+        launch = _launch(kernel, grid=(N // (256 * elements), 1, 1), elements_per_thread=elements, registers_per_thread=32)
+        rates.append(roofline.predict(H100, kernel, launch).achieved_bytes_per_second)
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:]))
+    cal = roofline.calibration(H100)
+    assert rates[-1] <= roofline.gpu(H100).memory_bandwidth * cal.sustained_bandwidth_fraction
+
+
+def test_tail_effect_of_a_partial_wave():
+    """One block past a full wave adds a whole block lifetime (latency + block overhead)."""
+    occ = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=32)
+    slots = occ.active_blocks_per_sm * roofline.gpu(H100).sm_count
+    cal = roofline.calibration(H100)
+    exact, more = models.copy(slots * 256 * 4), models.copy((slots + 1) * 256 * 4)
+    a = roofline.predict(H100, exact, _launch(exact, grid=(slots, 1, 1), elements_per_thread=4, registers_per_thread=32))
+    b = roofline.predict(H100, more, _launch(more, grid=(slots + 1, 1, 1), elements_per_thread=4, registers_per_thread=32))
+    assert (a.waves, b.waves) == (1.0, pytest.approx(1 + 1 / slots))
+    lifetime = cal.idle_latency_seconds + cal.block_overhead_seconds
+    assert b.memory_seconds - a.memory_seconds == pytest.approx(lifetime, rel=0.05)
+    assert b.limiter == "tail"
+
+
+def test_compute_side_issue_limit():
+    """FMA latency x schedulers: one warp per scheduler with one chain is issue-limited."""
+    kernel = models.matmul_tiled(4096, tile=32)
+    p1 = roofline.predict(H100, kernel, fma_chains_per_thread=1)
+    p8 = roofline.predict(H100, kernel, fma_chains_per_thread=8)
+    assert p8.compute_seconds <= p1.compute_seconds
+    assert p8.compute_seconds == pytest.approx(kernel.flops / roofline.gpu(H100).peak_flops("fp32"))
+
+
+def test_unlaunchable_launch_is_an_error():
+    kernel = models.copy(N)
+    # 1024 threads x 255 registers needs 4x the registers a block may hold: 0 blocks
+    with pytest.raises(roofline.RooflineError, match="cannot run.*registers"):
+        roofline.predict(H100, kernel, _launch(kernel, block=(1024, 1, 1), registers_per_thread=255))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_bad_loads_in_flight(bad):
+    with pytest.raises(roofline.RooflineError, match="loads_in_flight_per_thread"):
+        roofline.predict(H100, models.copy(N), loads_in_flight_per_thread=bad)
+
+
+def test_calibration_sources_and_defaults():
+    cal = roofline.calibration("h100 sxm")
+    assert set(cal.measured) | set(cal.defaulted) == set(roofline._predict.CALIBRATION_PARAMETERS)
+    for name in cal.measured:
+        assert cal.sources[name].startswith("measured")
+    unknown = roofline.calibration("T4")
+    assert unknown.measured == ()
+
+
+def test_load_calibration_roundtrip(tmp_path):
+    cal = roofline.calibration(H100).model_copy(update={"idle_latency_seconds": 7e-7})
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({"calibration": cal.model_dump()}))
+    assert roofline.load_calibration(path) == cal
+    path.write_text("{}")
+    with pytest.raises(roofline.RooflineError, match="not a calibration"):
+        roofline.load_calibration(path)
+
+
+def test_time_cliffs_match_direct_predictions():
+    kernel = models.vector_add(N)
+    result = roofline.time_cliffs(H100, kernel)
+    assert result.cliffs
+    for row in result.cliffs:
+        if row.resource == "registers":
+            launch = _launch(kernel, registers_per_thread=row.value)
+            direct = roofline.predict(H100, kernel, launch)
+            assert row.predicted_seconds == pytest.approx(direct.seconds)
+            assert row.relative_time == pytest.approx(direct.seconds / result.current.seconds)
+    worst = result.worst("registers")
+    assert worst.active_blocks_per_sm == min(r.active_blocks_per_sm for r in result.cliffs if r.resource == "registers")
+
+
+def test_fit_recovers_synthetic_parameters():
+    """Points generated by the model itself are fitted back to the parameters that made them."""
+    from validate._prediction import SweepPoint, fit_calibration, predict_sweep_point
+
+    gpu = roofline.gpu(H100)
+    truth = roofline.calibration(gpu).model_copy(update={"knee_sharpness": 5.0, "block_overhead_seconds": 3e-7})
+    points = []
+    for elements in (1, 2, 4, 8):
+        for limit_shared in (0, 100_000, 200_000):
+            p = SweepPoint(
+                block_size=256, elements_per_thread=elements, blocks_per_sm_limit=None,
+                dynamic_shared_memory=limit_shared, registers_per_thread=16, active_blocks_per_sm=1,
+                runtime_active_blocks_per_sm=None, measured_seconds=1.0, measured_bytes_per_second=1.0,
+            )
+            predicted = predict_sweep_point(gpu, truth, p, n=1 << 24)
+            points.append(p.model_copy(update={
+                "measured_seconds": predicted.predicted_seconds,
+                "measured_bytes_per_second": predicted.predicted_bytes_per_second,
+            }))
+    fitted = fit_calibration(gpu, roofline.calibration(gpu), points, n=1 << 24)
+    assert fitted.knee_sharpness == pytest.approx(5.0)
+    assert fitted.block_overhead_seconds == pytest.approx(3e-7, abs=1e-9)
+    assert "knee_sharpness" in fitted.measured
+
+
+def test_cli_predict_and_cliffs(capsys):
+    from validate._cli import main
+
+    assert main(["predict", "--model", "copy", "--param", "n=1048576", "--block", "128", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["launch"]["block"] == [128, 1, 1]
+    assert data["launch"]["grid"][0] == math.ceil((1 << 20) / 128)
+    assert data["limiter"] in {"dram_bandwidth", "memory_latency", "tail", "launch"}
+    assert main(["cliffs", "--model", "copy", "--param", "n=1048576", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cliffs"]
+    assert main(["predict", "--model", "copy", "--param", "n=1024", "--block", "1024", "--registers", "255"]) == 2
+    assert "cannot run" in capsys.readouterr().err
+    assert main(["predict", "--model", "copy", "--param", "n=1024", "--dynamic-smem", "999999"]) == 2
+    assert "dynamic_shared_memory=999999" in capsys.readouterr().err

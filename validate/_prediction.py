@@ -1,0 +1,347 @@
+"""Calibrating and checking `roofline.predict` on a GPU: pointer chase, copy sweep, a cliff.
+
+The sweep launches one copy kernel over block sizes, resident blocks per SM (limited with
+dynamic shared memory) and independent elements per thread, so that the bytes in flight
+range from a trickle to far past the bandwidth-delay product. The pointer chase gives the
+idle latency; the block-size-256 slice of the sweep fits the knee and the block overhead;
+every other point is a prediction the fit never saw.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "CliffCheck",
+    "PredictionCheck",
+    "SweepPoint",
+    "fit_calibration",
+    "predict_sweep_point",
+    "run_prediction_check",
+    "sweep_configurations",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+#: Elements of the swept copy (float32): 256 MiB per array, far past any L2.
+SWEEP_ELEMENTS = 1 << 26
+SWEEP_BLOCK_SIZES = (64, 128, 256, 512, 1024)
+SWEEP_ELEMENTS_PER_THREAD = (1, 2, 4, 8)
+#: Resident-block limits; None means no limit (the kernel's natural occupancy).
+SWEEP_BLOCK_LIMITS: tuple[int | None, ...] = (1, 2, 4, None)
+CALIBRATION_BLOCK_SIZE = 256
+TOLERANCE = 0.15
+
+
+class SweepPoint(BaseModel):
+    """One launch of the swept copy kernel: its configuration, measurement and prediction."""
+
+    model_config = _FROZEN
+
+    block_size: int
+    elements_per_thread: int
+    blocks_per_sm_limit: int | None
+    dynamic_shared_memory: int
+    registers_per_thread: int
+    active_blocks_per_sm: int
+    runtime_active_blocks_per_sm: int | None
+    measured_seconds: float
+    measured_bytes_per_second: float
+    predicted_seconds: float | None = None
+    predicted_bytes_per_second: float | None = None
+    limiter: str | None = None
+    used_for_calibration: bool = False
+
+    @property
+    def error(self) -> float | None:
+        """Predicted over measured bandwidth, minus one."""
+        if self.predicted_bytes_per_second is None:
+            return None
+        return self.predicted_bytes_per_second / self.measured_bytes_per_second - 1.0
+
+
+class CliffCheck(BaseModel):
+    """Time on both sides of one shared-memory occupancy cliff, measured and predicted."""
+
+    model_config = _FROZEN
+
+    block_size: int
+    dynamic_shared_memory_before: int
+    dynamic_shared_memory_after: int
+    active_blocks_before: int
+    active_blocks_after: int
+    measured_seconds_before: float
+    measured_seconds_after: float
+    predicted_seconds_before: float
+    predicted_seconds_after: float
+
+
+class PredictionCheck(BaseModel):
+    """Everything the prediction check measured, ready for a report."""
+
+    model_config = _FROZEN
+
+    gpu: str
+    calibration: dict[str, Any]
+    pointer_chase_latency_seconds: float
+    launch_overhead_seconds: float
+    sweep: tuple[SweepPoint, ...]
+    cliff: CliffCheck | None
+    within_tolerance: int
+    points: int
+    median_abs_error: float
+    max_abs_error: float
+    tolerance: float = TOLERANCE
+
+
+def sweep_configurations() -> list[tuple[int, int, int | None]]:
+    """(block size, elements per thread, resident-block limit) of every sweep point."""
+    return list(itertools.product(SWEEP_BLOCK_SIZES, SWEEP_ELEMENTS_PER_THREAD, SWEEP_BLOCK_LIMITS))
+
+
+def _launch_for(block_size: int, elements: int, registers: int, dynamic_shared: int, n: int):
+    from roofline.models import Launch
+
+    grid = math.ceil(n / (block_size * elements))
+    return Launch(
+        grid=(grid, 1, 1),
+        block=(block_size, 1, 1),
+        registers_per_thread=registers,
+        dynamic_shared_memory=dynamic_shared,
+        elements_per_thread=elements,
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _copy_model(n: int) -> Any:
+    from roofline import models
+
+    return models.copy(n)
+
+
+def predict_sweep_point(gpu: Any, calibration: Any, point: SweepPoint, n: int = SWEEP_ELEMENTS) -> SweepPoint:
+    """Return `point` with the prediction of `roofline.predict` filled in."""
+    import roofline
+
+    kernel = _copy_model(n)
+    launch = _launch_for(point.block_size, point.elements_per_thread, point.registers_per_thread,
+                         point.dynamic_shared_memory, n)
+    result = roofline.predict(gpu, kernel, launch, calibration=calibration)
+    return point.model_copy(
+        update={
+            "predicted_seconds": result.seconds,
+            "predicted_bytes_per_second": kernel.dram_bytes / result.seconds,
+            "limiter": result.limiter,
+        }
+    )
+
+
+def fit_calibration(
+    gpu: Any,
+    base: Any,
+    points: Sequence[SweepPoint],
+    *,
+    sharpness_grid: Sequence[float] = tuple(np.round(np.arange(1.0, 12.01, 0.5), 2)),
+    overhead_grid_seconds: Sequence[float] = tuple(np.arange(0.0, 1.5001e-6, 5e-8)),
+    n: int = SWEEP_ELEMENTS,
+) -> Any:
+    """Fit the knee sharpness and block overhead that minimise the worst error on `points`.
+
+    Parameters
+    ----------
+    gpu : roofline.GPU
+        The GPU measured.
+    base : roofline.Calibration
+        Calibration holding the measured latency, bandwidth fraction and launch overhead.
+    points : sequence of SweepPoint
+        Measured calibration points.
+
+    Returns
+    -------
+    roofline.Calibration
+        `base` with ``knee_sharpness`` and ``block_overhead_seconds`` replaced and marked measured.
+    """
+    best = None
+    for sharpness in sharpness_grid:
+        for overhead in overhead_grid_seconds:
+            trial = base.model_copy(update={"knee_sharpness": float(sharpness), "block_overhead_seconds": float(overhead)})
+            worst = max(abs(predict_sweep_point(gpu, trial, p, n).error) for p in points)
+            if best is None or worst < best[0]:
+                best = (worst, trial)
+    assert best is not None  # the grids are never empty
+    sources = dict(best[1].sources)
+    note = f"measured: fitted to {len(points)} copy-sweep points at block size {CALIBRATION_BLOCK_SIZE} (worst error {best[0]:.1%})"
+    sources["knee_sharpness"] = note
+    sources["block_overhead_seconds"] = note
+    return best[1].model_copy(update={"sources": sources})
+
+
+def _dynamic_shared_for_limit(arch: Any, block_size: int, registers: int, limit: int | None) -> int:
+    """Dynamic shared memory that holds residency at `limit` blocks per SM (0 for no limit)."""
+    import occupancy
+
+    if limit is None:
+        return 0
+    natural = occupancy.calculate(arch, threads_per_block=block_size, registers_per_thread=registers,
+                                  carveout=100).active_blocks_per_sm
+    if limit >= natural:
+        return 0
+    return occupancy.available_dynamic_shared_memory(
+        arch, registers_per_thread=registers, num_blocks=limit, threads_per_block=block_size,
+        max_dynamic_shared_memory=arch.max_shared_memory_per_block_optin,
+    )
+
+
+def run_prediction_check(
+    session: Any,
+    gpu: Any,
+    *,
+    progress: Callable[[str], None] = lambda message: None,
+    n: int = SWEEP_ELEMENTS,
+    repetitions: int = 20,
+) -> PredictionCheck:
+    """Measure the calibration and the copy sweep on `session`'s GPU and check predictions.
+
+    Parameters
+    ----------
+    session : validate Session
+        An open device.
+    gpu : roofline.GPU
+        The database entry (or device description) of that device.
+    progress : callable
+        Receives one line per step.
+    n : int
+        Elements of the swept copy.
+    repetitions : int
+        Timed repetitions per point (median kept).
+    """
+    import occupancy
+    import roofline
+
+    from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
+    from ._timing import benchmark
+
+    arch = gpu.architecture
+    arch_name = f"sm_{arch.major}{arch.minor}"
+    source = kernel_source("prediction.cu")
+    timer = session.timer
+
+    # -- launch overhead and pointer-chase latency ------------------------------------
+    base_kernels = compile_kernels(with_defines(source, {"ELEMS": 1}), ["pointer_chase", "empty_kernel"],
+                                   arch=arch_name, name="prediction")
+    out = session.allocate(4096)
+    empty = session.launcher(base_kernels["empty_kernel"], (1, 1, 1), (32, 1, 1), (out,))
+    launch_overhead = benchmark(empty, timer=timer, warmup=10, repetitions=200).median_seconds
+    progress(f"launch overhead {launch_overhead * 1e6:.2f} us")
+
+    slots = (256 << 20) // 128  # one 4-byte hop per 128-byte line of a 256 MiB buffer
+    rng = np.random.default_rng(12345)
+    order = rng.permutation(slots).astype(np.uint32) * 32  # word index of each line
+    chain = np.zeros(slots * 32, dtype=np.uint32)
+    chain[order] = np.roll(order, -1)
+    chain_buffer = session.upload(chain)
+    chase = {}
+    for steps in (2000, 12000):
+        run = session.launcher(base_kernels["pointer_chase"], (1, 1, 1), (1, 1, 1),
+                               (chain_buffer, np.uint32(order[0]), np.int32(steps), out))
+        chase[steps] = benchmark(run, timer=timer, warmup=2, repetitions=7).median_seconds
+    latency = (chase[12000] - chase[2000]) / 10000
+    progress(f"pointer-chase latency {latency * 1e9:.0f} ns")
+    del chain_buffer
+
+    # -- the copy sweep ------------------------------------------------------------------
+    x = session.upload(rng.random(n, dtype=np.float32))
+    y = session.allocate(4 * n)
+    kernels = {
+        e: compile_kernels(with_defines(source, {"ELEMS": e}), ["copy_sweep"], arch=arch_name, name=f"copy_sweep_{e}")[
+            "copy_sweep"
+        ]
+        for e in SWEEP_ELEMENTS_PER_THREAD
+    }
+    for kernel in kernels.values():
+        session.set_kernel_attribute(kernel, "MAX_DYNAMIC_SHARED_SIZE_BYTES", arch.max_shared_memory_per_block_optin)
+        session.set_kernel_attribute(kernel, "PREFERRED_SHARED_MEMORY_CARVEOUT", 100)
+
+    def measure(block: int, elements: int, limit: int | None, dynamic: int | None = None) -> SweepPoint:
+        kernel = kernels[elements]
+        registers = kernel_resources(kernel).registers_per_thread
+        shared = _dynamic_shared_for_limit(arch, block, registers, limit) if dynamic is None else dynamic
+        ours = occupancy.calculate(arch, threads_per_block=block, registers_per_thread=registers,
+                                   dynamic_shared_memory=shared,
+                                   max_dynamic_shared_memory=arch.max_shared_memory_per_block_optin,
+                                   carveout=100).active_blocks_per_sm
+        try:
+            runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor((block, 1, 1), shared))
+        except Exception:  # noqa: BLE001 - informative only; ours is what the prediction uses
+            runtime = None
+        grid = math.ceil(n / (block * elements))
+        run = session.launcher(kernel, (grid, 1, 1), (block, 1, 1), (x, y, np.int64(n)), shared=shared)
+        seconds = benchmark(run, timer=timer, warmup=3, repetitions=repetitions).median_seconds
+        return SweepPoint(
+            block_size=block, elements_per_thread=elements, blocks_per_sm_limit=limit,
+            dynamic_shared_memory=shared, registers_per_thread=registers, active_blocks_per_sm=ours,
+            runtime_active_blocks_per_sm=runtime, measured_seconds=seconds,
+            measured_bytes_per_second=8 * n / seconds,
+            used_for_calibration=block == CALIBRATION_BLOCK_SIZE,
+        )
+
+    measured = []
+    for block, elements, limit in sweep_configurations():
+        measured.append(measure(block, elements, limit))
+        progress(f"copy sweep block={block} elements={elements} limit={limit}: "
+                 f"{measured[-1].measured_bytes_per_second / 1e12:.2f} TB/s")
+    best_bandwidth = max(p.measured_bytes_per_second for p in measured)
+
+    base = roofline.calibration(gpu)
+    sources = dict(base.sources)
+    sources["idle_latency_seconds"] = "measured: pointer chase, one thread, 256 MiB buffer, 128-byte hops"
+    sources["launch_overhead_seconds"] = "measured: CUDA events around an empty one-block kernel, median of 200"
+    sources["sustained_bandwidth_fraction"] = "measured: best copy-sweep bandwidth over the datasheet bandwidth"
+    base = base.model_copy(update={
+        "idle_latency_seconds": latency,
+        "launch_overhead_seconds": launch_overhead,
+        "sustained_bandwidth_fraction": min(1.0, best_bandwidth / gpu.memory_bandwidth),
+        "sources": sources,
+    })
+    fitted = fit_calibration(gpu, base, [p for p in measured if p.used_for_calibration], n=n)
+    progress(f"fitted knee sharpness {fitted.knee_sharpness}, block overhead {fitted.block_overhead_seconds * 1e9:.0f} ns")
+    sweep = tuple(predict_sweep_point(gpu, fitted, p, n) for p in measured)
+
+    # -- one shared-memory cliff, both sides ----------------------------------------------
+    cliff = None
+    registers = kernel_resources(kernels[1]).registers_per_thread
+    before = _dynamic_shared_for_limit(arch, CALIBRATION_BLOCK_SIZE, registers, 2)
+    if before > 0:
+        p_before = predict_sweep_point(gpu, fitted, measure(CALIBRATION_BLOCK_SIZE, 1, 2, before), n)
+        p_after = predict_sweep_point(gpu, fitted, measure(CALIBRATION_BLOCK_SIZE, 1, 2, before + 1), n)
+        cliff = CliffCheck(
+            block_size=CALIBRATION_BLOCK_SIZE,
+            dynamic_shared_memory_before=before, dynamic_shared_memory_after=before + 1,
+            active_blocks_before=p_before.active_blocks_per_sm, active_blocks_after=p_after.active_blocks_per_sm,
+            measured_seconds_before=p_before.measured_seconds, measured_seconds_after=p_after.measured_seconds,
+            predicted_seconds_before=p_before.predicted_seconds, predicted_seconds_after=p_after.predicted_seconds,
+        )
+        progress(f"cliff at {before} B: {before + 1} B drops {p_before.active_blocks_per_sm} -> "
+                 f"{p_after.active_blocks_per_sm} blocks/SM")
+
+    errors = [abs(p.error) for p in sweep]
+    return PredictionCheck(
+        gpu=gpu.name,
+        calibration=fitted.model_dump(),
+        pointer_chase_latency_seconds=latency,
+        launch_overhead_seconds=launch_overhead,
+        sweep=sweep,
+        cliff=cliff,
+        within_tolerance=sum(e <= TOLERANCE for e in errors),
+        points=len(errors),
+        median_abs_error=statistics.median(errors),
+        max_abs_error=max(errors),
+    )
