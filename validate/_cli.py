@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     from roofline import _cli as roofline_cli
     from roofline import _cli_predict as predict_cli
 
+    from . import _cli_prediction as calibrate_cli
     from . import _cli_validate as validate_cli
 
     parser = argparse.ArgumentParser(
@@ -30,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module in (occupancy_cli, roofline_cli, predict_cli, validate_cli):
+    for module in (occupancy_cli, roofline_cli, predict_cli, validate_cli, calibrate_cli):
         module.register(subparsers)
     return parser
 

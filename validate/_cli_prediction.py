@@ -1,0 +1,162 @@
+"""The ``gpuroof calibrate`` subcommand: measure the prediction model's parameters on a GPU.
+
+Writes ``calibration.json`` (load it with `roofline.load_calibration` or pass it to
+``gpuroof predict --calibration``), ``prediction.json``, ``prediction.md`` and
+``bandwidth_occupancy.png`` (measured points against the predicted curve).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "render_prediction_markdown", "write_prediction_report"]
+
+
+def render_prediction_markdown(check: Any) -> str:
+    """Markdown of a `PredictionCheck`: calibration, the sweep table, the cliff."""
+    cal = check.calibration
+    lines = [
+        f"# Prediction check on {check.gpu}",
+        "",
+        f"Copy sweep: **{check.within_tolerance} of {check.points}** points within "
+        f"{check.tolerance:.0%} (median absolute error {check.median_abs_error:.1%}, "
+        f"worst {check.max_abs_error:.1%}).",
+        "",
+        "## Calibration",
+        "",
+        "| parameter | value | source |",
+        "| --- | --- | --- |",
+    ]
+    for name, value in cal.items():
+        if name in ("gpu", "sources"):
+            continue
+        lines.append(f"| {name} | {value:.4g} | {cal['sources'].get(name, '')} |")
+    lines += [
+        "",
+        f"Pointer-chase latency {check.pointer_chase_latency_seconds * 1e9:.0f} ns; "
+        f"launch overhead {check.launch_overhead_seconds * 1e6:.2f} us.",
+        "",
+        "## Copy sweep (float32, 2^26 elements, bandwidth counts bytes read + written)",
+        "",
+        "| block | elements/thread | limit | blocks/SM (ours / runtime) | measured GB/s | predicted GB/s "
+        "| error | limiter | fit |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for p in check.sweep:
+        limit = "-" if p.blocks_per_sm_limit is None else str(p.blocks_per_sm_limit)
+        runtime = "?" if p.runtime_active_blocks_per_sm is None else str(p.runtime_active_blocks_per_sm)
+        lines.append(
+            f"| {p.block_size} | {p.elements_per_thread} | {limit} | {p.active_blocks_per_sm} / {runtime} | "
+            f"{p.measured_bytes_per_second / 1e9:,.0f} | {p.predicted_bytes_per_second / 1e9:,.0f} | "
+            f"{p.error:+.1%} | {p.limiter} | {'yes' if p.used_for_calibration else ''} |"
+        )
+    if check.cliff is not None:
+        c = check.cliff
+        lines += [
+            "",
+            "## A shared-memory cliff, measured",
+            "",
+            f"Block size {c.block_size}, one element per thread: {c.dynamic_shared_memory_before} B of dynamic "
+            f"shared memory gives {c.active_blocks_before} blocks/SM, {c.dynamic_shared_memory_after} B gives "
+            f"{c.active_blocks_after}.",
+            "",
+            "| | measured us | predicted us |",
+            "| --- | ---: | ---: |",
+            f"| before | {c.measured_seconds_before * 1e6:.1f} | {c.predicted_seconds_before * 1e6:.1f} |",
+            f"| after | {c.measured_seconds_after * 1e6:.1f} | {c.predicted_seconds_after * 1e6:.1f} |",
+            f"| ratio | {c.measured_seconds_after / c.measured_seconds_before:.2f} | "
+            f"{c.predicted_seconds_after / c.predicted_seconds_before:.2f} |",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _plot(check: Any, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5), constrained_layout=True)
+    markers = {1: "o", 2: "s", 4: "^", 8: "D"}
+    for elements in sorted({p.elements_per_thread for p in check.sweep}):
+        rows = sorted((p for p in check.sweep if p.elements_per_thread == elements),
+                      key=lambda p: p.active_blocks_per_sm * p.block_size)
+        warps = [p.active_blocks_per_sm * p.block_size / 32 for p in rows]
+        (line,) = ax.plot(warps, [p.predicted_bytes_per_second / 1e12 for p in rows], "-", lw=1, alpha=0.7,
+                          label=f"predicted, {elements} elem/thread")
+        ax.scatter(warps, [p.measured_bytes_per_second / 1e12 for p in rows], marker=markers.get(elements, "o"),
+                   color=line.get_color(), label=f"measured, {elements} elem/thread", zorder=3)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("resident warps per SM")
+    ax.set_ylabel("achieved DRAM bandwidth (TB/s)")
+    ax.set_title(f"{check.gpu}: copy bandwidth against occupancy")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
+    """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
+    from ._report import write_atomic
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "calibration": folder / "calibration.json",
+        "json": folder / "prediction.json",
+        "markdown": folder / "prediction.md",
+        "plot": folder / "bandwidth_occupancy.png",
+    }
+    write_atomic(files["calibration"], json.dumps(check.calibration, indent=2).encode())
+    data = json.loads(check.model_dump_json())
+    for row, point in zip(data["sweep"], check.sweep):
+        row["error"] = point.error
+    write_atomic(files["json"], json.dumps({"schema_version": 1, **data}, indent=2).encode())
+    write_atomic(files["markdown"], render_prediction_markdown(check).encode())
+    tmp = files["plot"].with_suffix(".tmp.png")
+    _plot(check, tmp)
+    tmp.replace(files["plot"])
+    return files
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from ._device import compare_device, query_device
+    from ._prediction import run_prediction_check
+    from ._session import open_session
+
+    session = open_session(args.device)
+    entry, _ = compare_device(query_device(session))
+
+    def progress(message: str) -> None:
+        print(f"[calibrate] {message}", file=sys.stderr, flush=True)
+
+    check = run_prediction_check(session, entry, progress=progress)
+    files = write_prediction_report(check, args.out)
+    if args.json:
+        print(json.dumps(json.loads(check.model_dump_json()), indent=2))
+        return 0
+    print(f"{check.gpu}: {check.within_tolerance} of {check.points} sweep points within {check.tolerance:.0%} "
+          f"(median {check.median_abs_error:.1%}, worst {check.max_abs_error:.1%})")
+    for path in files.values():
+        print(f"  wrote {path}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``calibrate`` to the `gpuroof` parser."""
+    p = subparsers.add_parser(
+        "calibrate",
+        help="measure latency and the bandwidth-vs-concurrency curve; check predictions (needs a GPU)",
+        description="Pointer chase, launch overhead and a copy sweep over block size, resident blocks and "
+        "elements per thread; fits the prediction model and reports predicted against measured bandwidth. "
+        "Exit code 3 when there is no GPU or no cuda-python.",
+    )
+    p.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
+    p.add_argument("--out", default="gpuroof-calibrate", metavar="DIR", help="report folder")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_handle)
