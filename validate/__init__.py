@@ -1,5 +1,66 @@
-"""Live validation of the models on a real GPU (cuda-python)."""
+"""Live validation of the models on a real GPU (cuda-python).
 
+``import validate`` needs no GPU and no cuda-python; the functions that touch the device
+import ``cuda.core`` when called and raise `DeviceError` (exit code 3 from the command
+line) when it, the driver or a GPU is missing.
+"""
+
+from ._ceilings import CEILING_NAMES, Ceiling, Ceilings, measure_ceilings
+from ._compile import KernelResources, compile_kernels, kernel_resources, kernel_source, with_defines
+from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
+from ._kernels import KernelCase, VerificationResult, build_case, check_outputs, supported_kernels
+from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
+from ._report import REPORT_SCHEMA_VERSION, ValidationReport, render_markdown, write_report
+from ._session import Session, open_session
+from ._suite import KernelValidation, PredictionSummary, RegimeSummary, measured_prediction, summarize_predictions
+from ._timing import EventTimer, Timer, TimingResult, benchmark, summarize
+from ._validate import ValidationRun, run_validation, select_models
 
-__all__ = ["DeviceError"]
+__all__ = [
+    "CEILING_NAMES",
+    "Ceiling",
+    "Ceilings",
+    "DeviceComparison",
+    "DeviceError",
+    "DeviceInfo",
+    "EventTimer",
+    "FieldDifference",
+    "KernelCase",
+    "KernelResources",
+    "KernelValidation",
+    "OccupancyCheck",
+    "OccupancyMismatch",
+    "PredictionSummary",
+    "ProbeVariant",
+    "REPORT_SCHEMA_VERSION",
+    "RegimeSummary",
+    "Session",
+    "Timer",
+    "TimingResult",
+    "ValidationReport",
+    "ValidationRun",
+    "VerificationResult",
+    "benchmark",
+    "build_case",
+    "check_occupancy",
+    "check_outputs",
+    "compare_device",
+    "compile_kernels",
+    "gpu_slug",
+    "kernel_resources",
+    "kernel_source",
+    "measure_ceilings",
+    "measured_prediction",
+    "open_session",
+    "probe_source",
+    "query_device",
+    "render_markdown",
+    "run_validation",
+    "select_models",
+    "summarize",
+    "summarize_predictions",
+    "supported_kernels",
+    "with_defines",
+    "write_report",
+]

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "render_prediction_markdown", "write_prediction_report"]
+__all__ = ["plot_bandwidth_occupancy", "register", "render_prediction_markdown", "write_prediction_report"]
 
 
 def render_prediction_markdown(check: Any) -> str:
@@ -74,6 +74,14 @@ def render_prediction_markdown(check: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot_bandwidth_occupancy(check: Any, path: Path) -> None:
+    """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
+    _plot(check, tmp)
+    tmp.replace(path)
+
+
 def _plot(check: Any, path: Path) -> None:
     import matplotlib
 
@@ -118,9 +126,7 @@ def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
         row["error"] = point.error
     write_atomic(files["json"], json.dumps({"schema_version": 1, **data}, indent=2).encode())
     write_atomic(files["markdown"], render_prediction_markdown(check).encode())
-    tmp = files["plot"].with_suffix(".tmp.png")
-    _plot(check, tmp)
-    tmp.replace(files["plot"])
+    plot_bandwidth_occupancy(check, files["plot"])
     return files
 
 

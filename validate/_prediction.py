@@ -102,8 +102,13 @@ class PredictionCheck(BaseModel):
     tolerance: float = TOLERANCE
 
 
-def sweep_configurations() -> list[tuple[int, int, int | None]]:
-    """(block size, elements per thread, resident-block limit) of every sweep point."""
+def sweep_configurations(quick: bool = False) -> list[tuple[int, int, int | None]]:
+    """(block size, elements per thread, resident-block limit) of every sweep point.
+
+    The quick sweep keeps the calibration block size and the extremes of the other axes.
+    """
+    if quick:
+        return list(itertools.product((128, CALIBRATION_BLOCK_SIZE, 1024), (1, 4), (1, 4, None)))
     return list(itertools.product(SWEEP_BLOCK_SIZES, SWEEP_ELEMENTS_PER_THREAD, SWEEP_BLOCK_LIMITS))
 
 
@@ -207,6 +212,7 @@ def run_prediction_check(
     progress: Callable[[str], None] = lambda message: None,
     n: int = SWEEP_ELEMENTS,
     repetitions: int = 20,
+    quick: bool = False,
 ) -> PredictionCheck:
     """Measure the calibration and the copy sweep on `session`'s GPU and check predictions.
 
@@ -222,6 +228,8 @@ def run_prediction_check(
         Elements of the swept copy.
     repetitions : int
         Timed repetitions per point (median kept).
+    quick : bool
+        A smaller sweep (18 points instead of 80) and fewer repetitions.
     """
     import occupancy
     import roofline
@@ -293,11 +301,13 @@ def run_prediction_check(
             used_for_calibration=block == CALIBRATION_BLOCK_SIZE,
         )
 
+    if quick:
+        repetitions = min(repetitions, 10)
     measured = []
-    for block, elements, limit in sweep_configurations():
+    for block, elements, limit in sweep_configurations(quick):
         measured.append(measure(block, elements, limit))
-        progress(f"copy sweep block={block} elements={elements} limit={limit}: "
-                 f"{measured[-1].measured_bytes_per_second / 1e12:.2f} TB/s")
+    rates = [p.measured_bytes_per_second for p in measured]
+    progress(f"copy sweep: {len(measured)} points, {min(rates) / 1e12:.2f} to {max(rates) / 1e12:.2f} TB/s")
     best_bandwidth = max(p.measured_bytes_per_second for p in measured)
 
     base = roofline.calibration(gpu)

@@ -47,3 +47,19 @@ def test_files_written_and_calibration_loads_back(tmp_path):
     assert data["schema_version"] == 1
     assert [row["error"] for row in data["sweep"]] == [p.error for p in check.sweep]
     assert files["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_validation_report_carries_the_prediction_check(tmp_path, make_report):
+    """A full report with a prediction section writes its calibration and sweep plot too."""
+    import validate
+
+    check = _check()
+    report = make_report().model_copy(update={"prediction": check})
+    files = validate.write_report(report, tmp_path)
+    assert {"calibration", "sweep_plot"} <= set(files)
+    md = files["markdown"].read_text()
+    assert f"{check.within_tolerance} of {check.points}" in md
+    assert "bandwidth_occupancy.png" in md
+    data = json.loads(files["json"].read_text())
+    assert data["prediction"]["points"] == check.points
+    assert validate.ValidationReport.model_validate(data) == report

@@ -1,0 +1,108 @@
+"""validate on a real GPU: device query, kernels against numpy, timing, ceilings, occupancy.
+
+Marked ``gpu``; every test skips with the reason where there is no GPU or cuda-python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import validate
+from roofline import models
+from validate._suite import _run_one
+
+pytestmark = pytest.mark.gpu
+
+
+def test_device_query_is_consistent(gpu_info):
+    info = gpu_info
+    major, minor = info.compute_capability.split(".")
+    assert info.arch == f"sm_{major}{minor}"
+    assert info.sm_count > 0 and info.clock_hz > 1e8
+    assert info.max_threads_per_sm == info.warp_size * (info.max_threads_per_sm // info.warp_size)
+    # bandwidth derived from the reported bus and memory clock (2 transfers per clock)
+    assert info.memory_bandwidth == pytest.approx(2 * info.memory_clock_hz * info.memory_bus_width_bits / 8)
+
+
+def test_device_matches_database_and_architecture(gpu_info):
+    entry, comparison = validate.compare_device(gpu_info)
+    assert entry is not None, "the lent GPU should be in the roofline database"
+    assert entry.sm_count == gpu_info.sm_count
+    assert comparison.architecture_differences == (), comparison.architecture_differences
+
+
+# Small and non-square sizes: every model kernel must compute what the model describes.
+SMALL = [
+    models.copy(100_003),
+    models.vector_add(100_003),
+    models.triad(100_003, scalar=-1.5),
+    models.offset_read(100_003, 11),
+    models.offset_write(100_003, 13),
+    models.strided_read(100_003, 3),
+    models.strided_write(100_003, 5),
+    models.aos(50_001),
+    models.soa(50_001),
+    models.reduction(100_003, block=128),
+    models.blur(97, 61, radius=2),
+    models.blur(64, 64, radius=0),
+    models.matmul_naive(70, 50, 90),
+    models.matmul_tiled(70, 50, 90, tile=16),
+    models.matmul_tiled(65, 33, 97, tile=32),
+    *[models.transpose(70, 100, variant=v, block=(16, 8)) for v in models.TRANSPOSE_VARIANTS],
+    models.transpose(96, 64, variant="shared_padded", block=(32, 16)),
+]
+
+
+@pytest.mark.parametrize("model", SMALL, ids=[getattr(m, "label", m.name) for m in SMALL])
+def test_kernel_matches_numpy(gpu_session, gpu_info, model):
+    rng = np.random.default_rng(12345)
+    row = _run_one(gpu_session, gpu_info, model, database_gpu=None, measured={}, quick=True, rng=rng)
+    assert row.status == "ok", row.error
+    assert row.measured_seconds > 0
+    assert row.resources.registers_per_thread > 0
+    assert row.resources.static_shared_memory == model.launch.static_shared_memory
+
+
+def test_poison_detects_an_unwritten_output(gpu_session, gpu_info):
+    # A copy launched with half the grid leaves half the output poisoned: the check must fail.
+    model = models.copy(1 << 16)
+    half = model.model_copy(update={"launch": model.launch.model_copy(update={"grid": (model.launch.grid[0] // 2, 1, 1)})})
+    row = _run_one(gpu_session, gpu_info, half, database_gpu=None, measured={}, quick=True,
+                   rng=np.random.default_rng(1))
+    assert row.status == "verify_error"
+    assert "unwritten" in row.error
+
+
+def test_event_timer_measures_device_time(gpu_session, gpu_info):
+    kernels = validate.compile_kernels(validate.kernel_source("ceilings.cu"), ["fma_fp32"], arch=gpu_info.arch)
+    sink = gpu_session.allocate(4096)
+
+    def launcher(iterations):
+        return gpu_session.launcher(kernels["fma_fp32"], (gpu_info.sm_count, 1, 1), (256, 1, 1),
+                                    (sink, np.int32(iterations), np.float32(0.9), np.float32(0.1),
+                                     np.float32(1e38)))
+
+    short = validate.benchmark(launcher(256), timer=gpu_session.timer, repetitions=20)
+    long = validate.benchmark(launcher(4096), timer=gpu_session.timer, repetitions=20)
+    assert short.repetitions == 20 and short.median_seconds > 0
+    # 16x the work takes clearly longer (launch overhead keeps it below 16x)
+    assert 4 < long.median_seconds / short.median_seconds < 20
+
+
+def test_quick_ceilings_are_plausible(gpu_session, gpu_info):
+    entry, _ = validate.compare_device(gpu_info)
+    datasheet = {"dram": entry.memory_bandwidth, "fp32": entry.peak_flops("fp32")}
+    ceilings = validate.measure_ceilings(gpu_session, gpu_info, datasheet, quick=True)
+    assert not ceilings.errors, ceilings.errors
+    for name in ("dram_copy", "fp32_fma"):
+        item = ceilings.get(name)
+        assert 0.5 < item.fraction_of_datasheet < 1.05, (name, item.fraction_of_datasheet)
+
+
+def test_occupancy_calculator_matches_driver_quick(gpu_session, gpu_info):
+    check = validate.check_occupancy(gpu_session, gpu_info, quick=True)
+    assert not check.compile_errors, check.compile_errors
+    assert check.launches_checked > 1000
+    assert len(check.registers_seen) >= 4 and len(check.static_shared_memory_seen) >= 2
+    assert check.mismatches == (), "\n".join(str(m) for m in check.mismatches[:50])

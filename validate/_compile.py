@@ -1,0 +1,136 @@
+"""Compiling CUDA C with NVRTC (through cuda.core) and reading the compiled kernel's resources."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._driver import cuda_errors, cuda_modules
+
+__all__ = ["KernelResources", "compile_kernels", "kernel_resources", "kernel_source", "with_defines"]
+
+
+class KernelResources(BaseModel):
+    """What the compiler gave one kernel, read back from the loaded function."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    registers_per_thread: int = Field(ge=0)
+    static_shared_memory: int = Field(ge=0, description="Bytes of __shared__ arrays per block.")
+    local_memory: int = Field(ge=0, description="Bytes of local memory (stack, spills) per thread.")
+    constant_memory: int = Field(ge=0, description="Bytes of user __constant__ memory.")
+    max_threads_per_block: int = Field(gt=0, description="Largest block this kernel can launch with.")
+    binary_version: int = Field(ge=0, description="SASS architecture, e.g. 90.")
+
+
+@functools.cache
+def kernel_source(filename: str) -> str:
+    """Return the text of a packaged CUDA source file (``validate/kernels/<filename>``).
+
+    Examples
+    --------
+    >>> "extern \\"C\\" __global__ void copy" in kernel_source("suite.cu")
+    True
+    """
+    return resources.files("validate").joinpath("kernels", filename).read_text(encoding="utf-8")
+
+
+def with_defines(source: str, defines: Mapping[str, int | str] | None = None) -> str:
+    """Prefix ``source`` with one ``#define NAME VALUE`` line per entry, in sorted order.
+
+    Parameters
+    ----------
+    source : str
+        CUDA C source.
+    defines : mapping, optional
+        Macro names (C identifiers) to integer or string values.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a C identifier.
+
+    Examples
+    --------
+    >>> with_defines("x", {"TILE": 32}).splitlines()[0]
+    '#define TILE 32'
+    """
+    lines = []
+    for name in sorted(defines or {}):
+        if not name.isidentifier():
+            raise ValueError(f"define name {name!r} is not a C identifier")
+        lines.append(f"#define {name} {defines[name]}")
+    return "\n".join([*lines, source]) if lines else source
+
+
+_CACHE: dict[tuple[Any, ...], Any] = {}
+
+
+def compile_kernels(
+    source: str,
+    names: Sequence[str],
+    *,
+    arch: str,
+    max_register_count: int | None = None,
+    name: str = "gpuroof",
+) -> dict[str, Any]:
+    """Compile ``source`` to a cubin for ``arch`` with NVRTC and load the named kernels.
+
+    Parameters
+    ----------
+    source : str
+        CUDA C++ with ``extern "C"`` kernels (no includes needed).
+    names : sequence of str
+        Kernel function names to load.
+    arch : str
+        Target, e.g. ``"sm_90"`` (the device's own architecture).
+    max_register_count : int, optional
+        ``-maxrregcount`` for every kernel of the program.
+    name : str
+        Program name shown in compiler messages.
+
+    Returns
+    -------
+    dict
+        Kernel name to loaded ``cuda.core.Kernel``.
+
+    Raises
+    ------
+    DeviceError
+        Compilation failed (the NVRTC log is in the message) or a name is missing.
+    """
+    key = (source, tuple(names), arch, max_register_count)
+    if key in _CACHE:
+        return _CACHE[key]
+    core = cuda_modules().core
+    options: dict[str, Any] = {"arch": arch, "std": "c++17", "name": name}
+    if max_register_count is not None:
+        options["max_register_count"] = int(max_register_count)
+    with cuda_errors(f"compiling {name} for {arch}"):
+        program = core.Program(source, "c++", core.ProgramOptions(**options))
+        module = program.compile("cubin")
+        kernels = {kernel: module.get_kernel(kernel) for kernel in names}
+    _CACHE[key] = kernels
+    return kernels
+
+
+def kernel_resources(kernel: Any) -> KernelResources:
+    """Read registers, static shared memory and local memory of a loaded kernel."""
+    with cuda_errors("reading kernel attributes"):
+        a = kernel.attributes
+        return KernelResources(
+            registers_per_thread=int(a.num_regs),
+            static_shared_memory=int(a.shared_size_bytes),
+            local_memory=int(a.local_size_bytes),
+            constant_memory=int(a.const_size_bytes),
+            max_threads_per_block=int(a.max_threads_per_block),
+            binary_version=int(a.binary_version),
+        )

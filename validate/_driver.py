@@ -1,0 +1,125 @@
+"""The one place where cuda-python is imported and its errors become `DeviceError`.
+
+cuda.core raises its own exception types (``CUDAError``, ``NVRTCError``) and the
+low-level ``cuda.bindings`` calls return ``(CUresult, *values)`` tuples instead of
+raising. Everything in this package goes through `cuda_modules`, `driver_call`
+and `cuda_errors`, so a user sees one exception type with one kind of message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ._errors import DeviceError
+
+__all__ = ["CudaModules", "cuda_errors", "cuda_modules", "driver_call"]
+
+INSTALL_HINT = "install cuda-python: pip install 'gpuroof[gpu]'"
+
+
+class CudaModules:
+    """The imported cuda-python modules (``cuda.core`` and ``cuda.bindings.driver``)."""
+
+    def __init__(self, core: Any, driver: Any, core_version: str, bindings_version: str) -> None:
+        self.core = core
+        self.driver = driver
+        self.core_version = core_version
+        self.bindings_version = bindings_version
+
+
+def cuda_modules() -> CudaModules:
+    """Import cuda-python lazily.
+
+    Returns
+    -------
+    CudaModules
+        ``core`` is ``cuda.core``; ``driver`` is ``cuda.bindings.driver``.
+
+    Raises
+    ------
+    DeviceError
+        When cuda-python (cuda-core, cuda-bindings) is not installed.
+    """
+    try:
+        import cuda.bindings
+        import cuda.core as core
+        from cuda.bindings import driver
+    except ImportError as exc:
+        raise DeviceError(f"cuda-python is not available ({exc}); {INSTALL_HINT}") from None
+    return CudaModules(
+        core,
+        driver,
+        getattr(core, "__version__", "unknown"),
+        getattr(cuda.bindings, "__version__", "unknown"),
+    )
+
+
+def _error_name(driver: Any, code: Any) -> str:
+    try:
+        err, name = driver.cuGetErrorName(code)
+        if name:
+            return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:  # noqa: BLE001 - naming the error must never hide it
+        pass
+    return str(code)
+
+
+def driver_call(function: Callable[..., Any], *args: Any) -> Any:
+    """Call a ``cuda.bindings.driver`` function and check its ``CUresult``.
+
+    Parameters
+    ----------
+    function : callable
+        A driver API function, e.g. ``driver.cuMemcpyHtoD``.
+    *args
+        Its arguments.
+
+    Returns
+    -------
+    object
+        None for calls that return only a status, the value for one value, else a tuple.
+
+    Raises
+    ------
+    DeviceError
+        When the call returns anything but ``CUDA_SUCCESS``.
+    """
+    driver = cuda_modules().driver
+    result = function(*args)
+    if not isinstance(result, tuple):
+        result = (result,)
+    status, values = result[0], result[1:]
+    if int(status) != 0:
+        name = getattr(function, "__name__", "driver call")
+        raise DeviceError(f"{name} failed: {_error_name(driver, status)} ({int(status)})")
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else values
+
+
+@contextlib.contextmanager
+def cuda_errors(what: str) -> Iterator[None]:
+    """Translate cuda.core and cuda.bindings exceptions raised inside the block.
+
+    Parameters
+    ----------
+    what : str
+        What was being done, for the message (``"compiling copy"``).
+
+    Raises
+    ------
+    DeviceError
+        Carrying ``what`` and the original message (NVRTC logs included).
+    """
+    try:
+        yield
+    except DeviceError:
+        raise
+    except Exception as exc:
+        module = type(exc).__module__ or ""
+        if module.startswith("cuda.") or type(exc).__name__ in ("CUDAError", "NVRTCError"):
+            message = str(exc).replace("\x00", "").strip()
+            raise DeviceError(f"{what}: {message}") from exc
+        raise

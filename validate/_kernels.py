@@ -1,0 +1,361 @@
+"""CUDA implementations of the roofline.models kernels: source, launch, inputs, reference.
+
+`build_case` turns a `roofline.models.KernelModel` (its ``name`` and ``parameters``) into
+a `KernelCase`: which function of ``kernels/suite.cu`` to compile with which macros, the
+grid and block, fresh random inputs, the output buffers (poisoned before the checked
+launch) and a numpy reference. Everything here is plain Python and numpy, so it is
+tested without a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["KernelCase", "build_case", "check_outputs", "supported_kernels", "VerificationResult"]
+
+F32 = np.float32
+
+
+@dataclass(frozen=True)
+class KernelCase:
+    """One kernel ready to compile, launch and check.
+
+    ``args`` lists the kernel's parameters in order: a string names a buffer of
+    ``inputs`` or ``outputs``, anything else is passed as is (numpy scalars).
+    """
+
+    name: str
+    function: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    inputs: Mapping[str, np.ndarray]
+    outputs: Mapping[str, tuple[tuple[int, ...], Any]]
+    args: tuple[Any, ...]
+    reference: Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]
+    defines: Mapping[str, int] = field(default_factory=dict)
+    dynamic_shared_memory: int = 0
+    tolerance: float = 0.0
+    """Largest allowed ||out - ref|| / ||ref|| (0: exact up to float32 rounding of one op)."""
+    rows: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """Output -> row indices the reference covers (large products are checked on a random
+    sample of rows; every element is still checked for being written)."""
+
+    @property
+    def working_set_bytes(self) -> int:
+        """Bytes of every input and output array: what would have to fit in L2."""
+        total = sum(a.nbytes for a in self.inputs.values())
+        for shape, dtype in self.outputs.values():
+            total += math.prod(shape) * np.dtype(dtype).itemsize
+        return total
+
+
+@dataclass(frozen=True)
+class VerificationResult:
+    """Outcome of comparing a kernel's outputs with the reference."""
+
+    ok: bool
+    relative_error: float
+    unwritten: int
+    message: str
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _dims(value: Any, default: tuple[int, ...]) -> tuple[int, int, int]:
+    dims = tuple(int(v) for v in (value if value is not None else default))
+    return (dims + (1, 1, 1))[:3]  # type: ignore[return-value]
+
+
+_POOL_ELEMENTS = 1 << 27
+_POOLS: dict[int, tuple[np.random.Generator, np.ndarray]] = {}
+
+
+def _normal(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Random float32 in [-1, 1): random signs and magnitudes.
+
+    Large inputs are windows at random offsets of one pool drawn fresh from ``rng`` per
+    run (drawing 2**26 numbers for each of twenty arrays would dominate a run's time);
+    small ones are drawn directly.
+    """
+    size = math.prod(shape)
+    if size < (1 << 20) or size > _POOL_ELEMENTS:
+        out = rng.random(shape, dtype=F32)
+        out *= 2
+        out -= 1
+        return out
+    entry = _POOLS.get(id(rng))
+    if entry is None or entry[0] is not rng:
+        pool = rng.random(_POOL_ELEMENTS, dtype=F32)
+        pool *= 2
+        pool -= 1
+        _POOLS.clear()
+        _POOLS[id(rng)] = entry = (rng, pool)
+    offset = int(rng.integers(0, _POOL_ELEMENTS - size + 1))
+    return entry[1][offset : offset + size].reshape(shape)
+
+
+def _launch(model: Any) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    launch = model.launch
+    return _dims(launch.grid, (1,)), _dims(launch.block, (1,))
+
+
+def _elementwise(model: Any, rng: np.random.Generator) -> KernelCase:
+    name, p = model.name, model.parameters
+    grid, block = _launch(model)
+    n = int(p["n"])
+    nn = np.int32(n)
+    if name == "copy":
+        x = _normal(rng, n)
+        return KernelCase(name, "copy", grid, block, {"x": x}, {"y": ((n,), F32)}, ("x", "y", nn),
+                          lambda i: {"y": i["x"]})
+    if name == "vector_add":
+        a, b = _normal(rng, n), _normal(rng, n)
+        return KernelCase(name, "vector_add", grid, block, {"a": a, "b": b}, {"c": ((n,), F32)},
+                          ("a", "b", "c", nn), lambda i: {"c": i["a"] + i["b"]})
+    if name == "triad":
+        scalar = F32(p.get("scalar", 3.0))
+        b, c = _normal(rng, n), _normal(rng, n)
+        return KernelCase(name, "triad", grid, block, {"b": b, "c": c}, {"a": ((n,), F32)},
+                          ("a", "b", "c", scalar, nn), lambda i: {"a": i["b"] + scalar * i["c"]},
+                          tolerance=1e-6)
+    if name in ("offset_read", "offset_write"):
+        offset = int(p["offset"])
+        a, b = _normal(rng, n), _normal(rng, n)
+
+        def reference(i: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+            c = np.full(n, np.nan, F32)
+            if name == "offset_read":
+                c[: n - offset] = i["a"][offset:] + i["b"][offset:]
+            else:
+                c[offset:] = i["a"][: n - offset] + i["b"][: n - offset]
+            return {"c": c}
+
+        return KernelCase(name, name, grid, block, {"a": a, "b": b}, {"c": ((n,), F32)},
+                          ("a", "b", "c", nn, np.int32(offset)), reference)
+    if name in ("strided_read", "strided_write"):
+        stride = int(p["stride"])
+        m = _ceil_div(n, stride)
+        if name == "strided_read":
+            x = _normal(rng, n)
+            return KernelCase(name, name, grid, block, {"x": x}, {"y": ((m,), F32)},
+                              ("x", "y", nn, np.int32(stride)), lambda i: {"y": i["x"][::stride].copy()})
+        x = _normal(rng, m)
+
+        def scatter(i: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+            y = np.full(n, np.nan, F32)
+            y[::stride] = i["x"]
+            return {"y": y}
+
+        return KernelCase(name, name, grid, block, {"x": x}, {"y": ((n,), F32)},
+                          ("x", "y", nn, np.int32(stride)), scatter)
+    if name == "aos":
+        data = _normal(rng, n, 2)
+        return KernelCase(name, "aos", grid, block, {"data": data}, {"result": ((n, 2), F32)},
+                          ("data", "result", nn),
+                          lambda i: {"result": i["data"] + np.array([10, 20], F32)})
+    if name == "soa":
+        x, y = _normal(rng, n), _normal(rng, n)
+        return KernelCase(name, "soa", grid, block, {"x": x, "y": y},
+                          {"out_x": ((n,), F32), "out_y": ((n,), F32)}, ("x", "y", "out_x", "out_y", nn),
+                          lambda i: {"out_x": i["x"] + F32(10), "out_y": i["y"] + F32(20)})
+    if name == "reduction":
+        x = _normal(rng, n)
+        blocks = grid[0]
+        width = block[0]
+
+        def partials(i: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+            padded = np.zeros(blocks * width, np.float64)
+            padded[:n] = i["x"]
+            return {"partial": padded.reshape(blocks, width).sum(axis=1)}
+
+        return KernelCase(name, "reduction", grid, block, {"x": x}, {"partial": ((blocks,), F32)},
+                          ("x", "partial", nn), partials, defines={"BLOCK": width}, tolerance=1e-5)
+    raise KeyError(name)
+
+
+def box_mean(image: np.ndarray, radius: int) -> np.ndarray:
+    """Mean of the in-image pixels of each (2r+1)^2 window (float64), by summed-area tables.
+
+    Examples
+    --------
+    >>> box_mean(np.arange(4.0).reshape(2, 2), 1).tolist()
+    [[1.5, 1.5], [1.5, 1.5]]
+    """
+    h, w = image.shape
+    r = radius
+
+    def window_sums(a: np.ndarray) -> np.ndarray:
+        table = np.zeros((h + 1, w + 1), np.float64)
+        table[1:, 1:] = a.cumsum(0).cumsum(1)
+        rows, cols = np.arange(h), np.arange(w)
+        r0, r1 = np.clip(rows - r, 0, h), np.clip(rows + r + 1, 0, h)
+        c0, c1 = np.clip(cols - r, 0, w), np.clip(cols + r + 1, 0, w)
+        return table[r1][:, c1] - table[r0][:, c1] - table[r1][:, c0] + table[r0][:, c0]
+
+    return window_sums(image.astype(np.float64)) / window_sums(np.ones((h, w)))
+
+
+def _blur(model: Any, rng: np.random.Generator) -> KernelCase:
+    p = model.parameters
+    w, h, r = int(p["width"]), int(p["height"]), int(p.get("radius", 1))
+    grid, block = _launch(model)
+    image = rng.random((h, w), dtype=F32)
+    return KernelCase("blur", "blur", grid, block, {"image": image}, {"out": ((h, w), F32)},
+                      ("image", "out", np.int32(w), np.int32(h), np.int32(r)),
+                      lambda i: {"out": box_mean(i["image"], r)}, tolerance=1e-6)
+
+
+def _matmul(model: Any, rng: np.random.Generator) -> KernelCase:
+    p = model.parameters
+    m = int(p["m"])
+    k = int(p.get("k") or m)
+    n = int(p.get("n") or m)
+    a, b = _normal(rng, m, k), _normal(rng, k, n)
+    sample = np.sort(rng.choice(m, size=min(m, 256), replace=False))
+    defines: dict[str, int] = {}
+    if model.name == "matmul_tiled":
+        tile = int(p.get("tile", 16))
+        defines["TILE"] = tile
+        block = (tile, tile, 1)
+        grid = (_ceil_div(n, tile), _ceil_div(m, tile), 1)
+    else:
+        grid, block = _launch(model)
+    return KernelCase(model.name, model.name, grid, block, {"A": a, "B": b}, {"C": ((m, n), F32)},
+                      ("A", "B", "C", np.int32(m), np.int32(k), np.int32(n)),
+                      lambda i: {"C": i["A"][sample].astype(np.float64) @ i["B"].astype(np.float64)},
+                      defines=defines, tolerance=1e-4, rows={"C": sample})
+
+
+TRANSPOSE_VARIANTS = (
+    "copy_row", "copy_column", "naive_row", "naive_column", "unroll4_row", "unroll4_column",
+    "diagonal_row", "diagonal_column", "shared", "shared_padded",
+)
+
+
+def transpose_reference(variant: str, matrix: np.ndarray) -> np.ndarray:
+    """What each transpose variant writes, for an input of ny rows x nx columns.
+
+    Copies reproduce the input; "row" and shared variants write the transpose (nx x ny);
+    "column" variants read ``in[ix * ny + iy]``, i.e. the input's memory seen as nx x ny,
+    and write it transposed as ny x nx (the same as the transpose when square).
+
+    Examples
+    --------
+    >>> m = np.arange(6.0).reshape(2, 3)
+    >>> transpose_reference("naive_row", m).shape, transpose_reference("naive_column", m).shape
+    ((3, 2), (2, 3))
+    """
+    ny, nx = matrix.shape
+    if variant.startswith("copy"):
+        return matrix
+    if variant.endswith("column"):
+        return np.ascontiguousarray(matrix.reshape(nx, ny).T)
+    return np.ascontiguousarray(matrix.T)
+
+
+def _transpose(model: Any, rng: np.random.Generator) -> KernelCase:
+    p = model.parameters
+    rows = int(p["rows"])
+    cols = int(p.get("cols") or rows)
+    variant = str(p.get("variant", "naive_row"))
+    if variant not in TRANSPOSE_VARIANTS:
+        raise KeyError(f"transpose variant {variant!r}")
+    grid, block = _launch(model)
+    bx, by = block[0], block[1]
+    x = _normal(rng, rows, cols)
+    function = "transpose_shared" if variant.startswith("shared") else f"transpose_{variant}"
+    defines = {"BDIMX": bx, "BDIMY": by, "PAD": int(p.get("pad", 0) or 0)}
+    shape = (rows, cols) if variant.startswith("copy") or variant.endswith("column") else (cols, rows)
+    return KernelCase(f"transpose_{variant}", function, grid, block, {"in": x}, {"out": (shape, F32)},
+                      ("in", "out", np.int32(rows), np.int32(cols)),
+                      lambda i: {"out": transpose_reference(variant, i["in"])}, defines=defines)
+
+
+_BUILDERS: dict[str, Callable[[Any, np.random.Generator], KernelCase]] = {
+    **{n: _elementwise for n in ("copy", "vector_add", "triad", "offset_read", "offset_write",
+                                 "strided_read", "strided_write", "aos", "soa", "reduction")},
+    "blur": _blur,
+    "matmul_naive": _matmul,
+    "matmul_tiled": _matmul,
+    "transpose": _transpose,
+}
+
+
+def supported_kernels() -> tuple[str, ...]:
+    """Model names with a CUDA implementation, sorted."""
+    return tuple(sorted(_BUILDERS))
+
+
+def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
+    """Build the launchable case of a kernel model, with fresh random inputs from ``rng``.
+
+    Parameters
+    ----------
+    model : roofline.models.KernelModel
+        Uses ``name``, ``parameters`` and ``launch``.
+    rng : numpy.random.Generator
+        Source of the inputs.
+
+    Raises
+    ------
+    KeyError
+        When the model has no CUDA implementation here.
+    """
+    builder = _BUILDERS.get(model.name)
+    if builder is None:
+        raise KeyError(f"no CUDA implementation of {model.name!r}; implemented: {', '.join(supported_kernels())}")
+    return builder(model, rng)
+
+
+def check_outputs(case: KernelCase, outputs: Mapping[str, np.ndarray]) -> VerificationResult:
+    """Compare device outputs with the case's numpy reference.
+
+    NaN in the reference marks an element the kernel must leave untouched (it keeps the
+    poison); anywhere else a NaN is an unwritten element. Exact cases (tolerance 0) allow
+    one float32 rounding per element; others bound ||out - ref|| / ||ref||.
+    """
+    expected = case.reference(case.inputs)
+    worst = 0.0
+    unwritten = 0
+    problems = []
+    for key, got in outputs.items():
+        want = np.asarray(expected[key])
+        got = np.asarray(got, dtype=np.float64)
+        if key in case.rows:
+            missing = int(np.sum(np.isnan(got)))
+            if missing:
+                unwritten += missing
+                problems.append(f"{key}: {missing} of {got.size} elements unwritten (still NaN)")
+                continue
+            got = got[case.rows[key]]
+        got = got.reshape(want.shape)
+        want = want.astype(np.float64)
+        keep = np.isnan(want)
+        if np.any(~np.isnan(got[keep])):
+            problems.append(f"{key}: {int(np.sum(~np.isnan(got[keep])))} elements written that must not be")
+        live = ~keep
+        missing = int(np.sum(np.isnan(got[live])))
+        unwritten += missing
+        if missing:
+            problems.append(f"{key}: {missing} of {int(live.sum())} elements unwritten (still NaN)")
+            continue
+        diff = got[live] - want[live]
+        norm = float(np.linalg.norm(want[live]))
+        error = float(np.linalg.norm(diff)) / norm if norm > 0 else float(np.linalg.norm(diff))
+        worst = max(worst, error)
+        if case.tolerance == 0:
+            bad = np.abs(diff) > 2 * np.finfo(np.float32).eps * np.maximum(np.abs(want[live]), 1e-30)
+            if np.any(bad):
+                i = int(np.flatnonzero(bad)[0])
+                problems.append(f"{key}: {int(bad.sum())} elements differ, first at flat index {i}")
+        elif not error <= case.tolerance:
+            problems.append(f"{key}: relative error {error:.3g} exceeds {case.tolerance:.0e}")
+    ok = not problems
+    return VerificationResult(ok, worst, unwritten, "ok" if ok else "; ".join(problems))

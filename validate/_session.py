@@ -1,0 +1,139 @@
+"""An open GPU: the cuda.core device, one stream, buffers and copies (all CUDA calls here
+or in `_compile`, errors translated by `_driver`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._driver import cuda_errors, cuda_modules, driver_call
+from ._errors import DeviceError
+from ._timing import EventTimer
+
+__all__ = ["Session", "open_session"]
+
+# IEEE quiet NaN, the poison written over outputs before a checked launch.
+POISON_WORD = 0x7FC00000
+
+
+class Session:
+    """One device, made current, with a stream, an event timer and an L2-flush buffer."""
+
+    def __init__(self, index: int) -> None:
+        self.cuda = cuda_modules()
+        core = self.cuda.core
+        with cuda_errors("opening the CUDA device"):
+            try:
+                count = len(core.Device.get_all_devices())
+            except Exception as exc:  # noqa: BLE001 - any failure here means "no GPU"
+                raise DeviceError(f"no usable CUDA GPU: {_first_sentence(exc)}") from None
+            if count == 0:
+                raise DeviceError("no CUDA GPU found")
+            if not 0 <= index < count:
+                raise DeviceError(f"device={index} does not exist; devices are 0..{count - 1}")
+            self.device = core.Device(index)
+            self.device.set_current()
+            self.stream = self.device.create_stream()
+        self.index = index
+        self.timer = EventTimer(self.stream)
+        self._flush_buffer: Any = None
+        self._flush_words = 0
+        self._keep: list[Any] = []
+
+    # memory ---------------------------------------------------------------
+    def allocate(self, nbytes: int) -> Any:
+        """Allocate ``nbytes`` of device memory (a cuda.core Buffer)."""
+        with cuda_errors(f"allocating {nbytes} bytes"):
+            return self.device.allocate(max(int(nbytes), 4), stream=self.stream)
+
+    def upload(self, array: np.ndarray) -> Any:
+        """Copy a host array to a new device buffer."""
+        host = np.ascontiguousarray(array)
+        buffer = self.allocate(host.nbytes)
+        self.stream.sync()
+        driver_call(self.cuda.driver.cuMemcpyHtoD, int(buffer.handle), host.ctypes.data, host.nbytes)
+        return buffer
+
+    def download(self, buffer: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """Copy a device buffer back into a new host array of ``shape`` and ``dtype``."""
+        out = np.empty(shape, dtype=dtype)
+        self.stream.sync()
+        driver_call(self.cuda.driver.cuMemcpyDtoH, out.ctypes.data, int(buffer.handle), out.nbytes)
+        return out
+
+    def poison(self, buffer: Any, nbytes: int) -> None:
+        """Fill a buffer with quiet NaNs so that unwritten outputs show."""
+        driver_call(
+            self.cuda.driver.cuMemsetD32Async, int(buffer.handle), POISON_WORD, nbytes // 4, self.stream.handle
+        )
+
+    def flush_l2(self) -> None:
+        """Overwrite a buffer of 4x the L2 size, evicting whatever the last launch cached."""
+        if self._flush_buffer is None:
+            l2 = int(self.device.properties.l2_cache_size) or (64 << 20)
+            self._flush_words = 4 * l2 // 4
+            self._flush_buffer = self.allocate(4 * l2)
+        driver_call(
+            self.cuda.driver.cuMemsetD32Async,
+            int(self._flush_buffer.handle),
+            0,
+            self._flush_words,
+            self.stream.handle,
+        )
+
+    # launching --------------------------------------------------------------
+    def launcher(
+        self, kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...], shared: int = 0
+    ) -> Callable[[], None]:
+        """Return a function that enqueues one launch of ``kernel`` on the stream."""
+        core = self.cuda.core
+        with cuda_errors("building a launch configuration"):
+            config = core.LaunchConfig(grid=tuple(grid), block=tuple(block), shmem_size=int(shared))
+
+        def run() -> None:
+            with cuda_errors("launching a kernel"):
+                core.launch(self.stream, config, kernel, *args)
+
+        return run
+
+    def synchronize(self) -> None:
+        """Wait for the stream; a kernel fault surfaces here as a DeviceError."""
+        with cuda_errors("waiting for the GPU"):
+            self.stream.sync()
+
+    def set_kernel_attribute(self, kernel: Any, name: str, value: int) -> None:
+        """Set a function attribute (``MAX_DYNAMIC_SHARED_SIZE_BYTES``, ``PREFERRED_SHARED_MEMORY_CARVEOUT``).
+
+        cuda.core reads kernel attributes but does not set them; this goes through
+        ``cuKernelSetAttribute`` on the kernel handle, for this device.
+        """
+        driver = self.cuda.driver
+        attribute = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+        driver_call(driver.cuKernelSetAttribute, attribute, int(value), kernel.handle, self.device.device_id)
+
+    def get_kernel_attribute(self, kernel: Any, name: str) -> int:
+        """Read a function attribute straight from the driver (cuda.core caches its view)."""
+        driver = self.cuda.driver
+        attribute = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+        return int(driver_call(driver.cuKernelGetAttribute, attribute, kernel.handle, self.device.device_id))
+
+
+def _first_sentence(exc: BaseException) -> str:
+    """The first sentence of an exception's message, for a one-line error."""
+    if type(exc).__name__ == "DynamicLibNotFoundError" and "driver" in str(exc):
+        return "the NVIDIA driver (libcuda) is not installed"
+    text = " ".join(str(exc).replace("\x00", " ").split()) or type(exc).__name__
+    return text.split(". ")[0].rstrip(".")
+
+
+def open_session(index: int = 0) -> Session:
+    """Open device ``index``.
+
+    Raises
+    ------
+    DeviceError
+        No cuda-python, no driver, no GPU, or no device of that index.
+    """
+    return Session(index)
