@@ -287,7 +287,7 @@ def run_prediction_check(
                                    max_dynamic_shared_memory=arch.max_shared_memory_per_block_optin,
                                    carveout=100).active_blocks_per_sm
         try:
-            runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor((block, 1, 1), shared))
+            runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor(block, shared))
         except Exception:  # noqa: BLE001 - informative only; ours is what the prediction uses
             runtime = None
         grid = math.ceil(n / (block * elements))
