@@ -37,14 +37,17 @@ __all__ = [
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
-Limiter = Literal["dram_bandwidth", "memory_latency", "compute", "issue", "tail", "launch"]
+Limiter = Literal[
+    "dram_bandwidth", "memory_latency", "block_scheduling", "cache_bandwidth", "compute", "issue", "tail", "launch"
+]
 
 #: Parameters of the calibration, in the order reports list them.
 CALIBRATION_PARAMETERS = (
     "idle_latency_seconds",
     "sustained_bandwidth_fraction",
     "knee_sharpness",
-    "block_overhead_seconds",
+    "sm_bandwidth_bytes_per_second",
+    "block_dispatch_seconds",
     "launch_overhead_seconds",
     "fma_latency_cycles",
 )
@@ -58,15 +61,18 @@ class Calibration(BaseModel):
     gpu : str
         Canonical GPU name the parameters belong to (or ``"generic"``).
     idle_latency_seconds : float
-        DRAM load latency of an unloaded memory system, seconds (pointer chase).
+        Round trip of one block's independent loads in an unloaded memory system, from
+        issue to the block's retirement, seconds.
     sustained_bandwidth_fraction : float
         Best DRAM bandwidth a streaming kernel reaches, as a fraction of the datasheet's.
     knee_sharpness : float
-        Exponent ``p`` of the soft minimum between the latency line and the bandwidth roof;
-        large values give the textbook hard corner, small values a gradual knee.
-    block_overhead_seconds : float
-        Time an SM slot stays unproductive between one block retiring and the next one
-        issuing its first load (block launch and retirement), seconds.
+        Exponent ``p`` of the soft minimum of the three rates (latency-bound, block
+        scheduling, DRAM roof); large values give the textbook hard corner.
+    sm_bandwidth_bytes_per_second : float or None
+        Rate at which one block's bytes stream through its SM, bytes/s; None means the
+        SM's share of the L2 bandwidth (``gpu.l2_bandwidth / gpu.sm_count``).
+    block_dispatch_seconds : float
+        Shortest interval between two block launches on one SM, seconds.
     launch_overhead_seconds : float
         Fixed cost of one kernel launch as CUDA events see it, seconds.
     fma_latency_cycles : float
@@ -81,7 +87,8 @@ class Calibration(BaseModel):
     idle_latency_seconds: float = Field(gt=0)
     sustained_bandwidth_fraction: float = Field(gt=0, le=1)
     knee_sharpness: float = Field(gt=0)
-    block_overhead_seconds: float = Field(ge=0)
+    sm_bandwidth_bytes_per_second: float | None = Field(default=None, gt=0)
+    block_dispatch_seconds: float = Field(ge=0)
     launch_overhead_seconds: float = Field(ge=0)
     fma_latency_cycles: float = Field(gt=0)
     sources: dict[str, str]
@@ -104,7 +111,8 @@ def _calibration_table() -> dict[str, dict[str, Any]]:
 
 
 def _make_calibration(name: str, entry: dict[str, Any]) -> Calibration:
-    values = {k: entry[k]["value"] for k in CALIBRATION_PARAMETERS if k in entry}
+    # TOML has no null: a parameter without a "value" is None (derived at prediction time)
+    values = {k: entry[k].get("value") for k in CALIBRATION_PARAMETERS if k in entry}
     sources = {k: entry[k]["source"] for k in CALIBRATION_PARAMETERS if k in entry}
     try:
         return Calibration(gpu=name, sources=sources, **values)
@@ -162,14 +170,21 @@ def load_calibration(path: str | Path) -> Calibration:
         raise RooflineError(f"{path}: not a calibration: {exc.errors()[0]['msg']}") from None
 
 
-def achieved_bandwidth(bytes_in_flight, *, peak_bytes_per_second, latency_seconds, knee_sharpness):
-    """Bandwidth sustained with `bytes_in_flight` outstanding: Little's law under a roof.
+def achieved_bandwidth(
+    bytes_in_flight,
+    *,
+    peak_bytes_per_second,
+    latency_seconds,
+    knee_sharpness,
+    dispatch_bytes_per_second=math.inf,
+):
+    """Bandwidth sustained with `bytes_in_flight` outstanding: Little's law under the roofs.
 
-    ``x = bytes_in_flight / (peak x latency)`` is the concurrency relative to the
-    bandwidth-delay product; the result is the soft minimum
-    ``peak x x / (1 + x**p) ** (1/p)``, which follows Little's law (``bytes_in_flight /
-    latency``) far below the knee, the roof far above it, and bends between them as loaded
-    latency rises.
+    Three rates bound a streaming kernel: Little's law (``bytes_in_flight / latency``), the
+    rate at which blocks can be launched (``dispatch_bytes_per_second``) and the DRAM roof.
+    The result is their soft minimum ``(sum of rate**-p) ** (-1/p)``: it follows the
+    smallest rate far from the corners and bends below both where two meet, as loaded
+    latency rises near the roof.
 
     Parameters
     ----------
@@ -178,9 +193,12 @@ def achieved_bandwidth(bytes_in_flight, *, peak_bytes_per_second, latency_second
     peak_bytes_per_second : float
         Sustained bandwidth roof, bytes/s.
     latency_seconds : float
-        Idle memory latency, seconds.
+        Round-trip latency of the outstanding requests, seconds.
     knee_sharpness : float
         Exponent ``p`` of the soft minimum.
+    dispatch_bytes_per_second : float
+        Bytes/s the block scheduler can start (SMs x bytes per block / dispatch interval);
+        infinite by default.
 
     Returns
     -------
@@ -194,12 +212,13 @@ def achieved_bandwidth(bytes_in_flight, *, peak_bytes_per_second, latency_second
     1.0
     """
     concurrency = np.asarray(bytes_in_flight, dtype=float)
-    x = concurrency / (peak_bytes_per_second * latency_seconds)
     p = float(knee_sharpness)
-    # log-space keeps x**p finite for very large concurrency
+    rates = (concurrency / latency_seconds, np.broadcast_to(float(peak_bytes_per_second), concurrency.shape),
+             np.broadcast_to(float(dispatch_bytes_per_second), concurrency.shape))
+    # in log space, so that rates of very different size neither overflow nor underflow
     with np.errstate(divide="ignore"):
-        denom = np.exp(np.logaddexp(0.0, p * np.log(np.maximum(x, 1e-300))) / p)
-    result = peak_bytes_per_second * x / denom
+        logs = np.stack([-p * np.log(np.maximum(r, 1e-300)) for r in rates])
+    result = np.exp(-np.logaddexp.reduce(logs, axis=0) / p)
     return float(result) if result.ndim == 0 else result
 
 
@@ -226,7 +245,9 @@ class Prediction(BaseModel):
     bytes_in_flight : float
         Outstanding DRAM bytes across the GPU in a full wave.
     memory_seconds, compute_seconds, launch_seconds : float
-        The terms the prediction combines.
+        The terms the prediction combines; ``memory_seconds`` is the larger of
+        ``dram_seconds`` (the Little's-law model) and ``cache_seconds`` (L2 and L1/shared
+        bytes over those levels' bandwidths, when the kernel gives them).
     calibration : Calibration
         The parameters used; ``calibration.measured`` / ``.defaulted`` name their origin.
     assumptions : tuple[str, ...]
@@ -245,6 +266,8 @@ class Prediction(BaseModel):
     waves: float
     bytes_in_flight: float
     memory_seconds: float
+    dram_seconds: float
+    cache_seconds: float
     compute_seconds: float
     launch_seconds: float
     calibration: Calibration
@@ -253,6 +276,12 @@ class Prediction(BaseModel):
 
 #: Registers per thread assumed when a launch does not say (typical of simple kernels).
 DEFAULT_REGISTERS_PER_THREAD = 32
+
+
+def kernel_bytes(kernel: Any, level: str) -> float | None:
+    """Bytes `kernel` moves at cache `level` ("l2" or "l1"), None when it does not say."""
+    value = getattr(kernel, f"{level}_bytes", None)
+    return None if value is None else float(value)
 
 
 def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
@@ -278,10 +307,12 @@ def predict(
 
     Memory side: each resident thread keeps ``loads_in_flight_per_thread`` of its
     ``elements_per_thread`` accesses outstanding (all of them by default: independent,
-    unrolled accesses), so a full wave has ``resident threads x DRAM bytes per thread /
-    rounds`` bytes in flight; `achieved_bandwidth` turns that into bytes/s. A block
-    occupies its slot for ``rounds x latency + block_overhead``; grids smaller than one wave
-    or with a partial last wave run that wave at its own, lower concurrency.
+    unrolled accesses). A block lives ``rounds x latency + bytes per block / SM bandwidth``,
+    so a full wave sustains ``resident blocks x bytes per block / block lifetime`` (Little's
+    law); `achieved_bandwidth` takes the soft minimum of that, the block-dispatch rate and
+    the DRAM roof. Grids smaller than one wave or with a partial last wave run that wave at
+    its own, lower concurrency. L2 and L1/shared bytes, when the kernel gives them, bound
+    the memory time from below at those levels' bandwidths.
     Compute side: ``flops / (peak x min(1, warps per scheduler x fma_chains / FMA latency))``.
     The prediction is the larger side plus the launch overhead.
 
@@ -350,23 +381,36 @@ def predict(
 
     blocks = launch.blocks
     slots = occ.active_blocks_per_sm * record.sm_count
-    threads_per_block = launch.threads_per_block
     dram_bytes = float(kernel.dram_bytes)
     bytes_per_block = dram_bytes / blocks
     peak_bw = record.memory_bandwidth * cal.sustained_bandwidth_fraction
     latency = cal.idle_latency_seconds
-    slot_seconds = rounds * latency + cal.block_overhead_seconds
+    sm_bandwidth = cal.sm_bandwidth_bytes_per_second or record.l2_bandwidth / record.sm_count
+    # a block lives for its loads' round trips plus the time its own bytes take to pass
+    # through the SM's port; Little's law then turns resident bytes into bandwidth
+    block_seconds = rounds * latency + bytes_per_block / sm_bandwidth
+
+    def rates(resident_blocks: int) -> tuple[float, float, float]:
+        in_flight_rate = resident_blocks * bytes_per_block / block_seconds
+        dispatch = (
+            min(resident_blocks, record.sm_count) * bytes_per_block / cal.block_dispatch_seconds
+            if cal.block_dispatch_seconds > 0 else math.inf
+        )
+        return in_flight_rate, dispatch, peak_bw
 
     def bandwidth_of_blocks(resident_blocks: int) -> float:
-        # concurrency-equivalent bytes: what the resident blocks move per slot lifetime,
-        # expressed against the idle latency so `achieved_bandwidth` applies unchanged
-        concurrency = resident_blocks * bytes_per_block * latency / slot_seconds
-        return achieved_bandwidth(
-            concurrency, peak_bytes_per_second=peak_bw, latency_seconds=latency, knee_sharpness=cal.knee_sharpness
-        )
+        in_flight_rate, dispatch, _ = rates(resident_blocks)
+        return achieved_bandwidth(in_flight_rate * latency, peak_bytes_per_second=peak_bw, latency_seconds=latency,
+                                  knee_sharpness=cal.knee_sharpness, dispatch_bytes_per_second=dispatch)
 
-    memory_seconds = _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if dram_bytes else 0.0
+    dram_seconds = _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if dram_bytes else 0.0
     full_wave_seconds = dram_bytes / bandwidth_of_blocks(min(blocks, slots)) if dram_bytes else 0.0
+    cache_seconds = max(
+        (float(n) / record.bandwidth(level) for level, n in (("l2", kernel_bytes(kernel, "l2")),
+                                                             ("l1", kernel_bytes(kernel, "l1"))) if n),
+        default=0.0,
+    )
+    memory_seconds = max(dram_seconds, cache_seconds)
 
     precision = getattr(kernel, "precision", "fp32")
     flops = float(kernel.flops)
@@ -382,11 +426,15 @@ def predict(
         limiter: Limiter = "launch"
     elif compute_seconds > memory_seconds:
         limiter = "issue" if issue_efficiency < 1.0 else "compute"
-    elif memory_seconds > 1.2 * full_wave_seconds:
+    elif cache_seconds > dram_seconds:
+        limiter = "cache_bandwidth"
+    elif dram_seconds > 1.2 * full_wave_seconds:
         limiter = "tail"
     else:
-        concurrency = min(blocks, slots) * bytes_per_block * latency / slot_seconds
-        limiter = "dram_bandwidth" if concurrency >= peak_bw * latency else "memory_latency"
+        in_flight_rate, dispatch, roof = rates(min(blocks, slots))
+        smallest = min(in_flight_rate, dispatch, roof)
+        limiter = ("dram_bandwidth" if smallest == roof
+                   else "block_scheduling" if smallest == dispatch else "memory_latency")
 
     return Prediction(
         seconds=seconds,
@@ -398,6 +446,8 @@ def predict(
         active_warps_per_sm=occ.active_warps_per_sm,
         waves=blocks / slots,
         bytes_in_flight=min(blocks, slots) * bytes_per_block / rounds,
+        dram_seconds=dram_seconds,
+        cache_seconds=cache_seconds,
         memory_seconds=memory_seconds,
         compute_seconds=compute_seconds,
         launch_seconds=launch_seconds,

@@ -34,7 +34,8 @@ def render_prediction_markdown(check: Any) -> str:
     for name, value in cal.items():
         if name in ("gpu", "sources"):
             continue
-        lines.append(f"| {name} | {value:.4g} | {cal['sources'].get(name, '')} |")
+        shown = "derived" if value is None else f"{value:.4g}"
+        lines.append(f"| {name} | {shown} | {cal['sources'].get(name, '')} |")
     lines += [
         "",
         f"Pointer-chase latency {check.pointer_chase_latency_seconds * 1e9:.0f} ns; "

@@ -2,9 +2,11 @@
 
 The sweep launches one copy kernel over block sizes, resident blocks per SM (limited with
 dynamic shared memory) and independent elements per thread, so that the bytes in flight
-range from a trickle to far past the bandwidth-delay product. The pointer chase gives the
-idle latency; the block-size-256 slice of the sweep fits the knee and the block overhead;
-every other point is a prediction the fit never saw.
+range from a trickle to far past the bandwidth-delay product. The block sizes 64 and 1024
+(the extremes) of the sweep fit the model's latency, SM bandwidth, block-dispatch interval and knee;
+every other point is a prediction the fit never saw. The pointer chase (one thread, one
+dependent load at a time) is reported beside them: it is the latency of a lone load,
+shorter than a block's load-to-retire round trip that the model needs.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ SWEEP_ELEMENTS_PER_THREAD = (1, 2, 4, 8)
 #: Resident-block limits; None means no limit (the kernel's natural occupancy).
 SWEEP_BLOCK_LIMITS: tuple[int | None, ...] = (1, 2, 4, None)
 CALIBRATION_BLOCK_SIZE = 256
+#: Block sizes whose sweep points calibrate the model; the others only check it.
+CALIBRATION_BLOCK_SIZES = (64, 1024)
 TOLERANCE = 0.15
 
 
@@ -154,39 +158,58 @@ def fit_calibration(
     base: Any,
     points: Sequence[SweepPoint],
     *,
-    sharpness_grid: Sequence[float] = tuple(np.round(np.arange(1.0, 12.01, 0.5), 2)),
-    overhead_grid_seconds: Sequence[float] = tuple(np.arange(0.0, 1.5001e-6, 5e-8)),
+    latency_grid_seconds: Sequence[float] = tuple(np.arange(2e-7, 1.0001e-6, 2e-8)),
+    sm_bandwidth_grid: Sequence[float] = tuple(np.arange(2e10, 1.2001e11, 4e9)),
+    dispatch_grid_seconds: Sequence[float] = tuple(np.arange(4e-8, 1.2001e-7, 4e-9)),
+    sharpness_grid: Sequence[float] = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0),
     n: int = SWEEP_ELEMENTS,
 ) -> Any:
-    """Fit the knee sharpness and block overhead that minimise the worst error on `points`.
+    """Fit latency, SM bandwidth, block dispatch and knee to minimise the worst error on `points`.
+
+    The search is exhaustive over the grids, vectorised over every combination at once,
+    using the steady state of `roofline.predict` (full waves; one round of loads, as in the
+    sweep kernel) plus the measured launch overhead.
 
     Parameters
     ----------
     gpu : roofline.GPU
         The GPU measured.
     base : roofline.Calibration
-        Calibration holding the measured latency, bandwidth fraction and launch overhead.
+        Calibration holding the measured bandwidth fraction and launch overhead.
     points : sequence of SweepPoint
-        Measured calibration points.
+        Measured calibration points of the copy kernel.
 
     Returns
     -------
     roofline.Calibration
-        `base` with ``knee_sharpness`` and ``block_overhead_seconds`` replaced and marked measured.
+        `base` with ``idle_latency_seconds``, ``sm_bandwidth_bytes_per_second``,
+        ``block_dispatch_seconds`` and ``knee_sharpness`` replaced and marked measured.
     """
-    best = None
-    for sharpness in sharpness_grid:
-        for overhead in overhead_grid_seconds:
-            trial = base.model_copy(update={"knee_sharpness": float(sharpness), "block_overhead_seconds": float(overhead)})
-            worst = max(abs(predict_sweep_point(gpu, trial, p, n).error) for p in points)
-            if best is None or worst < best[0]:
-                best = (worst, trial)
-    assert best is not None  # the grids are never empty
-    sources = dict(best[1].sources)
-    note = f"measured: fitted to {len(points)} copy-sweep points at block size {CALIBRATION_BLOCK_SIZE} (worst error {best[0]:.1%})"
-    sources["knee_sharpness"] = note
-    sources["block_overhead_seconds"] = note
-    return best[1].model_copy(update={"sources": sources})
+    k = np.array([p.active_blocks_per_sm for p in points], dtype=float)
+    bytes_per_block = np.array([8.0 * p.block_size * p.elements_per_thread for p in points])
+    measured = np.array([p.measured_bytes_per_second for p in points])
+    sms = float(gpu.sm_count)
+    peak = gpu.memory_bandwidth * base.sustained_bandwidth_fraction
+    lat, smbw, disp, sharp = np.meshgrid(latency_grid_seconds, sm_bandwidth_grid, dispatch_grid_seconds,
+                                         sharpness_grid, indexing="ij")
+    lat, smbw, disp, sharp = (a.reshape(-1, 1) for a in (lat, smbw, disp, sharp))
+    in_flight_rate = k * sms * bytes_per_block / (lat + bytes_per_block / smbw)
+    dispatch_rate = sms * bytes_per_block / disp
+    bandwidth = (in_flight_rate ** -sharp + dispatch_rate ** -sharp + peak ** -sharp) ** (-1.0 / sharp)
+    seconds = 8.0 * n / bandwidth + base.launch_overhead_seconds
+    worst = np.abs(8.0 * n / seconds / measured - 1.0).max(axis=1)
+    best = int(np.argmin(worst))
+    note = (f"measured: fitted to {len(points)} copy-sweep points at block sizes "
+            f"{', '.join(map(str, CALIBRATION_BLOCK_SIZES))} (worst error {worst[best]:.1%})")
+    fitted = {
+        "idle_latency_seconds": float(lat[best, 0]),
+        "sm_bandwidth_bytes_per_second": float(smbw[best, 0]),
+        "block_dispatch_seconds": float(disp[best, 0]),
+        "knee_sharpness": float(sharp[best, 0]),
+    }
+    sources = dict(base.sources)
+    sources.update({name: note for name in fitted})
+    return base.model_copy(update={**fitted, "sources": sources})
 
 
 def _dynamic_shared_for_limit(arch: Any, block_size: int, registers: int, limit: int | None) -> int:
@@ -298,7 +321,7 @@ def run_prediction_check(
             dynamic_shared_memory=shared, registers_per_thread=registers, active_blocks_per_sm=ours,
             runtime_active_blocks_per_sm=runtime, measured_seconds=seconds,
             measured_bytes_per_second=8 * n / seconds,
-            used_for_calibration=block == CALIBRATION_BLOCK_SIZE,
+            used_for_calibration=block in CALIBRATION_BLOCK_SIZES,
         )
 
     if quick:
@@ -312,17 +335,17 @@ def run_prediction_check(
 
     base = roofline.calibration(gpu)
     sources = dict(base.sources)
-    sources["idle_latency_seconds"] = "measured: pointer chase, one thread, 256 MiB buffer, 128-byte hops"
     sources["launch_overhead_seconds"] = "measured: CUDA events around an empty one-block kernel, median of 200"
     sources["sustained_bandwidth_fraction"] = "measured: best copy-sweep bandwidth over the datasheet bandwidth"
     base = base.model_copy(update={
-        "idle_latency_seconds": latency,
         "launch_overhead_seconds": launch_overhead,
         "sustained_bandwidth_fraction": min(1.0, best_bandwidth / gpu.memory_bandwidth),
         "sources": sources,
     })
     fitted = fit_calibration(gpu, base, [p for p in measured if p.used_for_calibration], n=n)
-    progress(f"fitted knee sharpness {fitted.knee_sharpness}, block overhead {fitted.block_overhead_seconds * 1e9:.0f} ns")
+    progress(f"fitted latency {fitted.idle_latency_seconds * 1e9:.0f} ns, SM bandwidth "
+             f"{fitted.sm_bandwidth_bytes_per_second / 1e9:.0f} GB/s, block dispatch "
+             f"{fitted.block_dispatch_seconds * 1e9:.0f} ns, knee {fitted.knee_sharpness}")
     sweep = tuple(predict_sweep_point(gpu, fitted, p, n) for p in measured)
 
     # -- one shared-memory cliff, both sides ----------------------------------------------

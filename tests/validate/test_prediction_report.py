@@ -34,7 +34,7 @@ def test_markdown_lists_every_point_and_parameter():
     assert f"{check.within_tolerance} of {check.points}" in text
     table = [line for line in text.splitlines() if line.startswith("| ") and line.split("|")[1].strip().isdigit()]
     assert len(table) == check.points
-    for name in ("idle_latency_seconds", "knee_sharpness", "block_overhead_seconds"):
+    for name in ("idle_latency_seconds", "knee_sharpness", "block_dispatch_seconds"):
         assert f"| {name} |" in text
 
 
