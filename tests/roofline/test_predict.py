@@ -92,7 +92,8 @@ def test_tail_effect_of_a_partial_wave():
     b = roofline.predict(H100, more, _launch(more, grid=(slots + 1, 1, 1), elements_per_thread=4, registers_per_thread=32))
     assert (a.waves, b.waves) == (1.0, pytest.approx(1 + 1 / slots))
     gpu = roofline.gpu(H100)
-    lifetime = cal.idle_latency_seconds + 256 * 4 * 8 / (gpu.l2_bandwidth / gpu.sm_count)
+    sm_bandwidth = cal.sm_bandwidth_bytes_per_second or gpu.l2_bandwidth / gpu.sm_count
+    lifetime = cal.idle_latency_seconds + 256 * 4 * 8 / sm_bandwidth
     assert b.memory_seconds - a.memory_seconds == pytest.approx(lifetime, rel=0.05)
     assert b.limiter == "tail"
 
@@ -186,11 +187,11 @@ def test_fit_recovers_synthetic_parameters():
 def test_cli_predict_and_cliffs(capsys):
     from validate._cli import main
 
-    assert main(["predict", "--model", "copy", "--param", "n=1048576", "--block", "128", "--json"]) == 0
+    assert main(["predict", "--model", "copy", "--param", "n=16777216", "--block", "64", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["launch"]["block"] == [128, 1, 1]
-    assert data["launch"]["grid"][0] == math.ceil((1 << 20) / 128)
-    # 1 Mi floats in 128-thread blocks: many tiny blocks, so launching them is the limit
+    assert data["launch"]["block"] == [64, 1, 1]
+    assert data["launch"]["grid"][0] == math.ceil((1 << 24) / 64)
+    # 16 Mi floats in 64-thread blocks: many tiny blocks, so launching them is the limit
     assert data["limiter"] == "block_scheduling"
     assert main(["cliffs", "--model", "copy", "--param", "n=1048576", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cliffs"]
