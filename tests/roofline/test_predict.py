@@ -86,10 +86,12 @@ def test_tail_effect_of_a_partial_wave():
     """One block past a full wave adds a whole block lifetime (latency + block overhead)."""
     occ = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=32)
     slots = occ.active_blocks_per_sm * roofline.gpu(H100).sm_count
-    cal = roofline.calibration(H100)
+    cal = roofline.calibration(H100).model_copy(update={"launch_overhead_seconds": 0.0})
     exact, more = models.copy(slots * 256 * 4), models.copy((slots + 1) * 256 * 4)
-    a = roofline.predict(H100, exact, _launch(exact, grid=(slots, 1, 1), elements_per_thread=4, registers_per_thread=32))
-    b = roofline.predict(H100, more, _launch(more, grid=(slots + 1, 1, 1), elements_per_thread=4, registers_per_thread=32))
+    a = roofline.predict(H100, exact, _launch(exact, grid=(slots, 1, 1), elements_per_thread=4, registers_per_thread=32),
+                         calibration=cal)
+    b = roofline.predict(H100, more, _launch(more, grid=(slots + 1, 1, 1), elements_per_thread=4, registers_per_thread=32),
+                         calibration=cal)
     assert (a.waves, b.waves) == (1.0, pytest.approx(1 + 1 / slots))
     gpu = roofline.gpu(H100)
     sm_bandwidth = cal.sm_bandwidth_bytes_per_second or gpu.l2_bandwidth / gpu.sm_count
