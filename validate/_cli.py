@@ -8,12 +8,20 @@ bad input prints one line on stderr and exits 2, a missing GPU or cuda-python ex
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_NO_DEVICE = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (then exit 2), like every other error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import _cli_prediction as calibrate_cli
     from . import _cli_validate as validate_cli
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gpuroof",
         description="Roofline and occupancy for CUDA kernels, checked against a real GPU.",
     )
@@ -52,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DeviceError as exc:
         print(f"gpuroof: {exc}", file=sys.stderr)
         return EXIT_NO_DEVICE
+    except BrokenPipeError:
+        # the reader went away (`gpuroof ... | head`): not an error; silence the final flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except (ValueError, TypeError, OSError) as exc:
         print(f"gpuroof: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
