@@ -61,6 +61,8 @@ class SuiteRow(BaseModel):
     shared_memory_per_block: int | None
     occupancy: float | None
     occupancy_limiters: tuple[str, ...]
+    predicted_seconds: float | None = None
+    predicted_limiter: str | None = None
 
 
 class SuiteReport(BaseModel):
@@ -99,11 +101,24 @@ def _default_suite() -> tuple[Any, ...]:
     return tuple(models.suite())
 
 
+def _prediction(device: GPU, kernel: Any) -> Any:
+    """`predict` for a kernel model with a launch; None for bare counts or a launch that cannot run."""
+    from ._predict import predict
+
+    if getattr(kernel, "launch", None) is None:
+        return None
+    try:
+        return predict(device, kernel)
+    except ValueError:
+        return None
+
+
 def analyze_suite(
     gpu: GPU | str = DEFAULT_GPU, kernels: Iterable[Any] | None = None
 ) -> SuiteReport:
     """Analyze kernels (default: `roofline.models.suite()`) on a GPU: roofline bound, time
-    lower bound and the occupancy of each kernel's launch (``occupancy.calculate``).
+    lower bound, the occupancy of each kernel's launch (``occupancy.calculate``) and the
+    occupancy-aware predicted time (`roofline.predict`).
 
     Kernels without a register estimate are given `ASSUMED_REGISTERS_PER_THREAD`
     (``registers_assumed`` is then True).
@@ -122,6 +137,7 @@ def analyze_suite(
         result = analyze(device, kernel)
         launch = getattr(kernel, "launch", None)
         registers, assumed, occ, limiters = _occupancy(device, launch)
+        predicted = _prediction(device, kernel)
         rows.append(SuiteRow(
             kernel=result.name,
             label=label,
@@ -150,6 +166,8 @@ def analyze_suite(
             ),
             occupancy=occ,
             occupancy_limiters=limiters,
+            predicted_seconds=None if predicted is None else predicted.seconds,
+            predicted_limiter=None if predicted is None else predicted.limiter,
         ))
     chart = roofline_chart(device, kernels, title=f"Roofline: classic kernels on {device.name}")
     return SuiteReport(gpu=device.name, rows=tuple(rows), chart=chart)
@@ -174,6 +192,8 @@ def _cells(row: SuiteRow) -> list[str]:
         f"{row.dram_bytes_per_second / 1e9:.0f}",
         bound,
         f"{row.time_lower_bound_seconds * 1e6:.4g}",
+        "-" if row.predicted_seconds is None else f"{row.predicted_seconds * 1e6:.4g}",
+        row.predicted_limiter or "-",
         "-" if row.threads_per_block is None else str(row.threads_per_block),
         registers,
         occupancy,
@@ -181,7 +201,7 @@ def _cells(row: SuiteRow) -> list[str]:
 
 
 _HEADER = ["kernel", "AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "bound",
-           "time >= (us)", "threads/block", "regs", "occupancy"]
+           "time >= (us)", "predicted (us)", "limiter", "threads/block", "regs", "occupancy"]
 
 
 def format_suite_table(report: SuiteReport) -> str:
@@ -192,7 +212,9 @@ def format_suite_table(report: SuiteReport) -> str:
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines.append("AI requested = flops / bytes the code requests (the textbook ratio); "
-                 "AI DRAM = flops / estimated DRAM bytes; time >= is the roofline lower bound")
+                 "AI DRAM = flops / estimated DRAM bytes; time >= is the roofline lower bound;\n"
+                 "predicted = roofline.predict (occupancy, Little's law, block scheduling, waves; "
+                 "see docs/prediction.md)")
     if any(r.registers_assumed for r in report.rows):
         lines.append(f"* registers per thread assumed ({ASSUMED_REGISTERS_PER_THREAD}): "
                      "the model has no estimate")
