@@ -89,22 +89,39 @@ def _plot(check: Any, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5), constrained_layout=True)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5), constrained_layout=True)
     markers = {1: "o", 2: "s", 4: "^", 8: "D"}
-    for elements in sorted({p.elements_per_thread for p in check.sweep}):
-        rows = sorted((p for p in check.sweep if p.elements_per_thread == elements),
-                      key=lambda p: p.active_blocks_per_sm * p.block_size)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, elements in enumerate(sorted({p.elements_per_thread for p in check.sweep})):
+        rows = [p for p in check.sweep if p.elements_per_thread == elements]
+        color, marker = colors[i % len(colors)], markers.get(elements, "o")
         warps = [p.active_blocks_per_sm * p.block_size / 32 for p in rows]
-        (line,) = ax.plot(warps, [p.predicted_bytes_per_second / 1e12 for p in rows], "-", lw=1, alpha=0.7,
-                          label=f"predicted, {elements} elem/thread")
-        ax.scatter(warps, [p.measured_bytes_per_second / 1e12 for p in rows], marker=markers.get(elements, "o"),
-                   color=line.get_color(), label=f"measured, {elements} elem/thread", zorder=3)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("resident warps per SM")
-    ax.set_ylabel("achieved DRAM bandwidth (TB/s)")
-    ax.set_title(f"{check.gpu}: copy bandwidth against occupancy")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+        left.scatter(warps, [p.measured_bytes_per_second / 1e12 for p in rows], marker=marker, color=color,
+                     label=f"measured, {elements} elem/thread", zorder=3)
+        left.scatter(warps, [p.predicted_bytes_per_second / 1e12 for p in rows], marker=marker,
+                     facecolors="none", edgecolors=color, label=f"predicted, {elements} elem/thread", zorder=2)
+        right.scatter([p.measured_bytes_per_second / 1e12 for p in rows],
+                      [p.predicted_bytes_per_second / 1e12 for p in rows], marker=marker, color=color,
+                      label=f"{elements} elem/thread")
+    left.set_xscale("log", base=2)
+    left.set_xlabel("resident warps per SM")
+    left.set_ylabel("DRAM bandwidth, read + write (TB/s)")
+    left.set_title("copy sweep: bandwidth against occupancy")
+    left.legend(fontsize=7, ncol=2)
+    top = max(max(p.measured_bytes_per_second, p.predicted_bytes_per_second) for p in check.sweep) / 1e12 * 1.05
+    line = [0, top]
+    right.plot(line, line, color="black", lw=1)
+    right.fill_between(line, [v * (1 - check.tolerance) for v in line], [v * (1 + check.tolerance) for v in line],
+                       color="gray", alpha=0.2, label=f"within {check.tolerance:.0%}")
+    right.set_xlim(0, top)
+    right.set_ylim(0, top)
+    right.set_xlabel("measured (TB/s)")
+    right.set_ylabel("predicted (TB/s)")
+    right.set_title(f"{check.within_tolerance} of {check.points} points within {check.tolerance:.0%}")
+    right.legend(fontsize=7)
+    for ax in (left, right):
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(f"{check.gpu}: roofline.predict against the copy sweep")
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
