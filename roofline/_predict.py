@@ -278,6 +278,18 @@ class Prediction(BaseModel):
 DEFAULT_REGISTERS_PER_THREAD = 32
 
 
+def _occupancy_inputs(launch: Any, registers: int) -> dict[str, int]:
+    """The `occupancy` keywords of a launch. A launch that asks for more dynamic shared
+    memory than the default 48 KiB is taken to have opted in to exactly that much."""
+    return {
+        "threads_per_block": launch.threads_per_block,
+        "registers_per_thread": registers,
+        "static_shared_memory": launch.static_shared_memory,
+        "dynamic_shared_memory": launch.dynamic_shared_memory,
+        "max_dynamic_shared_memory": max(launch.dynamic_shared_memory, 48 * 1024 - launch.static_shared_memory, 0),
+    }
+
+
 def kernel_bytes(kernel: Any, level: str) -> float | None:
     """Bytes `kernel` moves at cache `level` ("l2" or "l1"), None when it does not say."""
     value = getattr(kernel, f"{level}_bytes", None)
@@ -360,14 +372,7 @@ def predict(
     if registers is None:
         registers = DEFAULT_REGISTERS_PER_THREAD
         assumptions.append(f"registers_per_thread={registers} assumed (not known before compiling)")
-    occ = occupancy.calculate(
-        record.architecture,
-        threads_per_block=launch.threads_per_block,
-        registers_per_thread=registers,
-        static_shared_memory=launch.static_shared_memory,
-        dynamic_shared_memory=launch.dynamic_shared_memory,
-        max_dynamic_shared_memory=max(launch.dynamic_shared_memory, 48 * 1024 - launch.static_shared_memory, 0),
-    )
+    occ = occupancy.calculate(record.architecture, **_occupancy_inputs(launch, registers))
     if occ.active_blocks_per_sm == 0:
         raise RooflineError(f"launch cannot run on {record.name}: {occ.reason}")
 
@@ -539,14 +544,7 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
     launch = kernel.launch if launch is None else launch
     current = predict(record, kernel, launch, calibration=cal)
     registers = launch.registers_per_thread or DEFAULT_REGISTERS_PER_THREAD
-    found = occupancy.cliffs(
-        record.architecture,
-        threads_per_block=launch.threads_per_block,
-        registers_per_thread=registers,
-        static_shared_memory=launch.static_shared_memory,
-        dynamic_shared_memory=launch.dynamic_shared_memory,
-        max_dynamic_shared_memory=max(launch.dynamic_shared_memory, 48 * 1024 - launch.static_shared_memory, 0),
-    )
+    found = occupancy.cliffs(record.architecture, **_occupancy_inputs(launch, registers))
     rows: list[TimeCliff] = []
     threads = launch.threads
     for resource in ("registers", "shared_memory", "threads_per_block"):
