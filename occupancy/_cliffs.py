@@ -113,6 +113,24 @@ def sweeps(arch: Architecture, v: dict[str, Any], gc: str) -> dict[str, tuple[np
     }
 
 
+def swept(arch: Any, *, partitioned_global_caching: str | bool = "off", **config: Any):
+    """Validate one launch and sweep each resource with the others fixed.
+
+    Returns the `Architecture`, the sweeps (resource -> (values, results)) and the
+    launch's current value of each resource; shared by `cliffs` and `plot_occupancy`.
+    """
+    arch = architecture(arch)
+    gc = _validate.gc_mode(partitioned_global_caching)
+    v = _validate.launch(arch, arrays=False, **config)
+    current = {
+        "registers": v["r"],
+        "shared_memory": v["s"] + v["d"],
+        "threads_per_block": v["t"],
+        "barriers": v["b"],
+    }
+    return arch, sweeps(arch, v, gc), current
+
+
 def cliffs(
     arch: Any,
     *,
@@ -147,9 +165,7 @@ def cliffs(
     >>> c.registers.headroom, c.registers.thresholds[-1].value
     (0, 129)
     """
-    arch = architecture(arch)
-    gc = _validate.gc_mode(partitioned_global_caching)
-    v = _validate.launch(
+    arch, sw, current = swept(
         arch,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
@@ -159,15 +175,8 @@ def cliffs(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        arrays=False,
+        partitioned_global_caching=partitioned_global_caching,
     )
-    sw = sweeps(arch, v, gc)
-    current = {
-        "registers": v["r"],
-        "shared_memory": v["s"] + v["d"],
-        "threads_per_block": v["t"],
-        "barriers": v["b"],
-    }
     units = {
         "registers": "registers per thread",
         "shared_memory": "bytes per block",

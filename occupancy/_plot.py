@@ -7,9 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _validate
-from ._arch import architecture
-from ._cliffs import sweeps
+from ._cliffs import swept
 
 __all__ = ["plot_occupancy"]
 
@@ -65,9 +63,7 @@ def plot_occupancy(
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_occupancy needs matplotlib: pip install matplotlib") from exc
 
-    arch = architecture(arch)
-    gc = _validate.gc_mode(partitioned_global_caching)
-    v = _validate.launch(
+    arch, data, current = swept(
         arch,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
@@ -77,14 +73,8 @@ def plot_occupancy(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        arrays=False,
+        partitioned_global_caching=partitioned_global_caching,
     )
-    data = sweeps(arch, v, gc)
-    current = {
-        "threads_per_block": v["t"],
-        "registers": v["r"],
-        "shared_memory": v["s"] + v["d"],
-    }
     fig = Figure(figsize=(13, 4), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
     for ax, (key, label, scale) in zip(axes, _PANELS):
@@ -106,8 +96,8 @@ def plot_occupancy(
         ax.legend(loc="upper right", fontsize="small")
     axes[0].set_ylabel("occupancy (%)")
     fig.suptitle(
-        f"{arch.name}: {v['t']} threads, {v['r']} registers, "
-        f"{v['s'] + v['d']} B shared memory per block"
+        f"{arch.name}: {current['threads_per_block']} threads, {current['registers']} registers, "
+        f"{current['shared_memory']} B shared memory per block"
     )
     if path is not None:
         fig.savefig(os.fspath(path), dpi=120)
