@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
 from ._precision import PRECISION_LABELS
@@ -72,6 +74,7 @@ def plot_roofline(
     path: str | Path | None = None,
     ax: Any = None,
     dpi: int = 150,
+    knee_sharpness: float | None = None,
     **chart_options: Any,
 ) -> Any:
     """Draw a log-log roofline: every ceiling, ridge points and labelled kernel points.
@@ -97,6 +100,11 @@ def plot_roofline(
         Optional matplotlib Axes to draw into; a new Figure is made otherwise.
     dpi
         Resolution of PNG output.
+    knee_sharpness
+        When given, also draw the soft knee of each theoretical DRAM roof with the chart's
+        compute ceiling: ``(1 / (I x B)**p + 1 / P**p) ** (-1/p)`` (dotted), the smooth
+        corner real kernels follow near the ridge (`roofline.achieved_bandwidth`'s soft
+        minimum; ``roofline.calibration(gpu).knee_sharpness`` is a measured ``p``).
 
     Returns
     -------
@@ -206,6 +214,17 @@ def plot_roofline(
                 linestyle="none", zorder=4, gid=f"ridge:{m.name}")
         ax.annotate(f"ridge {ridge:.3g}", (ridge, primary.value), xytext=(4, -11),
                     textcoords="offset points", fontsize=7, color="black")
+
+    if knee_sharpness is not None:
+        if not knee_sharpness > 0:
+            raise RooflineError(f"knee_sharpness={knee_sharpness!r} must be > 0")
+        grid = np.logspace(math.log10(x_lo), math.log10(x_hi), 400)
+        for m in memory:
+            if m.origin != "theoretical" or m.name != "dram":
+                continue
+            soft = (grid * m.value) ** -knee_sharpness + primary.value ** -knee_sharpness
+            ax.plot(grid, soft ** (-1 / knee_sharpness), color="black", linestyle=":", linewidth=1.0,
+                    zorder=2, gid=f"knee:{m.name}", label=f"soft knee (p = {knee_sharpness:g})")
 
     # Kernel points: one colour per kernel, joined across levels.
     names = list(dict.fromkeys(p.kernel for p in chart.points))

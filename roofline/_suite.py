@@ -269,6 +269,12 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     paths["table_markdown"].write_text(suite_to_markdown(report), "utf-8")
     save_chart(report.chart, paths["chart_json"])
     save_chart(report.chart, paths["chart_csv"])
-    fig = plot_roofline(report.chart, path=paths["plot_png"])
+    from ._predict import calibration
+
+    try:
+        knee = calibration(report.gpu).knee_sharpness
+    except RooflineError:  # a custom GPU outside the database has no calibration
+        knee = None
+    fig = plot_roofline(report.chart, path=paths["plot_png"], knee_sharpness=knee)
     fig.savefig(paths["plot_svg"])
     return paths

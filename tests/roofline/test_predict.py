@@ -212,3 +212,18 @@ def test_small_blocks_are_limited_by_block_scheduling():
     dispatch_cap = roofline.gpu(H100).sm_count * 64 * 8 / cal.block_dispatch_seconds
     assert p.limiter == "block_scheduling"
     assert p.achieved_bytes_per_second <= dispatch_cap
+
+
+def test_roofline_plot_draws_the_soft_knee():
+    """The dotted knee meets the ridge at P / 2**(1/p) and never rises above either roof."""
+    p = 3.0
+    gpu = roofline.gpu(H100)
+    fig = roofline.plot_roofline(gpu, [models.vector_add(N)], knee_sharpness=p)
+    (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == "knee:dram"]
+    x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+    peak, bw = gpu.peak_flops("fp32"), gpu.memory_bandwidth
+    assert np.all(y <= np.minimum(peak, x * bw) * (1 + 1e-9))
+    ridge = gpu.ridge_point("fp32")
+    assert np.interp(np.log(ridge), np.log(x), y) == pytest.approx(peak / 2 ** (1 / p), rel=1e-3)
+    with pytest.raises(roofline.RooflineError, match="knee_sharpness"):
+        roofline.plot_roofline(gpu, [models.vector_add(N)], knee_sharpness=0)
