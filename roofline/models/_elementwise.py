@@ -88,6 +88,60 @@ def _identity(i: np.ndarray) -> np.ndarray:
     return i
 
 
+def _offset(name: str, n: int, offset: int, block: int) -> KernelModel:
+    """``offset_read`` (loads shifted) or ``offset_write`` (the store shifted):
+    ``unsigned k = i + offset; if (k < n) ...`` with n threads."""
+    n = check_int("n", n)
+    offset = check_int("offset", offset, 0, n - 1)
+    block = check_block_1d(block)
+    inside = lambda i: i + offset < n  # noqa: E731
+    shifted = _at(lambda i: i + offset, inside)
+    plain = _at(_identity, inside)
+    count = n - offset
+    reads_shifted = name == "offset_read"
+    load, store = (shifted, plain) if reads_shifted else (plain, shifted)
+    formula = ("unsigned k = i + offset; if (k < n) c[i] = a[k] + b[k];" if reads_shifted
+               else "unsigned k = i + offset; if (k < n) c[k] = a[i] + b[i];")
+    load_sectors = contiguous_sector_bytes(offset if reads_shifted else 0, count)
+    store_sectors = contiguous_sector_bytes(0 if reads_shifted else offset, count)
+    return _stream(
+        name,
+        {"n": n, "offset": offset},
+        formula,
+        threads=n,
+        block=block,
+        flops=count,
+        accesses=[Access(load, "load"), Access(load, "load"), Access(store, "store")],
+        dram_bytes=2 * load_sectors + store_sectors,
+    )
+
+
+def _strided(name: str, n: int, stride: int, block: int) -> KernelModel:
+    """``strided_read`` (gather: the load strided) or ``strided_write`` (scatter: the
+    store strided), ``m = ceil(n / stride)`` threads."""
+    n = check_int("n", n)
+    stride = check_int("stride", stride)
+    block = check_block_1d(block)
+    m = blocks_for(n, stride)
+    inside = lambda i: i < m  # noqa: E731
+    strided = _at(lambda i: i * stride, inside)
+    plain = _at(_identity, inside)
+    gather = name == "strided_read"
+    load, store = (strided, plain) if gather else (plain, strided)
+    formula = ("m = (n + stride - 1) / stride; if (i < m) y[i] = x[(size_t)i * stride];" if gather
+               else "m = (n + stride - 1) / stride; if (i < m) y[(size_t)i * stride] = x[i];")
+    return _stream(
+        name,
+        {"n": n, "stride": stride},
+        formula,
+        threads=m,
+        block=block,
+        flops=0,
+        accesses=[Access(load, "load"), Access(store, "store")],
+        dram_bytes=strided_sector_bytes(m, stride) + contiguous_sector_bytes(0, m),
+    )
+
+
 def copy(n: int, *, block: int = 256) -> KernelModel:
     """Copy a float array: ``if (i < n) y[i] = x[i];``.
 
@@ -246,26 +300,7 @@ def offset_read(n: int, offset: int, *, block: int = 256) -> KernelModel:
     >>> m.l2_bytes > m.requested_bytes
     True
     """
-    n = check_int("n", n)
-    offset = check_int("offset", offset, 0, n - 1)
-    block = check_block_1d(block)
-    inside = lambda i: i + offset < n  # noqa: E731
-    shifted = lambda i: i + offset  # noqa: E731
-    count = n - offset
-    return _stream(
-        "offset_read",
-        {"n": n, "offset": offset},
-        "unsigned k = i + offset; if (k < n) c[i] = a[k] + b[k];",
-        threads=n,
-        block=block,
-        flops=count,
-        accesses=[
-            Access(_at(shifted, inside), "load"),
-            Access(_at(shifted, inside), "load"),
-            Access(_at(_identity, inside), "store"),
-        ],
-        dram_bytes=2 * contiguous_sector_bytes(offset, count) + contiguous_sector_bytes(0, count),
-    )
+    return _offset("offset_read", n, offset, block)
 
 
 def offset_write(n: int, offset: int, *, block: int = 256) -> KernelModel:
@@ -288,26 +323,7 @@ def offset_write(n: int, offset: int, *, block: int = 256) -> KernelModel:
     -------
     KernelModel
     """
-    n = check_int("n", n)
-    offset = check_int("offset", offset, 0, n - 1)
-    block = check_block_1d(block)
-    inside = lambda i: i + offset < n  # noqa: E731
-    shifted = lambda i: i + offset  # noqa: E731
-    count = n - offset
-    return _stream(
-        "offset_write",
-        {"n": n, "offset": offset},
-        "unsigned k = i + offset; if (k < n) c[k] = a[i] + b[i];",
-        threads=n,
-        block=block,
-        flops=count,
-        accesses=[
-            Access(_at(_identity, inside), "load"),
-            Access(_at(_identity, inside), "load"),
-            Access(_at(shifted, inside), "store"),
-        ],
-        dram_bytes=2 * contiguous_sector_bytes(0, count) + contiguous_sector_bytes(offset, count),
-    )
+    return _offset("offset_write", n, offset, block)
 
 
 def strided_read(n: int, stride: int, *, block: int = 256) -> KernelModel:
@@ -339,24 +355,7 @@ def strided_read(n: int, stride: int, *, block: int = 256) -> KernelModel:
     >>> m.l2_bytes / m.requested_bytes  # 32-byte sector per 4-byte load, plus the store
     4.5
     """
-    n = check_int("n", n)
-    stride = check_int("stride", stride)
-    block = check_block_1d(block)
-    m = blocks_for(n, stride)
-    inside = lambda i: i < m  # noqa: E731
-    return _stream(
-        "strided_read",
-        {"n": n, "stride": stride},
-        "m = (n + stride - 1) / stride; if (i < m) y[i] = x[(size_t)i * stride];",
-        threads=m,
-        block=block,
-        flops=0,
-        accesses=[
-            Access(_at(lambda i: i * stride, inside), "load"),
-            Access(_at(_identity, inside), "store"),
-        ],
-        dram_bytes=strided_sector_bytes(m, stride) + contiguous_sector_bytes(0, m),
-    )
+    return _strided("strided_read", n, stride, block)
 
 
 def strided_write(n: int, stride: int, *, block: int = 256) -> KernelModel:
@@ -379,24 +378,7 @@ def strided_write(n: int, stride: int, *, block: int = 256) -> KernelModel:
     -------
     KernelModel
     """
-    n = check_int("n", n)
-    stride = check_int("stride", stride)
-    block = check_block_1d(block)
-    m = blocks_for(n, stride)
-    inside = lambda i: i < m  # noqa: E731
-    return _stream(
-        "strided_write",
-        {"n": n, "stride": stride},
-        "m = (n + stride - 1) / stride; if (i < m) y[(size_t)i * stride] = x[i];",
-        threads=m,
-        block=block,
-        flops=0,
-        accesses=[
-            Access(_at(_identity, inside), "load"),
-            Access(_at(lambda i: i * stride, inside), "store"),
-        ],
-        dram_bytes=contiguous_sector_bytes(0, m) + strided_sector_bytes(m, stride),
-    )
+    return _strided("strided_write", n, stride, block)
 
 
 def aos(n: int, *, block: int = 128) -> KernelModel:
