@@ -36,8 +36,7 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
         if getattr(args, option) is not None:
             update[field] = getattr(args, option)
     try:
-        launch = kernel.launch.model_copy(update=update)
-        launch = type(kernel.launch).model_validate(launch.model_dump())
+        launch = type(kernel.launch).model_validate({**kernel.launch.model_dump(), **update})
     except ValueError as exc:
         raise RooflineError(f"bad launch: {exc}") from None
     calibration = roofline.load_calibration(args.calibration) if args.calibration else None

@@ -147,6 +147,10 @@ def calibration(gpu: GPU | str) -> Calibration:
     return _make_calibration(record.name, merged)
 
 
+# `predict` and `time_cliffs` take a `calibration` argument that shadows the function
+_packaged_calibration = calibration
+
+
 def load_calibration(path: str | Path) -> Calibration:
     """Load a calibration written by ``gpuroof validate`` (its ``calibration`` JSON object).
 
@@ -365,7 +369,7 @@ def predict(
     from ._roofline import analyze
 
     record = _lookup_gpu(gpu)
-    cal = calibration if calibration is not None else globals()["calibration"](record)
+    cal = calibration if calibration is not None else _packaged_calibration(record)
     launch = kernel.launch if launch is None else launch
     assumptions: list[str] = []
     registers = launch.registers_per_thread
@@ -540,7 +544,7 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
     import occupancy
 
     record = _lookup_gpu(gpu)
-    cal = calibration if calibration is not None else globals()["calibration"](record)
+    cal = calibration if calibration is not None else _packaged_calibration(record)
     launch = kernel.launch if launch is None else launch
     current = predict(record, kernel, launch, calibration=cal)
     registers = launch.registers_per_thread or DEFAULT_REGISTERS_PER_THREAD

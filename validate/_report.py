@@ -190,10 +190,10 @@ def render_markdown(report: ValidationReport) -> str:
         lines += ["", f"Failed kernels: {', '.join(report.summary.failed)}."]
     lines += ["", "![roofline](roofline.png)", ""]
     if report.prediction is not None:
-        from ._cli_prediction import render_prediction_markdown
+        from ._prediction_report import render_prediction_markdown
 
-        body = render_prediction_markdown(report.prediction).replace("\n# ", "\n## ", 1)
-        lines += ["#" + body.lstrip("#").replace("\n## ", "\n### "), "![bandwidth against occupancy](bandwidth_occupancy.png)", ""]
+        lines += [render_prediction_markdown(report.prediction, level=2),
+                  "![bandwidth against occupancy](bandwidth_occupancy.png)", ""]
     elif report.prediction_error:
         lines += ["## Prediction check", "", f"Not run: {report.prediction_error}", ""]
     return "\n".join(lines)
@@ -270,7 +270,7 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
     if report.prediction is not None:
         import json
 
-        from ._cli_prediction import plot_bandwidth_occupancy
+        from ._prediction_report import plot_bandwidth_occupancy
 
         calibration_path = folder / "calibration.json"
         write_atomic(calibration_path, json.dumps(report.prediction.calibration, indent=2).encode() + b"\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import roofline
-from validate._cli_prediction import render_prediction_markdown, write_prediction_report
+from validate._prediction_report import render_prediction_markdown, write_prediction_report
 from validate._prediction import PredictionCheck, SweepPoint, predict_sweep_point, sweep_configurations
 
 N = 1 << 22

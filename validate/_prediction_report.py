@@ -1,0 +1,148 @@
+"""Rendering the prediction check: Markdown, the bandwidth-against-occupancy plot, files.
+
+`gpuroof calibrate` writes them on their own; `gpuroof validate` folds them into its report.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["plot_bandwidth_occupancy", "render_prediction_markdown", "write_prediction_report"]
+
+
+def render_prediction_markdown(check: Any, level: int = 1) -> str:
+    """Markdown of a `PredictionCheck`: calibration, the sweep table, the cliff.
+
+    ``level`` is the heading level of its title (2 inside the validation report).
+    """
+    h1, h2 = "#" * level, "#" * (level + 1)
+    cal = check.calibration
+    lines = [
+        f"{h1} Prediction check on {check.gpu}",
+        "",
+        f"Copy sweep: **{check.within_tolerance} of {check.points}** points within "
+        f"{check.tolerance:.0%} (median absolute error {check.median_abs_error:.1%}, "
+        f"worst {check.max_abs_error:.1%}).",
+        "",
+        f"{h2} Calibration",
+        "",
+        "| parameter | value | source |",
+        "| --- | --- | --- |",
+    ]
+    for name, value in cal.items():
+        if name in ("gpu", "sources"):
+            continue
+        shown = "derived" if value is None else f"{value:.4g}"
+        lines.append(f"| {name} | {shown} | {cal['sources'].get(name, '')} |")
+    lines += [
+        "",
+        f"Pointer-chase latency {check.pointer_chase_latency_seconds * 1e9:.0f} ns; "
+        f"launch overhead {check.launch_overhead_seconds * 1e6:.2f} us.",
+        "",
+        f"{h2} Copy sweep (float32, 2^26 elements, bandwidth counts bytes read + written)",
+        "",
+        "| block | elements/thread | limit | blocks/SM (ours / runtime) | measured GB/s | predicted GB/s "
+        "| error | limiter | fit |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for p in check.sweep:
+        limit = "-" if p.blocks_per_sm_limit is None else str(p.blocks_per_sm_limit)
+        runtime = "?" if p.runtime_active_blocks_per_sm is None else str(p.runtime_active_blocks_per_sm)
+        lines.append(
+            f"| {p.block_size} | {p.elements_per_thread} | {limit} | {p.active_blocks_per_sm} / {runtime} | "
+            f"{p.measured_bytes_per_second / 1e9:,.0f} | {p.predicted_bytes_per_second / 1e9:,.0f} | "
+            f"{p.error:+.1%} | {p.limiter} | {'yes' if p.used_for_calibration else ''} |"
+        )
+    if check.cliff is not None:
+        c = check.cliff
+        lines += [
+            "",
+            f"{h2} A shared-memory cliff, measured",
+            "",
+            f"Block size {c.block_size}, one element per thread: {c.dynamic_shared_memory_before} B of dynamic "
+            f"shared memory gives {c.active_blocks_before} blocks/SM, {c.dynamic_shared_memory_after} B gives "
+            f"{c.active_blocks_after}.",
+            "",
+            "| | measured us | predicted us |",
+            "| --- | ---: | ---: |",
+            f"| before | {c.measured_seconds_before * 1e6:.1f} | {c.predicted_seconds_before * 1e6:.1f} |",
+            f"| after | {c.measured_seconds_after * 1e6:.1f} | {c.predicted_seconds_after * 1e6:.1f} |",
+            f"| ratio | {c.measured_seconds_after / c.measured_seconds_before:.2f} | "
+            f"{c.predicted_seconds_after / c.predicted_seconds_before:.2f} |",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def plot_bandwidth_occupancy(check: Any, path: Path) -> None:
+    """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
+    _plot(check, tmp)
+    tmp.replace(path)
+
+
+def _plot(check: Any, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5), constrained_layout=True)
+    markers = {1: "o", 2: "s", 4: "^", 8: "D"}
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, elements in enumerate(sorted({p.elements_per_thread for p in check.sweep})):
+        rows = [p for p in check.sweep if p.elements_per_thread == elements]
+        color, marker = colors[i % len(colors)], markers.get(elements, "o")
+        warps = [p.active_blocks_per_sm * p.block_size / 32 for p in rows]
+        left.scatter(warps, [p.measured_bytes_per_second / 1e12 for p in rows], marker=marker, color=color,
+                     label=f"measured, {elements} elem/thread", zorder=3)
+        left.scatter(warps, [p.predicted_bytes_per_second / 1e12 for p in rows], marker=marker,
+                     facecolors="none", edgecolors=color, label=f"predicted, {elements} elem/thread", zorder=2)
+        right.scatter([p.measured_bytes_per_second / 1e12 for p in rows],
+                      [p.predicted_bytes_per_second / 1e12 for p in rows], marker=marker, color=color,
+                      label=f"{elements} elem/thread")
+    left.set_xscale("log", base=2)
+    left.set_xlabel("resident warps per SM")
+    left.set_ylabel("DRAM bandwidth, read + write (TB/s)")
+    left.set_title("copy sweep: bandwidth against occupancy")
+    left.legend(fontsize=7, ncol=2)
+    top = max(max(p.measured_bytes_per_second, p.predicted_bytes_per_second) for p in check.sweep) / 1e12 * 1.05
+    line = [0, top]
+    right.plot(line, line, color="black", lw=1)
+    right.fill_between(line, [v * (1 - check.tolerance) for v in line], [v * (1 + check.tolerance) for v in line],
+                       color="gray", alpha=0.2, label=f"within {check.tolerance:.0%}")
+    right.set_xlim(0, top)
+    right.set_ylim(0, top)
+    right.set_xlabel("measured (TB/s)")
+    right.set_ylabel("predicted (TB/s)")
+    right.set_title(f"{check.within_tolerance} of {check.points} points within {check.tolerance:.0%}")
+    right.legend(fontsize=7)
+    for ax in (left, right):
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(f"{check.gpu}: roofline.predict against the copy sweep")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
+    """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
+    from ._report import write_atomic
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "calibration": folder / "calibration.json",
+        "json": folder / "prediction.json",
+        "markdown": folder / "prediction.md",
+        "plot": folder / "bandwidth_occupancy.png",
+    }
+    write_atomic(files["calibration"], json.dumps(check.calibration, indent=2).encode())
+    data = json.loads(check.model_dump_json())
+    for row, point in zip(data["sweep"], check.sweep):
+        row["error"] = point.error
+    write_atomic(files["json"], json.dumps({"schema_version": 1, **data}, indent=2).encode())
+    write_atomic(files["markdown"], render_prediction_markdown(check).encode())
+    plot_bandwidth_occupancy(check, files["plot"])
+    return files
