@@ -8,15 +8,20 @@
 from ._arch import Architecture, architecture, architectures, load_architecture
 from ._calculator import OccupancyArrays, OccupancyResult, calculate, calculate_many
 from ._cliffs import Cliffs, ResourceCliffs, Threshold, cliffs
+from ._compile import CompileError
 from ._errors import OccupancyError
+from ._kernel_resources import all_kernel_resources, kernel_resources
 from ._launch import BlockSizeResult, available_dynamic_shared_memory, max_potential_block_size
 from ._plot import plot_occupancy
+from ._resources import KernelResources
 from ._rules import LIMITERS, UNLIMITED
 
 __all__ = [
     "Architecture",
     "BlockSizeResult",
     "Cliffs",
+    "CompileError",
+    "KernelResources",
     "LIMITERS",
     "OccupancyArrays",
     "OccupancyError",
@@ -24,12 +29,14 @@ __all__ = [
     "ResourceCliffs",
     "Threshold",
     "UNLIMITED",
+    "all_kernel_resources",
     "architecture",
     "architectures",
     "available_dynamic_shared_memory",
     "calculate",
     "calculate_many",
     "cliffs",
+    "kernel_resources",
     "load_architecture",
     "max_potential_block_size",
     "plot_occupancy",

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict
 
 from . import _validate
 from ._arch import Architecture, architecture
+from ._calculator import LAUNCH_DEFAULTS
+from ._resources import KernelResources, merge_resources
 from ._rules import MAX_BARRIERS_PER_BLOCK, evaluate
 
 __all__ = ["Cliffs", "ResourceCliffs", "Threshold", "cliffs"]
@@ -113,7 +115,14 @@ def sweeps(arch: Architecture, v: dict[str, Any], gc: str) -> dict[str, tuple[np
     }
 
 
-def swept(arch: Any, *, partitioned_global_caching: str | bool = "off", **config: Any):
+def swept(
+    arch: Any,
+    *,
+    partitioned_global_caching: str | bool = "off",
+    resources: Any = None,
+    carveout: int | None = None,
+    **kernel: Any,
+):
     """Validate one launch and sweep each resource with the others fixed.
 
     Returns the `Architecture`, the sweeps (resource -> (values, results)) and the
@@ -121,7 +130,13 @@ def swept(arch: Any, *, partitioned_global_caching: str | bool = "off", **config
     """
     arch = architecture(arch)
     gc = _validate.gc_mode(partitioned_global_caching)
-    v = _validate.launch(arch, arrays=False, **config)
+    kernel = merge_resources(arch, resources, LAUNCH_DEFAULTS, **kernel)
+    v = _validate.launch(
+        arch,
+        arrays=False,
+        carveout=carveout,
+        **kernel,
+    )
     current = {
         "registers": v["r"],
         "shared_memory": v["s"] + v["d"],
@@ -134,19 +149,20 @@ def swept(arch: Any, *, partitioned_global_caching: str | bool = "off", **config
 def cliffs(
     arch: Any,
     *,
-    threads_per_block: int,
-    registers_per_thread: int,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
+    threads_per_block: int | None = None,
+    registers_per_thread: int | None = None,
+    static_shared_memory: int | None = None,
+    dynamic_shared_memory: int | None = None,
     max_dynamic_shared_memory: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
+    resources: KernelResources | None = None,
 ) -> Cliffs:
     """Headroom, gain and every occupancy threshold along each resource.
 
-    Parameters are those of :func:`occupancy.calculate`. Each resource is swept over
+    Parameters are those of :func:`occupancy.calculate` (``resources=`` included). Each resource is swept over
     its legal range with the others fixed: registers per thread 0-255, shared memory
     per block (static + dynamic, bytes, from the static size up to the opt-in limit,
     as if the kernel opted in), threads per block 1 up to the kernel's maximum, and
@@ -176,6 +192,7 @@ def cliffs(
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
         partitioned_global_caching=partitioned_global_caching,
+        resources=resources,
     )
     units = {
         "registers": "registers per thread",

@@ -6,7 +6,7 @@ line) when it, the driver or a GPU is missing.
 """
 
 from ._ceilings import CEILING_NAMES, Ceiling, Ceilings, measure_ceilings
-from ._compile import KernelResources, compile_kernels, kernel_resources, kernel_source, with_defines
+from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
 from ._kernels import KernelCase, VerificationResult, build_case, check_outputs, supported_kernels
@@ -29,7 +29,6 @@ __all__ = [
     "EventTimer",
     "FieldDifference",
     "KernelCase",
-    "KernelResources",
     "KernelValidation",
     "OccupancyCheck",
     "OccupancyMismatch",
