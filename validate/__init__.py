@@ -13,6 +13,7 @@ from ._kernels import KernelCase, VerificationResult, build_case, check_outputs,
 from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
 from ._prediction import PredictionCheck, run_prediction_check
 from ._prediction_report import write_prediction_report
+from ._resources_check import ResourceMismatch, ResourcesCheck, TritonOccupancy, check_resources, resource_corpus
 from ._report import REPORT_SCHEMA_VERSION, ValidationReport, render_markdown, write_report
 from ._session import Session, open_session
 from ._suite import KernelValidation, PredictionSummary, RegimeSummary, measured_prediction, summarize_predictions
@@ -37,9 +38,12 @@ __all__ = [
     "ProbeVariant",
     "REPORT_SCHEMA_VERSION",
     "RegimeSummary",
+    "ResourceMismatch",
+    "ResourcesCheck",
     "Session",
     "Timer",
     "TimingResult",
+    "TritonOccupancy",
     "ValidationReport",
     "ValidationRun",
     "VerificationResult",
@@ -47,6 +51,7 @@ __all__ = [
     "build_case",
     "check_occupancy",
     "check_outputs",
+    "check_resources",
     "compare_device",
     "compile_kernels",
     "gpu_slug",
@@ -58,6 +63,7 @@ __all__ = [
     "probe_source",
     "query_device",
     "render_markdown",
+    "resource_corpus",
     "run_prediction_check",
     "run_validation",
     "select_models",
