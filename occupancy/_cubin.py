@@ -153,10 +153,13 @@ def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[st
                 module.setdefault(symbol, {})[name] = number
 
     reserved = 0
-    if any(name.startswith(".nv.shared.reserved") for name in sections):
+    if any(name.startswith(".nv.shared.reserved") for name in sections) or any(
+        symbol[0].startswith(".nv.reservedSmem") for symbol in symbols
+    ):
         # From CUDA 13 on sm_90 and later, each kernel's .nv.shared section starts with the
-        # shared memory the driver reserves per block (cudaDevAttrReservedSharedMemoryPerBlock);
-        # cuFuncGetAttribute(SHARED_SIZE_BYTES) and ptxas -v count the kernel's own bytes only.
+        # shared memory the driver reserves per block (cudaDevAttrReservedSharedMemoryPerBlock),
+        # marked by a .nv.shared.reserved section (nvcc, NVRTC) or a .nv.reservedSmem symbol
+        # (nvJitLink); cuFuncGetAttribute(SHARED_SIZE_BYTES) and ptxas -v count the kernel's own.
         reserved = architecture(arch).reserved_shared_memory_per_block
     constant = sections.get(".nv.constant3")
     constant_memory = int(constant["sh_size"]) if constant is not None else 0

@@ -60,6 +60,8 @@ class ResourcesCheck(BaseModel):
     field_mismatches: tuple[ResourceMismatch, ...]
     launches_checked: int = Field(description="calculate(resources=) vs the driver's active blocks.")
     launch_mismatches: tuple[ResourceMismatch, ...]
+    launches_beyond_bounds: int = Field(
+        default=0, description="Launches over the kernel's MAX_THREADS_PER_BLOCK, counted as 0 blocks.")
     triton: tuple[TritonOccupancy, ...] = ()
     triton_error: str | None = None
     compile_errors: dict[str, str] = Field(default_factory=dict)
@@ -142,7 +144,7 @@ def check_resources(
     field_mismatches: list[ResourceMismatch] = []
     launch_mismatches: list[ResourceMismatch] = []
     errors: dict[str, str] = {}
-    compared = launches = kernels = 0
+    compared = launches = kernels = beyond = 0
     corpus = resource_corpus(quick)
     for name, source in corpus.items():
         try:
@@ -178,10 +180,17 @@ def check_resources(
                     ))
             for threads, dynamic in _launch_grid(arch, r.static_shared_memory, quick):
                 launches += 1
-                try:
-                    runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor(threads, dynamic))
-                except Exception:  # noqa: BLE001 - a refused launch is 0 blocks
+                if threads > driver.max_threads_per_block:
+                    # The driver's occupancy query answers as if such a block could launch (seen on
+                    # an H200: bounds_512 at 640 threads -> 3 blocks); cuLaunchKernel refuses it,
+                    # and calculate() gives 0 blocks.
+                    beyond += 1
                     runtime = 0
+                else:
+                    try:
+                        runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor(threads, dynamic))
+                    except Exception:  # noqa: BLE001 - a refused launch is 0 blocks
+                        runtime = 0
                 try:
                     calc = occupancy.calculate(arch, threads_per_block=threads, dynamic_shared_memory=dynamic,
                                                resources=r).active_blocks_per_sm
@@ -205,7 +214,7 @@ def check_resources(
     return ResourcesCheck(
         architecture=arch.name, sources=tuple(corpus), kernels=kernels, fields_compared=compared,
         field_mismatches=tuple(field_mismatches), launches_checked=launches,
-        launch_mismatches=tuple(launch_mismatches), triton=triton_rows, triton_error=triton_error,
+        launch_mismatches=tuple(launch_mismatches), launches_beyond_bounds=beyond, triton=triton_rows, triton_error=triton_error,
         compile_errors=errors, seconds=time.perf_counter() - start,
     )
 

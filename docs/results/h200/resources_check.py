@@ -22,7 +22,8 @@ check = validate.check_resources(session, info, progress=print)
 print(f"device: {info.name} ({info.arch})")
 print(f"kernels: {check.kernels}; fields compared: {check.fields_compared}; "
       f"field mismatches: {len(check.field_mismatches)}")
-print(f"launches: {check.launches_checked}; launch mismatches: {len(check.launch_mismatches)}")
+print(f"launches: {check.launches_checked} ({check.launches_beyond_bounds} over the kernel's max threads, "
+      f"0 blocks on both sides); launch mismatches: {len(check.launch_mismatches)}")
 for m in check.field_mismatches[:40]:
     print("  field", m.kernel, m.field, "offline", m.offline, "driver", m.driver, m.detail)
 for m in check.launch_mismatches[:20]:
