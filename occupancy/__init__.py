@@ -8,6 +8,15 @@
 from ._arch import Architecture, architecture, architectures, load_architecture
 from ._calculator import OccupancyArrays, OccupancyResult, calculate, calculate_many
 from ._cliffs import Cliffs, ResourceCliffs, Threshold, cliffs
+from ._clusters import (
+    SCHEDULING_POLICIES,
+    ClusterOccupancy,
+    ClusterSizeResult,
+    max_active_clusters,
+    max_potential_cluster_size,
+)
+from ._driver_config import DriverConfiguration
+from ._gpcs import GpcLayout, gpc_layout, gpc_layouts
 from ._errors import OccupancyError
 from ._launch import BlockSizeResult, available_dynamic_shared_memory, max_potential_block_size
 from ._plot import plot_occupancy
@@ -17,11 +26,16 @@ __all__ = [
     "Architecture",
     "BlockSizeResult",
     "Cliffs",
+    "ClusterOccupancy",
+    "ClusterSizeResult",
+    "DriverConfiguration",
+    "GpcLayout",
     "LIMITERS",
     "OccupancyArrays",
     "OccupancyError",
     "OccupancyResult",
     "ResourceCliffs",
+    "SCHEDULING_POLICIES",
     "Threshold",
     "UNLIMITED",
     "architecture",
@@ -30,7 +44,11 @@ __all__ = [
     "calculate",
     "calculate_many",
     "cliffs",
+    "gpc_layout",
+    "gpc_layouts",
     "load_architecture",
+    "max_active_clusters",
     "max_potential_block_size",
+    "max_potential_cluster_size",
     "plot_occupancy",
 ]
