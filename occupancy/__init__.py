@@ -7,7 +7,7 @@
 
 from ._arch import Architecture, architecture, architectures, load_architecture
 from ._calculator import OccupancyArrays, OccupancyResult, calculate, calculate_many
-from ._cliffs import Cliffs, ResourceCliffs, Threshold, cliffs
+from ._cliffs import Cliffs, ClusterCliffs, ClusterPoint, ResourceCliffs, Threshold, cliffs
 from ._clusters import (
     SCHEDULING_POLICIES,
     ClusterOccupancy,
@@ -26,7 +26,9 @@ __all__ = [
     "Architecture",
     "BlockSizeResult",
     "Cliffs",
+    "ClusterCliffs",
     "ClusterOccupancy",
+    "ClusterPoint",
     "ClusterSizeResult",
     "DriverConfiguration",
     "GpcLayout",

@@ -97,20 +97,20 @@ def cluster_limit(layout: GpcLayout, non_portable: Any) -> int:
     return layout.max_nonportable_cluster_size if non_portable else layout.max_cluster_size
 
 
+def clusters_per_gpc(layout: GpcLayout, blocks_per_sm: Any, size: Any, policy: str) -> np.ndarray:
+    """Resident clusters of each GPC for blocks per SM and cluster sizes (numpy, broadcast);
+    the last axis runs over the GPCs of ``layout``."""
+    b = np.minimum(np.asarray(blocks_per_sm, dtype=np.int64), layout.max_blocks_per_sm_in_cluster)[..., None]
+    c = np.asarray(size, dtype=np.int64)[..., None]
+    n = np.asarray(layout.sms_per_gpc, dtype=np.int64)
+    fits = (n * b) // c
+    # Spread: a cluster's blocks go to distinct SMs of one GPC, so a smaller GPC holds none.
+    return fits if policy == "load_balancing" else np.where(c <= n, fits, 0)
+
+
 def clusters(layout: GpcLayout, blocks_per_sm: Any, size: Any, policy: str) -> np.ndarray:
-    """Resident clusters for arrays of blocks per SM and cluster sizes (broadcast)."""
-    b = np.minimum(np.asarray(blocks_per_sm, dtype=np.int64), layout.max_blocks_per_sm_in_cluster)
-    c = np.asarray(size, dtype=np.int64)
-    total = np.zeros(np.broadcast(b, c).shape, dtype=np.int64)
-    for n in layout.sms_per_gpc:
-        fits = (n * b) // c
-        total += fits if policy == "load_balancing" else np.where(c <= n, fits, 0)
-    return total
-
-
-def _per_gpc(layout: GpcLayout, b: int, size: int, policy: str) -> tuple[int, ...]:
-    b = min(b, layout.max_blocks_per_sm_in_cluster)
-    return tuple((n * b) // size if (policy == "load_balancing" or size <= n) else 0 for n in layout.sms_per_gpc)
+    """Resident clusters on the GPU for blocks per SM and cluster sizes (numpy, broadcast)."""
+    return clusters_per_gpc(layout, blocks_per_sm, size, policy).sum(axis=-1)
 
 
 def _layout_for(gpu: Any) -> GpcLayout:
@@ -215,7 +215,7 @@ def max_active_clusters(
     ))
     per_sm = calculate(layout.compute_capability, **kw)
     b = per_sm.active_blocks_per_sm
-    per_gpc = _per_gpc(layout, b, size, policy)
+    per_gpc = tuple(int(x) for x in clusters_per_gpc(layout, b, size, policy))
     active = sum(per_gpc)
     arch = architecture(layout.compute_capability)
     reason = None
