@@ -30,9 +30,9 @@ GROUPS: dict[str, list[dict[str, str]]] = defaultdict(list)
 for _row in LAUNCHES:
     GROUPS[f"{_row['gpu']}-{_row['source']}-{_row['part']}"].append(_row)
 
-# Library kernels of the PyTorch program launched with 228 KB though they need less: cuBLAS's
-# and cuDNN's own kernels set a preferred carveout of 100% (maximum shared memory), which a
-# profile does not show; with that preference the rule gives what ncu reports.
+# Library kernels of the PyTorch program launched with 228 KB though they need less. A profile
+# does not show a kernel's carveout preference; with 100% (maximum shared memory, presumably
+# set by cuBLAS and cuDNN for their own kernels) the rule gives what ncu reports.
 MAX_SHARED_KERNELS = ("cudnn_generated_fort_native_sdpa", "sm80_xmma_gemm_", "sm80_xmma_fprop_implicit_gemm")
 
 
