@@ -250,7 +250,7 @@ def cliffs(
 def _cluster_axis(arch: Architecture, gpu: Any, blocks: int, cluster_size: Any, non_portable: Any,
                   policy: Any) -> ClusterCliffs:
     """Resident blocks for every cluster size with the launch's blocks per SM held."""
-    from ._clusters import _layout_for, _policy, cluster_dims, cluster_limit, clusters
+    from ._clusters import _layout_for, _policy, check_size, cluster_dims, cluster_limit, clusters
 
     layout = _layout_for(gpu)
     if layout.compute_capability != arch.compute_capability:
@@ -264,8 +264,7 @@ def _cluster_axis(arch: Architecture, gpu: Any, blocks: int, cluster_size: Any, 
     if cluster_size is not None:
         x, y, z = cluster_dims(cluster_size)
         value = x * y * z
-        if value > limit:
-            raise OccupancyError(f"cluster_size={value} exceeds the maximum of {limit} blocks on {layout.name}")
+        check_size(layout, value, non_portable)
     sizes = np.arange(1, limit + 1)
     counts = clusters(layout, blocks, sizes, policy)
     resident = counts * sizes

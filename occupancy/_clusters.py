@@ -97,6 +97,16 @@ def cluster_limit(layout: GpcLayout, non_portable: Any) -> int:
     return layout.max_nonportable_cluster_size if non_portable else layout.max_cluster_size
 
 
+def check_size(layout: GpcLayout, size: int, non_portable: Any) -> None:
+    """Refuse a cluster over the portable (or, with the attribute, the non-portable) limit."""
+    limit = cluster_limit(layout, non_portable)
+    if size > limit:
+        what = "non-portable" if non_portable else "portable"
+        hint = "" if non_portable or size > layout.max_nonportable_cluster_size else (
+            f"; set non_portable_cluster_size_allowed=True for up to {layout.max_nonportable_cluster_size}")
+        raise OccupancyError(f"cluster_size={size} exceeds the {what} maximum of {limit} blocks on {layout.name}{hint}")
+
+
 def clusters_per_gpc(layout: GpcLayout, blocks_per_sm: Any, size: Any, policy: str) -> np.ndarray:
     """Resident clusters of each GPC for blocks per SM and cluster sizes (numpy, broadcast);
     the last axis runs over the GPCs of ``layout``."""
@@ -198,14 +208,7 @@ def max_active_clusters(
     layout = _layout_for(gpu)
     dims = cluster_dims(cluster_size)
     size = dims[0] * dims[1] * dims[2]
-    limit = cluster_limit(layout, non_portable_cluster_size_allowed)
-    if size > limit:
-        what = "non-portable" if non_portable_cluster_size_allowed else "portable"
-        hint = "" if non_portable_cluster_size_allowed or size > layout.max_nonportable_cluster_size else (
-            f"; set non_portable_cluster_size_allowed=True for up to {layout.max_nonportable_cluster_size}")
-        raise OccupancyError(
-            f"cluster_size={size} exceeds the {what} maximum of {limit} blocks on {layout.name}{hint}"
-        )
+    check_size(layout, size, non_portable_cluster_size_allowed)
     policy = _policy(scheduling_policy)
     kw = _launch_keywords(resources, dict(
         threads_per_block=threads_per_block, registers_per_thread=registers_per_thread,
