@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from . import _validate
 from ._arch import Architecture, architecture
+from ._driver_config import DriverConfiguration, driver_configuration
 from ._resources import KernelResources, merge_resources
 from ._rules import LIMITERS, UNLIMITED, evaluate, limiter_names
 
@@ -61,6 +62,7 @@ class OccupancyResult(BaseModel):
     registers_per_block: int
     shared_memory_per_block: int
     shared_memory_config: int
+    driver: DriverConfiguration
     reason: str | None = None
 
     @property
@@ -261,6 +263,7 @@ def calculate(
         registers_per_block=out["registers_per_block"],
         shared_memory_per_block=out["shared_memory_per_block"],
         shared_memory_config=out["shared_memory_config"],
+        driver=driver_configuration(arch, barriers=v["b"], carveout=v["c"], out=out),
         reason=_reason(arch, v, out) if active == 0 else None,
     )
 

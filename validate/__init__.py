@@ -7,8 +7,10 @@ line) when it, the driver or a GPU is missing.
 
 from ._ceilings import CEILING_NAMES, Ceiling, Ceilings, measure_ceilings
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
+from ._cluster_check import ClusterCheck, ClusterMismatch, check_clusters, driver_cluster_answers
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
+from ._gpc_layout import GpcLaunch, GpcLayoutMeasurement, measure_gpc_layout
 from ._kernels import KernelCase, VerificationResult, build_case, check_outputs, supported_kernels
 from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
 from ._prediction import PredictionCheck, run_prediction_check
@@ -24,11 +26,15 @@ __all__ = [
     "CEILING_NAMES",
     "Ceiling",
     "Ceilings",
+    "ClusterCheck",
+    "ClusterMismatch",
     "DeviceComparison",
     "DeviceError",
     "DeviceInfo",
     "EventTimer",
     "FieldDifference",
+    "GpcLaunch",
+    "GpcLayoutMeasurement",
     "KernelCase",
     "KernelValidation",
     "OccupancyCheck",
@@ -49,15 +55,18 @@ __all__ = [
     "VerificationResult",
     "benchmark",
     "build_case",
+    "check_clusters",
     "check_occupancy",
     "check_outputs",
     "check_resources",
     "compare_device",
     "compile_kernels",
+    "driver_cluster_answers",
     "gpu_slug",
     "kernel_resources",
     "kernel_source",
     "measure_ceilings",
+    "measure_gpc_layout",
     "measured_prediction",
     "open_session",
     "probe_source",
