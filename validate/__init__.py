@@ -9,7 +9,9 @@ from ._ceilings import CEILING_NAMES, Ceiling, Ceilings, measure_ceilings
 from ._compile import KernelResources, compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
+from ._kernel_args import DTYPES, KernelArg, parse_kernel_arg, parse_kernel_args
 from ._kernels import KernelCase, VerificationResult, build_case, check_outputs, supported_kernels
+from ._measure import ClockReading, Measurement, OutputCheck, benchmark_until_stable, measure
 from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
 from ._report import REPORT_SCHEMA_VERSION, ValidationReport, render_markdown, write_report
 from ._session import Session, open_session
@@ -21,16 +23,21 @@ __all__ = [
     "CEILING_NAMES",
     "Ceiling",
     "Ceilings",
+    "ClockReading",
+    "DTYPES",
     "DeviceComparison",
     "DeviceError",
     "DeviceInfo",
     "EventTimer",
     "FieldDifference",
+    "KernelArg",
     "KernelCase",
     "KernelResources",
     "KernelValidation",
+    "Measurement",
     "OccupancyCheck",
     "OccupancyMismatch",
+    "OutputCheck",
     "PredictionSummary",
     "ProbeVariant",
     "REPORT_SCHEMA_VERSION",
@@ -42,6 +49,7 @@ __all__ = [
     "ValidationRun",
     "VerificationResult",
     "benchmark",
+    "benchmark_until_stable",
     "build_case",
     "check_occupancy",
     "check_outputs",
@@ -50,9 +58,12 @@ __all__ = [
     "gpu_slug",
     "kernel_resources",
     "kernel_source",
+    "measure",
     "measure_ceilings",
     "measured_prediction",
     "open_session",
+    "parse_kernel_arg",
+    "parse_kernel_args",
     "probe_source",
     "query_device",
     "render_markdown",
