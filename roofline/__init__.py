@@ -52,7 +52,7 @@ from ._roofline import (
     attainable,
 )
 from ._spaces import MemorySpace, memory_space, memory_spaces
-from ._suite import SuiteReport, SuiteRow, analyze_suite, write_suite_report
+from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
 from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
 __all__ = [
@@ -96,6 +96,7 @@ __all__ = [
     "custom_gpu",
     "divergence",
     "format_profile_report",
+    "format_suite_table",
     "gpu",
     "gpus",
     "l2_persistence",

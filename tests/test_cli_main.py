@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-GPUROOF = [sys.executable, "-m", "validate"]
+GPUROOF = [sys.executable, "-m", "gpuroof"]
 
 
 def test_a_closed_pipe_is_not_an_error():

@@ -13,6 +13,8 @@ from ._kernel_args import DTYPES, KernelArg, parse_kernel_arg, parse_kernel_args
 from ._kernels import KernelCase, VerificationResult, build_case, check_outputs, supported_kernels
 from ._measure import ClockReading, Measurement, OutputCheck, benchmark_until_stable, measure
 from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
+from ._prediction import PredictionCheck, run_prediction_check
+from ._prediction_report import write_prediction_report
 from ._report import REPORT_SCHEMA_VERSION, ValidationReport, render_markdown, write_report
 from ._session import Session, open_session
 from ._suite import KernelValidation, PredictionSummary, RegimeSummary, measured_prediction, summarize_predictions
@@ -38,6 +40,7 @@ __all__ = [
     "OccupancyCheck",
     "OccupancyMismatch",
     "OutputCheck",
+    "PredictionCheck",
     "PredictionSummary",
     "ProbeVariant",
     "REPORT_SCHEMA_VERSION",
@@ -67,11 +70,13 @@ __all__ = [
     "probe_source",
     "query_device",
     "render_markdown",
+    "run_prediction_check",
     "run_validation",
     "select_models",
     "summarize",
     "summarize_predictions",
     "supported_kernels",
     "with_defines",
+    "write_prediction_report",
     "write_report",
 ]

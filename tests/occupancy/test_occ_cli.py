@@ -7,7 +7,7 @@ import json
 import pytest
 
 import occupancy
-from validate._cli import main
+from gpuroof import main
 
 
 def test_occupancy_prints_result_limiters_and_cliffs(capsys):

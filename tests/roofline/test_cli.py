@@ -1,4 +1,4 @@
-"""The roofline subcommands of `gpuroof`, called through validate._cli.main."""
+"""The roofline subcommands of `gpuroof`, called through gpuroof.main."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 import roofline
-from validate._cli import main
+from gpuroof import main
 
 
 def run(capsys, *argv):

@@ -187,7 +187,7 @@ def test_fit_recovers_synthetic_parameters():
 
 
 def test_cli_predict_and_cliffs(capsys):
-    from validate._cli import main
+    from gpuroof import main
 
     assert main(["predict", "--model", "copy", "--param", "n=16777216", "--block", "64", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

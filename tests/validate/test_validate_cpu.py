@@ -17,7 +17,7 @@ import pytest
 import validate
 from roofline import models
 from validate import _kernels, _report, _suite
-from validate._cli import main
+from gpuroof import main
 
 # ---------------------------------------------------------------- public surface
 
@@ -42,7 +42,7 @@ def test_import_and_cli_without_cuda_python(tmp_path):
                 return None
         sys.meta_path.insert(0, Block())
         import validate
-        from validate._cli import main
+        from gpuroof import main
         sys.exit(main(["validate", "--quick", "--out", sys.argv[1]]))
         """
     )
@@ -382,7 +382,7 @@ def test_cli_no_gpu_exits_3(monkeypatch, capsys):
     def no_gpu(**kwargs):
         raise validate.DeviceError("no usable CUDA GPU: the NVIDIA driver (libcuda) is not installed")
 
-    monkeypatch.setattr("validate._validate.run_validation", no_gpu)
+    monkeypatch.setattr("validate.run_validation", no_gpu)
     assert main(["validate", "--quick"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["gpuroof: no usable CUDA GPU: the NVIDIA driver (libcuda) is not installed"]
@@ -396,7 +396,7 @@ def test_cli_prints_summary_and_json(monkeypatch, capsys, tmp_path, make_report)
         seen.update(kwargs)
         return validate.ValidationRun(report, {"json": tmp_path / "report.json"})
 
-    monkeypatch.setattr("validate._validate.run_validation", fake_run)
+    monkeypatch.setattr("validate.run_validation", fake_run)
     assert main(["validate", "--quick", "--kernels", "copy", "triad", "--device", "1", "--out", str(tmp_path)]) == 0
     assert seen == {"out": str(tmp_path), "quick": True, "kernels": ["copy", "triad"], "device": 1, "seed": None}
     out = capsys.readouterr().out

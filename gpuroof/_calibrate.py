@@ -11,23 +11,20 @@ import argparse
 import json
 import sys
 
+import validate
+
 __all__ = ["register"]
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from ._device import compare_device, query_device
-    from ._prediction import run_prediction_check
-    from ._prediction_report import write_prediction_report
-    from ._session import open_session
-
-    session = open_session(args.device)
-    entry, _ = compare_device(query_device(session))
+    session = validate.open_session(args.device)
+    entry, _ = validate.compare_device(validate.query_device(session))
 
     def progress(message: str) -> None:
         print(f"[calibrate] {message}", file=sys.stderr, flush=True)
 
-    check = run_prediction_check(session, entry, progress=progress)
-    files = write_prediction_report(check, args.out)
+    check = validate.run_prediction_check(session, entry, progress=progress)
+    files = validate.write_prediction_report(check, args.out)
     if args.json:
         print(json.dumps(json.loads(check.model_dump_json()), indent=2))
         return 0

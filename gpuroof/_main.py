@@ -1,7 +1,7 @@
 """The `gpuroof` console command: argument parsing, one library call, printing.
 
-Each package registers its own subcommands (``occupancy._cli``, ``roofline._cli``,
-``validate._cli_validate``); this module assembles them and owns the error policy:
+Each subcommand module of this package registers its own subcommands; this module
+assembles them and owns the error policy:
 bad input prints one line on stderr and exits 2, a missing GPU or cuda-python exits 3.
 """
 
@@ -26,12 +26,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the `gpuroof` argument parser with every subcommand registered."""
-    from occupancy import _cli as occupancy_cli
-    from roofline import _cli as roofline_cli
-    from roofline import _cli_predict as predict_cli
-
-    from . import _cli_prediction as calibrate_cli
-    from . import _cli_validate as validate_cli
+    from . import _calibrate, _occupancy, _predict, _roofline, _validate
 
     parser = _Parser(
         prog="gpuroof",
@@ -39,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module in (occupancy_cli, roofline_cli, predict_cli, validate_cli, calibrate_cli):
+    for module in (_occupancy, _roofline, _predict, _validate, _calibrate):
         module.register(subparsers)
     return parser
 
@@ -48,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `gpuroof` command; return its exit code."""
-    from ._errors import DeviceError
+    from validate import DeviceError
 
     parser = build_parser()
     try:

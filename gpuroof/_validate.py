@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import validate
+
 __all__ = ["register"]
 
 
@@ -30,9 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from ._validate import run_validation
-
-    run = run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=args.device, seed=args.seed)
+    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=args.device, seed=args.seed)
     report = run.report
     if args.json:
         print(json.dumps(json.loads(report.model_dump_json()), indent=2))

@@ -1,6 +1,6 @@
-"""Subcommands of the `gpuroof` console command for this package.
+"""``gpuroof gpus``, ``gpu``, ``roofline``, ``plot``, ``memory-spaces`` and ``demo``.
 
-``gpus``, ``gpu``, ``roofline``, ``plot``, ``memory-spaces`` and ``demo``. Each parses its
+ Each parses its
 arguments, makes one library call, and prints (``--json`` for machine-readable output).
 """
 
@@ -11,38 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import roofline
+from roofline import models
+
+from ._args import params, print_json
+
 __all__ = ["register"]
-
-
-def _json(data: Any) -> None:
-    print(json.dumps(data, indent=2))
-
-
-def _parse_value(text: str) -> Any:
-    """'12' -> 12, '1.5' -> 1.5, '16,16' -> (16, 16), 'true' -> True, otherwise the text."""
-    lowered = text.lower()
-    if lowered in {"true", "false"}:
-        return lowered == "true"
-    if "," in text:
-        return tuple(_parse_value(part) for part in text.split(","))
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _params(pairs: list[str] | None) -> dict[str, Any]:
-    from ._errors import RooflineError
-
-    out = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise RooflineError(f"--param {pair!r} must be KEY=VALUE, e.g. --param n=1048576")
-        out[key.strip().replace("-", "_")] = _parse_value(value.strip())
-    return out
 
 
 def _gpu_row(g: Any) -> dict[str, Any]:
@@ -60,11 +34,9 @@ def _gpu_row(g: Any) -> dict[str, Any]:
 
 
 def _cmd_gpus(args: argparse.Namespace) -> int:
-    import roofline
-
     rows = [_gpu_row(g) for g in roofline.gpus()]
     if args.json:
-        _json(rows)
+        print_json(rows)
         return 0
     print(f"{'name':<16}{'cc':>6}{'SMs':>6}{'boost MHz':>11}{'memory':>8}{'DRAM GB/s':>11}"
           f"{'FP32 TFLOP/s':>14}{'ridge (flop/B)':>16}")
@@ -77,15 +49,13 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
 
 
 def _cmd_gpu(args: argparse.Namespace) -> int:
-    import roofline
-
     g = roofline.gpu(args.name)
     derivations = g.derivations()
     if args.json:
         data = g.model_dump(mode="json")
         data["ceilings"] = [d.model_dump(mode="json") for d in derivations]
         data["memory_bandwidth"] = g.memory_bandwidth
-        _json(data)
+        print_json(data)
         return 0
     print(f"{g.name}  (compute capability {g.compute_capability}, {g.sm_count} SMs, "
           f"boost {g.boost_clock_hz / 1e6:.0f} MHz"
@@ -115,15 +85,10 @@ def _cmd_gpu(args: argparse.Namespace) -> int:
 
 
 def _kernel_from_args(args: argparse.Namespace) -> Any:
-    import roofline
-    from ._errors import RooflineError
-
     if args.model:
-        from roofline import models
-
-        return models.get(args.model, **_params(args.param))
+        return models.get(args.model, **params(args.param))
     if args.flops is None or args.bytes is None:
-        raise RooflineError("give --flops and --bytes, or --model NAME [--param KEY=VALUE ...]")
+        raise roofline.RooflineError("give --flops and --bytes, or --model NAME [--param KEY=VALUE ...]")
     return roofline.KernelCounts(
         name=args.name or "kernel", flops=args.flops, dram_bytes=args.bytes,
         l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
@@ -131,11 +96,9 @@ def _kernel_from_args(args: argparse.Namespace) -> Any:
 
 
 def _cmd_roofline(args: argparse.Namespace) -> int:
-    import roofline
-
     result = roofline.analyze(args.gpu, _kernel_from_args(args), args.precision)
     if args.json:
-        _json(result.model_dump(mode="json"))
+        print_json(result.model_dump(mode="json"))
         return 0
     where = result.bound if result.bound == "compute" else f"memory ({result.bound_level})"
     print(f"{result.name} on {result.gpu} ({result.precision})")
@@ -152,14 +115,10 @@ def _cmd_roofline(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    import roofline
-
     if args.input:
         chart = roofline.load_chart(args.input)
     else:
         if args.suite:
-            from roofline import models
-
             kernels = list(models.suite())
         elif args.model or args.flops is not None:
             kernels = [_kernel_from_args(args)]
@@ -172,19 +131,17 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     else:
         roofline.plot_roofline(chart, path=out)
     if args.json:
-        _json({"output": str(out), "chart": chart.model_dump(mode="json")})
+        print_json({"output": str(out), "chart": chart.model_dump(mode="json")})
     else:
         print(f"wrote {out}")
     return 0
 
 
 def _cmd_memory_spaces(args: argparse.Namespace) -> int:
-    import roofline
-
     spaces = roofline.memory_spaces()
     rows = [s.model_dump(mode="json") if hasattr(s, "model_dump") else dict(s) for s in spaces]
     if args.json:
-        _json(rows)
+        print_json(rows)
         return 0
     for row in rows:
         name = row.pop("name", "?")
@@ -198,13 +155,10 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    import roofline
-    from ._suite import format_suite_table
-
     report = roofline.analyze_suite(args.gpu)
     paths = roofline.write_suite_report(report, args.out)
     if args.json:
-        _json({"files": {k: str(v) for k, v in paths.items()},
+        print_json({"files": {k: str(v) for k, v in paths.items()},
                **report.model_dump(mode="json", exclude={"chart"})})
         return 0
     g = roofline.gpu(report.gpu)
@@ -212,7 +166,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
           f"(FP32 {g.peak_flops('fp32') / 1e12:.1f} TFLOP/s, DRAM {g.memory_bandwidth / 1e9:.0f} GB/s, "
           f"ridge {g.ridge_point('fp32'):.1f} flop/B)")
     print()
-    print(format_suite_table(report))
+    print(roofline.format_suite_table(report))
     print()
     for kind, path in paths.items():
         print(f"wrote {path}  ({kind.replace('_', ' ')})")
@@ -232,8 +186,6 @@ def _add_kernel_options(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this package's subcommands to the `gpuroof` parser."""
-    from ._gpu import DEFAULT_GPU
-
     p = subparsers.add_parser("gpus", help="list the GPU database")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_gpus)
@@ -244,14 +196,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_gpu)
 
     p = subparsers.add_parser("roofline", help="bound one kernel on a GPU")
-    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU name (default {DEFAULT_GPU})")
+    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
     p.add_argument("--precision", default=None, help="compute roof (default: the kernel's, else fp32)")
     _add_kernel_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_roofline)
 
     p = subparsers.add_parser("plot", help="draw a roofline (PNG/SVG/PDF) or export it (JSON/CSV)")
-    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU name (default {DEFAULT_GPU})")
+    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
     p.add_argument("--precision", default=None, help="precision of the kernels' roof")
     _add_kernel_options(p)
     p.add_argument("--suite", action="store_true", help="plot the classic kernel suite")
@@ -265,7 +217,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_memory_spaces)
 
     p = subparsers.add_parser("demo", help="the main job: the classic kernel suite on a GPU")
-    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU name (default {DEFAULT_GPU})")
+    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
     p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_demo)

@@ -1,14 +1,13 @@
-"""Subcommands of the `gpuroof` console command for this package: occupancy, archs."""
+"""``gpuroof occupancy`` and ``gpuroof archs``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from ._arch import architectures
-from ._calculator import calculate
-from ._cliffs import cliffs
-from ._plot import plot_occupancy
+import occupancy
+
+__all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,10 +57,10 @@ def _fmt_limit(value: int | None) -> str:
 
 def _occupancy(args: argparse.Namespace) -> int:
     config = _config(args)
-    result = calculate(args.arch, **config)
-    edges = cliffs(args.arch, **config)
+    result = occupancy.calculate(args.arch, **config)
+    edges = occupancy.cliffs(args.arch, **config)
     if args.plot:
-        plot_occupancy(args.arch, **config, path=args.plot)
+        occupancy.plot_occupancy(args.arch, **config, path=args.plot)
     if args.json:
         print(json.dumps({"result": result.model_dump(), "cliffs": edges.model_dump()}, indent=2))
         return 0
@@ -100,7 +99,7 @@ def _occupancy(args: argparse.Namespace) -> int:
 
 
 def _archs(args: argparse.Namespace) -> int:
-    archs = architectures()
+    archs = occupancy.architectures()
     if args.json:
         print(json.dumps([a.model_dump() for a in archs], indent=2))
         return 0

@@ -6,21 +6,18 @@ import argparse
 import json
 from typing import Any
 
-from ._gpu import DEFAULT_GPU
+import roofline
+from roofline import models
+
+from ._args import params
 
 __all__ = ["register"]
 
 
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
-    import roofline
-    from roofline import models
-
-    from ._cli import _params
-    from ._errors import RooflineError
-
     if not args.model:
-        raise RooflineError(f"--model is required; known models: {', '.join(models.names())}")
-    kernel = models.get(args.model, **_params(args.param))
+        raise roofline.RooflineError(f"--model is required; known models: {', '.join(models.names())}")
+    kernel = models.get(args.model, **params(args.param))
     update: dict[str, Any] = {}
     if args.block is not None:
         update["block"] = (args.block, 1, 1)
@@ -38,14 +35,12 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     try:
         launch = type(kernel.launch).model_validate({**kernel.launch.model_dump(), **update})
     except ValueError as exc:
-        raise RooflineError(f"bad launch: {exc}") from None
+        raise roofline.RooflineError(f"bad launch: {exc}") from None
     calibration = roofline.load_calibration(args.calibration) if args.calibration else None
     return roofline.gpu(args.gpu), kernel, launch, calibration
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    import roofline
-
     gpu, kernel, launch, calibration = _setup(args)
     p = roofline.predict(gpu, kernel, launch, calibration=calibration,
                          loads_in_flight_per_thread=args.loads_in_flight)
@@ -68,8 +63,6 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 
 def _cmd_cliffs(args: argparse.Namespace) -> int:
-    import roofline
-
     gpu, kernel, launch, calibration = _setup(args)
     result = roofline.time_cliffs(gpu, kernel, launch, calibration=calibration)
     if args.json:
@@ -86,7 +79,7 @@ def _cmd_cliffs(args: argparse.Namespace) -> int:
 
 
 def _add_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"GPU name (default {DEFAULT_GPU})")
+    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
     p.add_argument("--model", help="a roofline.models kernel (copy, vector_add, matmul_tiled, ...)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE", help="model parameter, repeatable")
     p.add_argument("--block", type=int, help="threads per block (1-D); the grid keeps the thread count")
