@@ -21,6 +21,8 @@ PLOT_FORMATS: tuple[str, ...] = (".png", ".svg", ".pdf")
 _LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 _TEXT_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.6}
 _MEMORY_COLORS = {"dram": "#1f4e9c", "l2": "#2a9d8f", "l1": "#8a5a9e"}
+# Compute ceilings other than the chart's own precision (red), told apart in the legend.
+_CEILING_COLORS = ("0.3", "#b35806", "#4d9221", "#762a83", "#8c510a", "0.55")
 
 
 def _import_pyplot() -> Any:
@@ -174,13 +176,14 @@ def plot_roofline(
     measured = [c for c in compute if c.origin == "measured"]
     groups = _group_compute(sorted(theoretical, key=lambda c: -c.value))
     groups += _group_compute(sorted(measured, key=lambda c: -c.value))
+    others = iter(_CEILING_COLORS)
     for group in groups:
         c = group[0]
         start = max(x_lo, c.value / fastest)
         is_primary = any(g.name == chart.precision for g in group)
         (line,) = ax.plot(
             [start, x_hi], [c.value, c.value],
-            color="#b22222" if is_primary else "0.35",
+            color="#b22222" if is_primary else next(others, "0.35"),
             linewidth=2.2 if is_primary else 1.1,
             linestyle="--" if c.origin == "measured" else "-",
             zorder=2, label=_group_label(group),

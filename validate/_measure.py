@@ -306,11 +306,11 @@ def _kernel_names_in_source(source: str) -> list[str]:
     return sorted(set(re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)", source)))
 
 
-def _load_kernel(session: Any, code: Any, name: str, *, code_type: str | None, arch: str,
+def _load_kernel(session: Any, resolved: tuple[str, Any, str], name: str, *, arch: str,
                  defines: Mapping[str, Any] | None, include_paths: Sequence[str], std: str | None,
                  max_register_count: int | None) -> Any:
     core = session.cuda.core
-    kind, payload, label = _code_type(code, code_type)
+    kind, payload, label = resolved
     with cuda_errors(f"loading kernel {name!r} from {label}"):
         if kind in ("cuda", "ptx"):
             options: dict[str, Any] = {"arch": arch, "name": label}
@@ -323,7 +323,12 @@ def _load_kernel(session: Any, code: Any, name: str, *, code_type: str | None, a
             if max_register_count is not None:
                 options["max_register_count"] = int(max_register_count)
             program = core.Program(payload, "c++" if kind == "cuda" else "ptx", core.ProgramOptions(**options))
-            module = program.compile("cubin", name_expressions=(name,) if kind == "cuda" else ())
+            try:
+                module = program.compile("cubin", name_expressions=(name,) if kind == "cuda" else ())
+            finally:
+                # closed here: cuda.core 1.2's finalizer raised (ignored, but printed) on a
+                # program left to the garbage collector after a failed compile
+                program.close()
         elif kind == "cubin":
             module = core.ObjectCode.from_cubin(payload)
         else:
@@ -558,6 +563,7 @@ def measure(
     if not tolerance >= 0:
         raise ValueError(f"tolerance={tolerance!r} must be >= 0")
     arguments = _normalise_args(args, sizes)
+    resolved = _code_type(code, code_type)
     if not callable(expected) and expected is not None:
         bad = [i for i in expected if not (0 <= i < len(arguments))
                or isinstance(arguments[i], np.generic)
@@ -579,7 +585,7 @@ def measure(
             pci = str(dev.pci_bus_id)
         except Exception:  # noqa: BLE001 - only used to find the NVML handle
             pci = None
-    loaded = _load_kernel(session, code, kernel, code_type=code_type, arch=arch, defines=defines,
+    loaded = _load_kernel(session, resolved, kernel, arch=arch, defines=defines,
                           include_paths=include_paths, std=std, max_register_count=max_register_count)
     notes: list[str] = []
     note = _check_against_kernel(loaded, kernel, arguments)
