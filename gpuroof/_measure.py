@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
 import roofline
 import validate

@@ -3,7 +3,6 @@ its errors on files that are not such exports."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest

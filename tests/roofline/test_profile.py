@@ -4,7 +4,6 @@ points, the prediction, the table and the plot."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
