@@ -37,5 +37,6 @@ def test_libraries_keep_no_argparse(package):
 def test_python_dash_m_gpuroof_lists_every_subcommand():
     done = subprocess.run([sys.executable, "-m", "gpuroof", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    for command in ("occupancy", "archs", "roofline", "predict", "cliffs", "demo", "validate", "calibrate"):
+    for command in ("occupancy", "archs", "roofline", "predict", "cliffs", "demo", "ncu", "measure", "validate",
+                    "calibrate"):
         assert command in done.stdout

@@ -11,7 +11,9 @@ from ._cluster_check import ClusterCheck, ClusterMismatch, check_clusters, drive
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
 from ._gpc_layout import GpcLaunch, GpcLayoutMeasurement, measure_gpc_layout
+from ._kernel_args import DTYPES, KernelArg, parse_kernel_arg, parse_kernel_args
 from ._kernels import KernelCase, VerificationResult, build_case, check_outputs, supported_kernels
+from ._measure import ClockReading, Measurement, OutputCheck, benchmark_until_stable, measure
 from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
 from ._prediction import PredictionCheck, run_prediction_check
 from ._prediction_report import write_prediction_report
@@ -26,8 +28,10 @@ __all__ = [
     "CEILING_NAMES",
     "Ceiling",
     "Ceilings",
+    "ClockReading",
     "ClusterCheck",
     "ClusterMismatch",
+    "DTYPES",
     "DeviceComparison",
     "DeviceError",
     "DeviceInfo",
@@ -35,10 +39,13 @@ __all__ = [
     "FieldDifference",
     "GpcLaunch",
     "GpcLayoutMeasurement",
+    "KernelArg",
     "KernelCase",
     "KernelValidation",
+    "Measurement",
     "OccupancyCheck",
     "OccupancyMismatch",
+    "OutputCheck",
     "PredictionCheck",
     "PredictionSummary",
     "ProbeVariant",
@@ -54,6 +61,7 @@ __all__ = [
     "ValidationRun",
     "VerificationResult",
     "benchmark",
+    "benchmark_until_stable",
     "build_case",
     "check_clusters",
     "check_occupancy",
@@ -65,10 +73,13 @@ __all__ = [
     "gpu_slug",
     "kernel_resources",
     "kernel_source",
+    "measure",
     "measure_ceilings",
     "measure_gpc_layout",
     "measured_prediction",
     "open_session",
+    "parse_kernel_arg",
+    "parse_kernel_args",
     "probe_source",
     "query_device",
     "render_markdown",
