@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from occupancy import KernelResources
+from occupancy import CompileError, KernelResources
 
 from ._compile import kernel_resources
 from ._driver import cuda_errors
@@ -327,6 +327,13 @@ def _load_kernel(session: Any, resolved: tuple[str, Any, str], name: str, *, arc
             program = core.Program(payload, "c++" if kind == "cuda" else "ptx", core.ProgramOptions(**options))
             try:
                 module = program.compile("cubin", name_expressions=(name,) if kind == "cuda" else ())
+            except Exception as exc:
+                # the user's source or PTX is bad input (exit 2), not a missing GPU: one
+                # CompileError carrying the compiler's log, as occupancy.kernel_resources raises
+                if not (type(exc).__module__ or "").startswith("cuda."):
+                    raise
+                log = str(exc).replace("\x00", "").strip()
+                raise CompileError(f"compiling {label} for {arch} failed", log) from None
             finally:
                 # closed here: cuda.core 1.2's finalizer raised (ignored, but printed) on a
                 # program left to the garbage collector after a failed compile
