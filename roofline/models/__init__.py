@@ -12,6 +12,7 @@ Examples
 3.99
 """
 
+from ._catalog import ModelInfo, ModelParameter, catalog, describe
 from ._elementwise import (
     aos,
     copy,
@@ -33,10 +34,14 @@ from ._transpose import TRANSPOSE_VARIANTS, transpose
 __all__ = [
     "KernelModel",
     "Launch",
+    "ModelInfo",
+    "ModelParameter",
     "TRANSPOSE_VARIANTS",
     "aos",
     "blur",
+    "catalog",
     "copy",
+    "describe",
     "get",
     "matmul_naive",
     "matmul_tiled",
