@@ -88,14 +88,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _targets(args: argparse.Namespace) -> list[tuple[occupancy.Architecture | None, int | None]]:
-    """(architecture, SM count) of each --arch and --gpu; (None, None) for the binary's own."""
-    out: list[tuple[occupancy.Architecture | None, int | None]] = []
+    """(architecture, SM count) of each --arch and --gpu, once per architecture (a GPU's SM count
+    kept); [(None, None)] for the binary's own."""
+    found: dict[str, tuple[occupancy.Architecture, int | None]] = {}
     for spec in args.arch:
-        out += [(architecture(part.strip()), None) for part in spec.split(",") if part.strip()]
+        for part in filter(None, (p.strip() for p in spec.split(","))):
+            a = architecture(part)
+            found.setdefault(a.name, (a, None))
     for spec in args.gpu:
         g = gpu(spec)
-        out.append((g.architecture, g.sm_count))
-    return out or [(None, None)]
+        a = g.architecture
+        if found.get(a.name, (a, None))[1] is None:
+            found[a.name] = (a, g.sm_count)
+    return list(found.values()) or [(None, None)]
 
 
 def _rows(args: argparse.Namespace) -> list[dict[str, Any]]:
