@@ -6,6 +6,10 @@ Each answer is compared with the library call it stands for, built here independ
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +175,52 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2, out
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def _doc_command_lines() -> list[tuple[str, list[str]]]:
+    """Each ``$ gpuroof ...`` line of docs/your-kernel.md with the output lines shown under it."""
+    text = (ROOT / "docs" / "your-kernel.md").read_text(encoding="utf-8")
+    out = []
+    for block in re.findall(r"```console\n(.*?)```", text, flags=re.S):
+        lines = block.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("$ gpuroof "):
+                shown = []
+                for following in lines[i + 1:]:
+                    if following.startswith("$ "):
+                        break
+                    shown.append(following)
+                out.append((line[2:], shown))
+    return out
+
+
+DOC_LINES = _doc_command_lines()
+
+
+def test_the_walkthrough_has_its_command_line():
+    assert any(line.startswith("gpuroof cliffs --source docs/examples/saxpy3.cu") for line, _ in DOC_LINES)
+
+
+@pytest.mark.parametrize(("line", "shown"), DOC_LINES, ids=[line.split()[1] for line, _ in DOC_LINES])
+def test_the_walkthrough_command_line_runs_and_prints_what_the_doc_shows(tmp_path, line, shown):
+    """Run as a user would from the repository (a `docs` link in a fresh folder keeps the plot out of it)."""
+    (tmp_path / "docs").symlink_to(ROOT / "docs")
+    argv = shlex.split(line)
+    proc = subprocess.run([sys.executable, "-m", "gpuroof", *argv[1:]], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    printed = proc.stdout.splitlines()
+    for expected in shown:
+        if expected.strip() != "...":
+            assert expected in printed, f"the doc shows {expected!r}; gpuroof printed:\n{proc.stdout}"
+    if "--plot" in argv:
+        assert (tmp_path / argv[argv.index("--plot") + 1]).read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_walkthrough_shows_the_kernel_file():
+    text = (ROOT / "docs" / "your-kernel.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"```cuda\n(.*?)```", text.split("## Kernel resources")[0], flags=re.S)
+    source = SAXPY3.read_text(encoding="utf-8").splitlines()
+    for line in block.splitlines():
+        if line.strip() and line.strip() != "...":
+            assert line in source, line
