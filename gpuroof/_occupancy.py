@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-
 from typing import Any
 
 import occupancy
