@@ -28,6 +28,7 @@ from ._gpu import (
     gpus,
     load_gpu,
 )
+from ._measured import MeasuredCeiling, measured_ceilings
 from ._plot import plot_roofline
 from ._precision import PRECISIONS
 from ._predict import (
@@ -66,6 +67,7 @@ __all__ = [
     "KernelCounts",
     "L2Persistence",
     "MEMORY_LEVELS",
+    "MeasuredCeiling",
     "MemorySpace",
     "PRECISIONS",
     "Prediction",
@@ -94,6 +96,7 @@ __all__ = [
     "load_calibration",
     "load_chart",
     "load_gpu",
+    "measured_ceilings",
     "memory",
     "memory_space",
     "memory_spaces",
