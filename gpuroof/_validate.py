@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--quick", action="store_true", help="smaller run (about 20 s)")
     parser.add_argument("--kernels", nargs="+", metavar="K", help="only these kernel models (names or labels)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
+    where.add_argument("--device", type=int, default=None, metavar="N", help="CUDA device index (default 0)")
     where.add_argument("--devices", metavar="all|N,M", type=_devices,
                        help="several GPUs at once, one process each, one merged report (DEVICES: 'all' or indices)")
     parser.add_argument("--out", default="gpuroof-validate", metavar="DIR", help="report folder")
@@ -71,7 +71,8 @@ def _handle(args: argparse.Namespace) -> int:
             print(f"  {name}: {error}")
         print(f"  wrote {args.out}/report.json, {args.out}/report.md")
         return 0
-    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=args.device, seed=args.seed)
+    device = 0 if args.device is None else args.device
+    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=device, seed=args.seed)
     report = run.report
     if args.json:
         print(json.dumps(json.loads(report.model_dump_json()), indent=2))

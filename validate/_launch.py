@@ -44,13 +44,15 @@ class QueuedEventTimer:
 
     def __init__(self, session: Any, spin_seconds: float = 50e-6) -> None:
         self._session = session
-        self._options = cuda_modules().core.EventOptions(timing_enabled=True)
         self.spin_seconds = float(spin_seconds)
         self.late = 0
         self.calls = 0
+        self._options: Any = None
         self._spin: Any = None
 
     def _spin_launcher(self) -> Callable[[int], None]:
+        if self._options is None:
+            self._options = cuda_modules().core.EventOptions(timing_enabled=True)
         if self._spin is None:
             from ._compile import compile_kernels, kernel_source
 

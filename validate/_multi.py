@@ -17,7 +17,6 @@ import statistics
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from ._errors import DeviceError
 from ._files import write_atomic
