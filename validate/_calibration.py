@@ -15,8 +15,8 @@ __all__ = ["measured_calibration", "measurement_origin"]
 
 
 def measurement_origin(info: Any, created_utc: str, command: str = "gpuroof validate") -> str:
-    """'an NVIDIA H200, driver 13.0, 2026-11-22, gpuroof validate': where a figure was measured."""
-    return f"an {info.name}, driver {info.driver_version}, {created_utc[:10]}, {command}"
+    """'an NVIDIA H200, CUDA driver 13.0, 2026-11-22, gpuroof validate': where a figure was measured."""
+    return f"an {info.name}, CUDA driver {info.driver_version}, {created_utc[:10]}, {command}"
 
 
 def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any = None, launch: Any = None,
