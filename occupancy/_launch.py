@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict
 
 from . import _validate
 from ._arch import architecture
+from ._calculator import LAUNCH_DEFAULTS
 from ._errors import OccupancyError
+from ._resources import KernelResources, merge_resources
 from ._rules import evaluate
 
 __all__ = ["BlockSizeResult", "available_dynamic_shared_memory", "max_potential_block_size"]
@@ -49,14 +51,15 @@ def _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory)
 def max_potential_block_size(
     arch: Any,
     *,
-    registers_per_thread: int,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int | Callable[[int], int] = 0,
+    registers_per_thread: int | None = None,
+    static_shared_memory: int | None = None,
+    dynamic_shared_memory: int | Callable[[int], int] | None = None,
     max_dynamic_shared_memory: int | None = None,
     max_threads_per_block: int | None = None,
     sm_count: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
+    resources: KernelResources | None = None,
 ) -> BlockSizeResult:
     """The block size that maximises occupancy, as ``cudaOccupancyMaxPotentialBlockSize``.
 
@@ -82,8 +85,9 @@ def max_potential_block_size(
     sm_count : int, optional
         SMs on the device; ``min_grid_size`` is blocks per SM times this
         (None counts one SM, so ``min_grid_size`` is then blocks per SM).
-    carveout, block_barriers : optional
-        As in :func:`occupancy.calculate`.
+    carveout, block_barriers, resources : optional
+        As in :func:`occupancy.calculate`. A kernel whose ``resources`` fix its block
+        size (Triton's) has only that size to choose.
 
     Returns
     -------
@@ -98,6 +102,25 @@ def max_potential_block_size(
     (1024, 132, 0.5)
     """
     arch = architecture(arch)
+    kernel = merge_resources(
+        arch, resources, {**LAUNCH_DEFAULTS, "threads_per_block": None},
+        registers_per_thread=registers_per_thread,
+        static_shared_memory=static_shared_memory,
+        dynamic_shared_memory=dynamic_shared_memory,
+        max_threads_per_block=max_threads_per_block,
+        block_barriers=block_barriers,
+        threads_per_block=None,
+        max_dynamic_shared_memory=max_dynamic_shared_memory,
+    )
+    max_dynamic_shared_memory = kernel["max_dynamic_shared_memory"]
+    registers_per_thread, static_shared_memory, dynamic_shared_memory, block_barriers = (
+        kernel["registers_per_thread"], kernel["static_shared_memory"],
+        kernel["dynamic_shared_memory"], kernel["block_barriers"],
+    )
+    max_threads_per_block = kernel["max_threads_per_block"]
+    if kernel["threads_per_block"] is not None:
+        fixed = kernel["threads_per_block"]
+        max_threads_per_block = fixed if max_threads_per_block is None else min(max_threads_per_block, fixed)
     r = _validate.integer("registers_per_thread", registers_per_thread)
     _validate.check_range("registers_per_thread", r, 0, arch.max_registers_per_thread, arch)
     s, m = _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory)
@@ -116,6 +139,8 @@ def max_potential_block_size(
     ws = arch.warp_size
     aligned = np.arange(-(-limit // ws) * ws, 0, -ws, dtype=np.int64)
     sizes = np.minimum(aligned, limit)
+    if kernel["threads_per_block"] is not None:
+        sizes = sizes[:1]  # a kernel compiled for one block size launches with no other
     if callable(dynamic_shared_memory):
         d = np.array(
             [_validate.integer("dynamic_shared_memory", dynamic_shared_memory(int(n))) for n in sizes],
@@ -152,14 +177,15 @@ def max_potential_block_size(
 def available_dynamic_shared_memory(
     arch: Any,
     *,
-    registers_per_thread: int,
-    static_shared_memory: int = 0,
+    registers_per_thread: int | None = None,
+    static_shared_memory: int | None = None,
     max_dynamic_shared_memory: int | None = None,
     num_blocks: int,
-    threads_per_block: int,
+    threads_per_block: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
     match_driver: bool = False,
+    resources: KernelResources | None = None,
 ) -> int:
     """Dynamic shared memory per block that still lets ``num_blocks`` blocks share an SM.
 
@@ -167,7 +193,7 @@ def available_dynamic_shared_memory(
     ----------
     arch : str, tuple or Architecture
         The compute capability.
-    registers_per_thread, static_shared_memory, max_dynamic_shared_memory, threads_per_block, carveout, block_barriers
+    registers_per_thread, static_shared_memory, max_dynamic_shared_memory, threads_per_block, carveout, block_barriers, resources
         As in :func:`occupancy.calculate`.
     num_blocks : int
         Blocks wanted on each SM, at least 1.
@@ -202,18 +228,26 @@ def available_dynamic_shared_memory(
     116736
     """
     arch = architecture(arch)
-    s, m = _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory)
+    kernel = merge_resources(
+        arch, resources, LAUNCH_DEFAULTS,
+        registers_per_thread=registers_per_thread,
+        static_shared_memory=static_shared_memory,
+        threads_per_block=threads_per_block,
+        block_barriers=block_barriers,
+        max_dynamic_shared_memory=max_dynamic_shared_memory,
+    )
+    s, m = _static_and_attribute(arch, kernel["static_shared_memory"], kernel["max_dynamic_shared_memory"])
     n = _validate.integer("num_blocks", num_blocks)
     _validate.check_range("num_blocks", n, 1, arch.max_blocks_per_sm, arch, " blocks per SM")
     v = _validate.launch(
         arch,
-        threads_per_block=threads_per_block,
-        registers_per_thread=registers_per_thread,
+        threads_per_block=kernel["threads_per_block"],
+        registers_per_thread=kernel["registers_per_thread"],
         static_shared_memory=s,
         dynamic_shared_memory=0,
         max_dynamic_shared_memory=m,
         carveout=carveout,
-        block_barriers=block_barriers,
+        block_barriers=kernel["block_barriers"],
         max_threads_per_block=None,
         arrays=False,
     )

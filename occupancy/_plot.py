@@ -21,15 +21,16 @@ _PANELS = (
 def plot_occupancy(
     arch: Any,
     *,
-    threads_per_block: int,
-    registers_per_thread: int,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
+    threads_per_block: int | None = None,
+    registers_per_thread: int | None = None,
+    static_shared_memory: int | None = None,
+    dynamic_shared_memory: int | None = None,
     max_dynamic_shared_memory: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
+    resources: Any = None,
     path: str | os.PathLike[str] | None = None,
 ):
     """Plot occupancy against block size, registers per thread and shared memory.
@@ -40,7 +41,7 @@ def plot_occupancy(
 
     Parameters
     ----------
-    arch, threads_per_block, registers_per_thread, ... : optional
+    arch, threads_per_block, registers_per_thread, ..., resources : optional
         As in :func:`occupancy.calculate`.
     path : str or os.PathLike, optional
         Where to save the figure (the format follows the suffix, e.g. ``.png``, ``.svg``).
@@ -74,6 +75,7 @@ def plot_occupancy(
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
         partitioned_global_caching=partitioned_global_caching,
+        resources=resources,
     )
     fig = Figure(figsize=(13, 4), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)

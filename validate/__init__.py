@@ -8,10 +8,12 @@ line) when it, the driver or a GPU is missing.
 from ._calibration import measured_calibration
 from ._ceilings import CEILING_NAMES, Ceiling, Ceilings, measure_ceilings
 from ._clocks import ClockMonitor, ClockRecord, ClockSample, clock_record, open_clock_monitor
-from ._compile import KernelResources, compile_kernels, kernel_resources, kernel_source, with_defines
+from ._cluster_check import ClusterCheck, ClusterMismatch, check_clusters, driver_cluster_answers
+from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
 from ._files import write_calibration
+from ._gpc_layout import GpcLaunch, GpcLayoutMeasurement, measure_gpc_layout
 from ._hostlink import HostLinkFit, HostLinkPoint, HostLinks, fit_link, measure_host_links
 from ._kernels import KernelCase, VerificationResult, build_case, check_outputs, supported_kernels
 from ._latency import ChasePlan, ChasePoint, LatencyLadder, LatencyLevels, measure_latency_ladder, split_modes
@@ -23,6 +25,7 @@ from ._prediction import PredictionCheck, run_prediction_check
 from ._prediction_report import write_prediction_report
 from ._reference import Reference, References, apply_references, measure_references
 from ._report import REPORT_SCHEMA_VERSION, ReportSet, SpreadRow, ValidationReport, render_markdown, write_report
+from ._resources_check import ResourceMismatch, ResourcesCheck, TritonOccupancy, check_resources, resource_corpus
 from ._session import Session, open_session
 from ._suite import KernelValidation, PredictionSummary, RegimeSummary, measured_prediction, summarize_predictions
 from ._timing import EventTimer, Timer, TimingResult, benchmark, summarize
@@ -38,16 +41,19 @@ __all__ = [
     "ClockMonitor",
     "ClockRecord",
     "ClockSample",
+    "ClusterCheck",
+    "ClusterMismatch",
     "DeviceComparison",
     "DeviceError",
     "DeviceInfo",
     "EventTimer",
     "FieldDifference",
+    "GpcLaunch",
+    "GpcLayoutMeasurement",
     "HostLinkFit",
     "HostLinkPoint",
     "HostLinks",
     "KernelCase",
-    "KernelResources",
     "KernelValidation",
     "LatencyLadder",
     "LatencyLevels",
@@ -65,10 +71,13 @@ __all__ = [
     "References",
     "RegimeSummary",
     "ReportSet",
+    "ResourceMismatch",
+    "ResourcesCheck",
     "Session",
     "SpreadRow",
     "Timer",
     "TimingResult",
+    "TritonOccupancy",
     "ValidationReport",
     "ValidationRun",
     "VerificationResult",
@@ -77,18 +86,22 @@ __all__ = [
     "apply_references",
     "benchmark",
     "build_case",
+    "check_clusters",
     "check_occupancy",
     "check_outputs",
+    "check_resources",
     "clock_record",
     "compare_device",
     "compile_kernels",
     "device_spread",
+    "driver_cluster_answers",
     "fit_link",
     "gpu_slug",
     "kernel_resources",
     "kernel_source",
     "load_report_set",
     "measure_ceilings",
+    "measure_gpc_layout",
     "measure_host_links",
     "measure_latency_ladder",
     "measure_launch_overhead",
@@ -103,6 +116,7 @@ __all__ = [
     "probe_source",
     "query_device",
     "render_markdown",
+    "resource_corpus",
     "run_prediction_check",
     "run_validation",
     "run_validation_devices",
