@@ -1,4 +1,4 @@
-"""The ``gpuroof validate`` subcommand."""
+"""The ``gpuroof validate`` and ``gpuroof merge-reports`` subcommands."""
 
 from __future__ import annotations
 
@@ -24,15 +24,55 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--quick", action="store_true", help="smaller run (about 20 s)")
     parser.add_argument("--kernels", nargs="+", metavar="K", help="only these kernel models (names or labels)")
-    parser.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--device", type=int, default=None, metavar="N", help="CUDA device index (default 0)")
+    where.add_argument("--devices", metavar="all|N,M", type=_devices,
+                       help="several GPUs at once, one process each, one merged report (DEVICES: 'all' or indices)")
     parser.add_argument("--out", default="gpuroof-validate", metavar="DIR", help="report folder")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: fresh)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=_handle)
+    merge = subparsers.add_parser(
+        "merge-reports",
+        help="merge validation reports (of many GPUs or hosts) into one",
+        description="Read report.json files (or folders holding one) written by gpuroof validate and write "
+        "one report.json and report.md holding every device, with the spread between devices of one model.",
+    )
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files or their folders")
+    merge.add_argument("--out", required=True, metavar="DIR", help="folder of the merged report")
+    merge.set_defaults(func=_merge)
+
+
+def _devices(text: str) -> str | list[int]:
+    if text == "all":
+        return "all"
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--devices {text!r} must be 'all' or indices such as 0,1") from None
+
+
+def _merge(args: argparse.Namespace) -> int:
+    merged = validate.merge_reports(args.reports, args.out)
+    print(f"merged {len(merged.reports)} device reports into {args.out}")
+    return 0
 
 
 def _handle(args: argparse.Namespace) -> int:
-    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=args.device, seed=args.seed)
+    if args.devices is not None:
+        merged = validate.run_validation_devices(args.devices, out=args.out, quick=args.quick, kernels=args.kernels,
+                                                 seed=args.seed)
+        if args.json:
+            print(merged.model_dump_json(indent=2))
+            return 0
+        for report in merged.reports:
+            print(f"{report.device.name} (device {report.device.index}): validated in {report.runtime_seconds:.1f} s")
+        for name, error in merged.errors.items():
+            print(f"  {name}: {error}")
+        print(f"  wrote {args.out}/report.json, {args.out}/report.md")
+        return 0
+    device = 0 if args.device is None else args.device
+    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=device, seed=args.seed)
     report = run.report
     if args.json:
         print(json.dumps(json.loads(report.model_dump_json()), indent=2))
@@ -43,7 +83,8 @@ def _handle(args: argparse.Namespace) -> int:
         value = item.measured / (1e12 if flops else 1e9)
         unit = "TFLOP/s" if flops else "GB/s"
         fraction = "" if item.fraction_of_datasheet is None else f" ({item.fraction_of_datasheet:.0%} of datasheet)"
-        print(f"  {item.name:<12} {value:10,.1f} {unit}{fraction}")
+        source = "" if item.value_source == "gpuroof kernel" else f"; ceiling from {item.value_source}"
+        print(f"  {item.name:<12} {value:10,.1f} {unit}{fraction}{source}")
     oc = report.occupancy_check
     if oc is not None:
         print(f"  occupancy: {oc.launches_checked} launches, {oc.block_size_checks} block-size queries, "

@@ -28,6 +28,7 @@ from ._gpu import (
     gpus,
     load_gpu,
 )
+from ._measured import MeasuredCeiling, measured_ceilings
 from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
 from ._plot import plot_roofline
 from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
@@ -69,6 +70,7 @@ __all__ = [
     "KernelCounts",
     "L2Persistence",
     "MEMORY_LEVELS",
+    "MeasuredCeiling",
     "MemorySpace",
     "NCU_SECTIONS",
     "NcuKernel",
@@ -104,6 +106,7 @@ __all__ = [
     "load_chart",
     "load_gpu",
     "load_ncu",
+    "measured_ceilings",
     "memory",
     "memory_space",
     "memory_spaces",

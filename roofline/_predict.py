@@ -52,6 +52,22 @@ CALIBRATION_PARAMETERS = (
     "fma_latency_cycles",
 )
 
+#: Measured figures a calibration may carry beside the model's parameters (None when not
+#: measured on that GPU): the latency ladder, launch cost without the host, and the
+#: working-set plateaus (`gpuroof validate`). The time model reads them by name.
+CALIBRATION_FIGURES = (
+    "l1_hit_latency_seconds",
+    "l2_hit_latency_seconds",
+    "l2_near_hit_latency_seconds",
+    "l2_far_hit_latency_seconds",
+    "dram_latency_seconds",
+    "tlb_miss_penalty_seconds",
+    "graph_kernel_seconds",
+    "l1_read_bytes_per_second",
+    "l2_read_bytes_per_second",
+    "dram_read_bytes_per_second",
+)
+
 
 class Calibration(BaseModel):
     """Per-GPU parameters of the prediction model, each with where it came from.
@@ -77,6 +93,17 @@ class Calibration(BaseModel):
         Fixed cost of one kernel launch as CUDA events see it, seconds.
     fma_latency_cycles : float
         Dependent-issue latency of an FP32 FMA, cycles.
+    l1_hit_latency_seconds, l2_hit_latency_seconds, dram_latency_seconds : float or None
+        Latency of one dependent load that hits L1, hits L2, or misses L2 (pointer chases
+        of the latency ladder, each level established by construction), seconds.
+    l2_near_hit_latency_seconds, l2_far_hit_latency_seconds : float or None
+        The two modes of L2 hits where the near and far partitions are told apart, seconds.
+    tlb_miss_penalty_seconds : float or None
+        Extra latency of an L2 hit whose page misses the TLBs, seconds.
+    graph_kernel_seconds : float or None
+        Time per empty kernel launched back to back from a CUDA graph, seconds.
+    l1_read_bytes_per_second, l2_read_bytes_per_second, dram_read_bytes_per_second : float or None
+        Read-bandwidth plateaus of the working-set sweep (hierarchical ceilings), bytes/s.
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -91,11 +118,21 @@ class Calibration(BaseModel):
     block_dispatch_seconds: float = Field(ge=0)
     launch_overhead_seconds: float = Field(ge=0)
     fma_latency_cycles: float = Field(gt=0)
+    l1_hit_latency_seconds: float | None = Field(default=None, gt=0)
+    l2_hit_latency_seconds: float | None = Field(default=None, gt=0)
+    l2_near_hit_latency_seconds: float | None = Field(default=None, gt=0)
+    l2_far_hit_latency_seconds: float | None = Field(default=None, gt=0)
+    dram_latency_seconds: float | None = Field(default=None, gt=0)
+    tlb_miss_penalty_seconds: float | None = Field(default=None, ge=0)
+    graph_kernel_seconds: float | None = Field(default=None, gt=0)
+    l1_read_bytes_per_second: float | None = Field(default=None, gt=0)
+    l2_read_bytes_per_second: float | None = Field(default=None, gt=0)
+    dram_read_bytes_per_second: float | None = Field(default=None, gt=0)
     sources: dict[str, str]
 
     @property
     def measured(self) -> tuple[str, ...]:
-        """Names of the parameters that were measured on a GPU."""
+        """Names of the parameters that were measured on a GPU (figures are None unless measured)."""
         return tuple(k for k in CALIBRATION_PARAMETERS if self.sources.get(k, "").startswith("measured"))
 
     @property
@@ -112,8 +149,12 @@ def _calibration_table() -> dict[str, dict[str, Any]]:
 
 def _make_calibration(name: str, entry: dict[str, Any]) -> Calibration:
     # TOML has no null: a parameter without a "value" is None (derived at prediction time)
-    values = {k: entry[k].get("value") for k in CALIBRATION_PARAMETERS if k in entry}
-    sources = {k: entry[k]["source"] for k in CALIBRATION_PARAMETERS if k in entry}
+    names = (*CALIBRATION_PARAMETERS, *CALIBRATION_FIGURES)
+    unknown = sorted(set(entry) - set(names))
+    if unknown:
+        raise RooflineError(f"calibration for {name!r} has unknown entries {unknown}; known: {', '.join(names)}")
+    values = {k: entry[k].get("value") for k in names if k in entry}
+    sources = {k: entry[k]["source"] for k in names if k in entry}
     try:
         return Calibration(gpu=name, sources=sources, **values)
     except ValidationError as exc:

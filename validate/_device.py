@@ -175,7 +175,7 @@ def _find_entry(info: DeviceInfo) -> tuple[Any, str]:
     for candidate in (info.name, re.sub(r"^NVIDIA\s+", "", info.name)):
         try:
             return roofline.gpu(candidate), "name"
-        except (ValueError, TypeError):
+        except roofline.RooflineError:  # not this spelling: try the next, then the same chip
             continue
     # No name match: the entry of the same chip (compute capability and SM count) whose
     # DRAM bandwidth is closest to the device's.

@@ -335,7 +335,8 @@ def run_prediction_check(
 
     base = roofline.calibration(gpu)
     sources = dict(base.sources)
-    sources["launch_overhead_seconds"] = "measured: CUDA events around an empty one-block kernel, median of 200"
+    sources["launch_overhead_seconds"] = ("measured: CUDA events around an empty one-block kernel queued behind a spin kernel "
+                                         "(GPU side, no host time), median of 200")
     sources["sustained_bandwidth_fraction"] = "measured: best copy-sweep bandwidth over the datasheet bandwidth"
     base = base.model_copy(update={
         "launch_overhead_seconds": launch_overhead,

@@ -128,7 +128,7 @@ def _plot(check: Any, path: Path) -> None:
 
 def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
     """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
-    from ._report import write_atomic
+    from ._files import write_atomic, write_calibration
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -138,7 +138,7 @@ def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
         "markdown": folder / "prediction.md",
         "plot": folder / "bandwidth_occupancy.png",
     }
-    write_atomic(files["calibration"], json.dumps(check.calibration, indent=2).encode())
+    write_calibration(check.calibration, folder)
     data = json.loads(check.model_dump_json())
     for row, point in zip(data["sweep"], check.sweep):
         row["error"] = point.error

@@ -1,25 +1,33 @@
-"""The validation report: one schema-versioned model, written as JSON, Markdown and a plot."""
+"""The validation report: one schema-versioned model per device, a `ReportSet` of one or many
+devices in ``report.json``, written with Markdown and plots."""
 
 from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import _measurement_report as sections
 from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
+from ._files import write_atomic, write_calibration
+from ._hostlink import HostLinks
+from ._latency import LatencyLadder
+from ._launch import LaunchOverhead
 from ._occupancy_check import OccupancyCheck
+from ._persistence import Persistence
 from ._prediction import PredictionCheck
+from ._reference import References
 from ._suite import KernelValidation, PredictionSummary
+from ._workingset import WorkingSet
 
-__all__ = ["REPORT_SCHEMA_VERSION", "ValidationReport", "render_markdown", "write_atomic", "write_report"]
+__all__ = ["REPORT_SCHEMA_VERSION", "ReportSet", "ValidationReport", "render_markdown", "write_report"]
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
 
 
 class ValidationReport(BaseModel):
@@ -43,31 +51,48 @@ class ValidationReport(BaseModel):
     prediction: PredictionCheck | None = Field(
         default=None, description="Calibration and copy sweep of roofline.predict (None when skipped).")
     prediction_error: str | None = None
+    host: str = Field(default="", description="Host name, so reports of many hosts can be merged.")
+    references: References | None = Field(default=None, description="cuBLAS and library copies, same session.")
+    launch: LaunchOverhead | None = None
+    latency: LatencyLadder | None = None
+    working_set: WorkingSet | None = None
+    host_links: HostLinks | None = None
+    persistence: Persistence | None = None
+    calibration: dict[str, Any] | None = Field(
+        default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
+    measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")
+    step_seconds: dict[str, float] = Field(default_factory=dict, description="Wall time of each step of the run.")
+    late_timer_samples: int | None = Field(
+        default=None, description="Samples the queued event timer retook because the host was late.")
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, so a reader never
-    sees half a file and an interrupted run leaves the old one intact."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with _suppress():
-            os.unlink(tmp)
-        raise
+class SpreadRow(BaseModel):
+    """One figure across the devices of one model: how far apart they are."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = Field(description="Device name shared by the devices compared.")
+    figure: str
+    unit: str
+    devices: tuple[str, ...] = Field(description="host:index of each device, in the order of `values`.")
+    values: tuple[float, ...]
+    minimum: float
+    maximum: float
+    median: float
+    spread: float = Field(description="(maximum - minimum) / median.")
 
 
-class _suppress:
-    def __enter__(self) -> None:
-        return None
+class ReportSet(BaseModel):
+    """What report.json holds: the reports of one or many devices (one schema for both), and the
+    spread between devices of the same model."""
 
-    def __exit__(self, *exc: object) -> bool:
-        return True
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = REPORT_SCHEMA_VERSION
+    created_utc: str
+    reports: tuple[ValidationReport, ...]
+    spread: tuple[SpreadRow, ...] = ()
+    errors: dict[str, str] = Field(default_factory=dict, description="Devices whose run failed, and why.")
 
 
 def _si(value: float | None, unit: str, scale: float = 1e9, digits: int = 1) -> str:
@@ -84,16 +109,25 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1e3:.3f}"
 
 
-def render_markdown(report: ValidationReport) -> str:
-    """The human report: device, ceilings, occupancy check, kernels, error summary."""
+def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "") -> str:
+    """The human report: device, ceilings, occupancy check, kernels, error summary, hierarchy.
+
+    ``level`` is the heading level of the title (2 inside a report of many devices);
+    ``assets`` prefixes the image paths (the device's folder in such a report).
+    """
     d, c = report.device, report.comparison
+    h1, h2 = "#" * level, "#" * (level + 1)
     lines = [
-        f"# gpuroof validation: {d.name}",
+        f"{h1} gpuroof validation: {d.name}" + (f" (device {d.index}{', ' + report.host if report.host else ''})"
+                                                 if level > 1 else ""),
         "",
         f"Schema {report.schema_version}, gpuroof {report.gpuroof_version}, {report.created_utc}, "
         f"{'quick' if report.quick else 'full'} run in {report.runtime_seconds:.1f} s (seed {report.seed}).",
         "",
-        "## Device",
+        *([f"Wall time by step: {', '.join(f'{k} {v:.1f} s' for k, v in report.step_seconds.items())}; "
+           f"{report.late_timer_samples or 0} timer samples retaken because the host was late.", ""]
+          if report.step_seconds else []),
+        f"{h2} Device",
         "",
         f"- {d.name}, compute capability {d.compute_capability} ({d.arch}), {d.sm_count} SMs, "
         f"SM clock {d.clock_hz / 1e6:.0f} MHz"
@@ -116,23 +150,9 @@ def render_markdown(report: ValidationReport) -> str:
     else:
         lines += ["The device matches its database entry and occupancy architecture.", ""]
 
-    lines += ["## Measured ceilings", "",
-              "| ceiling | measured | datasheet | fraction | target | median time (ms) | spread |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
-    for item in report.ceilings.items:
-        flops = item.unit == "flops_per_second"
-        scale, unit = (1e12, "TFLOP/s") if flops else (1e9, "GB/s")
-        target = "-" if item.target_fraction is None else (
-            f"{item.target_fraction:.0%} {'met' if item.meets_target else 'MISSED'}")
-        lines.append(
-            f"| {item.name} | {_si(item.measured, unit, scale)} | {_si(item.datasheet, unit, scale)} | "
-            f"{'-' if item.fraction_of_datasheet is None else f'{item.fraction_of_datasheet:.1%}'} | {target} | "
-            f"{_ms(item.timing.median_seconds)} | {item.timing.spread:.1%} |")
-    for name, error in report.ceilings.errors.items():
-        lines.append(f"| {name} | failed: {error} | | | | | |")
-    lines.append("")
+    lines += sections.render_ceilings(report.ceilings, h2)
 
-    lines += ["## Occupancy check", ""]
+    lines += [f"{h2} Occupancy check", ""]
     oc = report.occupancy_check
     if oc is None:
         lines += [f"Not run: {report.occupancy_check_error}", ""]
@@ -159,7 +179,7 @@ def render_markdown(report: ValidationReport) -> str:
         for name, error in oc.compile_errors.items():
             lines.append(f"- {name}: compile error: {error}")
 
-    lines += ["## Kernels: prediction against measurement", "",
+    lines += [f"{h2} Kernels: prediction against measurement", "",
               "Predicted = roofline time lower bound; APE = |predicted - measured| / measured. "
               "Model = `roofline.predict` (occupancy, Little's law, waves) with this run's calibration.", "",
               "| kernel | regime | regs | measured (ms) | predicted (ms) | APE | predicted, measured ceilings (ms) "
@@ -176,7 +196,7 @@ def render_markdown(report: ValidationReport) -> str:
             f"{_pct(k.ape_percent_measured_ceilings)} | {_ms(k.model_predicted_seconds)} | "
             f"{_pct(k.ape_percent_model)} | {k.model_limiter or '-'} | {achieved if k.status == 'ok' else '-'} | "
             f"{status} |")
-    lines += ["", "## Prediction error by regime", "",
+    lines += ["", f"{h2} Prediction error by regime", "",
               "| regime | kernels | median APE | worst APE (kernel) | median APE, measured ceilings "
               "| worst APE, measured ceilings (kernel) | median APE, model | worst APE, model (kernel) |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -188,14 +208,30 @@ def render_markdown(report: ValidationReport) -> str:
             f"{_pct(s.median_ape_percent_model)} | {_pct(s.worst_ape_percent_model)} ({s.worst_kernel_model or '-'}) |")
     if report.summary.failed:
         lines += ["", f"Failed kernels: {', '.join(report.summary.failed)}."]
-    lines += ["", "![roofline](roofline.png)", ""]
+    lines += ["", f"![roofline]({assets}roofline.png)", ""]
     if report.prediction is not None:
         from ._prediction_report import render_prediction_markdown
 
-        lines += [render_prediction_markdown(report.prediction, level=2),
-                  "![bandwidth against occupancy](bandwidth_occupancy.png)", ""]
+        lines += [render_prediction_markdown(report.prediction, level=level + 1),
+                  f"![bandwidth against occupancy]({assets}bandwidth_occupancy.png)", ""]
     elif report.prediction_error:
-        lines += ["## Prediction check", "", f"Not run: {report.prediction_error}", ""]
+        lines += [f"{h2} Prediction check", "", f"Not run: {report.prediction_error}", ""]
+    if report.references is not None and report.references.errors:
+        lines += [f"{h2} Independent figures not measured", ""]
+        lines += [f"- {name}: {error}" for name, error in report.references.errors.items()] + [""]
+    if report.launch is not None:
+        lines += sections.render_launch(report.launch, h2)
+    if report.latency is not None:
+        lines += sections.render_latency(report.latency, h2)
+    if report.working_set is not None:
+        lines += sections.render_working_set(report.working_set, h2, f"{assets}working_set.png")
+    if report.host_links is not None:
+        lines += sections.render_host_links(report.host_links, h2)
+    if report.persistence is not None:
+        lines += sections.render_persistence(report.persistence, h2)
+    if report.measurement_errors:
+        lines += [f"{h2} Measurements that failed", ""]
+        lines += [f"- {name}: {error}" for name, error in report.measurement_errors.items()] + [""]
     return "\n".join(lines)
 
 
@@ -209,7 +245,7 @@ def _plot_png(report: ValidationReport, models: Sequence[Any]) -> bytes | None:
         return None
     names = {"dram_copy": "dram", "l2_read": "l2", "shared_read": "l1", "fp32_fma": "fp32",
              "fp64_fma": "fp64", "fp16_tensor": "fp16_tensor", "bf16_tensor": "bf16_tensor"}
-    measured_ceilings = {names[c.name]: c.measured for c in report.ceilings.items if c.name in names}
+    measured_ceilings = {names[c.name]: c.ceiling for c in report.ceilings.items if c.name in names}
     rows = {k.label: k for k in report.kernels}
     counts, points = [], {}
     for model in models:
@@ -234,7 +270,8 @@ def _plot_png(report: ValidationReport, models: Sequence[Any]) -> bytes | None:
 
 def write_report(report: ValidationReport, out: str | os.PathLike[str], models: Sequence[Any] = (),
                  progress: Callable[[str], None] = lambda message: None) -> dict[str, Path]:
-    """Write report.json, report.md and roofline.png into ``out``, each atomically.
+    """Write report.json (a `ReportSet` of this one report), report.md, the plots and
+    calibration.json into ``out``, each atomically.
 
     Parameters
     ----------
@@ -247,13 +284,14 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
     Returns
     -------
     dict
-        File kind ("json", "markdown", "plot") to path written. The plot is skipped, with
-        a progress line, when it cannot be drawn.
+        File kind ("json", "markdown", "plot", "calibration", "sweep_plot", "working_set_plot")
+        to path written. A plot is skipped, with a progress line, when it cannot be drawn.
     """
     folder = Path(out)
     written = {}
     json_path = folder / "report.json"
-    write_atomic(json_path, report.model_dump_json(indent=2).encode() + b"\n")
+    one = ReportSet(created_utc=report.created_utc, reports=(report,))
+    write_atomic(json_path, one.model_dump_json(indent=2).encode() + b"\n")
     written["json"] = json_path
     md_path = folder / "report.md"
     write_atomic(md_path, render_markdown(report).encode())
@@ -267,14 +305,22 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
         png_path = folder / "roofline.png"
         write_atomic(png_path, png)
         written["plot"] = png_path
-    if report.prediction is not None:
-        import json
+    calibration = report.calibration or (None if report.prediction is None else report.prediction.calibration)
+    if calibration is not None:
+        written["calibration"] = write_calibration(calibration, folder)
+    if report.working_set is not None:
+        from ._workingset import plot_working_set
 
+        try:
+            png = plot_working_set(report.working_set, title=f"{report.device.name}: read bandwidth against footprint",
+                                   l2_cache_bytes=report.device.l2_cache_bytes, sm_count=report.device.sm_count)
+            write_atomic(folder / "working_set.png", png)
+            written["working_set_plot"] = folder / "working_set.png"
+        except Exception as exc:  # noqa: BLE001 - a plot failure must not lose the measurements
+            progress(f"working_set.png not written: {type(exc).__name__}: {exc}")
+    if report.prediction is not None:
         from ._prediction_report import plot_bandwidth_occupancy
 
-        calibration_path = folder / "calibration.json"
-        write_atomic(calibration_path, json.dumps(report.prediction.calibration, indent=2).encode() + b"\n")
-        written["calibration"] = calibration_path
         try:
             sweep_path = folder / "bandwidth_occupancy.png"
             plot_bandwidth_occupancy(report.prediction, sweep_path)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._driver import cuda_errors, cuda_modules, driver_call
 from ._errors import DeviceError
-from ._timing import EventTimer
+from ._launch import QueuedEventTimer
 
 __all__ = ["Session", "open_session"]
 
@@ -19,7 +19,11 @@ POISON_WORD = 0x7FC00000
 
 
 class Session:
-    """One device, made current, with a stream, an event timer and an L2-flush buffer."""
+    """One device, made current, with a stream, an event timer and an L2-flush buffer.
+
+    ``timer`` queues a spin kernel ahead of its start event (`QueuedEventTimer`), so the
+    timings hold the GPU's time and not the host's Python launch path.
+    """
 
     def __init__(self, index: int) -> None:
         self.cuda = cuda_modules()
@@ -36,8 +40,10 @@ class Session:
             self.device = core.Device(index)
             self.device.set_current()
             self.stream = self.device.create_stream()
+            cc = self.device.compute_capability
+            self.arch = f"sm_{int(cc.major)}{int(cc.minor)}"
         self.index = index
-        self.timer = EventTimer(self.stream)
+        self.timer = QueuedEventTimer(self)
         self._flush_buffer: Any = None
         self._flush_words = 0
         self._keep: list[Any] = []

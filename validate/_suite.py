@@ -263,7 +263,7 @@ def _model_prediction(database_gpu: Any, model: Any, case: Any, resources: Kerne
     })
     try:
         p = roofline.predict(database_gpu, model, launch, calibration=calibration)
-    except (ValueError, TypeError):
+    except roofline.RooflineError:  # a launch the model says cannot run: no model column
         return {}
     return {"model_predicted_seconds": p.seconds, "model_limiter": p.limiter}
 
@@ -292,7 +292,7 @@ def _run_one(session: Any, info: Any, model: Any, *, database_gpu: Any, measured
             base.update(predicted_seconds=verdict.time_lower_bound_seconds,
                         predicted_bound=verdict.bound_level or verdict.bound,
                         predicted_attainable_flops_per_second=verdict.attainable_flops_per_second)
-        except (ValueError, TypeError):
+        except roofline.RooflineError:  # a precision the database entry has no peak for
             base.update(predicted_seconds=None)
     else:
         base.update(predicted_seconds=None)
@@ -320,7 +320,7 @@ def _run_one(session: Any, info: Any, model: Any, *, database_gpu: Any, measured
                                    static_shared_memory=resources.static_shared_memory,
                                    dynamic_shared_memory=case.dynamic_shared_memory)
         base.update(occupancy_calculated=calc.occupancy)
-    except (ValueError, TypeError):
+    except occupancy.OccupancyError:  # a launch the calculator rejects: the column stays empty
         pass
     try:
         blocks = kernel.occupancy.max_active_blocks_per_multiprocessor(threads, case.dynamic_shared_memory)

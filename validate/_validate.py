@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -12,19 +13,28 @@ from typing import Any
 
 import numpy as np
 
+from ._calibration import measured_calibration, measurement_origin
 from ._ceilings import measure_ceilings
+from ._clocks import open_clock_monitor
 from ._device import compare_device, query_device
 from ._errors import DeviceError
+from ._hostlink import measure_host_links
+from ._latency import measure_latency_ladder
+from ._launch import measure_launch_overhead
 from ._occupancy_check import check_occupancy
+from ._persistence import measure_persistence
+from ._reference import apply_references, measure_references
 from ._report import ValidationReport, write_report
 from ._session import open_session
 from ._suite import run_suite, summarize_predictions
+from ._tensor import TENSOR_CEILINGS
+from ._workingset import measure_working_set
 
 __all__ = ["ValidationRun", "run_validation", "select_models"]
 
 # Datasheet figure each ceiling is compared with (roofline.GPU names).
 _DATASHEET_KEYS = {"dram": "dram", "l2": "l2", "l1": "l1"}
-_PRECISIONS = ("fp32", "fp64", "fp16_tensor", "bf16_tensor")
+_PRECISIONS = ("fp32", "fp64", *TENSOR_CEILINGS)
 
 
 class ValidationRun:
@@ -68,18 +78,19 @@ def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) 
 
 
 def _datasheet(entry: Any, info: Any) -> dict[str, float | None]:
+    """Datasheet figures of the matched database entry; a precision the GPU lacks is None."""
+    import roofline
+
     out: dict[str, float | None] = {"dram": info.memory_bandwidth}
     if entry is None:
         return out
     for level in ("dram", "l2", "l1"):
-        try:
-            out[level] = float(entry.bandwidth(level))
-        except (ValueError, TypeError, AttributeError):
-            pass
+        out[level] = float(entry.bandwidth(level))
+    supported = entry.supported_precisions()
     for precision in _PRECISIONS:
         try:
-            out[precision] = float(entry.peak_flops(precision))
-        except (ValueError, TypeError, AttributeError):
+            out[precision] = float(entry.peak_flops(precision)) if precision in supported else None
+        except roofline.RooflineError:  # no per-SM rate table for this compute capability
             out[precision] = None
     return out
 
@@ -110,10 +121,12 @@ def run_validation(
 ) -> ValidationRun:
     """Validate the models on a real GPU and write the report.
 
-    Steps: query the device and match it to the database; measure the ceilings; check the
-    occupancy calculator against the driver; compile, check and time every kernel of the
-    suite and compare each with its prediction; write report.json, report.md and
-    roofline.png into ``out``.
+    Steps: query the device and match it to the database; measure the ceilings (clocks and
+    power around each; cuBLAS and library copies beside them, not in quick runs); launch
+    overhead, the latency ladder, the working-set sweep, host links and L2 persistence;
+    check the occupancy calculator against the driver; calibrate the prediction model;
+    compile, check and time every kernel of the suite and compare each with its
+    prediction; write report.json, report.md, the plots and calibration.json into ``out``.
 
     Parameters
     ----------
@@ -155,31 +168,77 @@ def run_validation(
     progress(f"{info.name} (sm_{info.arch[3:]}, {info.sm_count} SMs); database entry {comparison.database_gpu}; "
              f"{len(comparison.differences)} datasheet differences")
     datasheet = _datasheet(entry, info)
-    ceilings = measure_ceilings(session, info, datasheet, quick=quick, progress=progress)
+    created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    failures: dict[str, str] = {}
+    steps: dict[str, float] = {}
+
+    def step(name: str, measure: Callable[[], Any]) -> Any:
+        # A measurement that fails is recorded and the run goes on: the others still count.
+        started = time.perf_counter()
+        try:
+            return measure()
+        except (DeviceError, ValueError, MemoryError) as exc:
+            failures[name] = f"{type(exc).__name__}: {exc}"
+            progress(f"{name} failed: {exc}")
+            return None
+        finally:
+            steps[name] = time.perf_counter() - started
+
+    clocks = open_clock_monitor(step("pci bus id", lambda: str(session.device.pci_bus_id)))
+    if not clocks.available:
+        progress("NVML not available (pip install nvidia-ml-py): clocks and power not read")
+    started = time.perf_counter()
+    ceilings = measure_ceilings(session, info, datasheet, quick=quick, progress=progress, clocks=clocks)
+    steps["ceilings"] = time.perf_counter() - started
+    references = None
+    if not quick:
+        references = step("references", lambda: measure_references(device, progress=progress))
+        if references is not None:
+            ceilings = apply_references(ceilings, references)
+    launch = step("launch overhead", lambda: measure_launch_overhead(session, quick=quick, progress=progress))
+    latency = step("latency ladder", lambda: measure_latency_ladder(session, info, quick=quick, progress=progress))
+    working_set = step("working set", lambda: measure_working_set(session, info, quick=quick, progress=progress))
+    host_links = step("host links", lambda: measure_host_links(session, info, quick=quick, progress=progress))
+    plateaus = None if working_set is None else working_set.plateaus
+    dram_rate = (plateaus and plateaus.dram_bytes_per_second) or ceilings.value("dram_read")
+    l2_rate = (plateaus and plateaus.l2_bytes_per_second) or ceilings.value("l2_read")
+    persistence = None
+    if dram_rate and l2_rate:
+        persistence = step("l2 persistence", lambda: measure_persistence(
+            session, info, dram_bytes_per_second=dram_rate, l2_bytes_per_second=l2_rate, quick=quick,
+            progress=progress))
     measured: dict[str, float | None] = {
         "dram": ceilings.value("dram_copy"), "l2": ceilings.value("l2_read"), "l1": ceilings.value("shared_read"),
         "fp32": ceilings.value("fp32_fma"), "fp64": ceilings.value("fp64_fma"),
         "fp16_tensor": ceilings.value("fp16_tensor"), "bf16_tensor": ceilings.value("bf16_tensor"),
     }
     occupancy_check, occupancy_error = None, None
+    started = time.perf_counter()
     try:
         occupancy_check = check_occupancy(session, info, quick=quick, progress=progress)
     except (DeviceError, ValueError) as exc:
         occupancy_error = str(exc)
         progress(f"occupancy check failed: {exc}")
-    prediction, prediction_error, calibration = None, None, None
+    steps["occupancy check"] = time.perf_counter() - started
+    started = time.perf_counter()
+    prediction, prediction_error, calibration, full_calibration = None, None, None, None
     try:
         from ._prediction import run_prediction_check
 
         prediction = run_prediction_check(session, entry, progress=progress, quick=quick)
         import roofline
 
-        calibration = roofline.Calibration.model_validate(prediction.calibration)
+        full_calibration = measured_calibration(prediction.calibration, origin=measurement_origin(info, created),
+                                                latency=latency, launch=launch, working_set=working_set)
+        calibration = roofline.Calibration.model_validate(full_calibration)
     except (DeviceError, ValueError) as exc:
         prediction_error = str(exc)
         progress(f"prediction check failed: {exc}")
+    steps["prediction check"] = time.perf_counter() - started
+    started = time.perf_counter()
     rows = run_suite(session, info, models, database_gpu=entry, measured=measured, quick=quick, rng=rng,
                      progress=progress, calibration=calibration)
+    steps["kernels"] = time.perf_counter() - started
     from importlib import metadata
 
     try:
@@ -188,10 +247,13 @@ def run_validation(
         version = _source_version()
     report = ValidationReport(
         gpuroof_version=version,
-        created_utc=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        created_utc=created,
         quick=quick, runtime_seconds=time.perf_counter() - start, seed=seed, device=info, comparison=comparison,
         ceilings=ceilings, occupancy_check=occupancy_check, occupancy_check_error=occupancy_error, kernels=rows,
         summary=summarize_predictions(rows), prediction=prediction, prediction_error=prediction_error,
+        host=socket.gethostname(), references=references, launch=launch, latency=latency, working_set=working_set,
+        host_links=host_links, persistence=persistence, calibration=full_calibration, measurement_errors=failures,
+        step_seconds=steps, late_timer_samples=session.timer.late,
     )
     files = {} if out is None else write_report(report, out, models, progress=progress)
     if files:

@@ -60,6 +60,6 @@ def test_validation_report_carries_the_prediction_check(tmp_path, make_report):
     md = files["markdown"].read_text()
     assert f"{check.within_tolerance} of {check.points}" in md
     assert "bandwidth_occupancy.png" in md
-    data = json.loads(files["json"].read_text())
+    data = json.loads(files["json"].read_text())["reports"][0]
     assert data["prediction"]["points"] == check.points
     assert validate.ValidationReport.model_validate(data) == report

@@ -16,7 +16,7 @@ import pytest
 
 import validate
 from roofline import models
-from validate import _kernels, _report, _suite
+from validate import _files, _kernels, _suite
 from gpuroof import main
 
 # ---------------------------------------------------------------- public surface
@@ -332,10 +332,13 @@ def test_report_files_and_json_schema(tmp_path, make_report):
     assert {"json", "markdown"} <= set(files)
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert data["schema_version"] == validate.REPORT_SCHEMA_VERSION
-    assert {"device", "ceilings", "occupancy_check", "kernels"} <= set(data)
-    for kernel in data["kernels"]:
+    # one schema for one device or many: a set holding this one report
+    assert len(data["reports"]) == 1 and data["spread"] == []
+    one = data["reports"][0]
+    assert {"device", "ceilings", "occupancy_check", "kernels"} <= set(one)
+    for kernel in one["kernels"]:
         assert {"name", "predicted_seconds", "measured_seconds"} <= set(kernel)
-    assert validate.ValidationReport.model_validate(data) == report
+    assert validate.ReportSet.model_validate(data).reports == (report,)
     md = (tmp_path / "out" / "report.md").read_text()
     assert "NVIDIA H200" in md and "0 mismatches" in md and "compile_error" in md
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
@@ -360,7 +363,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
-        _report.write_atomic(path, b"new")
+        _files.write_atomic(path, b"new")
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 

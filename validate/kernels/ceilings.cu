@@ -77,6 +77,26 @@ DRAM_READ(1) DRAM_READ(2) DRAM_READ(4)
 DRAM_WRITE(1) DRAM_WRITE(2) DRAM_WRITE(4)
 DRAM_COPY(1, , STORE_PLAIN) DRAM_COPY(2, , STORE_PLAIN) DRAM_COPY(4, , STORE_PLAIN)
 DRAM_COPY(1, _cs, STORE_STREAM) DRAM_COPY(2, _cs, STORE_STREAM) DRAM_COPY(4, _cs, STORE_STREAM)
+
+// Copy whose loads skip L1 and ask L2 to fetch 256-byte blocks (sm_80+ prefetch-size
+// hint), with streaming stores: fewer, larger DRAM requests.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+__device__ __forceinline__ float4 load_prefetch(const float4* p) {
+  float4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  return v;
+}
+#define DRAM_COPY_PF(U)                                                                    \
+  extern "C" __global__ void dram_copy_pf_u##U(const float4* __restrict__ x,               \
+                                               float4* __restrict__ y, long long n) {      \
+    GRID_STRIDE_LOOP(U, float4 v[U];                                                       \
+      _Pragma("unroll") for (int u = 0; u < U; ++u) v[u] = load_prefetch(x + i + u * stride); \
+      _Pragma("unroll") for (int u = 0; u < U; ++u) __stcs(y + i + u * stride, v[u]);,     \
+      __stcs(y + i, load_prefetch(x + i));)                                                \
+  }
+DRAM_COPY_PF(1) DRAM_COPY_PF(2) DRAM_COPY_PF(4)
+#endif
 DRAM_COPY_CHUNK(1) DRAM_COPY_CHUNK(2) DRAM_COPY_CHUNK(4) DRAM_COPY_CHUNK(8)
 DRAM_TRIAD(1) DRAM_TRIAD(2) DRAM_TRIAD(4)
 
@@ -143,30 +163,4 @@ extern "C" __global__ void fma_fp32(float* __restrict__ sink, int iterations, fl
 extern "C" __global__ void fma_fp64(double* __restrict__ sink, int iterations, double a, double b,
                                     double sentinel) {
   FMA_CHAINS(double, fma)
-}
-
-// Tensor cores through warp-level mma.sync m16n8k16 (f32 accumulate); register operands
-// only, so the rate is the tensor pipe's, not memory's. Four independent accumulators.
-#define MMA_BODY(KIND)                                                                          \
-  unsigned a0 = threadIdx.x * 2654435761u, a1 = a0 ^ 0x3c003c00u, a2 = a0 + 7u, a3 = a0 * 3u;   \
-  unsigned b0 = a0 | 0x3c00u, b1 = a1 ^ 5u;                                                     \
-  float d[4][4];                                                                                \
-  _Pragma("unroll") for (int j = 0; j < 4; ++j) d[j][0] = d[j][1] = d[j][2] = d[j][3] = 0.0f;   \
-  for (int i = 0; i < iterations; ++i) {                                                        \
-    _Pragma("unroll") for (int j = 0; j < 4; ++j)                                               \
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." KIND "." KIND ".f32 "              \
-                   "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                      \
-                   : "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])                 \
-                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));                     \
-  }                                                                                             \
-  float r = 0.0f;                                                                               \
-  _Pragma("unroll") for (int j = 0; j < 4; ++j) r += d[j][0] + d[j][1] + d[j][2] + d[j][3];     \
-  if (r == sentinel) sink[threadIdx.x] = r;
-
-extern "C" __global__ void mma_fp16(float* __restrict__ sink, int iterations, float sentinel) {
-  MMA_BODY("f16")
-}
-
-extern "C" __global__ void mma_bf16(float* __restrict__ sink, int iterations, float sentinel) {
-  MMA_BODY("bf16")
 }

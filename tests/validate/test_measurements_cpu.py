@@ -1,0 +1,487 @@
+"""CPU tests of the hierarchy measurements: every computation on fake timers or recorded data.
+
+Clocks and the throttling verdict, the latency ladder's plans, mode split and levels, the
+working-set levels and plateaus, host-link fits, tensor kernel tables, independent figures,
+the calibration figures, the queued event timer, persistence predictions, and reports of
+many devices (merge, spread, one schema). Recorded data: docs/results/ (gpuroof validate on
+an H200, an H100 SXM and two H200s, 2026-11-22) and tests/data.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import roofline
+import validate
+from validate import _clocks, _hostlink, _latency, _launch, _multi, _persistence, _tensor, _workingset
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "docs" / "results"
+MiB, GiB = 1 << 20, 1 << 30
+
+
+@pytest.fixture(scope="module")
+def h200_report():
+    """The committed H200 report (it must still validate against the schema)."""
+    return validate.load_report_set(RESULTS / "h200").reports[0]
+
+
+# ------------------------------------------------------------------------- clocks
+
+
+def _sample(seconds=0.0, clock=1.98e9, reasons=(), power=300.0):
+    return validate.ClockSample(seconds=seconds, sm_clock_hz=clock, memory_clock_hz=3.2e9, power_watts=power,
+                                performance_state=0, reasons=reasons)
+
+
+@pytest.mark.parametrize(
+    "samples, throttled, note",
+    [
+        ([_sample(), _sample(0.1)], False, ""),
+        ([_sample(), _sample(0.1, 1.86e9, ("sw_power_cap",))], True, "sw_power_cap"),
+        ([_sample(), _sample(0.1, 1.2e9)], True, "SM clock down to 1200"),
+        ([_sample(0.1, 0.35e9, ("gpu_idle",))], False, ""),  # an idle reading is not a throttled one
+        ([_sample(0.1, reasons=("hw_thermal_slowdown",))], True, "hw_thermal_slowdown"),
+    ],
+    ids=["full clock", "power cap", "low clock", "idle", "thermal"],
+)
+def test_throttling_verdict(samples, throttled, note):
+    record = validate.clock_record(samples, before=_sample(), after=samples[-1], max_sm_clock_hz=1.98e9,
+                                   power_limit_watts=700.0)
+    assert record.throttled is throttled
+    assert note in record.note
+    assert record.samples_during == len(samples)
+
+
+def test_no_nvml_means_unknown_not_fine():
+    record = validate.clock_record([], before=None, after=None, max_sm_clock_hz=None)
+    assert record.throttled is None and "NVML" in record.note
+
+
+@pytest.mark.parametrize("mask, names", [(0, ()), (0x4, ("sw_power_cap",)), (0x1 | 0x40, ("gpu_idle", "hw_thermal_slowdown"))],
+                         ids=["none", "power cap", "idle and thermal"])
+def test_reason_bits(mask, names):
+    assert _clocks.reason_names(mask) == names
+
+
+def test_monitor_samples_around_a_block_with_an_injected_reader():
+    clocks = iter([1.98e9, 1.9e9] + [1.7e9] * 1000)
+    monitor = validate.ClockMonitor(lambda t: _sample(t, next(clocks), ("sw_power_cap",)), max_sm_clock_hz=1.98e9,
+                                    interval_seconds=0.001)
+    with monitor.watch() as record:
+        import time
+
+        time.sleep(0.02)
+    assert record[0].throttled and record[0].before.sm_clock_hz == 1.98e9
+    assert record[0].samples_during >= 1 and record[0].min_sm_clock_hz == 1.7e9
+
+
+def test_monitor_without_nvml_reads_nothing():
+    monitor = validate.open_clock_monitor(None)
+    assert not monitor.available and monitor.sample() is None
+    with monitor.watch() as record:
+        pass
+    assert record[0].throttled is None
+
+
+# ------------------------------------------------------------------------- latency ladder
+
+
+PLANS = _latency.chase_plans(60 * MiB, 140 * GiB)
+
+
+def test_ladder_plans_hit_their_level_by_construction():
+    by_name = {p.name: p for p in PLANS}
+    l1, l2, dram = by_name["l1"], by_name["l2"], by_name["dram"]
+    assert l1.cache == "ca" and l1.warm and l1.footprint_bytes <= 64 << 10
+    assert l2.cache == "cg" and l2.warm and l2.footprint_bytes <= 60 * MiB // 4 and l2.nodes * 128 <= 60 * MiB
+    assert dram.flush and not dram.warm and dram.footprint_bytes >= 4 * 60 * MiB and dram.hops <= dram.nodes
+    assert all(p.footprint_bytes <= 16 * GiB for p in PLANS)
+    assert all(p.hops <= p.nodes for p in PLANS if p.flush)  # cold chases never revisit a line
+
+
+def test_plans_shrink_to_the_memory_of_small_gpus():
+    assert max(p.footprint_bytes for p in _latency.chase_plans(4 * MiB, 8 * GiB)) <= 2 * GiB
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=[p.name for p in PLANS])
+def test_node_offsets_are_distinct_aligned_and_inside(plan):
+    offsets = _latency.node_offsets(plan, np.random.default_rng(1))
+    assert offsets.dtype == np.uint64 and len(offsets) == plan.nodes
+    assert len(np.unique(offsets)) == plan.nodes
+    assert int(offsets.max()) + 8 <= plan.footprint_bytes
+    assert not np.any(offsets % np.uint64(plan.stride_bytes))
+    if plan.order == "sequential":
+        assert np.all(np.diff(offsets.astype(np.int64)) == plan.stride_bytes)
+
+
+@pytest.mark.parametrize(
+    "modes, separated",
+    [
+        ([(140e-9, 0.5), (157e-9, 0.5)], True),  # the H200's near and far L2 partitions
+        ([(148e-9, 1.0)], False),
+        ([(140e-9, 0.97), (300e-9, 0.03)], False),  # a rare tail is not a second mode
+    ],
+    ids=["two partitions", "one mode", "rare tail"],
+)
+def test_split_modes(modes, separated):
+    rng = np.random.default_rng(0)
+    hops = np.concatenate([rng.normal(m, m * 0.02, int(4096 * f)) for m, f in modes])
+    split = _latency.split_modes(hops)
+    assert split.separated is separated
+    if separated:
+        assert split.low_seconds == pytest.approx(modes[0][0], rel=0.03)
+        assert split.high_seconds == pytest.approx(modes[1][0], rel=0.03)
+
+
+def test_summarize_chase_converts_cycles_with_the_kernels_clock():
+    plan = next(p for p in PLANS if p.name == "dram")
+    cycles = [np.full(plan.hops, 700, dtype=np.uint32)] * 3
+    point = _latency.summarize_chase(plan, cycles, [1e6] * 3, [1.98e6] * 3, l2_cache_bytes=60 * MiB,
+                                     pages_touched=128)
+    assert point.clock_hz == pytest.approx(1.98e9)
+    assert point.median_seconds == pytest.approx(700 / 1.98e9)
+    assert point.misses_l2_by_construction and point.launches == 3
+
+
+def _point(name, seconds):
+    plan = next(p for p in _latency.chase_plans(60 * MiB, 140 * GiB) if p.name == name)
+    return _latency.ChasePoint(plan=plan, median_seconds=seconds, p10_seconds=seconds, p90_seconds=seconds,
+                               median_cycles=seconds * 2e9, clock_hz=2e9, launches=1, pages_touched=1,
+                               misses_l2_by_construction=plan.flush and plan.footprint_bytes >= 240 * MiB,
+                               modes=_latency.split_modes([140e-9] * 50 + [157e-9] * 50) if name == "l2" else None)
+
+
+def test_levels_name_each_figure_and_prove_the_dram_one():
+    strides = [_point(p.name, s) for p, s in zip([p for p in PLANS if p.sweep == "stride_warm"],
+                                                 (145e-9, 146e-9, 147e-9, 165e-9, 170e-9))]
+    levels = _latency.latency_levels([_point("l1", 23e-9), _point("l2", 148e-9), _point("dram", 355e-9), *strides],
+                                      l2_cache_bytes=60 * MiB)
+    assert (levels.l1_hit_seconds, levels.l2_hit_seconds, levels.dram_seconds) == (23e-9, 148e-9, 355e-9)
+    assert levels.l2_near_hit_seconds == pytest.approx(140e-9) and levels.l2_far_hit_seconds == pytest.approx(157e-9)
+    assert "first touch" in levels.dram_proof
+    assert levels.tlb_miss_penalty_seconds == pytest.approx(25e-9)
+    assert levels.tlb_reach_bytes == 256 * MiB  # the 64 KiB stride, the last within 10%
+    assert not levels.notes
+
+
+def test_levels_warn_when_the_dram_chase_is_not_slower():
+    levels = _latency.latency_levels([_point("l2", 300e-9), _point("dram", 310e-9)], l2_cache_bytes=60 * MiB)
+    assert any("not clearly slower" in note for note in levels.notes)
+
+
+def test_recorded_ladder_is_in_order(h200_report):
+    levels = h200_report.latency.levels
+    assert levels.l1_hit_seconds < levels.l2_near_hit_seconds < levels.l2_far_hit_seconds < levels.dram_seconds
+    dram = next(p for p in h200_report.latency.points if p.plan.name == "dram")
+    assert dram.misses_l2_by_construction
+
+
+# ------------------------------------------------------------------------- working set
+
+
+@pytest.mark.parametrize(
+    "cache, footprint, level",
+    [("ca", 1 * MiB, "l1"), ("ca", 8 * MiB, "l1"), ("ca", 16 * MiB, "transition"), ("cg", 16 * MiB, "l2"),
+     ("cg", 32 * MiB, "transition"), ("cg", 256 * MiB, "dram"), ("ca", 4 * GiB, "dram")],
+    ids=["ca 1M", "ca 8M", "ca 16M", "cg 16M", "cg 32M", "cg 256M", "ca 4G"],
+)
+def test_footprint_level_on_an_h200(cache, footprint, level):
+    assert _workingset.footprint_level(cache, footprint, sm_count=132, l2_cache_bytes=60 * MiB) == level
+
+
+def test_recorded_plateaus_are_ordered_and_match_the_ceilings(h200_report):
+    ws = h200_report.working_set
+    p = ws.plateaus
+    assert p.l1_bytes_per_second > p.l2_bytes_per_second > p.dram_bytes_per_second
+    assert _workingset.working_set_plateaus(ws.points) == p
+    dram_read = h200_report.ceilings.value("dram_read")
+    assert p.dram_bytes_per_second == pytest.approx(dram_read, rel=0.05)
+    assert min(q.footprint_bytes for q in ws.points) < 2 * MiB and max(q.footprint_bytes for q in ws.points) >= 2 * GiB
+
+
+def test_working_set_plot(h200_report):
+    pytest.importorskip("matplotlib")
+    png = _workingset.plot_working_set(h200_report.working_set, title="t", l2_cache_bytes=60 * MiB, sm_count=132)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------------- host links
+
+
+def test_fit_link_recovers_latency_and_rate():
+    sizes = [MiB * 4**k for k in range(6)]
+    latency, rate, error = _hostlink.fit_link(sizes, [8e-6 + s / 55e9 for s in sizes])
+    assert latency == pytest.approx(8e-6, rel=0.02) and rate == pytest.approx(55e9, rel=0.01) and error < 0.005
+
+
+def test_fit_link_needs_two_sizes():
+    with pytest.raises(ValueError, match="two distinct sizes"):
+        _hostlink.fit_link([MiB, MiB], [1e-4, 1e-4])
+
+
+def test_fit_segments_keeps_one_line_when_it_fits():
+    sizes = [MiB * 4**k for k in range(6)]
+    segments, error = _hostlink.fit_segments(sizes, [8e-6 + s / 55e9 for s in sizes])
+    assert len(segments) == 1 and segments[0].from_bytes == 0 and error < 0.01
+
+
+def test_fit_links_groups_and_skips_small_and_second_touch():
+    def point(memory, direction, size, seconds, touch=None):
+        return _hostlink.HostLinkPoint(memory=memory, direction=direction, touch=touch, bytes=size,
+                                       median_seconds=seconds, bytes_per_second=size / seconds, spread=0.0,
+                                       repetitions=3, timer="events")
+
+    points = [point("pinned", "h2d", s, 7e-6 + s / 55e9) for s in (4096, MiB, 16 * MiB, GiB)]
+    points += [point("managed", "h2d", s, 1e-4 + s / 9e9, "first") for s in (MiB, 64 * MiB, GiB)]
+    points += [point("managed", "h2d", s, 4e-6 + s / 4e12, "second") for s in (MiB, 64 * MiB, GiB)]
+    fits = {(f.memory, f.direction): f for f in _hostlink.fit_links(points)}
+    assert set(fits) == {("pinned", "h2d"), ("managed", "h2d")}
+    assert fits[("pinned", "h2d")].sizes == (MiB, 16 * MiB, GiB)
+    assert fits[("managed", "h2d")].bytes_per_second == pytest.approx(9e9, rel=0.01)
+    assert fits[("pinned", "h2d")].seconds(GiB) == pytest.approx(7e-6 + GiB / 55e9, rel=0.01)
+
+
+@pytest.mark.parametrize("folder", ["h200", "h100-sxm"])
+def test_recorded_fits_meet_15_percent(folder):
+    report = validate.load_report_set(RESULTS / folder).reports[0]
+    assert len(report.host_links.fits) == 8 and not report.host_links.errors
+    for fit in report.host_links.fits:
+        assert fit.max_relative_error <= 0.15
+        for p in report.host_links.points:
+            if (p.memory, p.direction) == (fit.memory, fit.direction) and p.bytes >= MiB and p.touch != "second":
+                assert abs(fit.seconds(p.bytes) / p.median_seconds - 1) <= fit.max_relative_error + 1e-9
+
+
+# ------------------------------------------------------------------------- tensor
+
+
+@pytest.mark.parametrize(
+    "cc, precision, kernels",
+    [
+        ("9.0", "bf16_tensor", ["wgmma_bf16", "mma_bf16"]),
+        ("9.0", "fp64_tensor", ["dmma_m8n8k4", "dmma_m16n8k16"]),
+        ("9.0", "fp8_tensor", ["wgmma_fp8"]),
+        ("8.0", "int8_tensor", ["mma_int8"]),
+        ("8.0", "fp64_tensor", ["dmma_m8n8k4"]),
+        ("10.0", "bf16_tensor", ["mma_bf16"]),  # no wgmma after Hopper
+    ],
+    ids=["H100 bf16", "H100 fp64", "H100 fp8", "A100 int8", "A100 fp64", "B200 bf16"],
+)
+def test_tensor_kernels_per_architecture(cc, precision, kernels):
+    assert [k.kernel for k in _tensor.tensor_kernels(cc)[precision]] == kernels
+
+
+def test_tensor_compile_target_and_flop_count():
+    assert _tensor.compile_arch("9.0") == "sm_90a" and _tensor.compile_arch("8.0") == "sm_80"
+    wgmma = _tensor.tensor_kernels("9.0")["bf16_tensor"][0]
+    # 132 blocks of 3 warpgroups, 10 iterations of 4 x m64n256k16 (2 x 64 x 256 x 16 flops)
+    assert wgmma.flops(132, 384, 10) == 132 * 3 * 10 * 4 * 2 * 64 * 256 * 16
+
+
+def test_tensor_source_holds_every_kernel_of_the_tables():
+    source = validate.kernel_source("tensor.cu")
+    names = {k.kernel for cc in ("8.0", "9.0") for ks in _tensor.tensor_kernels(cc).values() for k in ks}
+    for name in names:
+        assert f"{name}(" in source or f"({name}," in source or f"{name}," in source
+
+
+# ------------------------------------------------------------------------- independent figures
+
+
+def _ceilings(measured=900e12):
+    timing = validate.summarize([1e-3])
+    item = validate.Ceiling(name="bf16_tensor", unit="flops_per_second", measured=measured, work_per_launch=1.0,
+                            timing=timing, grid=(1, 1, 1), block=(128, 1, 1))
+    copy = validate.Ceiling(name="dram_copy", unit="bytes_per_second", measured=4.2e12, work_per_launch=1.0,
+                            timing=timing, grid=(1, 1, 1), block=(256, 1, 1))
+    return validate.Ceilings(items=(item, copy))
+
+
+def _references():
+    def ref(name, value):
+        return validate.Reference(name=name, value=value, unit="flops_per_second", library="cuBLAS via torch",
+                                  description="d", median_seconds=1e-3, repetitions=10)
+
+    return validate.References(items=(ref("cublas_bf16_gemm", 790e12), ref("cupy_memcpy_d2d", 4.3e12),
+                                      ref("torch_copy", 4.1e12)))
+
+
+@pytest.mark.parametrize("ours, used, source", [(900e12, 900e12, "gpuroof kernel"), (700e12, 790e12, "cublas_bf16_gemm")],
+                         ids=["ours higher", "library higher"])
+def test_the_ceiling_is_the_higher_figure_and_says_which(ours, used, source):
+    ceilings = validate.apply_references(_ceilings(ours), _references())
+    assert ceilings.value("bf16_tensor") == used
+    assert ceilings.get("bf16_tensor").value_source.startswith(source)
+    assert ceilings.get("bf16_tensor").reference_value == 790e12
+    copy = ceilings.get("dram_copy")
+    assert copy.reference_name == "cupy_memcpy_d2d" and copy.ceiling == 4.3e12  # best of three copies
+
+
+def test_recorded_ceilings_meet_the_targets(h200_report):
+    c = h200_report.ceilings
+    for name in ("dram_copy", "bf16_tensor", "fp64_tensor"):
+        assert c.get(name).measured >= c.get(name).reference_value
+    assert c.get("fp32_fma").meets_target
+
+
+# ------------------------------------------------------------------------- calibration
+
+
+def test_measured_calibration_adds_named_figures_with_sources(h200_report):
+    fitted = h200_report.prediction.calibration
+    out = validate.measured_calibration(fitted, origin="an NVIDIA H200, test", latency=h200_report.latency,
+                                        launch=h200_report.launch, working_set=h200_report.working_set)
+    cal = roofline.Calibration.model_validate(out)
+    assert cal.idle_latency_seconds == fitted["idle_latency_seconds"]  # the fitted round trip stays
+    assert cal.dram_latency_seconds == h200_report.latency.levels.dram_seconds
+    assert cal.l2_read_bytes_per_second == h200_report.working_set.plateaus.l2_bytes_per_second
+    assert cal.sources["dram_latency_seconds"].endswith("an NVIDIA H200, test")
+    recorded = h200_report.calibration  # what the run wrote, from the same measurements
+    assert {k: v for k, v in out.items() if k != "sources"} == {k: v for k, v in recorded.items() if k != "sources"}
+    assert set(out["sources"]) == set(recorded["sources"])
+
+
+# ------------------------------------------------------------------------- queued event timer
+
+
+class _Event:
+    def __init__(self, t):
+        self.t = t
+
+    def sync(self):
+        pass
+
+    def __sub__(self, other):
+        return (self.t - other.t) * 1e3  # milliseconds, as cuda.core gives them
+
+
+class _Stream:
+    def __init__(self, clock):
+        self.clock = clock
+
+    def record(self, options=None):
+        return _Event(self.clock[0])
+
+
+def _timer(monkeypatch, host_delays):
+    """A timer on a fake stream: the device takes 1 ms per function; the host takes `host_delays`."""
+    clock = [0.0]
+    host = iter(host_delays)
+    now = [0.0]
+
+    def perf_counter():
+        now[0] += next(host) / 2  # two reads per attempt
+        return now[0]
+
+    monkeypatch.setattr(_launch.time, "perf_counter", perf_counter)
+    session = type("S", (), {"stream": _Stream(clock)})()
+    timer = _launch.QueuedEventTimer(session, spin_seconds=50e-6)
+    timer._options, spins = object(), []
+    timer._spin = spins.append
+
+    def work():
+        clock[0] += 1e-3
+
+    return timer, work, spins
+
+
+def test_queued_timer_on_time(monkeypatch):
+    timer, work, spins = _timer(monkeypatch, [20e-6, 20e-6])
+    assert timer(work) == pytest.approx(1e-3)
+    assert timer.late == 0 and spins == [50_000]
+
+
+def test_queued_timer_retakes_a_late_sample_behind_a_longer_spin(monkeypatch):
+    timer, work, spins = _timer(monkeypatch, [120e-6, 120e-6, 20e-6, 20e-6])
+    assert timer(work) == pytest.approx(1e-3)
+    assert timer.late == 1 and spins == [50_000, 200_000]
+
+
+# ------------------------------------------------------------------------- persistence
+
+
+def test_persistence_cases():
+    cases = _persistence.persistence_cases(60 * MiB, 37_500 * 1024)
+    windows = [c for c in cases if c.hit_ratio is not None]
+    assert sorted({c.hit_ratio for c in windows}) == [0.25, 0.5, 0.75, 1.0]
+    assert len({c.set_aside_bytes for c in windows}) == 3
+    hot = max(c.hot_bytes for c in cases)
+    assert hot & (hot - 1) == 0 and hot <= 37_500 * 1024  # a power of two (the kernel masks)
+    for c in windows:  # every window has its baseline: same hot set and set-aside, no window
+        assert c.model_copy(update={"hit_ratio": None}) in cases
+
+
+@pytest.mark.parametrize("slug", ["h200", "h100-sxm"])
+def test_repredict_recorded_persistence(slug):
+    data = json.loads((ROOT / "tests" / "data" / f"persistence_{slug}.json").read_text())
+    recorded = validate.Persistence.model_validate(data["persistence"])
+    again = _persistence.repredict(recorded, l2_cache_bytes=data["l2_cache_bytes"])
+    assert again == recorded  # the committed predictions are today's model's
+    alone = [p for p in again.points if p.case.hit_ratio is None]
+    assert alone and all(p.predicted_time_ratio is None for p in alone)
+    assert max(abs(p.error) for p in again.points if p.error is not None) <= 0.15
+
+
+# ------------------------------------------------------------------------- many devices
+
+
+def test_report_sets_merge_with_the_spread(h200_report, tmp_path):
+    other = h200_report.model_copy(update={
+        "device": h200_report.device.model_copy(update={"index": 1}),
+        "ceilings": validate.apply_references(h200_report.ceilings, validate.References()),
+        "runtime_seconds": h200_report.runtime_seconds * 1.5})
+    merged = _multi.merge_report_sets([validate.ReportSet(created_utc="t", reports=(other,)),
+                                       validate.ReportSet(created_utc="t", reports=(h200_report,))])
+    assert [r.device.index for r in merged.reports] == [0, 1]
+    runtime = next(row for row in merged.spread if row.figure == "runtime")
+    assert runtime.spread == pytest.approx(0.5 / 1.25)
+    assert len(runtime.devices) == 2 and runtime.model == "NVIDIA H200"
+    md = _multi.render_report_set(merged, ["device-0/", "device-1/"])
+    assert "# gpuroof validation: 2 devices" in md and "## Spread between devices" in md
+    assert md.count("## gpuroof validation: NVIDIA H200 (device") == 2 and "](device-1/roofline.png)" in md
+
+
+def test_one_device_makes_no_spread(h200_report):
+    assert _multi.device_spread([h200_report]) == ()
+
+
+def test_schema_one_reports_merge_too(h200_report, tmp_path):
+    old = json.loads(h200_report.model_dump_json())
+    old["schema_version"] = 1
+    for key in ("references", "launch", "latency", "working_set", "host_links", "persistence", "calibration",
+                "measurement_errors", "step_seconds", "late_timer_samples", "host"):
+        old.pop(key)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "report.json").write_text(json.dumps(old))
+    merged = validate.merge_reports([tmp_path / "old", RESULTS / "h200" / "report.json"], tmp_path / "merged")
+    assert len(merged.reports) == 2 and merged.reports[0].schema_version in (1, 2)
+    assert (tmp_path / "merged" / "report.md").read_text().startswith("# gpuroof validation: 2 devices")
+
+
+def test_merge_rejects_nothing_and_non_reports(tmp_path):
+    with pytest.raises(ValueError, match="empty"):
+        validate.merge_reports([], tmp_path)
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(ValueError, match="no gpuroof validation report"):
+        validate.load_report_set(tmp_path / "x.json")
+
+
+def test_committed_two_gpu_report():
+    merged = validate.load_report_set(RESULTS / "h200-x2")
+    assert [r.device.index for r in merged.reports] == [0, 1] and not merged.errors
+    assert all(r.runtime_seconds < 120 for r in merged.reports)
+    assert {row.figure for row in merged.spread} >= {"ceiling dram_copy", "ceiling bf16_tensor", "latency dram"}
+
+
+def test_committed_reports_render_every_section(h200_report):
+    md = validate.render_markdown(h200_report)
+    for heading in ("## Measured ceilings", "### Clocks and power", "## Launch overhead", "## Latency ladder",
+                    "## Working-set sweep", "## Host links", "## L2 persistence"):
+        assert heading in md
+    assert "cublas_bf16_gemm" in md and "first touch of its line since the flush" in md
+    assert h200_report.runtime_seconds < 120
