@@ -41,7 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "each architecture."
         ),
     )
-    p.add_argument("file", help="CUDA source (.cu), PTX (.ptx), cubin, fatbin or host object (.o, .so)")
+    p.add_argument("file", help="CUDA source (.cu), PTX (.ptx), cubin, fatbin, host object (.o, .so) or a Triton "
+                                "cache folder")
     p.add_argument("--arch", action="append", default=[], metavar="ARCH",
                    help=arch_help("architecture; repeat or comma-separate for several (default: the binary's own; "
                                   "required for source)"))
