@@ -38,9 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.set_defaults(func=_archs)
 
 
-def _config(args: argparse.Namespace) -> dict:
-    return dict(
-        threads_per_block=args.threads,
+def _launch(args: argparse.Namespace) -> occupancy.Launch:
+    return occupancy.Launch(
+        grid=1,
+        block=args.threads,
         registers_per_thread=args.registers,
         static_shared_memory=args.smem,
         dynamic_shared_memory=args.dynamic_smem,
@@ -56,11 +57,11 @@ def _fmt_limit(value: int | None) -> str:
 
 
 def _occupancy(args: argparse.Namespace) -> int:
-    config = _config(args)
-    result = occupancy.calculate(args.arch, **config)
-    edges = occupancy.cliffs(args.arch, **config)
+    launch = _launch(args)
+    result = occupancy.calculate(args.arch, launch=launch)
+    edges = occupancy.cliffs(args.arch, launch=launch)
     if args.plot:
-        occupancy.plot_occupancy(args.arch, **config, path=args.plot)
+        occupancy.plot_occupancy(args.arch, launch=launch, path=args.plot)
     if args.json:
         print(json.dumps({"result": result.model_dump(), "cliffs": edges.model_dump()}, indent=2))
         return 0

@@ -9,6 +9,7 @@ from ._arch import Architecture, architecture, architectures, load_architecture
 from ._calculator import OccupancyArrays, OccupancyResult, calculate, calculate_many
 from ._cliffs import Cliffs, ResourceCliffs, Threshold, cliffs
 from ._errors import OccupancyError
+from ._kernel_launch import Launch
 from ._launch import BlockSizeResult, available_dynamic_shared_memory, max_potential_block_size
 from ._plot import plot_occupancy
 from ._rules import LIMITERS, UNLIMITED
@@ -18,6 +19,7 @@ __all__ = [
     "BlockSizeResult",
     "Cliffs",
     "LIMITERS",
+    "Launch",
     "OccupancyArrays",
     "OccupancyError",
     "OccupancyResult",

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from . import _validate
 from ._arch import Architecture, architecture
+from ._kernel_launch import Launch, resolve
 from ._rules import LIMITERS, UNLIMITED, evaluate, limiter_names
 
 __all__ = ["OccupancyArrays", "OccupancyResult", "calculate", "calculate_many"]
@@ -134,8 +135,8 @@ def _reason(arch: Architecture, v: dict[str, Any], out: dict[str, Any]) -> str:
 def calculate(
     arch: Any,
     *,
-    threads_per_block: int,
-    registers_per_thread: int,
+    threads_per_block: int | None = None,
+    registers_per_thread: int | None = None,
     static_shared_memory: int = 0,
     dynamic_shared_memory: int = 0,
     max_dynamic_shared_memory: int | None = None,
@@ -143,6 +144,7 @@ def calculate(
     block_barriers: int = 1,
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
+    launch: Launch | None = None,
 ) -> OccupancyResult:
     """Blocks of one launch that fit on an SM, what limits them, and why.
 
@@ -177,6 +179,10 @@ def calculate(
         a larger block gets 0 blocks.
     partitioned_global_caching : {"off", "on", "strict"}, optional
         Partitioned global caching (compute capabilities 5.2, 5.3, 6.1, 6.2).
+    launch : Launch, optional
+        The launch as one `occupancy.Launch`, in place of the keywords above (from
+        ``threads_per_block`` to ``max_threads_per_block``); its registers per thread
+        must be known.
 
     Returns
     -------
@@ -187,7 +193,8 @@ def calculate(
     OccupancyError
         For negative or non-integer values, or values over the architecture's limits.
     TypeError
-        For values of the wrong type.
+        For values of the wrong type, a missing ``threads_per_block`` or
+        ``registers_per_thread``, or ``launch=`` together with the keywords it replaces.
 
     Examples
     --------
@@ -196,10 +203,9 @@ def calculate(
     >>> r.active_blocks_per_sm, r.occupancy, r.limiters
     (3, 0.75, ('registers',))
     """
-    arch = architecture(arch)
-    gc = _validate.gc_mode(partitioned_global_caching)
-    v = _validate.launch(
-        arch,
+    config = resolve(
+        "calculate",
+        launch,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -208,8 +214,10 @@ def calculate(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        arrays=False,
     )
+    arch = architecture(arch)
+    gc = _validate.gc_mode(partitioned_global_caching)
+    v = _validate.launch(arch, **config, arrays=False)
     raw = evaluate(arch, v["t"], v["r"], v["s"], v["d"], v["m"], v["c"], v["b"], v["mt"], gc)
     out = {k: (float(x) if k == "occupancy" else int(x)) for k, x in raw.items()}
     active = out["active_blocks_per_sm"]

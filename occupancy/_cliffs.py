@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from . import _validate
 from ._arch import Architecture, architecture
+from ._kernel_launch import Launch, resolve
 from ._rules import MAX_BARRIERS_PER_BLOCK, evaluate
 
 __all__ = ["Cliffs", "ResourceCliffs", "Threshold", "cliffs"]
@@ -134,8 +135,8 @@ def swept(arch: Any, *, partitioned_global_caching: str | bool = "off", **config
 def cliffs(
     arch: Any,
     *,
-    threads_per_block: int,
-    registers_per_thread: int,
+    threads_per_block: int | None = None,
+    registers_per_thread: int | None = None,
     static_shared_memory: int = 0,
     dynamic_shared_memory: int = 0,
     max_dynamic_shared_memory: int | None = None,
@@ -143,10 +144,11 @@ def cliffs(
     block_barriers: int = 1,
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
+    launch: Launch | None = None,
 ) -> Cliffs:
     """Headroom, gain and every occupancy threshold along each resource.
 
-    Parameters are those of :func:`occupancy.calculate`. Each resource is swept over
+    Parameters are those of :func:`occupancy.calculate` (``launch=`` included). Each resource is swept over
     its legal range with the others fixed: registers per thread 0-255, shared memory
     per block (static + dynamic, bytes, from the static size up to the opt-in limit,
     as if the kernel opted in), threads per block 1 up to the kernel's maximum, and
@@ -165,8 +167,9 @@ def cliffs(
     >>> c.registers.headroom, c.registers.thresholds[-1].value
     (0, 129)
     """
-    arch, sw, current = swept(
-        arch,
+    config = resolve(
+        "cliffs",
+        launch,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -175,8 +178,8 @@ def cliffs(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        partitioned_global_caching=partitioned_global_caching,
     )
+    arch, sw, current = swept(arch, partitioned_global_caching=partitioned_global_caching, **config)
     units = {
         "registers": "registers per thread",
         "shared_memory": "bytes per block",

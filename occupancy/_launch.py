@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from . import _validate
 from ._arch import architecture
 from ._errors import OccupancyError
+from ._kernel_launch import Launch, resolve
 from ._rules import evaluate
 
 __all__ = ["BlockSizeResult", "available_dynamic_shared_memory", "max_potential_block_size"]
@@ -49,7 +50,7 @@ def _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory)
 def max_potential_block_size(
     arch: Any,
     *,
-    registers_per_thread: int,
+    registers_per_thread: int | None = None,
     static_shared_memory: int = 0,
     dynamic_shared_memory: int | Callable[[int], int] = 0,
     max_dynamic_shared_memory: int | None = None,
@@ -57,6 +58,7 @@ def max_potential_block_size(
     sm_count: int | None = None,
     carveout: int | None = None,
     block_barriers: int = 1,
+    launch: Launch | None = None,
 ) -> BlockSizeResult:
     """The block size that maximises occupancy, as ``cudaOccupancyMaxPotentialBlockSize``.
 
@@ -84,6 +86,10 @@ def max_potential_block_size(
         (None counts one SM, so ``min_grid_size`` is then blocks per SM).
     carveout, block_barriers : optional
         As in :func:`occupancy.calculate`.
+    launch : Launch, optional
+        The kernel and its launch as one `occupancy.Launch`, in place of the keywords
+        from ``registers_per_thread`` to ``max_threads_per_block`` and ``carveout``,
+        ``block_barriers``; its block size is ignored (it is what is searched for).
 
     Returns
     -------
@@ -97,6 +103,24 @@ def max_potential_block_size(
     >>> r.block_size, r.min_grid_size, r.occupancy
     (1024, 132, 0.5)
     """
+    config = resolve(
+        "max_potential_block_size",
+        launch,
+        registers_per_thread=registers_per_thread,
+        static_shared_memory=static_shared_memory,
+        dynamic_shared_memory=dynamic_shared_memory,
+        max_dynamic_shared_memory=max_dynamic_shared_memory,
+        max_threads_per_block=max_threads_per_block,
+        carveout=carveout,
+        block_barriers=block_barriers,
+    )
+    registers_per_thread, static_shared_memory, dynamic_shared_memory = (
+        config["registers_per_thread"], config["static_shared_memory"], config["dynamic_shared_memory"]
+    )
+    max_dynamic_shared_memory, max_threads_per_block = (
+        config["max_dynamic_shared_memory"], config["max_threads_per_block"]
+    )
+    carveout, block_barriers = config["carveout"], config["block_barriers"]
     arch = architecture(arch)
     r = _validate.integer("registers_per_thread", registers_per_thread)
     _validate.check_range("registers_per_thread", r, 0, arch.max_registers_per_thread, arch)

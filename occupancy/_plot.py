@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._cliffs import swept
+from ._kernel_launch import Launch, resolve
 
 __all__ = ["plot_occupancy"]
 
@@ -21,8 +22,8 @@ _PANELS = (
 def plot_occupancy(
     arch: Any,
     *,
-    threads_per_block: int,
-    registers_per_thread: int,
+    threads_per_block: int | None = None,
+    registers_per_thread: int | None = None,
     static_shared_memory: int = 0,
     dynamic_shared_memory: int = 0,
     max_dynamic_shared_memory: int | None = None,
@@ -31,6 +32,7 @@ def plot_occupancy(
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
     path: str | os.PathLike[str] | None = None,
+    launch: Launch | None = None,
 ):
     """Plot occupancy against block size, registers per thread and shared memory.
 
@@ -40,7 +42,7 @@ def plot_occupancy(
 
     Parameters
     ----------
-    arch, threads_per_block, registers_per_thread, ... : optional
+    arch, threads_per_block, registers_per_thread, ..., launch : optional
         As in :func:`occupancy.calculate`.
     path : str or os.PathLike, optional
         Where to save the figure (the format follows the suffix, e.g. ``.png``, ``.svg``).
@@ -63,8 +65,9 @@ def plot_occupancy(
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_occupancy needs matplotlib: pip install matplotlib") from exc
 
-    arch, data, current = swept(
-        arch,
+    config = resolve(
+        "plot_occupancy",
+        launch,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -73,8 +76,8 @@ def plot_occupancy(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        partitioned_global_caching=partitioned_global_caching,
     )
+    arch, data, current = swept(arch, partitioned_global_caching=partitioned_global_caching, **config)
     fig = Figure(figsize=(13, 4), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
     for ax, (key, label, scale) in zip(axes, _PANELS):
