@@ -26,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the `gpuroof` argument parser with every subcommand registered."""
-    from . import _calibrate, _occupancy, _predict, _roofline, _validate
+    from . import _calibrate, _measure, _ncu, _occupancy, _predict, _roofline, _validate
 
     parser = _Parser(
         prog="gpuroof",
@@ -34,11 +34,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module in (_occupancy, _roofline, _predict, _validate, _calibrate):
+    for module in (_occupancy, _roofline, _predict, _ncu, _measure, _validate, _calibrate):
         module.register(subparsers)
     return parser
 
 
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error as one line: a compiler's log (``CompileError.log``) is cut to its first error."""
+    head = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    log = getattr(exc, "log", "")
+    if log:
+        errors = [line.strip() for line in log.splitlines() if "error" in line.lower()]
+        if errors:
+            head = f"{head}: {errors[0]}"
+    return head
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (ValueError, TypeError, OSError) as exc:
-        print(f"gpuroof: error: {exc}", file=sys.stderr)
+        print(f"gpuroof: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("gpuroof: interrupted", file=sys.stderr)

@@ -29,6 +29,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--carveout", type=int, default=None, metavar="PCT", help="preferred shared-memory carveout, percent")
     p.add_argument("--barriers", type=int, default=1, metavar="N", help="block barriers the kernel uses (default 1)")
     p.add_argument("--max-threads", type=int, default=None, metavar="N", help="the kernel's max threads per block")
+    p.add_argument("--gpu", default=None, metavar="NAME",
+                   help='GPU for cluster occupancy, e.g. "H200" (its GPC layout; adds the cluster-size cliffs)')
+    p.add_argument("--cluster", default=None, metavar="N|X,Y,Z",
+                   help="thread-block cluster size or dimensions (needs --gpu)")
+    p.add_argument("--non-portable", action="store_true",
+                   help="the kernel allows non-portable cluster sizes (over 8 blocks)")
+    p.add_argument("--cluster-policy", default="spread", choices=occupancy.SCHEDULING_POLICIES,
+                   help="cluster scheduling policy (default spread)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--plot", default=None, metavar="FILE", help="save occupancy plots to FILE")
     p.set_defaults(func=_occupancy)
@@ -52,18 +60,39 @@ def _launch(args: argparse.Namespace) -> occupancy.Launch:
     )
 
 
+def _cluster(text: str | None) -> int | tuple[int, ...] | None:
+    """``"4"`` -> 4, ``"2,2,1"`` -> (2, 2, 1); the library checks the values."""
+    if text is None:
+        return None
+    try:
+        parts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise occupancy.OccupancyError(f"--cluster {text!r} must be N or X,Y,Z (integers)") from None
+    return parts[0] if len(parts) == 1 else parts
+
+
 def _fmt_limit(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
 def _occupancy(args: argparse.Namespace) -> int:
     launch = _launch(args)
+    cluster = _cluster(args.cluster)
     result = occupancy.calculate(args.arch, launch=launch)
-    edges = occupancy.cliffs(args.arch, launch=launch)
+    cluster_options = dict(non_portable_cluster_size_allowed=args.non_portable, scheduling_policy=args.cluster_policy)
+    edges = occupancy.cliffs(args.arch, launch=launch, gpu=args.gpu, cluster_size=cluster,
+                             **(cluster_options if args.gpu else {}))
+    clusters = None
+    if cluster is not None:
+        clusters = occupancy.max_active_clusters(args.gpu, cluster_size=cluster, **launch.occupancy_keywords(),
+                                                 **cluster_options)
     if args.plot:
         occupancy.plot_occupancy(args.arch, launch=launch, path=args.plot)
     if args.json:
-        print(json.dumps({"result": result.model_dump(), "cliffs": edges.model_dump()}, indent=2))
+        data = {"result": result.model_dump(), "cliffs": edges.model_dump()}
+        if clusters is not None:
+            data["clusters"] = clusters.model_dump(exclude={"per_sm"})
+        print(json.dumps(data, indent=2))
         return 0
     r = result
     print(
@@ -84,7 +113,31 @@ def _occupancy(args: argparse.Namespace) -> int:
         f"  allocated per block   {r.registers_per_block} registers, "
         f"{r.shared_memory_per_block} B shared memory (SM configured for {r.shared_memory_config} B)"
     )
+    d = r.driver
+    print(
+        f"  driver launches with  {d.shared_memory_config} B shared memory"
+        + ("" if d.l1_cache is None else f", {d.l1_cache} B L1")
+        + f" ({d.rule}); limits there: "
+        + ", ".join(f"{k} {_fmt_limit(getattr(d, f'block_limit_{k}'))}" for k in r.block_limits)
+    )
+    if clusters is not None:
+        c = clusters
+        print(
+            f"  clusters on {c.gpu:<9} {c.active_clusters} of {c.cluster_size} blocks resident "
+            f"(naive {c.naive_clusters}; {c.blocks_per_sm_in_cluster} blocks/SM in clusters; per GPC "
+            f"{','.join(map(str, c.clusters_per_gpc))} over {','.join(map(str, c.sms_per_gpc))} SMs"
+            + ("" if c.layout_measured else "; layout assumed") + ")"
+        )
+        if c.reason:
+            print(f"  no cluster fits       {c.reason}")
     print("  cliffs")
+    if edges.cluster_size is not None:
+        axis = edges.cluster_size
+        head = "none" if axis.headroom is None else f"+{axis.headroom}"
+        gain = "none" if axis.gain is None else f"-{axis.gain}"
+        points = ", ".join(f"{p.cluster_size}:{p.active_blocks}" for p in axis.points)
+        print(f"    {'cluster_size':<18} {axis.value} blocks per cluster; headroom {head}, gain {gain}; "
+              f"resident blocks {points}")
     for c in (edges.registers, edges.shared_memory, edges.threads_per_block, edges.barriers):
         head = "none" if c.headroom is None else f"+{c.headroom}"
         gain = "none" if c.gain is None else f"-{c.gain}"

@@ -10,10 +10,22 @@ from pydantic import BaseModel, ConfigDict
 
 from . import _validate
 from ._arch import Architecture, architecture
+from ._driver_config import DriverConfiguration, driver_configuration
 from ._kernel_launch import Launch, resolve
+from ._resources import KernelResources, merge_resources
 from ._rules import LIMITERS, UNLIMITED, evaluate, limiter_names
 
-__all__ = ["OccupancyArrays", "OccupancyResult", "calculate", "calculate_many"]
+__all__ = ["LAUNCH_DEFAULTS", "OccupancyArrays", "OccupancyResult", "calculate", "calculate_many"]
+
+# Values of the loose launch numbers when neither they nor ``resources`` are given
+# (registers_per_thread and threads_per_block have none: they are required).
+LAUNCH_DEFAULTS = {
+    "static_shared_memory": 0,
+    "dynamic_shared_memory": 0,
+    "block_barriers": 1,
+    "max_threads_per_block": None,
+    "max_dynamic_shared_memory": None,
+}
 
 
 class OccupancyResult(BaseModel):
@@ -51,6 +63,7 @@ class OccupancyResult(BaseModel):
     registers_per_block: int
     shared_memory_per_block: int
     shared_memory_config: int
+    driver: DriverConfiguration
     reason: str | None = None
 
     @property
@@ -137,13 +150,14 @@ def calculate(
     *,
     threads_per_block: int | None = None,
     registers_per_thread: int | None = None,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
+    static_shared_memory: int | None = None,
+    dynamic_shared_memory: int | None = None,
     max_dynamic_shared_memory: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
+    resources: KernelResources | None = None,
     launch: Launch | None = None,
 ) -> OccupancyResult:
     """Blocks of one launch that fit on an SM, what limits them, and why.
@@ -156,13 +170,14 @@ def calculate(
     arch : str, tuple or Architecture
         The compute capability, e.g. ``"sm_90"``, ``"9.0"``, ``(9, 0)``.
     threads_per_block : int
-        Threads in one block, 1 to 1024.
+        Threads in one block, 1 to 1024 (from ``resources`` when it fixes one).
     registers_per_thread : int
-        Registers per thread as compiled (``cudaFuncAttributes.numRegs``), 0 to 255.
+        Registers per thread as compiled (``cudaFuncAttributes.numRegs``), 0 to 255;
+        required unless ``resources`` gives it.
     static_shared_memory : int, optional
-        Static (``__shared__``) shared memory per block, bytes.
+        Static (``__shared__``) shared memory per block, bytes; 0 by default.
     dynamic_shared_memory : int, optional
-        Dynamic shared memory the launch asks for, bytes.
+        Dynamic shared memory the launch asks for, bytes; 0 by default.
     max_dynamic_shared_memory : int, optional
         The kernel attribute ``cudaFuncAttributeMaxDynamicSharedMemorySize``, bytes.
         None means the runtime's default of 48 KiB minus ``static_shared_memory``;
@@ -173,16 +188,20 @@ def calculate(
         which lets the SM use its largest configuration. Rounded up to a supported
         configuration as the driver does; ignored before Volta.
     block_barriers : int, optional
-        Named barriers the kernel uses (``__syncthreads`` is one), 0 to 16.
+        Named barriers the kernel uses (``__syncthreads`` is one), 0 to 16; 1 by default.
     max_threads_per_block : int, optional
         The kernel's ``maxThreadsPerBlock`` attribute (``__launch_bounds__``);
         a larger block gets 0 blocks.
     partitioned_global_caching : {"off", "on", "strict"}, optional
         Partitioned global caching (compute capabilities 5.2, 5.3, 6.1, 6.2).
+    resources : KernelResources, optional
+        The compiled kernel (:func:`occupancy.kernel_resources`): its registers, static
+        shared memory, barriers and launch bounds stand in for the loose numbers. A loose
+        number that disagrees with it is an error.
     launch : Launch, optional
-        The launch as one `occupancy.Launch`, in place of the keywords above (from
-        ``threads_per_block`` to ``max_threads_per_block``); its registers per thread
-        must be known.
+        The launch as one `occupancy.Launch`, in place of the keywords above from
+        ``threads_per_block`` to ``max_threads_per_block`` and ``resources`` (the launch
+        carries its own); its registers per thread must be known.
 
     Returns
     -------
@@ -191,10 +210,11 @@ def calculate(
     Raises
     ------
     OccupancyError
-        For negative or non-integer values, or values over the architecture's limits.
+        For negative or non-integer values, values over the architecture's limits, or
+        loose numbers that disagree with ``resources``.
     TypeError
-        For values of the wrong type, a missing ``threads_per_block`` or
-        ``registers_per_thread``, or ``launch=`` together with the keywords it replaces.
+        For values of the wrong type, no ``registers_per_thread`` nor ``resources``, or
+        ``launch=`` together with the keywords it replaces.
 
     Examples
     --------
@@ -203,21 +223,29 @@ def calculate(
     >>> r.active_blocks_per_sm, r.occupancy, r.limiters
     (3, 0.75, ('registers',))
     """
-    config = resolve(
+    loose, resources = resolve(
         "calculate",
         launch,
+        resources,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
         dynamic_shared_memory=dynamic_shared_memory,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
-        carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
+        max_dynamic_shared_memory=max_dynamic_shared_memory,
+        carveout=carveout,
     )
+    carveout = loose.pop("carveout")
     arch = architecture(arch)
     gc = _validate.gc_mode(partitioned_global_caching)
-    v = _validate.launch(arch, **config, arrays=False)
+    kernel = merge_resources(arch, resources, LAUNCH_DEFAULTS, **loose)
+    v = _validate.launch(
+        arch,
+        carveout=carveout,
+        arrays=False,
+        **kernel,
+    )
     raw = evaluate(arch, v["t"], v["r"], v["s"], v["d"], v["m"], v["c"], v["b"], v["mt"], gc)
     out = {k: (float(x) if k == "occupancy" else int(x)) for k, x in raw.items()}
     active = out["active_blocks_per_sm"]
@@ -247,6 +275,7 @@ def calculate(
         registers_per_block=out["registers_per_block"],
         shared_memory_per_block=out["shared_memory_per_block"],
         shared_memory_config=out["shared_memory_config"],
+        driver=driver_configuration(arch, barriers=v["b"], carveout=v["c"], out=out),
         reason=_reason(arch, v, out) if active == 0 else None,
     )
 

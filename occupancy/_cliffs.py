@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from . import _validate
 from ._arch import Architecture, architecture
+from ._calculator import LAUNCH_DEFAULTS
+from ._errors import OccupancyError
 from ._kernel_launch import Launch, resolve
+from ._resources import KernelResources, merge_resources
 from ._rules import MAX_BARRIERS_PER_BLOCK, evaluate
 
-__all__ = ["Cliffs", "ResourceCliffs", "Threshold", "cliffs"]
+__all__ = ["ClusterCliffs", "ClusterPoint", "Cliffs", "ResourceCliffs", "Threshold", "cliffs"]
 
 
 class Threshold(BaseModel):
@@ -49,8 +52,39 @@ class ResourceCliffs(BaseModel):
     thresholds: tuple[Threshold, ...]
 
 
+class ClusterPoint(BaseModel):
+    """Resident clusters and blocks on the whole GPU at one cluster size."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cluster_size: int
+    active_clusters: int
+    active_blocks: int = Field(description="active_clusters x cluster_size.")
+    naive_blocks: int = Field(description="sm_count x blocks per SM, rounded down to whole clusters.")
+
+
+class ClusterCliffs(BaseModel):
+    """Resident blocks along the cluster size (1 up to the allowed maximum), the launch held.
+
+    ``headroom``: how many more blocks per cluster before fewer blocks are resident (None
+    when none are lost up to ``maximum``); ``gain``: how many fewer before more are (None
+    when no smaller size holds more). Both need ``value``, the launch's cluster size.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gpu: str
+    value: int | None
+    maximum: int
+    scheduling_policy: str
+    points: tuple[ClusterPoint, ...]
+    headroom: int | None
+    gain: int | None
+
+
 class Cliffs(BaseModel):
-    """Cliffs of one launch along registers, shared memory, block size and barriers."""
+    """Cliffs of one launch along registers, shared memory, block size and barriers, and,
+    for a GPU, along the cluster size."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -59,6 +93,7 @@ class Cliffs(BaseModel):
     shared_memory: ResourceCliffs
     threads_per_block: ResourceCliffs
     barriers: ResourceCliffs
+    cluster_size: ClusterCliffs | None = None
 
 
 def _sweep(resource: str, unit: str, values: np.ndarray, current: int, out: dict) -> ResourceCliffs:
@@ -114,7 +149,14 @@ def sweeps(arch: Architecture, v: dict[str, Any], gc: str) -> dict[str, tuple[np
     }
 
 
-def swept(arch: Any, *, partitioned_global_caching: str | bool = "off", **config: Any):
+def swept(
+    arch: Any,
+    *,
+    partitioned_global_caching: str | bool = "off",
+    resources: Any = None,
+    carveout: int | None = None,
+    **kernel: Any,
+):
     """Validate one launch and sweep each resource with the others fixed.
 
     Returns the `Architecture`, the sweeps (resource -> (values, results)) and the
@@ -122,7 +164,13 @@ def swept(arch: Any, *, partitioned_global_caching: str | bool = "off", **config
     """
     arch = architecture(arch)
     gc = _validate.gc_mode(partitioned_global_caching)
-    v = _validate.launch(arch, arrays=False, **config)
+    kernel = merge_resources(arch, resources, LAUNCH_DEFAULTS, **kernel)
+    v = _validate.launch(
+        arch,
+        arrays=False,
+        carveout=carveout,
+        **kernel,
+    )
     current = {
         "registers": v["r"],
         "shared_memory": v["s"] + v["d"],
@@ -137,18 +185,27 @@ def cliffs(
     *,
     threads_per_block: int | None = None,
     registers_per_thread: int | None = None,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
+    static_shared_memory: int | None = None,
+    dynamic_shared_memory: int | None = None,
     max_dynamic_shared_memory: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
+    resources: KernelResources | None = None,
+    gpu: Any = None,
+    cluster_size: int | tuple[int, ...] | None = None,
+    non_portable_cluster_size_allowed: bool = False,
+    scheduling_policy: str = "spread",
     launch: Launch | None = None,
 ) -> Cliffs:
     """Headroom, gain and every occupancy threshold along each resource.
 
-    Parameters are those of :func:`occupancy.calculate` (``launch=`` included). Each resource is swept over
+    Parameters are those of :func:`occupancy.calculate` (``resources=`` and ``launch=``
+    included; a launch's cluster is the default ``cluster_size``), and, for the cluster-size axis,
+    ``gpu`` (a GPU with a GPC layout), ``cluster_size`` (the launch's, optional),
+    ``non_portable_cluster_size_allowed`` and ``scheduling_policy`` as in
+    :func:`occupancy.max_active_clusters`. Each resource is swept over
     its legal range with the others fixed: registers per thread 0-255, shared memory
     per block (static + dynamic, bytes, from the static size up to the opt-in limit,
     as if the kernel opted in), threads per block 1 up to the kernel's maximum, and
@@ -158,7 +215,8 @@ def cliffs(
     -------
     Cliffs
         ``registers``, ``shared_memory``, ``threads_per_block`` and ``barriers``,
-        each a :class:`ResourceCliffs`.
+        each a :class:`ResourceCliffs`; ``cluster_size``, a :class:`ClusterCliffs`, when
+        ``gpu`` is given (resident blocks on the whole GPU for each cluster size).
 
     Examples
     --------
@@ -166,10 +224,18 @@ def cliffs(
     >>> c = occupancy.cliffs("sm_80", threads_per_block=512, registers_per_thread=32)
     >>> c.registers.headroom, c.registers.thresholds[-1].value
     (0, 129)
+    >>> c = occupancy.cliffs("sm_90", threads_per_block=128, registers_per_thread=64,
+    ...                      dynamic_shared_memory=120_000, max_dynamic_shared_memory=120_000,
+    ...                      gpu="H200", cluster_size=4)
+    >>> [(p.cluster_size, p.active_blocks) for p in c.cluster_size.points][2:5]
+    [(3, 117), (4, 120), (5, 110)]
+    >>> c.cluster_size.headroom
+    0
     """
-    config = resolve(
+    loose, resources = resolve(
         "cliffs",
         launch,
+        resources,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -179,14 +245,65 @@ def cliffs(
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
     )
-    arch, sw, current = swept(arch, partitioned_global_caching=partitioned_global_caching, **config)
+    if launch is not None and cluster_size is None:
+        cluster_size = launch.cluster
+    arch, sw, current = swept(
+        arch, partitioned_global_caching=partitioned_global_caching, resources=resources, **loose
+    )
     units = {
         "registers": "registers per thread",
         "shared_memory": "bytes per block",
         "threads_per_block": "threads per block",
         "barriers": "barriers per block",
     }
+    along_clusters = None
+    if gpu is not None:
+        values, out = sw["registers"]
+        # The registers sweep runs over 0..255, so the launch's own blocks sit at its register count.
+        blocks = int(np.broadcast_to(out["active_blocks_per_sm"], values.shape)[current["registers"]])
+        along_clusters = _cluster_axis(arch, gpu, blocks, cluster_size, non_portable_cluster_size_allowed,
+                                       scheduling_policy)
+    elif cluster_size is not None:
+        raise OccupancyError(f"cluster_size={cluster_size!r} needs gpu= (a GPU with a GPC layout, e.g. 'H200')")
     return Cliffs(
         arch=arch.name,
         **{k: _sweep(k, units[k], values, current[k], out) for k, (values, out) in sw.items()},
+        cluster_size=along_clusters,
     )
+
+
+def _cluster_axis(arch: Architecture, gpu: Any, blocks: int, cluster_size: Any, non_portable: Any,
+                  policy: Any) -> ClusterCliffs:
+    """Resident blocks for every cluster size with the launch's blocks per SM held."""
+    from ._clusters import _layout_for, _policy, check_size, cluster_dims, cluster_limit, clusters
+
+    layout = _layout_for(gpu)
+    if layout.compute_capability != arch.compute_capability:
+        raise OccupancyError(
+            f"gpu={layout.name!r} is compute capability {layout.compute_capability}, not {arch.name}'s "
+            f"{arch.compute_capability}"
+        )
+    policy = _policy(policy)
+    limit = cluster_limit(layout, non_portable)
+    value = None
+    if cluster_size is not None:
+        x, y, z = cluster_dims(cluster_size)
+        value = x * y * z
+        check_size(layout, value, non_portable)
+    sizes = np.arange(1, limit + 1)
+    counts = clusters(layout, blocks, sizes, policy)
+    resident = counts * sizes
+    naive = (layout.sm_count * blocks // sizes) * sizes
+    points = tuple(
+        ClusterPoint(cluster_size=int(c), active_clusters=int(n), active_blocks=int(r), naive_blocks=int(v))
+        for c, n, r, v in zip(sizes, counts, resident, naive)
+    )
+    headroom = gain = None
+    if value is not None:
+        i = value - 1
+        later = np.flatnonzero(resident[i + 1:] < resident[i])
+        headroom = int(later[0]) if later.size and resident[i] else None
+        earlier = np.flatnonzero(resident[:i] > resident[i])
+        gain = int(i - earlier[-1]) if earlier.size else None
+    return ClusterCliffs(gpu=layout.name, value=value, maximum=limit, scheduling_policy=policy, points=points,
+                         headroom=headroom, gain=gain)

@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from . import _validate
 from ._errors import OccupancyError
+from ._resources import KernelResources
 from ._rules import MAX_BARRIERS_PER_BLOCK
 
-__all__ = ["LOOSE_DEFAULTS", "Launch", "resolve"]
+__all__ = ["Launch", "resolve"]
 
 # CUDA's launch limits, the same on every compute capability from 5.0 on (CUDA C++
 # Programming Guide, "Features and Technical Specifications", table of technical
@@ -27,10 +28,6 @@ MAX_REGISTERS_PER_THREAD = 255
 # "Thread Block Clusters").
 MAX_CLUSTER_BLOCKS = 16
 PORTABLE_CLUSTER_BLOCKS = 8
-
-# The fields a KernelResources supplies; given loose, they must agree with it.
-_RESOURCE_FIELDS = ("registers_per_thread", "static_shared_memory", "block_barriers", "max_threads_per_block")
-
 
 def _dims(name: str, value: Any, limits: Sequence[int]) -> tuple[int, int, int]:
     """An int or a 1-3 sequence of ints as a (x, y, z) triple, each in 1..limit."""
@@ -65,20 +62,17 @@ def _optional(name: str, value: Any, low: int, high: int | None = None) -> int |
 
 
 def _from_resources(resources: Any) -> dict[str, Any]:
-    """The launch fields a `KernelResources` (or any object with its attributes) fixes."""
-    if isinstance(resources, Mapping) or not (
-        hasattr(resources, "registers_per_thread") and hasattr(resources, "static_shared_memory")
-    ):
-        raise TypeError(
-            "resources must be an occupancy.KernelResources (or an object with registers_per_thread, "
-            f"static_shared_memory, block_barriers and max_threads_per_block), not {type(resources).__name__}"
-        )
+    """The launch fields a `KernelResources` fixes (None where it does not say)."""
+    if not isinstance(resources, KernelResources):
+        raise TypeError(f"resources must be an occupancy.KernelResources, not {type(resources).__name__}")
     return {
         "registers_per_thread": resources.registers_per_thread,
         "static_shared_memory": resources.static_shared_memory,
-        "block_barriers": getattr(resources, "block_barriers", 1),
-        "max_threads_per_block": getattr(resources, "max_threads_per_block", None),
-        "cluster": getattr(resources, "cluster_dims", None),
+        "block_barriers": resources.block_barriers,
+        "max_threads_per_block": resources.max_threads_per_block,
+        "dynamic_shared_memory": resources.dynamic_shared_memory,
+        "max_dynamic_shared_memory": resources.max_dynamic_shared_memory,
+        "cluster": resources.cluster_dims,
     }
 
 
@@ -105,9 +99,10 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
             if given is not None and value is not None and given != value:
                 raise OccupancyError(
                     f"{name}={given!r} disagrees with resources.{'cluster_dims' if name == 'cluster' else name}"
-                    f"={value!r}; give the kernel's resources or the loose value, not both"
+                    f"={value!r} of kernel {resources.kernel!r}; give the kernel's resources or the loose "
+                    "value, not both"
                 )
-            if value is not None or name not in data:
+            if value is not None:
                 out[name] = value
     out["grid"] = _dims("grid", data["grid"], MAX_GRID)
     out["block"] = block = _dims("block", data["block"], MAX_BLOCK)
@@ -115,6 +110,12 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
     if threads > MAX_THREADS_PER_BLOCK:
         raise OccupancyError(
             f"block={block} has {threads} threads; the maximum is {MAX_THREADS_PER_BLOCK} threads per block"
+        )
+    fixed_threads = getattr(resources, "threads_per_block", None)
+    if fixed_threads is not None and threads != fixed_threads:
+        raise OccupancyError(
+            f"block={block} has {threads} threads, but kernel {resources.kernel!r} is launched with "
+            f"resources.threads_per_block={fixed_threads}"
         )
     if out.get("cluster") is not None:
         out["cluster"] = cluster = _dims("cluster", out["cluster"], (MAX_CLUSTER_BLOCKS,) * 3)
@@ -167,11 +168,11 @@ class Launch(BaseModel):
         blocks (8 are portable; more need the non-portable cluster size attribute), and
         each grid dimension a multiple of the cluster's. None: no clusters.
     resources : occupancy.KernelResources or None
-        What the compiler gave the kernel (`occupancy.KernelResources`; any object with
-        ``registers_per_thread``, ``static_shared_memory``, ``block_barriers``,
-        ``max_threads_per_block`` and ``cluster_dims`` works). It fills the four fields
-        below and a fixed cluster shape; a loose value given as well must agree with it.
-        Not serialised: a dumped launch carries the numbers.
+        What the compiler gave the kernel (`occupancy.kernel_resources`). It fills the
+        fields below that it knows (registers, static shared memory, barriers, launch
+        bounds; the dynamic shared memory a framework's launcher fixes) and a fixed cluster
+        shape, and a block size it fixes must be the block's; a loose value given as well
+        must agree with it. Not serialised: a dumped launch carries the numbers.
     registers_per_thread : int or None
         Registers per thread as compiled, 0 to 255; None while unknown (before compiling).
     static_shared_memory : int
@@ -255,8 +256,10 @@ class Launch(BaseModel):
         if not update:
             return super().model_copy(deep=deep)
         data = {name: getattr(self, name) for name in type(self).model_fields}
-        if self.resources is not None and set(update) & {*_RESOURCE_FIELDS, "cluster"}:
-            data["resources"] = None
+        if self.resources is not None:
+            supplied = {name for name, value in _from_resources(self.resources).items() if value is not None}
+            if set(update) & supplied:
+                data["resources"] = None
         data.update(update)
         return type(self)(**data)
 
@@ -326,34 +329,20 @@ class Launch(BaseModel):
         }
 
 
-#: The loose keywords a `Launch` replaces, with their defaults in `occupancy.calculate`.
-LOOSE_DEFAULTS: dict[str, Any] = {
-    "threads_per_block": None,
-    "registers_per_thread": None,
-    "static_shared_memory": 0,
-    "dynamic_shared_memory": 0,
-    "max_dynamic_shared_memory": None,
-    "carveout": None,
-    "block_barriers": 1,
-    "max_threads_per_block": None,
-}
+def resolve(function: str, launch: Any, resources: Any, **loose: Any) -> tuple[dict[str, Any], Any]:
+    """The loose keywords of ``function`` and its resources, from ``launch=`` or as given.
 
-
-def resolve(function: str, launch: Any, **loose: Any) -> dict[str, Any]:
-    """The keywords of ``function`` from ``launch=`` or from its loose keywords, not both.
-
-    ``loose`` holds the loose keywords as passed (those of `LOOSE_DEFAULTS` that
-    ``function`` takes); the result holds the same keys.
+    ``loose`` holds the keywords as passed (None where not given). With a launch, every
+    one of them comes from it (none may be given as well), and so do the resources.
     """
     if launch is None:
-        for name in ("threads_per_block", "registers_per_thread"):
-            if name in loose and loose[name] is None:
-                raise TypeError(f"{function}() needs {name}= (or launch=occupancy.Launch(...))")
-        return loose
+        return loose, resources
     if not isinstance(launch, Launch):
         raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
-    given = [k for k, v in loose.items() if v is not LOOSE_DEFAULTS[k] and v != LOOSE_DEFAULTS[k]]
+    if resources is not None:
+        raise TypeError(f"{function}() takes launch= or resources=, not both (give the resources to the Launch)")
+    given = [k for k, v in loose.items() if v is not None]
     if given:
         raise TypeError(f"{function}() takes launch= or {given[0]}=, not both")
     keywords = launch.occupancy_keywords()
-    return {k: keywords[k] for k in loose}
+    return {k: keywords[k] for k in loose}, launch.resources

@@ -10,8 +10,10 @@ from pydantic import BaseModel, ConfigDict
 
 from . import _validate
 from ._arch import architecture
+from ._calculator import LAUNCH_DEFAULTS
 from ._errors import OccupancyError
 from ._kernel_launch import Launch, resolve
+from ._resources import KernelResources, merge_resources
 from ._rules import evaluate
 
 __all__ = ["BlockSizeResult", "available_dynamic_shared_memory", "max_potential_block_size"]
@@ -51,13 +53,14 @@ def max_potential_block_size(
     arch: Any,
     *,
     registers_per_thread: int | None = None,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int | Callable[[int], int] = 0,
+    static_shared_memory: int | None = None,
+    dynamic_shared_memory: int | Callable[[int], int] | None = None,
     max_dynamic_shared_memory: int | None = None,
     max_threads_per_block: int | None = None,
     sm_count: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
+    resources: KernelResources | None = None,
     launch: Launch | None = None,
 ) -> BlockSizeResult:
     """The block size that maximises occupancy, as ``cudaOccupancyMaxPotentialBlockSize``.
@@ -84,12 +87,12 @@ def max_potential_block_size(
     sm_count : int, optional
         SMs on the device; ``min_grid_size`` is blocks per SM times this
         (None counts one SM, so ``min_grid_size`` is then blocks per SM).
-    carveout, block_barriers : optional
-        As in :func:`occupancy.calculate`.
+    carveout, block_barriers, resources : optional
+        As in :func:`occupancy.calculate`. A kernel whose ``resources`` fix its block
+        size (Triton's) has only that size to choose.
     launch : Launch, optional
         The kernel and its launch as one `occupancy.Launch`, in place of the keywords
-        from ``registers_per_thread`` to ``max_threads_per_block`` and ``carveout``,
-        ``block_barriers``; its block size is ignored (it is what is searched for).
+        above except ``sm_count``; its block size is ignored (it is what is searched for).
 
     Returns
     -------
@@ -103,25 +106,32 @@ def max_potential_block_size(
     >>> r.block_size, r.min_grid_size, r.occupancy
     (1024, 132, 0.5)
     """
-    config = resolve(
+    loose, resources = resolve(
         "max_potential_block_size",
         launch,
+        resources,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
         dynamic_shared_memory=dynamic_shared_memory,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
         max_threads_per_block=max_threads_per_block,
-        carveout=carveout,
         block_barriers=block_barriers,
+        max_dynamic_shared_memory=max_dynamic_shared_memory,
+        carveout=carveout,
     )
-    registers_per_thread, static_shared_memory, dynamic_shared_memory = (
-        config["registers_per_thread"], config["static_shared_memory"], config["dynamic_shared_memory"]
-    )
-    max_dynamic_shared_memory, max_threads_per_block = (
-        config["max_dynamic_shared_memory"], config["max_threads_per_block"]
-    )
-    carveout, block_barriers = config["carveout"], config["block_barriers"]
+    carveout = loose.pop("carveout")
     arch = architecture(arch)
+    kernel = merge_resources(
+        arch, resources, {**LAUNCH_DEFAULTS, "threads_per_block": None}, threads_per_block=None, **loose
+    )
+    max_dynamic_shared_memory = kernel["max_dynamic_shared_memory"]
+    registers_per_thread, static_shared_memory, dynamic_shared_memory, block_barriers = (
+        kernel["registers_per_thread"], kernel["static_shared_memory"],
+        kernel["dynamic_shared_memory"], kernel["block_barriers"],
+    )
+    max_threads_per_block = kernel["max_threads_per_block"]
+    if kernel["threads_per_block"] is not None:
+        fixed = kernel["threads_per_block"]
+        max_threads_per_block = fixed if max_threads_per_block is None else min(max_threads_per_block, fixed)
     r = _validate.integer("registers_per_thread", registers_per_thread)
     _validate.check_range("registers_per_thread", r, 0, arch.max_registers_per_thread, arch)
     s, m = _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory)
@@ -140,6 +150,8 @@ def max_potential_block_size(
     ws = arch.warp_size
     aligned = np.arange(-(-limit // ws) * ws, 0, -ws, dtype=np.int64)
     sizes = np.minimum(aligned, limit)
+    if kernel["threads_per_block"] is not None:
+        sizes = sizes[:1]  # a kernel compiled for one block size launches with no other
     if callable(dynamic_shared_memory):
         d = np.array(
             [_validate.integer("dynamic_shared_memory", dynamic_shared_memory(int(n))) for n in sizes],
@@ -176,14 +188,15 @@ def max_potential_block_size(
 def available_dynamic_shared_memory(
     arch: Any,
     *,
-    registers_per_thread: int,
-    static_shared_memory: int = 0,
+    registers_per_thread: int | None = None,
+    static_shared_memory: int | None = None,
     max_dynamic_shared_memory: int | None = None,
     num_blocks: int,
-    threads_per_block: int,
+    threads_per_block: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
     match_driver: bool = False,
+    resources: KernelResources | None = None,
 ) -> int:
     """Dynamic shared memory per block that still lets ``num_blocks`` blocks share an SM.
 
@@ -191,7 +204,7 @@ def available_dynamic_shared_memory(
     ----------
     arch : str, tuple or Architecture
         The compute capability.
-    registers_per_thread, static_shared_memory, max_dynamic_shared_memory, threads_per_block, carveout, block_barriers
+    registers_per_thread, static_shared_memory, max_dynamic_shared_memory, threads_per_block, carveout, block_barriers, resources
         As in :func:`occupancy.calculate`.
     num_blocks : int
         Blocks wanted on each SM, at least 1.
@@ -226,18 +239,26 @@ def available_dynamic_shared_memory(
     116736
     """
     arch = architecture(arch)
-    s, m = _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory)
+    kernel = merge_resources(
+        arch, resources, LAUNCH_DEFAULTS,
+        registers_per_thread=registers_per_thread,
+        static_shared_memory=static_shared_memory,
+        threads_per_block=threads_per_block,
+        block_barriers=block_barriers,
+        max_dynamic_shared_memory=max_dynamic_shared_memory,
+    )
+    s, m = _static_and_attribute(arch, kernel["static_shared_memory"], kernel["max_dynamic_shared_memory"])
     n = _validate.integer("num_blocks", num_blocks)
     _validate.check_range("num_blocks", n, 1, arch.max_blocks_per_sm, arch, " blocks per SM")
     v = _validate.launch(
         arch,
-        threads_per_block=threads_per_block,
-        registers_per_thread=registers_per_thread,
+        threads_per_block=kernel["threads_per_block"],
+        registers_per_thread=kernel["registers_per_thread"],
         static_shared_memory=s,
         dynamic_shared_memory=0,
         max_dynamic_shared_memory=m,
         carveout=carveout,
-        block_barriers=block_barriers,
+        block_barriers=kernel["block_barriers"],
         max_threads_per_block=None,
         arrays=False,
     )

@@ -24,13 +24,14 @@ def plot_occupancy(
     *,
     threads_per_block: int | None = None,
     registers_per_thread: int | None = None,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
+    static_shared_memory: int | None = None,
+    dynamic_shared_memory: int | None = None,
     max_dynamic_shared_memory: int | None = None,
     carveout: int | None = None,
-    block_barriers: int = 1,
+    block_barriers: int | None = None,
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
+    resources: Any = None,
     path: str | os.PathLike[str] | None = None,
     launch: Launch | None = None,
 ):
@@ -42,7 +43,7 @@ def plot_occupancy(
 
     Parameters
     ----------
-    arch, threads_per_block, registers_per_thread, ..., launch : optional
+    arch, threads_per_block, registers_per_thread, ..., resources, launch : optional
         As in :func:`occupancy.calculate`.
     path : str or os.PathLike, optional
         Where to save the figure (the format follows the suffix, e.g. ``.png``, ``.svg``).
@@ -65,9 +66,10 @@ def plot_occupancy(
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_occupancy needs matplotlib: pip install matplotlib") from exc
 
-    config = resolve(
+    loose, resources = resolve(
         "plot_occupancy",
         launch,
+        resources,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -77,7 +79,9 @@ def plot_occupancy(
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
     )
-    arch, data, current = swept(arch, partitioned_global_caching=partitioned_global_caching, **config)
+    arch, data, current = swept(
+        arch, partitioned_global_caching=partitioned_global_caching, resources=resources, **loose
+    )
     fig = Figure(figsize=(13, 4), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
     for ax, (key, label, scale) in zip(axes, _PANELS):

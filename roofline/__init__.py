@@ -12,7 +12,7 @@ came from.
 """
 
 from . import divergence, memory, models
-from ._chart import CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
+from ._chart import CHART_SCHEMA_VERSION, BandwidthPoint, Ceiling, ChartPoint, RooflineChart, roofline_chart
 from ._errors import RooflineError
 from ._export import load_chart, save_chart
 from ._gpu import (
@@ -29,7 +29,9 @@ from ._gpu import (
     load_gpu,
 )
 from ._kernel import Kernel, KernelCounts
+from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
 from ._plot import plot_roofline
+from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
 from ._precision import PRECISIONS
 from ._predict import (
     Calibration,
@@ -57,6 +59,7 @@ from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_tim
 __all__ = [
     "Access",
     "ArchRates",
+    "BandwidthPoint",
     "CHART_SCHEMA_VERSION",
     "Calibration",
     "Ceiling",
@@ -71,8 +74,13 @@ __all__ = [
     "L2Persistence",
     "MEMORY_LEVELS",
     "MemorySpace",
+    "NCU_SECTIONS",
+    "NcuKernel",
+    "NcuProfile",
     "PRECISIONS",
     "Prediction",
+    "ProfileKernel",
+    "ProfileReport",
     "RooflineArrays",
     "RooflineChart",
     "RooflineError",
@@ -92,6 +100,7 @@ __all__ = [
     "calibration",
     "custom_gpu",
     "divergence",
+    "format_profile_report",
     "format_suite_table",
     "gpu",
     "gpus",
@@ -99,12 +108,15 @@ __all__ = [
     "load_calibration",
     "load_chart",
     "load_gpu",
+    "load_ncu",
     "memory",
     "memory_space",
     "memory_spaces",
     "models",
     "plot_roofline",
     "predict",
+    "profile_chart",
+    "profile_report",
     "roofline_chart",
     "save_chart",
     "time_cliffs",

@@ -15,6 +15,7 @@ from ._precision import PRECISION_LABELS, PRECISIONS, check_precision
 from ._roofline import analyze
 
 __all__ = [
+    "BandwidthPoint",
     "CHART_SCHEMA_VERSION",
     "Ceiling",
     "ChartPoint",
@@ -25,7 +26,8 @@ __all__ = [
 ]
 
 #: Version of the JSON/CSV schema written by `save_chart`; bumped on incompatible changes.
-CHART_SCHEMA_VERSION = 1
+#: Version 2 added ``bandwidth_points``; version 1 files still load.
+CHART_SCHEMA_VERSION = 2
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1/shared"}
@@ -64,6 +66,22 @@ class ChartPoint(BaseModel):
     bound: str = ""
 
 
+class BandwidthPoint(BaseModel):
+    """One kernel's bandwidth at one memory level, bytes/s: every kernel has one, also a
+    kernel without flops, which has no place on the flop/s roofline.
+
+    ``origin`` is "predicted" (bytes over the roofline time bound, or over a predicted
+    time) or "measured".
+    """
+
+    model_config = _FROZEN
+
+    kernel: str
+    level: Literal["dram", "l2", "l1"] = "dram"
+    bytes_per_second: float = Field(gt=0)
+    origin: Literal["predicted", "measured"] = "predicted"
+
+
 class RooflineChart(BaseModel):
     """Everything a roofline plot draws; `save_chart` writes it, `plot_roofline` draws it."""
 
@@ -75,6 +93,7 @@ class RooflineChart(BaseModel):
     title: str = ""
     ceilings: tuple[Ceiling, ...]
     points: tuple[ChartPoint, ...] = ()
+    bandwidth_points: tuple[BandwidthPoint, ...] = ()
 
     def ceiling(self, name: str, origin: str = "theoretical") -> Ceiling:
         """The ceiling called `name` ("fp32", "dram", ...) of the given origin."""
@@ -155,7 +174,8 @@ def roofline_chart(
         The compute roof kernels are bounded by (and whose ridge points are marked);
         default: the first kernel's precision, else "fp32".
     precisions
-        Compute ceilings to draw; default every precision the GPU supports.
+        Compute ceilings to draw; default the precisions of the kernels (every precision
+        the GPU supports when there are no kernels).
     levels
         Memory roofs to draw, from "dram", "l2", "l1" (default all three).
     measured_ceilings
@@ -179,11 +199,14 @@ def roofline_chart(
     primary = check_precision(
         precision or next((k.precision for k in kernel_counts if k.precision), None) or "fp32"
     )
-    chosen = (
-        [check_precision(p) for p in precisions]
-        if precisions is not None
-        else list(device.supported_precisions())
-    )
+    if precisions is not None:
+        chosen = [check_precision(p) for p in precisions]
+    elif kernel_counts:
+        # Only the ceilings the kernels can reach: a ceiling of a precision no kernel uses
+        # (FP8 at 1979 TFLOP/s over FP32 kernels) stretches the axis and explains nothing.
+        chosen = [check_precision(k.precision or "fp32") for k in kernel_counts]
+    else:
+        chosen = list(device.supported_precisions())
     if primary not in chosen:
         chosen.append(primary)
     chosen = [p for p in PRECISIONS if p in chosen]
@@ -216,10 +239,15 @@ def roofline_chart(
         )
 
     points: list[ChartPoint] = []
+    bandwidth_points: list[BandwidthPoint] = []
     intensities: dict[str, dict[str, float]] = {}
     for counts in kernel_counts:
         result = analyze(device, counts, primary)
         intensities[counts.name] = {}
+        for lvl, moved in result.bytes.items():
+            if lvl in chosen_levels and moved > 0:
+                bandwidth_points.append(BandwidthPoint(kernel=counts.name, level=lvl,
+                                                       bytes_per_second=moved / result.time_lower_bound_seconds))
         for lvl, ai in result.arithmetic_intensities.items():
             if lvl not in chosen_levels or not (0 < ai < math.inf):
                 continue
@@ -248,4 +276,5 @@ def roofline_chart(
         title=title or f"Roofline: {device.name}",
         ceilings=tuple(ceilings),
         points=tuple(points),
+        bandwidth_points=tuple(bandwidth_points),
     )

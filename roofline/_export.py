@@ -10,17 +10,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ._chart import CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart
+from ._chart import CHART_SCHEMA_VERSION, BandwidthPoint, Ceiling, ChartPoint, RooflineChart
 from ._errors import RooflineError
 
 __all__ = ["CHART_CSV_COLUMNS", "chart_to_csv", "chart_to_json", "load_chart", "save_chart"]
 
-#: Columns of the CSV form: one row per ceiling ("record" = "ceiling") or point ("point").
+#: Columns of the CSV form: one row per ceiling ("record" = "ceiling"), roofline point
+#: ("point") or bandwidth point ("bandwidth").
 CHART_CSV_COLUMNS: tuple[str, ...] = (
     "schema_version", "record", "gpu", "precision", "title", "name", "kind", "level",
-    "origin", "value", "arithmetic_intensity", "flops_per_second", "bound", "label",
+    "origin", "value", "arithmetic_intensity", "flops_per_second", "bytes_per_second", "bound", "label",
     "formula", "source",
 )
+#: Schema versions `load_chart` reads.
+_READABLE_VERSIONS = (1, CHART_SCHEMA_VERSION)
 
 
 def chart_to_json(chart: RooflineChart) -> str:
@@ -45,6 +48,9 @@ def chart_to_csv(chart: RooflineChart) -> str:
                          "origin": p.origin, "bound": p.bound,
                          "arithmetic_intensity": repr(p.arithmetic_intensity),
                          "flops_per_second": repr(p.flops_per_second)})
+    for b in chart.bandwidth_points:
+        writer.writerow({**common, "record": "bandwidth", "name": b.kernel, "level": b.level,
+                         "origin": b.origin, "bytes_per_second": repr(b.bytes_per_second)})
     return out.getvalue()
 
 
@@ -68,10 +74,10 @@ def save_chart(chart: RooflineChart, path: str | Path) -> Path:
 
 
 def _check_version(version: Any, path: Path) -> None:
-    if int(version) != CHART_SCHEMA_VERSION:
+    if int(version) not in _READABLE_VERSIONS:
         raise RooflineError(
             f"schema_version={version} in {str(path)!r} is not supported; this gpuroof reads "
-            f"version {CHART_SCHEMA_VERSION}"
+            f"versions {', '.join(map(str, _READABLE_VERSIONS))}"
         )
 
 
@@ -92,13 +98,14 @@ def load_chart(path: str | Path) -> RooflineChart:
             if data.pop("schema", "gpuroof.roofline") != "gpuroof.roofline":
                 raise RooflineError(f"path={str(path)!r} is not a gpuroof roofline chart")
             _check_version(data.get("schema_version", CHART_SCHEMA_VERSION), path)
+            data["schema_version"] = CHART_SCHEMA_VERSION
             return RooflineChart(**data)
         if suffix == ".csv":
             rows = list(csv.DictReader(io.StringIO(text)))
             if not rows:
                 raise RooflineError(f"path={str(path)!r} has no rows")
             _check_version(rows[0]["schema_version"], path)
-            ceilings, points = [], []
+            ceilings, points, bandwidth = [], [], []
             for row in rows:
                 if row["record"] == "ceiling":
                     ceilings.append(Ceiling(
@@ -111,12 +118,16 @@ def load_chart(path: str | Path) -> RooflineChart:
                         bound=row["bound"],
                         arithmetic_intensity=float(row["arithmetic_intensity"]),
                         flops_per_second=float(row["flops_per_second"])))
+                elif row["record"] == "bandwidth":
+                    bandwidth.append(BandwidthPoint(
+                        kernel=row["name"], level=row["level"], origin=row["origin"],
+                        bytes_per_second=float(row["bytes_per_second"])))
                 else:
-                    raise RooflineError(f"record={row['record']!r} must be 'ceiling' or 'point'")
+                    raise RooflineError(f"record={row['record']!r} must be 'ceiling', 'point' or 'bandwidth'")
             first = rows[0]
             return RooflineChart(gpu=first["gpu"], precision=first["precision"],
                                  title=first["title"], ceilings=tuple(ceilings),
-                                 points=tuple(points))
+                                 points=tuple(points), bandwidth_points=tuple(bandwidth))
     except (ValidationError, KeyError, ValueError) as exc:
         if isinstance(exc, RooflineError):
             raise

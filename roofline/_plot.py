@@ -21,6 +21,8 @@ PLOT_FORMATS: tuple[str, ...] = (".png", ".svg", ".pdf")
 _LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 _TEXT_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.6}
 _MEMORY_COLORS = {"dram": "#1f4e9c", "l2": "#2a9d8f", "l1": "#8a5a9e"}
+# Compute ceilings other than the chart's own precision (red), told apart in the legend.
+_CEILING_COLORS = ("0.3", "#b35806", "#4d9221", "#762a83", "#8c510a", "0.55")
 
 
 def _import_pyplot() -> Any:
@@ -127,13 +129,23 @@ def plot_roofline(
         chart = roofline_chart(chart_or_gpu, kernels, **chart_options)
 
     Figure = _import_pyplot()
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import EngFormatter
 
+    names = _kernel_order(chart)
+    panel = bool(chart.bandwidth_points) and ax is None
+    own_figure = ax is None
     if ax is None:
-        fig = Figure(figsize=(11, 6.5), layout="constrained")
-        ax = fig.add_subplot()
+        fig = Figure(figsize=(15, 8.5) if panel else (11, 7.5), layout="constrained")
+        if panel:
+            grid = fig.add_gridspec(1, 2, width_ratios=(2.3, 1))
+            ax = fig.add_subplot(grid[0])
+            side = fig.add_subplot(grid[1])
+        else:
+            ax = fig.add_subplot()
+            side = None
     else:
-        fig = ax.figure
+        fig, side = ax.figure, None
 
     compute = [c for c in chart.ceilings if c.kind == "compute"]
     memory = [c for c in chart.ceilings if c.kind == "memory"]
@@ -150,45 +162,52 @@ def plot_roofline(
     xs += [primary.value / m.value for m in memory] + [c.value / fastest for c in compute]
     ys = [p.flops_per_second for p in chart.points] + [c.value for c in compute]
     x_lo, x_hi = _decade_floor(min(xs) / 2), _decade_ceil(max(xs) * 2)
-    y_hi = _decade_ceil(top * 1.5)
+    y_hi = top * 3
     slowest = min(m.value for m in memory)
     y_lo = _decade_floor(min(min(ys), slowest * x_lo * 4) / 2)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
+    legend: list[Any] = []
 
     # Compute ceilings: horizontal, from where they meet the fastest memory roof.
     theoretical = [c for c in compute if c.origin == "theoretical"]
     measured = [c for c in compute if c.origin == "measured"]
     groups = _group_compute(sorted(theoretical, key=lambda c: -c.value))
     groups += _group_compute(sorted(measured, key=lambda c: -c.value))
-    for i, group in enumerate(groups):
+    others = iter(_CEILING_COLORS)
+    for group in groups:
         c = group[0]
         start = max(x_lo, c.value / fastest)
         is_primary = any(g.name == chart.precision for g in group)
         (line,) = ax.plot(
             [start, x_hi], [c.value, c.value],
-            color="#b22222" if is_primary else "0.35",
+            color="#b22222" if is_primary else next(others, "0.35"),
             linewidth=2.2 if is_primary else 1.1,
             linestyle="--" if c.origin == "measured" else "-",
-            zorder=2,
+            zorder=2, label=_group_label(group),
         )
         line.set_gid(f"ceiling:{'+'.join(g.name for g in group)}:{c.origin}")
+        legend.append(line)
         ax.text(x_hi / 1.15, c.value * 1.06, _group_label(group), ha="right", va="bottom",
                 fontsize=7.5, color=line.get_color(), zorder=5, bbox=_TEXT_BOX)
 
     # Memory roofs: y = bandwidth x intensity, from the left edge up to the top ceiling.
     for m in sorted(memory, key=lambda c: (c.origin, c.value)):
         end = min(x_hi, top / m.value)
+        label = f"{LEVEL_LABELS.get(m.name, m.name)} {format_bandwidth(m.value)}"
+        if m.origin == "measured":
+            label += " (measured)"
         (line,) = ax.plot(
             [x_lo, end], [m.value * x_lo, m.value * end],
             color=_MEMORY_COLORS.get(m.name, "0.2"),
             linewidth=2.0 if m.name == "dram" else 1.4,
             linestyle="--" if m.origin == "measured" else "-",
-            zorder=2,
+            zorder=2, label=label,
         )
         line.set_gid(f"ceiling:{m.name}:{m.origin}")
+        legend.append(line)
         # Label along the roof, a little before it ends, rotated to its on-screen slope.
         x_text = max(x_lo * 1.5, end / 30)
         y_text = m.value * x_text
@@ -198,40 +217,42 @@ def plot_roofline(
         p0 = ax.transData.transform((x_text, y_text))
         p1 = ax.transData.transform((x_text * 10, y_text * 10))
         angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
-        label = f"{LEVEL_LABELS.get(m.name, m.name)} {format_bandwidth(m.value)}"
-        if m.origin == "measured":
-            label += " (measured)"
         ax.text(x_text, y_text * 1.25, label, rotation=angle, rotation_mode="anchor",
                 fontsize=7.5, color=line.get_color(), ha="left", va="bottom", zorder=5,
                 bbox=_TEXT_BOX)
 
     # Ridge points of the chart's precision against every theoretical memory roof.
+    ridges = []
     for m in memory:
         if m.origin != "theoretical":
             continue
         ridge = primary.value / m.value
         ax.plot([ridge], [primary.value], marker="x", markersize=8, color="black",
                 linestyle="none", zorder=4, gid=f"ridge:{m.name}")
-        ax.annotate(f"ridge {ridge:.3g}", (ridge, primary.value), xytext=(4, -11),
-                    textcoords="offset points", fontsize=7, color="black")
+        ridges.append(f"{LEVEL_LABELS.get(m.name, m.name)} {ridge:.3g}")
+    if ridges:
+        legend.append(Line2D([], [], color="black", marker="x", linestyle="none",
+                             label=f"ridge points ({PRECISION_LABELS.get(primary.name, primary.name)}, flop/B): "
+                                   + ", ".join(ridges)))
 
     if knee_sharpness is not None:
         if not knee_sharpness > 0:
             raise RooflineError(f"knee_sharpness={knee_sharpness!r} must be > 0")
-        grid = np.logspace(math.log10(x_lo), math.log10(x_hi), 400)
+        grid_x = np.logspace(math.log10(x_lo), math.log10(x_hi), 400)
         for m in memory:
             if m.origin != "theoretical" or m.name != "dram":
                 continue
-            soft = (grid * m.value) ** -knee_sharpness + primary.value ** -knee_sharpness
-            ax.plot(grid, soft ** (-1 / knee_sharpness), color="black", linestyle=":", linewidth=1.0,
-                    zorder=2, gid=f"knee:{m.name}", label=f"soft knee (p = {knee_sharpness:g})")
+            soft = (grid_x * m.value) ** -knee_sharpness + primary.value ** -knee_sharpness
+            (knee,) = ax.plot(grid_x, soft ** (-1 / knee_sharpness), color="black", linestyle=":", linewidth=1.0,
+                              zorder=2, gid=f"knee:{m.name}", label=f"soft DRAM knee (p = {knee_sharpness:g})")
+            legend.append(knee)
 
-    # Kernel points: one colour per kernel, joined across levels.
-    names = list(dict.fromkeys(p.kernel for p in chart.points))
-    cmap = _colormap(len(names))
-    handles = []
-    for i, name in enumerate(names):
-        color = cmap[i]
+    # Kernel points: one colour per kernel, joined across levels; filled = predicted,
+    # hollow = measured.
+    colors = dict(zip(names, _colormap(len(names))))
+    anchors: list[tuple[str, float, float]] = []
+    for name in names:
+        color = colors[name]
         for origin in ("predicted", "measured"):
             pts = sorted(
                 (p for p in chart.points if p.kernel == name and p.origin == origin),
@@ -249,36 +270,172 @@ def plot_roofline(
                         marker=_LEVEL_MARKERS[p.level], markersize=6, linestyle="none",
                         markerfacecolor="none" if origin == "measured" else color,
                         markeredgecolor=color, zorder=4)
-            if origin == "predicted" or not any(p.origin == "predicted" for p in chart.points if p.kernel == name):
+            if origin == "measured" or not any(p.origin == "measured" for p in chart.points if p.kernel == name):
                 anchor = next((p for p in pts if p.level == "dram"), pts[0])
-                ax.annotate(f"{i + 1}", (anchor.arithmetic_intensity, anchor.flops_per_second),
-                            xytext=(3, 3), textcoords="offset points", fontsize=7, color=color)
-        from matplotlib.lines import Line2D
-
-        handles.append(Line2D([], [], color=color, marker="o", linestyle="-", linewidth=0.9,
-                              label=f"{i + 1}. {name}"))
-    if handles:
-        from matplotlib.lines import Line2D
-
-        levels = sorted({p.level for p in chart.points}, key=list(_LEVEL_MARKERS).index)
-        handles += [Line2D([], [], color="0.3", marker=_LEVEL_MARKERS[lvl], linestyle="none",
-                           label=f"at {LEVEL_LABELS[lvl]}") for lvl in levels]
-        if any(p.origin == "measured" for p in chart.points):
-            handles.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="none",
-                                  linestyle="none", label="measured"))
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7.5,
-                  frameon=False, title="kernels", title_fontsize=8)
+                anchors.append((name, anchor.arithmetic_intensity, anchor.flops_per_second))
+    levels = sorted({p.level for p in chart.points} | {b.level for b in chart.bandwidth_points},
+                    key=list(_LEVEL_MARKERS).index)
+    legend += [Line2D([], [], color="0.3", marker=_LEVEL_MARKERS[lvl], linestyle="none",
+                      label=f"kernel at {LEVEL_LABELS[lvl]}") for lvl in levels]
+    origins = {p.origin for p in chart.points} | {b.origin for b in chart.bandwidth_points}
+    if "predicted" in origins:
+        legend.append(Line2D([], [], color="0.3", marker="o", linestyle="-", linewidth=0.9,
+                             label="predicted (filled, solid)"))
+    if "measured" in origins:
+        legend.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="none", linestyle=":",
+                             linewidth=0.9, label="measured (hollow, dotted)"))
 
     ax.set_xlabel("Arithmetic intensity (flop/byte)")
-    ax.set_ylabel(f"Attainable performance ({PRECISION_LABELS.get(chart.precision, '')} kernels)")
+    ax.set_ylabel("Performance")
     ax.yaxis.set_major_formatter(EngFormatter(unit="FLOP/s"))
     ax.set_title(chart.title or f"Roofline: {chart.gpu}", fontsize=11)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
     ax.grid(True, which="minor", linewidth=0.2, alpha=0.3)
+    if own_figure:
+        # Below the panels, where it hides no point.
+        fig.legend(handles=legend, loc="outside lower center", ncol=min(4, len(legend)), fontsize=7.5,
+                   frameon=False)
+    else:
+        ax.legend(handles=legend, loc="best", fontsize=7, framealpha=0.9)
+
+    if side is not None:
+        _bandwidth_panel(side, chart, names, colors)
+    _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors)
 
     if path is not None:
         fig.savefig(path, dpi=dpi)
     return fig
+
+
+def _shorten(name: str, width: int = 44) -> str:
+    """A kernel name cut to ``width`` characters, keeping a trailing ``[range]`` or ``#n``."""
+    if len(name) <= width:
+        return name
+    tail = ""
+    for mark in (" [", " #"):
+        if mark in name:
+            tail = name[name.index(mark):]
+            break
+    head = name[: max(8, width - len(tail) - 1)]
+    return f"{head}\u2026{tail}"[: width + len(tail)]
+
+
+def _kernel_order(chart: RooflineChart) -> list[str]:
+    """Kernels in the order they first appear (roofline points, then bandwidth points)."""
+    return list(dict.fromkeys([p.kernel for p in chart.points] + [b.kernel for b in chart.bandwidth_points]))
+
+
+def _bandwidth_panel(ax: Any, chart: RooflineChart, names: list[str], colors: dict[str, Any]) -> None:
+    """Every kernel's bandwidth at each level against the memory roofs: kernels without
+    flops, which the roofline cannot show, appear here too."""
+    from matplotlib.ticker import EngFormatter
+
+    with_flops = {p.kernel for p in chart.points}
+    rows = {name: len(names) - 1 - i for i, name in enumerate(names)}
+    values = [b.bytes_per_second for b in chart.bandwidth_points]
+    roofs = [c for c in chart.ceilings if c.kind == "memory"]
+    lo = _decade_floor(min(values + [r.value for r in roofs]) / 2)
+    hi = _decade_ceil(max(values + [r.value for r in roofs]) * 1.5)
+    for roof in roofs:
+        line = ax.axvline(roof.value, color=_MEMORY_COLORS.get(roof.name, "0.2"),
+                          linestyle="--" if roof.origin == "measured" else "-",
+                          linewidth=1.6 if roof.name == "dram" else 1.1, zorder=1)
+        line.set_gid(f"bandwidth-roof:{roof.name}:{roof.origin}")
+    for name in names:
+        y = rows[name]
+        ax.axhline(y, color="0.9", linewidth=0.6, zorder=0)
+        for b in chart.bandwidth_points:
+            if b.kernel != name:
+                continue
+            offset = 0.18 if b.origin == "measured" and any(
+                c.kernel == name and c.origin == "predicted" for c in chart.bandwidth_points) else 0.0
+            (mark,) = ax.plot([b.bytes_per_second], [y - offset], marker=_LEVEL_MARKERS[b.level], markersize=6,
+                              linestyle="none", color=colors[name],
+                              markerfacecolor="none" if b.origin == "measured" else colors[name], zorder=3)
+            mark.set_gid(f"bandwidth:{name}:{b.level}:{b.origin}")
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    decades = math.log10(hi / lo)
+    if decades > 4:
+        from matplotlib.ticker import LogLocator
+
+        # One labelled tick every few decades: a label per decade would run together.
+        ax.xaxis.set_major_locator(LogLocator(base=10 ** math.ceil(decades / 4)))
+    ax.set_ylim(-0.8, len(names) - 0.2)
+    ax.set_yticks([rows[n] for n in names])
+    ax.set_yticklabels([f"{i + 1}. {_shorten(n)}" + ("" if n in with_flops else "  (no flops)")
+                        for i, n in enumerate(names)], fontsize=7.5)
+    for tick, name in zip(ax.get_yticklabels(), names):
+        tick.set_color(_darker(colors[name]))
+    ax.yaxis.tick_right()
+    ax.xaxis.set_major_formatter(EngFormatter(unit="B/s"))
+    ax.set_xlabel("Bandwidth (vertical lines: memory roofs)")
+    ax.set_title("Every kernel's bandwidth", fontsize=10)
+    ax.grid(True, axis="x", which="major", linewidth=0.4, alpha=0.5)
+
+
+def _place_numbers(fig: Any, ax: Any, anchors: list[tuple[str, float, float]], numbers: dict[str, int],
+                   colors: dict[str, Any]) -> None:
+    """Number each kernel's anchor point without two labels overlapping.
+
+    Kernels whose anchors fall within a few pixels of each other share one label
+    ("3,4"); each label then takes the first of a ring of positions around its point that
+    overlaps no label placed before it and no kernel point.
+    """
+    fig.draw_without_rendering()
+    to_pixels = ax.transData.transform
+    scale = fig.dpi / 72.0
+    groups: list[tuple[list[str], np.ndarray]] = []
+    for name, x, y in anchors:
+        where = np.asarray(to_pixels((x, y)))
+        for members, at in groups:
+            if np.all(np.abs(at - where) < 4):
+                if name not in members:
+                    members.append(name)
+                break
+        else:
+            groups.append(([name], where))
+    taken: list[tuple[float, float, float, float]] = []
+    points = [np.asarray(to_pixels((x, y))) for _, x, y in anchors]
+    rings = [(5, 4), (5, -11), (-6, 4), (-6, -11), (9, -3), (-10, -3), (0, 9), (0, -15)]
+
+    def overlaps(box: tuple[float, float, float, float]) -> bool:
+        x0, y0, x1, y1 = box
+        if any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in taken):
+            return True
+        return any(x0 - 3 < p[0] < x1 + 3 and y0 - 3 < p[1] < y1 + 3 for p in points)
+
+    for members, at in sorted(groups, key=lambda g: (g[1][0], g[1][1])):
+        text = ",".join(str(numbers[m]) for m in sorted(members, key=numbers.get))
+        width, height = 5.0 * len(text) * scale, 8.0 * scale
+        placed = None
+        for radius in (1.0, 1.8, 2.6, 3.4):
+            for dx, dy in rings:
+                ox, oy = dx * radius * scale, dy * radius * scale
+                x0 = at[0] + ox - (width if dx < 0 else 0)
+                box = (x0, at[1] + oy, x0 + width, at[1] + oy + height)
+                if not overlaps(box):
+                    placed = (dx * radius - (width / scale if dx < 0 else 0), dy * radius, box)
+                    break
+            if placed:
+                break
+        if placed is None:  # crowded: the first ring position, on top
+            dx, dy = rings[0]
+            placed = (dx, dy, (at[0] + dx * scale, at[1] + dy * scale, at[0] + dx * scale + width,
+                               at[1] + dy * scale + height))
+        taken.append(placed[2])
+        x, y = ax.transData.inverted().transform(at)
+        label = ax.annotate(text, (x, y), xytext=(placed[0], placed[1]), textcoords="offset points", fontsize=7.5,
+                            color=_darker(colors[members[0]]), fontweight="bold", zorder=6,
+                            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.3})
+        label.set_gid(f"number:{text}")
+
+
+def _darker(color: Any, factor: float = 0.7) -> tuple[float, float, float]:
+    """The colour darkened, for text that must read on white."""
+    from matplotlib.colors import to_rgb
+
+    return tuple(channel * factor for channel in to_rgb(color))  # type: ignore[return-value]
 
 
 def _colormap(n: int) -> list:

@@ -9,7 +9,8 @@ import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 # the guides that must teach by example (docs/results/ holds measured reports, not guides)
-GUIDES = ("occupancy.md", "roofline.md", "kernels.md", "memory.md", "prediction.md", "validate.md", "your-kernel.md")
+GUIDES = ("occupancy.md", "roofline.md", "kernels.md", "memory.md", "prediction.md", "validate.md", "your-kernel.md",
+          "measure.md")
 
 
 def _blocks(path: Path) -> list[str]:

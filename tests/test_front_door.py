@@ -37,5 +37,15 @@ def test_libraries_keep_no_argparse(package):
 def test_python_dash_m_gpuroof_lists_every_subcommand():
     done = subprocess.run([sys.executable, "-m", "gpuroof", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    for command in ("occupancy", "archs", "roofline", "predict", "cliffs", "demo", "validate", "calibrate"):
+    for command in ("occupancy", "archs", "roofline", "predict", "cliffs", "demo", "ncu", "measure", "validate",
+                    "calibrate"):
         assert command in done.stdout
+
+
+def test_a_compile_error_is_one_line_naming_the_first_compiler_error():
+    from gpuroof._main import _one_line
+    from occupancy import CompileError
+
+    exc = CompileError("compiling k.cu for sm_90 failed", 'k.cu(3): error: identifier "x" is undefined\n1 error detected')
+    assert _one_line(exc) == 'compiling k.cu for sm_90 failed: k.cu(3): error: identifier "x" is undefined'
+    assert _one_line(ValueError("first\nsecond")) == "first"

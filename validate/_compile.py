@@ -7,24 +7,11 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from occupancy import KernelResources
 
 from ._driver import cuda_errors, cuda_modules
 
-__all__ = ["KernelResources", "compile_kernels", "kernel_resources", "kernel_source", "with_defines"]
-
-
-class KernelResources(BaseModel):
-    """What the compiler gave one kernel, read back from the loaded function."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    registers_per_thread: int = Field(ge=0)
-    static_shared_memory: int = Field(ge=0, description="Bytes of __shared__ arrays per block.")
-    local_memory: int = Field(ge=0, description="Bytes of local memory (stack, spills) per thread.")
-    constant_memory: int = Field(ge=0, description="Bytes of user __constant__ memory.")
-    max_threads_per_block: int = Field(gt=0, description="Largest block this kernel can launch with.")
-    binary_version: int = Field(ge=0, description="SASS architecture, e.g. 90.")
+__all__ = ["compile_kernels", "kernel_resources", "kernel_source", "with_defines"]
 
 
 @functools.cache
@@ -122,15 +109,51 @@ def compile_kernels(
     return kernels
 
 
-def kernel_resources(kernel: Any) -> KernelResources:
-    """Read registers, static shared memory and local memory of a loaded kernel."""
+def kernel_resources(kernel: Any, name: str | None = None) -> KernelResources:
+    """What the driver says of a loaded kernel (``cuFuncGetAttribute``), as an
+    `occupancy.KernelResources`.
+
+    ``max_threads_per_block`` is the driver's ``MAX_THREADS_PER_BLOCK``: the launch
+    bounds, further limited by the registers the kernel uses. Barriers, spills and
+    ``min_blocks_per_sm`` are not attributes of a loaded function (None).
+
+    Parameters
+    ----------
+    kernel : cuda.core.Kernel
+        A loaded kernel.
+    name : str, optional
+        Its name, for messages (the driver does not keep it).
+
+    Returns
+    -------
+    occupancy.KernelResources
+    """
+    attribute = "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_{})".format
     with cuda_errors("reading kernel attributes"):
         a = kernel.attributes
-        return KernelResources(
+        fields: dict[str, Any] = dict(
             registers_per_thread=int(a.num_regs),
             static_shared_memory=int(a.shared_size_bytes),
             local_memory=int(a.local_size_bytes),
             constant_memory=int(a.const_size_bytes),
             max_threads_per_block=int(a.max_threads_per_block),
-            binary_version=int(a.binary_version),
         )
+        binary_version = int(a.binary_version)
+        cluster = tuple(int(getattr(a, f"required_cluster_{d}", 0) or 0) for d in ("width", "height", "depth"))
+    sources = {
+        "registers_per_thread": attribute("NUM_REGS"),
+        "static_shared_memory": attribute("SHARED_SIZE_BYTES"),
+        "local_memory": attribute("LOCAL_SIZE_BYTES"),
+        "constant_memory": attribute("CONST_SIZE_BYTES"),
+        "max_threads_per_block": attribute("MAX_THREADS_PER_BLOCK"),
+        "architecture": attribute("BINARY_VERSION"),
+    }
+    if all(cluster):
+        fields["cluster_dims"] = cluster
+        sources["cluster_dims"] = attribute("REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH")
+    return KernelResources(
+        kernel=name or getattr(kernel, "name", None) or "kernel",
+        architecture=f"sm_{binary_version}",
+        sources=sources,
+        **fields,
+    )

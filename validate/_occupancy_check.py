@@ -18,7 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._compile import KernelResources, compile_kernels, kernel_resources, kernel_source
+from occupancy import KernelResources
+
+from ._compile import compile_kernels, kernel_resources, kernel_source
 
 __all__ = [
     "OccupancyCheck",
@@ -217,7 +219,7 @@ def check_occupancy(
     launches = block_checks = 0
     registers_seen, statics_seen = set(), set()
     for v, kernel in kernels.items():
-        res = kernel_resources(kernel)
+        res = kernel_resources(kernel, v.name)
         registers_seen.add(res.registers_per_thread)
         statics_seen.add(res.static_shared_memory)
         grid = query_grid(arch, res, quick)

@@ -306,7 +306,7 @@ def run_prediction_check(
 
     def measure(block: int, elements: int, limit: int | None, dynamic: int | None = None) -> SweepPoint:
         kernel = kernels[elements]
-        registers = kernel_resources(kernel).registers_per_thread
+        registers = kernel_resources(kernel, "copy_sweep").registers_per_thread
         shared = _dynamic_shared_for_limit(arch, block, registers, limit) if dynamic is None else dynamic
         launch = _launch_for(arch, block, elements, registers, shared, n)
         ours = occupancy.calculate(arch, launch=launch).active_blocks_per_sm
@@ -350,7 +350,7 @@ def run_prediction_check(
 
     # -- one shared-memory cliff, both sides ----------------------------------------------
     cliff = None
-    registers = kernel_resources(kernels[1]).registers_per_thread
+    registers = kernel_resources(kernels[1], "copy_sweep").registers_per_thread
     before = _dynamic_shared_for_limit(arch, CALIBRATION_BLOCK_SIZE, registers, 2)
     if before > 0:
         p_before = predict_sweep_point(gpu, fitted, measure(CALIBRATION_BLOCK_SIZE, 1, 2, before), n)

@@ -10,7 +10,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._compile import KernelResources, compile_kernels, kernel_resources, kernel_source, with_defines
+from occupancy import KernelResources
+
+from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._errors import DeviceError
 from ._kernels import build_case, check_outputs
 from ._timing import TimingResult, benchmark
@@ -306,7 +308,7 @@ def _run_one(session: Any, info: Any, model: Any, *, database_gpu: Any, measured
         source = with_defines(kernel_source("suite.cu"), case.defines)
         kernel = compile_kernels(source, [case.function], arch=info.arch, name=f"suite.cu:{case.function}")[
             case.function]
-        resources = kernel_resources(kernel)
+        resources = kernel_resources(kernel, case.function)
     except DeviceError as exc:
         return KernelValidation(status="compile_error", error=str(exc), **base)
     base.update(resources=resources)

@@ -75,3 +75,47 @@ def test_archs_table_and_json(capsys):
     data = json.loads(capsys.readouterr().out)
     assert [d["name"] for d in data] == [a.name for a in occupancy.architectures()]
     assert occupancy.Architecture(**data[13]) == occupancy.architecture("sm_90")
+
+
+def test_occupancy_with_a_cluster_prints_the_resident_clusters(capsys):
+    argv = ["occupancy", "--arch", "sm_90", "--threads", "128", "--registers", "64", "--dynamic-smem", "120000",
+            "--max-dynamic-smem", "120000", "--gpu", "H200", "--cluster", "16", "--non-portable"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "clusters on H200      7 of 16 blocks resident (naive 8" in out
+    assert "cluster_size       16 blocks per cluster" in out and "16:112" in out
+    assert "driver launches with  135168 B shared memory, 126976 B L1 (measured)" in out
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    want = occupancy.max_active_clusters("H200", cluster_size=16, threads_per_block=128, registers_per_thread=64,
+                                         dynamic_shared_memory=120000, max_dynamic_shared_memory=120000,
+                                         non_portable_cluster_size_allowed=True)
+    assert data["clusters"]["active_clusters"] == want.active_clusters == 7
+    assert [p["active_blocks"] for p in data["cliffs"]["cluster_size"]["points"]][:4] == [132, 132, 117, 120]
+
+
+def test_cluster_dimensions_and_policy(capsys):
+    base = ["occupancy", "--arch", "sm_90", "--threads", "128", "--registers", "64", "--dynamic-smem", "60000",
+            "--max-dynamic-smem", "60000", "--gpu", "H100 SXM", "--json"]
+    assert main([*base, "--cluster", "2,2,1"]) == 0
+    spread = json.loads(capsys.readouterr().out)["clusters"]
+    assert main([*base, "--cluster", "4", "--cluster-policy", "load_balancing"]) == 0
+    balanced = json.loads(capsys.readouterr().out)["clusters"]
+    assert spread["cluster_dims"] == [2, 2, 1] and spread["active_clusters"] <= balanced["active_clusters"]
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--cluster", "4"], "needs gpu="),
+        (["--gpu", "H200", "--cluster", "2,x"], "--cluster '2,x' must be N or X,Y,Z"),
+        (["--gpu", "H200", "--cluster", "12"], "cluster_size=12 exceeds the portable maximum of 8"),
+        (["--gpu", "A100", "--cluster", "2"], "has no packaged GPC layout"),
+        (["--gpu", "H200", "--cluster", "2", "--cluster-policy", "x"], "invalid choice"),
+    ],
+    ids=["no-gpu", "not-int", "non-portable", "unknown-gpu", "policy"],
+)
+def test_bad_cluster_input_exits_2(extra, message, capsys):
+    assert main(["occupancy", "--arch", "sm_90", "--threads", "128", "--registers", "64", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1

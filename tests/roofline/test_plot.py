@@ -24,7 +24,7 @@ def _lines(fig):
 
 def test_every_ceiling_is_drawn_at_its_value():
     g = roofline.gpu("H100-SXM")
-    fig = roofline.plot_roofline(g, KERNELS)
+    fig = roofline.plot_roofline(g, KERNELS, precisions=g.supported_precisions())
     ax, lines = _lines(fig)
     # Compute ceilings: horizontal at the derived peak; equal peaks share one line.
     for precision in g.supported_precisions():
@@ -60,7 +60,7 @@ def test_axes_extend_past_the_data():
     g = roofline.gpu("T4")
     tiny = KernelCounts(name="tiny", flops=1, dram_bytes=1e6)
     huge = KernelCounts(name="huge", flops=1e15, dram_bytes=1)
-    fig = roofline.plot_roofline(g, [tiny, huge], levels=["dram"])
+    fig = roofline.plot_roofline(g, [tiny, huge], levels=["dram"], precisions=g.supported_precisions())
     ax = fig.axes[0]
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
@@ -125,3 +125,52 @@ def test_export_is_versioned(tmp_path):
         roofline.load_chart(path)
     with pytest.raises(RooflineError, match=r"\.json or \.csv"):
         roofline.save_chart(chart, tmp_path / "c.txt")
+
+
+def test_only_the_precisions_in_play_by_default():
+    g = roofline.gpu("H100-SXM")
+    mixed = [*KERNELS, KernelCounts(name="dgemm", flops=2e12, dram_bytes=1e9, precision="fp64_tensor")]
+    _, lines = _lines(roofline.plot_roofline(g, mixed))
+    compute = sorted(k for k in lines if k.startswith("ceiling:") and k.split(":")[1] not in ("dram", "l2", "l1"))
+    # FP32 and FP64 tensor share a value on the H100 SXM (66.9 TFLOP/s): one line for both
+    assert compute == ["ceiling:fp32+fp64_tensor:theoretical"]
+    # the axis ends near the highest ceiling in play, not at FP8's 1979 TFLOP/s
+    assert roofline.plot_roofline(g, KERNELS).axes[0].get_ylim()[1] < 1e15
+
+
+def test_kernels_without_flops_are_on_the_bandwidth_panel():
+    copy = KernelCounts(name="copy", flops=0, dram_bytes=8 * 2**26)
+    fig = roofline.plot_roofline("H100-SXM", [*KERNELS, copy])
+    roof, side = fig.axes[0], fig.axes[1]
+    labels = [t.get_text() for t in side.get_yticklabels()]
+    assert labels == ["1. stream", "2. gemm", "3. copy  (no flops)"]
+    marks = {line.get_gid(): line for line in side.get_lines() if line.get_gid()}
+    g = roofline.gpu("H100-SXM")
+    assert marks["bandwidth:copy:dram:predicted"].get_xdata()[0] == pytest.approx(g.memory_bandwidth)
+    assert not any("copy" in (line.get_gid() or "") for line in roof.get_lines())
+
+
+def test_coinciding_kernels_share_one_label_and_labels_do_not_overlap():
+    twins = [KernelCounts(name=f"k{i}", flops=2**26, dram_bytes=12 * 2**26) for i in range(3)]
+    spread = [KernelCounts(name=f"s{i}", flops=2**26 * (1 + (i + 1) / 5), dram_bytes=12 * 2**26) for i in range(6)]
+    fig = roofline.plot_roofline("H100-SXM", twins + spread)
+    ax = fig.axes[0]
+    numbers = [t for t in ax.texts if (t.get_gid() or "").startswith("number:")]
+    assert "number:1,2,3" in {t.get_gid() for t in numbers}
+    fig.draw_without_rendering()
+    boxes = [t.get_window_extent() for t in numbers]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+
+
+def test_every_line_is_in_the_legend():
+    fig = roofline.plot_roofline("H100-SXM", KERNELS, measured_ceilings={"dram": 3e12}, knee_sharpness=4,
+                                 measured_points={"stream": 0.2e12})
+    ax, lines = _lines(fig)
+    legend = {t.get_text() for t in fig.legends[0].get_texts()}
+    for gid, line in lines.items():
+        if gid.startswith(("ceiling:", "knee:")):
+            assert line.get_label() in legend, gid
+    assert any(t.startswith("ridge points") for t in legend)
+    assert {"predicted (filled, solid)", "measured (hollow, dotted)"} <= legend

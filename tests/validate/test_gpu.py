@@ -106,3 +106,13 @@ def test_occupancy_calculator_matches_driver_quick(gpu_session, gpu_info):
     assert check.launches_checked > 1000
     assert len(check.registers_seen) >= 4 and len(check.static_shared_memory_seen) >= 2
     assert check.mismatches == (), "\n".join(str(m) for m in check.mismatches[:50])
+
+
+def test_offline_resources_equal_the_driver(gpu_session, gpu_info):
+    """occupancy.kernel_resources read offline equals cuFuncGetAttribute for the same cubin, and
+    occupancy.calculate(resources=...) equals cuOccupancyMaxActiveBlocksPerMultiprocessor."""
+    check = validate.check_resources(gpu_session, gpu_info, quick=True, triton=False)
+    assert check.kernels >= 40 and check.launches_checked > 500
+    assert not check.compile_errors, check.compile_errors
+    assert check.field_mismatches == (), check.field_mismatches[:10]
+    assert check.launch_mismatches == (), check.launch_mismatches[:10]

@@ -1,0 +1,47 @@
+"""The ``gpuroof ncu`` subcommand: an Nsight Compute profile, with what gpuroof adds to it."""
+
+from __future__ import annotations
+
+import argparse
+
+import roofline
+
+from ._args import print_json
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``ncu`` to the `gpuroof` parser."""
+    p = subparsers.add_parser(
+        "ncu",
+        help="read an Nsight Compute profile: occupancy, cliffs, roofline and prediction per kernel",
+        description=(
+            "Read a profile exported with `ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv` "
+            "(or a .ncu-rep where NVIDIA's ncu_report module imports) and print one line per kernel, "
+            "by time share: gpuroof's exact occupancy and whether it equals Nsight's theoretical "
+            "occupancy, the limiter, the register cliff and the best block size, the measured roofline "
+            "point, and the predicted time of the same launch. Collect the sections "
+            f"{', '.join(roofline.NCU_SECTIONS)}."
+        ),
+    )
+    p.add_argument("profile", help="raw-page CSV export or .ncu-rep")
+    p.add_argument("--gpu", default=None, help="database GPU for the ceilings (default: the profiled device)")
+    p.add_argument("--kernel", default=None, metavar="REGEX", help="only kernels whose name or NVTX range matches")
+    p.add_argument("--plot", default=None, metavar="FILE", help="write the roofline (.png, .svg or .pdf)")
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_handle)
+
+
+def _handle(args: argparse.Namespace) -> int:
+    report = roofline.profile_report(args.profile, gpu=args.gpu, kernel=args.kernel)
+    if args.plot:
+        roofline.plot_roofline(roofline.profile_chart(report), path=args.plot)
+    if args.json:
+        print_json(report.model_dump(mode="json", exclude={"kernels": {"__all__": {"cliffs"}}}))
+        return 0
+    print(roofline.format_profile_report(report, markdown=args.markdown))
+    if args.plot:
+        print(f"wrote {args.plot}")
+    return 0

@@ -1,0 +1,217 @@
+"""Offline compilation: CUDA C++ with NVRTC, PTX with nvJitLink (cuda-python, no GPU, no driver).
+
+Both run ptxas with ``-v``; its log gives what the cubin does not keep (spill
+stores and loads), and the PTX gives ``.minnctapersm``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._arch import architecture
+from ._errors import OccupancyError
+
+__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptxas_log"]
+
+INSTALL_HINT = "pip install 'gpuroof[compile]' (cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink)"
+
+
+class CompileError(OccupancyError):
+    """NVRTC or nvJitLink refused the input; ``log`` holds the compiler's messages."""
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(f"{message}\n{log}".rstrip())
+        self.log = log
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """What one compilation produced: the cubin, the PTX (when known) and the compiler log."""
+
+    cubin: bytes
+    ptx: str
+    log: str
+    tool: str
+
+
+def _target(arch: Any) -> str:
+    """``sm_XY`` (keeping an ``a``/``f`` suffix the user asked for) for ``-arch``."""
+    if isinstance(arch, str) and re.fullmatch(r"sm_\d{2,3}[af]?", arch.strip()):
+        return arch.strip()
+    return architecture(arch).name
+
+
+def _check_options(options: Sequence[str]) -> list[str]:
+    if isinstance(options, (str, bytes)):
+        raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
+    out = []
+    for option in options:
+        if not isinstance(option, str):
+            raise TypeError(f"options must be strings, got {option!r}")
+        if re.match(r"-{1,2}(arch|gpu-architecture)\b", option) or option.startswith("-arch"):
+            raise OccupancyError(f"options={option!r}: give the architecture as arch=, not in options")
+        out.append(option)
+    return out
+
+
+def _nvrtc() -> Any:
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as exc:
+        raise ImportError(f"compiling CUDA C++ needs cuda-python's NVRTC ({exc}): {INSTALL_HINT}") from None
+    return nvrtc
+
+
+def _nvrtc_check(nvrtc: Any, result: Any, what: str) -> None:
+    if int(result) != 0:
+        _, text = nvrtc.nvrtcGetErrorString(result)
+        raise OccupancyError(f"{what}: {text.decode() if isinstance(text, bytes) else text}")
+
+
+def _log(nvrtc: Any, program: Any) -> str:
+    _, size = nvrtc.nvrtcGetProgramLogSize(program)
+    buffer = b" " * size
+    nvrtc.nvrtcGetProgramLog(program, buffer)
+    return buffer.rstrip(b"\0 ").decode("utf-8", "replace")
+
+
+def compile_source(source: str, arch: Any, options: Sequence[str] = (), name: str = "kernel.cu") -> Compiled:
+    """Compile CUDA C++ to a cubin for ``arch`` with NVRTC.
+
+    Raises
+    ------
+    CompileError
+        When NVRTC reports an error (the log is in the message and in ``.log``).
+    ImportError
+        When cuda-python or the NVRTC library is missing.
+    """
+    nvrtc = _nvrtc()
+    target = _target(arch)
+    opts = [f"-arch={target}", "--ptxas-options=-v", *_check_options(options)]
+    try:
+        result, supported = nvrtc.nvrtcGetSupportedArchs()
+    except RuntimeError as exc:  # cuda.bindings raises this when libnvrtc itself is missing
+        raise ImportError(f"NVRTC library not found ({exc}): {INSTALL_HINT}") from None
+    sm = int(re.sub(r"\D", "", target))
+    if int(result) == 0 and sm not in supported:
+        _, major, minor = nvrtc.nvrtcVersion()
+        raise OccupancyError(
+            f"arch={target} is not a target of the installed NVRTC {major}.{minor}; it compiles for "
+            + ", ".join(f"sm_{a}" for a in supported)
+            + " (NVRTC 12.x, nvidia-cuda-nvrtc-cu12 with cuda-bindings 12.x, still targets sm_50-sm_72)"
+        )
+    result, program = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    _nvrtc_check(nvrtc, result, "nvrtcCreateProgram")
+    try:
+        (result,) = nvrtc.nvrtcCompileProgram(program, len(opts), [o.encode() for o in opts])
+        log = _log(nvrtc, program)
+        if int(result) != 0:
+            raise CompileError(f"NVRTC could not compile {name} for {target} (options {opts[2:]})", log)
+        result, size = nvrtc.nvrtcGetCUBINSize(program)
+        _nvrtc_check(nvrtc, result, "nvrtcGetCUBINSize")
+        cubin = b" " * size
+        nvrtc.nvrtcGetCUBIN(program, cubin)
+        result, size = nvrtc.nvrtcGetPTXSize(program)
+        ptx = b""
+        if int(result) == 0:
+            ptx = b" " * size
+            nvrtc.nvrtcGetPTX(program, ptx)
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    return Compiled(cubin, ptx.rstrip(b"\0").decode("utf-8", "replace"), log, "NVRTC")
+
+
+def compile_ptx(ptx: str, arch: Any, options: Sequence[str] = (), name: str = "kernel.ptx") -> Compiled:
+    """Assemble PTX to a cubin for ``arch`` with nvJitLink (ptxas inside).
+
+    ``options`` are nvJitLink options (``-maxrregcount=N``, ``-lineinfo``, ``-Xptxas=...``).
+
+    Raises
+    ------
+    CompileError
+        When nvJitLink reports an error.
+    ImportError
+        When cuda-python's nvJitLink bindings or library are missing.
+    """
+    try:
+        from cuda.bindings import nvjitlink
+    except ImportError as exc:
+        raise ImportError(f"assembling PTX needs cuda-python's nvJitLink ({exc}): {INSTALL_HINT}") from None
+    target = _target(arch)
+    opts = [f"-arch={target}", "-Xptxas=-v", *_check_options(options)]
+    data = ptx.encode()
+    try:
+        handle = nvjitlink.create(len(opts), opts)
+    except RuntimeError as exc:
+        raise ImportError(f"nvJitLink library not found ({exc}): {INSTALL_HINT}") from None
+    except nvjitlink.nvJitLinkError as exc:
+        raise CompileError(f"nvJitLink refused the options {opts}: {exc}") from None
+
+    def text(size_of: Any, get: Any) -> str:
+        buffer = bytearray(size_of(handle))
+        get(handle, buffer)
+        return bytes(buffer).rstrip(b"\0").decode("utf-8", "replace")
+
+    try:
+        try:
+            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), name)
+            nvjitlink.complete(handle)
+        except nvjitlink.nvJitLinkError as exc:
+            log = text(nvjitlink.get_error_log_size, nvjitlink.get_error_log)
+            raise CompileError(f"nvJitLink could not assemble {name} for {target}: {exc}", log) from None
+        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, cubin)
+        log = text(nvjitlink.get_info_log_size, nvjitlink.get_info_log)
+    finally:
+        nvjitlink.destroy(handle)
+    return Compiled(bytes(cubin), ptx, log, "nvJitLink")
+
+
+_FUNCTION = re.compile(r"Function properties for (\S+)")
+_SPILLS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def ptxas_log(log: str) -> dict[str, dict[str, int]]:
+    """Stack frame and spill bytes of each function from a ``ptxas -v`` log.
+
+    Examples
+    --------
+    >>> ptxas_log("ptxas info    : Function properties for k\\n"
+    ...           "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads")
+    {'k': {'stack_frame': 8, 'spill_store_bytes': 4, 'spill_load_bytes': 4}}
+    """
+    out: dict[str, dict[str, int]] = {}
+    current = None
+    for line in log.splitlines():
+        if m := _FUNCTION.search(line):
+            current = m[1]
+        elif current is not None and (m := _SPILLS.search(line)):
+            out[current] = {"stack_frame": int(m[1]), "spill_store_bytes": int(m[2]),
+                            "spill_load_bytes": int(m[3])}
+            current = None
+    return out
+
+
+_ENTRY = re.compile(r"\.entry\s+([\w$.]+)\s*\(")
+_DIRECTIVE = re.compile(r"\.(maxntid|reqntid|minnctapersm|maxnreg|reqnctapercluster|maxclusterrank)\s+([\d\s,]+)")
+
+
+def ptx_directives(ptx: str) -> dict[str, dict[str, tuple[int, ...]]]:
+    """The performance-tuning directives of each ``.entry`` in PTX.
+
+    Examples
+    --------
+    >>> ptx_directives(".visible .entry k(\\n .param .u64 p\\n)\\n.maxntid 128, 1, 1\\n"
+    ...                ".minnctapersm 4\\n{\\n ret;\\n}")
+    {'k': {'maxntid': (128, 1, 1), 'minnctapersm': (4,)}}
+    """
+    out: dict[str, dict[str, tuple[int, ...]]] = {}
+    for m in _ENTRY.finditer(ptx):
+        close = ptx.find(")", m.end())
+        brace = ptx.find("{", close)
+        head = ptx[close:brace if brace >= 0 else len(ptx)]
+        out[m[1]] = {d[1]: tuple(int(x) for x in re.findall(r"\d+", d[2])) for d in _DIRECTIVE.finditer(head)}
+    return out

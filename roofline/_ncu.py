@@ -1,0 +1,697 @@
+"""Reading Nsight Compute profiles: one frozen record per profiled kernel.
+
+Two routes: the CSV that ``ncu --import X.ncu-rep --csv --page raw`` writes (any
+``--print-units``), and the ``.ncu-rep`` file itself through NVIDIA's ``ncu_report``
+module (Nsight Compute's ``extras/python``) when it can be imported. Both go through one
+extraction, `_kernel`, over a function that looks a metric up by name.
+
+What is counted, and how, follows the section files Nsight Compute ships
+(``sections/SpeedOfLight_Hierarchical*RooflineChart.section``, 2025.3):
+
+* vector flops: the per-cycle rates of predicated-on thread instructions of the SM
+  sub-partitions, FADD + FMUL + 2 x FFMA (fp32), DADD + DMUL + 2 x DFMA (fp64),
+  2 x HADD + 2 x HMUL + 4 x HFMA (fp16: packed half2 instructions), times the
+  sub-partition clock (``smsp__cycles_elapsed.avg.per_second``);
+* tensor flops: ``sm__ops_path_tensor_src_<type>`` per cycle, times the SM clock (Nsight
+  counts operations, two per multiply-add: a 4096^3 bf16 product reads 1.374e11);
+* bytes: DRAM ``dram__bytes``; L2 ``lts__lts2xbar_cycles_active`` x 32 (the L2 to SM
+  return path); L1 ``l1tex__lsu_writeback_active_mem_lgds`` x 128 (global, local,
+  distributed shared) on sm_90 and later, ``..._mem_lg`` before;
+* the roofline charts give rates; counts are the rate times ``gpu__time_duration.sum``
+  (on the profiles of tests/data/ncu this reproduces ``dram__bytes_read.sum +
+  dram__bytes_write.sum`` to 5 digits).
+
+Units are converted once, in `_unit_factor`: Nsight scales by powers of 1000 ("Kbyte" is
+1000 bytes, "Ghz", "usecond", "Gbyte/second", "cycle/nsecond").
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import os
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._errors import RooflineError
+
+__all__ = ["NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu", "short_kernel_name"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+#: The sections gpuroof reads, as ``--section`` arguments of ``ncu``.
+NCU_SECTIONS: tuple[str, ...] = (
+    "SpeedOfLight",
+    "SpeedOfLight_HierarchicalDoubleRooflineChart",
+    "SpeedOfLight_HierarchicalHalfRooflineChart",
+    "SpeedOfLight_HierarchicalSingleRooflineChart",
+    "SpeedOfLight_HierarchicalTensorRooflineChart",
+    "MemoryWorkloadAnalysis",
+    "LaunchStats",
+    "Occupancy",
+)
+
+# ---------------------------------------------------------------------------------------
+# units
+
+
+_PREFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_TIMES = {
+    "ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3,
+    "s": 1.0, "second": 1.0,
+}
+# Per-time factors written out: 1 / 1e-9 is not exactly 1e9 in binary floating point.
+_PER_TIME = {
+    "ns": 1e9, "nsecond": 1e9, "us": 1e6, "usecond": 1e6, "ms": 1e3, "msecond": 1e3, "s": 1.0, "second": 1.0,
+}
+_COUNTS = (
+    "byte", "hz", "cycle", "inst", "sector", "warp", "block", "thread", "register", "request",
+    "cluster", "sm", "pass", "wavefront", "transaction", "flop",
+)
+
+
+def _unit_factor(unit: str) -> float:
+    """The factor that takes a value printed with ``unit`` to SI base units (% to a fraction).
+
+    Raises
+    ------
+    ValueError
+        For a unit this reader does not know.
+
+    Examples
+    --------
+    >>> _unit_factor("Kbyte"), _unit_factor("usecond"), _unit_factor("cycle/nsecond")
+    (1000.0, 1e-06, 1000000000.0)
+    """
+    text = unit.strip()
+    if not text:
+        return 1.0
+    if text == "%":
+        return 0.01
+    numerator, _, denominator = text.partition("/")
+    factor = _numerator_factor(numerator.strip())
+    if denominator:
+        factor *= _denominator_factor(denominator.strip())
+    return factor
+
+
+def _numerator_factor(text: str) -> float:
+    if text in _TIMES:
+        return _TIMES[text]
+    for base in _COUNTS:
+        if text.lower().endswith(base):
+            prefix = text[: len(text) - len(base)]
+            if prefix.upper() in _PREFIXES:
+                return _PREFIXES[prefix.upper()]
+    raise ValueError(f"unit {text!r} is not known")
+
+
+def _denominator_factor(text: str) -> float:
+    """The factor for a unit's denominator, to multiply by (per nanosecond: 1e9)."""
+    if text in _PER_TIME:
+        return _PER_TIME[text]
+    if any(text.lower() == base for base in _COUNTS):
+        return 1.0
+    raise ValueError(f"unit denominator {text!r} is not known")
+
+
+# ---------------------------------------------------------------------------------------
+# kernel names
+
+
+def _strip_groups(text: str, opening: str, closing: str) -> str:
+    """Drop every balanced ``opening ... closing`` group (template arguments, parameters)."""
+    out, depth = [], 0
+    for char in text:
+        if char == opening:
+            depth += 1
+        elif char == closing and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(char)
+    return "".join(out)
+
+
+def _itanium_name(mangled: str) -> str | None:
+    """The last identifier of an Itanium-mangled name (``_ZN2at6kernelEv`` -> ``kernel``)."""
+    body = mangled[2:]
+    if body.startswith("N"):
+        body = body[1:]
+        while body[:1] in ("K", "V", "r"):
+            body = body[1:]
+    last = None
+    while body and body[0].isdigit():
+        digits = re.match(r"\d+", body)
+        assert digits is not None  # body[0] is a digit
+        length = int(digits.group())
+        start = digits.end()
+        last = body[start : start + length]
+        body = body[start + length :]
+        if body.startswith("I"):  # template arguments end the name we want
+            break
+    return last
+
+
+def short_kernel_name(name: str) -> str:
+    """A kernel's short name: no return type, namespaces, template arguments or parameters.
+
+    Parameters
+    ----------
+    name : str
+        As Nsight Compute prints it (demangled, or mangled with ``--print-kernel-base mangled``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> short_kernel_name("void at::native::reduce_kernel<512, 1, at::native::R<float>>(T3)")
+    'reduce_kernel'
+    >>> short_kernel_name("void at::<unnamed>::vectorized_layer_norm_kernel<float, float>(int, T2)")
+    'vectorized_layer_norm_kernel'
+    >>> short_kernel_name("_ZN7pytorch5flash16flash_fwd_kernelI6TraitsEEvT_")
+    'flash_fwd_kernel'
+    """
+    text = name.strip()
+    if text.startswith("_Z"):
+        return _itanium_name(text) or text
+    cleaned = text.replace("<unnamed>", "").replace("(anonymous namespace)", "")
+    cleaned = _strip_groups(_strip_groups(cleaned, "<", ">"), "(", ")").strip()
+    if cleaned.startswith("void "):
+        cleaned = cleaned[5:]
+    last = cleaned.split()[-1] if cleaned.split() else cleaned
+    short = last.split("::")[-1]
+    return short or text
+
+
+# ---------------------------------------------------------------------------------------
+# records
+
+
+class NcuKernel(BaseModel):
+    """One profiled kernel launch, in SI units (bytes, seconds, hertz, flops, fractions).
+
+    ``flops`` holds operations by `roofline.PRECISIONS` name for every precision whose
+    roofline section was collected (zeros included). A field the profile does not hold is
+    None, and ``missing`` maps it to the ``ncu --section`` that would supply it.
+    ``block_limits`` are Nsight's blocks per SM allowed by each resource (``registers``,
+    ``shared_memory``, ``warps``, ``blocks``, ``barriers``).
+    """
+
+    model_config = _FROZEN
+
+    id: int = Field(description="Nsight's launch ID in the profile.")
+    name: str = Field(description="Short kernel name (short_kernel_name).")
+    demangled_name: str
+    nvtx_range: str | None = Field(default=None, description="Enclosing NVTX ranges, outer/inner.")
+    device_name: str | None = None
+    arch: str | None = Field(default=None, description='Compute capability as "sm_90".')
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    cluster: tuple[int, int, int] | None = None
+    registers_per_thread: int | None = None
+    static_shared_memory: int | None = Field(default=None, description="Bytes per block.")
+    dynamic_shared_memory: int | None = Field(default=None, description="Bytes per block.")
+    driver_shared_memory: int | None = Field(default=None, description="Bytes the driver reserves per block.")
+    shared_memory_config: int | None = Field(
+        default=None, description="Bytes of shared memory per SM in the configuration the driver chose.")
+    block_barriers: int | None = None
+    sm_count: int | None = None
+    duration_seconds: float | None = None
+    sm_clock_hz: float | None = None
+    memory_clock_hz: float | None = None
+    flops: dict[str, float] = Field(default_factory=dict)
+    dram_bytes: float | None = None
+    l2_bytes: float | None = Field(default=None, description="L2 to SM bytes (Nsight's L2 roofline).")
+    l1_bytes: float | None = Field(default=None, description="L1 load/store writeback bytes (Nsight's L1 roofline).")
+    l2_sector_bytes: float | None = Field(
+        default=None, description="SM<->L2 sector traffic, reads and writes (lts__t_sectors_srcunit_tex x 32).")
+    achieved_occupancy: float | None = None
+    theoretical_occupancy: float | None = None
+    block_limits: dict[str, int] = Field(default_factory=dict)
+    missing: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """Short name with the innermost NVTX range, e.g. ``flash_fwd_kernel [attention]``."""
+        if self.nvtx_range:
+            return f"{self.name} [{self.nvtx_range.split('/')[-1]}]"
+        return self.name
+
+    @property
+    def threads_per_block(self) -> int:
+        """Threads in one block."""
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def blocks(self) -> int:
+        """Blocks in the grid."""
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def total_flops(self) -> float | None:
+        """Flops over every precision collected (None when no roofline section was)."""
+        return sum(self.flops.values()) if self.flops else None
+
+    @property
+    def precision(self) -> str | None:
+        """The precision with the most flops (None without flops)."""
+        busy = {p: f for p, f in self.flops.items() if f > 0}
+        return max(busy, key=lambda p: busy[p]) if busy else None
+
+
+class NcuProfile(BaseModel):
+    """Every kernel of one Nsight Compute profile, in the profile's order."""
+
+    model_config = _FROZEN
+
+    path: str
+    format: Literal["csv", "ncu-rep"]
+    kernels: tuple[NcuKernel, ...]
+
+    def matching(self, pattern: str) -> NcuProfile:
+        """The kernels whose name, demangled name or NVTX range matches a regular expression.
+
+        Raises
+        ------
+        RooflineError
+            For an invalid expression, or one that matches no kernel (the message lists them).
+        """
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            raise RooflineError(f"kernel pattern {pattern!r} is not a regular expression: {exc}") from None
+        chosen = tuple(k for k in self.kernels
+                       if regex.search(k.name) or regex.search(k.demangled_name) or regex.search(k.nvtx_range or ""))
+        if not chosen:
+            names = ", ".join(sorted({k.name for k in self.kernels}))
+            raise RooflineError(f"kernel pattern {pattern!r} matches no kernel of {self.path}; kernels: {names}")
+        return self.model_copy(update={"kernels": chosen})
+
+
+# ---------------------------------------------------------------------------------------
+# extraction, shared by both routes
+
+Getter = Callable[[str], "tuple[Any, str] | None"]
+
+# Vector-unit flops per precision: (instruction, flops per thread instruction), Nsight's
+# Hierarchical{Double,Single,Half}RooflineChart sections.
+_VECTOR = {
+    "fp64": ("SpeedOfLight_HierarchicalDoubleRooflineChart", (("dadd", 1), ("dmul", 1), ("dfma", 2))),
+    "fp32": ("SpeedOfLight_HierarchicalSingleRooflineChart", (("fadd", 1), ("fmul", 1), ("ffma", 2))),
+    "fp16": ("SpeedOfLight_HierarchicalHalfRooflineChart", (("hadd", 2), ("hmul", 2), ("hfma", 4))),
+}
+# Tensor operations per precision: alternative metric sets (the names differ between
+# architectures; the first set present is used), HierarchicalTensorRooflineChart.
+_TENSOR = {
+    "fp64_tensor": (("sm__ops_path_tensor_src_fp64",),),
+    "tf32_tensor": (("sm__ops_path_tensor_src_tf32_dst_fp32",),),
+    "fp16_tensor": (("sm__ops_path_tensor_src_fp16",),
+                    ("sm__ops_path_tensor_src_fp16_dst_fp16", "sm__ops_path_tensor_src_fp16_dst_fp32")),
+    "bf16_tensor": (("sm__ops_path_tensor_src_bf16_dst_fp32",),),
+    "fp8_tensor": (("sm__ops_path_tensor_src_fp8",),
+                   ("sm__ops_path_tensor_src_fp8_sparsity_off", "sm__ops_path_tensor_src_fp8_sparsity_on")),
+    "int8_tensor": (("sm__ops_path_tensor_src_int8",),),
+}
+_TENSOR_SECTION = "SpeedOfLight_HierarchicalTensorRooflineChart"
+_LIMITS = {
+    "registers": "launch__occupancy_limit_registers",
+    "shared_memory": "launch__occupancy_limit_shared_mem",
+    "warps": "launch__occupancy_limit_warps",
+    "blocks": "launch__occupancy_limit_blocks",
+    "barriers": "launch__occupancy_limit_barriers",
+}
+_NA = {"", "n/a", "N/A", "no data", "-", "nan"}
+
+
+class _Reader:
+    """Looks metrics up for one kernel and converts them, naming the file in errors."""
+
+    def __init__(self, get: Getter, where: str) -> None:
+        self._get = get
+        self.where = where
+
+    def has(self, name: str) -> bool:
+        found = self._get(name)
+        return found is not None and not (isinstance(found[0], str) and found[0].strip() in _NA)
+
+    def number(self, name: str) -> float | None:
+        found = self._get(name)
+        if found is None:
+            return None
+        raw, unit = found
+        if isinstance(raw, str):
+            text = raw.strip()
+            if text in _NA:
+                return None
+            try:
+                value = float(text.replace(",", ""))
+            except ValueError:
+                raise RooflineError(f"{self.where}: {name}={raw!r} is not a number") from None
+        else:
+            value = float(raw)
+        try:
+            return value * _unit_factor(unit)
+        except ValueError as exc:
+            raise RooflineError(f"{self.where}: {name} has {exc}") from None
+
+    def integer(self, name: str) -> int | None:
+        value = self.number(name)
+        return None if value is None else int(round(value))
+
+    def text(self, name: str) -> str | None:
+        found = self._get(name)
+        if found is None:
+            return None
+        value = str(found[0]).strip()
+        return None if value in _NA else value
+
+
+def _dims(reader: _Reader, prefix: str, fallback: str | None) -> tuple[int, int, int] | None:
+    values = [reader.integer(f"{prefix}_{axis}") for axis in "xyz"]
+    if all(v is not None for v in values):
+        return (values[0], values[1], values[2])  # type: ignore[return-value]
+    text = reader.text(fallback) if fallback else None
+    if text:
+        numbers = [int(n) for n in re.findall(r"\d+", text.replace(",", ""))]
+        if numbers:
+            return tuple((numbers + [1, 1, 1])[:3])  # type: ignore[return-value]
+    return None
+
+
+def _vector_flops(reader: _Reader, ops: tuple[tuple[str, int], ...], clock: float, seconds: float) -> float | None:
+    total = 0.0
+    for op, weight in ops:
+        rate = reader.number(f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed")
+        if rate is None:
+            return None
+        total += weight * rate
+    return total * clock * seconds
+
+
+def _tensor_flops(reader: _Reader, alternatives: tuple[tuple[str, ...], ...], clock: float,
+                  seconds: float) -> float | None:
+    for names in alternatives:
+        rates = [reader.number(f"{n}.sum.per_cycle_elapsed") for n in names]
+        if all(r is not None for r in rates):
+            return sum(rates) * clock * seconds  # type: ignore[arg-type]
+    return None
+
+
+def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, missing_cc: str | None) -> NcuKernel:
+    missing: dict[str, str] = {}
+    fields: dict[str, Any] = {}
+
+    grid = _dims(reader, "launch__grid_dim", "Grid Size")
+    block = _dims(reader, "launch__block_dim", "Block Size")
+    if grid is None or block is None:
+        raise RooflineError(f"{reader.where}: kernel {index} ({short_kernel_name(demangled)}) has no grid or block "
+                            "size; is this an Nsight Compute profile?")
+    cluster = _dims(reader, "launch__cluster_dim", None)
+    fields["cluster"] = cluster if cluster and any(cluster) else None
+
+    def put(field: str, value: Any, section: str) -> None:
+        fields[field] = value
+        if value is None:
+            missing[field] = section
+
+    put("registers_per_thread", reader.integer("launch__registers_per_thread"), "LaunchStats")
+    put("static_shared_memory", reader.integer("launch__shared_mem_per_block_static"), "LaunchStats")
+    put("dynamic_shared_memory", reader.integer("launch__shared_mem_per_block_dynamic"), "LaunchStats")
+    put("driver_shared_memory", reader.integer("launch__shared_mem_per_block_driver"), "LaunchStats")
+    put("shared_memory_config", reader.integer("launch__shared_mem_config_size"), "LaunchStats")
+    put("block_barriers", reader.integer("launch__barrier_count"), "LaunchStats")
+    put("sm_count", reader.integer("launch__sm_count") or reader.integer("device__attribute_multiprocessor_count"),
+        "LaunchStats")
+    put("duration_seconds", reader.number("gpu__time_duration.sum"), "SpeedOfLight")
+    put("sm_clock_hz", reader.number("sm__cycles_elapsed.avg.per_second"),
+        "SpeedOfLight_HierarchicalSingleRooflineChart")
+    put("memory_clock_hz", reader.number("dram__cycles_elapsed.avg.per_second"), "SpeedOfLight")
+    put("theoretical_occupancy", reader.number("sm__maximum_warps_per_active_cycle_pct"), "Occupancy")
+    put("achieved_occupancy", reader.number("sm__warps_active.avg.pct_of_peak_sustained_active"), "Occupancy")
+    fields["block_limits"] = {k: v for k, m in _LIMITS.items() if (v := reader.integer(m)) is not None}
+    if not fields["block_limits"]:
+        missing["block_limits"] = "Occupancy"
+
+    seconds = fields["duration_seconds"]
+    smsp_clock = reader.number("smsp__cycles_elapsed.avg.per_second")
+    sm_clock = fields["sm_clock_hz"]
+    flops: dict[str, float] = {}
+    for precision, (section, ops) in _VECTOR.items():
+        value = _vector_flops(reader, ops, smsp_clock, seconds) if seconds and smsp_clock else None
+        if value is None:
+            missing[f"flops.{precision}"] = section
+        else:
+            flops[precision] = value
+    for precision, alternatives in _TENSOR.items():
+        value = _tensor_flops(reader, alternatives, sm_clock, seconds) if seconds and sm_clock else None
+        if value is None:
+            missing[f"flops.{precision}"] = _TENSOR_SECTION
+        else:
+            flops[precision] = value
+    fields["flops"] = flops
+
+    def moved(rate_metric: str, factor: float, section: str, field: str) -> None:
+        rate = reader.number(rate_metric)
+        put(field, rate * factor * seconds if rate is not None and seconds else None, section)
+
+    read = reader.number("dram__bytes_read.sum")
+    write = reader.number("dram__bytes_write.sum")
+    if read is not None and write is not None:
+        fields["dram_bytes"] = read + write
+    else:
+        moved("dram__bytes.sum.per_second", 1.0, "MemoryWorkloadAnalysis", "dram_bytes")
+    moved("lts__lts2xbar_cycles_active.sum.per_second", 32.0, "SpeedOfLight_HierarchicalSingleRooflineChart",
+          "l2_bytes")
+    l1_metric = ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second"
+                 if reader.has("l1tex__lsu_writeback_active_mem_lgds.sum.per_second")
+                 else "l1tex__lsu_writeback_active_mem_lg.sum.per_second")
+    moved(l1_metric, 128.0, "SpeedOfLight_HierarchicalSingleRooflineChart", "l1_bytes")
+    sectors = reader.number("lts__t_sectors_srcunit_tex.sum")
+    fields["l2_sector_bytes"] = None if sectors is None else 32.0 * sectors
+
+    arch = None
+    major = reader.integer("device__attribute_compute_capability_major")
+    minor = reader.integer("device__attribute_compute_capability_minor")
+    if major is not None and minor is not None:
+        arch = f"sm_{major}{minor}"
+    elif missing_cc:
+        match = re.fullmatch(r"(\d+)\.(\d+)", missing_cc.strip())
+        arch = f"sm_{match.group(1)}{match.group(2)}" if match else None
+    return NcuKernel(
+        id=index, name=short_kernel_name(demangled), demangled_name=demangled, nvtx_range=nvtx,
+        device_name=reader.text("device__attribute_display_name"), arch=arch, grid=grid, block=block,
+        missing=missing, **fields,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# the CSV route
+
+_NVTX_PUSH_POP = "thread Domain:Push/Pop_Range"
+_NVTX_START_END = "Id:Domain:Start/Stop_Range"
+
+
+def _nvtx_names(cell: str, skip: int) -> list[str]:
+    """Range names in one NVTX cell: each quoted ``domain:range:6 more fields`` entry."""
+    names = []
+    for entry in re.findall(r'"([^"]*)"', cell):
+        parts = entry.split(":")
+        if len(parts) >= skip + 7:
+            names.append(":".join(parts[skip:-6]))
+    return names
+
+
+def _csv_rows(path: Path, text: str) -> tuple[list[str], list[str] | None, list[list[str]]]:
+    lines = text.splitlines()
+    # A CSV printed while profiling (``ncu --csv ... > out.csv``) carries ==PROF== and the
+    # program's own lines before the table; the table starts at the "ID" header.
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
+    if start is None:
+        first = lines[0][:120] if lines else ""
+        raise RooflineError(
+            f"{path} is not an Nsight Compute CSV export (no \"ID\",\"Kernel Name\" header; first line: {first!r}); "
+            "export one with: ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv")
+    kept = [line for line in lines[start:] if not line.startswith("==")]
+    rows = list(csv.reader(io.StringIO("\n".join(kept))))
+    header = rows[0]
+    if "Kernel Name" not in header:
+        raise RooflineError(f"{path} is not an Nsight Compute kernel export: its header has no 'Kernel Name' column")
+    if "Metric Name" in header and "Metric Value" in header:
+        raise RooflineError(
+            f"{path} is an Nsight Compute --page details export; gpuroof reads the raw page: "
+            "ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv")
+    body = rows[1:]
+    units = None
+    if body and body[0] and body[0][0] == "":
+        units, body = body[0], body[1:]
+    for number, row in enumerate(body, start=2 + (units is not None)):
+        if len(row) != len(header):
+            raise RooflineError(
+                f"{path}: line {number} has {len(row)} of the header's {len(header)} columns; "
+                "the file looks truncated or edited")
+    if not body:
+        raise RooflineError(f"{path} holds no profiled kernel (a header and no rows)")
+    return header, units, body
+
+
+def _load_csv(path: Path) -> NcuProfile:
+    data = path.read_bytes()
+    if not data.strip():
+        raise RooflineError(f"{path} is empty")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise RooflineError(f"{path} is not a text file; give an ncu --csv --page raw export or a .ncu-rep") from None
+    header, units, body = _csv_rows(path, text)
+    columns = {name: i for i, name in enumerate(header)}
+    kernels = []
+    for row in body:
+        def get(name: str, row: list[str] = row) -> tuple[str, str] | None:
+            i = columns.get(name)
+            if i is None:
+                return None
+            return row[i], (units[i] if units else "")
+
+        index_text = row[columns["ID"]] if "ID" in columns else str(len(kernels))
+        try:
+            index = int(index_text.replace(",", ""))
+        except ValueError:
+            raise RooflineError(f"{path}: kernel ID {index_text!r} is not an integer") from None
+        nvtx = []
+        for column, skip in ((_NVTX_PUSH_POP, 1), (_NVTX_START_END, 2)):
+            for name, i in columns.items():
+                if name.startswith(column):
+                    nvtx += _nvtx_names(row[i], skip)
+        kernels.append(_kernel(_Reader(get, str(path)), index=index, demangled=row[columns["Kernel Name"]],
+                               nvtx="/".join(nvtx) or None, missing_cc=row[columns["CC"]] if "CC" in columns else None))
+    return NcuProfile(path=str(path), format="csv", kernels=tuple(kernels))
+
+
+# ---------------------------------------------------------------------------------------
+# the .ncu-rep route
+
+
+def _ncu_report_module() -> Any:
+    """Import NVIDIA's ``ncu_report``, looking in the Nsight Compute installations found."""
+    try:
+        import ncu_report  # type: ignore[import-not-found]
+
+        return ncu_report
+    except ImportError:
+        pass
+    import importlib
+    import sys
+
+    places = []
+    ncu = shutil.which("ncu")
+    if ncu:
+        places.append(Path(ncu).resolve().parent / "extras" / "python")
+    places += [Path(p) for p in sorted(glob.glob("/opt/nvidia/nsight-compute/*/extras/python"), reverse=True)]
+    places += [Path(p) for p in sorted(glob.glob("/usr/local/cuda*/nsight-compute*/extras/python"), reverse=True)]
+    for place in places:
+        if (place / "ncu_report.py").is_file():
+            sys.path.append(str(place))
+            try:
+                return importlib.import_module("ncu_report")
+            except ImportError:
+                sys.path.remove(str(place))
+    return None
+
+
+def _report_unit(name: str) -> str:
+    """The base unit ``ncu_report`` gives a metric gpuroof reads in (what ``--print-units base`` prints)."""
+    if name.startswith("gpu__time_duration"):
+        return "ns"
+    if "pct" in name:
+        return "%"
+    return ""
+
+
+def _load_report(path: Path) -> NcuProfile:
+    module = _ncu_report_module()
+    if module is None:
+        raise RooflineError(
+            f"reading {path} needs NVIDIA's ncu_report module (Nsight Compute's extras/python, not found "
+            "on PYTHONPATH or next to ncu); or export it: ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv")
+    try:
+        context = module.load_report(str(path))
+    except Exception as exc:  # noqa: BLE001 - ncu_report raises its own types
+        raise RooflineError(f"{path} could not be read by ncu_report: {exc}") from None
+    kernels = []
+    for r in range(context.num_ranges()):
+        profiled = context.range_by_idx(r)
+        for a in range(profiled.num_actions()):
+            action = profiled.action_by_idx(a)
+            names = set(action.metric_names())
+
+            def get(name: str, action: Any = action, names: set[str] = names) -> tuple[Any, str] | None:
+                if name not in names:
+                    return None
+                # IMetric.unit() crashed the interpreter (ncu_report of Nsight Compute 2025.3.1,
+                # Python 3.12); values come in base units, which are fixed per metric.
+                return action.metric_by_name(name).value(), _report_unit(name)
+
+            nvtx = []
+            try:
+                state = action.nvtx_state()
+                for domain_id in state.domains():
+                    domain = state.domain_by_id(domain_id)
+                    nvtx += list(domain.push_pop_ranges()) + list(domain.start_end_ranges())
+            except Exception:  # noqa: BLE001 - profiles taken without --nvtx have no state
+                nvtx = []
+            kernel_id = get("ID")
+            kernels.append(_kernel(_Reader(get, str(path)), index=len(kernels) if kernel_id is None else kernel_id[0],
+                                   demangled=action.name(module.IAction.NameBase_DEMANGLED),
+                                   nvtx="/".join(nvtx) or None, missing_cc=None))
+    if not kernels:
+        raise RooflineError(f"{path} holds no profiled kernel")
+    return NcuProfile(path=str(path), format="ncu-rep", kernels=tuple(kernels))
+
+
+def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
+    """Read an Nsight Compute profile: one `NcuKernel` per profiled launch.
+
+    Parameters
+    ----------
+    path : str or path
+        The CSV that ``ncu --import PROFILE.ncu-rep --csv --page raw`` prints (any
+        ``--print-units``; ==PROF== lines and program output before the table are skipped),
+        or a ``.ncu-rep`` file, read through NVIDIA's ``ncu_report`` module when it can be
+        imported. Collect the sections in `NCU_SECTIONS`; without one, the fields it supplies
+        are None and listed in each kernel's ``missing``.
+
+    Returns
+    -------
+    NcuProfile
+
+    Raises
+    ------
+    RooflineError
+        A missing or empty file, a file that is not an Nsight Compute raw-page export (a
+        details-page export, another tool's CSV), a truncated CSV, an unknown unit, or a
+        ``.ncu-rep`` without ``ncu_report``; the message names the file.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> profile = roofline.load_ncu("tests/data/ncu/torch_roofline.raw.csv")
+    >>> k = profile.kernels[0]
+    >>> k.name, k.nvtx_range, k.grid, k.registers_per_thread
+    ('nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT', 'matmul_bf16', (2, 66, 1), 168)
+    >>> round(k.flops["bf16_tensor"] / 2 / 4096**3, 3)
+    1.0
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise RooflineError(f"{file}: no such file")
+    if file.suffix == ".ncu-rep":
+        return _load_report(file)
+    return _load_csv(file)

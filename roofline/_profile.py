@@ -1,0 +1,447 @@
+"""What gpuroof adds to an Nsight Compute profile: exact occupancy, cliffs, best block size,
+the hierarchical roofline with the measured point at each level, and the predicted time.
+
+Nothing here needs a GPU: the profile (`load_ncu`) holds the launch (grid, block,
+registers, shared memory, the driver's shared-memory configuration) and the measured
+counts; the occupancy calculator and `predict` do the rest.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._chart import BandwidthPoint, ChartPoint, RooflineChart, roofline_chart
+from ._errors import RooflineError
+from ._gpu import GPU, MEMORY_LEVELS
+from ._gpu import gpu as lookup_gpu
+from ._ncu import NcuKernel, NcuProfile, load_ncu
+from ._precision import PRECISION_LABELS
+
+__all__ = ["ProfileKernel", "ProfileReport", "format_profile_report", "profile_chart", "profile_report"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_LIMIT_ORDER = ("warps", "registers", "shared_memory", "blocks", "barriers")
+
+
+class ProfileKernel(BaseModel):
+    """One profiled kernel with what gpuroof adds to it (SI units, fractions).
+
+    ``block_limits`` are gpuroof's blocks per SM allowed by each resource, at the
+    shared-memory configuration the driver chose for the launch (None: the resource does
+    not limit); ``nsight_block_limits`` are Nsight's, which cap every limit at the blocks
+    an SM holds. ``limit_notes`` names any limit that differs beyond that cap. ``cliffs`` is `occupancy.cliffs` of the launch.
+    ``points`` are the measured roofline points (one per memory level) of the kernel's
+    busiest precision; ``gap`` is measured over predicted time.
+    """
+
+    model_config = _FROZEN
+
+    kernel: NcuKernel
+    label: str = Field(description="Short name [NVTX range], #n added where two kernels would read alike.")
+    time_share: float | None = None
+    occupancy: float | None = None
+    occupancy_agrees: bool | None = None
+    active_blocks_per_sm: int | None = None
+    limiters: tuple[str, ...] = ()
+    block_limits: dict[str, int | None] = Field(default_factory=dict)
+    block_limits_largest_config: dict[str, int | None] = Field(
+        default_factory=dict, description="gpuroof's limits with no carveout preference (the largest configuration).")
+    nsight_block_limits: dict[str, int] = Field(default_factory=dict)
+    limit_notes: tuple[str, ...] = ()
+    cliffs: Any = None
+    best_block_size: int | None = None
+    best_block_occupancy: float | None = None
+    precision: str | None = None
+    flops: float | None = None
+    achieved_flops_per_second: float | None = None
+    achieved_bytes_per_second: dict[str, float] = Field(default_factory=dict)
+    points: tuple[ChartPoint, ...] = ()
+    bound: str | None = None
+    roofline_seconds: float | None = None
+    predicted_seconds: float | None = None
+    predicted_limiter: str | None = None
+    gap: float | None = None
+    notes: tuple[str, ...] = ()
+
+
+class ProfileReport(BaseModel):
+    """Every kernel of a profile, sorted by time share, and the occupancy agreement count."""
+
+    model_config = _FROZEN
+
+    path: str
+    gpu: str
+    kernels: tuple[ProfileKernel, ...]
+    total_seconds: float | None
+    occupancy_compared: int = Field(description="Kernels with both occupancies known.")
+    occupancy_agreeing: int = Field(description="Of those, kernels where gpuroof's equals Nsight's theoretical.")
+
+
+# ---------------------------------------------------------------------------------------
+# occupancy of a profiled launch
+
+
+def _occupancy_inputs(k: NcuKernel) -> dict[str, int]:
+    from ._adapters import launch_of
+
+    launch = launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread or 0,
+                       static_shared_memory=k.static_shared_memory, dynamic_shared_memory=k.dynamic_shared_memory,
+                       block_barriers=k.block_barriers if k.block_barriers is not None else 1)
+    keywords = launch.occupancy_keywords()
+    del keywords["carveout"]  # the driver's configuration is matched separately (_driver_carveout)
+    return keywords
+
+
+def _driver_carveout(arch: str, config: int | None, inputs: dict[str, int]) -> int | None:
+    """A carveout (percent) for which the calculator picks the driver's configuration.
+
+    The driver picks the smallest shared-memory configuration that keeps the launch's
+    occupancy; Nsight reports it as ``launch__shared_mem_config_size``. The calculator
+    takes a carveout preference; the smallest one that rounds up to that configuration
+    reproduces the driver's choice.
+    """
+    import occupancy
+
+    if config is None:
+        return None
+    for carveout in range(0, 101):
+        if occupancy.calculate(arch, carveout=carveout, **inputs).shared_memory_config == config:
+            return carveout
+    return None
+
+
+def _limit_notes(ours: Any, nsight: dict[str, int], max_blocks: int, carveout: int | None,
+                 config: int | None) -> list[str]:
+    """Why a per-resource block limit differs from Nsight's, resource by resource.
+
+    Two differences are expected and explained once in the table's footnotes rather than
+    here: Nsight caps every limit at the blocks an SM holds (gpuroof says "does not
+    limit" or gives the uncapped value), and the driver's shared-memory configuration
+    (gpuroof's limits are taken at it, see `_driver_carveout`).
+    """
+    notes = []
+    if config is not None and carveout is None:
+        notes.append(f"shared memory: no carveout reproduces the driver's {config // 1024} KiB configuration; "
+                     "gpuroof's limits are at the largest configuration")
+    for resource, theirs in nsight.items():
+        mine = ours.block_limits.get(resource)
+        capped = max_blocks if mine is None else min(max_blocks, mine)
+        if capped != theirs:
+            notes.append(f"{resource}: Nsight's limit is {theirs} blocks per SM, gpuroof's {mine}")
+    return notes
+
+
+def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, Any], list[str]]:
+    import occupancy
+
+    missing = [f for f in ("registers_per_thread", "static_shared_memory", "dynamic_shared_memory")
+               if getattr(k, f) is None]
+    if k.arch is None or missing:
+        return {}, [f"occupancy not computed: the profile has no {', '.join(missing) or 'architecture'} "
+                    "(collect --section LaunchStats)"]
+    inputs = _occupancy_inputs(k)
+    try:
+        default = occupancy.calculate(k.arch, **inputs)
+    except ValueError as exc:
+        return {}, [f"occupancy not computed: {exc}"]
+    carveout = _driver_carveout(k.arch, k.shared_memory_config, inputs)
+    ours = default if carveout is None else occupancy.calculate(k.arch, carveout=carveout, **inputs)
+    arch = occupancy.architecture(k.arch)
+    fields: dict[str, Any] = {
+        "occupancy": ours.occupancy,
+        "active_blocks_per_sm": ours.active_blocks_per_sm,
+        "limiters": tuple(ours.limiters),
+        "block_limits": {r: ours.block_limits.get(r) for r in _LIMIT_ORDER},
+        "nsight_block_limits": dict(k.block_limits),
+        "block_limits_largest_config": {r: default.block_limits.get(r) for r in _LIMIT_ORDER},
+        "limit_notes": tuple(_limit_notes(ours, k.block_limits, arch.max_blocks_per_sm, carveout,
+                                          k.shared_memory_config)),
+    }
+    if k.theoretical_occupancy is not None:
+        fields["occupancy_agrees"] = math.isclose(ours.occupancy, k.theoretical_occupancy, abs_tol=1e-4)
+    fields["cliffs"] = occupancy.cliffs(k.arch, **({"carveout": carveout} if carveout is not None else {}), **inputs)
+    try:
+        best = occupancy.max_potential_block_size(
+            k.arch, registers_per_thread=inputs["registers_per_thread"],
+            static_shared_memory=inputs["static_shared_memory"], dynamic_shared_memory=inputs["dynamic_shared_memory"],
+            max_dynamic_shared_memory=inputs["max_dynamic_shared_memory"], block_barriers=inputs["block_barriers"])
+        fields.update(best_block_size=best.block_size, best_block_occupancy=best.occupancy)
+    except ValueError:
+        pass
+    return fields, []
+
+
+# ---------------------------------------------------------------------------------------
+# roofline and prediction of a profiled launch
+
+
+def _unique_labels(kernels: tuple[NcuKernel, ...]) -> list[str]:
+    labels = [k.label for k in kernels]
+    counts: dict[str, int] = {}
+    out = []
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+        out.append(label if labels.count(label) == 1 else f"{label} #{counts[label]}")
+    return out
+
+
+def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Any) -> tuple[dict[str, Any], list[str]]:
+    from ._adapters import counted_kernel, counts_from, launch_of
+    from ._predict import predict
+    from ._roofline import analyze
+
+    notes: list[str] = []
+    fields: dict[str, Any] = {}
+    seconds = k.duration_seconds
+    if seconds is None:
+        return fields, ["no duration: collect --section SpeedOfLight"]
+    bytes_at = {"dram": k.dram_bytes, "l2": k.l2_bytes, "l1": k.l1_bytes}
+    fields["achieved_bytes_per_second"] = {lvl: n / seconds for lvl, n in bytes_at.items() if n is not None}
+    precision = k.precision
+    if precision is not None and precision not in device.supported_precisions():
+        notes.append(f"{precision} has no peak on {device.name}; its flops are left out")
+        precision = None
+    flops = k.flops.get(precision, 0.0) if precision else 0.0
+    fields.update(precision=precision, flops=flops if k.flops else None)
+    if not k.flops:
+        notes.append("no flops: collect the SpeedOfLight_Hierarchical*RooflineChart sections")
+    if flops:
+        fields["achieved_flops_per_second"] = flops / seconds
+        fields["points"] = tuple(
+            ChartPoint(kernel=label, level=lvl, arithmetic_intensity=flops / n, flops_per_second=flops / seconds,
+                       origin="measured")
+            for lvl, n in bytes_at.items() if n)
+    if k.dram_bytes is None:
+        notes.append("no DRAM bytes: no roofline bound or prediction")
+        return fields, notes
+    counts = counts_from(k).model_copy(update={"precision": precision, "flops": flops})
+    if counts.flops or any(counts.bytes_at(lvl) for lvl in MEMORY_LEVELS):
+        verdict = analyze(device, counts, precision or "fp32")
+        fields.update(bound=verdict.bound_level or verdict.bound, roofline_seconds=verdict.time_lower_bound_seconds)
+    if k.registers_per_thread is None:
+        notes.append("no prediction: the profile has no registers per thread (collect --section LaunchStats)")
+        return fields, notes
+    launch = launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread,
+                       static_shared_memory=k.static_shared_memory or 0,
+                       dynamic_shared_memory=k.dynamic_shared_memory or 0)
+    try:
+        p = predict(device, counted_kernel(counts, launch), calibration=calibration)
+    except (RooflineError, ValueError) as exc:
+        notes.append(f"no prediction: {exc}")
+        return fields, notes
+    fields.update(predicted_seconds=p.seconds, predicted_limiter=p.limiter, gap=seconds / p.seconds)
+    if k.cluster:
+        notes.append(f"launched in clusters of {k.cluster}: the prediction does not model clusters")
+    return fields, notes
+
+
+def _device_of(profile: NcuProfile, gpu: Any) -> GPU:
+    if gpu is not None:
+        return lookup_gpu(gpu)
+    names = {k.device_name for k in profile.kernels if k.device_name}
+    for name in names:
+        for candidate in (name, re.sub(r"^NVIDIA\s+", "", name)):
+            try:
+                return lookup_gpu(candidate)
+            except RooflineError:
+                continue
+    raise RooflineError(f"{profile.path}: the profiled GPU ({', '.join(sorted(names)) or 'not recorded'}) is not in "
+                        "gpuroof's database; pass gpu= (a name or a custom GPU file)")
+
+
+def profile_report(
+    profile: NcuProfile | str | os.PathLike[str],
+    *,
+    gpu: GPU | str | None = None,
+    kernel: str | None = None,
+    calibration: Any = None,
+) -> ProfileReport:
+    """Add gpuroof's analysis to every kernel of an Nsight Compute profile.
+
+    For each kernel: occupancy from its launch (`occupancy.calculate` at the driver's
+    shared-memory configuration) and whether it equals Nsight's theoretical occupancy, the
+    limiter, the cliffs and the best block size; the measured hierarchical roofline point
+    at each memory level; the roofline bound and `predict`'s time for the same launch, and
+    the gap to the measured duration. Kernels are sorted by time share.
+
+    Parameters
+    ----------
+    profile : NcuProfile or path
+        A profile from `load_ncu`, or a file for it.
+    gpu : GPU or str, optional
+        Database entry for the ceilings and the prediction; default: the profiled device.
+    kernel : str, optional
+        Regular expression: only kernels whose name or NVTX range matches.
+    calibration : Calibration, optional
+        Parameters of `predict`; default the packaged one of the GPU.
+
+    Returns
+    -------
+    ProfileReport
+
+    Raises
+    ------
+    RooflineError
+        An unreadable profile, a GPU outside the database, a pattern matching nothing.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> report = roofline.profile_report("tests/data/ncu/torch_roofline.raw.csv")
+    >>> report.gpu, report.occupancy_agreeing, report.occupancy_compared
+    ('H200', 12, 12)
+    """
+    if not isinstance(profile, NcuProfile):
+        profile = load_ncu(profile)
+    if kernel is not None:
+        profile = profile.matching(kernel)
+    device = _device_of(profile, gpu)
+    durations = [k.duration_seconds for k in profile.kernels if k.duration_seconds is not None]
+    total = sum(durations) if durations else None
+    rows = []
+    for k, label in zip(profile.kernels, _unique_labels(profile.kernels)):
+        occ, notes = _occupancy_fields(k)
+        roof, more = _roofline_fields(device, k, label, calibration)
+        share = k.duration_seconds / total if total and k.duration_seconds is not None else None
+        missing = sorted({section for section in k.missing.values()})
+        if missing:
+            more.append(f"sections missing from the profile: {', '.join(missing)}")
+        rows.append(ProfileKernel(kernel=k, label=label, time_share=share, notes=tuple(notes + more), **occ, **roof))
+    rows.sort(key=lambda r: -(r.time_share or 0.0))
+    compared = [r for r in rows if r.occupancy_agrees is not None]
+    return ProfileReport(path=profile.path, gpu=device.name, kernels=tuple(rows), total_seconds=total,
+                         occupancy_compared=len(compared),
+                         occupancy_agreeing=sum(1 for r in compared if r.occupancy_agrees))
+
+
+# ---------------------------------------------------------------------------------------
+# output
+
+
+def _cliff_text(row: ProfileKernel) -> str:
+    c = row.cliffs
+    if c is None:
+        return "-"
+    r = c.registers
+    up = "+inf" if r.headroom is None else f"+{r.headroom}"
+    down = "" if r.gain is None else f"/-{r.gain}"
+    return f"{up}{down}"
+
+
+def _fmt(value: float | None, scale: float, spec: str) -> str:
+    return "-" if value is None else format(value / scale, spec)
+
+
+def _smem(k: NcuKernel) -> str:
+    """Shared memory per block / the SM's configuration chosen by the driver, KiB."""
+    block = (k.static_shared_memory or 0) + (k.dynamic_shared_memory or 0)
+    config = "-" if k.shared_memory_config is None else f"{k.shared_memory_config / 1024:.0f}"
+    size = f"{block}B" if block < 1024 else f"{block / 1024:.3g}"
+    return f"{size}/{config}"
+
+
+def _footnotes(report: ProfileReport) -> list[str]:
+    rows = report.kernels
+    out = ["occ: gpuroof's occupancy from the launch; '=' when it equals Nsight's theoretical occupancy. "
+           "smem KiB: shared memory per block / per SM in the configuration the driver chose. reg cliff: "
+           "registers a thread may add before a block per SM is lost / must shed to gain one."]
+    smaller = [r for r in rows if r.kernel.shared_memory_config is not None and r.block_limits_largest_config
+               and r.block_limits_largest_config.get("shared_memory") != r.block_limits.get("shared_memory")]
+    if smaller:
+        out.append(f"shared memory: for {len(smaller)} of {len(rows)} kernels the driver chose a smaller shared-memory "
+                   "configuration than the SM's largest (the smallest that keeps the occupancy); the per-resource "
+                   "limits here are at the driver's configuration, where they equal Nsight's. At the largest the "
+                   "shared-memory limit is higher, e.g. "
+                   + ", ".join(f"{r.label.split(' [')[0]} {r.block_limits['shared_memory']} -> "
+                               f"{r.block_limits_largest_config['shared_memory']}" for r in smaller[:3])
+                   + " blocks per SM; the occupancy is the same.")
+    capped = sum(1 for r in rows for res, theirs in r.nsight_block_limits.items()
+                 if r.block_limits.get(res) != theirs)
+    if capped:
+        out.append("Nsight caps every per-resource limit at the 32 blocks an SM holds; gpuroof reports the "
+                   f"uncapped limit or 'does not limit' ({capped} such limits here, the same after the cap).")
+    return out
+
+
+def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> str:
+    """The report as a table a person reads at a glance, one line per kernel by time share.
+
+    Columns: share of the profile's time, measured time, launch, registers, occupancy
+    (gpuroof's; ``=`` when it equals Nsight's theoretical occupancy, else Nsight's value),
+    limiter, register cliffs (registers a thread may add before a block per SM is lost /
+    must drop to gain one), best block size, the busiest precision and its TFLOP/s, DRAM
+    GB/s, the roofline bound, the predicted time and measured/predicted. Notes follow.
+    """
+    header = ["#", "kernel", "share", "time us", "grid x block", "regs", "smem KiB", "occ", "limiter", "reg cliff",
+              "best blk", "precision", "TFLOP/s", "DRAM GB/s", "bound", "pred us", "meas/pred"]
+    lines = []
+    for i, row in enumerate(report.kernels, start=1):
+        k = row.kernel
+        occ = "-" if row.occupancy is None else f"{row.occupancy:.0%}"
+        if row.occupancy_agrees is True:
+            occ += " ="
+        elif row.occupancy_agrees is False:
+            occ += f" (Nsight {k.theoretical_occupancy:.0%})"
+        launch = f"{k.blocks}x{k.threads_per_block}" + (f" c{math.prod(k.cluster)}" if k.cluster else "")
+        lines.append([
+            str(i), row.label[:52], _fmt(row.time_share, 0.01, ".1f") + ("%" if row.time_share is not None else ""),
+            _fmt(k.duration_seconds, 1e-6, ".1f"), launch, "-" if k.registers_per_thread is None else
+            str(k.registers_per_thread), _smem(k), occ, "+".join(row.limiters) or "-", _cliff_text(row),
+            "-" if row.best_block_size is None else str(row.best_block_size),
+            PRECISION_LABELS.get(row.precision, "-") if row.precision else "-",
+            _fmt(row.achieved_flops_per_second, 1e12, ".3g"),
+            _fmt(row.achieved_bytes_per_second.get("dram"), 1e9, ".0f"),
+            row.bound or "-", _fmt(row.predicted_seconds, 1e-6, ".1f"), _fmt(row.gap, 1, ".2f"),
+        ])
+    summary = (f"{report.path} on {report.gpu}: {len(report.kernels)} kernels, "
+               f"{_fmt(report.total_seconds, 1e-6, '.1f')} us; occupancy equal to Nsight's theoretical for "
+               f"{report.occupancy_agreeing} of {report.occupancy_compared}")
+    notes = [f"{i}. {row.label}: {note}" for i, row in enumerate(report.kernels, start=1)
+             for note in (*row.limit_notes, *row.notes)]
+    notes += _footnotes(report)
+    if markdown:
+        out = [summary, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in lines]
+        if notes:
+            out += ["", "Notes:", ""] + [f"- {n}" for n in notes]
+        return "\n".join(out) + "\n"
+    table = [header] + lines
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    text = ["  ".join(c.ljust(w) if j in (1, 4, 8, 11, 14) else c.rjust(w) for j, (c, w) in
+                      enumerate(zip(r, widths))).rstrip() for r in table]
+    text.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join([summary, "", *text, *([""] + notes if notes else [])])
+
+
+def profile_chart(report: ProfileReport, *, title: str = "") -> RooflineChart:
+    """The roofline chart of a report: ceilings of the precisions in play, each kernel's
+    measured point at every level (hollow), its predicted point (filled) at the same
+    intensities, and every kernel's achieved and predicted bandwidth for the bandwidth panel."""
+    rows = list(report.kernels)
+    precisions = [r.precision for r in rows if r.precision and r.flops]
+    shares: dict[str, float] = {}
+    for r in rows:
+        if r.precision and r.flops:
+            shares[r.precision] = shares.get(r.precision, 0.0) + (r.time_share or 0.0)
+    primary = max(shares, key=lambda p: shares[p]) if shares else "fp32"
+    points: list[ChartPoint] = []
+    bandwidth: list[BandwidthPoint] = []
+    for r in rows:
+        label = r.label
+        points += list(r.points)
+        if r.predicted_seconds and r.flops:
+            points += [p.model_copy(update={"origin": "predicted", "flops_per_second": r.flops / r.predicted_seconds})
+                       for p in r.points]
+        for level, rate in r.achieved_bytes_per_second.items():
+            bandwidth.append(BandwidthPoint(kernel=label, level=level, bytes_per_second=rate, origin="measured"))
+        if r.predicted_seconds and r.kernel.dram_bytes:
+            bandwidth.append(BandwidthPoint(kernel=label, level="dram", origin="predicted",
+                                            bytes_per_second=r.kernel.dram_bytes / r.predicted_seconds))
+    chart = roofline_chart(report.gpu, (), precision=primary, precisions=sorted(set(precisions)) or [primary],
+                           title=title or f"Nsight Compute profile on {report.gpu}")
+    return chart.model_copy(update={"points": tuple(points), "bandwidth_points": tuple(bandwidth)})
