@@ -313,7 +313,7 @@ def _assumptions(launch: Any, arch: Any) -> list[str]:
         notes.append(
             f"registers_per_thread={DEFAULT_REGISTERS_PER_THREAD} assumed (not known before compiling)"
         )
-    read_for = getattr(launch.resources, "arch", None)
+    read_for = getattr(launch.resources, "architecture", None)
     if read_for is not None:
         try:
             read_for = occupancy.architecture(read_for).name

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import types
 
 import numpy as np
 import pytest
@@ -15,11 +14,9 @@ from occupancy import Launch, OccupancyError
 
 
 def _resources(**over):
-    """A duck-typed stand-in for occupancy.KernelResources (its attributes, nothing else)."""
-    fields = dict(kernel="k", arch="sm_90", registers_per_thread=40, static_shared_memory=8192, local_memory=0,
-                  max_threads_per_block=None, min_blocks_per_sm=None, block_barriers=1, cluster_dims=None, sources={})
+    fields = dict(kernel="k", architecture="sm_90", registers_per_thread=40, static_shared_memory=8192)
     fields.update(over)
-    return types.SimpleNamespace(**fields)
+    return occupancy.KernelResources(**fields)
 
 
 # (id, inputs, expected fields): dims normalised once, as cuda.core's LaunchConfig does
@@ -81,6 +78,8 @@ BAD = [
      OccupancyError, r"cluster=\(4, 1, 1\) disagrees with resources\.cluster_dims"),
     ("resources not an object", dict(grid=1, block=1, resources={"registers_per_thread": 3}), TypeError,
      r"resources must be an occupancy\.KernelResources"),
+    ("block fixed by resources", dict(grid=1, block=128, resources=_resources(threads_per_block=256)), OccupancyError,
+     r"128 threads, but kernel 'k' is launched with resources\.threads_per_block=256"),
 ]
 
 
@@ -103,6 +102,19 @@ def test_resources_fill_the_kernel_fields():
     moved = launch.model_copy(update={"registers_per_thread": 64})
     assert moved.resources is None and moved.registers_per_thread == 64 and moved.static_shared_memory == 8192
     assert launch.model_copy(update={"grid": 16}).resources is res
+
+
+def test_a_launch_carries_its_resources_to_occupancy():
+    res = _resources(max_threads_per_block=256, block_barriers=2)
+    launch = Launch(grid=8, block=256, resources=res)
+    assert occupancy.calculate("sm_90", launch=launch) == occupancy.calculate(
+        "sm_90", threads_per_block=256, resources=res)
+    assert occupancy.max_potential_block_size("sm_90", launch=launch).block_size == 256  # the launch bounds
+    old = Launch(grid=8, block=256, resources=_resources(architecture="sm_80"))
+    with pytest.raises(OccupancyError, match="compiled for sm_80, which cannot run on arch=sm_90"):
+        occupancy.calculate("sm_90", launch=old)
+    assert occupancy.cliffs("sm_90", launch=Launch(grid=8, block=128, registers_per_thread=32, cluster=4),
+                            gpu="H200").cluster_size.value == 4
 
 
 def test_model_copy_checks_like_a_new_launch():
@@ -161,10 +173,12 @@ def test_plot_occupancy_takes_a_launch(tmp_path):
         (lambda L: occupancy.max_potential_block_size("sm_90", launch=L, dynamic_shared_memory=lambda n: n),
          "takes launch= or dynamic_shared_memory="),
         (lambda L: occupancy.calculate("sm_90", launch=(256, 40)), "launch must be an occupancy.Launch"),
-        (lambda L: occupancy.calculate("sm_90", threads_per_block=256), "needs registers_per_thread="),
-        (lambda L: occupancy.cliffs("sm_90", registers_per_thread=32), "needs threads_per_block="),
+        (lambda L: occupancy.calculate("sm_90", launch=L, resources=_resources()), "takes launch= or resources="),
+        (lambda L: occupancy.calculate("sm_90", threads_per_block=256), "registers_per_thread is required"),
+        (lambda L: occupancy.cliffs("sm_90", registers_per_thread=32), "threads_per_block is required"),
     ],
-    ids=["both calculate", "both cliffs", "both block size", "not a launch", "no registers", "no threads"],
+    ids=["both calculate", "both cliffs", "both block size", "not a launch", "launch and resources", "no registers",
+         "no threads"],
 )
 def test_launch_or_loose_not_both(call, message):
     with pytest.raises(TypeError, match=message):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import types
 
 import numpy as np
 import pytest
@@ -130,8 +129,7 @@ def test_predict_takes_the_launch_fields():
 
 
 def test_predict_notes_resources_read_for_another_architecture():
-    res = types.SimpleNamespace(arch="sm_80", registers_per_thread=30, static_shared_memory=0, block_barriers=1,
-                                max_threads_per_block=None, cluster_dims=None)
+    res = occupancy.KernelResources(kernel="k", architecture="sm_80", registers_per_thread=30)
     kernel = Kernel(name="k", dram_bytes=8 * N, launch=occupancy.Launch(grid=N // 256, block=256, resources=res))
     assert roofline.predict(H100, kernel).assumptions == ("the kernel's resources were read for sm_80, the GPU is sm_90",)
     assert roofline.predict("A100-SXM4-40GB", kernel).assumptions == ()
