@@ -46,9 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.set_defaults(func=_archs)
 
 
-def _config(args: argparse.Namespace) -> dict:
-    return dict(
-        threads_per_block=args.threads,
+def _launch(args: argparse.Namespace) -> occupancy.Launch:
+    return occupancy.Launch(
+        grid=1,
+        block=args.threads,
         registers_per_thread=args.registers,
         static_shared_memory=args.smem,
         dynamic_shared_memory=args.dynamic_smem,
@@ -75,17 +76,18 @@ def _fmt_limit(value: int | None) -> str:
 
 
 def _occupancy(args: argparse.Namespace) -> int:
-    config = _config(args)
+    launch = _launch(args)
     cluster = _cluster(args.cluster)
-    result = occupancy.calculate(args.arch, **config)
+    result = occupancy.calculate(args.arch, launch=launch)
     cluster_options = dict(non_portable_cluster_size_allowed=args.non_portable, scheduling_policy=args.cluster_policy)
-    edges = occupancy.cliffs(args.arch, **config, gpu=args.gpu, cluster_size=cluster,
+    edges = occupancy.cliffs(args.arch, launch=launch, gpu=args.gpu, cluster_size=cluster,
                              **(cluster_options if args.gpu else {}))
     clusters = None
     if cluster is not None:
-        clusters = occupancy.max_active_clusters(args.gpu, cluster_size=cluster, **config, **cluster_options)
+        clusters = occupancy.max_active_clusters(args.gpu, cluster_size=cluster, **launch.occupancy_keywords(),
+                                                 **cluster_options)
     if args.plot:
-        occupancy.plot_occupancy(args.arch, **config, path=args.plot)
+        occupancy.plot_occupancy(args.arch, launch=launch, path=args.plot)
     if args.json:
         data = {"result": result.model_dump(), "cliffs": edges.model_dump()}
         if clusters is not None:

@@ -20,22 +20,20 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     kernel = models.get(args.model, **params(args.param))
     update: dict[str, Any] = {}
     if args.block is not None:
-        update["block"] = (args.block, 1, 1)
+        update["block"] = args.block
         if args.grid is None:
-            update["grid"] = (-(-kernel.launch.threads // args.block), 1, 1)
+            update["grid"] = -(-kernel.launch.threads // args.block)
     if args.grid is not None:
-        update["grid"] = (args.grid, 1, 1)
+        update["grid"] = args.grid
     for option, field in (
         ("registers", "registers_per_thread"),
         ("dynamic_smem", "dynamic_shared_memory"),
+        ("max_dynamic_smem", "max_dynamic_shared_memory"),
         ("elements_per_thread", "elements_per_thread"),
     ):
         if getattr(args, option) is not None:
             update[field] = getattr(args, option)
-    try:
-        launch = type(kernel.launch).model_validate({**kernel.launch.model_dump(), **update})
-    except ValueError as exc:
-        raise roofline.RooflineError(f"bad launch: {exc}") from None
+    launch = kernel.launch.model_copy(update=update)
     calibration = roofline.load_calibration(args.calibration) if args.calibration else None
     return roofline.gpu(args.gpu), kernel, launch, calibration
 
@@ -86,6 +84,8 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grid", type=int, help="blocks in the grid (1-D)")
     p.add_argument("--registers", type=int, help="registers per thread (default: the model's, else 32)")
     p.add_argument("--dynamic-smem", type=int, help="dynamic shared memory per block, bytes")
+    p.add_argument("--max-dynamic-smem", type=int, metavar="B",
+                   help="the kernel's max dynamic shared memory attribute, bytes (default 48 KiB minus static)")
     p.add_argument("--elements-per-thread", type=int, help="elements each thread handles")
     p.add_argument("--calibration", help="calibration JSON written by `gpuroof calibrate`")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -89,7 +89,7 @@ def _kernel_from_args(args: argparse.Namespace) -> Any:
         return models.get(args.model, **params(args.param))
     if args.flops is None or args.bytes is None:
         raise roofline.RooflineError("give --flops and --bytes, or --model NAME [--param KEY=VALUE ...]")
-    return roofline.KernelCounts(
+    return roofline.Kernel(
         name=args.name or "kernel", flops=args.flops, dram_bytes=args.bytes,
         l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
     )
