@@ -20,6 +20,7 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_occupancy.py
+	$(PY) benchmarks/bench_traffic.py
 
 clean:
 	rm -rf $(VENV) $(OUTDIR) build *.egg-info

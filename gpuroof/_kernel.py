@@ -28,12 +28,11 @@ _COUNTS = (("flops", "--flops"), ("dram_bytes", "--dram-bytes"), ("l2_bytes", "-
 
 @dataclass(frozen=True)
 class UserKernel:
-    """What the options describe: the GPU, the kernel, its launch (None for a bound alone) and
+    """What the options describe: the GPU, the kernel (with its launch for a prediction) and
     the resources read from its file (None without one)."""
 
     gpu: roofline.GPU
-    kernel: Any
-    launch: Any
+    kernel: roofline.Kernel
     resources: occupancy.KernelResources | None
 
 
@@ -63,6 +62,8 @@ def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -
         g.add_argument("--smem", type=int, default=None, metavar="B",
                        help="static shared memory per block, bytes (default: the kernel file's or model's, else 0)")
         g.add_argument("--dynamic-smem", type=int, default=None, metavar="B", help="dynamic shared memory per block, bytes")
+        g.add_argument("--max-dynamic-smem", type=int, default=None, metavar="B",
+                       help="the kernel's max dynamic shared memory attribute, bytes (default 48 KiB minus static)")
         g.add_argument("--elements-per-thread", type=int, default=None, metavar="N",
                        help="elements each thread handles (default 1, or the model's)")
     add_kernel_file_options(p, what=what)
@@ -81,57 +82,38 @@ def _check_choice(args: argparse.Namespace) -> None:
         )
     if args.param and not args.model:
         raise roofline.RooflineError("--param applies to --model NAME only")
-    if not args.model and (args.flops is None or args.dram_bytes is None):
+    if not args.model and args.dram_bytes is None:
         raise roofline.RooflineError(
-            "give your kernel's --flops and --dram-bytes, or a built-in --model NAME [--param KEY=VALUE ...] "
-            "(`gpuroof models` lists them)"
+            "give your kernel's --dram-bytes (and --flops, default 0), or a built-in --model NAME "
+            "[--param KEY=VALUE ...] (`gpuroof models` lists them)"
         )
 
 
-def _agree(flag: str, given: int | None, field: str, resources: occupancy.KernelResources | None) -> int | None:
-    """The loose value, else the file's; both given, they must agree."""
-    if resources is None:
-        return given
-    known = getattr(resources, field)
-    if given is not None and given != known:
-        raise occupancy.OccupancyError(
-            f"{flag} {given} disagrees with {field}={known} of kernel {resources.kernel!r} in the file; "
-            "give one or the other"
-        )
-    return known
-
-
-def _triple(value: tuple[int, ...]) -> tuple[int, int, int]:
-    if not 1 <= len(value) <= 3:
-        raise roofline.RooflineError(f"{value!r} must have 1 to 3 dimensions")
-    return (*value, *(1,) * (3 - len(value)))  # type: ignore[return-value]
-
-
-def _launch(args: argparse.Namespace, kernel: Any, resources: occupancy.KernelResources | None) -> Any:
-    """The launch on today's types (`roofline.models.Launch`): the model's, or --grid/--block, with
-    the file's or the loose resources."""
-    update: dict[str, Any] = {}
-    registers = _agree("--registers", args.registers, "registers_per_thread", resources)
-    static = _agree("--smem", args.smem, "static_shared_memory", resources)
-    for field, value in (("registers_per_thread", registers), ("static_shared_memory", static),
-                         ("dynamic_shared_memory", args.dynamic_smem),
-                         ("elements_per_thread", args.elements_per_thread)):
-        if value is not None:
-            update[field] = value
-    if args.block is not None:
-        update["block"] = _triple(args.block)
-    if args.grid is not None:
-        update["grid"] = _triple(args.grid)
-    if args.model:
-        base = kernel.launch.model_dump()
-        if args.block is not None and args.grid is None:
-            # A new block size keeps the model's thread count: the grid follows the block.
-            update["grid"] = (-(-kernel.launch.threads // math.prod(update["block"])), 1, 1)
-        return models.Launch.model_validate({**base, **update})
-    missing = [flag for flag, value in (("--grid", args.grid), ("--block", args.block)) if value is None]
-    if missing:
-        raise roofline.RooflineError(f"your kernel's launch needs {' and '.join(missing)} (e.g. --grid 4096 --block 256)")
-    return models.Launch.model_validate(update)
+def _launch(args: argparse.Namespace, kernel: Any, resources: occupancy.KernelResources | None) -> occupancy.Launch:
+    """The model's launch, or --grid/--block, with the file's resources and the loose numbers (the
+    Launch checks that a loose number agrees with the file)."""
+    loose = dict(grid=args.grid, block=args.block, registers_per_thread=args.registers,
+                 static_shared_memory=args.smem, dynamic_shared_memory=args.dynamic_smem,
+                 max_dynamic_shared_memory=args.max_dynamic_smem, elements_per_thread=args.elements_per_thread,
+                 resources=resources)
+    given = {k: v for k, v in loose.items() if v is not None}
+    if not args.model:
+        missing = [flag for flag, value in (("--grid", args.grid), ("--block", args.block)) if value is None]
+        if missing:
+            raise roofline.RooflineError(
+                f"your kernel's launch needs {' and '.join(missing)} (e.g. --grid 4096 --block 256)"
+            )
+        return occupancy.Launch(**given)
+    base = {name: getattr(kernel.launch, name) for name in type(kernel.launch).model_fields}
+    if resources is not None:
+        # the compiled kernel's own figures replace the model's assumptions
+        for name in list(base):
+            if getattr(resources, name, None) is not None:
+                del base[name]
+    if args.block is not None and args.grid is None:
+        # A new block size keeps the model's thread count: the grid follows the block.
+        given["grid"] = -(-kernel.launch.threads // math.prod(args.block))
+    return occupancy.Launch(**{**base, **given})
 
 
 def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
@@ -149,12 +131,10 @@ def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
     if args.model:
         kernel = models.get(args.model, **params(args.param))
     else:
-        name = args.name or (resources.kernel if resources is not None else None) or args.kernel or "kernel"
-        kernel = roofline.KernelCounts(
-            name=name, flops=args.flops, dram_bytes=args.dram_bytes, l2_bytes=args.l2_bytes,
-            l1_bytes=args.l1_bytes,
-            # today's predict reads the kernel's precision and has no default of its own
-            precision=args.precision or ("fp32" if launch else None),
-        )
-    return UserKernel(gpu=target, kernel=kernel, launch=_launch(args, kernel, resources) if launch else None,
-                      resources=resources)
+        counts = dict(flops=args.flops, dram_bytes=args.dram_bytes, l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
+                      precision=args.precision,
+                      name=args.name or (resources.kernel if resources is not None else None) or args.kernel)
+        kernel = roofline.Kernel(**{k: v for k, v in counts.items() if v is not None})
+    if launch:
+        kernel = kernel.model_copy(update={"launch": _launch(args, kernel, resources)})
+    return UserKernel(gpu=target, kernel=kernel, resources=resources)

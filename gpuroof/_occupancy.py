@@ -74,11 +74,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.set_defaults(func=_archs)
 
 
-def _config(args: argparse.Namespace, resources: occupancy.KernelResources | None) -> dict:
+def _launch(args: argparse.Namespace, resources: occupancy.KernelResources | None) -> occupancy.Launch:
+    """One block's launch (the grid does not change occupancy: one cluster when the kernel fixes one)."""
     if resources is None and args.registers is None:
         raise occupancy.OccupancyError("give --registers N, or the kernel's file (--source/--cubin FILE)")
-    return dict(
-        threads_per_block=args.threads,
+    loose = dict(
         registers_per_thread=args.registers,
         static_shared_memory=args.smem,
         dynamic_shared_memory=args.dynamic_smem,
@@ -86,8 +86,10 @@ def _config(args: argparse.Namespace, resources: occupancy.KernelResources | Non
         carveout=args.carveout,
         block_barriers=args.barriers,
         max_threads_per_block=args.max_threads,
-        resources=resources,
     )
+    grid = (resources.cluster_dims if resources is not None else None) or 1
+    return occupancy.Launch(grid=grid, block=args.threads, resources=resources,
+                            **{k: v for k, v in loose.items() if v is not None})  # unset: the Launch's defaults
 
 
 def _cluster(text: str | None, resources: occupancy.KernelResources | None) -> int | tuple[int, ...] | None:
@@ -119,19 +121,19 @@ def _fmt_limit(value: int | None) -> str:
 def _occupancy(args: argparse.Namespace) -> int:
     resources = kernel_resources(args, chosen_architecture(args))
     arch = target_architecture(args, resources)
-    config = _config(args, resources)
+    launch = _launch(args, resources)
     cluster = _cluster(args.cluster, resources if args.gpu else None)  # a fixed cluster shape needs a GPC layout
     cluster_gpu = _cluster_gpu(args, cluster)
-    result = occupancy.calculate(arch, **config)
+    result = occupancy.calculate(arch, launch=launch)
     cluster_options = dict(non_portable_cluster_size_allowed=args.non_portable, scheduling_policy=args.cluster_policy)
-    edges = occupancy.cliffs(arch, **config, gpu=cluster_gpu, cluster_size=cluster,
+    edges = occupancy.cliffs(arch, launch=launch, gpu=cluster_gpu, cluster_size=cluster,
                              **(cluster_options if cluster_gpu else {}))
     clusters = None
     if cluster is not None:
-        given = {k: v for k, v in config.items() if v is not None}  # unset: the library's defaults
-        clusters = occupancy.max_active_clusters(cluster_gpu, cluster_size=cluster, **given, **cluster_options)
+        clusters = occupancy.max_active_clusters(cluster_gpu, cluster_size=cluster, **launch.occupancy_keywords(),
+                                                 **cluster_options)
     if args.plot:
-        occupancy.plot_occupancy(arch, **config, path=args.plot)
+        occupancy.plot_occupancy(arch, launch=launch, path=args.plot)
     if args.json:
         data = {"result": result.model_dump(), "cliffs": edges.model_dump()}
         if resources is not None:

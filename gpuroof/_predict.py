@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+import occupancy
 import roofline
 
 from ._kernel import UserKernel, add_kernel_options, describe
@@ -23,24 +24,30 @@ def _plot(args: argparse.Namespace, k: UserKernel) -> None:
 
 
 def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
+    """The kernel file's resources, and the occupancy of the launch when its registers are known."""
     lines = []
     if k.resources is not None:
         lines.append(f"  resources             {k.resources}, from {args.kernel_file}")
+    launch = k.kernel.launch
+    if launch.registers_per_thread is not None:
+        occ = occupancy.calculate(k.gpu.architecture, launch=launch)
+        lines.append(f"  occupancy             {occ.occupancy:.1%} ({occ.active_blocks_per_sm} blocks, "
+                     f"{occ.active_warps_per_sm} warps per SM), limited by {', '.join(occ.limiters)}")
     return lines
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     k = describe(args, launch=True)
-    p = roofline.predict(k.gpu, k.kernel, k.launch, calibration=_calibration(args),
+    p = roofline.predict(k.gpu, k.kernel, calibration=_calibration(args),
                          loads_in_flight_per_thread=args.loads_in_flight)
     _plot(args, k)
     if args.json:
-        data: dict[str, Any] = {"gpu": k.gpu.name, "kernel": k.kernel.name, "launch": k.launch.model_dump(mode="json")}
+        data: dict[str, Any] = {"gpu": k.gpu.name, "kernel": k.kernel.name, "launch": k.kernel.launch.model_dump(mode="json")}
         if k.resources is not None:
             data["resources"] = k.resources.model_dump(mode="json")
         print(json.dumps({**data, **p.model_dump(mode="json")}, indent=2))
         return 0
-    launch = k.launch
+    launch = k.kernel.launch
     print(f"{k.kernel.name} on {k.gpu.name}: grid {launch.blocks} x block {launch.threads_per_block}, "
           f"{p.active_blocks_per_sm} blocks ({p.active_warps_per_sm} warps) per SM, {p.waves:.2f} waves")
     for line in _head(k, args):
@@ -61,7 +68,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 def _cmd_cliffs(args: argparse.Namespace) -> int:
     k = describe(args, launch=True)
-    result = roofline.time_cliffs(k.gpu, k.kernel, k.launch, calibration=_calibration(args))
+    result = roofline.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
     _plot(args, k)
     if args.json:
         data = result.model_dump(mode="json")

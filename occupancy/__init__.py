@@ -19,6 +19,7 @@ from ._compile import CompileError
 from ._driver_config import DriverConfiguration
 from ._errors import OccupancyError
 from ._gpcs import GpcLayout, gpc_layout, gpc_layouts
+from ._kernel_launch import Launch
 from ._kernel_resources import all_kernel_resources, kernel_resources
 from ._launch import BlockSizeResult, available_dynamic_shared_memory, max_potential_block_size
 from ._plot import plot_occupancy
@@ -38,6 +39,7 @@ __all__ = [
     "GpcLayout",
     "KernelResources",
     "LIMITERS",
+    "Launch",
     "OccupancyArrays",
     "OccupancyError",
     "OccupancyResult",

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from . import _validate
 from ._arch import Architecture, architecture
 from ._driver_config import DriverConfiguration, driver_configuration
+from ._kernel_launch import Launch, resolve
 from ._resources import KernelResources, merge_resources
 from ._rules import LIMITERS, UNLIMITED, evaluate, limiter_names
 
@@ -157,6 +158,7 @@ def calculate(
     max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
     resources: KernelResources | None = None,
+    launch: Launch | None = None,
 ) -> OccupancyResult:
     """Blocks of one launch that fit on an SM, what limits them, and why.
 
@@ -196,6 +198,10 @@ def calculate(
         The compiled kernel (:func:`occupancy.kernel_resources`): its registers, static
         shared memory, barriers and launch bounds stand in for the loose numbers. A loose
         number that disagrees with it is an error.
+    launch : Launch, optional
+        The launch as one `occupancy.Launch`, in place of the keywords above from
+        ``threads_per_block`` to ``max_threads_per_block`` and ``resources`` (the launch
+        carries its own); its registers per thread must be known.
 
     Returns
     -------
@@ -207,7 +213,8 @@ def calculate(
         For negative or non-integer values, values over the architecture's limits, or
         loose numbers that disagree with ``resources``.
     TypeError
-        For values of the wrong type, or no ``registers_per_thread`` nor ``resources``.
+        For values of the wrong type, no ``registers_per_thread`` nor ``resources``, or
+        ``launch=`` together with the keywords it replaces.
 
     Examples
     --------
@@ -216,10 +223,10 @@ def calculate(
     >>> r.active_blocks_per_sm, r.occupancy, r.limiters
     (3, 0.75, ('registers',))
     """
-    arch = architecture(arch)
-    gc = _validate.gc_mode(partitioned_global_caching)
-    kernel = merge_resources(
-        arch, resources, LAUNCH_DEFAULTS,
+    loose, resources = resolve(
+        "calculate",
+        launch,
+        resources,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -227,7 +234,12 @@ def calculate(
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
         max_dynamic_shared_memory=max_dynamic_shared_memory,
+        carveout=carveout,
     )
+    carveout = loose.pop("carveout")
+    arch = architecture(arch)
+    gc = _validate.gc_mode(partitioned_global_caching)
+    kernel = merge_resources(arch, resources, LAUNCH_DEFAULTS, **loose)
     v = _validate.launch(
         arch,
         carveout=carveout,

@@ -11,6 +11,7 @@ from . import _validate
 from ._arch import Architecture, architecture
 from ._calculator import LAUNCH_DEFAULTS
 from ._errors import OccupancyError
+from ._kernel_launch import Launch, resolve
 from ._resources import KernelResources, merge_resources
 from ._rules import MAX_BARRIERS_PER_BLOCK, evaluate
 
@@ -196,10 +197,12 @@ def cliffs(
     cluster_size: int | tuple[int, ...] | None = None,
     non_portable_cluster_size_allowed: bool = False,
     scheduling_policy: str = "spread",
+    launch: Launch | None = None,
 ) -> Cliffs:
     """Headroom, gain and every occupancy threshold along each resource.
 
-    Parameters are those of :func:`occupancy.calculate` (``resources=`` included), and, for the cluster-size axis,
+    Parameters are those of :func:`occupancy.calculate` (``resources=`` and ``launch=``
+    included; a launch's cluster is the default ``cluster_size``), and, for the cluster-size axis,
     ``gpu`` (a GPU with a GPC layout), ``cluster_size`` (the launch's, optional),
     ``non_portable_cluster_size_allowed`` and ``scheduling_policy`` as in
     :func:`occupancy.max_active_clusters`. Each resource is swept over
@@ -229,8 +232,10 @@ def cliffs(
     >>> c.cluster_size.headroom
     0
     """
-    arch, sw, current = swept(
-        arch,
+    loose, resources = resolve(
+        "cliffs",
+        launch,
+        resources,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -239,8 +244,11 @@ def cliffs(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        partitioned_global_caching=partitioned_global_caching,
-        resources=resources,
+    )
+    if launch is not None and cluster_size is None:
+        cluster_size = launch.cluster
+    arch, sw, current = swept(
+        arch, partitioned_global_caching=partitioned_global_caching, resources=resources, **loose
     )
     units = {
         "registers": "registers per thread",

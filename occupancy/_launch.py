@@ -12,6 +12,7 @@ from . import _validate
 from ._arch import architecture
 from ._calculator import LAUNCH_DEFAULTS
 from ._errors import OccupancyError
+from ._kernel_launch import Launch, resolve
 from ._resources import KernelResources, merge_resources
 from ._rules import evaluate
 
@@ -60,6 +61,7 @@ def max_potential_block_size(
     carveout: int | None = None,
     block_barriers: int | None = None,
     resources: KernelResources | None = None,
+    launch: Launch | None = None,
 ) -> BlockSizeResult:
     """The block size that maximises occupancy, as ``cudaOccupancyMaxPotentialBlockSize``.
 
@@ -88,6 +90,9 @@ def max_potential_block_size(
     carveout, block_barriers, resources : optional
         As in :func:`occupancy.calculate`. A kernel whose ``resources`` fix its block
         size (Triton's) has only that size to choose.
+    launch : Launch, optional
+        The kernel and its launch as one `occupancy.Launch`, in place of the keywords
+        above except ``sm_count``; its block size is ignored (it is what is searched for).
 
     Returns
     -------
@@ -101,16 +106,22 @@ def max_potential_block_size(
     >>> r.block_size, r.min_grid_size, r.occupancy
     (1024, 132, 0.5)
     """
-    arch = architecture(arch)
-    kernel = merge_resources(
-        arch, resources, {**LAUNCH_DEFAULTS, "threads_per_block": None},
+    loose, resources = resolve(
+        "max_potential_block_size",
+        launch,
+        resources,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
         dynamic_shared_memory=dynamic_shared_memory,
         max_threads_per_block=max_threads_per_block,
         block_barriers=block_barriers,
-        threads_per_block=None,
         max_dynamic_shared_memory=max_dynamic_shared_memory,
+        carveout=carveout,
+    )
+    carveout = loose.pop("carveout")
+    arch = architecture(arch)
+    kernel = merge_resources(
+        arch, resources, {**LAUNCH_DEFAULTS, "threads_per_block": None}, threads_per_block=None, **loose
     )
     max_dynamic_shared_memory = kernel["max_dynamic_shared_memory"]
     registers_per_thread, static_shared_memory, dynamic_shared_memory, block_barriers = (

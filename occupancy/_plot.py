@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._cliffs import swept
+from ._kernel_launch import Launch, resolve
 
 __all__ = ["plot_occupancy"]
 
@@ -32,6 +33,7 @@ def plot_occupancy(
     partitioned_global_caching: str | bool = "off",
     resources: Any = None,
     path: str | os.PathLike[str] | None = None,
+    launch: Launch | None = None,
 ):
     """Plot occupancy against block size, registers per thread and shared memory.
 
@@ -41,7 +43,7 @@ def plot_occupancy(
 
     Parameters
     ----------
-    arch, threads_per_block, registers_per_thread, ..., resources : optional
+    arch, threads_per_block, registers_per_thread, ..., resources, launch : optional
         As in :func:`occupancy.calculate`.
     path : str or os.PathLike, optional
         Where to save the figure (the format follows the suffix, e.g. ``.png``, ``.svg``).
@@ -64,8 +66,10 @@ def plot_occupancy(
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_occupancy needs matplotlib: pip install matplotlib") from exc
 
-    arch, data, current = swept(
-        arch,
+    loose, resources = resolve(
+        "plot_occupancy",
+        launch,
+        resources,
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -74,8 +78,9 @@ def plot_occupancy(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        partitioned_global_caching=partitioned_global_caching,
-        resources=resources,
+    )
+    arch, data, current = swept(
+        arch, partitioned_global_caching=partitioned_global_caching, resources=resources, **loose
     )
     fig = Figure(figsize=(13, 4), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)

@@ -6,7 +6,7 @@ came from.
 
 >>> import roofline
 >>> h100 = roofline.gpu("H100 SXM")
->>> r = roofline.analyze(h100, roofline.KernelCounts(flops=2**26, dram_bytes=12 * 2**26))
+>>> r = roofline.analyze(h100, roofline.Kernel(flops=2**26, dram_bytes=12 * 2**26))
 >>> r.bound, r.bound_level
 ('memory', 'dram')
 """
@@ -28,6 +28,7 @@ from ._gpu import (
     gpus,
     load_gpu,
 )
+from ._kernel import Kernel, KernelCounts
 from ._measured import MeasuredCeiling, measured_ceilings
 from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
 from ._plot import plot_roofline
@@ -45,7 +46,6 @@ from ._predict import (
     time_cliffs,
 )
 from ._roofline import (
-    KernelCounts,
     RooflineArrays,
     RooflineResult,
     analyze,
@@ -54,19 +54,23 @@ from ._roofline import (
 )
 from ._spaces import MemorySpace, memory_space, memory_spaces
 from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
+from ._traffic import Access, Coords, Traffic, traffic
 from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
 __all__ = [
+    "Access",
     "ArchRates",
     "BandwidthPoint",
     "CHART_SCHEMA_VERSION",
     "Calibration",
     "Ceiling",
     "ChartPoint",
+    "Coords",
     "DEFAULT_GPU",
     "Derivation",
     "GPU",
     "HostLink",
+    "Kernel",
     "KernelCounts",
     "L2Persistence",
     "MEMORY_LEVELS",
@@ -87,6 +91,7 @@ __all__ = [
     "SuiteRow",
     "TimeCliff",
     "TimeCliffs",
+    "Traffic",
     "TransferTime",
     "achieved_bandwidth",
     "analyze",
@@ -118,6 +123,7 @@ __all__ = [
     "roofline_chart",
     "save_chart",
     "time_cliffs",
+    "traffic",
     "transfer_time",
     "write_suite_report",
 ]

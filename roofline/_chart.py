@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
 from ._gpu import GPU, MEMORY_LEVELS, check_level, gpu as lookup_gpu
+from ._kernel import kernel_of
 from ._precision import PRECISION_LABELS, PRECISIONS, check_precision
-from ._roofline import analyze, counts_of
+from ._roofline import analyze
 
 __all__ = [
     "BandwidthPoint",
@@ -165,9 +166,10 @@ def roofline_chart(
     gpu
         A `GPU` or a name.
     kernels
-        `roofline.models.KernelModel` or `KernelCounts` objects; each gives one predicted
-        point per memory level with bytes (the same attainable flops/s at each level's
-        arithmetic intensity, so a kernel's points line up horizontally).
+        `roofline.Kernel` objects (built-in models included), each with ``dram_bytes``;
+        each gives one predicted point per memory level with bytes (the same attainable
+        flops/s at each level's arithmetic intensity, so a kernel's points line up
+        horizontally).
     precision
         The compute roof kernels are bounded by (and whose ridge points are marked);
         default: the first kernel's precision, else "fp32".
@@ -191,7 +193,7 @@ def roofline_chart(
     device = lookup_gpu(gpu)
     kernels = list(kernels)
     kernel_counts = [
-        counts_of(k).model_copy(update={"name": label})
+        kernel_of(k).model_copy(update={"name": label})
         for k, label in zip(kernels, kernel_labels(kernels))
     ]
     primary = check_precision(

@@ -3,8 +3,8 @@
 The roofline is a bound. A kernel reaches the DRAM roof only when enough bytes are in
 flight to cover the memory latency (Little's law: bandwidth = bytes in flight / latency),
 and the bytes in flight are set by occupancy: resident warps x independent accesses per
-warp x bytes per access. This module turns a kernel model and its launch into a predicted
-time with the limiter named, using occupancy from the `occupancy` package.
+warp x bytes per access. This module turns a `roofline.Kernel` and its `occupancy.Launch`
+into a predicted time with the limiter named, using occupancy from the `occupancy` package.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ._errors import RooflineError
 from ._gpu import GPU
 from ._gpu import gpu as _lookup_gpu
+from ._kernel import kernel_of
+from ._roofline import analyze, compute_roof
 
 __all__ = [
     "Calibration",
@@ -323,16 +325,44 @@ class Prediction(BaseModel):
 DEFAULT_REGISTERS_PER_THREAD = 32
 
 
-def _occupancy_inputs(launch: Any, registers: int) -> dict[str, int]:
-    """The `occupancy` keywords of a launch. A launch that asks for more dynamic shared
-    memory than the default 48 KiB is taken to have opted in to exactly that much."""
-    return {
-        "threads_per_block": launch.threads_per_block,
-        "registers_per_thread": registers,
-        "static_shared_memory": launch.static_shared_memory,
-        "dynamic_shared_memory": launch.dynamic_shared_memory,
-        "max_dynamic_shared_memory": max(launch.dynamic_shared_memory, 48 * 1024 - launch.static_shared_memory, 0),
-    }
+def _launch_of(kernel: Any, launch: Any, function: str) -> Any:
+    """The launch to predict: `launch`, else the kernel's own; a clear error without one."""
+    import occupancy
+
+    launch = kernel.launch if launch is None else launch
+    if launch is None:
+        raise RooflineError(
+            f"{function} needs a launch: kernel {kernel.name!r} has none; give the Kernel "
+            "launch=occupancy.Launch(grid=..., block=..., registers_per_thread=...) or pass launch="
+        )
+    if not isinstance(launch, occupancy.Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    if kernel.dram_bytes is None:
+        raise RooflineError(
+            f"{function} needs dram_bytes: kernel {kernel.name!r} has none "
+            "(roofline.traffic() counts them from the access pattern)"
+        )
+    return launch
+
+
+def _assumptions(launch: Any, arch: Any) -> list[str]:
+    """What the prediction of `launch` on `arch` assumes rather than knows."""
+    import occupancy
+
+    notes = []
+    if launch.registers_per_thread is None:
+        notes.append(
+            f"registers_per_thread={DEFAULT_REGISTERS_PER_THREAD} assumed (not known before compiling)"
+        )
+    read_for = getattr(launch.resources, "architecture", None)
+    if read_for is not None:
+        try:
+            read_for = occupancy.architecture(read_for).name
+        except (ValueError, TypeError):
+            pass
+        if read_for != arch.name:
+            notes.append(f"the kernel's resources were read for {read_for}, the GPU is {arch.name}")
+    return notes
 
 
 def kernel_bytes(kernel: Any, level: str) -> float | None:
@@ -377,15 +407,19 @@ def predict(
     ----------
     gpu : GPU or str
         The GPU.
-    kernel : KernelModel
-        A `roofline.models` kernel (its ``flops``, ``dram_bytes``, ``precision``, ``launch``).
-    launch : Launch, optional
+    kernel : Kernel
+        A `roofline.Kernel` (a built-in model or your own): needs ``dram_bytes`` and a
+        ``launch`` (or `launch`); uses ``flops`` and their precision, and ``l2_bytes`` and
+        ``l1_bytes`` when given.
+    launch : occupancy.Launch, optional
         Launch to predict instead of ``kernel.launch`` (grid, block, registers per thread,
-        shared memory, elements per thread).
+        shared memory, elements per thread, loads in flight). Registers per thread that
+        it does not know are assumed to be 32 (``Prediction.assumptions`` says so).
     calibration : Calibration, optional
         Model parameters; default `roofline.calibration(gpu)`.
     loads_in_flight_per_thread : int, optional
-        Independent accesses a thread keeps outstanding; default ``elements_per_thread``.
+        Independent accesses a thread keeps outstanding; default the launch's
+        ``loads_in_flight_per_thread``, else ``elements_per_thread``.
     fma_chains_per_thread : int
         Independent FMA dependency chains per thread (instruction-level parallelism).
 
@@ -396,7 +430,10 @@ def predict(
     Raises
     ------
     RooflineError
-        If the launch cannot run (zero resident blocks) or an argument is out of range.
+        If the kernel has no launch or no ``dram_bytes``, the launch cannot run (zero
+        resident blocks), or an argument is out of range.
+    OccupancyError
+        If the launch breaks a limit of the GPU's architecture (e.g. shared memory).
 
     Examples
     --------
@@ -407,21 +444,19 @@ def predict(
     """
     import occupancy
 
-    from ._roofline import analyze
-
     record = _lookup_gpu(gpu)
     cal = calibration if calibration is not None else _packaged_calibration(record)
-    launch = kernel.launch if launch is None else launch
-    assumptions: list[str] = []
-    registers = launch.registers_per_thread
-    if registers is None:
-        registers = DEFAULT_REGISTERS_PER_THREAD
-        assumptions.append(f"registers_per_thread={registers} assumed (not known before compiling)")
-    occ = occupancy.calculate(record.architecture, **_occupancy_inputs(launch, registers))
+    kernel = kernel_of(kernel)
+    launch = _launch_of(kernel, launch, "predict")
+    assumptions = _assumptions(launch, record.architecture)
+    keywords = launch.occupancy_keywords(assumed_registers_per_thread=DEFAULT_REGISTERS_PER_THREAD)
+    occ = occupancy.calculate(record.architecture, **keywords)
     if occ.active_blocks_per_sm == 0:
         raise RooflineError(f"launch cannot run on {record.name}: {occ.reason}")
 
     elements = launch.elements_per_thread
+    if loads_in_flight_per_thread is None:
+        loads_in_flight_per_thread = launch.loads_in_flight_per_thread
     in_flight = elements if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
         raise RooflineError(f"loads_in_flight_per_thread={in_flight!r} must be an integer >= 1")
@@ -462,15 +497,15 @@ def predict(
     )
     memory_seconds = max(dram_seconds, cache_seconds)
 
-    precision = getattr(kernel, "precision", "fp32")
+    _, peak_flops = compute_roof(record, kernel)
     flops = float(kernel.flops)
     warps_per_scheduler = occ.active_warps_per_sm / record.architecture.sub_partitions
     issue_efficiency = min(1.0, warps_per_scheduler * fma_chains_per_thread / cal.fma_latency_cycles)
-    compute_seconds = flops / (record.peak_flops(precision) * issue_efficiency) if flops else 0.0
+    compute_seconds = flops / (peak_flops * issue_efficiency) if flops else 0.0
 
     launch_seconds = cal.launch_overhead_seconds
     seconds = max(memory_seconds, compute_seconds) + launch_seconds
-    roofline_seconds = analyze(record, kernel, precision).time_lower_bound_seconds
+    roofline_seconds = analyze(record, kernel).time_lower_bound_seconds
 
     if launch_seconds >= max(memory_seconds, compute_seconds):
         limiter: Limiter = "launch"
@@ -564,9 +599,9 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
     ----------
     gpu : GPU or str
         The GPU.
-    kernel : KernelModel
-        A `roofline.models` kernel.
-    launch : Launch, optional
+    kernel : Kernel
+        A `roofline.Kernel`, with what `predict` needs (``dram_bytes``, a launch).
+    launch : occupancy.Launch, optional
         Launch instead of ``kernel.launch``.
     calibration : Calibration, optional
         Model parameters; default `roofline.calibration(gpu)`.
@@ -574,6 +609,11 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
     Returns
     -------
     TimeCliffs
+
+    Raises
+    ------
+    RooflineError
+        As `predict`.
 
     Examples
     --------
@@ -586,10 +626,14 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
 
     record = _lookup_gpu(gpu)
     cal = calibration if calibration is not None else _packaged_calibration(record)
-    launch = kernel.launch if launch is None else launch
+    kernel = kernel_of(kernel)
+    launch = _launch_of(kernel, launch, "time_cliffs")
     current = predict(record, kernel, launch, calibration=cal)
-    registers = launch.registers_per_thread or DEFAULT_REGISTERS_PER_THREAD
-    found = occupancy.cliffs(record.architecture, **_occupancy_inputs(launch, registers))
+    keywords = launch.occupancy_keywords(assumed_registers_per_thread=DEFAULT_REGISTERS_PER_THREAD)
+    found = occupancy.cliffs(record.architecture, **keywords)
+    # occupancy.cliffs sweeps shared memory as if the kernel opted in to all of it
+    default_dynamic = record.architecture.max_shared_memory_per_block - launch.static_shared_memory
+    allowed_dynamic = default_dynamic if launch.max_dynamic_shared_memory is None else launch.max_dynamic_shared_memory
     rows: list[TimeCliff] = []
     threads = launch.threads
     for resource in ("registers", "shared_memory", "threads_per_block"):
@@ -600,12 +644,13 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
                 changed = launch.model_copy(update={"registers_per_thread": threshold.value})
             elif resource == "shared_memory":
                 dynamic = max(0, threshold.value - launch.static_shared_memory)
-                changed = launch.model_copy(update={"dynamic_shared_memory": dynamic})
+                update: dict[str, Any] = {"dynamic_shared_memory": dynamic}
+                if dynamic > allowed_dynamic:
+                    update["max_dynamic_shared_memory"] = dynamic
+                changed = launch.model_copy(update=update)
             else:
                 block = threshold.value
-                changed = launch.model_copy(
-                    update={"block": (block, 1, 1), "grid": (math.ceil(threads / block), 1, 1)}
-                )
+                changed = launch.model_copy(update={"block": block, "grid": math.ceil(threads / block)})
             try:
                 moved = predict(record, kernel, changed, calibration=cal)
             except (RooflineError, ValueError):

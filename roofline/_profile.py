@@ -87,18 +87,14 @@ class ProfileReport(BaseModel):
 
 
 def _occupancy_inputs(k: NcuKernel) -> dict[str, int]:
-    static = k.static_shared_memory or 0
-    dynamic = k.dynamic_shared_memory or 0
-    # A launch with more than the default 48 KiB of dynamic shared memory has opted in to
-    # (at least) that much: the driver refuses it otherwise.
-    return {
-        "threads_per_block": k.threads_per_block,
-        "registers_per_thread": k.registers_per_thread or 0,
-        "static_shared_memory": static,
-        "dynamic_shared_memory": dynamic,
-        "max_dynamic_shared_memory": max(dynamic, 48 * 1024 - static, 0),
-        "block_barriers": k.block_barriers if k.block_barriers is not None else 1,
-    }
+    from ._adapters import launch_of
+
+    launch = launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread or 0,
+                       static_shared_memory=k.static_shared_memory, dynamic_shared_memory=k.dynamic_shared_memory,
+                       block_barriers=k.block_barriers if k.block_barriers is not None else 1)
+    keywords = launch.occupancy_keywords()
+    del keywords["carveout"]  # the driver's configuration is matched separately (_driver_carveout)
+    return keywords
 
 
 def _driver_carveout(arch: str, config: int | None, inputs: dict[str, int]) -> int | None:

@@ -14,24 +14,25 @@ I_l = F / B_l the arithmetic intensity at that level.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from ._errors import RooflineError
-from ._gpu import GPU, MEMORY_LEVELS, gpu as lookup_gpu, translate_validation_error
+from ._gpu import GPU, MEMORY_LEVELS, gpu as lookup_gpu
+from ._kernel import Kernel, kernel_of
 from ._precision import check_precision
 
 __all__ = [
-    "KernelCounts",
     "RooflineArrays",
     "RooflineResult",
     "analyze",
     "analyze_many",
     "attainable",
-    "counts_of",
+    "compute_roof",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -91,43 +92,6 @@ def attainable(arithmetic_intensity, *, peak_flops_per_second, memory_bandwidth)
     return _out(result)
 
 
-class KernelCounts(BaseModel):
-    """What a kernel does: flops and the bytes it moves at each memory level.
-
-    ``l2_bytes`` and ``l1_bytes`` are optional; give them for a hierarchical roofline.
-    Flops are ops for the integer precision.
-
-    Examples
-    --------
-    >>> KernelCounts(flops=2e9, dram_bytes=8e9).arithmetic_intensity
-    0.25
-    """
-
-    model_config = _FROZEN
-
-    flops: float = Field(ge=0)
-    dram_bytes: float = Field(ge=0)
-    l2_bytes: float | None = Field(default=None, ge=0)
-    l1_bytes: float | None = Field(default=None, ge=0)
-    name: str = "kernel"
-    precision: str | None = None
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise translate_validation_error(exc, "KernelCounts") from None
-
-    @property
-    def arithmetic_intensity(self) -> float:
-        """DRAM arithmetic intensity in flop/byte (inf when no DRAM bytes move)."""
-        return _ratio(self.flops, self.dram_bytes)
-
-    def bytes_at(self, level: str) -> float | None:
-        """Bytes moved at `level` ("dram", "l2", "l1"), or None when not given."""
-        return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[level]
-
-
 def _ratio(flops: float, nbytes: float) -> float:
     if nbytes == 0:
         return math.inf if flops > 0 else 0.0
@@ -161,44 +125,41 @@ class RooflineResult(BaseModel):
     ridge_point: float
 
 
-def counts_of(kernel: Any) -> KernelCounts:
-    """Turn a KernelCounts, a `roofline.models.KernelModel` (or anything with ``flops`` and
-    ``dram_bytes``, optionally ``l2_bytes``, ``l1_bytes``, ``name``, ``precision``) into
-    `KernelCounts`.
+def compute_roof(device: GPU, kernel: Kernel, precision: str | None = None) -> tuple[str, float]:
+    """The precision that bounds `kernel`'s arithmetic on `device`, and the flops/s it allows.
 
-    Raises
-    ------
-    TypeError
-        If `kernel` has no ``flops`` and ``dram_bytes``.
+    With `precision` every flop runs at that precision's peak. Otherwise a kernel with
+    ``flops_by_precision`` is bound by its slowest part (time ``max_p flops_p / peak_p``;
+    the rate is ``flops`` over that time and the precision is that part's), and any other
+    kernel by its ``precision``, fp32 when it names none.
     """
-    if isinstance(kernel, KernelCounts):
-        return kernel
-    if not (hasattr(kernel, "flops") and hasattr(kernel, "dram_bytes")):
-        raise TypeError(
-            "kernel_or_counts must be a KernelCounts or have flops and dram_bytes "
-            f"(a roofline.models.KernelModel), not {type(kernel).__name__}"
-        )
-    return KernelCounts(
-        flops=float(kernel.flops),
-        dram_bytes=float(kernel.dram_bytes),
-        l2_bytes=getattr(kernel, "l2_bytes", None),
-        l1_bytes=getattr(kernel, "l1_bytes", None),
-        name=str(getattr(kernel, "name", "kernel")),
-        precision=getattr(kernel, "precision", None),
-    )
+    if precision is not None:
+        p = check_precision(precision)
+        return p, device.peak_flops(p)
+    if kernel.flops_by_precision:
+        times = {p: f / device.peak_flops(p) for p, f in kernel.flops_by_precision.items()}
+        p = max(times, key=lambda k: times[k])
+        return p, kernel.flops / times[p] if times[p] > 0 else device.peak_flops(p)
+    p = kernel.precision or "fp32"
+    return p, device.peak_flops(p)
 
 
-def analyze(gpu: GPU | str, kernel_or_counts: Any, precision: str | None = None) -> RooflineResult:
+def analyze(gpu: GPU | str, kernel: Any, precision: str | None = None) -> RooflineResult:
     """Bound a kernel on a GPU with the (hierarchical) roofline.
 
     Parameters
     ----------
     gpu
         A `GPU` or a name for `roofline.gpu`.
-    kernel_or_counts
-        A `KernelCounts` or a `roofline.models.KernelModel`.
+    kernel
+        A `roofline.Kernel` (a built-in model, a `KernelCounts`, or any object with
+        ``flops`` and ``dram_bytes``). Needs ``dram_bytes``; ``flops`` default to 0 (a
+        copy); ``l2_bytes`` and ``l1_bytes``, when given, add those roofs.
     precision
-        The compute roof; default: the kernel's own ``precision``, else "fp32".
+        The compute roof for all the flops; default: the kernel's own (its
+        ``flops_by_precision``, else its ``precision``, else "fp32"). With flops of
+        several precisions the slowest part binds and ``peak_flops_per_second`` is the
+        rate the mix allows.
 
     Returns
     -------
@@ -207,28 +168,37 @@ def analyze(gpu: GPU | str, kernel_or_counts: Any, precision: str | None = None)
     Raises
     ------
     RooflineError
-        Unknown GPU or precision, or a kernel with neither flops nor bytes.
+        Unknown GPU or precision, a kernel without ``dram_bytes``, or one with neither
+        flops nor bytes.
+    TypeError
+        If `kernel` is not a kernel.
 
     Examples
     --------
-    >>> r = analyze("A100-SXM4-40GB", KernelCounts(flops=1e9, dram_bytes=12e9))
+    >>> from roofline import Kernel
+    >>> r = analyze("A100-SXM4-40GB", Kernel(flops=1e9, dram_bytes=12e9))
     >>> r.bound, r.bound_level, round(r.time_lower_bound_seconds * 1e3, 2)
     ('memory', 'dram', 7.72)
     """
     device = lookup_gpu(gpu)
-    counts = counts_of(kernel_or_counts)
-    p = check_precision(precision or counts.precision or "fp32")
-    if counts.flops == 0 and not any(counts.bytes_at(lvl) for lvl in MEMORY_LEVELS):
+    counts = kernel_of(kernel)
+    if counts.dram_bytes is None:
+        raise RooflineError(
+            f"kernel {counts.name!r} has no dram_bytes; analyze needs them (the DRAM roof); "
+            "roofline.traffic() counts them from the access pattern"
+        )
+    p, peak = compute_roof(device, counts, precision)
+    flops = float(counts.flops)
+    if flops == 0 and not any(counts.bytes_at(lvl) for lvl in MEMORY_LEVELS):
         raise RooflineError(f"kernel {counts.name!r} has flops=0 and no bytes; nothing to bound")
-    peak = device.peak_flops(p)
-    times = {"compute": counts.flops / peak}
+    times = {"compute": flops / peak}
     nbytes: dict[str, float] = {}
     bandwidths: dict[str, float] = {}
     for level in MEMORY_LEVELS:
         moved = counts.bytes_at(level)
         if moved is None:
             continue
-        nbytes[level] = moved
+        nbytes[level] = float(moved)
         bandwidths[level] = device.bandwidth(level)
         times[level] = moved / bandwidths[level]
     # Ties go to compute, then to the slowest level: a kernel exactly at the ridge point
@@ -236,15 +206,15 @@ def analyze(gpu: GPU | str, kernel_or_counts: Any, precision: str | None = None)
     binding = max(times, key=lambda k: times[k])
     time = times[binding]
     # min() keeps fraction_of_peak <= 1 when rounding puts flops/time a hair above peak.
-    achievable = peak if binding == "compute" else min(peak, counts.flops / time)
+    achievable = peak if binding == "compute" else min(peak, flops / time)
     return RooflineResult(
         name=counts.name,
         gpu=device.name,
         precision=p,
-        flops=counts.flops,
+        flops=flops,
         bytes=nbytes,
-        arithmetic_intensity=counts.arithmetic_intensity,
-        arithmetic_intensities={lvl: _ratio(counts.flops, b) for lvl, b in nbytes.items()},
+        arithmetic_intensity=_ratio(flops, nbytes["dram"]),
+        arithmetic_intensities={lvl: _ratio(flops, b) for lvl, b in nbytes.items()},
         peak_flops_per_second=peak,
         bandwidths=bandwidths,
         attainable_flops_per_second=achievable,
@@ -252,7 +222,7 @@ def analyze(gpu: GPU | str, kernel_or_counts: Any, precision: str | None = None)
         bound_level=None if binding == "compute" else binding,
         time_lower_bound_seconds=time,
         fraction_of_peak=achievable / peak,
-        ridge_point=peak / bandwidths.get("dram", device.memory_bandwidth),
+        ridge_point=peak / bandwidths["dram"],
     )
 
 
@@ -273,14 +243,27 @@ class RooflineArrays:
 
 def analyze_many(
     gpu: GPU | str,
+    kernels: Sequence[Any] | None = None,
     *,
-    flops,
-    dram_bytes,
+    flops=None,
+    dram_bytes=None,
     l2_bytes=None,
     l1_bytes=None,
-    precision: str = "fp32",
+    precision: str | None = None,
 ) -> RooflineArrays:
-    """Vectorized `analyze` over arrays of flops and bytes (numpy broadcasting).
+    """Vectorized `analyze`: over a sequence of kernels, or over arrays of flops and bytes.
+
+    Parameters
+    ----------
+    gpu
+        A `GPU` or a name.
+    kernels : sequence of Kernel, optional
+        Kernels to bound (each needs ``dram_bytes``; a kernel without ``l2_bytes`` or
+        ``l1_bytes`` has no roof at that level). Not with the arrays below.
+    flops, dram_bytes, l2_bytes, l1_bytes : array_like, optional
+        Flops and bytes per level (numpy broadcasting), instead of `kernels`.
+    precision : str, optional
+        The compute roof of every kernel; default: each kernel's own, "fp32" for arrays.
 
     Examples
     --------
@@ -289,8 +272,25 @@ def analyze_many(
     ['memory', 'compute']
     """
     device = lookup_gpu(gpu)
-    p = check_precision(precision)
-    peak = device.peak_flops(p)
+    if kernels is not None:
+        if flops is not None or dram_bytes is not None or l2_bytes is not None or l1_bytes is not None:
+            raise TypeError("analyze_many() takes kernels or the flops/bytes arrays, not both")
+        counts = [kernel_of(k) for k in kernels]
+        for k in counts:
+            if k.dram_bytes is None:
+                raise RooflineError(f"kernel {k.name!r} has no dram_bytes; analyze_many needs them")
+        peak = np.array([compute_roof(device, k, precision)[1] for k in counts], dtype=float)
+        flops = [float(k.flops) for k in counts]
+        dram_bytes = [float(k.dram_bytes) for k in counts]
+        l2_bytes, l1_bytes = (
+            [float(k.bytes_at(lvl) or 0.0) for k in counts] if any(k.bytes_at(lvl) is not None for k in counts)
+            else None
+            for lvl in ("l2", "l1")
+        )
+    else:
+        if flops is None or dram_bytes is None:
+            raise TypeError("analyze_many() needs kernels, or flops= and dram_bytes=")
+        peak = device.peak_flops(check_precision(precision or "fp32"))
     f = _check_positive("flops", flops, allow_zero=True)
     columns = [("compute", f / peak)]
     given = {"dram": dram_bytes, "l2": l2_bytes, "l1": l1_bytes}

@@ -15,6 +15,8 @@ from ._chart import RooflineChart, kernel_labels, roofline_chart
 from ._errors import RooflineError
 from ._export import save_chart
 from ._gpu import DEFAULT_GPU, GPU, gpu as lookup_gpu
+from ._kernel import kernel_of
+from ._predict import DEFAULT_REGISTERS_PER_THREAD
 from ._roofline import analyze
 
 __all__ = [
@@ -28,9 +30,9 @@ __all__ = [
     "write_suite_report",
 ]
 
-#: Registers per thread assumed for occupancy when a kernel model has no estimate: 32 is
+#: Registers per thread assumed for occupancy when a kernel's launch has no estimate: 32 is
 #: what nvcc typically allocates to the simple streaming kernels of the suite.
-ASSUMED_REGISTERS_PER_THREAD = 32
+ASSUMED_REGISTERS_PER_THREAD = DEFAULT_REGISTERS_PER_THREAD
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -80,17 +82,11 @@ def _occupancy(device: GPU, launch: Any) -> tuple[int | None, bool, float | None
         return None, False, None, ()
     import occupancy
 
-    registers = getattr(launch, "registers_per_thread", None)
-    assumed = registers is None
-    registers = ASSUMED_REGISTERS_PER_THREAD if assumed else registers
-    result = occupancy.calculate(
-        device.architecture,
-        threads_per_block=launch.threads_per_block,
-        registers_per_thread=registers,
-        static_shared_memory=getattr(launch, "static_shared_memory", 0),
-        dynamic_shared_memory=getattr(launch, "dynamic_shared_memory", 0),
+    keywords = launch.occupancy_keywords(assumed_registers_per_thread=ASSUMED_REGISTERS_PER_THREAD)
+    result = occupancy.calculate(device.architecture, **keywords)
+    return keywords["registers_per_thread"], launch.registers_per_thread is None, float(result.occupancy), tuple(
+        result.limiters
     )
-    return registers, assumed, float(result.occupancy), tuple(result.limiters)
 
 
 def _default_suite() -> tuple[Any, ...]:
@@ -102,10 +98,10 @@ def _default_suite() -> tuple[Any, ...]:
 
 
 def _prediction(device: GPU, kernel: Any) -> Any:
-    """`predict` for a kernel model with a launch; None for bare counts or a launch that cannot run."""
+    """`predict` for a kernel with a launch; None for bare counts or a launch that cannot run."""
     from ._predict import predict
 
-    if getattr(kernel, "launch", None) is None:
+    if kernel.launch is None:
         return None
     try:
         return predict(device, kernel)
@@ -120,35 +116,35 @@ def analyze_suite(
     lower bound, the occupancy of each kernel's launch (``occupancy.calculate``) and the
     occupancy-aware predicted time (`roofline.predict`).
 
-    Kernels without a register estimate are given `ASSUMED_REGISTERS_PER_THREAD`
-    (``registers_assumed`` is then True).
+    Each kernel is a `roofline.Kernel` with ``dram_bytes``; one with a ``launch`` also
+    gets its occupancy and predicted time. Launches without a register estimate are given
+    `ASSUMED_REGISTERS_PER_THREAD` (``registers_assumed`` is then True).
 
     Examples
     --------
-    >>> from roofline import KernelCounts
-    >>> report = analyze_suite("H100-SXM", [KernelCounts(name="k", flops=1e9, dram_bytes=1e9)])
+    >>> from roofline import Kernel
+    >>> report = analyze_suite("H100-SXM", [Kernel(name="k", flops=1e9, dram_bytes=1e9)])
     >>> report.rows[0].bound
     'memory'
     """
     device = lookup_gpu(gpu)
-    kernels = _default_suite() if kernels is None else tuple(kernels)
+    kernels = _default_suite() if kernels is None else tuple(kernel_of(k) for k in kernels)
     rows = []
     for kernel, label in zip(kernels, kernel_labels(kernels)):
         result = analyze(device, kernel)
-        launch = getattr(kernel, "launch", None)
+        launch = kernel.launch
         registers, assumed, occ, limiters = _occupancy(device, launch)
         predicted = _prediction(device, kernel)
         rows.append(SuiteRow(
             kernel=result.name,
             label=label,
-            parameters=dict(getattr(kernel, "parameters", {}) or {}),
+            parameters=dict(kernel.parameters),
             precision=result.precision,
             flops=result.flops,
             dram_bytes=result.bytes["dram"],
             arithmetic_intensity=result.arithmetic_intensity,
             requested_arithmetic_intensity=(
-                result.flops / kernel.requested_bytes
-                if getattr(kernel, "requested_bytes", 0) else None
+                result.flops / kernel.requested_bytes if kernel.requested_bytes else None
             ),
             attainable_flops_per_second=result.attainable_flops_per_second,
             dram_bytes_per_second=result.bytes["dram"] / result.time_lower_bound_seconds,

@@ -40,20 +40,19 @@ def saxpy3():
     return occupancy.kernel_resources(SAXPY3, arch="sm_90")
 
 
-def _launch(registers, static=0, **extra):
-    return models.Launch(grid=(N // 2048, 1, 1), block=(256, 1, 1), registers_per_thread=registers,
-                         static_shared_memory=static, elements_per_thread=8, **extra)
+def _launch(**fields):
+    return occupancy.Launch(grid=N // 2048, block=256, elements_per_thread=8, **fields)
 
 
 def _counts(name="kernel"):
-    return roofline.KernelCounts(name=name, flops=FLOPS, dram_bytes=DRAM, precision="fp32")
+    return roofline.Kernel(name=name, flops=FLOPS, dram_bytes=DRAM)
 
 
 def test_predict_loose_counts_and_launch(capsys):
     code, out, err = run(capsys, "predict", *COUNTS, *LAUNCH, "--registers", "40", "--smem", "8192", "--json")
     assert code == 0, err
     data = json.loads(out)
-    want = roofline.predict("H100-SXM", _counts(), _launch(40, 8192))
+    want = roofline.predict("H100-SXM", _counts(), _launch(registers_per_thread=40, static_shared_memory=8192))
     assert data["seconds"] == want.seconds and data["limiter"] == want.limiter
     assert data["active_blocks_per_sm"] == 6 == occupancy.calculate(
         "sm_90", threads_per_block=256, registers_per_thread=40, static_shared_memory=8192).active_blocks_per_sm
@@ -63,8 +62,7 @@ def test_predict_reads_registers_and_shared_memory_from_the_file(capsys, saxpy3)
     code, out, err = run(capsys, "predict", "--source", SAXPY3, "--kernel", "saxpy3", *COUNTS, *LAUNCH, "--json")
     assert code == 0, err
     data = json.loads(out)
-    want = roofline.predict("H100-SXM", _counts("saxpy3"),
-                            _launch(saxpy3.registers_per_thread, saxpy3.static_shared_memory))
+    want = roofline.predict("H100-SXM", _counts("saxpy3"), _launch(resources=saxpy3))
     assert data["kernel"] == "saxpy3" and data["seconds"] == want.seconds
     assert data["resources"] == saxpy3.model_dump(mode="json")
     assert data["launch"]["registers_per_thread"] == saxpy3.registers_per_thread
@@ -81,9 +79,10 @@ def test_predict_a_model_with_the_compiled_kernels_registers(capsys, saxpy3):
     code, out, err = run(capsys, "predict", "--model", "triad", "--param", f"n={N}", "--source", SAXPY3, "--json")
     assert code == 0, err
     model = models.triad(N)
-    launch = model.launch.model_copy(update={"registers_per_thread": saxpy3.registers_per_thread,
-                                             "static_shared_memory": saxpy3.static_shared_memory})
-    assert json.loads(out)["seconds"] == roofline.predict("H100-SXM", model, launch).seconds
+    launch = occupancy.Launch(grid=model.launch.grid, block=model.launch.block, resources=saxpy3)
+    data = json.loads(out)
+    assert data["seconds"] == roofline.predict("H100-SXM", model, launch).seconds
+    assert data["launch"]["max_threads_per_block"] == 256  # the kernel's launch bounds, not the model's none
 
 
 def test_predict_on_a_gpu_file(capsys, tmp_path):
@@ -93,7 +92,7 @@ def test_predict_on_a_gpu_file(capsys, tmp_path):
     code, out, err = run(capsys, "predict", "--gpu", path, *COUNTS, *LAUNCH, "--registers", "40", "--json")
     assert code == 0, err
     data = json.loads(out)
-    want = roofline.predict(roofline.load_gpu(path), _counts(), _launch(40))
+    want = roofline.predict(roofline.load_gpu(path), _counts(), _launch(registers_per_thread=40))
     assert data["gpu"] == "lab-gpu" and data["seconds"] == want.seconds
 
 
@@ -109,10 +108,11 @@ def test_cliffs_of_your_kernel(capsys, saxpy3):
     code, out, err = run(capsys, "cliffs", "--source", SAXPY3, *COUNTS, *LAUNCH, "--json")
     assert code == 0, err
     data = json.loads(out)
-    want = roofline.time_cliffs("H100-SXM", _counts("saxpy3"),
-                                _launch(saxpy3.registers_per_thread, saxpy3.static_shared_memory))
+    want = roofline.time_cliffs("H100-SXM", _counts("saxpy3"), _launch(resources=saxpy3))
     assert data["current"]["seconds"] == want.current.seconds
     assert [(c["resource"], c["value"]) for c in data["cliffs"]] == [(c.resource, c.value) for c in want.cliffs]
+    # __launch_bounds__(256) in the file: no block-size cliff beyond 256 threads
+    assert max(c["value"] for c in data["cliffs"] if c["resource"] == "threads_per_block") <= 256
     code, out, _ = run(capsys, "cliffs", "--source", SAXPY3, *COUNTS, *LAUNCH)
     assert out.startswith("saxpy3 on H100-SXM: now") and "registers" in out
 
@@ -127,7 +127,7 @@ def test_cliffs_of_your_kernel(capsys, saxpy3):
 )
 def test_roofline_loose_counts(capsys, argv):
     code, out, _ = run(capsys, "roofline", "--gpu", "A100", *argv, "--json")
-    want = roofline.analyze("A100", roofline.KernelCounts(flops=1e9, dram_bytes=4e9, l2_bytes=8e9))
+    want = roofline.analyze("A100", roofline.Kernel(flops=1e9, dram_bytes=4e9, l2_bytes=8e9))
     assert code == 0 and json.loads(out) == want.model_dump(mode="json")
 
 
@@ -154,12 +154,13 @@ def test_plot_your_kernel(capsys, tmp_path):
          "--model copy and --flops, --dram-bytes both give the kernel's counts"),
         (["roofline", "--model", "copy", "--l2-bytes", "1"], "--model copy and --l2-bytes both"),
         (["cliffs", "--param", "n=4", *COUNTS, *LAUNCH], "--param applies to --model NAME only"),
-        (["predict", "--flops", "1", *LAUNCH], "give your kernel's --flops and --dram-bytes"),
+        (["predict", "--flops", "1", *LAUNCH], "give your kernel's --dram-bytes (and --flops, default 0)"),
         (["predict", *COUNTS, "--block", "256"], "your kernel's launch needs --grid"),
         (["predict", *COUNTS], "needs --grid and --block"),
         (["predict", "--source", str(SAXPY3), *COUNTS, *LAUNCH, "--registers", "200"],
-         "--registers 200 disagrees with registers_per_thread="),
-        (["predict", "--source", str(SAXPY3), *COUNTS, *LAUNCH, "--smem", "4"], "--smem 4 disagrees"),
+         "registers_per_thread=200 disagrees with resources.registers_per_thread=40 of kernel 'saxpy3'"),
+        (["predict", "--source", str(SAXPY3), *COUNTS, *LAUNCH, "--smem", "4"],
+         "static_shared_memory=4 disagrees with resources.static_shared_memory=8192"),
         (["predict", "--source", str(SAXPY3), "--kernel", "nope", *COUNTS, *LAUNCH], "kernel='nope' not found"),
         (["predict", *COUNTS, "--grid", "4", "--block", "2000"], "2000"),
         (["predict", *COUNTS, "--grid", "4x", "--block", "256"], "is not N"),

@@ -116,15 +116,18 @@ def sweep_configurations(quick: bool = False) -> list[tuple[int, int, int | None
     return list(itertools.product(SWEEP_BLOCK_SIZES, SWEEP_ELEMENTS_PER_THREAD, SWEEP_BLOCK_LIMITS))
 
 
-def _launch_for(block_size: int, elements: int, registers: int, dynamic_shared: int, n: int):
-    from roofline.models import Launch
+def _launch_for(arch: Any, block_size: int, elements: int, registers: int, dynamic_shared: int, n: int) -> Any:
+    """The sweep kernel's launch, as `run_prediction_check` makes it: the kernel opts in to
+    the architecture's whole shared memory and prefers the largest carveout."""
+    import occupancy
 
-    grid = math.ceil(n / (block_size * elements))
-    return Launch(
-        grid=(grid, 1, 1),
-        block=(block_size, 1, 1),
+    return occupancy.Launch(
+        grid=math.ceil(n / (block_size * elements)),
+        block=block_size,
         registers_per_thread=registers,
         dynamic_shared_memory=dynamic_shared,
+        max_dynamic_shared_memory=arch.max_shared_memory_per_block_optin,
+        carveout=100,
         elements_per_thread=elements,
     )
 
@@ -141,8 +144,8 @@ def predict_sweep_point(gpu: Any, calibration: Any, point: SweepPoint, n: int = 
     import roofline
 
     kernel = _copy_model(n)
-    launch = _launch_for(point.block_size, point.elements_per_thread, point.registers_per_thread,
-                         point.dynamic_shared_memory, n)
+    launch = _launch_for(gpu.architecture, point.block_size, point.elements_per_thread,
+                         point.registers_per_thread, point.dynamic_shared_memory, n)
     result = roofline.predict(gpu, kernel, launch, calibration=calibration)
     return point.model_copy(
         update={
@@ -305,16 +308,13 @@ def run_prediction_check(
         kernel = kernels[elements]
         registers = kernel_resources(kernel, "copy_sweep").registers_per_thread
         shared = _dynamic_shared_for_limit(arch, block, registers, limit) if dynamic is None else dynamic
-        ours = occupancy.calculate(arch, threads_per_block=block, registers_per_thread=registers,
-                                   dynamic_shared_memory=shared,
-                                   max_dynamic_shared_memory=arch.max_shared_memory_per_block_optin,
-                                   carveout=100).active_blocks_per_sm
+        launch = _launch_for(arch, block, elements, registers, shared, n)
+        ours = occupancy.calculate(arch, launch=launch).active_blocks_per_sm
         try:
             runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor(block, shared))
         except Exception:  # noqa: BLE001 - informative only; ours is what the prediction uses
             runtime = None
-        grid = math.ceil(n / (block * elements))
-        run = session.launcher(kernel, (grid, 1, 1), (block, 1, 1), (x, y, np.int64(n)), shared=shared)
+        run = session.launcher(kernel, launch.grid, launch.block, (x, y, np.int64(n)), shared=shared)
         seconds = benchmark(run, timer=timer, warmup=3, repetitions=repetitions).median_seconds
         return SweepPoint(
             block_size=block, elements_per_thread=elements, blocks_per_sm_limit=limit,

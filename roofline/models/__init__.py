@@ -1,7 +1,9 @@
 """Models of the classic CUDA kernels: flops, requested bytes, sector and DRAM traffic, launch.
 
-Each function returns a `KernelModel` whose docstring gives the exact kernel (indexing,
+Each function returns a `roofline.Kernel` whose docstring gives the exact kernel (indexing,
 guards, grid and block), so a CUDA implementation can do exactly what the model counts.
+`KernelModel` and `Launch` are compatibility names of `roofline.Kernel` and
+`occupancy.Launch`.
 
 Examples
 --------

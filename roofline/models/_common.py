@@ -1,11 +1,10 @@
-"""Argument checks and traffic formulas shared by the kernel models."""
+"""Argument checks shared by the kernel models."""
 
 from __future__ import annotations
 
 import numbers
 
 from .._errors import RooflineError
-from .._warps import SECTOR_BYTES
 
 __all__ = [
     "FLOAT_BYTES",
@@ -14,8 +13,6 @@ __all__ = [
     "check_block_1d",
     "check_block_2d",
     "check_int",
-    "contiguous_sector_bytes",
-    "strided_sector_bytes",
 ]
 
 FLOAT_BYTES = 4
@@ -56,24 +53,3 @@ def check_block_2d(block: object) -> tuple[int, int]:
 def blocks_for(extent: int, per_block: int) -> int:
     """ceil(extent / per_block)."""
     return -(-extent // per_block)
-
-
-def contiguous_sector_bytes(first: int, count: int, element_bytes: int = FLOAT_BYTES) -> int:
-    """Bytes of the 32-byte sectors covering elements [first, first + count) of an aligned array."""
-    if count <= 0:
-        return 0
-    start = first * element_bytes
-    end = (first + count) * element_bytes
-    return (-(-end // SECTOR_BYTES) - start // SECTOR_BYTES) * SECTOR_BYTES
-
-
-def strided_sector_bytes(count: int, stride: int, element_bytes: int = FLOAT_BYTES) -> int:
-    """Bytes of the distinct sectors holding elements 0, stride, ..., (count-1)*stride."""
-    if count <= 0:
-        return 0
-    step = stride * element_bytes
-    if step >= SECTOR_BYTES:
-        return count * SECTOR_BYTES  # every element in its own sector
-    # Steps shorter than a sector leave no sector untouched between first and last.
-    last = (count - 1) * step
-    return (last // SECTOR_BYTES + 1) * SECTOR_BYTES

@@ -11,18 +11,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from occupancy import Launch
+
 from .._errors import RooflineError
-from ._common import (
-    FLOAT_BYTES,
-    SHARED_WAVEFRONT_BYTES,
-    blocks_for,
-    check_block_1d,
-    check_int,
-    contiguous_sector_bytes,
-    strided_sector_bytes,
-)
-from ._kernel import KernelModel, Launch
-from ._traffic import Access, Coords, grid_traffic
+from .._kernel import Kernel
+from .._traffic import Access, Coords, traffic
+from ._common import FLOAT_BYTES, SHARED_WAVEFRONT_BYTES, blocks_for, check_block_1d, check_int
 
 __all__ = [
     "aos",
@@ -39,20 +33,21 @@ __all__ = [
 
 
 def _at(
+    array: str,
+    kind: str,
     element: Callable[[np.ndarray], np.ndarray],
     guard: Callable[[np.ndarray], np.ndarray],
     *,
-    element_bytes: int = FLOAT_BYTES,
-    field_bytes: int = 0,
-    base_bytes: int = 0,
-) -> Callable[[Coords], tuple[np.ndarray, np.ndarray]]:
-    """Address function: ``base + element(i) * element_bytes + field`` where ``guard(i)``."""
+    field: int = 0,
+    fields: int = 1,
+    base: int = 0,
+) -> Access:
+    """``array[base + element(i) * fields + field]`` where ``guard(i)``, 4-byte floats."""
 
-    def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-        i = c.x
-        return base_bytes + element(i) * element_bytes + field_bytes, guard(i)
+    def index(c: Coords) -> np.ndarray:
+        return base + element(c.x) * fields + field
 
-    return addresses
+    return Access(array=array, index=index, guard=lambda c: guard(c.x), kind=kind)
 
 
 def _stream(
@@ -64,23 +59,19 @@ def _stream(
     block: int,
     flops: int,
     accesses: list[Access],
-    dram_bytes: int,
     element_bytes: int = FLOAT_BYTES,
-) -> KernelModel:
+) -> Kernel:
     grid = blocks_for(threads, block)
-    traffic = grid_traffic((grid, 1), (block, 1), accesses)
-    return KernelModel(
+    counts = traffic(grid, block, accesses)
+    return counts.kernel(
         name=name,
         parameters={**parameters, "block": block},
         formula=formula,
+        precision="fp32",
         element_bytes=element_bytes,
         flops=flops,
-        load_bytes=traffic.load_bytes,
-        store_bytes=traffic.store_bytes,
-        dram_bytes=dram_bytes,
-        l2_bytes=traffic.l2_bytes,
-        l1_bytes=traffic.load_bytes + traffic.store_bytes,
-        launch=Launch(grid=(grid, 1, 1), block=(block, 1, 1)),
+        shared_bytes=0,
+        launch=Launch(grid=grid, block=block),
     )
 
 
@@ -88,35 +79,30 @@ def _identity(i: np.ndarray) -> np.ndarray:
     return i
 
 
-def _offset(name: str, n: int, offset: int, block: int) -> KernelModel:
+def _offset(name: str, n: int, offset: int, block: int) -> Kernel:
     """``offset_read`` (loads shifted) or ``offset_write`` (the store shifted):
     ``unsigned k = i + offset; if (k < n) ...`` with n threads."""
     n = check_int("n", n)
     offset = check_int("offset", offset, 0, n - 1)
     block = check_block_1d(block)
     inside = lambda i: i + offset < n  # noqa: E731
-    shifted = _at(lambda i: i + offset, inside)
-    plain = _at(_identity, inside)
-    count = n - offset
     reads_shifted = name == "offset_read"
-    load, store = (shifted, plain) if reads_shifted else (plain, shifted)
+    load = (lambda i: i + offset) if reads_shifted else _identity
+    store = _identity if reads_shifted else (lambda i: i + offset)
     formula = ("unsigned k = i + offset; if (k < n) c[i] = a[k] + b[k];" if reads_shifted
                else "unsigned k = i + offset; if (k < n) c[k] = a[i] + b[i];")
-    load_sectors = contiguous_sector_bytes(offset if reads_shifted else 0, count)
-    store_sectors = contiguous_sector_bytes(0 if reads_shifted else offset, count)
     return _stream(
         name,
         {"n": n, "offset": offset},
         formula,
         threads=n,
         block=block,
-        flops=count,
-        accesses=[Access(load, "load"), Access(load, "load"), Access(store, "store")],
-        dram_bytes=2 * load_sectors + store_sectors,
+        flops=n - offset,
+        accesses=[_at("a", "load", load, inside), _at("b", "load", load, inside), _at("c", "store", store, inside)],
     )
 
 
-def _strided(name: str, n: int, stride: int, block: int) -> KernelModel:
+def _strided(name: str, n: int, stride: int, block: int) -> Kernel:
     """``strided_read`` (gather: the load strided) or ``strided_write`` (scatter: the
     store strided), ``m = ceil(n / stride)`` threads."""
     n = check_int("n", n)
@@ -124,10 +110,9 @@ def _strided(name: str, n: int, stride: int, block: int) -> KernelModel:
     block = check_block_1d(block)
     m = blocks_for(n, stride)
     inside = lambda i: i < m  # noqa: E731
-    strided = _at(lambda i: i * stride, inside)
-    plain = _at(_identity, inside)
+    strided = lambda i: i * stride  # noqa: E731
     gather = name == "strided_read"
-    load, store = (strided, plain) if gather else (plain, strided)
+    load, store = (strided, _identity) if gather else (_identity, strided)
     formula = ("m = (n + stride - 1) / stride; if (i < m) y[i] = x[(size_t)i * stride];" if gather
                else "m = (n + stride - 1) / stride; if (i < m) y[(size_t)i * stride] = x[i];")
     return _stream(
@@ -137,12 +122,11 @@ def _strided(name: str, n: int, stride: int, block: int) -> KernelModel:
         threads=m,
         block=block,
         flops=0,
-        accesses=[Access(load, "load"), Access(store, "store")],
-        dram_bytes=strided_sector_bytes(m, stride) + contiguous_sector_bytes(0, m),
+        accesses=[_at("x", "load", load, inside), _at("y", "store", store, inside)],
     )
 
 
-def copy(n: int, *, block: int = 256) -> KernelModel:
+def copy(n: int, *, block: int = 256) -> Kernel:
     """Copy a float array: ``if (i < n) y[i] = x[i];``.
 
     Launch: ``grid = ceil(n / block)`` x ``block`` threads (1-D). 0 flops, 4 bytes loaded
@@ -157,7 +141,7 @@ def copy(n: int, *, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -175,15 +159,11 @@ def copy(n: int, *, block: int = 256) -> KernelModel:
         threads=n,
         block=block,
         flops=0,
-        accesses=[
-            Access(_at(_identity, inside), "load"),
-            Access(_at(_identity, inside), "store"),
-        ],
-        dram_bytes=2 * contiguous_sector_bytes(0, n),
+        accesses=[_at("x", "load", _identity, inside), _at("y", "store", _identity, inside)],
     )
 
 
-def vector_add(n: int, *, block: int = 256) -> KernelModel:
+def vector_add(n: int, *, block: int = 256) -> Kernel:
     """PMPP's vector addition: ``if (i < n) c[i] = a[i] + b[i];``.
 
     Launch: ``grid = ceil(n / block)`` x ``block`` (1-D). 1 flop, 8 bytes loaded and 4 stored
@@ -198,7 +178,7 @@ def vector_add(n: int, *, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -217,15 +197,14 @@ def vector_add(n: int, *, block: int = 256) -> KernelModel:
         block=block,
         flops=n,
         accesses=[
-            Access(_at(_identity, inside), "load"),
-            Access(_at(_identity, inside), "load"),
-            Access(_at(_identity, inside), "store"),
+            _at("a", "load", _identity, inside),
+            _at("b", "load", _identity, inside),
+            _at("c", "store", _identity, inside),
         ],
-        dram_bytes=3 * contiguous_sector_bytes(0, n),
     )
 
 
-def triad(n: int, *, scalar: float = 3.0, block: int = 256) -> KernelModel:
+def triad(n: int, *, scalar: float = 3.0, block: int = 256) -> Kernel:
     """STREAM triad: ``if (i < n) a[i] = b[i] + scalar * c[i];``.
 
     Launch: ``grid = ceil(n / block)`` x ``block`` (1-D). 2 flops (one FMA), 8 bytes loaded and
@@ -242,7 +221,7 @@ def triad(n: int, *, scalar: float = 3.0, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -263,15 +242,14 @@ def triad(n: int, *, scalar: float = 3.0, block: int = 256) -> KernelModel:
         block=block,
         flops=2 * n,
         accesses=[
-            Access(_at(_identity, inside), "load"),
-            Access(_at(_identity, inside), "load"),
-            Access(_at(_identity, inside), "store"),
+            _at("a", "load", _identity, inside),
+            _at("b", "load", _identity, inside),
+            _at("c", "store", _identity, inside),
         ],
-        dram_bytes=3 * contiguous_sector_bytes(0, n),
     )
 
 
-def offset_read(n: int, offset: int, *, block: int = 256) -> KernelModel:
+def offset_read(n: int, offset: int, *, block: int = 256) -> Kernel:
     """Misaligned reads (Cheng et al. ch.4 ``readOffset``).
 
     ``unsigned k = i + offset; if (k < n) c[i] = a[k] + b[k];`` with ``n`` threads in
@@ -291,7 +269,7 @@ def offset_read(n: int, offset: int, *, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -303,7 +281,7 @@ def offset_read(n: int, offset: int, *, block: int = 256) -> KernelModel:
     return _offset("offset_read", n, offset, block)
 
 
-def offset_write(n: int, offset: int, *, block: int = 256) -> KernelModel:
+def offset_write(n: int, offset: int, *, block: int = 256) -> Kernel:
     """Misaligned writes (Cheng et al. ch.4 ``writeOffset``).
 
     ``unsigned k = i + offset; if (k < n) c[k] = a[i] + b[i];`` with ``n`` threads in
@@ -321,12 +299,12 @@ def offset_write(n: int, offset: int, *, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
     """
     return _offset("offset_write", n, offset, block)
 
 
-def strided_read(n: int, stride: int, *, block: int = 256) -> KernelModel:
+def strided_read(n: int, stride: int, *, block: int = 256) -> Kernel:
     """Strided gather: ``if (i < m) y[i] = x[(size_t)i * stride];`` with ``m = ceil(n / stride)``.
 
     ``x`` holds ``n`` floats, ``y`` holds ``m``; ``m`` threads in ``grid = ceil(m / block)``
@@ -346,7 +324,7 @@ def strided_read(n: int, stride: int, *, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -358,7 +336,7 @@ def strided_read(n: int, stride: int, *, block: int = 256) -> KernelModel:
     return _strided("strided_read", n, stride, block)
 
 
-def strided_write(n: int, stride: int, *, block: int = 256) -> KernelModel:
+def strided_write(n: int, stride: int, *, block: int = 256) -> Kernel:
     """Strided scatter: ``if (i < m) y[(size_t)i * stride] = x[i];`` with ``m = ceil(n / stride)``.
 
     ``y`` holds ``n`` floats, ``x`` holds ``m``; ``m`` threads in ``grid = ceil(m / block)``
@@ -376,12 +354,12 @@ def strided_write(n: int, stride: int, *, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
     """
     return _strided("strided_write", n, stride, block)
 
 
-def aos(n: int, *, block: int = 128) -> KernelModel:
+def aos(n: int, *, block: int = 128) -> Kernel:
     """Array of structures (Cheng et al. ch.4 ``testInnerStruct``).
 
     ``struct innerStruct { float x; float y; };`` (4-byte aligned, so each field is its own
@@ -400,7 +378,7 @@ def aos(n: int, *, block: int = 128) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -414,9 +392,9 @@ def aos(n: int, *, block: int = 128) -> KernelModel:
     inside = lambda i: i < n  # noqa: E731
     struct = 2 * FLOAT_BYTES
     fields = [
-        Access(_at(_identity, inside, element_bytes=struct, field_bytes=f), op)
-        for op in ("load", "store")
-        for f in (0, FLOAT_BYTES)
+        _at(array, kind, _identity, inside, field=f, fields=2)
+        for array, kind in (("data", "load"), ("result", "store"))
+        for f in (0, 1)
     ]
     return _stream(
         "aos",
@@ -426,12 +404,11 @@ def aos(n: int, *, block: int = 128) -> KernelModel:
         block=block,
         flops=2 * n,
         accesses=fields,
-        dram_bytes=2 * contiguous_sector_bytes(0, n, struct),
         element_bytes=struct,
     )
 
 
-def soa(n: int, *, block: int = 128) -> KernelModel:
+def soa(n: int, *, block: int = 128) -> Kernel:
     """Structure of arrays (Cheng et al. ch.4 ``testInnerArray``).
 
     ``struct InnerArray { float x[n]; float y[n]; };`` (one allocation, y starts at byte
@@ -448,15 +425,15 @@ def soa(n: int, *, block: int = 128) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
     """
     n = check_int("n", n)
     block = check_block_1d(block)
     inside = lambda i: i < n  # noqa: E731
     fields = [
-        Access(_at(_identity, inside, base_bytes=base), op)
-        for op in ("load", "store")
-        for base in (0, n * FLOAT_BYTES)
+        _at(array, kind, _identity, inside, base=base)
+        for array, kind in (("data", "load"), ("result", "store"))
+        for base in (0, n)
     ]
     # The y field starts at byte 4n of the same allocation: it shares a sector with the
     # end of x when n is not a multiple of 8.
@@ -468,11 +445,10 @@ def soa(n: int, *, block: int = 128) -> KernelModel:
         block=block,
         flops=2 * n,
         accesses=fields,
-        dram_bytes=2 * contiguous_sector_bytes(0, 2 * n),
     )
 
 
-def reduction(n: int, *, block: int = 256) -> KernelModel:
+def reduction(n: int, *, block: int = 256) -> Kernel:
     """Shared-memory tree reduction, one partial sum per block (PMPP ch.10, sequential addressing).
 
     ::
@@ -499,7 +475,7 @@ def reduction(n: int, *, block: int = 256) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -512,14 +488,12 @@ def reduction(n: int, *, block: int = 256) -> KernelModel:
     if block < 32 or block & (block - 1):
         raise RooflineError(f"block={block} must be a power of two from 32 to 1024")
     grid = blocks_for(n, block)
-    traffic = grid_traffic(
-        (grid, 1),
-        (block, 1),
+    counts = traffic(
+        grid,
+        block,
         [
-            Access(_at(_identity, lambda i: i < n), "load"),
-            Access(
-                lambda c: (c.block_x * FLOAT_BYTES + 0 * c.thread_x, c.thread_x == 0), "store"
-            ),
+            _at("in", "load", _identity, lambda i: i < n),
+            Access(array="out", index=lambda c: c.block_x, guard=lambda c: c.thread_x == 0, kind="store"),
         ],
     )
     # Shared traffic per block: the initial store, 2 loads + 1 store by `stride` threads at
@@ -527,19 +501,15 @@ def reduction(n: int, *, block: int = 256) -> KernelModel:
     levels = [block >> k for k in range(1, block.bit_length())]
     shared_bytes = FLOAT_BYTES * (block + sum(3 * s for s in levels) + 1)
     wavefronts = block // 32 + sum(3 * blocks_for(s, 32) for s in levels) + 1
-    return KernelModel(
+    return counts.kernel(
         name="reduction",
         parameters={"n": n, "block": block},
         formula="s[tid] = i < n ? in[i] : 0; tree: s[tid] += s[tid + stride]; out[blockIdx.x] = s[0];",
+        precision="fp32",
+        element_bytes=FLOAT_BYTES,
         flops=n - grid,
-        load_bytes=traffic.load_bytes,
-        store_bytes=traffic.store_bytes,
-        dram_bytes=contiguous_sector_bytes(0, n) + contiguous_sector_bytes(0, grid),
-        l2_bytes=traffic.l2_bytes,
-        l1_bytes=traffic.load_bytes + traffic.store_bytes + grid * wavefronts * SHARED_WAVEFRONT_BYTES,
+        l1_bytes=counts.requested_bytes + grid * wavefronts * SHARED_WAVEFRONT_BYTES,
         shared_bytes=grid * shared_bytes,
         bank_conflict_ways=1,
-        launch=Launch(
-            grid=(grid, 1, 1), block=(block, 1, 1), static_shared_memory=FLOAT_BYTES * block
-        ),
+        launch=Launch(grid=grid, block=block, static_shared_memory=FLOAT_BYTES * block),
     )

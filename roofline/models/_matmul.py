@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (
-    FLOAT_BYTES,
-    SHARED_WAVEFRONT_BYTES,
-    blocks_for,
-    check_block_2d,
-    check_int,
-    contiguous_sector_bytes,
-)
-from ._kernel import KernelModel, Launch
-from ._traffic import Access, Coords, SharedAccess, grid_traffic, shared_traffic
+from occupancy import Launch
+
+from .._kernel import Kernel
+from .._traffic import Access, Coords, traffic
+from ._common import FLOAT_BYTES, SHARED_WAVEFRONT_BYTES, blocks_for, check_block_2d, check_int
+from ._traffic import SharedAccess, shared_traffic
 
 __all__ = ["matmul_naive", "matmul_tiled"]
-
-_PERIOD = 8  # shifting a float index by 8 moves the address by one 32-byte sector
 
 
 def _sizes(m: int, k: int | None, n: int | None) -> tuple[int, int, int]:
@@ -27,17 +21,9 @@ def _sizes(m: int, k: int | None, n: int | None) -> tuple[int, int, int]:
     return m, k, n
 
 
-def _dram(m: int, k: int, n: int) -> int:
-    return (
-        contiguous_sector_bytes(0, m * k)
-        + contiguous_sector_bytes(0, k * n)
-        + contiguous_sector_bytes(0, m * n)
-    )
-
-
 def matmul_naive(
     m: int, k: int | None = None, n: int | None = None, *, block: tuple[int, int] = (16, 16)
-) -> KernelModel:
+) -> Kernel:
     """One thread per output element, operands read straight from global memory (PMPP ch.3).
 
     A is m x k, B is k x n, C is m x n, all row-major float32::
@@ -69,7 +55,7 @@ def matmul_naive(
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -80,45 +66,30 @@ def matmul_naive(
     m, k, n = _sizes(m, k, n)
     bx, by = check_block_2d(block)
 
-    def a_load(p: int):
-        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-            return (c.y * k + p) * FLOAT_BYTES + 0 * c.x, (c.y < m) & (c.x < n)
+    def inside(c: Coords) -> np.ndarray:
+        return (c.y < m) & (c.x < n)
 
-        return addresses
-
-    def b_load(p: int):
-        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-            return (p * n + c.x) * FLOAT_BYTES + 0 * c.y, (c.y < m) & (c.x < n)
-
-        return addresses
-
-    def c_store(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-        return (c.y * n + c.x) * FLOAT_BYTES, (c.y < m) & (c.x < n)
-
-    accesses = []
-    for p in range(min(k, _PERIOD)):
-        repeats = (k - p + _PERIOD - 1) // _PERIOD  # iterations p, p + 8, p + 16, ... < k
-        accesses += [Access(a_load(p), "load", repeats), Access(b_load(p), "load", repeats)]
-    accesses.append(Access(c_store, "store"))
+    accesses = [
+        Access(array="A", index=lambda c: c.y * k + c.loop, guard=inside, loop=k),
+        Access(array="B", index=lambda c: c.loop * n + c.x, guard=inside, loop=k),
+        Access(array="C", index=lambda c: c.y * n + c.x, guard=inside, kind="store"),
+    ]
     grid = (blocks_for(n, bx), blocks_for(m, by))
-    traffic = grid_traffic(grid, (bx, by), accesses)
-    return KernelModel(
+    return traffic(grid, (bx, by), accesses).kernel(
         name="matmul_naive",
         parameters={"m": m, "k": k, "n": n, "block": [bx, by]},
         formula="C[row*n+col] = sum_p A[row*k+p] * B[p*n+col]  (if row < m && col < n)",
+        precision="fp32",
+        element_bytes=FLOAT_BYTES,
         flops=2 * m * n * k,
-        load_bytes=traffic.load_bytes,
-        store_bytes=traffic.store_bytes,
-        dram_bytes=_dram(m, k, n),
-        l2_bytes=traffic.l2_bytes,
-        l1_bytes=traffic.load_bytes + traffic.store_bytes,
-        launch=Launch(grid=(*grid, 1), block=(bx, by, 1)),
+        shared_bytes=0,
+        launch=Launch(grid=grid, block=(bx, by)),
     )
 
 
 def matmul_tiled(
     m: int, k: int | None = None, n: int | None = None, *, tile: int = 16
-) -> KernelModel:
+) -> Kernel:
     """Shared-memory tiled matrix multiplication with boundary checks (PMPP ch.5).
 
     A is m x k, B is k x n, C is m x n, row-major float32; ``T = tile``::
@@ -156,7 +127,7 @@ def matmul_tiled(
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -169,32 +140,21 @@ def matmul_tiled(
     t = check_int("tile", tile, 1, 32)
     phases = blocks_for(k, t)
 
-    def a_load(ph: int):
-        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-            column = ph * t + c.thread_x
-            return (c.y * k + column) * FLOAT_BYTES, (c.y < m) & (column < k)
+    def a_column(c: Coords) -> np.ndarray:
+        return c.loop * t + c.thread_x
 
-        return addresses
+    def b_line(c: Coords) -> np.ndarray:
+        return c.loop * t + c.thread_y
 
-    def b_load(ph: int):
-        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-            line = ph * t + c.thread_y
-            return (line * n + c.x) * FLOAT_BYTES, (line < k) & (c.x < n)
-
-        return addresses
-
-    def c_store(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-        return (c.y * n + c.x) * FLOAT_BYTES, (c.y < m) & (c.x < n)
-
-    # Full phases repeat their sector pattern every 8 phases; the last may be partial.
-    accesses = []
-    for ph in range(min(phases - 1, _PERIOD)):
-        repeats = (phases - 1 - ph + _PERIOD - 1) // _PERIOD
-        accesses += [Access(a_load(ph), "load", repeats), Access(b_load(ph), "load", repeats)]
-    accesses += [Access(a_load(phases - 1), "load"), Access(b_load(phases - 1), "load")]
-    accesses.append(Access(c_store, "store"))
+    accesses = [
+        Access(array="A", index=lambda c: c.y * k + a_column(c), guard=lambda c: (c.y < m) & (a_column(c) < k),
+               loop=phases),
+        Access(array="B", index=lambda c: b_line(c) * n + c.x, guard=lambda c: (b_line(c) < k) & (c.x < n),
+               loop=phases),
+        Access(array="C", index=lambda c: c.y * n + c.x, guard=lambda c: (c.y < m) & (c.x < n), kind="store"),
+    ]
     grid = (blocks_for(n, t), blocks_for(m, t))
-    traffic = grid_traffic(grid, (t, t), accesses)
+    counts = traffic(grid, (t, t), accesses)
 
     b_base = t * t * FLOAT_BYTES
     shared = [
@@ -208,20 +168,15 @@ def matmul_tiled(
         ]
     block_bytes, block_wavefronts, ways = shared_traffic((t, t), shared)
     runs = grid[0] * grid[1] * phases
-    requested = traffic.load_bytes + traffic.store_bytes
-    return KernelModel(
+    return counts.kernel(
         name="matmul_tiled",
         parameters={"m": m, "k": k, "n": n, "tile": t},
         formula="C = A B with T x T tiles of A and B staged in shared memory",
+        precision="fp32",
+        element_bytes=FLOAT_BYTES,
         flops=2 * m * n * k,
-        load_bytes=traffic.load_bytes,
-        store_bytes=traffic.store_bytes,
-        dram_bytes=_dram(m, k, n),
-        l2_bytes=traffic.l2_bytes,
-        l1_bytes=requested + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
+        l1_bytes=counts.requested_bytes + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
         shared_bytes=runs * block_bytes,
         bank_conflict_ways=ways,
-        launch=Launch(
-            grid=(*grid, 1), block=(t, t, 1), static_shared_memory=2 * t * t * FLOAT_BYTES
-        ),
+        launch=Launch(grid=grid, block=(t, t), static_shared_memory=2 * t * t * FLOAT_BYTES),
     )

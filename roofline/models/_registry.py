@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import RooflineError
+from .._kernel import Kernel
 from ._elementwise import (
     aos,
     copy,
@@ -21,14 +22,13 @@ from ._elementwise import (
     triad,
     vector_add,
 )
-from ._kernel import KernelModel
 from ._matmul import matmul_naive, matmul_tiled
 from ._stencil import blur
 from ._transpose import transpose
 
 __all__ = ["get", "names", "suite"]
 
-_MODELS: dict[str, Callable[..., KernelModel]] = {
+_MODELS: dict[str, Callable[..., Kernel]] = {
     f.__name__: f
     for f in (
         aos,
@@ -68,7 +68,7 @@ def names() -> tuple[str, ...]:
     return tuple(sorted(_MODELS))
 
 
-def get(name: str, **params: Any) -> KernelModel:
+def get(name: str, **params: Any) -> Kernel:
     """Build a kernel model by name: ``get("matmul_tiled", m=4096, tile=32)``.
 
     Parameters
@@ -80,7 +80,7 @@ def get(name: str, **params: Any) -> KernelModel:
 
     Returns
     -------
-    KernelModel
+    Kernel
 
     Raises
     ------
@@ -114,7 +114,7 @@ def get(name: str, **params: Any) -> KernelModel:
 
 
 @functools.cache
-def suite() -> tuple[KernelModel, ...]:
+def suite() -> tuple[Kernel, ...]:
     """The classic kernels at sizes that fill a large GPU.
 
     Streams of 2**26 floats (copy, vector_add, triad, offset_read with offset 11,
@@ -125,7 +125,7 @@ def suite() -> tuple[KernelModel, ...]:
 
     Returns
     -------
-    tuple of KernelModel
+    tuple of Kernel
 
     Examples
     --------

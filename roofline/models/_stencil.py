@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import FLOAT_BYTES, blocks_for, check_block_2d, check_int, contiguous_sector_bytes
-from ._kernel import KernelModel, Launch
-from ._traffic import Access, Coords, grid_traffic
+from occupancy import Launch
+
+from .._kernel import Kernel
+from .._traffic import Access, Coords, traffic
+from ._common import FLOAT_BYTES, blocks_for, check_block_2d, check_int
 
 __all__ = ["blur"]
 
@@ -21,7 +23,7 @@ def _in_bounds(extent: int, radius: int) -> int:
 
 def blur(
     width: int, height: int, *, radius: int = 1, block: tuple[int, int] = (16, 16)
-) -> KernelModel:
+) -> Kernel:
     """Box blur of a float32 image (PMPP ch.3 ``blurKernel``, float pixels).
 
     ::
@@ -54,7 +56,7 @@ def blur(
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -68,31 +70,24 @@ def blur(
     bx, by = check_block_2d(block)
     adds = _in_bounds(w, r) * _in_bounds(h, r)
 
-    def tap(dy: int, dx: int):
-        def addresses(c: Coords) -> tuple[np.ndarray, np.ndarray]:
+    def tap(dy: int, dx: int) -> Access:
+        def guard(c: Coords) -> np.ndarray:
             y, x = c.y + dy, c.x + dx
-            mask = (c.x < w) & (c.y < h) & (y >= 0) & (y < h) & (x >= 0) & (x < w)
-            return (y * w + x) * FLOAT_BYTES, mask
+            return (c.x < w) & (c.y < h) & (y >= 0) & (y < h) & (x >= 0) & (x < w)
 
-        return addresses
+        return Access(array="in", index=lambda c: (c.y + dy) * w + c.x + dx, guard=guard)
 
-    def output(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-        return (c.y * w + c.x) * FLOAT_BYTES, (c.x < w) & (c.y < h)
-
-    accesses = [Access(tap(dy, dx), "load") for dy in range(-r, r + 1) for dx in range(-r, r + 1)]
-    accesses.append(Access(output, "store"))
+    accesses = [tap(dy, dx) for dy in range(-r, r + 1) for dx in range(-r, r + 1)]
+    accesses.append(Access(array="out", index=lambda c: c.y * w + c.x, guard=lambda c: (c.x < w) & (c.y < h),
+                           kind="store"))
     grid = (blocks_for(w, bx), blocks_for(h, by))
-    edge = max(blocks_for(r, bx), blocks_for(r, by)) + 1
-    traffic = grid_traffic(grid, (bx, by), accesses, edge=edge)
-    return KernelModel(
+    return traffic(grid, (bx, by), accesses).kernel(
         name="blur",
         parameters={"width": w, "height": h, "radius": r, "block": [bx, by]},
         formula="out[row*w+col] = mean of in[y*w+x] over in-image |y-row|<=r, |x-col|<=r",
+        precision="fp32",
+        element_bytes=FLOAT_BYTES,
         flops=adds + w * h,
-        load_bytes=traffic.load_bytes,
-        store_bytes=traffic.store_bytes,
-        dram_bytes=2 * contiguous_sector_bytes(0, w * h),
-        l2_bytes=traffic.l2_bytes,
-        l1_bytes=traffic.load_bytes + traffic.store_bytes,
-        launch=Launch(grid=(*grid, 1), block=(bx, by, 1)),
+        shared_bytes=0,
+        launch=Launch(grid=grid, block=(bx, by)),
     )

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from occupancy import Launch
+
 from .._errors import RooflineError
+from .._kernel import Kernel
+from .._traffic import Access, Coords, traffic
 from .._warps import WARP_SIZE
-from ._common import (
-    FLOAT_BYTES,
-    SHARED_WAVEFRONT_BYTES,
-    blocks_for,
-    check_block_2d,
-    check_int,
-    contiguous_sector_bytes,
-)
-from ._kernel import KernelModel, Launch
-from ._traffic import Access, Coords, SharedAccess, grid_traffic, shared_traffic
+from ._common import FLOAT_BYTES, SHARED_WAVEFRONT_BYTES, blocks_for, check_block_2d, check_int
+from ._traffic import SharedAccess, shared_traffic
 
 __all__ = ["TRANSPOSE_VARIANTS", "transpose"]
 
@@ -59,23 +55,22 @@ _STATEMENTS = {
 TRANSPOSE_VARIANTS: tuple[str, ...] = tuple(_STATEMENTS)
 
 
-def _read_write(variant: str, nx: int, ny: int, j: int = 0, unroll: int = 1):
-    """Load and store address functions of the element-wise variants."""
+def _read_write(variant: str, nx: int, ny: int, j: int = 0, unroll: int = 1) -> list[Access]:
+    """Load and store of the element-wise variants."""
     reads_rows = variant.endswith("_row")
     is_copy = variant.startswith("copy")
 
-    def coords(c: Coords) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        x = c.block_x * c.block_dim[0] * unroll + c.thread_x + j * c.block_dim[0]
-        y = c.block_y * c.block_dim[1] + c.thread_y
-        return x, y, (x < nx) & (y < ny)
+    def x_of(c: Coords) -> np.ndarray:
+        return c.block_x * c.block_dim[0] * unroll + c.thread_x + j * c.block_dim[0]
 
-    def row_major(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-        x, y, mask = coords(c)
-        return (y * nx + x) * FLOAT_BYTES, mask
+    def inside(c: Coords) -> np.ndarray:
+        return (x_of(c) < nx) & (c.y < ny)
 
-    def column_major(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-        x, y, mask = coords(c)
-        return (x * ny + y) * FLOAT_BYTES, mask
+    def row_major(c: Coords) -> np.ndarray:
+        return c.y * nx + x_of(c)
+
+    def column_major(c: Coords) -> np.ndarray:
+        return x_of(c) * ny + c.y
 
     if is_copy:
         load = store = row_major if reads_rows else column_major
@@ -83,7 +78,7 @@ def _read_write(variant: str, nx: int, ny: int, j: int = 0, unroll: int = 1):
         load, store = row_major, column_major
     else:
         load, store = column_major, row_major
-    return [Access(load, "load"), Access(store, "store")]
+    return [Access(array="in", index=load, guard=inside), Access(array="out", index=store, guard=inside, kind="store")]
 
 
 def _best_pad(bx: int, by: int) -> int:
@@ -114,7 +109,7 @@ def transpose(
     variant: str = "naive_row",
     block: tuple[int, int] = (16, 16),
     pad: int | None = None,
-) -> KernelModel:
+) -> Kernel:
     """Transpose a ``rows x cols`` float32 matrix (Cheng et al. ch.4 ``transpose.cu``, ch.5).
 
     Variants (``nx = cols``, ``ny = rows``; ``in`` is ny x nx, ``out`` nx x ny):
@@ -161,7 +156,7 @@ def transpose(
 
     Returns
     -------
-    KernelModel
+    roofline.Kernel
 
     Examples
     --------
@@ -196,38 +191,37 @@ def transpose(
             pad = _best_pad(bx, by) if pad is None else check_int("pad", pad, 0)
         parameters["pad"] = pad
 
-        def load(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-            return (c.y * nx + c.x) * FLOAT_BYTES, (c.x < nx) & (c.y < ny)
+        def store_row(c: Coords) -> np.ndarray:
+            return c.block_x * bx + (c.thread_y * bx + c.thread_x) // by
 
-        def store(c: Coords) -> tuple[np.ndarray, np.ndarray]:
-            linear = c.thread_y * bx + c.thread_x
-            out_col = c.block_y * by + linear % by
-            out_row = c.block_x * bx + linear // by
-            return (out_row * ny + out_col) * FLOAT_BYTES, (out_col < ny) & (out_row < nx)
+        def store_column(c: Coords) -> np.ndarray:
+            return c.block_y * by + (c.thread_y * bx + c.thread_x) % by
 
-        accesses = [Access(load, "load"), Access(store, "store")]
+        accesses = [
+            Access(array="in", index=lambda c: c.y * nx + c.x, guard=lambda c: (c.x < nx) & (c.y < ny)),
+            Access(array="out", index=lambda c: store_row(c) * ny + store_column(c),
+                   guard=lambda c: (store_column(c) < ny) & (store_row(c) < nx), kind="store"),
+        ]
         block_bytes, wavefronts, ways = shared_traffic((bx, by), _tile_accesses(bx, by, pad))
         shared_bytes = grid[0] * grid[1] * block_bytes
         l1_extra = grid[0] * grid[1] * wavefronts * SHARED_WAVEFRONT_BYTES
         static_shared = by * (bx + pad) * FLOAT_BYTES
     else:
         accesses = _read_write(variant, nx, ny)
-    traffic = grid_traffic(grid, (bx, by), accesses)
-    return KernelModel(
+    counts = traffic(grid, (bx, by), accesses)
+    return counts.kernel(
         name="transpose",
         parameters=parameters,
         formula=_STATEMENTS[variant],
+        precision="fp32",
+        element_bytes=FLOAT_BYTES,
         flops=0,
-        load_bytes=traffic.load_bytes,
-        store_bytes=traffic.store_bytes,
-        dram_bytes=2 * contiguous_sector_bytes(0, nx * ny),
-        l2_bytes=traffic.l2_bytes,
-        l1_bytes=traffic.load_bytes + traffic.store_bytes + l1_extra,
+        l1_bytes=counts.requested_bytes + l1_extra,
         shared_bytes=shared_bytes,
         bank_conflict_ways=ways,
         launch=Launch(
-            grid=(*grid, 1),
-            block=(bx, by, 1),
+            grid=grid,
+            block=(bx, by),
             static_shared_memory=static_shared,
             elements_per_thread=4 if variant.startswith("unroll4") else 1,
         ),

@@ -50,7 +50,7 @@ def test_zero_blocks_exit_zero_and_say_why(capsys):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--arch", "sm_90", "--threads", "1056", "--registers", "40"], "threads_per_block=1056 exceeds the maximum of 1024 on sm_90"),
+        (["--arch", "sm_90", "--threads", "1056", "--registers", "40"], "block.x=1056 exceeds the maximum of 1024"),
         (["--arch", "sm_91", "--threads", "256", "--registers", "40"], "known: sm_50"),
         (["--arch", "sm_90", "--threads", "256", "--registers", "300"], "registers_per_thread=300"),
         (["--arch", "sm_90", "--threads", "256", "--registers", "-1"], "registers_per_thread=-1"),

@@ -63,7 +63,8 @@ def test_fewer_resident_warps_starve_a_copy():
     full = roofline.predict(H100, kernel, _launch(kernel, registers_per_thread=16))
     # 64 threads per block, one block per SM: two warps per SM
     starved_launch = _launch(
-        kernel, block=(64, 1, 1), grid=(N // 64, 1, 1), registers_per_thread=16, dynamic_shared_memory=200_000
+        kernel, block=64, grid=N // 64, registers_per_thread=16, dynamic_shared_memory=200_000,
+        max_dynamic_shared_memory=200_000,
     )
     starved = roofline.predict(H100, kernel, starved_launch)
     assert starved.active_warps_per_sm == 2

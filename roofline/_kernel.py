@@ -1,0 +1,284 @@
+"""Kernel: a kernel described once (counts and launch), for every roofline function."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
+
+from occupancy import Launch
+
+from ._errors import RooflineError
+from ._gpu import translate_validation_error
+from ._precision import check_precision
+
+__all__ = ["Kernel", "KernelCounts", "kernel_of"]
+
+_LABEL_KEYS = ("variant", "radius", "tile", "offset", "stride")
+_COUNTS = (
+    "flops", "load_bytes", "store_bytes", "requested_bytes", "l1_bytes", "l2_bytes", "dram_bytes", "shared_bytes",
+)
+
+
+def _count(name: str, value: Any) -> int | float:
+    """A finite, non-negative count (ints stay ints)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    if isinstance(value, numbers.Integral):
+        number: int | float = int(value)
+    else:
+        number = float(value)
+        if not math.isfinite(number):
+            raise RooflineError(f"{name}={number} must be finite and >= 0")
+    if number < 0:
+        raise RooflineError(f"{name}={number} must be finite and >= 0")
+    return number
+
+
+def _normalise(data: dict[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    out.pop("label", None)  # computed; present in a dumped kernel
+    for name in _COUNTS:
+        if out.get(name) is not None:
+            out[name] = _count(name, out[name])
+    by_precision = out.get("flops_by_precision")
+    if by_precision is not None:
+        if not isinstance(by_precision, Mapping) or not by_precision:
+            raise RooflineError(
+                "flops_by_precision must be a non-empty mapping of precision to flops, e.g. {'fp16_tensor': 2e12}"
+            )
+        normal: dict[str, int | float] = {}
+        for key, value in by_precision.items():
+            p = check_precision(key)
+            normal[p] = normal.get(p, 0) + _count(f"flops_by_precision[{key!r}]", value)
+        out["flops_by_precision"] = normal
+        total = sum(normal.values())
+        if out.get("flops") is None:
+            out["flops"] = total
+        elif not math.isclose(out["flops"], total, rel_tol=1e-9, abs_tol=0.5):
+            raise RooflineError(
+                f"flops={out['flops']} disagrees with the sum of flops_by_precision ({total}); give one of them"
+            )
+    elif out.get("flops") is None:
+        out.pop("flops", None)
+    if out.get("precision") is not None:
+        out["precision"] = check_precision(out["precision"])
+    load, store, requested = out.get("load_bytes"), out.get("store_bytes"), out.get("requested_bytes")
+    if load is not None or store is not None:
+        known = (load or 0) + (store or 0)
+        if requested is None and load is not None and store is not None:
+            out["requested_bytes"] = known
+        elif requested is not None and (
+            requested < known or (load is not None and store is not None and requested != known)
+        ):
+            raise RooflineError(
+                f"requested_bytes={requested} disagrees with load_bytes={load} + store_bytes={store}"
+            )
+    launch = out.get("launch")
+    if launch is not None and not isinstance(launch, (Launch, Mapping)):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    ways = out.get("bank_conflict_ways")
+    if ways is not None and (isinstance(ways, bool) or not isinstance(ways, numbers.Integral) or ways < 1):
+        raise RooflineError(f"bank_conflict_ways={ways!r} must be an integer >= 1 (1: conflict free) or None")
+    return out
+
+
+class Kernel(BaseModel):
+    """What one kernel does: its work, the bytes it moves at each level, and its launch.
+
+    One description for every roofline function and for the built-in models
+    (`roofline.models` return this type). Every count is optional except where a
+    function needs it; a count must be finite and >= 0.
+
+    ==========================  ==========================================================
+    function                    needs
+    ==========================  ==========================================================
+    `analyze`, `roofline_chart`,  ``dram_bytes``; ``flops`` (0 by default: a pure copy);
+    `plot_roofline`, suite        ``l2_bytes`` and ``l1_bytes`` add the cache roofs
+    `predict`, `time_cliffs`      the above plus a ``launch`` (or ``launch=``); registers
+                                  per thread unknown are assumed 32 (and said so)
+    the suite's occupancy         ``launch``
+    ==========================  ==========================================================
+
+    Attributes
+    ----------
+    name : str
+        Display name (the model function's for built-in models).
+    flops : int or float
+        Useful floating-point operations (an FMA counts 2; integer ops for int8), total.
+    flops_by_precision : dict or None
+        Flops per precision (``{"fp16_tensor": ..., "fp32": ...}``) when the kernel mixes
+        them; ``flops`` is then their sum. The compute time is the longest of
+        ``flops_p / peak_p``: each precision's units bound the kernel on their own.
+    precision : str or None
+        The precision of the arithmetic (``"fp32"`` when neither this nor
+        ``flops_by_precision`` says).
+    load_bytes, store_bytes, requested_bytes : int or None
+        Global bytes the code asks for: active lanes x access size, every access counted
+        (``requested_bytes = load_bytes + store_bytes``; it may be given alone).
+    l2_bytes : int or None
+        SM <-> L2 traffic: the 32-byte sectors of every warp-wide access.
+    l1_bytes : int or None
+        L1/shared data-path bytes (requested global bytes plus shared-memory wavefronts).
+    dram_bytes : int or None
+        DRAM traffic, bytes (compulsory: each sector once, unless the kernel says more).
+    shared_bytes : int or None
+        Shared-memory bytes accessed.
+    bank_conflict_ways : int or None
+        Worst shared-memory conflict degree (1: conflict free).
+    element_bytes : int or None
+        Bytes per data element (informational).
+    launch : occupancy.Launch or None
+        How the kernel is launched (grid, block, resources, elements per thread).
+    parameters : dict
+        Parameters of a model (JSON-able), for labels and for rebuilding it.
+    formula : str
+        What each thread does, C-like.
+
+    Examples
+    --------
+    >>> import occupancy, roofline
+    >>> n = 1 << 24
+    >>> saxpy = roofline.Kernel(name="saxpy", flops=2 * n, dram_bytes=12 * n,
+    ...                         launch=occupancy.Launch(grid=n // 256, block=256, registers_per_thread=40))
+    >>> roofline.analyze("H100 SXM", saxpy).bound_level
+    'dram'
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(default="kernel", description="Display name.")
+    flops: int | float = Field(default=0, description="Floating-point operations, total.")
+    flops_by_precision: dict[str, int | float] | None = Field(default=None, description="Flops per precision.")
+    precision: str | None = Field(default=None, description="Precision of the arithmetic.")
+    load_bytes: int | float | None = Field(default=None, description="Global bytes loaded.")
+    store_bytes: int | float | None = Field(default=None, description="Global bytes stored.")
+    requested_bytes: int | float | None = Field(default=None, description="load_bytes + store_bytes.")
+    l1_bytes: int | float | None = Field(default=None, description="L1/shared data-path bytes.")
+    l2_bytes: int | float | None = Field(default=None, description="SM <-> L2 sector bytes.")
+    dram_bytes: int | float | None = Field(default=None, description="DRAM bytes.")
+    shared_bytes: int | float | None = Field(default=None, description="Shared-memory bytes.")
+    bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")
+    element_bytes: int | None = Field(default=None, description="Bytes per data element.")
+    launch: Launch | None = Field(default=None, description="The launch (occupancy.Launch).")
+    parameters: dict[str, Any] = Field(default_factory=dict, description="Model parameters, JSON-able.")
+    formula: str = Field(default="", description="What each thread does, C-like.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"{cls.__name__} fields must come as a mapping, not {type(data).__name__}")
+        return _normalise(dict(data))
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            error = (exc.errors()[0].get("ctx") or {}).get("error")
+            if isinstance(error, RooflineError):
+                raise error from None
+            raise translate_validation_error(exc, type(self).__name__) from None
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Kernel:
+        """A copy with ``update`` applied and checked like a new kernel.
+
+        Totals that follow from updated parts are recomputed (``requested_bytes`` from
+        ``load_bytes`` and ``store_bytes``, ``flops`` from ``flops_by_precision``) unless
+        the update gives them too.
+
+        Examples
+        --------
+        >>> from roofline import models
+        >>> models.copy(1024).model_copy(update={"store_bytes": 0}).requested_bytes
+        4096
+        """
+        if not update:
+            return super().model_copy(deep=deep)
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        if {"load_bytes", "store_bytes"} & set(update) and "requested_bytes" not in update:
+            data.pop("requested_bytes")
+        if "flops_by_precision" in update and "flops" not in update:
+            data.pop("flops")
+        data.update(update)
+        return type(self)(**data)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        """Name plus the parameters that select a variant, e.g. ``transpose(variant=shared)``."""
+        keys = [k for k in _LABEL_KEYS if k in self.parameters]
+        if not keys:
+            return self.name
+        return f"{self.name}({', '.join(f'{k}={self.parameters[k]}' for k in keys)})"
+
+    @property
+    def arithmetic_intensity(self) -> float | None:
+        """flops / requested_bytes, flop/byte: the textbook compute-to-global-access ratio
+        (PMPP); None when the kernel does not give its requested bytes."""
+        if self.requested_bytes is None:
+            return None
+        return self.flops / self.requested_bytes if self.requested_bytes else math.inf
+
+    @property
+    def dram_arithmetic_intensity(self) -> float | None:
+        """flops / dram_bytes, flop/byte; None when the kernel does not give its DRAM bytes."""
+        if self.dram_bytes is None:
+            return None
+        return self.flops / self.dram_bytes if self.dram_bytes else math.inf
+
+    def bytes_at(self, level: str) -> float | None:
+        """Bytes moved at `level` ("dram", "l2", "l1"), or None when not given."""
+        return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[level]
+
+
+class KernelCounts(Kernel):
+    """Compatibility name: a `Kernel` given by its counts, as before `Kernel` existed.
+
+    It is a `Kernel` (every roofline function takes it) with two differences kept for
+    existing code: ``flops`` and ``dram_bytes`` are required, and ``arithmetic_intensity``
+    is at DRAM (``flops / dram_bytes``). New code should use `Kernel`.
+
+    Examples
+    --------
+    >>> KernelCounts(flops=2e9, dram_bytes=8e9).arithmetic_intensity
+    0.25
+    """
+
+    flops: int | float = Field(description="Floating-point operations, total.")
+    dram_bytes: int | float = Field(description="DRAM bytes.")
+
+    @property
+    def arithmetic_intensity(self) -> float:  # type: ignore[override]
+        """DRAM arithmetic intensity in flop/byte (inf when no DRAM bytes move)."""
+        if self.dram_bytes == 0:
+            return math.inf if self.flops > 0 else 0.0
+        return self.flops / self.dram_bytes
+
+
+_DUCK_FIELDS = ("name", "flops", "precision", "l1_bytes", "l2_bytes", "dram_bytes", "launch")
+
+
+def kernel_of(kernel: Any) -> Kernel:
+    """`kernel` as a `Kernel`: a Kernel itself, or any object with ``flops`` and ``dram_bytes``
+    (and optionally ``l2_bytes``, ``l1_bytes``, ``name``, ``precision``, ``launch``).
+
+    Raises
+    ------
+    TypeError
+        If `kernel` is not a Kernel and has no ``flops`` and ``dram_bytes``.
+    """
+    if isinstance(kernel, Kernel):
+        return kernel
+    if not (hasattr(kernel, "flops") and hasattr(kernel, "dram_bytes")):
+        raise TypeError(
+            "kernel must be a roofline.Kernel (or KernelCounts, or an object with flops and dram_bytes), "
+            f"not {type(kernel).__name__}"
+        )
+    fields = {k: getattr(kernel, k) for k in _DUCK_FIELDS if getattr(kernel, k, None) is not None}
+    fields["name"] = str(fields.get("name", "kernel"))
+    return Kernel(**fields)

@@ -1,0 +1,781 @@
+"""Exact global-memory traffic of an access pattern, in time independent of the grid size.
+
+A kernel's global accesses are given as numpy functions of the block and thread
+coordinates (and of a loop iteration), each with a guard. For every warp-wide execution
+of every access this module counts the bytes requested (active lanes x access size) and
+the 32-byte sectors touched (the L2 traffic), and for every array the distinct sectors
+read and written over the whole launch (the compulsory DRAM traffic), exactly.
+
+How, without visiting every block: a warp's sector count only depends on where its block
+sits through (a) the guards, which differ only in the first and last blocks of each grid
+dimension, and (b) the alignment of its addresses to 32 bytes. When addresses are affine in
+the block index (moving a block by one moves each of its threads' addresses by the same
+``slope`` bytes), moving it by ``P = 32 / gcd(32, slope)`` blocks moves them by whole
+sectors and leaves every count unchanged. So each grid dimension (and each loop) splits
+into its boundary blocks, taken one by one, and an interior run whose blocks fall into
+``P`` classes; one representative per class is evaluated and weighted by the class size.
+The boundary widths are found by probing, and the assumptions are checked at the corners
+and the centre of every class.
+
+The distinct sectors of an array are the union, over the classes, of a representative's
+sectors translated by a lattice of whole-sector steps. Its size is counted without
+listing it: along the dimension with the largest step, translates more than ``D`` steps
+apart cannot meet, so the count grows by the same amount per step after ``D`` of them
+(counted once, then extrapolated), and the last dimension is an exact union of intervals
+per residue of its step.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
+
+from ._errors import RooflineError
+from ._gpu import translate_validation_error
+from ._kernel import Kernel
+from ._warps import SECTOR_BYTES, WARP_SIZE, distinct_per_row
+
+__all__ = ["Access", "Coords", "Traffic", "traffic"]
+
+_AXES = ("x", "y", "z")
+_ELEMENT_BYTES = (1, 2, 4, 8, 16)
+# Boundary blocks of one dimension taken one by one before giving up on the fast count.
+_MAX_BOUNDARY = 4096
+# Thread evaluations spent comparing the first and last blocks of a dimension one by one.
+_SCAN_ELEMENTS = 1 << 17
+# Interior blocks of a dimension compared with their class's reference.
+_INTERIOR_SAMPLE = 8
+# Sectors listed when accesses to one array move by different steps along a dimension.
+_EXPAND_ELEMENTS = 1 << 23
+# Rows (blocks x threads) evaluated in one numpy call of the exhaustive count.
+_CHUNK_ELEMENTS = 1 << 22
+
+
+@dataclass(frozen=True)
+class Coords:
+    """Block, thread and loop indices handed to an `Access`'s functions.
+
+    Each attribute is an integer numpy array; all broadcast to (rows, threads per block).
+    Threads are numbered x first, then y, then z, and cut into warps of 32 in that order.
+
+    Attributes
+    ----------
+    block_x, block_y, block_z : numpy.ndarray
+        ``blockIdx``.
+    thread_x, thread_y, thread_z : numpy.ndarray
+        ``threadIdx``.
+    loop : numpy.ndarray
+        The iteration of the access's loop (0 for an access outside a loop).
+    block_dim, grid_dim : tuple of int
+        ``blockDim`` and ``gridDim`` as (x, y, z).
+    """
+
+    block_x: np.ndarray
+    block_y: np.ndarray
+    block_z: np.ndarray
+    thread_x: np.ndarray
+    thread_y: np.ndarray
+    thread_z: np.ndarray
+    loop: np.ndarray
+    block_dim: tuple[int, int, int]
+    grid_dim: tuple[int, int, int]
+
+    @functools.cached_property
+    def x(self) -> np.ndarray:
+        """``blockIdx.x * blockDim.x + threadIdx.x``."""
+        return self.block_x * self.block_dim[0] + self.thread_x
+
+    @functools.cached_property
+    def y(self) -> np.ndarray:
+        """``blockIdx.y * blockDim.y + threadIdx.y``."""
+        return self.block_y * self.block_dim[1] + self.thread_y
+
+    @functools.cached_property
+    def z(self) -> np.ndarray:
+        """``blockIdx.z * blockDim.z + threadIdx.z``."""
+        return self.block_z * self.block_dim[2] + self.thread_z
+
+
+class Access(BaseModel):
+    """One global-memory instruction of a kernel: which element of which array each thread touches.
+
+    Attributes
+    ----------
+    array : str
+        The allocation accessed. Arrays are separate, 256-byte aligned allocations
+        (``cudaMalloc``); accesses that name the same array share its DRAM sectors.
+    index : callable
+        ``index(c) -> array of int``: the element of `array` each thread accesses, from
+        the `Coords` ``c``; the byte address is ``index * element_bytes``.
+    guard : callable or None
+        ``guard(c) -> array of bool``: the threads that execute the access (the ``if``
+        around it); None: every thread.
+    kind : {"load", "store"}
+        A read or a write (a read-modify-write is one of each).
+    element_bytes : int
+        Bytes per thread: 1, 2, 4, 8 or 16 (``float4``); the index counts in these units.
+    loop : int
+        The access runs in a loop of this many iterations; ``c.loop`` is the iteration.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> n = 1000
+    >>> load = roofline.Access(array="x", index=lambda c: c.x, guard=lambda c: c.x < n)
+    >>> load.kind, load.element_bytes
+    ('load', 4)
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    array: str = Field(min_length=1, description="The allocation accessed.")
+    index: Callable[[Coords], Any] = Field(description="Element index of each thread.")
+    guard: Callable[[Coords], Any] | None = Field(default=None, description="Threads that execute it.")
+    kind: Literal["load", "store"] = Field(default="load", description="Read or write.")
+    element_bytes: int = Field(default=4, description="Bytes per thread.")
+    loop: int = Field(default=1, ge=1, description="Iterations of the loop around the access.")
+
+    @field_validator("element_bytes")
+    @classmethod
+    def _width(cls, value: int) -> int:
+        if value not in _ELEMENT_BYTES:
+            raise ValueError(f"element_bytes={value} must be one of {', '.join(map(str, _ELEMENT_BYTES))}")
+        return value
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise translate_validation_error(exc, "Access") from None
+
+
+class Traffic(BaseModel):
+    """Global-memory traffic of a launch: requested, L2 sector and compulsory DRAM bytes.
+
+    Attributes
+    ----------
+    load_bytes, store_bytes : int
+        Requested: active lanes x ``element_bytes``, every execution counted.
+    l2_load_bytes, l2_store_bytes : int
+        32 bytes per distinct sector of every warp-wide execution (the SM <-> L2 traffic
+        when L1 keeps nothing between instructions).
+    dram_load_bytes, dram_store_bytes : int
+        32 bytes per distinct sector of each array read (written) anywhere in the launch:
+        the compulsory traffic, a lower bound when reused data does not stay in L2.
+    dram_bytes_by_array : dict of str to int
+        ``dram_bytes`` of each array, reads plus writes.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    load_bytes: int
+    store_bytes: int
+    l2_load_bytes: int
+    l2_store_bytes: int
+    dram_load_bytes: int
+    dram_store_bytes: int
+    dram_bytes_by_array: dict[str, int]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def requested_bytes(self) -> int:
+        """load_bytes + store_bytes."""
+        return self.load_bytes + self.store_bytes
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def l2_bytes(self) -> int:
+        """l2_load_bytes + l2_store_bytes."""
+        return self.l2_load_bytes + self.l2_store_bytes
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def dram_bytes(self) -> int:
+        """dram_load_bytes + dram_store_bytes."""
+        return self.dram_load_bytes + self.dram_store_bytes
+
+    def counts(self) -> dict[str, int]:
+        """The `roofline.Kernel` fields this traffic fills: ``load_bytes``, ``store_bytes``,
+        ``l2_bytes``, ``l1_bytes`` (the requested bytes: the global side of L1) and
+        ``dram_bytes``; ``roofline.Kernel(**traffic.counts(), ...)`` takes them."""
+        return {
+            "load_bytes": self.load_bytes,
+            "store_bytes": self.store_bytes,
+            "l1_bytes": self.requested_bytes,
+            "l2_bytes": self.l2_bytes,
+            "dram_bytes": self.dram_bytes,
+        }
+
+    def kernel(self, **fields: Any) -> Kernel:
+        """A `roofline.Kernel` with these counts and `fields` (``name``, ``flops``, ``launch``, ...).
+
+        A field given here replaces the count of the same name (e.g. ``l1_bytes`` with
+        shared-memory wavefronts added).
+
+        Examples
+        --------
+        >>> import roofline
+        >>> t = roofline.traffic(4, 256, [roofline.Access(array="x", index=lambda c: c.x)])
+        >>> t.kernel(name="read", flops=0).dram_bytes
+        4096
+        """
+        return Kernel(**{**self.counts(), **fields})
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+@dataclass
+class _Space:
+    """The launch's index space: grid, block, threads in warp order."""
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    thread_x: np.ndarray = field(init=False)
+    thread_y: np.ndarray = field(init=False)
+    thread_z: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        linear = np.arange(math.prod(self.block), dtype=np.int64)
+        bx, by = self.block[0], self.block[1]
+        self.thread_x = (linear % bx)[None, :]
+        self.thread_y = (linear // bx % by)[None, :]
+        self.thread_z = (linear // (bx * by))[None, :]
+
+    @property
+    def threads(self) -> int:
+        return self.thread_x.shape[1]
+
+
+def _dims_of(access: Access) -> tuple[str, ...]:
+    return (*_AXES, "loop") if access.loop > 1 else _AXES
+
+
+def _key(access: Access, dim: str) -> Any:
+    """The segmentation a dimension of an access shares: grid axes with every access,
+    a loop with the accesses of the same loop length."""
+    return ("loop", access.loop) if dim == "loop" else dim
+
+
+def _size(space: _Space, access: Access, dim: str) -> int:
+    return access.loop if dim == "loop" else space.grid[_AXES.index(dim)]
+
+
+def _evaluate(space: _Space, access: Access, rows: dict[str, np.ndarray], where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Byte addresses and guards of `access` at ``rows`` (dim -> index per row): (rows, threads)."""
+    n = len(next(iter(rows.values())))
+    column = {d: np.asarray(rows.get(d, np.zeros(n, dtype=np.int64)), dtype=np.int64)[:, None] for d in (*_AXES, "loop")}
+    c = Coords(column["x"], column["y"], column["z"], space.thread_x, space.thread_y, space.thread_z,
+               column["loop"], space.block, space.grid)
+    shape = (n, space.threads)
+    index = np.asarray(access.index(c))
+    if index.dtype.kind not in "iu":
+        raise TypeError(
+            f"{where}: index must return integers, not {index.dtype} (use // for integer division)"
+        )
+    address = np.broadcast_to(index.astype(np.int64) * access.element_bytes, shape)
+    if access.guard is None:
+        mask = np.ones(shape, dtype=bool)
+    else:
+        mask = np.asarray(access.guard(c))
+        if mask.dtype != bool:
+            raise TypeError(f"{where}: guard must return booleans, not {mask.dtype}")
+        mask = np.broadcast_to(mask, shape)
+    return address, mask
+
+
+def _describe(i: int, access: Access) -> str:
+    return f"accesses[{i}] ({access.kind} of {access.array!r})"
+
+
+# ----------------------------------------------------------------------------- the grid's classes
+
+
+class _Irregular(RooflineError):
+    """The access pattern breaks an assumption of the fast count."""
+
+
+@dataclass(frozen=True)
+class _Segments:
+    """One dimension cut into single blocks and a run of ``count`` periods of ``period`` blocks."""
+
+    size: int
+    period: int
+    singles: tuple[int, ...]
+    run_start: int = 0
+    count: int = 0  # periods in the run; 0 means no run
+
+    def classes(self) -> list[tuple[int, int, int | None]]:
+        """(representative index, blocks it stands for, residue in the run or None)."""
+        out = [(b, 1, None) for b in self.singles if b < self.run_start or not self.count]
+        if self.count:
+            out += [(self.run_start + j, self.count, j) for j in range(self.period)]
+            out += [(b, 1, None) for b in self.singles if b >= self.run_start]
+        return out
+
+
+def _slopes(space: _Space, accesses: Sequence[Access]) -> dict[tuple[int, str], int]:
+    """Bytes each access's addresses move per step of each dimension (checked uniform)."""
+    slopes: dict[tuple[int, str], int] = {}
+    for i, access in enumerate(accesses):
+        middle = {d: _size(space, access, d) // 2 for d in _dims_of(access)}
+        for d in _dims_of(access):
+            size = _size(space, access, d)
+            if size < 2:
+                slopes[i, d] = 0
+                continue
+            first = min(size // 2, size - 2)
+            rows = {k: np.array([v, v]) for k, v in middle.items()}
+            rows[d] = np.array([first, first + 1])
+            address, mask = _evaluate(space, access, rows, _describe(i, access))
+            both = mask[0] & mask[1]
+            if not both.any():
+                both = np.ones_like(both)
+            step = np.unique(address[1][both] - address[0][both])
+            if step.size != 1:
+                raise _Irregular(
+                    f"{_describe(i, access)}: addresses do not move together when the {_name(d)} moves by one "
+                    f"(not affine in it); pass exhaustive=True to count block by block"
+                )
+            slopes[i, d] = int(step[0])
+    return slopes
+
+
+def _name(dim: str) -> str:
+    return "loop iteration" if dim == "loop" else f"blockIdx.{dim}"
+
+
+def _dim(key: Any) -> str:
+    """The dimension a segmentation key stands for."""
+    return key if isinstance(key, str) else "loop"
+
+
+def _period(slope: int) -> int:
+    """Blocks after which a slope of ``slope`` bytes has moved by whole sectors."""
+    return SECTOR_BYTES // math.gcd(SECTOR_BYTES, abs(slope))
+
+
+def _canonical(segments: _Segments, index: int) -> int:
+    """The representative of the class of block `index`."""
+    if not segments.count or index < segments.run_start or index >= segments.run_start + segments.count * segments.period:
+        return index
+    return segments.run_start + (index - segments.run_start) % segments.period
+
+
+def _representatives(segments: _Segments) -> set[int]:
+    """A few blocks of a dimension that show its every kind of block: the boundary blocks
+    nearest each end and the run's first classes."""
+    singles = sorted(segments.singles)
+    picked = set(singles[:3] + singles[-3:])
+    if segments.count:
+        picked |= {segments.run_start + j for j in range(min(segments.period, 4))}
+    return picked
+
+
+def _find_segments(
+    space: _Space,
+    accesses: Sequence[Access],
+    slopes: dict,
+    key: Any,
+    size: int,
+    probes: dict[Any, list[int]],
+) -> _Segments:
+    """Cut one dimension into its boundary blocks and an interior run.
+
+    A block is interior when its guards equal, and its addresses are the shifted ones of,
+    the block of the same class (same index modulo the period) in the middle of the
+    dimension, with the other dimensions at each of their `probes`. The first and last
+    blocks are compared one by one as far as a work budget allows, then by an
+    exponential and a binary search; a sample of the interior is checked too.
+    """
+    members = [(i, a, d) for i, a in enumerate(accesses) for d in _dims_of(a) if _key(a, d) == key]
+    period = 1
+    for i, _, d in members:
+        period = max(period, _period(slopes[i, d]))  # powers of two: the lcm is the max
+    if size < 4 * period:
+        return _Segments(size, period, tuple(range(size)))
+    middle = size // 2 // period * period  # a class's interior reference starts here
+
+    # Every member at the other dimensions' probes, and at the reference blocks once.
+    views = []
+    for i, access, d in members:
+        others = [e for e in _dims_of(access) if e != d]
+        grid = np.meshgrid(*[probes[_key(access, e)] for e in others], indexing="ij")
+        at = {e: g.ravel() for e, g in zip(others, grid)}
+        n = grid[0].size
+        reference = {e: np.tile(v, period) for e, v in at.items()}
+        reference[d] = np.repeat(np.arange(middle, middle + period), n)
+        ref_address, ref_mask = _evaluate(space, access, reference, _describe(i, access))
+        views.append((i, access, d, at, n, ref_address.reshape(period, n, -1), ref_mask.reshape(period, n, -1)))
+
+    def matches(blocks: Sequence[int]) -> np.ndarray:
+        blocks = np.asarray(blocks, dtype=np.int64)
+        residue = (blocks - middle) % period
+        ok = np.ones(blocks.size, dtype=bool)
+        for i, access, d, at, n, ref_address, ref_mask in views:
+            rows = {e: np.tile(v, blocks.size) for e, v in at.items()}
+            rows[d] = np.repeat(blocks, n)
+            address, mask = _evaluate(space, access, rows, _describe(i, access))
+            address, mask = address.reshape(blocks.size, n, -1), mask.reshape(blocks.size, n, -1)
+            shift = ((blocks - middle - residue) * slopes[i, d])[:, None, None]
+            want_address, want_mask = ref_address[residue], ref_mask[residue]
+            same = (mask == want_mask) & (~mask | (address - shift == want_address))
+            ok &= same.reshape(blocks.size, -1).all(axis=1)
+        return ok
+
+    # One call compares the first and last blocks one by one (as far as a work budget
+    # allows) and a sample of the blocks between them.
+    rows = sum(view[4] for view in views)
+    scan = min(middle, max(2 * period, min(64 * period, _SCAN_ELEMENTS // (rows * space.threads))))
+    head = np.arange(scan)
+    tail = np.arange(size - 1, max(size - 1 - scan, middle + period - 1), -1)
+    inner = np.unique(np.linspace(scan, size - 1 - scan, num=_INTERIOR_SAMPLE).astype(np.int64))
+    ok = matches(np.concatenate([head, tail, inner]))
+    ok_head, ok_tail, ok_inner = ok[: head.size], ok[head.size : head.size + tail.size], ok[head.size + tail.size :]
+
+    def boundary(ok_end: np.ndarray, ends: Callable[[int, int], np.ndarray], limit: int) -> int:
+        """How many blocks from one end (at most `limit`) are boundary blocks."""
+        bad = np.flatnonzero(~ok_end)
+        if not bad.size:
+            return 0
+        if bad[-1] + period < ok_end.size:
+            return int(bad[-1]) + 1
+        # A wide boundary: search on, taking it to end where a whole period matches.
+        bad_e, good = ok_end.size, ok_end.size
+        while good < limit and not matches(ends(good, period)).all():
+            bad_e, good = good, min(limit, 2 * good)
+        while good - bad_e > 1:
+            mid = (bad_e + good) // 2
+            bad_e, good = (bad_e, mid) if matches(ends(mid, period)).all() else (mid, good)
+        return good
+
+    low = boundary(ok_head, lambda at, k: np.arange(at, at + k), middle)
+    high = size - boundary(ok_tail, lambda at, k: size - 1 - np.arange(at, at + k), size - middle - period)
+    count = (high - low) // period
+    end = low + count * period if count >= 2 else low
+    singles = (*range(low), *range(end, size))
+    if len(singles) > _MAX_BOUNDARY:
+        raise _Irregular(
+            f"{len(singles)} of the {size} values of the {_name(_dim(key))} behave unlike the interior "
+            "(guards or addresses that change away from the boundaries); pass exhaustive=True to count "
+            "block by block"
+        )
+    if count < 2:
+        return _Segments(size, period, tuple(range(size)))
+    if not ok_inner[(inner >= low) & (inner < end)].all():
+        raise _Irregular(
+            f"the {_name(_dim(key))} has blocks inside the grid that behave unlike their neighbours (a "
+            "guard that switches threads on or off away from the grid's ends); pass exhaustive=True to "
+            "count block by block"
+        )
+    return _Segments(size, period, singles, low, count)
+
+
+def _segment_all(space: _Space, accesses: Sequence[Access], slopes: dict, sizes: dict[Any, int]) -> dict:
+    """Segments of every dimension. The other dimensions are probed at their ends and middle,
+    then again at the representatives the first pass found, until the cut is stable."""
+    probes = {key: sorted({0, size // 2, size - 1}) for key, size in sizes.items()}
+    for _ in range(3):
+        segments = {key: _find_segments(space, accesses, slopes, key, size, probes) for key, size in sizes.items()}
+        seen = {key: {_canonical(seg, b) for b in probes[key]} for key, seg in segments.items()}
+        wanted = {key: seen[key] | _representatives(seg) for key, seg in segments.items()}
+        if wanted == seen:  # every kind of block was probed already
+            break
+        probes = {key: sorted(v) for key, v in wanted.items()}
+    return segments
+
+
+# ----------------------------------------------------------------------------- distinct sectors
+
+
+@dataclass(frozen=True, eq=False)
+class _Term:
+    """Sectors ``base + sum over run dims of step[d] * m[d]`` for ``0 <= m[d] < count[d]``."""
+
+    base: np.ndarray  # sorted unique sector numbers of the representatives
+    runs: tuple[tuple[Any, int, int], ...]  # (dim, count, step in sectors > 0)
+
+    def extent(self, without: Any = None) -> tuple[int, int]:
+        reach = sum(step * (count - 1) for d, count, step in self.runs if d != without)
+        return int(self.base[0]), int(self.base[-1]) + reach
+
+    def shifted(self, d: Any, copies: Sequence[int]) -> list[_Term]:
+        """This term with dimension `d` fixed at each of `copies`."""
+        step = next(s for e, _, s in self.runs if e == d)
+        rest = tuple(r for r in self.runs if r[0] != d)
+        return [_Term(self.base + step * m, rest) for m in copies]
+
+
+def _union_one_dim(terms: Sequence[_Term]) -> int:
+    """Distinct sectors of terms with at most one run dimension (one step): per residue of
+    the step, an exact union of intervals."""
+    steps = {s for t in terms for _, _, s in t.runs}
+    if not steps:
+        return int(np.unique(np.concatenate([t.base for t in terms])).size)
+    (step,) = steps
+    start = np.concatenate([t.base for t in terms])
+    length = np.concatenate([np.full(t.base.size, t.runs[0][1] if t.runs else 1, dtype=np.int64) for t in terms])
+    k, residue = np.divmod(start, step)
+    k = k - k.min()
+    # Lay the residues side by side, far enough apart that one sorted sweep merges them all.
+    span = int(k.max() + length.max() + 1)
+    lo = residue * span + k
+    order = np.argsort(lo, kind="stable")
+    lo = lo[order]
+    reach = np.maximum.accumulate(lo + length[order])
+    first = np.flatnonzero(np.r_[True, lo[1:] >= reach[:-1]])
+    last = np.r_[first[1:] - 1, lo.size - 1]
+    return int((reach[last] - lo[first]).sum())
+
+
+def _distinct(terms: Sequence[_Term]) -> int:
+    """Distinct sectors of the union of `terms`, without listing the translates."""
+    terms = [t for t in terms if t.base.size]
+    if not terms:
+        return 0
+    steps: dict[Any, set[tuple[int, int]]] = {}
+    for t in terms:
+        for d, count, step in t.runs:
+            steps.setdefault(d, set()).add((count, step))
+    for d, kinds in steps.items():
+        if len(kinds) > 1:
+            # Accesses to one array that move by different steps: list this dimension's
+            # translates (work grows with its length, hence the budget).
+            runs = [t for t in terms if any(e == d for e, _, _ in t.runs)]
+            work = sum(t.base.size * next(c for e, c, _ in t.runs if e == d) for t in runs)
+            if work > _EXPAND_ELEMENTS:
+                raise _Irregular(
+                    f"accesses to one array move by different amounts along the {_name(_dim(d))} (different "
+                    "slopes) over too many blocks to list; pass exhaustive=True to count block by block"
+                )
+            expanded = [s for t in runs for s in t.shifted(d, range(next(c for e, c, _ in t.runs if e == d)))]
+            rest = [t for t in terms if not any(e == d for e, _, _ in t.runs)]
+            return _distinct(rest + expanded)
+    if len(steps) <= 1:
+        return _union_one_dim(terms)
+    d = max(steps, key=lambda e: next(iter(steps[e]))[1])
+    count, step = next(iter(steps[d]))
+    runs = [t for t in terms if any(e == d for e, _, _ in t.runs)]
+    singles = [t for t in terms if not any(e == d for e, _, _ in t.runs)]
+    low = min(t.extent(d)[0] for t in runs)
+    high = max(t.extent(d)[1] for t in runs)
+    apart = (high - low) // step + 1  # translates this many steps apart never meet
+    if count <= apart + 1:
+        return _distinct([s for t in runs for s in t.shifted(d, range(count))] + singles)
+
+    def first(k: int) -> int:
+        return _distinct([s for t in runs for s in t.shifted(d, range(k))])
+
+    head, more = first(apart), first(apart + 1)
+    total = head + (count - apart) * (more - head)
+    if not singles:
+        return total
+    # Only the translates that reach a single term's sectors can share them.
+    near = np.zeros(count, dtype=bool)
+    for s in singles:
+        s_low, s_high = s.extent()
+        near[max(0, -(-(s_low - high) // step)) : max(0, min(count, (s_high - low) // step + 1))] = True
+    copies = np.flatnonzero(near).tolist()
+    if not copies:
+        return total + _distinct(singles)
+    touching = [s for t in runs for s in t.shifted(d, copies)]
+    return total + _distinct(touching + singles) - _distinct(touching)
+
+
+# ----------------------------------------------------------------------------- counting
+
+
+def _rows(per_dim: dict[str, list[tuple[int, int, int | None]]]) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:
+    """The product of the dimensions' classes: index per row, weight per row, residue per row."""
+    dims = list(per_dim)
+    grids = np.meshgrid(*[np.arange(len(per_dim[d])) for d in dims], indexing="ij")
+    picks = {d: g.ravel() for d, g in zip(dims, grids)}
+    index = {d: np.array([c[0] for c in per_dim[d]], dtype=np.int64)[picks[d]] for d in dims}
+    weight = np.ones(len(next(iter(picks.values()))), dtype=object)
+    for d in dims:
+        weight = weight * np.array([c[1] for c in per_dim[d]], dtype=object)[picks[d]]
+    residue = {d: np.array([-1 if c[2] is None else c[2] for c in per_dim[d]])[picks[d]] for d in dims}
+    return index, weight, residue
+
+
+def _warps(values: np.ndarray, fill: Any) -> np.ndarray:
+    """(rows, threads) as (rows * warps, 32), the last warp padded."""
+    rows, threads = values.shape
+    warps = -(-threads // WARP_SIZE)
+    padded = np.full((rows, warps * WARP_SIZE), fill, dtype=values.dtype)
+    padded[:, :threads] = values
+    return padded.reshape(rows * warps, WARP_SIZE)
+
+
+def _fast(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
+    sizes: dict[Any, int] = {}
+    for a in accesses:
+        for d in _dims_of(a):
+            sizes[_key(a, d)] = _size(space, a, d)
+    slopes = _slopes(space, accesses)
+    segments = _segment_all(space, accesses, slopes, sizes)
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0}
+    terms: dict[tuple[str, str], list[_Term]] = {}
+    warps_per_block = -(-space.threads // WARP_SIZE)
+    for i, access in enumerate(accesses):
+        where = _describe(i, access)
+        dims = _dims_of(access)
+        per_dim = {d: segments[_key(access, d)].classes() for d in dims}
+        index, weight, residue = _rows(per_dim)
+        address, mask = _evaluate(space, access, index, where)
+        _check_classes(space, access, where, dims, segments, slopes, i, index, residue, address, mask)
+        lanes = mask.sum(axis=1)
+        totals[access.kind] += int((lanes * weight).sum()) * access.element_bytes
+        sectors = address // SECTOR_BYTES
+        per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
+        totals[f"l2_{access.kind}"] += int((per_warp * np.repeat(weight, warps_per_block)).sum()) * SECTOR_BYTES
+        # Footprint terms: the run's classes of a dimension together, single blocks alone.
+        group = np.stack([np.where(residue[d] >= 0, -1, index[d]) for d in dims], axis=1)
+        for key in np.unique(group, axis=0):
+            rows = np.all(group == key, axis=1)
+            base = np.unique(sectors[rows][mask[rows]])
+            if not base.size:
+                continue
+            runs = []
+            for d, single in zip(dims, key):
+                seg = segments[_key(access, d)]
+                step = slopes[i, d] * seg.period // SECTOR_BYTES
+                if single >= 0 or step == 0:
+                    continue
+                if step < 0:  # walk the run backwards so that steps are positive
+                    base = base + step * (seg.count - 1)
+                    step = -step
+                runs.append((_key(access, d), seg.count, step))
+            terms.setdefault((access.array, access.kind), []).append(_Term(base, tuple(runs)))
+    dram = {key: _distinct(t) * SECTOR_BYTES for key, t in terms.items()}
+    return _result(totals, dram, accesses)
+
+
+def _check_classes(space, access, where, dims, segments, slopes, i, index, residue, address, mask) -> None:
+    """Every block of a class must look like its representative, shifted: checked at the
+    corners and the centre of the class."""
+    runs = [d for d in dims if segments[_key(access, d)].count]
+    if not runs:
+        return
+    corners = [dict(zip(runs, bits)) for bits in np.ndindex(*([2] * len(runs))) if any(bits)]
+    corners.append({d: 0.5 for d in runs})
+    moved: dict[str, list[np.ndarray]] = {d: [] for d in index}
+    shifts = []
+    for corner in corners:
+        shift = np.zeros(len(next(iter(index.values()))), dtype=np.int64)
+        for d in index:
+            steps = 0
+            if d in corner:
+                seg = segments[_key(access, d)]
+                steps = np.where(residue[d] >= 0, int(corner[d] * (seg.count - 1)) * seg.period, 0)
+                shift = shift + steps * slopes[i, d]
+            moved[d].append(index[d] + steps)
+        shifts.append(shift)
+    other_address, other_mask = _evaluate(space, access, {d: np.concatenate(v) for d, v in moved.items()}, where)
+    copies = len(corners)
+    expected = np.tile(address, (copies, 1)) + np.concatenate(shifts)[:, None]
+    same_mask = other_mask == np.tile(mask, (copies, 1))
+    if not same_mask.all() or not np.array_equal(
+        np.where(other_mask, other_address, 0), np.where(other_mask, expected, 0)
+    ):
+        raise _Irregular(
+            f"{where}: blocks of one class do not behave alike (a guard or an address that is not a "
+            "boundary check or not affine in the block index); pass exhaustive=True to count block by block"
+        )
+
+
+def _exhaustive(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0}
+    sectors_of: dict[tuple[str, str], list[np.ndarray]] = {}
+    for i, access in enumerate(accesses):
+        where = _describe(i, access)
+        shape = (*space.grid[::-1], access.loop)
+        rows_total = math.prod(shape)
+        chunk = max(1, _CHUNK_ELEMENTS // space.threads)
+        for begin in range(0, rows_total, chunk):
+            flat = np.arange(begin, min(begin + chunk, rows_total), dtype=np.int64)
+            z, y, x, loop = np.unravel_index(flat, shape)
+            address, mask = _evaluate(space, access, {"x": x, "y": y, "z": z, "loop": loop}, where)
+            totals[access.kind] += int(mask.sum()) * access.element_bytes
+            sectors = address // SECTOR_BYTES
+            per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
+            totals[f"l2_{access.kind}"] += int(per_warp.sum()) * SECTOR_BYTES
+            sectors_of.setdefault((access.array, access.kind), []).append(np.unique(sectors[mask]))
+    dram = {key: int(np.unique(np.concatenate(parts)).size) * SECTOR_BYTES for key, parts in sectors_of.items()}
+    return _result(totals, dram, accesses)
+
+
+def _result(totals: dict[str, int], dram: dict[tuple[str, str], int], accesses: Sequence[Access]) -> Traffic:
+    by_array = {a.array: 0 for a in accesses}
+    for (array, _), nbytes in dram.items():
+        by_array[array] += nbytes
+    return Traffic(
+        load_bytes=totals["load"],
+        store_bytes=totals["store"],
+        l2_load_bytes=totals["l2_load"],
+        l2_store_bytes=totals["l2_store"],
+        dram_load_bytes=sum(v for (_, kind), v in dram.items() if kind == "load"),
+        dram_store_bytes=sum(v for (_, kind), v in dram.items() if kind == "store"),
+        dram_bytes_by_array=by_array,
+    )
+
+
+def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bool = False) -> Traffic:
+    """Requested, L2-sector and compulsory DRAM bytes of a launch's global accesses, exactly.
+
+    Parameters
+    ----------
+    grid, block : int or tuple of int
+        ``gridDim`` and ``blockDim``, as for `occupancy.Launch` (1 to 3 dimensions).
+    accesses : sequence of Access
+        Every global-memory instruction of the kernel.
+    exhaustive : bool
+        False (default): count by classes of blocks, in time independent of the grid size.
+        This needs (a) addresses affine in each block index and loop iteration (every
+        thread's address moves by the same number of bytes when its block moves by one)
+        and (b) guards that are boundary checks (away from a few blocks at each end of a
+        dimension, a thread's guard does not depend on its block). Both are checked at
+        the corners and the centre of every class of blocks. True: walk every block
+        (for patterns outside (a) or (b); time and memory grow with the grid).
+
+    Returns
+    -------
+    Traffic
+
+    Raises
+    ------
+    RooflineError
+        If the pattern is outside the assumptions of the fast count (the message says
+        which and suggests ``exhaustive=True``).
+    OccupancyError
+        If grid or block are out of CUDA's limits.
+    TypeError
+        If an access's functions return other than integers (index) or booleans (guard).
+
+    Examples
+    --------
+    >>> import roofline
+    >>> n = 1 << 30
+    >>> copy = [roofline.Access(array="x", index=lambda c: c.x, guard=lambda c: c.x < n),
+    ...         roofline.Access(array="y", index=lambda c: c.x, guard=lambda c: c.x < n, kind="store")]
+    >>> t = roofline.traffic(n // 256, 256, copy)
+    >>> t.requested_bytes == t.l2_bytes == t.dram_bytes == 8 * n
+    True
+    """
+    import occupancy
+
+    shape = occupancy.Launch(grid=grid, block=block)
+    accesses = list(accesses)
+    for a in accesses:
+        if not isinstance(a, Access):
+            raise TypeError(f"accesses must hold roofline.Access objects, not {type(a).__name__}")
+    space = _Space(shape.grid, shape.block)
+    if exhaustive:
+        return _exhaustive(space, accesses)
+    return _fast(space, accesses)

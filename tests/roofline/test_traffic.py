@@ -1,0 +1,338 @@
+"""roofline.traffic: exact requested, L2-sector and DRAM bytes of an access pattern.
+
+The oracle walks every block, loop iteration and warp of small grids and asks
+`roofline.memory.warp_transactions` (uncached: 32-byte sectors) about each warp-wide access;
+the DRAM count is a Python set of every sector touched. The class count under test never
+visits most blocks, so any grouping mistake shows up as a difference.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import occupancy
+import roofline
+from roofline import Access, RooflineError, models
+from roofline.memory import warp_transactions
+
+FIELDS = ("load_bytes", "store_bytes", "l2_load_bytes", "l2_store_bytes", "dram_load_bytes", "dram_store_bytes")
+
+
+def brute(grid, block, accesses) -> dict[str, int]:
+    """Every warp of every block and loop iteration, one by one."""
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    block = tuple(block) + (1,) * (3 - len(block))
+    threads = math.prod(block)
+    linear = np.arange(threads)
+    tx, ty, tz = linear % block[0], linear // block[0] % block[1], linear // (block[0] * block[1])
+    out = dict.fromkeys(FIELDS, 0)
+    sectors: dict[tuple[str, str], set[int]] = {}
+    for bz, by, bx in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
+        for a in accesses:
+            for step in range(a.loop):
+                one = np.ones((1, 1), dtype=np.int64)
+                c = roofline.Coords(one * bx, one * by, one * bz, tx[None], ty[None], tz[None], one * step, block, grid)
+                index = np.broadcast_to(np.asarray(a.index(c)), (1, threads))[0]
+                guard = np.ones(threads, bool) if a.guard is None else np.broadcast_to(a.guard(c), (1, threads))[0]
+                for w in range(0, threads, 32):
+                    lanes = [int(i) * a.element_bytes if g else None for i, g in zip(index[w:w + 32], guard[w:w + 32])]
+                    active = [x for x in lanes if x is not None]
+                    if not active:
+                        continue
+                    out[f"{a.kind}_bytes"] += len(active) * a.element_bytes
+                    result = warp_transactions(lanes, a.element_bytes, a.kind, cached=False)
+                    out[f"l2_{a.kind}_bytes"] += 32 * result.sectors
+                    sectors.setdefault((a.array, a.kind), set()).update(x // 32 for x in active)
+    for (_, kind), touched in sectors.items():
+        out[f"dram_{kind}_bytes"] += 32 * len(touched)
+    return out
+
+
+def counted(grid, block, accesses, **options) -> dict[str, int]:
+    t = roofline.traffic(grid, block, accesses, **options)
+    return {f: getattr(t, f) for f in FIELDS}
+
+
+# ------------------------------------------------------------------ the worked examples
+
+
+def stencil(w: int, h: int, block: tuple[int, int]):
+    """The 5-point Jacobi sweep of docs/your-kernel.md."""
+
+    def inside(c):
+        return (c.x >= 1) & (c.x < w - 1) & (c.y >= 1) & (c.y < h - 1)
+
+    def at(dx, dy):
+        return lambda c: (c.y + dy) * w + c.x + dx
+
+    accesses = [Access(array="in", index=at(dx, dy), guard=inside) for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+    accesses.append(Access(array="out", index=at(0, 0), guard=inside, kind="store"))
+    return (-(-w // block[0]), -(-h // block[1])), block, accesses
+
+
+def sgemm(m: int, n: int, k: int, bm: int = 64, bn: int = 64, bk: int = 8, tm: int = 4, tn: int = 4):
+    """The register-tiled SGEMM of docs/your-kernel.md (with its guards)."""
+    threads = (bn // tn, bm // tm)
+    count = threads[0] * threads[1]
+    tiles = -(-k // bk)
+
+    def tid(c):
+        return c.thread_y * threads[0] + c.thread_x
+
+    def a_tile(i):
+        def row(c): return c.block_y * bm + (tid(c) + count * i) // bk
+        def col(c): return c.loop * bk + (tid(c) + count * i) % bk
+        return Access(array="A", index=lambda c: row(c) * k + col(c), guard=lambda c: (row(c) < m) & (col(c) < k),
+                      loop=tiles)
+
+    def b_tile(i):
+        def row(c): return c.loop * bk + (tid(c) + count * i) // bn
+        def col(c): return c.block_x * bn + (tid(c) + count * i) % bn
+        return Access(array="B", index=lambda c: row(c) * n + col(c), guard=lambda c: (row(c) < k) & (col(c) < n),
+                      loop=tiles)
+
+    def c_store(r, s):
+        def row(c): return c.block_y * bm + c.thread_y * tm + r
+        def col(c): return c.block_x * bn + c.thread_x * tn + s
+        return Access(array="C", index=lambda c: row(c) * n + col(c), guard=lambda c: (row(c) < m) & (col(c) < n),
+                      kind="store")
+
+    per_thread = -(-bm * bk // count)
+    loads = [a_tile(i) for i in range(per_thread)] + [b_tile(i) for i in range(per_thread)]
+    stores = [c_store(r, s) for r in range(tm) for s in range(tn)]
+    return (-(-n // bn), -(-m // bm)), threads, loads + stores
+
+
+def _copy(n, *, reverse=False, stride=1, width=4):
+    inside = lambda c: c.x < n  # noqa: E731
+    index = (lambda c: n - 1 - c.x) if reverse else (lambda c: c.x * stride)
+    return [Access(array="x", index=index, guard=inside, element_bytes=width),
+            Access(array="y", index=lambda c: c.x, guard=inside, kind="store", element_bytes=width)]
+
+
+def _column_major(nx, ny):
+    def inside(c):
+        return (c.x < nx) & (c.y < ny)
+
+    return [Access(array="in", index=lambda c: c.y * nx + c.x, guard=inside),
+            Access(array="out", index=lambda c: c.x * ny + c.y, guard=inside, kind="store")]
+
+
+def _cube(n):
+    def inside(c):
+        return (c.x < n) & (c.y < n) & (c.z < n)
+
+    return [Access(array="v", index=lambda c: (c.z * n + c.y) * n + c.x, guard=inside),
+            Access(array="v", index=lambda c: (c.z * n + c.y) * n + c.x, guard=inside, kind="store")]
+
+
+def _tiled_loop(n, t):
+    """A loop whose last iteration is partial (guard on the loop index)."""
+    steps = -(-n // t)
+    return [Access(array="a", index=lambda c: c.loop * t + c.thread_x, guard=lambda c: c.loop * t + c.thread_x < n,
+                   loop=steps),
+            Access(array="a", index=lambda c: c.block_x, guard=lambda c: c.thread_x == 0, kind="store")]
+
+
+CASES = [
+    ("copy partial block", (11, 1), (96, 1), _copy(1000)),
+    ("copy reversed", (40,), (64,), _copy(2500, reverse=True)),
+    ("gather stride 3", (30,), (32,), _copy(900, stride=3)),
+    ("float4 copy", (17,), (128,), _copy(2100, width=16)),
+    ("bytes", (50,), (33,), _copy(1600, width=1)),
+    ("column major", (9, 7), (8, 4), _column_major(70, 27)),
+    ("3-D grid", (4, 4, 5), (8, 4, 2), _cube(30)),
+    ("loop partial", (21,), (32,), _tiled_loop(300, 32)),
+    ("stencil", *stencil(70, 37, (16, 8))),
+    ("stencil odd block", *stencil(100, 9, (3, 5))),
+    ("sgemm", *sgemm(130, 70, 20)),
+    ("sgemm exact tiles", *sgemm(128, 192, 16)),
+]
+
+
+@pytest.mark.parametrize("grid, block, accesses", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_class_count_equals_every_warp(grid, block, accesses):
+    want = brute(grid, block, accesses)
+    assert counted(grid, block, accesses) == want
+    assert counted(grid, block, accesses, exhaustive=True) == want
+
+
+@settings(max_examples=25, deadline=None)
+@given(w=st.integers(3, 90), h=st.integers(3, 40), bx=st.sampled_from([1, 3, 8, 16, 32, 64]),
+       by=st.sampled_from([1, 2, 4, 8]))
+def test_stencil_matches_every_warp(w, h, bx, by):
+    grid, block, accesses = stencil(w, h, (bx, by))
+    assert counted(grid, block, accesses) == brute(grid, block, accesses)
+
+
+@settings(max_examples=12, deadline=None)
+@given(m=st.integers(1, 200), n=st.integers(1, 200), k=st.integers(1, 40),
+       shape=st.sampled_from([(64, 64, 8, 4, 4), (32, 32, 8, 4, 4), (32, 64, 4, 2, 4)]))
+def test_sgemm_matches_every_warp(m, n, k, shape):
+    grid, block, accesses = sgemm(m, n, k, *shape)
+    assert counted(grid, block, accesses) == brute(grid, block, accesses)
+
+
+@st.composite
+def affine_patterns(draw):
+    """Random affine accesses with boundary guards, over 1-, 2- and 3-D grids and loops."""
+    dims = draw(st.integers(1, 3))
+    block = [draw(st.sampled_from([1, 2, 3, 5, 8, 32, 33, 64]))]
+    grid = [draw(st.integers(1, 40))]
+    if dims >= 2:
+        block.append(draw(st.sampled_from([1, 2, 3, 4])))
+        grid.append(draw(st.integers(1, 8)))
+    if dims == 3:
+        block.append(draw(st.sampled_from([1, 2])))
+        grid.append(draw(st.integers(1, 3)))
+    extent = [g * b for g, b in zip(grid, block)]
+    accesses = []
+    for _ in range(draw(st.integers(1, 3))):
+        coefficients = [draw(st.sampled_from([0, 1, 2, 3, 8, 32, -1])) for _ in range(dims)]
+        if dims >= 2 and draw(st.booleans()):
+            coefficients[1] = extent[0] + draw(st.sampled_from([0, 1, 5]))  # a row pitch
+        loop = draw(st.sampled_from([1, 1, 3, 9]))
+        step = draw(st.sampled_from([0, 1, 8, 33, -1]))
+        lows = [draw(st.integers(0, 2)) for _ in range(dims)]
+        highs = [draw(st.integers(0, e + 2)) for e in extent]
+        base = 1 << 24  # keeps addresses positive for the oracle
+
+        def index(c, coefficients=coefficients, step=step):
+            value = base + step * c.loop
+            for axis, a in zip("xyz", coefficients):
+                value = value + a * getattr(c, axis)
+            return value
+
+        def guard(c, lows=lows, highs=highs):
+            inside = True
+            for axis, low, high in zip("xyz", lows, highs):
+                inside = inside & (getattr(c, axis) >= low) & (getattr(c, axis) < high)
+            return inside
+
+        accesses.append(Access(array=draw(st.sampled_from(["a", "b"])), index=index,
+                               guard=guard if draw(st.booleans()) else None,
+                               kind=draw(st.sampled_from(["load", "store"])),
+                               element_bytes=draw(st.sampled_from([1, 2, 4, 8, 16])), loop=loop))
+    return tuple(grid), tuple(block), accesses
+
+
+@settings(max_examples=30, deadline=None)
+@given(affine_patterns())
+def test_random_affine_patterns_match_every_warp(pattern):
+    grid, block, accesses = pattern
+    assert counted(grid, block, accesses) == brute(grid, block, accesses)
+
+
+# ------------------------------------------------------------------ the models' closed forms
+
+
+def contiguous(first: int, count: int, element_bytes: int = 4) -> int:
+    """Bytes of the 32-byte sectors covering elements [first, first + count) of an aligned array."""
+    if count <= 0:
+        return 0
+    start, end = first * element_bytes, (first + count) * element_bytes
+    return (-(-end // 32) - start // 32) * 32
+
+
+def strided(count: int, stride: int) -> int:
+    """Bytes of the distinct sectors holding float elements 0, stride, ..., (count - 1) * stride."""
+    step = 4 * stride
+    return count * 32 if step >= 32 else ((count - 1) * step // 32 + 1) * 32
+
+
+n, thirds = 1_000_003, -(-1_000_003 // 3)
+CLOSED_FORMS = [
+    ("copy", lambda: models.copy(n), 2 * contiguous(0, n)),
+    ("vector_add", lambda: models.vector_add(n), 3 * contiguous(0, n)),
+    ("offset_read", lambda: models.offset_read(n, 11), 2 * contiguous(11, n - 11) + contiguous(0, n - 11)),
+    ("offset_write", lambda: models.offset_write(n, 5), 2 * contiguous(0, n - 5) + contiguous(5, n - 5)),
+    ("strided_read", lambda: models.strided_read(n, 3), strided(thirds, 3) + contiguous(0, thirds)),
+    ("strided_write", lambda: models.strided_write(n, 9), strided(-(-n // 9), 9) + contiguous(0, -(-n // 9))),
+    ("aos", lambda: models.aos(n), 2 * contiguous(0, n, 8)),
+    ("soa", lambda: models.soa(n), 2 * contiguous(0, 2 * n)),
+    ("reduction", lambda: models.reduction(n), contiguous(0, n) + contiguous(0, -(-n // 256))),
+    ("blur", lambda: models.blur(1001, 333, radius=2), 2 * contiguous(0, 1001 * 333)),
+    ("matmul_naive", lambda: models.matmul_naive(300, 77, 130),
+     contiguous(0, 300 * 77) + contiguous(0, 77 * 130) + contiguous(0, 300 * 130)),
+    ("matmul_tiled", lambda: models.matmul_tiled(300, 77, 130, tile=16),
+     contiguous(0, 300 * 77) + contiguous(0, 77 * 130) + contiguous(0, 300 * 130)),
+    ("transpose", lambda: models.transpose(1001, 777, variant="unroll4_column"), 2 * contiguous(0, 1001 * 777)),
+]
+
+
+@pytest.mark.parametrize("build, dram", [c[1:] for c in CLOSED_FORMS], ids=[c[0] for c in CLOSED_FORMS])
+def test_model_dram_bytes_equal_the_closed_forms(build, dram):
+    assert build().dram_bytes == dram
+
+
+# ------------------------------------------------------------------ size, results, errors
+
+
+def test_a_copy_of_2_to_the_33_is_counted_exactly_and_at_once():
+    n = 2**33
+    start = time.perf_counter()
+    t = roofline.traffic(n // 256, 256, _copy(n))
+    seconds = time.perf_counter() - start
+    assert t.requested_bytes == t.l2_bytes == t.dram_bytes == 8 * n
+    assert seconds < 1.0  # benchmarks/bench_traffic.py measures it (a few ms); loose for busy CI machines
+    assert models.copy(n).dram_bytes == 8 * n
+
+
+def test_traffic_plugs_into_a_kernel():
+    t = roofline.traffic(4, 256, _copy(1024))
+    launch = occupancy.Launch(grid=4, block=256, registers_per_thread=16)
+    kernel = t.kernel(name="copy", launch=launch)
+    assert (kernel.load_bytes, kernel.store_bytes, kernel.l2_bytes, kernel.dram_bytes, kernel.l1_bytes) == (
+        4096, 4096, 8192, 8192, 8192)
+    assert roofline.Kernel(name="copy", **t.counts()) == kernel.model_copy(update={"launch": None})
+    assert t.kernel(name="c", l1_bytes=1).l1_bytes == 1
+    assert t.model_dump()["dram_bytes"] == 8192 and t.dram_bytes_by_array == {"x": 4096, "y": 4096}
+
+
+def test_patterns_outside_the_assumptions_are_refused_or_walked():
+    squares = [Access(array="x", index=lambda c: c.x * c.x)]
+    with pytest.raises(RooflineError, match="not affine.*exhaustive=True"):
+        roofline.traffic(64, 32, squares)
+    assert counted(64, 32, squares, exhaustive=True) == brute((64,), (32,), squares)
+    # a guard that switches threads on away from both the ends and the middle of the grid
+    inner = [Access(array="x", index=lambda c: c.x, guard=lambda c: (c.block_x >= 150) & (c.block_x < 350))]
+    with pytest.raises(RooflineError, match="away from the grid's ends.*exhaustive=True"):
+        roofline.traffic(1000, 32, inner)
+    # near an end, or around the middle, the switch is a boundary and is counted exactly
+    for low, high in ((1, 7), (400, 700)):
+        window = [Access(array="x", index=lambda c: c.x, guard=lambda c, a=low, b=high: (c.block_x >= a) & (c.block_x < b))]
+        assert counted(1000, 32, window) == brute((1000,), (32,), window)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: roofline.traffic(4, 32, [Access(array="x", index=lambda c: c.x / 2)]), TypeError, "integers"),
+        (lambda: roofline.traffic(4, 32, [Access(array="x", index=lambda c: c.x, guard=lambda c: c.x)]), TypeError,
+         "booleans"),
+        (lambda: Access(array="x", index=lambda c: c.x, element_bytes=3), RooflineError, "element_bytes"),
+        (lambda: Access(array="", index=lambda c: c.x), RooflineError, "array"),
+        (lambda: Access(array="x", index=lambda c: c.x, loop=0), RooflineError, "loop"),
+        (lambda: Access(array="x", index=lambda c: c.x, kind="atomic"), RooflineError, "kind"),
+        (lambda: roofline.traffic(4, 32, [(lambda c: c.x, "load")]), TypeError, "roofline.Access"),
+        (lambda: roofline.traffic((1, 70000), 32, []), occupancy.OccupancyError, "grid.y=70000"),
+    ],
+    ids=["float index", "int guard", "width 3", "no array", "zero loop", "unknown kind", "not an access", "grid y"],
+)
+def test_bad_patterns(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_accesses_of_different_widths_and_slopes_share_an_array():
+    # float loads and double loads of one array, moving by 4 and 16 bytes per thread
+    mixed = [Access(array="x", index=lambda c: c.x, element_bytes=4),
+             Access(array="x", index=lambda c: 2 * c.x + 1, element_bytes=8)]
+    assert counted(40, 32, mixed) == brute((40,), (32,), mixed)
