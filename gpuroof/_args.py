@@ -138,13 +138,13 @@ def target_architecture(args: argparse.Namespace, resources: Any = None) -> occu
 def arch_help(prefix: str) -> str:
     """Help text of an ``--arch`` option: `prefix`, then every architecture the tables know."""
     names = ", ".join(a.name for a in occupancy.architectures())
-    return f"{prefix}: {names} (also 9.0, 90, sm_90a), or a .toml/.json architecture file"
+    return f"{prefix}: {names} (also 9.0, 90, sm_90a), or an architecture file (occupancy.load_architecture)"
 
 
 def gpu_help(prefix: str) -> str:
     """Help text of a ``--gpu`` option: `prefix`, then every GPU of the database."""
     names = ", ".join(g.name for g in roofline.gpus())
-    return f"{prefix}: {names} (case, spaces and aliases forgiven), or a .toml/.json GPU file"
+    return f"{prefix}: {names} (case, spaces and aliases forgiven), or a GPU file (.toml or .json, roofline.load_gpu)"
 
 
 def add_arch_option(p: argparse.ArgumentParser, prefix: str, **kwargs: Any) -> None:

@@ -51,7 +51,7 @@ def _handle(args: argparse.Namespace) -> int:
         for info in infos:
             print(f"{info.name:<{width}}  {info.summary}")
             print(f"{'':<{width}}  ({_signature(info)})  {info.formula}")
-        print(f"\n`gpuroof models NAME` describes one; `gpuroof predict --model NAME --param KEY=VALUE` uses it.")
+        print("\n`gpuroof models NAME` describes one; `gpuroof predict --model NAME --param KEY=VALUE` uses it.")
         return 0
     info = infos[0]
     print(f"{info.name}({_signature(info)})")

@@ -124,6 +124,11 @@ def _occupancy(args: argparse.Namespace) -> int:
     launch = _launch(args, resources)
     cluster = _cluster(args.cluster, resources if args.gpu else None)  # a fixed cluster shape needs a GPC layout
     cluster_gpu = _cluster_gpu(args, cluster)
+    if launch.cluster is not None and cluster_gpu is None:
+        raise occupancy.OccupancyError(
+            f"kernel {resources.kernel!r} is compiled for clusters of {launch.cluster} blocks (__cluster_dims__): "
+            "give --gpu, a GPU with a GPC layout (" + ", ".join(g.name for g in occupancy.gpc_layouts()) + ")"
+        )
     result = occupancy.calculate(arch, launch=launch)
     cluster_options = dict(non_portable_cluster_size_allowed=args.non_portable, scheduling_policy=args.cluster_policy)
     edges = occupancy.cliffs(arch, launch=launch, gpu=cluster_gpu, cluster_size=cluster,

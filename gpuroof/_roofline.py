@@ -7,7 +7,6 @@ arguments, makes one library call, and prints (``--json`` for machine-readable o
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 

@@ -39,6 +39,8 @@ extern "C" __global__ void scale(float* x, float a) { x[blockIdx.x * blockDim.x 
 
 BROKEN = 'extern "C" __global__ void k(float* x) { x[0] = undefined_name; }\n'
 
+CLUSTER = 'extern "C" __global__ void __cluster_dims__(2, 1, 1) pairs(float* x) { x[blockIdx.x] *= 2.0f; }\n'
+
 
 def run(capsys, *argv):
     code = main([str(a) for a in argv])
@@ -52,6 +54,7 @@ def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cli")
     (folder / "two.cu").write_text(SOURCE)
     (folder / "broken.cu").write_text(BROKEN)
+    (folder / "cluster.cu").write_text(CLUSTER)
     # sm_90 with 16 resident blocks per SM instead of 32: small blocks hit the block limit sooner
     lab = {**occupancy.architecture("sm_90").model_dump(), "name": "lab_sm90", "max_blocks_per_sm": 16}
     (folder / "lab-arch.json").write_text(json.dumps(lab))
@@ -225,6 +228,17 @@ def test_occupancy_gpu_chooses_the_architecture(capsys, files):
     assert "cluster_size" not in out  # the A100 has no GPC layout and no clusters: no cluster axis
 
 
+def test_occupancy_of_a_kernel_with_cluster_dims_counts_its_clusters(capsys, files):
+    code, out, err = run(capsys, "occupancy", "--source", files / "cluster.cu", "--gpu", "H200", "--threads", "128",
+                         "--json")
+    assert code == 0, err
+    r = occupancy.kernel_resources(files / "cluster.cu", arch="sm_90")
+    want = occupancy.max_active_clusters("H200", cluster_size=(2, 1, 1), threads_per_block=128, resources=r)
+    data = json.loads(out)
+    assert r.cluster_dims == (2, 1, 1) and data["clusters"]["active_clusters"] == want.active_clusters
+    assert data["cliffs"]["cluster_size"]["value"] == 2
+
+
 def test_occupancy_with_an_architecture_file(capsys, files):
     base = ["occupancy", "--threads", "64", "--registers", "16", "--json"]
     code, out, _ = run(capsys, *base, "--arch", files / "lab-arch.json")
@@ -291,11 +305,13 @@ def test_model_catalog_covers_every_model():
         (["occupancy", "--arch", "sm_90", "--threads", "256"], "give --registers N"),
         (["occupancy", "--threads", "256", "--registers", "32"], "give --arch"),
         (["models", "nope"], "invalid choice: 'nope'"),
+        (["occupancy", "--arch", "sm_90", "--threads", "128", "--source", "{files}/cluster.cu"],
+         "kernel 'pairs' is compiled for clusters of (2, 1, 1) blocks (__cluster_dims__): give --gpu"),
     ],
     ids=["source-no-arch", "missing-file", "unknown-kernel", "unknown-arch", "gpu-as-arch", "compile-error",
          "bad-arch-file", "missing-arch-file", "unknown-gpu", "block-no-registers", "block-no-arch",
          "block-registers", "missing-gpu-file", "kernel-no-file", "define-no-file", "ambiguous", "disagree",
-         "occ-no-registers", "occ-no-arch", "unknown-model"],
+         "occ-no-registers", "occ-no-arch", "unknown-model", "cluster-no-gpu"],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, files, argv, message):
     code, out, err = run(capsys, *[a.format(files=files) for a in argv])
