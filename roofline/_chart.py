@@ -157,6 +157,7 @@ def roofline_chart(
     levels: Iterable[str] = MEMORY_LEVELS,
     measured_ceilings: Mapping[str, float] | None = None,
     measured_points: Mapping[str, float] | Iterable[ChartPoint] | None = None,
+    measured_seconds: Mapping[str, float] | None = None,
     title: str = "",
 ) -> RooflineChart:
     """Collect the ceilings and kernel points of a roofline plot.
@@ -184,6 +185,10 @@ def roofline_chart(
     measured_points
         Measured kernel throughput: kernel name -> flops/s (placed at that kernel's
         arithmetic intensities), or `ChartPoint` objects.
+    measured_seconds
+        Measured time of each kernel, kernel name -> seconds: the measured point of every
+        kernel, on the flop/s roofline (when it has flops) and on the bandwidth panel (each
+        level's bytes over that time), so kernels without flops are shown too.
 
     Raises
     ------
@@ -269,6 +274,26 @@ def roofline_chart(
                                          flops_per_second=float(value), origin="measured"))
     elif measured_points is not None:
         points.extend(measured_points)
+    moved = {b.kernel: {} for b in bandwidth_points}
+    for b in bandwidth_points:
+        moved[b.kernel][b.level] = b.bytes_per_second
+    flops = {k.name: k.flops for k in kernel_counts}
+    for name, seconds in (measured_seconds or {}).items():
+        if name not in flops:
+            raise RooflineError(
+                f"measured_seconds has kernel {name!r}, which is not among kernels: {', '.join(flops) or '(none)'}"
+            )
+        if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+            raise RooflineError(f"measured_seconds[{name!r}]={seconds!r} must be a positive number of seconds")
+        bound = analyze(device, next(k for k in kernel_counts if k.name == name), primary).time_lower_bound_seconds
+        for lvl, rate in moved.get(name, {}).items():
+            # the predicted point is bytes over the bound: rescale it to the measured time
+            bandwidth_points.append(BandwidthPoint(kernel=name, level=lvl, origin="measured",
+                                                   bytes_per_second=rate * bound / seconds))
+        if flops[name] > 0:
+            for lvl, ai in intensities[name].items():
+                points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
+                                         flops_per_second=flops[name] / seconds, origin="measured"))
 
     return RooflineChart(
         gpu=device.name,

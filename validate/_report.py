@@ -247,20 +247,20 @@ def _plot_png(report: ValidationReport, models: Sequence[Any]) -> bytes | None:
              "fp64_fma": "fp64", "fp16_tensor": "fp16_tensor", "bf16_tensor": "bf16_tensor"}
     measured_ceilings = {names[c.name]: c.ceiling for c in report.ceilings.items if c.name in names}
     rows = {k.label: k for k in report.kernels}
-    counts, points = [], {}
+    kernels, seconds = [], {}
     for model in models:
         label = getattr(model, "label", None) or model.name
         row = rows.get(label)
-        if not model.flops or row is None:
+        if row is None:
             continue
-        counts.append(roofline.KernelCounts(flops=float(model.flops), dram_bytes=float(model.dram_bytes),
-                                            l2_bytes=getattr(model, "l2_bytes", None),
-                                            l1_bytes=getattr(model, "l1_bytes", None), name=label,
-                                            precision=getattr(model, "precision", None)))
-        if row.status == "ok" and row.measured_flops_per_second:
-            points[label] = row.measured_flops_per_second
+        kernels.append(roofline.Kernel(name=label, flops=float(model.flops), dram_bytes=float(model.dram_bytes),
+                                       l2_bytes=getattr(model, "l2_bytes", None),
+                                       l1_bytes=getattr(model, "l1_bytes", None),
+                                       precision=getattr(model, "precision", None)))
+        if row.status == "ok" and row.measured_seconds:
+            seconds[label] = row.measured_seconds
     figure = roofline.plot_roofline(
-        report.comparison.database_gpu, counts, measured_ceilings=measured_ceilings, measured_points=points,
+        report.comparison.database_gpu, kernels, measured_ceilings=measured_ceilings, measured_seconds=seconds,
         title=f"{report.device.name}: measured (hollow) vs predicted; dashed roofs measured",
     )
     buffer = io.BytesIO()

@@ -174,3 +174,22 @@ def test_every_line_is_in_the_legend():
             assert line.get_label() in legend, gid
     assert any(t.startswith("ridge points") for t in legend)
     assert {"predicted (filled, solid)", "measured (hollow, dotted)"} <= legend
+
+
+def test_measured_seconds_place_every_kernel_also_those_without_flops():
+    from roofline import models
+
+    """A measured kernel is its time: flop/s on the roofline when it has flops, and each level's
+    bytes over that time on the bandwidth panel (a copy has no flops but has a measured point)."""
+    copy, add = models.copy(1 << 20), models.vector_add(1 << 20)
+    chart = roofline.roofline_chart("H100 SXM", [copy, add], measured_seconds={"copy": 1e-5, "vector_add": 2e-5})
+    measured = {(b.kernel, b.level): b.bytes_per_second for b in chart.bandwidth_points if b.origin == "measured"}
+    assert measured[("copy", "dram")] == pytest.approx(copy.dram_bytes / 1e-5)
+    assert measured[("vector_add", "dram")] == pytest.approx(add.dram_bytes / 2e-5)
+    flop_points = [p for p in chart.points if p.origin == "measured"]
+    assert {p.kernel for p in flop_points} == {"vector_add"}
+    assert all(p.flops_per_second == pytest.approx(add.flops / 2e-5) for p in flop_points)
+    with pytest.raises(roofline.RooflineError, match="not among kernels"):
+        roofline.roofline_chart("H100 SXM", [copy], measured_seconds={"nope": 1.0})
+    with pytest.raises(roofline.RooflineError, match="positive number of seconds"):
+        roofline.roofline_chart("H100 SXM", [copy], measured_seconds={"copy": float("nan")})
