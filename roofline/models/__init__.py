@@ -19,7 +19,6 @@ from ._elementwise import (
     copy,
     offset_read,
     offset_write,
-    reduction,
     soa,
     strided_read,
     strided_write,
@@ -28,6 +27,7 @@ from ._elementwise import (
 )
 from ._kernel import KernelModel, Launch
 from ._matmul import matmul_naive, matmul_tiled
+from ._reduction import REDUCTION_VARIANTS, ReductionSteps, reduction, reduction_steps
 from ._registry import get, names, suite
 from ._stencil import blur
 from ._transpose import TRANSPOSE_VARIANTS, transpose
@@ -35,6 +35,8 @@ from ._transpose import TRANSPOSE_VARIANTS, transpose
 __all__ = [
     "KernelModel",
     "Launch",
+    "REDUCTION_VARIANTS",
+    "ReductionSteps",
     "TRANSPOSE_VARIANTS",
     "aos",
     "blur",
@@ -46,6 +48,7 @@ __all__ = [
     "offset_read",
     "offset_write",
     "reduction",
+    "reduction_steps",
     "soa",
     "strided_read",
     "strided_write",
