@@ -1,13 +1,41 @@
-"""Argument helpers shared by the subcommand modules: JSON output and ``--param KEY=VALUE``."""
+"""Argument helpers shared by the subcommand modules.
+
+JSON output, ``--param KEY=VALUE``, and the one resolver of every GPU, architecture and
+kernel-file option: a name, or a ``.toml``/``.json`` file (`roofline.load_gpu`,
+`occupancy.load_architecture`) wherever a name is taken; a kernel file (CUDA source, PTX,
+cubin, fatbin, host object) through `occupancy.kernel_resources`.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 from typing import Any
 
+import occupancy
 import roofline
 
-__all__ = ["params", "print_json"]
+__all__ = [
+    "add_arch_option",
+    "add_compiler_options",
+    "add_gpu_option",
+    "add_kernel_file_options",
+    "arch_help",
+    "architecture",
+    "chosen_architecture",
+    "compiler_options",
+    "dims",
+    "gpu",
+    "gpu_help",
+    "kernel_resources",
+    "params",
+    "print_json",
+    "target_architecture",
+]
+
+# A GPU or architecture given as a file rather than a name: one of these suffixes, or a path.
+_FILE_SUFFIXES = (".toml", ".json")
 
 
 def print_json(data: Any) -> None:
@@ -39,3 +67,147 @@ def params(pairs: list[str] | None) -> dict[str, Any]:
             raise roofline.RooflineError(f"--param {pair!r} must be KEY=VALUE, e.g. --param n=1048576")
         out[key.strip().replace("-", "_")] = _parse_value(value.strip())
     return out
+
+
+def dims(text: str) -> tuple[int, ...]:
+    """``"256"`` -> (256,), ``"16,16"`` or ``"16x16"`` -> (16, 16): an argparse ``type``."""
+    try:
+        return tuple(int(part) for part in text.replace("x", ",").split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not N, N,N or N,N,N") from None
+
+
+def _names_file(spec: str) -> bool:
+    return spec.lower().endswith(_FILE_SUFFIXES) or any(sep and sep in spec for sep in (os.sep, os.altsep))
+
+
+def gpu(spec: str) -> roofline.GPU:
+    """A GPU of the database by name, or one read from a ``.toml``/``.json`` file."""
+    return roofline.load_gpu(spec) if _names_file(spec) else roofline.gpu(spec)
+
+
+def _database_gpu(spec: str) -> roofline.GPU | None:
+    """The database GPU `spec` names, None when it names none (a probe for a better message)."""
+    try:
+        return roofline.gpu(spec)
+    except roofline.RooflineError:
+        return None
+
+
+def architecture(spec: str) -> occupancy.Architecture:
+    """An architecture by name (``sm_90``, ``9.0``), or one read from a ``.toml``/``.json`` file."""
+    if _names_file(spec):
+        return occupancy.load_architecture(spec)
+    try:
+        return occupancy.architecture(spec)
+    except occupancy.OccupancyError as exc:
+        named = _database_gpu(spec)
+        if named is None:
+            raise
+        raise occupancy.OccupancyError(
+            f"--arch {spec!r} names a GPU ({named.name}), not an architecture: give --gpu {spec!r} "
+            f"or --arch {named.architecture.name}"
+        ) from exc
+
+
+def chosen_architecture(args: argparse.Namespace) -> occupancy.Architecture | None:
+    """``--arch``, else ``--gpu``'s architecture, else None."""
+    if getattr(args, "arch", None):
+        return architecture(args.arch)
+    if getattr(args, "gpu", None):
+        return gpu(args.gpu).architecture
+    return None
+
+
+def target_architecture(args: argparse.Namespace, resources: Any = None) -> occupancy.Architecture:
+    """The architecture a command works on: ``--arch``, else ``--gpu``'s, else the binary's.
+
+    Raises
+    ------
+    OccupancyError
+        When none of them says.
+    """
+    chosen = chosen_architecture(args)
+    if chosen is not None:
+        return chosen
+    if resources is not None:
+        return occupancy.architecture(resources.architecture)
+    raise occupancy.OccupancyError("give --arch (e.g. --arch sm_90) or --gpu (e.g. --gpu H100)")
+
+
+def arch_help(prefix: str) -> str:
+    """Help text of an ``--arch`` option: `prefix`, then every architecture the tables know."""
+    names = ", ".join(a.name for a in occupancy.architectures())
+    return f"{prefix}: {names} (also 9.0, 90, sm_90a), or an architecture file (occupancy.load_architecture)"
+
+
+def gpu_help(prefix: str) -> str:
+    """Help text of a ``--gpu`` option: `prefix`, then every GPU of the database."""
+    names = ", ".join(g.name for g in roofline.gpus())
+    return f"{prefix}: {names} (case, spaces and aliases forgiven), or a GPU file (.toml or .json, roofline.load_gpu)"
+
+
+def add_arch_option(p: argparse.ArgumentParser, prefix: str, **kwargs: Any) -> None:
+    """``--arch NAME|FILE``."""
+    p.add_argument("--arch", metavar="ARCH", help=arch_help(prefix), **kwargs)
+
+
+def add_gpu_option(p: argparse.ArgumentParser, prefix: str, **kwargs: Any) -> None:
+    """``--gpu NAME|FILE``."""
+    p.add_argument("--gpu", metavar="GPU", help=gpu_help(prefix), **kwargs)
+
+
+def add_compiler_options(p: argparse.ArgumentParser) -> None:
+    """``-D``, ``-I``, ``--std``, ``--maxrregcount``, ``--lineinfo``: passed to NVRTC (or nvJitLink for PTX)."""
+    g = p.add_argument_group("compiling CUDA source (NVRTC) or PTX (nvJitLink), offline")
+    g.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="define a macro")
+    g.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
+                   help="include folder (the file's own folder is searched too)")
+    g.add_argument("--std", default=None, metavar="STD", help="C++ dialect, e.g. c++17")
+    g.add_argument("--maxrregcount", type=int, default=None, metavar="N", help="cap registers per thread")
+    g.add_argument("--lineinfo", action="store_true", help="generate line information (-lineinfo)")
+
+
+def add_kernel_file_options(p: argparse.ArgumentParser, *, what: str) -> None:
+    """``--kernel-file/--source/--cubin FILE`` and ``--kernel NAME``, with the compiler options."""
+    g = p.add_argument_group("your kernel, from a file (its registers, shared memory, barriers, launch bounds)")
+    g.add_argument("--kernel-file", "--source", "--cubin", dest="kernel_file", default=None, metavar="FILE",
+                   help=f"CUDA source (.cu), PTX, cubin, fatbin or host object (.o, .so) whose kernel {what}; "
+                        "read offline (no GPU), compiled with NVRTC for the architecture")
+    g.add_argument("--kernel", default=None, metavar="NAME",
+                   help="the kernel in the file (its symbol, or its C++ name when unambiguous); "
+                        "needed when the file holds several")
+    add_compiler_options(p)
+
+
+def compiler_options(args: argparse.Namespace) -> list[str]:
+    """NVRTC/nvJitLink options of ``-D``, ``-I``, ``--std``, ``--maxrregcount``, ``--lineinfo``."""
+    options = [f"-D{d}" for d in args.defines] + [f"-I{i}" for i in args.includes]
+    if args.std:
+        options.append(f"-std={args.std}")
+    if args.maxrregcount is not None:
+        options.append(f"--maxrregcount={args.maxrregcount}")
+    if args.lineinfo:
+        options.append("-lineinfo")
+    return options
+
+
+def kernel_resources(args: argparse.Namespace, arch: Any) -> occupancy.KernelResources | None:
+    """The resources of ``--kernel`` in ``--kernel-file`` for `arch` (None when no file is given).
+
+    Raises
+    ------
+    OccupancyError
+        ``--kernel`` or a compiler option without a file, or what `occupancy.kernel_resources` raises.
+    """
+    if args.kernel_file is None:
+        given = [flag for flag, value in (("--kernel", args.kernel), ("-D", args.defines), ("-I", args.includes),
+                                          ("--std", args.std), ("--maxrregcount", args.maxrregcount),
+                                          ("--lineinfo", args.lineinfo)) if value]
+        if given:
+            raise occupancy.OccupancyError(
+                f"{given[0]} applies to a kernel file: give --source/--cubin FILE too"
+            )
+        return None
+    return occupancy.kernel_resources(args.kernel_file, arch=arch, kernel=args.kernel,
+                                      options=compiler_options(args))

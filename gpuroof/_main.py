@@ -26,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the `gpuroof` argument parser with every subcommand registered."""
-    from . import _calibrate, _measure, _ncu, _occupancy, _predict, _roofline, _validate
+    from . import _calibrate, _measure, _models, _ncu, _occupancy, _predict, _resources, _roofline, _validate
 
     parser = _Parser(
         prog="gpuroof",
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module in (_occupancy, _roofline, _predict, _ncu, _measure, _validate, _calibrate):
+    for module in (_occupancy, _resources, _roofline, _models, _predict, _ncu, _measure, _validate, _calibrate):
         module.register(subparsers)
     return parser
 

@@ -8,7 +8,7 @@ import math
 import roofline
 import validate
 
-from ._args import print_json
+from ._args import add_gpu_option, gpu, print_json
 
 __all__ = ["register"]
 
@@ -61,10 +61,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--flops", type=float, default=None, help="the kernel's floating-point operations")
     p.add_argument("--dram-bytes", type=float, default=None, help="the kernel's DRAM bytes")
     p.add_argument("--l2-bytes", type=float, default=None, help="the kernel's L2 bytes")
-    p.add_argument("--precision", default="fp32", help="precision of the flops (default fp32)")
+    p.add_argument("--precision", default="fp32",
+                   help="precision of the flops: " + ", ".join(roofline.PRECISIONS) + " (default fp32)")
     p.add_argument("--l2", choices=("flush", "warm"), default="flush", help="cold or warm L2 (default flush)")
     p.add_argument("--budget", type=float, default=1.0, metavar="SECONDS", help="device time for the timing")
-    p.add_argument("--gpu", default=None, help="database GPU for the prediction (default: the device)")
+    add_gpu_option(p, "database GPU for the prediction (default: the device's entry)", default=None)
     p.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
     p.add_argument("--json", action="store_true", help="print the measurement as JSON")
     p.set_defaults(func=_handle)
@@ -82,7 +83,7 @@ def _handle(args: argparse.Namespace) -> int:
     defines = dict(d.partition("=")[::2] for d in args.defines)
     m = validate.measure(args.file, args.kernel, grid=args.grid, block=args.block, cluster=args.cluster,
                          dynamic_shared_memory=args.shared, args=kernel_args, defines=defines or None,
-                         counts=counts, gpu=args.gpu, l2=args.l2, budget_seconds=args.budget, device=args.device)
+                         counts=counts, gpu=gpu(args.gpu) if args.gpu else None, l2=args.l2, budget_seconds=args.budget, device=args.device)
     if args.json:
         print_json(m.model_dump(mode="json"))
         return 0

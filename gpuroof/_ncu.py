@@ -6,7 +6,7 @@ import argparse
 
 import roofline
 
-from ._args import print_json
+from ._args import add_gpu_option, gpu, print_json
 
 __all__ = ["register"]
 
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("profile", help="raw-page CSV export or .ncu-rep")
-    p.add_argument("--gpu", default=None, help="database GPU for the ceilings (default: the profiled device)")
+    add_gpu_option(p, "database GPU for the ceilings (default: the profiled device's entry)", default=None)
     p.add_argument("--kernel", default=None, metavar="REGEX", help="only kernels whose name or NVTX range matches")
     p.add_argument("--plot", default=None, metavar="FILE", help="write the roofline (.png, .svg or .pdf)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    report = roofline.profile_report(args.profile, gpu=args.gpu, kernel=args.kernel)
+    report = roofline.profile_report(args.profile, gpu=gpu(args.gpu) if args.gpu else None, kernel=args.kernel)
     if args.plot:
         roofline.plot_roofline(roofline.profile_chart(report), path=args.plot)
     if args.json:

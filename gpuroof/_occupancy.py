@@ -4,52 +4,81 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 import occupancy
+
+from ._args import (
+    add_arch_option,
+    add_gpu_option,
+    add_kernel_file_options,
+    chosen_architecture,
+    gpu,
+    kernel_resources,
+    target_architecture,
+)
 
 __all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``occupancy`` and ``archs`` subcommands to the `gpuroof` parser."""
+    layouts = ", ".join(g.name for g in occupancy.gpc_layouts())
     p = subparsers.add_parser(
         "occupancy",
         help="blocks per SM of a launch, what limits them, and the next cliffs",
-        description="Exact occupancy of one kernel launch (no GPU needed).",
+        description=(
+            "Exact occupancy of one kernel launch, no GPU needed: blocks and warps per SM, the "
+            "resources that limit them, the configuration the driver launches with, and every "
+            "occupancy cliff along registers, shared memory, block size and barriers (with --gpu "
+            "and a GPC layout, along cluster size too). Describe the kernel with loose numbers "
+            "(--registers, --smem, ...) or give its file (--source/--cubin FILE --kernel NAME): "
+            "its registers, static shared memory, barriers and launch bounds are read offline."
+        ),
     )
-    p.add_argument("--arch", required=True, help='compute capability, e.g. "sm_90" or "9.0"')
+    add_arch_option(p, "compute capability (default: --gpu's, else the binary's)")
     p.add_argument("--threads", type=int, required=True, help="threads per block")
-    p.add_argument("--registers", type=int, required=True, help="registers per thread")
-    p.add_argument("--smem", type=int, default=0, metavar="B", help="static shared memory per block, bytes")
+    p.add_argument("--registers", type=int, default=None,
+                   help="registers per thread (required without a kernel file)")
+    p.add_argument("--smem", type=int, default=None, metavar="B",
+                   help="static shared memory per block, bytes (default 0, or the kernel file's)")
     p.add_argument("--dynamic-smem", type=int, default=0, metavar="B", help="dynamic shared memory per block, bytes")
     p.add_argument(
         "--max-dynamic-smem", type=int, default=None, metavar="B",
         help="the kernel's max dynamic shared memory attribute, bytes (default 48 KiB minus static)",
     )
     p.add_argument("--carveout", type=int, default=None, metavar="PCT", help="preferred shared-memory carveout, percent")
-    p.add_argument("--barriers", type=int, default=1, metavar="N", help="block barriers the kernel uses (default 1)")
-    p.add_argument("--max-threads", type=int, default=None, metavar="N", help="the kernel's max threads per block")
-    p.add_argument("--gpu", default=None, metavar="NAME",
-                   help='GPU for cluster occupancy, e.g. "H200" (its GPC layout; adds the cluster-size cliffs)')
+    p.add_argument("--barriers", type=int, default=None, metavar="N",
+                   help="block barriers the kernel uses (default 1, or the kernel file's)")
+    p.add_argument("--max-threads", type=int, default=None, metavar="N",
+                   help="the kernel's max threads per block (default: none, or the kernel file's launch bounds)")
+    add_gpu_option(p, "GPU: chooses the architecture when --arch is not given; with a GPC layout "
+                      f"({layouts}) adds the cluster-size cliffs")
     p.add_argument("--cluster", default=None, metavar="N|X,Y,Z",
-                   help="thread-block cluster size or dimensions (needs --gpu)")
+                   help="thread-block cluster size or dimensions (needs --gpu; default: the kernel's __cluster_dims__)")
     p.add_argument("--non-portable", action="store_true",
                    help="the kernel allows non-portable cluster sizes (over 8 blocks)")
     p.add_argument("--cluster-policy", default="spread", choices=occupancy.SCHEDULING_POLICIES,
                    help="cluster scheduling policy (default spread)")
+    add_kernel_file_options(p, what="gives the resources")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--plot", default=None, metavar="FILE", help="save occupancy plots to FILE")
     p.set_defaults(func=_occupancy)
 
-    a = subparsers.add_parser("archs", help="the architectures and their limits")
+    a = subparsers.add_parser(
+        "archs", help="the architectures and their limits",
+        description="Every compute capability the occupancy calculator knows, with its per-SM and per-block "
+                    "limits and shared-memory carveouts (from NVIDIA's tables; each entry names its source).",
+    )
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(func=_archs)
 
 
-def _launch(args: argparse.Namespace) -> occupancy.Launch:
-    return occupancy.Launch(
-        grid=1,
-        block=args.threads,
+def _launch(args: argparse.Namespace, resources: occupancy.KernelResources | None) -> occupancy.Launch:
+    """One block's launch (the grid does not change occupancy: one cluster when the kernel fixes one)."""
+    if resources is None and args.registers is None:
+        raise occupancy.OccupancyError("give --registers N, or the kernel's file (--source/--cubin FILE)")
+    loose = dict(
         registers_per_thread=args.registers,
         static_shared_memory=args.smem,
         dynamic_shared_memory=args.dynamic_smem,
@@ -58,12 +87,15 @@ def _launch(args: argparse.Namespace) -> occupancy.Launch:
         block_barriers=args.barriers,
         max_threads_per_block=args.max_threads,
     )
+    grid = (resources.cluster_dims if resources is not None else None) or 1
+    return occupancy.Launch(grid=grid, block=args.threads, resources=resources,
+                            **{k: v for k, v in loose.items() if v is not None})  # unset: the Launch's defaults
 
 
-def _cluster(text: str | None) -> int | tuple[int, ...] | None:
-    """``"4"`` -> 4, ``"2,2,1"`` -> (2, 2, 1); the library checks the values."""
+def _cluster(text: str | None, resources: occupancy.KernelResources | None) -> int | tuple[int, ...] | None:
+    """``"4"`` -> 4, ``"2,2,1"`` -> (2, 2, 1), else the kernel's own ``__cluster_dims__``; the library checks the values."""
     if text is None:
-        return None
+        return None if resources is None else resources.cluster_dims
     try:
         parts = tuple(int(part) for part in text.split(","))
     except ValueError:
@@ -71,30 +103,53 @@ def _cluster(text: str | None) -> int | tuple[int, ...] | None:
     return parts[0] if len(parts) == 1 else parts
 
 
+def _cluster_gpu(args: argparse.Namespace, cluster: Any) -> str | None:
+    """The GPU whose GPC layout gives the cluster axis: ``--gpu`` when it has a packaged layout,
+    or whenever a cluster is asked for (the library then says what is missing)."""
+    if not args.gpu:
+        return None
+    name = gpu(args.gpu).name
+    if cluster is not None or name in {g.name for g in occupancy.gpc_layouts()}:
+        return name
+    return None
+
+
 def _fmt_limit(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
 def _occupancy(args: argparse.Namespace) -> int:
-    launch = _launch(args)
-    cluster = _cluster(args.cluster)
-    result = occupancy.calculate(args.arch, launch=launch)
+    resources = kernel_resources(args, chosen_architecture(args))
+    arch = target_architecture(args, resources)
+    launch = _launch(args, resources)
+    cluster = _cluster(args.cluster, resources if args.gpu else None)  # a fixed cluster shape needs a GPC layout
+    cluster_gpu = _cluster_gpu(args, cluster)
+    if launch.cluster is not None and cluster_gpu is None:
+        raise occupancy.OccupancyError(
+            f"kernel {resources.kernel!r} is compiled for clusters of {launch.cluster} blocks (__cluster_dims__): "
+            "give --gpu, a GPU with a GPC layout (" + ", ".join(g.name for g in occupancy.gpc_layouts()) + ")"
+        )
+    result = occupancy.calculate(arch, launch=launch)
     cluster_options = dict(non_portable_cluster_size_allowed=args.non_portable, scheduling_policy=args.cluster_policy)
-    edges = occupancy.cliffs(args.arch, launch=launch, gpu=args.gpu, cluster_size=cluster,
-                             **(cluster_options if args.gpu else {}))
+    edges = occupancy.cliffs(arch, launch=launch, gpu=cluster_gpu, cluster_size=cluster,
+                             **(cluster_options if cluster_gpu else {}))
     clusters = None
     if cluster is not None:
-        clusters = occupancy.max_active_clusters(args.gpu, cluster_size=cluster, **launch.occupancy_keywords(),
+        clusters = occupancy.max_active_clusters(cluster_gpu, cluster_size=cluster, **launch.occupancy_keywords(),
                                                  **cluster_options)
     if args.plot:
-        occupancy.plot_occupancy(args.arch, launch=launch, path=args.plot)
+        occupancy.plot_occupancy(arch, launch=launch, path=args.plot)
     if args.json:
         data = {"result": result.model_dump(), "cliffs": edges.model_dump()}
+        if resources is not None:
+            data["resources"] = resources.model_dump()
         if clusters is not None:
             data["clusters"] = clusters.model_dump(exclude={"per_sm"})
         print(json.dumps(data, indent=2))
         return 0
     r = result
+    if resources is not None:
+        print(f"{resources}, from {args.kernel_file}")
     print(
         f"{r.arch}: {r.threads_per_block} threads, {r.registers_per_thread} registers, "
         f"{r.static_shared_memory} B static + {r.dynamic_shared_memory} B dynamic shared memory"

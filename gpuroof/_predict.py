@@ -6,48 +6,52 @@ import argparse
 import json
 from typing import Any
 
+import occupancy
 import roofline
-from roofline import models
 
-from ._args import params
+from ._kernel import UserKernel, add_kernel_options, describe
 
 __all__ = ["register"]
 
 
-def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
-    if not args.model:
-        raise roofline.RooflineError(f"--model is required; known models: {', '.join(models.names())}")
-    kernel = models.get(args.model, **params(args.param))
-    update: dict[str, Any] = {}
-    if args.block is not None:
-        update["block"] = args.block
-        if args.grid is None:
-            update["grid"] = -(-kernel.launch.threads // args.block)
-    if args.grid is not None:
-        update["grid"] = args.grid
-    for option, field in (
-        ("registers", "registers_per_thread"),
-        ("dynamic_smem", "dynamic_shared_memory"),
-        ("max_dynamic_smem", "max_dynamic_shared_memory"),
-        ("elements_per_thread", "elements_per_thread"),
-    ):
-        if getattr(args, option) is not None:
-            update[field] = getattr(args, option)
-    launch = kernel.launch.model_copy(update=update)
-    calibration = roofline.load_calibration(args.calibration) if args.calibration else None
-    return roofline.gpu(args.gpu), kernel, launch, calibration
+def _calibration(args: argparse.Namespace) -> roofline.Calibration | None:
+    return roofline.load_calibration(args.calibration) if args.calibration else None
+
+
+def _plot(args: argparse.Namespace, k: UserKernel) -> None:
+    if args.plot:
+        roofline.plot_roofline(roofline.roofline_chart(k.gpu, [k.kernel], precision=args.precision), path=args.plot)
+
+
+def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
+    """The kernel file's resources, and the occupancy of the launch when its registers are known."""
+    lines = []
+    if k.resources is not None:
+        lines.append(f"  resources             {k.resources}, from {args.kernel_file}")
+    launch = k.kernel.launch
+    if launch.registers_per_thread is not None:
+        occ = occupancy.calculate(k.gpu.architecture, launch=launch)
+        lines.append(f"  occupancy             {occ.occupancy:.1%} ({occ.active_blocks_per_sm} blocks, "
+                     f"{occ.active_warps_per_sm} warps per SM), limited by {', '.join(occ.limiters)}")
+    return lines
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    gpu, kernel, launch, calibration = _setup(args)
-    p = roofline.predict(gpu, kernel, launch, calibration=calibration,
+    k = describe(args, launch=True)
+    p = roofline.predict(k.gpu, k.kernel, calibration=_calibration(args),
                          loads_in_flight_per_thread=args.loads_in_flight)
+    _plot(args, k)
     if args.json:
-        print(json.dumps({"gpu": gpu.name, "kernel": kernel.name, "launch": launch.model_dump(mode="json"),
-                          **p.model_dump(mode="json")}, indent=2))
+        data: dict[str, Any] = {"gpu": k.gpu.name, "kernel": k.kernel.name, "launch": k.kernel.launch.model_dump(mode="json")}
+        if k.resources is not None:
+            data["resources"] = k.resources.model_dump(mode="json")
+        print(json.dumps({**data, **p.model_dump(mode="json")}, indent=2))
         return 0
-    print(f"{kernel.name} on {gpu.name}: grid {launch.grid[0]} x block {launch.threads_per_block}, "
+    launch = k.kernel.launch
+    print(f"{k.kernel.name} on {k.gpu.name}: grid {launch.blocks} x block {launch.threads_per_block}, "
           f"{p.active_blocks_per_sm} blocks ({p.active_warps_per_sm} warps) per SM, {p.waves:.2f} waves")
+    for line in _head(k, args):
+        print(line)
     print(f"  predicted time        {p.seconds * 1e6:10.2f} us   (roofline bound {p.roofline_seconds * 1e6:.2f} us)")
     print(f"  achieved DRAM         {p.achieved_bytes_per_second / 1e9:10.1f} GB/s")
     print(f"  achieved              {p.achieved_flops_per_second / 1e12:10.3f} TFLOP/s")
@@ -57,47 +61,67 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     print(f"  defaulted parameters  {', '.join(p.calibration.defaulted) or 'none'}")
     for note in p.assumptions:
         print(f"  assumed: {note}")
+    if args.plot:
+        print(f"  roofline plot written to {args.plot}")
     return 0
 
 
 def _cmd_cliffs(args: argparse.Namespace) -> int:
-    gpu, kernel, launch, calibration = _setup(args)
-    result = roofline.time_cliffs(gpu, kernel, launch, calibration=calibration)
+    k = describe(args, launch=True)
+    result = roofline.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
+    _plot(args, k)
     if args.json:
-        print(json.dumps(result.model_dump(mode="json"), indent=2))
+        data = result.model_dump(mode="json")
+        if k.resources is not None:
+            data["resources"] = k.resources.model_dump(mode="json")
+        print(json.dumps(data, indent=2))
         return 0
     c = result.current
-    print(f"{kernel.name} on {gpu.name}: now {c.seconds * 1e6:.2f} us with {c.active_blocks_per_sm} blocks/SM "
-          f"({c.limiter})")
+    print(f"{k.kernel.name} on {k.gpu.name}: now {c.seconds * 1e6:.2f} us with {c.active_blocks_per_sm} blocks/SM "
+          f"({c.limiter}); roofline bound {c.roofline_seconds * 1e6:.2f} us")
+    for line in _head(k, args):
+        print(line)
     print(f"  {'resource':<18} {'at value':>10} {'blocks/SM':>10} {'time (us)':>11} {'x now':>7}  limiter")
     for row in result.cliffs:
         print(f"  {row.resource:<18} {row.value:>10} {row.active_blocks_per_sm:>10} "
               f"{row.predicted_seconds * 1e6:>11.2f} {row.relative_time:>7.3f}  {row.limiter}")
+    if args.plot:
+        print(f"  roofline plot written to {args.plot}")
     return 0
 
 
 def _add_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
-    p.add_argument("--model", help="a roofline.models kernel (copy, vector_add, matmul_tiled, ...)")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE", help="model parameter, repeatable")
-    p.add_argument("--block", type=int, help="threads per block (1-D); the grid keeps the thread count")
-    p.add_argument("--grid", type=int, help="blocks in the grid (1-D)")
-    p.add_argument("--registers", type=int, help="registers per thread (default: the model's, else 32)")
-    p.add_argument("--dynamic-smem", type=int, help="dynamic shared memory per block, bytes")
-    p.add_argument("--max-dynamic-smem", type=int, metavar="B",
-                   help="the kernel's max dynamic shared memory attribute, bytes (default 48 KiB minus static)")
-    p.add_argument("--elements-per-thread", type=int, help="elements each thread handles")
+    add_kernel_options(p, launch=True, what="gives the registers and shared memory of the launch")
     p.add_argument("--calibration", help="calibration JSON written by `gpuroof calibrate`")
+    p.add_argument("--plot", default=None, metavar="FILE", help="also draw the kernel on the GPU's roofline (.png .svg .pdf)")
     p.add_argument("--json", action="store_true", help="print JSON")
+
+
+_KERNEL = (
+    "The kernel is a built-in model (--model NAME --param KEY=VALUE; `gpuroof models` lists them) or your "
+    "own: its counts (--flops, --dram-bytes, optionally --l2-bytes, --l1-bytes) and launch (--grid, --block), "
+    "with its registers and shared memory read from its file (--source/--cubin FILE --kernel NAME, compiled "
+    "offline for the GPU's architecture) or given loose (--registers, --smem)."
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``predict`` and ``cliffs`` to the `gpuroof` parser."""
-    p = subparsers.add_parser("predict", help="predict a kernel's time from occupancy and Little's law")
+    p = subparsers.add_parser(
+        "predict", help="predict a kernel's time from occupancy and Little's law",
+        description="Predict a kernel's time on a GPU: occupancy (exact), the bytes the resident warps keep in "
+                    "flight (Little's law), the waves of blocks, the compute issue rate and the launch overhead, "
+                    "next to its roofline bound. " + _KERNEL,
+    )
     _add_options(p)
     p.add_argument("--loads-in-flight", type=int, default=None,
                    help="independent loads each thread keeps outstanding (default: elements per thread)")
     p.set_defaults(func=_cmd_predict)
-    p = subparsers.add_parser("cliffs", help="predicted time at every occupancy cliff of a kernel's launch")
+    p = subparsers.add_parser(
+        "cliffs", help="predicted time at every occupancy cliff of a kernel's launch",
+        description="The predicted time of a kernel now and at every occupancy threshold of registers per "
+                    "thread, shared memory per block and block size (the grid keeps its thread count), each "
+                    "with the blocks per SM and the limiter there. " + _KERNEL,
+    )
     _add_options(p)
     p.set_defaults(func=_cmd_cliffs)

@@ -7,14 +7,14 @@ arguments, makes one library call, and prints (``--json`` for machine-readable o
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 import roofline
 from roofline import models
 
-from ._args import params, print_json
+from ._args import add_gpu_option, gpu, gpu_help, print_json
+from ._kernel import add_kernel_options, describe
 
 __all__ = ["register"]
 
@@ -49,7 +49,7 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
 
 
 def _cmd_gpu(args: argparse.Namespace) -> int:
-    g = roofline.gpu(args.name)
+    g = gpu(args.name)
     derivations = g.derivations()
     if args.json:
         data = g.model_dump(mode="json")
@@ -84,24 +84,19 @@ def _cmd_gpu(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kernel_from_args(args: argparse.Namespace) -> Any:
-    if args.model:
-        return models.get(args.model, **params(args.param))
-    if args.flops is None or args.bytes is None:
-        raise roofline.RooflineError("give --flops and --bytes, or --model NAME [--param KEY=VALUE ...]")
-    return roofline.Kernel(
-        name=args.name or "kernel", flops=args.flops, dram_bytes=args.bytes,
-        l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
-    )
-
-
 def _cmd_roofline(args: argparse.Namespace) -> int:
-    result = roofline.analyze(args.gpu, _kernel_from_args(args), args.precision)
+    k = describe(args, launch=False)
+    result = roofline.analyze(k.gpu, k.kernel, args.precision)
     if args.json:
-        print_json(result.model_dump(mode="json"))
+        data = result.model_dump(mode="json")
+        if k.resources is not None:
+            data["resources"] = k.resources.model_dump(mode="json")
+        print_json(data)
         return 0
     where = result.bound if result.bound == "compute" else f"memory ({result.bound_level})"
     print(f"{result.name} on {result.gpu} ({result.precision})")
+    if k.resources is not None:
+        print(f"  resources                 {k.resources}, from {args.kernel_file}")
     print(f"  flops                     {result.flops:.6g}")
     for level, nbytes in result.bytes.items():
         print(f"  {level + ' bytes':<25} {nbytes:.6g}   intensity "
@@ -120,11 +115,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     else:
         if args.suite:
             kernels = list(models.suite())
-        elif args.model or args.flops is not None:
-            kernels = [_kernel_from_args(args)]
+        elif args.model or args.flops is not None or args.dram_bytes is not None:
+            kernels = [describe(args, launch=False).kernel]
         else:
             kernels = []
-        chart = roofline.roofline_chart(args.gpu, kernels, precision=args.precision)
+        chart = roofline.roofline_chart(gpu(args.gpu), kernels, precision=args.precision)
     out = Path(args.output)
     if out.suffix.lower() in {".json", ".csv"}:
         roofline.save_chart(chart, out)
@@ -155,7 +150,7 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    report = roofline.analyze_suite(args.gpu)
+    report = roofline.analyze_suite(gpu(args.gpu))
     paths = roofline.write_suite_report(report, args.out)
     if args.json:
         print_json({"files": {k: str(v) for k, v in paths.items()},
@@ -186,38 +181,61 @@ def _add_kernel_options(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this package's subcommands to the `gpuroof` parser."""
-    p = subparsers.add_parser("gpus", help="list the GPU database")
+    p = subparsers.add_parser(
+        "gpus", help="list the GPU database",
+        description="Every GPU of the database with its SMs, clocks, memory and FP32 roofline (`gpuroof gpu NAME` "
+                    "shows one with every derived ceiling and its source).",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_gpus)
 
-    p = subparsers.add_parser("gpu", help="one GPU: its facts and every derived ceiling")
-    p.add_argument("name", help="GPU name or alias, e.g. 'a100 pcie 40gb'")
+    p = subparsers.add_parser(
+        "gpu", help="one GPU: its facts and every derived ceiling",
+        description="One GPU's datasheet facts and every ceiling derived from them (compute per precision, "
+                    "DRAM, L2, L1), each with its formula and source.",
+    )
+    p.add_argument("name", help=gpu_help("GPU name or alias, e.g. 'a100 pcie 40gb'"))
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_gpu)
 
-    p = subparsers.add_parser("roofline", help="bound one kernel on a GPU")
-    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
-    p.add_argument("--precision", default=None, help="compute roof (default: the kernel's, else fp32)")
-    _add_kernel_options(p)
+    p = subparsers.add_parser(
+        "roofline", help="bound one kernel on a GPU",
+        description="The (hierarchical) roofline bound of one kernel on a GPU: arithmetic intensity at each "
+                    "memory level given, the ridge point, whether compute or a memory level binds, the attainable "
+                    "throughput and the time lower bound. The kernel is a built-in model (--model NAME --param "
+                    "KEY=VALUE) or your own counts (--flops, --dram-bytes, optionally --l2-bytes, --l1-bytes); "
+                    "--source/--cubin FILE --kernel NAME adds its compiled resources and name.",
+    )
+    add_kernel_options(p, launch=False, what="is bounded (its name and resources are shown)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_roofline)
 
-    p = subparsers.add_parser("plot", help="draw a roofline (PNG/SVG/PDF) or export it (JSON/CSV)")
-    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
-    p.add_argument("--precision", default=None, help="precision of the kernels' roof")
-    _add_kernel_options(p)
+    p = subparsers.add_parser(
+        "plot", help="draw a roofline (PNG/SVG/PDF) or export it (JSON/CSV)",
+        description="Draw a GPU's roofline with one kernel (a model or your counts), the classic suite (--suite) "
+                    "or a chart saved before (--from), or export the chart as JSON or CSV.",
+    )
+    add_kernel_options(p, launch=False, what="is drawn")
     p.add_argument("--suite", action="store_true", help="plot the classic kernel suite")
     p.add_argument("--from", dest="input", help="re-plot a chart saved as JSON or CSV")
     p.add_argument("-o", "--output", required=True, help="output file (.png .svg .pdf .json .csv)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_plot)
 
-    p = subparsers.add_parser("memory-spaces", help="the CUDA memory spaces and their properties")
+    p = subparsers.add_parser(
+        "memory-spaces", help="the CUDA memory spaces and their properties",
+        description="Register, local, shared, constant, texture and global memory: where each lives, its "
+                    "caching, access, scope, lifetime and latency, with sources.",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_memory_spaces)
 
-    p = subparsers.add_parser("demo", help="the main job: the classic kernel suite on a GPU")
-    p.add_argument("--gpu", default=roofline.DEFAULT_GPU, help=f"GPU name (default {roofline.DEFAULT_GPU})")
+    p = subparsers.add_parser(
+        "demo", help="the main job: the classic kernel suite on a GPU",
+        description="Bound, occupancy and predicted time of every kernel of the classic suite on a GPU; writes "
+                    "suite.json/.csv/.md and the roofline plot to --out.",
+    )
+    add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
     p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_demo)

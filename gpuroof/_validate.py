@@ -6,6 +6,7 @@ import argparse
 import json
 
 import validate
+from roofline import models
 
 __all__ = ["register"]
 
@@ -23,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("--quick", action="store_true", help="smaller run (about 20 s)")
-    parser.add_argument("--kernels", nargs="+", metavar="K", help="only these kernel models (names or labels)")
+    parser.add_argument("--kernels", nargs="+", metavar="K",
+                        help="only these kernel models (names or labels): " + ", ".join(models.names()))
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--device", type=int, default=None, metavar="N", help="CUDA device index (default 0)")
     where.add_argument("--devices", metavar="all|N,M", type=_devices,

@@ -41,7 +41,10 @@ def _target(arch: Any) -> str:
     """``sm_XY`` (keeping an ``a``/``f`` suffix the user asked for) for ``-arch``."""
     if isinstance(arch, str) and re.fullmatch(r"sm_\d{2,3}[af]?", arch.strip()):
         return arch.strip()
-    return architecture(arch).name
+    a = architecture(arch)
+    # A custom architecture (occupancy.load_architecture) compiles for its compute capability's SM,
+    # whatever its name.
+    return f"sm_{a.major}{a.minor}"
 
 
 def _check_options(options: Sequence[str]) -> list[str]:

@@ -333,6 +333,11 @@ def _load_kernel(session: Any, resolved: tuple[str, Any, str], name: str, *, arc
                 if not (type(exc).__module__ or "").startswith("cuda."):
                     raise
                 log = str(exc).replace("\x00", "").strip()
+                if kind == "cuda" and "name expression" in log:
+                    # NVRTC looks the kernel up by its name expression: an unknown name, not bad code
+                    known = _kernel_names_in_source(payload)
+                    hint = f"; kernels in the source: {', '.join(known)}" if known else ""
+                    raise ValueError(f"kernel={name!r} is not a kernel of {label}{hint}") from None
                 raise CompileError(f"compiling {label} for {arch} failed", log) from None
             finally:
                 # closed here: cuda.core 1.2's finalizer raised (ignored, but printed) on a

@@ -14,6 +14,7 @@ Examples
 3.99
 """
 
+from ._catalog import ModelInfo, ModelParameter, catalog, describe
 from ._elementwise import (
     aos,
     copy,
@@ -35,12 +36,16 @@ from ._transpose import TRANSPOSE_VARIANTS, transpose
 __all__ = [
     "KernelModel",
     "Launch",
+    "ModelInfo",
+    "ModelParameter",
     "REDUCTION_VARIANTS",
     "ReductionSteps",
     "TRANSPOSE_VARIANTS",
     "aos",
     "blur",
+    "catalog",
     "copy",
+    "describe",
     "get",
     "matmul_naive",
     "matmul_tiled",

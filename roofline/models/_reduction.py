@@ -26,6 +26,16 @@ __all__ = ["REDUCTION_VARIANTS", "ReductionSteps", "reduction", "reduction_steps
 
 REDUCTION_VARIANTS = ("interleaved", "interleaved_compact", "sequential", "warp_shuffle")
 
+_FORMULAS = {
+    "interleaved": "s[tid] = i < n ? in[i] : 0; for stride = 1..block/2: if (tid % (2 * stride) == 0) "
+                   "s[tid] += s[tid + stride]; out[blockIdx.x] = s[0];",
+    "interleaved_compact": "s[tid] = i < n ? in[i] : 0; for stride = 1..block/2: index = 2 * stride * tid; "
+                           "if (index < block) s[index] += s[index + stride]; out[blockIdx.x] = s[0];",
+    "sequential": "s[tid] = i < n ? in[i] : 0; tree: s[tid] += s[tid + stride]; out[blockIdx.x] = s[0];",
+    "warp_shuffle": "v = i < n ? in[i] : 0; v += __shfl_down_sync(~0u, v, 16..1); lane 0: warp_sums[warp] = v; "
+                    "warp 0 shuffles the block/32 sums; out[blockIdx.x] = v;",
+}
+
 Variant = Literal["interleaved", "interleaved_compact", "sequential", "warp_shuffle"]
 
 
@@ -229,7 +239,7 @@ def reduction(n: int, *, block: int = 256, variant: Variant = "sequential") -> K
     return counts.kernel(
         name="reduction",
         parameters=parameters,
-        formula=f"{steps.variant} tree over s[block]; out[blockIdx.x] = block sum",
+        formula=_FORMULAS[steps.variant],
         precision="fp32",
         element_bytes=FLOAT_BYTES,
         flops=n - grid,

@@ -63,7 +63,7 @@ def test_roofline_with_a_model(capsys):
     "argv,match",
     [
         (["gpu", "H1000"], "unknown GPU 'H1000'; close matches"),
-        (["roofline", "--flops", "1e9"], "give --flops and --bytes"),
+        (["roofline", "--flops", "1e9"], "give your kernel's --dram-bytes (and --flops, default 0)"),
         (["roofline", "--flops", "-1", "--bytes", "1"], "flops"),
         (["roofline", "--flops", "1", "--bytes", "1", "--precision", "fp7"], "precision='fp7'"),
         (["roofline", "--gpu", "V100", "--flops", "1", "--bytes", "1", "--precision", "fp8"], "not supported on V100-SXM2"),

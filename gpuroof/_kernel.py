@@ -1,0 +1,140 @@
+"""The kernel of ``roofline``, ``plot``, ``predict`` and ``cliffs``: a built-in model, or your own.
+
+Your own kernel is its counts (``--flops``, ``--dram-bytes``, ``--l2-bytes``, ``--l1-bytes``)
+and its launch (``--grid``, ``--block``), with the compiled kernel's resources read from its
+file (``--source/--cubin FILE --kernel NAME``) or given loose (``--registers``, ``--smem``).
+`describe` is the one place that turns these options into the libraries' kernel and launch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import occupancy
+import roofline
+from roofline import models
+
+from ._args import add_gpu_option, add_kernel_file_options, dims, gpu, kernel_resources, params
+
+__all__ = ["UserKernel", "add_kernel_options", "describe"]
+
+# Options that give a kernel's counts, as (attribute, flag): they and --model exclude each other.
+_COUNTS = (("flops", "--flops"), ("dram_bytes", "--dram-bytes"), ("l2_bytes", "--l2-bytes"),
+           ("l1_bytes", "--l1-bytes"))
+
+
+@dataclass(frozen=True)
+class UserKernel:
+    """What the options describe: the GPU, the kernel (with its launch for a prediction) and
+    the resources read from its file (None without one)."""
+
+    gpu: roofline.GPU
+    kernel: roofline.Kernel
+    resources: occupancy.KernelResources | None
+
+
+def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -> None:
+    """The GPU, ``--model``/``--param``, loose counts, the kernel file and (with `launch`) the launch."""
+    add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
+    m = p.add_argument_group("a built-in kernel model (`gpuroof models` lists them)")
+    m.add_argument("--model", default=None, metavar="NAME", help="one of " + ", ".join(models.names()))
+    m.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="model parameter, repeatable (e.g. --param n=1048576 --param block=16,16)")
+    c = p.add_argument_group("or your own kernel's counts (instead of --model)")
+    c.add_argument("--flops", type=float, default=None, help="floating-point operations (an FMA counts 2)")
+    c.add_argument("--dram-bytes", "--bytes", dest="dram_bytes", type=float, default=None,
+                   help="bytes moved to and from DRAM")
+    c.add_argument("--l2-bytes", type=float, default=None, help="bytes moved between the SMs and L2 (optional)")
+    c.add_argument("--l1-bytes", type=float, default=None, help="bytes through L1/shared memory (optional)")
+    c.add_argument("--name", default=None, help="the kernel's name in the output (default: --kernel's, else 'kernel')")
+    p.add_argument("--precision", default=None, metavar="P",
+                   help="precision of the flops: " + ", ".join(roofline.PRECISIONS) + " (default: the model's, else fp32)")
+    if launch:
+        g = p.add_argument_group("the launch (your kernel needs --grid and --block; a model has its own)")
+        g.add_argument("--grid", type=dims, default=None, metavar="N[,N,N]", help="blocks in the grid")
+        g.add_argument("--block", type=dims, default=None, metavar="N[,N,N]",
+                       help="threads per block (for a model without --grid, the grid keeps its thread count)")
+        g.add_argument("--registers", type=int, default=None,
+                       help="registers per thread (default: the kernel file's, else 32, said as an assumption)")
+        g.add_argument("--smem", type=int, default=None, metavar="B",
+                       help="static shared memory per block, bytes (default: the kernel file's or model's, else 0)")
+        g.add_argument("--dynamic-smem", type=int, default=None, metavar="B", help="dynamic shared memory per block, bytes")
+        g.add_argument("--max-dynamic-smem", type=int, default=None, metavar="B",
+                       help="the kernel's max dynamic shared memory attribute, bytes (default 48 KiB minus static)")
+        g.add_argument("--elements-per-thread", type=int, default=None, metavar="N",
+                       help="elements each thread handles (default 1, or the model's)")
+    add_kernel_file_options(p, what=what)
+
+
+def _counts_given(args: argparse.Namespace) -> list[str]:
+    return [flag for attr, flag in _COUNTS if getattr(args, attr) is not None]
+
+
+def _check_choice(args: argparse.Namespace) -> None:
+    loose = _counts_given(args)
+    if args.model and loose:
+        raise roofline.RooflineError(
+            f"--model {args.model} and {', '.join(loose)} both give the kernel's counts: give the model "
+            "(with --param KEY=VALUE) or your kernel's counts, not both"
+        )
+    if args.param and not args.model:
+        raise roofline.RooflineError("--param applies to --model NAME only")
+    if not args.model and args.dram_bytes is None:
+        raise roofline.RooflineError(
+            "give your kernel's --dram-bytes (and --flops, default 0), or a built-in --model NAME "
+            "[--param KEY=VALUE ...] (`gpuroof models` lists them)"
+        )
+
+
+def _launch(args: argparse.Namespace, kernel: Any, resources: occupancy.KernelResources | None) -> occupancy.Launch:
+    """The model's launch, or --grid/--block, with the file's resources and the loose numbers (the
+    Launch checks that a loose number agrees with the file)."""
+    loose = dict(grid=args.grid, block=args.block, registers_per_thread=args.registers,
+                 static_shared_memory=args.smem, dynamic_shared_memory=args.dynamic_smem,
+                 max_dynamic_shared_memory=args.max_dynamic_smem, elements_per_thread=args.elements_per_thread,
+                 resources=resources)
+    given = {k: v for k, v in loose.items() if v is not None}
+    if not args.model:
+        missing = [flag for flag, value in (("--grid", args.grid), ("--block", args.block)) if value is None]
+        if missing:
+            raise roofline.RooflineError(
+                f"your kernel's launch needs {' and '.join(missing)} (e.g. --grid 4096 --block 256)"
+            )
+        return occupancy.Launch(**given)
+    base = {name: getattr(kernel.launch, name) for name in type(kernel.launch).model_fields}
+    if resources is not None:
+        # the compiled kernel's own figures replace the model's assumptions
+        for name in list(base):
+            if getattr(resources, name, None) is not None:
+                del base[name]
+    if args.block is not None and args.grid is None:
+        # A new block size keeps the model's thread count: the grid follows the block.
+        given["grid"] = -(-kernel.launch.threads // math.prod(args.block))
+    return occupancy.Launch(**{**base, **given})
+
+
+def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
+    """The GPU, kernel and launch the options describe (the one place that builds them).
+
+    Raises
+    ------
+    RooflineError, OccupancyError
+        For a model mixed with loose counts, missing counts or launch, or a loose resource
+        that disagrees with the kernel file.
+    """
+    _check_choice(args)
+    target = gpu(args.gpu)
+    resources = kernel_resources(args, target.architecture)
+    if args.model:
+        kernel = models.get(args.model, **params(args.param))
+    else:
+        counts = dict(flops=args.flops, dram_bytes=args.dram_bytes, l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
+                      precision=args.precision,
+                      name=args.name or (resources.kernel if resources is not None else None) or args.kernel)
+        kernel = roofline.Kernel(**{k: v for k, v in counts.items() if v is not None})
+    if launch:
+        kernel = kernel.model_copy(update={"launch": _launch(args, kernel, resources)})
+    return UserKernel(gpu=target, kernel=kernel, resources=resources)

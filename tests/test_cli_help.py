@@ -1,0 +1,74 @@
+"""`--help` of every subcommand says what it does and lists its choices, from the libraries."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+import occupancy
+import roofline
+from gpuroof import build_parser
+from roofline import models
+
+
+def _subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+SUBCOMMANDS = _subcommands()
+
+# Option dest -> the names its help must list, each read from the library that owns them.
+CHOICES = {
+    "arch": [a.name for a in occupancy.architectures()],
+    "gpu": [g.name for g in roofline.gpus()],
+    "model": list(models.names()),
+    "precision": list(roofline.PRECISIONS),
+}
+
+
+def test_every_subcommand_is_here():
+    expected = {"occupancy", "archs", "resources", "block-size", "models", "gpus", "gpu", "roofline", "plot",
+                "memory-spaces", "demo", "predict", "cliffs", "ncu", "measure", "validate", "calibrate"}
+    assert expected <= set(SUBCOMMANDS)
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_help_says_what_the_command_does(name):
+    parser = SUBCOMMANDS[name]
+    assert parser.description and len(parser.description) > 60, f"gpuroof {name} has no description"
+    assert " ".join(parser.description.split()) in " ".join(parser.format_help().split())
+
+
+CASES = [(name, dest) for name, parser in sorted(SUBCOMMANDS.items()) for action in parser._actions
+         for dest in [action.dest] if dest in CHOICES]
+
+
+@pytest.mark.parametrize(("name", "dest"), CASES, ids=[f"{n}:{d}" for n, d in CASES])
+def test_help_lists_every_choice(name, dest):
+    action = next(a for a in SUBCOMMANDS[name]._actions if a.dest == dest)
+    assert all(choice in action.help for choice in CHOICES[dest]), f"gpuroof {name} --{dest} help misses choices"
+
+
+def test_the_choice_options_are_where_expected():
+    """The table above is not vacuous: the commands that take these options are found."""
+    found = {(n, d) for n, d in CASES}
+    for expected in [("occupancy", "arch"), ("resources", "arch"), ("block-size", "arch"), ("predict", "gpu"),
+                     ("cliffs", "model"), ("roofline", "precision"), ("measure", "precision"), ("ncu", "gpu"),
+                     ("demo", "gpu"), ("plot", "model")]:
+        assert expected in found
+
+
+def test_gpu_subcommand_help_lists_the_gpus():
+    action = next(a for a in SUBCOMMANDS["gpu"]._actions if a.dest == "name")
+    assert all(g.name in action.help for g in roofline.gpus())
+
+
+def test_help_runs_as_a_process():
+    proc = subprocess.run([sys.executable, "-m", "gpuroof", "resources", "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and "ptxas -v" in proc.stdout and "sm_120" in proc.stdout

@@ -1,0 +1,227 @@
+"""`gpuroof predict`, `cliffs`, `roofline` and `plot` for your own kernel: loose counts, a kernel file.
+
+Each answer is compared with the library call it stands for, built here independently.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import occupancy
+import roofline
+from gpuroof import main
+from roofline import models
+
+ROOT = Path(__file__).resolve().parents[1]
+SAXPY3 = ROOT / "docs" / "examples" / "saxpy3.cu"
+N = 1 << 26
+# saxpy3: out = a*x + y*z, 3 flops, 3 reads and 1 write of 4 bytes per element, 8 elements per thread
+FLOPS, DRAM = 3 * N, 16 * N
+LAUNCH = ["--grid", str(N // 2048), "--block", "256", "--elements-per-thread", "8"]
+COUNTS = ["--flops", str(FLOPS), "--dram-bytes", str(DRAM)]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def saxpy3():
+    """What NVRTC gives saxpy3 for sm_90 (the H100's and H200's architecture)."""
+    return occupancy.kernel_resources(SAXPY3, arch="sm_90")
+
+
+def _launch(**fields):
+    return occupancy.Launch(grid=N // 2048, block=256, elements_per_thread=8, **fields)
+
+
+def _counts(name="kernel"):
+    return roofline.Kernel(name=name, flops=FLOPS, dram_bytes=DRAM)
+
+
+def test_predict_loose_counts_and_launch(capsys):
+    code, out, err = run(capsys, "predict", *COUNTS, *LAUNCH, "--registers", "40", "--smem", "8192", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    want = roofline.predict("H100-SXM", _counts(), _launch(registers_per_thread=40, static_shared_memory=8192))
+    assert data["seconds"] == want.seconds and data["limiter"] == want.limiter
+    assert data["active_blocks_per_sm"] == 6 == occupancy.calculate(
+        "sm_90", threads_per_block=256, registers_per_thread=40, static_shared_memory=8192).active_blocks_per_sm
+
+
+def test_predict_reads_registers_and_shared_memory_from_the_file(capsys, saxpy3):
+    code, out, err = run(capsys, "predict", "--source", SAXPY3, "--kernel", "saxpy3", *COUNTS, *LAUNCH, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    want = roofline.predict("H100-SXM", _counts("saxpy3"), _launch(resources=saxpy3))
+    assert data["kernel"] == "saxpy3" and data["seconds"] == want.seconds
+    assert data["resources"] == saxpy3.model_dump(mode="json")
+    assert data["launch"]["registers_per_thread"] == saxpy3.registers_per_thread
+    assert not data["assumptions"]  # the registers are known, not assumed
+
+
+def test_predict_loose_registers_that_agree_with_the_file_are_fine(capsys, saxpy3):
+    code, _, err = run(capsys, "predict", "--cubin", SAXPY3, *COUNTS, *LAUNCH,
+                       "--registers", saxpy3.registers_per_thread, "--smem", saxpy3.static_shared_memory)
+    assert code == 0, err
+
+
+def test_predict_a_model_with_the_compiled_kernels_registers(capsys, saxpy3):
+    code, out, err = run(capsys, "predict", "--model", "triad", "--param", f"n={N}", "--source", SAXPY3, "--json")
+    assert code == 0, err
+    model = models.triad(N)
+    launch = occupancy.Launch(grid=model.launch.grid, block=model.launch.block, resources=saxpy3)
+    data = json.loads(out)
+    assert data["seconds"] == roofline.predict("H100-SXM", model, launch).seconds
+    assert data["launch"]["max_threads_per_block"] == 256  # the kernel's launch bounds, not the model's none
+
+
+def test_predict_on_a_gpu_file(capsys, tmp_path):
+    path = tmp_path / "lab.toml"
+    path.write_text('name = "lab-gpu"\ncompute_capability = "8.0"\nsm_count = 54\nboost_clock_hz = 1.4e9\n'
+                    "dram_bytes_per_second = 0.8e12\n")
+    code, out, err = run(capsys, "predict", "--gpu", path, *COUNTS, *LAUNCH, "--registers", "40", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    want = roofline.predict(roofline.load_gpu(path), _counts(), _launch(registers_per_thread=40))
+    assert data["gpu"] == "lab-gpu" and data["seconds"] == want.seconds
+
+
+def test_predict_text_and_plot(capsys, tmp_path):
+    plot = tmp_path / "r.png"
+    code, out, _ = run(capsys, "predict", "--source", SAXPY3, *COUNTS, *LAUNCH, "--gpu", "H200", "--plot", plot)
+    assert code == 0 and out.startswith(f"saxpy3 on H200: grid {N // 2048} x block 256")
+    assert "resources             saxpy3 (sm_90)" in out and "roofline bound" in out
+    assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_cliffs_of_your_kernel(capsys, saxpy3):
+    code, out, err = run(capsys, "cliffs", "--source", SAXPY3, *COUNTS, *LAUNCH, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    want = roofline.time_cliffs("H100-SXM", _counts("saxpy3"), _launch(resources=saxpy3))
+    assert data["current"]["seconds"] == want.current.seconds
+    assert [(c["resource"], c["value"]) for c in data["cliffs"]] == [(c.resource, c.value) for c in want.cliffs]
+    # __launch_bounds__(256) in the file: no block-size cliff beyond 256 threads
+    assert max(c["value"] for c in data["cliffs"] if c["resource"] == "threads_per_block") <= 256
+    code, out, _ = run(capsys, "cliffs", "--source", SAXPY3, *COUNTS, *LAUNCH)
+    assert out.startswith("saxpy3 on H100-SXM: now") and "registers" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--flops", "1e9", "--dram-bytes", "4e9", "--l2-bytes", "8e9"],
+        ["--flops", "1e9", "--bytes", "4e9", "--l2-bytes", "8e9"],
+    ],
+    ids=["dram-bytes", "bytes-alias"],
+)
+def test_roofline_loose_counts(capsys, argv):
+    code, out, _ = run(capsys, "roofline", "--gpu", "A100", *argv, "--json")
+    want = roofline.analyze("A100", roofline.Kernel(flops=1e9, dram_bytes=4e9, l2_bytes=8e9))
+    assert code == 0 and json.loads(out) == want.model_dump(mode="json")
+
+
+def test_roofline_of_a_kernel_file_names_it_and_shows_its_resources(capsys, saxpy3):
+    code, out, _ = run(capsys, "roofline", "--source", SAXPY3, *COUNTS, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["name"] == "saxpy3" and data["resources"] == saxpy3.model_dump(mode="json")
+    code, out, _ = run(capsys, "roofline", "--source", SAXPY3, *COUNTS)
+    assert out.splitlines()[1].split()[:2] == ["resources", "saxpy3"]
+
+
+def test_plot_your_kernel(capsys, tmp_path):
+    path = tmp_path / "chart.json"
+    code, _, err = run(capsys, "plot", *COUNTS, "--name", "saxpy3", "-o", path)
+    assert code == 0, err
+    chart = roofline.load_chart(path)
+    assert {p.kernel for p in chart.points} == {"saxpy3"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["predict", "--model", "copy", "--param", "n=1024", "--flops", "1", "--dram-bytes", "1"],
+         "--model copy and --flops, --dram-bytes both give the kernel's counts"),
+        (["roofline", "--model", "copy", "--l2-bytes", "1"], "--model copy and --l2-bytes both"),
+        (["cliffs", "--param", "n=4", *COUNTS, *LAUNCH], "--param applies to --model NAME only"),
+        (["predict", "--flops", "1", *LAUNCH], "give your kernel's --dram-bytes (and --flops, default 0)"),
+        (["predict", *COUNTS, "--block", "256"], "your kernel's launch needs --grid"),
+        (["predict", *COUNTS], "needs --grid and --block"),
+        (["predict", "--source", str(SAXPY3), *COUNTS, *LAUNCH, "--registers", "200"],
+         "registers_per_thread=200 disagrees with resources.registers_per_thread=40 of kernel 'saxpy3'"),
+        (["predict", "--source", str(SAXPY3), *COUNTS, *LAUNCH, "--smem", "4"],
+         "static_shared_memory=4 disagrees with resources.static_shared_memory=8192"),
+        (["predict", "--source", str(SAXPY3), "--kernel", "nope", *COUNTS, *LAUNCH], "kernel='nope' not found"),
+        (["predict", *COUNTS, "--grid", "4", "--block", "2000"], "2000"),
+        (["predict", *COUNTS, "--grid", "4x", "--block", "256"], "is not N"),
+        (["predict", *COUNTS, *LAUNCH, "--gpu", "missing.toml"], "missing.toml"),
+        (["predict", *COUNTS, *LAUNCH, "--kernel", "saxpy3"], "--kernel applies to a kernel file"),
+        (["roofline", "--flops", "1", "--dram-bytes", "1", "--precision", "fp7"], "precision='fp7'"),
+    ],
+    ids=["model-and-counts", "model-and-l2", "param-no-model", "no-dram", "no-grid", "no-launch",
+         "registers-disagree", "smem-disagree", "unknown-kernel", "block-too-big", "bad-grid", "missing-gpu-file",
+         "kernel-no-file", "bad-precision"],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2, out
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def _doc_command_lines() -> list[tuple[str, list[str]]]:
+    """Each ``$ gpuroof ...`` line of docs/your-kernel.md with the output lines shown under it."""
+    text = (ROOT / "docs" / "your-kernel.md").read_text(encoding="utf-8")
+    out = []
+    for block in re.findall(r"```console\n(.*?)```", text, flags=re.S):
+        lines = block.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("$ gpuroof "):
+                shown = []
+                for following in lines[i + 1:]:
+                    if following.startswith("$ "):
+                        break
+                    shown.append(following)
+                out.append((line[2:], shown))
+    return out
+
+
+DOC_LINES = _doc_command_lines()
+
+
+def test_the_walkthrough_has_its_command_line():
+    assert any(line.startswith("gpuroof cliffs --source docs/examples/saxpy3.cu") for line, _ in DOC_LINES)
+
+
+@pytest.mark.parametrize(("line", "shown"), DOC_LINES, ids=[line.split()[1] for line, _ in DOC_LINES])
+def test_the_walkthrough_command_line_runs_and_prints_what_the_doc_shows(tmp_path, line, shown):
+    """Run as a user would from the repository (a `docs` link in a fresh folder keeps the plot out of it)."""
+    (tmp_path / "docs").symlink_to(ROOT / "docs")
+    argv = shlex.split(line)
+    proc = subprocess.run([sys.executable, "-m", "gpuroof", *argv[1:]], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    printed = proc.stdout.splitlines()
+    for expected in shown:
+        if expected.strip() != "...":
+            assert expected in printed, f"the doc shows {expected!r}; gpuroof printed:\n{proc.stdout}"
+    if "--plot" in argv:
+        assert (tmp_path / argv[argv.index("--plot") + 1]).read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_walkthrough_shows_the_kernel_file():
+    text = (ROOT / "docs" / "your-kernel.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"```cuda\n(.*?)```", text.split("## Kernel resources")[0], flags=re.S)
+    source = SAXPY3.read_text(encoding="utf-8").splitlines()
+    for line in block.splitlines():
+        if line.strip() and line.strip() != "...":
+            assert line in source, line
