@@ -166,6 +166,8 @@ def _elementwise(model: Any, rng: np.random.Generator) -> KernelCase:
                           {"out_x": ((n,), F32), "out_y": ((n,), F32)}, ("x", "y", "out_x", "out_y", nn),
                           lambda i: {"out_x": i["x"] + F32(10), "out_y": i["y"] + F32(20)})
     if name == "reduction":
+        if p.get("variant", "sequential") != "sequential":  # suite.cu holds the sequential tree only
+            raise KeyError(f"reduction variant {p['variant']!r}: see validate/kernels/families.cu")
         x = _normal(rng, n)
         blocks = grid[0]
         width = block[0]

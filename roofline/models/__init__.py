@@ -20,7 +20,6 @@ from ._elementwise import (
     copy,
     offset_read,
     offset_write,
-    reduction,
     soa,
     strided_read,
     strided_write,
@@ -29,6 +28,7 @@ from ._elementwise import (
 )
 from ._kernel import KernelModel, Launch
 from ._matmul import matmul_naive, matmul_tiled
+from ._reduction import REDUCTION_VARIANTS, ReductionSteps, reduction, reduction_steps
 from ._registry import get, names, suite
 from ._stencil import blur
 from ._transpose import TRANSPOSE_VARIANTS, transpose
@@ -38,6 +38,8 @@ __all__ = [
     "Launch",
     "ModelInfo",
     "ModelParameter",
+    "REDUCTION_VARIANTS",
+    "ReductionSteps",
     "TRANSPOSE_VARIANTS",
     "aos",
     "blur",
@@ -51,6 +53,7 @@ __all__ = [
     "offset_read",
     "offset_write",
     "reduction",
+    "reduction_steps",
     "soa",
     "strided_read",
     "strided_write",

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._errors import RooflineError
 from ._registry import _MODELS, get, names
+from ._reduction import REDUCTION_VARIANTS
 from ._transpose import TRANSPOSE_VARIANTS
 
 __all__ = ["ModelInfo", "ModelParameter", "catalog", "describe"]
@@ -34,7 +35,10 @@ _EXAMPLES: dict[str, dict[str, Any]] = {
 }
 
 # Parameters that choose between kernels with different code, and their choices.
-_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("transpose", "variant"): TRANSPOSE_VARIANTS}
+_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("reduction", "variant"): REDUCTION_VARIANTS,
+    ("transpose", "variant"): TRANSPOSE_VARIANTS,
+}
 
 
 class ModelParameter(BaseModel):

@@ -1,4 +1,4 @@
-"""One-dimensional kernels: streams, offset and strided accesses, AoS/SoA, a reduction.
+"""One-dimensional kernels: streams, offset and strided accesses, AoS/SoA.
 
 Every kernel here is launched as ``grid = ceil(threads / block)`` blocks of ``block``
 threads in x, and each thread computes ``i = blockIdx.x * blockDim.x + threadIdx.x``.
@@ -13,17 +13,15 @@ import numpy as np
 
 from occupancy import Launch
 
-from .._errors import RooflineError
 from .._kernel import Kernel
 from .._traffic import Access, Coords, traffic
-from ._common import FLOAT_BYTES, SHARED_WAVEFRONT_BYTES, blocks_for, check_block_1d, check_int
+from ._common import FLOAT_BYTES, blocks_for, check_block_1d, check_int
 
 __all__ = [
     "aos",
     "copy",
     "offset_read",
     "offset_write",
-    "reduction",
     "soa",
     "strided_read",
     "strided_write",
@@ -445,71 +443,4 @@ def soa(n: int, *, block: int = 128) -> Kernel:
         block=block,
         flops=2 * n,
         accesses=fields,
-    )
-
-
-def reduction(n: int, *, block: int = 256) -> Kernel:
-    """Shared-memory tree reduction, one partial sum per block (PMPP ch.10, sequential addressing).
-
-    ::
-
-        __shared__ float s[block];
-        s[tid] = (i < n) ? in[i] : 0.0f;  __syncthreads();
-        for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-            if (tid < stride) s[tid] += s[tid + stride];
-            __syncthreads();
-        }
-        if (tid == 0) out[blockIdx.x] = s[0];
-
-    Launch: ``grid = ceil(n / block)`` blocks of ``block`` threads (a power of two), static
-    shared memory ``4 * block`` bytes. flops = ``n - grid`` useful additions (the adds of
-    padding zeros in the last block are not counted); loads ``4 n``, stores ``4 grid``.
-    The shared accesses are consecutive words, so conflict free.
-
-    Parameters
-    ----------
-    n : int
-        Elements, >= 1.
-    block : int
-        Threads per block, a power of two from 32 to 1024.
-
-    Returns
-    -------
-    roofline.Kernel
-
-    Examples
-    --------
-    >>> from roofline import models
-    >>> models.reduction(1024, block=256).store_bytes  # four partial sums
-    16
-    """
-    n = check_int("n", n)
-    block = check_block_1d(block)
-    if block < 32 or block & (block - 1):
-        raise RooflineError(f"block={block} must be a power of two from 32 to 1024")
-    grid = blocks_for(n, block)
-    counts = traffic(
-        grid,
-        block,
-        [
-            _at("in", "load", _identity, lambda i: i < n),
-            Access(array="out", index=lambda c: c.block_x, guard=lambda c: c.thread_x == 0, kind="store"),
-        ],
-    )
-    # Shared traffic per block: the initial store, 2 loads + 1 store by `stride` threads at
-    # each level, and thread 0's final load; one wavefront per warp-instruction.
-    levels = [block >> k for k in range(1, block.bit_length())]
-    shared_bytes = FLOAT_BYTES * (block + sum(3 * s for s in levels) + 1)
-    wavefronts = block // 32 + sum(3 * blocks_for(s, 32) for s in levels) + 1
-    return counts.kernel(
-        name="reduction",
-        parameters={"n": n, "block": block},
-        formula="s[tid] = i < n ? in[i] : 0; tree: s[tid] += s[tid + stride]; out[blockIdx.x] = s[0];",
-        precision="fp32",
-        element_bytes=FLOAT_BYTES,
-        flops=n - grid,
-        l1_bytes=counts.requested_bytes + grid * wavefronts * SHARED_WAVEFRONT_BYTES,
-        shared_bytes=grid * shared_bytes,
-        bank_conflict_ways=1,
-        launch=Launch(grid=grid, block=block, static_shared_memory=FLOAT_BYTES * block),
     )

@@ -15,7 +15,6 @@ from ._elementwise import (
     copy,
     offset_read,
     offset_write,
-    reduction,
     soa,
     strided_read,
     strided_write,
@@ -23,6 +22,7 @@ from ._elementwise import (
     vector_add,
 )
 from ._matmul import matmul_naive, matmul_tiled
+from ._reduction import reduction
 from ._stencil import blur
 from ._transpose import transpose
 
