@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 import roofline
+from occupancy._files import check_writable
 
-__all__ = ["params", "print_json"]
+__all__ = ["output_file", "output_folder", "params", "print_json"]
 
 
 def print_json(data: Any) -> None:
@@ -39,3 +40,13 @@ def params(pairs: list[str] | None) -> dict[str, Any]:
             raise roofline.RooflineError(f"--param {pair!r} must be KEY=VALUE, e.g. --param n=1048576")
         out[key.strip().replace("-", "_")] = _parse_value(value.strip())
     return out
+
+
+def output_file(path: str, option: str) -> None:
+    """Refuse an output file that cannot be written, before any work (one clear error)."""
+    check_writable(path, roofline.RooflineError, name=option)
+
+
+def output_folder(path: str, option: str) -> None:
+    """Refuse an output folder that cannot be written, before any work (one clear error)."""
+    check_writable(path, roofline.RooflineError, folder=True, name=option)

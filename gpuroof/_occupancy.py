@@ -6,6 +6,9 @@ import argparse
 import json
 
 import occupancy
+import roofline
+
+from ._args import output_file
 
 __all__ = ["register"]
 
@@ -55,12 +58,30 @@ def _fmt_limit(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
+def _architecture(spec: str) -> occupancy.Architecture:
+    """`occupancy.architecture`, and when a GPU's name was given, the architecture to use."""
+    try:
+        return occupancy.architecture(spec)
+    except occupancy.OccupancyError as exc:
+        candidates = roofline.gpus(spec) if spec.strip() else ()
+        archs = sorted({g.architecture.name for g in candidates})
+        if not archs:
+            raise
+        names = ", ".join(g.name for g in candidates)
+        raise occupancy.OccupancyError(
+            f"arch={spec!r} names a GPU, not an architecture: use --arch {' or '.join(archs)} ({names})"
+        ) from exc
+
+
 def _occupancy(args: argparse.Namespace) -> int:
     config = _config(args)
-    result = occupancy.calculate(args.arch, **config)
-    edges = occupancy.cliffs(args.arch, **config)
     if args.plot:
-        occupancy.plot_occupancy(args.arch, **config, path=args.plot)
+        output_file(args.plot, "--plot")
+    arch = _architecture(args.arch)
+    result = occupancy.calculate(arch, **config)
+    edges = occupancy.cliffs(arch, **config)
+    if args.plot:
+        occupancy.plot_occupancy(arch, **config, path=args.plot)
     if args.json:
         print(json.dumps({"result": result.model_dump(), "cliffs": edges.model_dump()}, indent=2))
         return 0

@@ -21,8 +21,6 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     update: dict[str, Any] = {}
     if args.block is not None:
         update["block"] = (args.block, 1, 1)
-        if args.grid is None:
-            update["grid"] = (-(-kernel.launch.threads // args.block), 1, 1)
     if args.grid is not None:
         update["grid"] = (args.grid, 1, 1)
     for option, field in (
@@ -32,10 +30,12 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     ):
         if getattr(args, option) is not None:
             update[field] = getattr(args, option)
-    try:
-        launch = type(kernel.launch).model_validate({**kernel.launch.model_dump(), **update})
-    except ValueError as exc:
-        raise roofline.RooflineError(f"bad launch: {exc}") from None
+    launch_type = type(kernel.launch)
+    launch = launch_type.model_validate({**kernel.launch.model_dump(), **update})
+    if args.block is not None and args.grid is None:
+        # A new block size keeps the model's thread count: the grid follows the (checked) block.
+        grid = (-(-kernel.launch.threads // launch.threads_per_block), 1, 1)
+        launch = launch_type.model_validate({**launch.model_dump(), "grid": grid})
     calibration = roofline.load_calibration(args.calibration) if args.calibration else None
     return roofline.gpu(args.gpu), kernel, launch, calibration
 

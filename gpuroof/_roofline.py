@@ -14,7 +14,7 @@ from typing import Any
 import roofline
 from roofline import models
 
-from ._args import params, print_json
+from ._args import output_file, output_folder, params, print_json
 
 __all__ = ["register"]
 
@@ -84,9 +84,21 @@ def _cmd_gpu(args: argparse.Namespace) -> int:
     return 0
 
 
+_COUNT_OPTIONS = (("flops", "--flops"), ("bytes", "--bytes"), ("l2_bytes", "--l2-bytes"),
+                  ("l1_bytes", "--l1-bytes"), ("name", "--name"))
+
+
 def _kernel_from_args(args: argparse.Namespace) -> Any:
     if args.model:
+        given = [flag for attr, flag in _COUNT_OPTIONS if getattr(args, attr) is not None]
+        if given:
+            raise roofline.RooflineError(
+                f"{', '.join(given)} describe a kernel by its counts; --model {args.model} has its own: "
+                f"give one or the other (the model takes --param KEY=VALUE)"
+            )
         return models.get(args.model, **params(args.param))
+    if args.param:
+        raise roofline.RooflineError("--param applies to --model NAME only")
     if args.flops is None or args.bytes is None:
         raise roofline.RooflineError("give --flops and --bytes, or --model NAME [--param KEY=VALUE ...]")
     return roofline.KernelCounts(
@@ -115,6 +127,7 @@ def _cmd_roofline(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    output_file(args.output, "--output")
     if args.input:
         chart = roofline.load_chart(args.input)
     else:
@@ -155,6 +168,7 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    output_folder(args.out, "--out")
     report = roofline.analyze_suite(args.gpu)
     paths = roofline.write_suite_report(report, args.out)
     if args.json:

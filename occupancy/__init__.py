@@ -5,7 +5,7 @@
 0.75
 """
 
-from ._arch import Architecture, architecture, architectures, load_architecture
+from ._arch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, Architecture, architecture, architectures, load_architecture
 from ._calculator import OccupancyArrays, OccupancyResult, calculate, calculate_many
 from ._cliffs import Cliffs, ResourceCliffs, Threshold, cliffs
 from ._errors import OccupancyError
@@ -18,6 +18,8 @@ __all__ = [
     "BlockSizeResult",
     "Cliffs",
     "LIMITERS",
+    "MAX_BLOCK_DIMS",
+    "MAX_GRID_DIMS",
     "OccupancyArrays",
     "OccupancyError",
     "OccupancyResult",

@@ -7,55 +7,105 @@ from typing import Any
 
 import numpy as np
 
-from ._arch import Architecture
+from ._arch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, Architecture
 from ._errors import OccupancyError
 from ._rules import GC_MODES, MAX_BARRIERS_PER_BLOCK
 
 
 def integer(name: str, value: Any) -> int:
-    """``value`` as a Python int; floats must be integral."""
+    """``value`` as a Python int; anything but an integer (a float too) is a TypeError."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, not bool")
     if isinstance(value, numbers.Integral):
         return int(value)
-    if isinstance(value, numbers.Real):
-        if float(value).is_integer():
-            return int(value)
-        raise OccupancyError(f"{name}={value!r} is not an integer")
     raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
 
 
 def integers(name: str, value: Any) -> np.ndarray:
     """``value`` as an integer numpy array (scalars become 0-d arrays)."""
-    arr = np.asarray(value)
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must hold integers, not {type(value).__name__}")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, OverflowError):
+        raise TypeError(f"{name} must be an integer or a rectangular array of integers") from None
     if arr.dtype.kind == "b":
         raise TypeError(f"{name} must hold integers, not booleans")
     if arr.dtype.kind in "iu":
-        return arr
-    if arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            raise OccupancyError(f"{name}={arr[bad].flat[0]!r} is not an integer")
+        # int64 throughout, so that sums of small dtypes cannot wrap (int8 + int8).
+        if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+            raise OccupancyError(f"{name}={int(arr.max())} is out of range")
         return arr.astype(np.int64)
+    if arr.dtype.kind == "O" and arr.size and all(
+        isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in arr.flat
+    ):
+        # Python ints past 64 bits: out of every range below, said with the value.
+        big = max(arr.flat, key=abs)
+        raise OccupancyError(f"{name}={big} is out of range")
     raise TypeError(f"{name} must hold integers, not {arr.dtype}")
 
 
-def _extremes(arr: np.ndarray) -> tuple[int, int]:
+def _extremes(arr: np.ndarray) -> tuple[int, int] | None:
     if arr.size == 0:
-        return 0, 0
+        return None
     return int(arr.min()), int(arr.max())
+
+
+def _top(value: Any) -> int | None:
+    """Largest element of a scalar or array (None for an empty array)."""
+    extremes = _extremes(np.asarray(value))
+    return None if extremes is None else extremes[1]
 
 
 def check_range(
     name: str, value: Any, low: int, high: int | None, arch: Architecture | None = None, what: str = ""
 ) -> None:
-    """Raise OccupancyError when a scalar or array leaves ``[low, high]``."""
-    lo, hi = _extremes(np.asarray(value)) if isinstance(value, np.ndarray) else (value, value)
+    """Raise OccupancyError when a scalar or array leaves ``[low, high]`` (empty arrays pass)."""
+    extremes = _extremes(value) if isinstance(value, np.ndarray) else (value, value)
+    if extremes is None:
+        return
+    lo, hi = extremes
     where = f" on {arch.name}" if arch is not None else ""
     if lo < low:
         raise OccupancyError(f"{name}={lo} is below the minimum of {low}")
     if high is not None and hi > high:
         raise OccupancyError(f"{name}={hi} exceeds the maximum of {high}{what}{where}")
+
+
+def dims(name: str, value: Any, limits: tuple[int, int, int], what: str) -> tuple[int, int, int]:
+    """A (x, y, z) grid or block: 1 to 3 integers, each in ``[1, limit]``, padded with 1."""
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not 1 <= len(items) <= 3:
+        raise TypeError(f"{name} must be an integer or 1 to 3 integers (x, y, z), not {value!r}")
+    out = []
+    for axis, (item, limit) in enumerate(zip(items, limits)):
+        v = integer(f"{name}[{axis}]", item)
+        if v < 1:
+            raise OccupancyError(f"{name}[{axis}]={v} is below the minimum of 1")
+        if v > limit:
+            raise OccupancyError(f"{name}[{axis}]={v} exceeds the maximum of {limit} {what}")
+        out.append(v)
+    return (*out, *(1,) * (3 - len(out)))  # type: ignore[return-value]
+
+
+def grid_and_block(grid: Any, block: Any, arch: Architecture | None = None) -> tuple[tuple[int, int, int], ...]:
+    """Check a launch's grid and block against the hardware limits.
+
+    Every dimension of each within CUDA's limits (grid x up to 2**31 - 1, y and z up to
+    65535; block x and y up to 1024, z up to 64) and at most ``max_threads_per_block``
+    threads in a block; `arch` gives the architecture's limits, None the ones every
+    supported architecture shares.
+    """
+    block_limits = arch.max_block_dims if arch is not None else MAX_BLOCK_DIMS
+    grid_limits = arch.max_grid_dims if arch is not None else MAX_GRID_DIMS
+    where = f"on {arch.name}" if arch is not None else "(CUDA's limit)"
+    g = dims("grid", grid, grid_limits, f"blocks {where}")
+    b = dims("block", block, block_limits, f"threads {where}")
+    threads = b[0] * b[1] * b[2]
+    top = arch.max_threads_per_block if arch is not None else max(block_limits[:2])
+    if threads > top:
+        raise OccupancyError(f"block={b} has {threads} threads; the maximum is {top} {where}")
+    return g, b
 
 
 def gc_mode(value: Any) -> str:
@@ -103,8 +153,8 @@ def launch(
     check_range(
         "dynamic_shared_memory", d, 0, optin, arch, " bytes (the opt-in limit per block)"
     )
-    _, hi = _extremes(np.asarray(total))
-    if hi > optin:
+    hi = _top(total)
+    if hi is not None and hi > optin:
         raise OccupancyError(
             f"static_shared_memory + dynamic_shared_memory={hi} exceeds the opt-in limit of "
             f"{optin} bytes per block on {arch.name}"
@@ -117,8 +167,8 @@ def launch(
         check_range(
             "max_dynamic_shared_memory", m, 0, optin, arch, " bytes (the opt-in limit per block)"
         )
-        _, hi = _extremes(np.asarray(s + m))
-        if hi > optin:
+        hi = _top(s + m)
+        if hi is not None and hi > optin:
             raise OccupancyError(
                 f"static_shared_memory + max_dynamic_shared_memory={hi} exceeds the opt-in "
                 f"limit of {optin} bytes per block on {arch.name}"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
@@ -23,10 +25,12 @@ __all__ = [
     "roofline_chart",
 ]
 
-#: Version of the JSON/CSV schema written by `save_chart`; bumped on incompatible changes.
-CHART_SCHEMA_VERSION = 1
+#: Version of the JSON/CSV schema written by `save_chart`; bumped on incompatible changes
+#: (2: the CSV ends with an "end" record holding its row count, so a truncated file is refused).
+CHART_SCHEMA_VERSION = 2
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+# A chart holds finite figures only: a plot cannot place an infinite ceiling or point.
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1/shared"}
 
 
@@ -128,6 +132,19 @@ def kernel_labels(kernels: Iterable[Any]) -> list[str]:
     return labels
 
 
+def _measured(name: str, value: Any) -> float:
+    """A measured figure: a finite number > 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        figure = float(value)
+    except OverflowError:
+        figure = math.inf
+    if not (math.isfinite(figure) and figure > 0):
+        raise RooflineError(f"{name}={value!r} must be > 0 and finite")
+    return figure
+
+
 def roofline_chart(
     gpu: GPU | str,
     kernels: Iterable[Any] = (),
@@ -202,11 +219,20 @@ def roofline_chart(
             Ceiling(name=lvl, kind="memory", value=d.value, label=_memory_label(lvl, d.value),
                     formula=d.formula, source=d.source)
         )
-    for name, value in (measured_ceilings or {}).items():
+    if measured_ceilings is not None and not isinstance(measured_ceilings, Mapping):
+        raise TypeError(f"measured_ceilings must be a mapping of name to value, not {type(measured_ceilings).__name__}")
+    for name, raw in (measured_ceilings or {}).items():
+        value = _measured(f"measured_ceilings[{name!r}]", raw)
         try:
             key, kind = check_precision(name), "compute"
         except RooflineError:
-            key, kind = check_level(name), "memory"
+            try:
+                key, kind = check_level(name), "memory"
+            except RooflineError:
+                raise RooflineError(
+                    f"measured_ceilings has {name!r}, which is neither a precision "
+                    f"({', '.join(PRECISIONS)}) nor a memory level ({', '.join(MEMORY_LEVELS)})"
+                ) from None
         label = _compute_label(key, value) if kind == "compute" else _memory_label(key, value)
         ceilings.append(
             Ceiling(name=key, kind=kind, value=float(value), origin="measured",
@@ -234,11 +260,19 @@ def roofline_chart(
                     f"measured_points has kernel {name!r}, which is not among kernels: "
                     f"{', '.join(intensities) or '(none)'}"
                 )
+            flops_per_second = _measured(f"measured_points[{name!r}]", value)
             for lvl, ai in intensities[name].items():
                 points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
-                                         flops_per_second=float(value), origin="measured"))
+                                         flops_per_second=flops_per_second, origin="measured"))
     elif measured_points is not None:
-        points.extend(measured_points)
+        given = list(measured_points) if not isinstance(measured_points, (str, bytes)) else [measured_points]
+        for point in given:
+            if not isinstance(point, ChartPoint):
+                raise TypeError(
+                    f"measured_points must be a mapping of kernel name to flops/s or ChartPoint objects, "
+                    f"not {type(point).__name__}"
+                )
+        points.extend(given)
 
     return RooflineChart(
         gpu=device.name,

@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 _ACCESS_BYTES = (1, 2, 4, 8, 16)
+# Addresses are held as int64; a GPU's virtual addresses (49 bits on Hopper) are far below.
+MAX_ADDRESS = 2**63 - 1
 
 
 class WarpTransactions(BaseModel):
@@ -129,11 +131,17 @@ def _lanes(
             raise TypeError(
                 f"byte_addresses[{lane}] must be an int, None or NaN, got {type(value).__name__}"
             )
-        if float(value) != int(value):
+        if not isinstance(value, (int, np.integer)) and (
+            not math.isfinite(float(value)) or float(value) != int(value)
+        ):
             raise RooflineError(f"byte_addresses[{lane}]={value} is not a whole byte address")
         address = int(value)
         if address < 0:
-            raise RooflineError(f"byte_addresses[{lane}]={address} must be >= 0")
+            raise RooflineError(f"byte_addresses[{lane}]={value!r} must be >= 0")
+        if address > MAX_ADDRESS:
+            raise RooflineError(
+                f"byte_addresses[{lane}]={value!r} is past the 64-bit address range ({MAX_ADDRESS})"
+            )
         if address % access_bytes:
             raise RooflineError(
                 f"byte_addresses[{lane}]={address} is not a multiple of "
@@ -202,6 +210,14 @@ def warp_addresses(
             raise RooflineError(f"{name}={value} must be >= {low}")
     if lanes > WARP_SIZE:
         raise RooflineError(f"lanes={lanes} exceeds the warp size of {WARP_SIZE}")
+    # In Python ints first: numpy's int64 would wrap silently past 2**63.
+    highest = int(base_bytes) + ((int(lanes) - 1) * int(stride) + int(offset)) * int(element_bytes) + int(
+        field_offset_bytes)
+    if highest > MAX_ADDRESS:
+        raise RooflineError(
+            f"offset={offset}, stride={stride}, element_bytes={element_bytes}, base_bytes={base_bytes} reach "
+            f"byte address {highest}, past the 64-bit address range ({MAX_ADDRESS})"
+        )
     lane = np.arange(lanes, dtype=np.int64)
     return base_bytes + (lane * stride + offset) * element_bytes + field_offset_bytes
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ._errors import RooflineError
-from ._gpu import GPU
+from ._gpu import GPU, translate_validation_error
 from ._gpu import gpu as _lookup_gpu
 
 __all__ = [
@@ -36,6 +37,8 @@ __all__ = [
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+# A calibration's figures are finite: one infinite parameter makes every prediction NaN.
+_FINITE = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 Limiter = Literal[
     "dram_bandwidth", "memory_latency", "block_scheduling", "cache_bandwidth", "compute", "issue", "tail", "launch"
@@ -81,7 +84,7 @@ class Calibration(BaseModel):
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
 
-    model_config = _FROZEN
+    model_config = _FINITE
 
     gpu: str
     idle_latency_seconds: float = Field(gt=0)
@@ -162,16 +165,37 @@ def load_calibration(path: str | Path) -> Calibration:
     Raises
     ------
     RooflineError
-        If the file does not hold a valid calibration.
+        If the file does not hold a valid calibration (not JSON, truncated, not UTF-8,
+        non-finite numbers, a field out of range); the message names the file.
+    OSError
+        If the file cannot be read.
     """
-    import json
+    from occupancy._files import as_path, read_json
 
-    data = json.loads(Path(path).read_text("utf-8"))
-    data = data.get("calibration", data)
+    path = as_path(path, RooflineError)
+    data = read_json(path, RooflineError)
+    if isinstance(data, dict) and isinstance(data.get("calibration"), dict):
+        data = data["calibration"]
+    if not isinstance(data, dict):
+        raise RooflineError(f"path={str(path)!r} must hold a calibration object")
     try:
         return Calibration.model_validate(data)
     except ValidationError as exc:
-        raise RooflineError(f"{path}: not a calibration: {exc.errors()[0]['msg']}") from None
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "calibration"
+        raise RooflineError(f"path={str(path)!r} is not a calibration: {where}: {err['msg']}") from None
+
+
+def _finite_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        figure = float(value)
+    except OverflowError:
+        figure = math.inf
+    if not (figure > 0 and (allow_inf or math.isfinite(figure))):
+        raise RooflineError(f"{name}={value!r} must be > 0{'' if allow_inf else ' and finite'}")
+    return figure
 
 
 def achieved_bandwidth(
@@ -215,10 +239,15 @@ def achieved_bandwidth(
     ...                          knee_sharpness=4) / 3e12, 3)
     1.0
     """
-    concurrency = np.asarray(bytes_in_flight, dtype=float)
-    p = float(knee_sharpness)
-    rates = (concurrency / latency_seconds, np.broadcast_to(float(peak_bytes_per_second), concurrency.shape),
-             np.broadcast_to(float(dispatch_bytes_per_second), concurrency.shape))
+    from ._roofline import _check_positive
+
+    concurrency = _check_positive("bytes_in_flight", bytes_in_flight, allow_zero=True)
+    peak = _finite_positive("peak_bytes_per_second", peak_bytes_per_second)
+    latency = _finite_positive("latency_seconds", latency_seconds)
+    p = _finite_positive("knee_sharpness", knee_sharpness)
+    dispatch = _finite_positive("dispatch_bytes_per_second", dispatch_bytes_per_second, allow_inf=True)
+    rates = (concurrency / latency, np.broadcast_to(peak, concurrency.shape),
+             np.broadcast_to(dispatch, concurrency.shape))
     # in log space, so that rates of very different size neither overflow nor underflow
     with np.errstate(divide="ignore"):
         logs = np.stack([-p * np.log(np.maximum(r, 1e-300)) for r in rates])
@@ -282,22 +311,47 @@ class Prediction(BaseModel):
 DEFAULT_REGISTERS_PER_THREAD = 32
 
 
-def _occupancy_inputs(launch: Any, registers: int) -> dict[str, int]:
+def _occupancy_inputs(launch: Any, registers: int, arch: Any) -> dict[str, int]:
     """The `occupancy` keywords of a launch. A launch that asks for more dynamic shared
-    memory than the default 48 KiB is taken to have opted in to exactly that much."""
+    memory than the default limit (48 KiB with the static) is taken to have opted in to
+    exactly that much (`opt_in_note` says so)."""
+    default = max(arch.max_shared_memory_per_block - launch.static_shared_memory, 0)
     return {
         "threads_per_block": launch.threads_per_block,
         "registers_per_thread": registers,
         "static_shared_memory": launch.static_shared_memory,
         "dynamic_shared_memory": launch.dynamic_shared_memory,
-        "max_dynamic_shared_memory": max(launch.dynamic_shared_memory, 48 * 1024 - launch.static_shared_memory, 0),
+        "max_dynamic_shared_memory": max(launch.dynamic_shared_memory, default),
     }
 
 
-def kernel_bytes(kernel: Any, level: str) -> float | None:
-    """Bytes `kernel` moves at cache `level` ("l2" or "l1"), None when it does not say."""
-    value = getattr(kernel, f"{level}_bytes", None)
-    return None if value is None else float(value)
+def opt_in_note(launch: Any, arch: Any) -> str | None:
+    """The assumption `_occupancy_inputs` makes for a launch past the default limit, or None."""
+    default = max(arch.max_shared_memory_per_block - launch.static_shared_memory, 0)
+    if launch.dynamic_shared_memory <= default:
+        return None
+    return (
+        f"dynamic_shared_memory={launch.dynamic_shared_memory} exceeds the default limit of "
+        f"{default} bytes: assumed the kernel opts in (cudaFuncSetAttribute(..., "
+        f"cudaFuncAttributeMaxDynamicSharedMemorySize, {launch.dynamic_shared_memory}))"
+    )
+
+
+def _checked_launch(launch: Any, arch: Any) -> Any:
+    """`launch` as a `roofline.models.Launch` within `arch`'s grid and block limits."""
+    from occupancy._validate import grid_and_block
+
+    from .models import Launch
+
+    if launch is None:
+        raise TypeError("predict needs a launch: pass launch=roofline.models.Launch(...) or a kernel model")
+    if not isinstance(launch, Launch):
+        try:
+            launch = Launch.model_validate(launch, from_attributes=True)
+        except ValidationError as exc:
+            raise translate_validation_error(exc, "launch") from None
+    grid_and_block(launch.grid, launch.block, arch)
+    return launch
 
 
 def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
@@ -308,6 +362,23 @@ def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     if rest:
         seconds += rest * bytes_per_block / bandwidth_of_blocks(rest)
     return seconds
+
+
+def _check_calibration(cal: Any, record: GPU) -> None:
+    """A calibration belongs to one GPU (or is the generic one): refuse it for another."""
+    if not isinstance(cal, Calibration):
+        raise TypeError(f"calibration must be a roofline.Calibration, not {type(cal).__name__}")
+    if cal.gpu in ("generic", record.name):
+        return
+    try:
+        measured_on = _lookup_gpu(cal.gpu).name
+    except RooflineError:
+        measured_on = cal.gpu
+    if measured_on != record.name:
+        raise RooflineError(
+            f"calibration is for gpu={cal.gpu!r}, not {record.name!r}: predict for {cal.gpu!r}, "
+            f"or use a calibration measured on {record.name!r}"
+        )
 
 
 def predict(
@@ -368,29 +439,37 @@ def predict(
 
     from ._roofline import analyze
 
+    from ._roofline import counts_of
+
     record = _lookup_gpu(gpu)
+    counts = counts_of(kernel)
     cal = calibration if calibration is not None else _packaged_calibration(record)
-    launch = kernel.launch if launch is None else launch
+    _check_calibration(cal, record)
+    arch = record.architecture
+    launch = _checked_launch(getattr(kernel, "launch", None) if launch is None else launch, arch)
     assumptions: list[str] = []
     registers = launch.registers_per_thread
     if registers is None:
         registers = DEFAULT_REGISTERS_PER_THREAD
         assumptions.append(f"registers_per_thread={registers} assumed (not known before compiling)")
-    occ = occupancy.calculate(record.architecture, **_occupancy_inputs(launch, registers))
+    if (note := opt_in_note(launch, arch)) is not None:
+        assumptions.append(note)
+    occ = occupancy.calculate(arch, **_occupancy_inputs(launch, registers, arch))
     if occ.active_blocks_per_sm == 0:
         raise RooflineError(f"launch cannot run on {record.name}: {occ.reason}")
 
     elements = launch.elements_per_thread
     in_flight = elements if loads_in_flight_per_thread is None else loads_in_flight_per_thread
-    if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
-        raise RooflineError(f"loads_in_flight_per_thread={in_flight!r} must be an integer >= 1")
-    if not isinstance(fma_chains_per_thread, int) or fma_chains_per_thread < 1:
-        raise RooflineError(f"fma_chains_per_thread={fma_chains_per_thread!r} must be an integer >= 1")
-    rounds = math.ceil(elements / min(in_flight, elements))
+    for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+        if not 1 <= value <= 2**31 - 1:
+            raise RooflineError(f"{name}={value!r} must be an integer from 1 to 2147483647")
+    rounds = math.ceil(elements / min(int(in_flight), elements))
 
     blocks = launch.blocks
     slots = occ.active_blocks_per_sm * record.sm_count
-    dram_bytes = float(kernel.dram_bytes)
+    dram_bytes = counts.dram_bytes
     bytes_per_block = dram_bytes / blocks
     peak_bw = record.memory_bandwidth * cal.sustained_bandwidth_fraction
     latency = cal.idle_latency_seconds
@@ -415,21 +494,20 @@ def predict(
     dram_seconds = _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if dram_bytes else 0.0
     full_wave_seconds = dram_bytes / bandwidth_of_blocks(min(blocks, slots)) if dram_bytes else 0.0
     cache_seconds = max(
-        (float(n) / record.bandwidth(level) for level, n in (("l2", kernel_bytes(kernel, "l2")),
-                                                             ("l1", kernel_bytes(kernel, "l1"))) if n),
+        (n / record.bandwidth(level) for level, n in (("l2", counts.l2_bytes), ("l1", counts.l1_bytes)) if n),
         default=0.0,
     )
     memory_seconds = max(dram_seconds, cache_seconds)
 
-    precision = getattr(kernel, "precision", "fp32")
-    flops = float(kernel.flops)
+    precision = counts.precision or "fp32"
+    flops = counts.flops
     warps_per_scheduler = occ.active_warps_per_sm / record.architecture.sub_partitions
     issue_efficiency = min(1.0, warps_per_scheduler * fma_chains_per_thread / cal.fma_latency_cycles)
     compute_seconds = flops / (record.peak_flops(precision) * issue_efficiency) if flops else 0.0
 
     launch_seconds = cal.launch_overhead_seconds
     seconds = max(memory_seconds, compute_seconds) + launch_seconds
-    roofline_seconds = analyze(record, kernel, precision).time_lower_bound_seconds
+    roofline_seconds = analyze(record, counts, precision).time_lower_bound_seconds
 
     if launch_seconds >= max(memory_seconds, compute_seconds):
         limiter: Limiter = "launch"
@@ -545,10 +623,10 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
 
     record = _lookup_gpu(gpu)
     cal = calibration if calibration is not None else _packaged_calibration(record)
-    launch = kernel.launch if launch is None else launch
+    launch = _checked_launch(getattr(kernel, "launch", None) if launch is None else launch, record.architecture)
     current = predict(record, kernel, launch, calibration=cal)
     registers = launch.registers_per_thread or DEFAULT_REGISTERS_PER_THREAD
-    found = occupancy.cliffs(record.architecture, **_occupancy_inputs(launch, registers))
+    found = occupancy.cliffs(record.architecture, **_occupancy_inputs(launch, registers, record.architecture))
     rows: list[TimeCliff] = []
     threads = launch.threads
     for resource in ("registers", "shared_memory", "threads_per_block"):
@@ -580,4 +658,5 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
                     limiter=moved.limiter,
                 )
             )
-    return TimeCliffs(gpu=record.name, kernel=kernel.name, current=current, cliffs=tuple(rows))
+    return TimeCliffs(gpu=record.name, kernel=str(getattr(kernel, "name", "kernel")), current=current,
+                      cliffs=tuple(rows))

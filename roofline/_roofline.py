@@ -37,16 +37,26 @@ __all__ = [
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-def _check_positive(name: str, value: Any, *, allow_zero: bool = False) -> np.ndarray:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.ndarray, np.number, list, tuple)):
+def _check_positive(name: str, value: Any, *, allow_zero: bool = False, allow_inf: bool = False) -> np.ndarray:
+    """`value` as a float array, every element > 0 (>= 0 with `allow_zero`) and finite
+    (+inf too with `allow_inf`)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.ndarray, np.number, list, tuple)
+    ):
         raise TypeError(f"{name} must be a number or an array of numbers, not {type(value).__name__}")
-    array = np.asarray(value, dtype=float)
-    bad = ~np.isfinite(array) & ~np.isposinf(array) if allow_zero else ~np.isfinite(array)
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{name} must be a number or a rectangular array of numbers") from None
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold numbers, not {value.dtype}")
+    bad = ~np.isfinite(array) & ~np.isposinf(array) if allow_inf else ~np.isfinite(array)
     low = array < 0 if allow_zero else array <= 0
     if np.any(bad | low):
         first = array[bad | low].flat[0]
-        bound = ">= 0" if allow_zero else "> 0 and finite"
-        raise RooflineError(f"{name}={first:g} is out of range; it must be {bound}")
+        bound = ">= 0" if allow_zero else "> 0"
+        finite = "" if allow_inf else " and finite"
+        raise RooflineError(f"{name}={first:g} is out of range; it must be {bound}{finite}")
     return array
 
 
@@ -83,7 +93,7 @@ def attainable(arithmetic_intensity, *, peak_flops_per_second, memory_bandwidth)
     >>> attainable([1, 100], peak_flops_per_second=100.0, memory_bandwidth=10.0)
     array([ 10., 100.])
     """
-    intensity = _check_positive("arithmetic_intensity", arithmetic_intensity, allow_zero=True)
+    intensity = _check_positive("arithmetic_intensity", arithmetic_intensity, allow_zero=True, allow_inf=True)
     peak = _check_positive("peak_flops_per_second", peak_flops_per_second)
     bandwidth = _check_positive("memory_bandwidth", memory_bandwidth)
     with np.errstate(invalid="ignore"):
@@ -103,7 +113,7 @@ class KernelCounts(BaseModel):
     0.25
     """
 
-    model_config = _FROZEN
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     flops: float = Field(ge=0)
     dram_bytes: float = Field(ge=0)
@@ -179,13 +189,25 @@ def counts_of(kernel: Any) -> KernelCounts:
             f"(a roofline.models.KernelModel), not {type(kernel).__name__}"
         )
     return KernelCounts(
-        flops=float(kernel.flops),
-        dram_bytes=float(kernel.dram_bytes),
-        l2_bytes=getattr(kernel, "l2_bytes", None),
-        l1_bytes=getattr(kernel, "l1_bytes", None),
+        flops=_count("flops", kernel.flops),
+        dram_bytes=_count("dram_bytes", kernel.dram_bytes),
+        l2_bytes=_count("l2_bytes", getattr(kernel, "l2_bytes", None)),
+        l1_bytes=_count("l1_bytes", getattr(kernel, "l1_bytes", None)),
         name=str(getattr(kernel, "name", "kernel")),
         precision=getattr(kernel, "precision", None),
     )
+
+
+def _count(name: str, value: Any) -> float | None:
+    """A kernel's count as a float (None stays None); KernelCounts checks the range."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise RooflineError(f"{name}={value} is too large for a float") from None
 
 
 def analyze(gpu: GPU | str, kernel_or_counts: Any, precision: str | None = None) -> RooflineResult:

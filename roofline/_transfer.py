@@ -23,6 +23,7 @@ assumptions of order of magnitude; pass ``latency_seconds`` to override.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Literal
 
@@ -33,6 +34,7 @@ from ._errors import RooflineError
 __all__ = [
     "L2Persistence",
     "MAPPED_LATENCY_SECONDS",
+    "MAX_BYTES",
     "MAX_PERSISTING_FRACTION",
     "MEMCPY_LATENCY_SECONDS",
     "PAGEABLE_FACTOR",
@@ -51,6 +53,8 @@ MAPPED_LATENCY_SECONDS = 1e-6
 # A100: persistingL2CacheMaxSize 31457280 of l2CacheSize 41943040 (cudaGetDeviceProperties);
 # the Programming Guide's example sets aside min(0.75 * l2CacheSize, persistingL2CacheMaxSize).
 MAX_PERSISTING_FRACTION = 0.75
+# No transfer or cache window exceeds a 64-bit address space; the bound keeps times finite.
+MAX_BYTES = 2**64
 
 Memory = Literal["pinned", "pageable", "mapped"]
 
@@ -110,9 +114,13 @@ class L2Persistence(BaseModel):
 def _nonnegative(name: str, value: Any, *, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if value < 0 or (positive and value == 0) or value != value:
-        raise RooflineError(f"{name}={value} must be {'> 0' if positive else '>= 0'}")
-    return float(value)
+    try:
+        figure = float(value)
+    except OverflowError:
+        figure = math.inf
+    if not math.isfinite(figure) or figure < 0 or (positive and figure == 0):
+        raise RooflineError(f"{name}={value} must be {'> 0' if positive else '>= 0'} and finite")
+    return figure
 
 
 def transfer_time(
@@ -161,7 +169,7 @@ def transfer_time(
     Examples
     --------
     >>> import roofline
-    >>> t = roofline.transfer_time(roofline.gpu("A100"), 1 << 30)  # doctest: +SKIP
+    >>> t = roofline.transfer_time(roofline.gpu("A100-SXM4-40GB"), 1 << 30)  # doctest: +SKIP
     """
     link = getattr(gpu, "host_link", None)
     if link is None or not hasattr(link, "bytes_per_second"):
@@ -171,15 +179,17 @@ def transfer_time(
     if memory not in ("pinned", "pageable", "mapped"):
         raise RooflineError(f"memory={memory!r} must be 'pinned', 'pageable' or 'mapped'")
     size = _nonnegative("bytes", bytes)
+    if size > MAX_BYTES:
+        raise RooflineError(f"bytes={bytes} exceeds {MAX_BYTES} (2**64), more than any address space holds")
     link_rate = _nonnegative("host_link.bytes_per_second", link.bytes_per_second, positive=True)
     for name, value in (("pageable_factor", pageable_factor), ("efficiency", efficiency)):
         if _nonnegative(name, value, positive=True) > 1:
             raise RooflineError(f"{name}={value} must be in (0, 1]")
     if isinstance(accesses, bool) or not isinstance(accesses, numbers.Integral):
         raise TypeError(f"accesses must be an int, got {type(accesses).__name__}")
-    if accesses < 1 or (memory != "mapped" and accesses != 1):
+    if not 1 <= accesses <= 2**31 - 1 or (memory != "mapped" and accesses != 1):
         raise RooflineError(
-            f"accesses={accesses} must be >= 1, and 1 unless memory='mapped'"
+            f"accesses={accesses} must be from 1 to 2147483647, and 1 unless memory='mapped'"
         )
     if latency_seconds is None:
         latency = MAPPED_LATENCY_SECONDS if memory == "mapped" else MEMCPY_LATENCY_SECONDS
@@ -241,6 +251,9 @@ def l2_persistence(
     """
     window = _nonnegative("window_bytes", window_bytes, positive=True)
     l2 = _nonnegative("l2_cache_bytes", l2_cache_bytes, positive=True)
+    for name, value in (("window_bytes", window), ("l2_cache_bytes", l2)):
+        if value > MAX_BYTES:
+            raise RooflineError(f"{name}={value:g} exceeds {MAX_BYTES} (2**64), more than any address space holds")
     ratio = _nonnegative("hit_ratio", hit_ratio)
     if ratio > 1:
         raise RooflineError(f"hit_ratio={hit_ratio} must be in [0, 1]")

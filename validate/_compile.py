@@ -55,19 +55,35 @@ def with_defines(source: str, defines: Mapping[str, int | str] | None = None) ->
 
     Raises
     ------
-    ValueError
-        For a name that is not a C identifier.
+    roofline.RooflineError
+        For a name that is not a C identifier, or a value of more than one line.
+    TypeError
+        For a source, name or value of the wrong type.
 
     Examples
     --------
     >>> with_defines("x", {"TILE": 32}).splitlines()[0]
     '#define TILE 32'
     """
+    from roofline import RooflineError
+
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str, not {type(source).__name__}")
+    if defines is not None and not isinstance(defines, Mapping):
+        raise TypeError(f"defines must be a mapping of name to value, not {type(defines).__name__}")
     lines = []
+    for name in defines or {}:
+        if not isinstance(name, str):
+            raise TypeError(f"define names must be str, not {type(name).__name__}")
     for name in sorted(defines or {}):
-        if not name.isidentifier():
-            raise ValueError(f"define name {name!r} is not a C identifier")
-        lines.append(f"#define {name} {defines[name]}")
+        if not name.isidentifier() or not name.isascii():
+            raise RooflineError(f"define name {name!r} is not a C identifier")
+        value = defines[name]
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise TypeError(f"defines[{name!r}] must be an int or a str, not {type(value).__name__}")
+        if isinstance(value, str) and ("\n" in value or "\r" in value):
+            raise RooflineError(f"defines[{name!r}]={value!r} spans lines; a #define value must be one line")
+        lines.append(f"#define {name} {value}")
     return "\n".join([*lines, source]) if lines else source
 
 

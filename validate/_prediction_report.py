@@ -6,10 +6,11 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot_bandwidth_occupancy", "render_prediction_markdown", "write_prediction_report"]
+__all__ = ["calibration_json", "plot_bandwidth_occupancy", "render_prediction_markdown", "write_prediction_report"]
 
 
 def render_prediction_markdown(check: Any, level: int = 1) -> str:
@@ -75,12 +76,24 @@ def render_prediction_markdown(check: Any, level: int = 1) -> str:
     return "\n".join(lines) + "\n"
 
 
+def calibration_json(check: Any) -> str:
+    """The check's calibration as JSON text; a non-finite figure is refused, not written."""
+    from occupancy._files import dumps_json
+    from roofline import RooflineError
+
+    try:
+        return dumps_json(check.calibration)
+    except ValueError:
+        raise RooflineError("the calibration holds a NaN or infinite figure; it is not written") from None
+
+
 def plot_bandwidth_occupancy(check: Any, path: Path) -> None:
     """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
-    _plot(check, tmp)
-    tmp.replace(path)
+    from occupancy._files import atomic_path
+    from roofline import RooflineError
+
+    with atomic_path(path, RooflineError) as tmp:
+        _plot(check, tmp)
 
 
 def _plot(check: Any, path: Path) -> None:
@@ -128,21 +141,26 @@ def _plot(check: Any, path: Path) -> None:
 
 def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
     """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
-    from ._report import write_atomic
+    from occupancy._files import check_writable, dumps_json, write_atomic
+    from roofline import RooflineError
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    from ._prediction import PredictionCheck
+
+    if not isinstance(check, PredictionCheck):
+        raise TypeError(f"check must be a PredictionCheck, not {type(check).__name__}")
+    folder = check_writable(out, RooflineError, folder=True, name="out")
     files = {
         "calibration": folder / "calibration.json",
         "json": folder / "prediction.json",
         "markdown": folder / "prediction.md",
         "plot": folder / "bandwidth_occupancy.png",
     }
-    write_atomic(files["calibration"], json.dumps(check.calibration, indent=2).encode())
+    write_atomic(files["calibration"], calibration_json(check), RooflineError)
     data = json.loads(check.model_dump_json())
     for row, point in zip(data["sweep"], check.sweep):
-        row["error"] = point.error
-    write_atomic(files["json"], json.dumps({"schema_version": 1, **data}, indent=2).encode())
-    write_atomic(files["markdown"], render_prediction_markdown(check).encode())
+        error = point.error
+        row["error"] = error if error is None or math.isfinite(error) else None
+    write_atomic(files["json"], dumps_json({"schema_version": 1, **data}), RooflineError)
+    write_atomic(files["markdown"], render_prediction_markdown(check), RooflineError)
     plot_bandwidth_occupancy(check, files["plot"])
     return files

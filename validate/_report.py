@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from occupancy._files import check_writable, dumps_json, write_atomic
 from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
@@ -17,7 +18,7 @@ from ._occupancy_check import OccupancyCheck
 from ._prediction import PredictionCheck
 from ._suite import KernelValidation, PredictionSummary
 
-__all__ = ["REPORT_SCHEMA_VERSION", "ValidationReport", "render_markdown", "write_atomic", "write_report"]
+__all__ = ["REPORT_SCHEMA_VERSION", "ValidationReport", "render_markdown", "write_report"]
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -45,31 +46,6 @@ class ValidationReport(BaseModel):
     prediction_error: str | None = None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, so a reader never
-    sees half a file and an interrupted run leaves the old one intact."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with _suppress():
-            os.unlink(tmp)
-        raise
-
-
-class _suppress:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return True
-
-
 def _si(value: float | None, unit: str, scale: float = 1e9, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -86,6 +62,8 @@ def _ms(seconds: float | None) -> str:
 
 def render_markdown(report: ValidationReport) -> str:
     """The human report: device, ceilings, occupancy check, kernels, error summary."""
+    if not isinstance(report, ValidationReport):
+        raise TypeError(f"report must be a ValidationReport, not {type(report).__name__}")
     d, c = report.device, report.comparison
     lines = [
         f"# gpuroof validation: {d.name}",
@@ -250,13 +228,15 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
         File kind ("json", "markdown", "plot") to path written. The plot is skipped, with
         a progress line, when it cannot be drawn.
     """
-    folder = Path(out)
+    if not isinstance(report, ValidationReport):
+        raise TypeError(f"report must be a ValidationReport, not {type(report).__name__}")
+    folder = check_writable(out, RooflineError, folder=True, name="out")
     written = {}
     json_path = folder / "report.json"
-    write_atomic(json_path, report.model_dump_json(indent=2).encode() + b"\n")
+    write_atomic(json_path, report.model_dump_json(indent=2) + "\n", RooflineError)
     written["json"] = json_path
     md_path = folder / "report.md"
-    write_atomic(md_path, render_markdown(report).encode())
+    write_atomic(md_path, render_markdown(report), RooflineError)
     written["markdown"] = md_path
     try:
         png = _plot_png(report, models)
@@ -265,15 +245,13 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
         png = None
     if png:
         png_path = folder / "roofline.png"
-        write_atomic(png_path, png)
+        write_atomic(png_path, png, RooflineError)
         written["plot"] = png_path
     if report.prediction is not None:
-        import json
-
-        from ._prediction_report import plot_bandwidth_occupancy
+        from ._prediction_report import calibration_json, plot_bandwidth_occupancy
 
         calibration_path = folder / "calibration.json"
-        write_atomic(calibration_path, json.dumps(report.prediction.calibration, indent=2).encode() + b"\n")
+        write_atomic(calibration_path, calibration_json(report.prediction), RooflineError)
         written["calibration"] = calibration_path
         try:
             sweep_path = folder / "bandwidth_occupancy.png"

@@ -299,8 +299,8 @@ def _run_one(session: Any, info: Any, model: Any, *, database_gpu: Any, measured
                 regime=_regime(binding_m or base.get("predicted_bound")))
     try:
         case = build_case(model, rng)
-    except KeyError as exc:
-        return KernelValidation(status="unsupported", error=str(exc).strip("'\""), **base)
+    except roofline.RooflineError as exc:
+        return KernelValidation(status="unsupported", error=str(exc), **base)
     base.update(function=case.function, grid=case.grid, block=case.block)
     try:
         source = with_defines(kernel_source("suite.cu"), case.defines)

@@ -15,6 +15,7 @@ from .._errors import RooflineError
 from ._common import (
     FLOAT_BYTES,
     SHARED_WAVEFRONT_BYTES,
+    MAX_ELEMENTS,
     blocks_for,
     check_block_1d,
     check_int,
@@ -91,7 +92,7 @@ def _identity(i: np.ndarray) -> np.ndarray:
 def _offset(name: str, n: int, offset: int, block: int) -> KernelModel:
     """``offset_read`` (loads shifted) or ``offset_write`` (the store shifted):
     ``unsigned k = i + offset; if (k < n) ...`` with n threads."""
-    n = check_int("n", n)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
     offset = check_int("offset", offset, 0, n - 1)
     block = check_block_1d(block)
     inside = lambda i: i + offset < n  # noqa: E731
@@ -119,8 +120,8 @@ def _offset(name: str, n: int, offset: int, block: int) -> KernelModel:
 def _strided(name: str, n: int, stride: int, block: int) -> KernelModel:
     """``strided_read`` (gather: the load strided) or ``strided_write`` (scatter: the
     store strided), ``m = ceil(n / stride)`` threads."""
-    n = check_int("n", n)
-    stride = check_int("stride", stride)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
+    stride = check_int("stride", stride, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     m = blocks_for(n, stride)
     inside = lambda i: i < m  # noqa: E731
@@ -165,7 +166,7 @@ def copy(n: int, *, block: int = 256) -> KernelModel:
     >>> models.copy(1024).requested_bytes
     8192
     """
-    n = check_int("n", n)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     inside = lambda i: i < n  # noqa: E731
     return _stream(
@@ -206,7 +207,7 @@ def vector_add(n: int, *, block: int = 256) -> KernelModel:
     >>> models.vector_add(1 << 20).arithmetic_intensity == 1 / 12
     True
     """
-    n = check_int("n", n)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     inside = lambda i: i < n  # noqa: E731
     return _stream(
@@ -250,10 +251,12 @@ def triad(n: int, *, scalar: float = 3.0, block: int = 256) -> KernelModel:
     >>> models.triad(1 << 20).arithmetic_intensity == 1 / 6
     True
     """
-    n = check_int("n", n)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     if isinstance(scalar, bool) or not isinstance(scalar, (int, float)):
         raise TypeError(f"scalar must be a float, got {type(scalar).__name__}")
+    if not -1e308 <= scalar <= 1e308:
+        raise RooflineError(f"scalar={scalar!r} must be a finite float")
     inside = lambda i: i < n  # noqa: E731
     return _stream(
         "triad",
@@ -409,7 +412,7 @@ def aos(n: int, *, block: int = 128) -> KernelModel:
     >>> m.l2_bytes / m.requested_bytes
     2.0
     """
-    n = check_int("n", n)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     inside = lambda i: i < n  # noqa: E731
     struct = 2 * FLOAT_BYTES
@@ -450,7 +453,7 @@ def soa(n: int, *, block: int = 128) -> KernelModel:
     -------
     KernelModel
     """
-    n = check_int("n", n)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     inside = lambda i: i < n  # noqa: E731
     fields = [
@@ -507,7 +510,7 @@ def reduction(n: int, *, block: int = 256) -> KernelModel:
     >>> models.reduction(1024, block=256).store_bytes  # four partial sums
     16
     """
-    n = check_int("n", n)
+    n = check_int("n", n, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     if block < 32 or block & (block - 1):
         raise RooflineError(f"block={block} must be a power of two from 32 to 1024")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 __all__ = ["KernelModel", "Launch"]
 
@@ -26,11 +26,21 @@ class Launch(BaseModel):
     grid: tuple[int, int, int] = Field(description="gridDim (x, y, z) in blocks.")
     block: tuple[int, int, int] = Field(description="blockDim (x, y, z) in threads.")
     registers_per_thread: int | None = Field(
-        default=None, description="Registers per thread, None when not known before compiling."
+        default=None, ge=0, description="Registers per thread, None when not known before compiling."
     )
     static_shared_memory: int = Field(default=0, ge=0, description="__shared__ bytes per block.")
     dynamic_shared_memory: int = Field(default=0, ge=0, description="Dynamic shared bytes.")
-    elements_per_thread: int = Field(default=1, ge=1, description="Output elements per thread.")
+    elements_per_thread: int = Field(
+        default=1, ge=1, le=2**31 - 1, description="Output elements per thread."
+    )
+
+    @model_validator(mode="after")
+    def _hardware_limits(self) -> Launch:
+        # The limits every architecture shares; `roofline.predict` checks the GPU's own.
+        from occupancy._validate import grid_and_block
+
+        grid_and_block(self.grid, self.block)
+        return self
 
     @property
     def threads_per_block(self) -> int:

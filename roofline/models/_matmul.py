@@ -9,6 +9,8 @@ from ._common import (
     SHARED_WAVEFRONT_BYTES,
     blocks_for,
     check_block_2d,
+    check_elements,
+    check_grid,
     check_int,
     contiguous_sector_bytes,
 )
@@ -24,6 +26,9 @@ def _sizes(m: int, k: int | None, n: int | None) -> tuple[int, int, int]:
     m = check_int("m", m)
     k = m if k is None else check_int("k", k)
     n = m if n is None else check_int("n", n)
+    check_elements(f"m={m} x k={k} (A)", m * k)
+    check_elements(f"k={k} x n={n} (B)", k * n)
+    check_elements(f"m={m} x n={n} (C)", m * n)
     return m, k, n
 
 
@@ -101,6 +106,7 @@ def matmul_naive(
         accesses += [Access(a_load(p), "load", repeats), Access(b_load(p), "load", repeats)]
     accesses.append(Access(c_store, "store"))
     grid = (blocks_for(n, bx), blocks_for(m, by))
+    check_grid(grid, (f"n={n}", f"m={m}"))
     traffic = grid_traffic(grid, (bx, by), accesses)
     return KernelModel(
         name="matmul_naive",
@@ -194,6 +200,7 @@ def matmul_tiled(
     accesses += [Access(a_load(phases - 1), "load"), Access(b_load(phases - 1), "load")]
     accesses.append(Access(c_store, "store"))
     grid = (blocks_for(n, t), blocks_for(m, t))
+    check_grid(grid, (f"n={n}", f"m={m}"))
     traffic = grid_traffic(grid, (t, t), accesses)
 
     b_base = t * t * FLOAT_BYTES

@@ -81,13 +81,15 @@ def _classes(blocks: int, edge: int) -> tuple[np.ndarray, np.ndarray]:
     """Representative block indices of one grid dimension and how many blocks each stands for."""
     if blocks <= 2 * edge + _PERIOD:
         return np.arange(blocks), np.ones(blocks, dtype=np.int64)
-    middle = np.arange(edge, blocks - edge)
+    # The middle blocks edge .. blocks - edge - 1 by residue modulo 8, counted without
+    # listing them: memory stays constant however large the grid.
+    start, stop = edge, blocks - edge
     reps, counts = [], []
     for residue in range(_PERIOD):
-        members = middle[middle % _PERIOD == residue]
-        if members.size:
-            reps.append(members[0])
-            counts.append(members.size)
+        first = start + (residue - start) % _PERIOD
+        if first < stop:
+            reps.append(first)
+            counts.append((stop - 1 - first) // _PERIOD + 1)
     index = np.concatenate([np.arange(edge), reps, np.arange(blocks - edge, blocks)])
     weight = np.concatenate([np.ones(edge), counts, np.ones(edge)]).astype(np.int64)
     return index, weight

@@ -14,8 +14,10 @@ import textwrap
 import numpy as np
 import pytest
 
+import roofline
 import validate
 from roofline import models
+from occupancy import _files
 from validate import _kernels, _report, _suite
 from gpuroof import main
 
@@ -285,7 +287,7 @@ def test_unsupported_model_names_the_supported_ones():
         name = "fft"
         parameters = {}
 
-    with pytest.raises(KeyError, match="copy"):
+    with pytest.raises(roofline.RooflineError, match="copy"):
         validate.build_case(Fake(), np.random.default_rng(0))
 
 
@@ -360,7 +362,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
-        _report.write_atomic(path, b"new")
+        _files.write_atomic(path, b"new", ValueError)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
