@@ -43,7 +43,7 @@ def one_line(message: object) -> str:
         err = message.errors()[0]
         where = ".".join(str(p) for p in err.get("loc", ()))
         value = err.get("input")
-        shown = "" if isinstance(value, dict) or not where else f"={value!r}"
+        shown = "" if isinstance(value, dict) or not where else "=" + " ".join(repr(value).split())[:80]
         reason = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         more = f" (and {message.error_count() - 1} more)" if message.error_count() > 1 else ""
         return f"{message.title}: {where}{shown}: {reason}{more}" if where else f"{message.title}: {reason}{more}"

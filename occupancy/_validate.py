@@ -114,7 +114,9 @@ def gc_mode(value: Any) -> str:
         return "on"
     if value is False or value is None:
         return "off"
-    if isinstance(value, str) and value.lower() in GC_MODES:
+    if not isinstance(value, str):
+        raise TypeError(f"partitioned_global_caching must be a str or bool, not {type(value).__name__}")
+    if value.lower() in GC_MODES:
         return value.lower()
     raise OccupancyError(
         f"partitioned_global_caching={value!r} is not one of {', '.join(GC_MODES)}"

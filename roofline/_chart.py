@@ -132,6 +132,13 @@ def kernel_labels(kernels: Iterable[Any]) -> list[str]:
     return labels
 
 
+def _sequence(name: str, value: Any) -> list[Any]:
+    """A list from an iterable argument; a string or a non-iterable is a TypeError."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a sequence, not {type(value).__name__}")
+    return list(value)
+
+
 def _measured(name: str, value: Any) -> float:
     """A measured figure: a finite number > 0."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -186,7 +193,12 @@ def roofline_chart(
         Unknown GPU, precision or level, or a measured value for an unknown kernel.
     """
     device = lookup_gpu(gpu)
-    kernels = list(kernels)
+    kernels = _sequence("kernels", kernels)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, not {type(title).__name__}")
+    if precisions is not None:
+        precisions = _sequence("precisions", precisions)
+    levels = _sequence("levels", levels)
     kernel_counts = [
         counts_of(k).model_copy(update={"name": label})
         for k, label in zip(kernels, kernel_labels(kernels))

@@ -243,7 +243,7 @@ class GPU(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise translate_validation_error(exc, f"GPU {data.get('name', '?')!r}") from None
+            raise translate_validation_error(exc, f"GPU {short_repr(data.get('name', '?'))}") from None
 
     @field_validator("compute_capability", mode="before")
     @classmethod
@@ -477,8 +477,14 @@ def translate_validation_error(exc: ValidationError, what: str) -> RooflineError
     if not where:
         return RooflineError(f"{what}: {message}")
     value = err.get("input")
-    shown = "" if isinstance(value, dict) else f"={value!r}"
+    shown = "" if isinstance(value, dict) else f"={short_repr(value)}"
     return RooflineError(f"{what}: {where}{shown}: {message}")
+
+
+def short_repr(value: Any, width: int = 80) -> str:
+    """``repr(value)`` on one line, cut to `width` characters (an array's repr spans lines)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _make_gpu(entry: dict[str, Any], what: str) -> GPU:

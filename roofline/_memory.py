@@ -278,6 +278,8 @@ def warp_transactions(
     0.5
     """
     access_bytes = _check_access_bytes(access_bytes)
+    if not isinstance(operation, str):
+        raise TypeError(f"operation must be 'load' or 'store', not {type(operation).__name__}")
     if operation not in ("load", "store"):
         raise RooflineError(f"operation={operation!r} must be 'load' or 'store'")
     if not isinstance(cached, (bool, np.bool_)):

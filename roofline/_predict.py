@@ -160,7 +160,8 @@ def load_calibration(path: str | Path) -> Calibration:
     Parameters
     ----------
     path : str or Path
-        A JSON file holding a `Calibration` (or a validation report with a ``calibration`` key).
+        A JSON file holding a `Calibration`: ``calibration.json`` of ``gpuroof calibrate`` or
+        ``gpuroof validate``, or the latter's ``report.json`` (its ``prediction.calibration``).
 
     Raises
     ------
@@ -176,6 +177,10 @@ def load_calibration(path: str | Path) -> Calibration:
     data = read_json(path, RooflineError)
     if isinstance(data, dict) and isinstance(data.get("calibration"), dict):
         data = data["calibration"]
+    elif isinstance(data, dict) and isinstance(data.get("prediction"), dict) and isinstance(
+        data["prediction"].get("calibration"), dict
+    ):  # a `gpuroof validate` report.json keeps it in its prediction check
+        data = data["prediction"]["calibration"]
     if not isinstance(data, dict):
         raise RooflineError(f"path={str(path)!r} must hold a calibration object")
     try:

@@ -96,9 +96,19 @@ def attainable(arithmetic_intensity, *, peak_flops_per_second, memory_bandwidth)
     intensity = _check_positive("arithmetic_intensity", arithmetic_intensity, allow_zero=True, allow_inf=True)
     peak = _check_positive("peak_flops_per_second", peak_flops_per_second)
     bandwidth = _check_positive("memory_bandwidth", memory_bandwidth)
+    _broadcast(("arithmetic_intensity", intensity), ("peak_flops_per_second", peak), ("memory_bandwidth", bandwidth))
     with np.errstate(invalid="ignore"):
         result = np.minimum(peak, intensity * bandwidth)
     return _out(result)
+
+
+def _broadcast(*named: tuple[str, np.ndarray]) -> tuple[int, ...]:
+    """The common shape of arrays, or a RooflineError naming the ones that do not fit."""
+    try:
+        return np.broadcast_shapes(*(a.shape for _, a in named))
+    except ValueError:
+        shapes = ", ".join(f"{name} {a.shape}" for name, a in named)
+        raise RooflineError(f"array shapes do not broadcast together: {shapes}") from None
 
 
 class KernelCounts(BaseModel):
@@ -321,6 +331,7 @@ def analyze_many(
             continue
         b = _check_positive(f"{level}_bytes", given[level], allow_zero=True)
         columns.append((level, b / device.bandwidth(level)))
+    _broadcast(("flops", columns[0][1]), *[(f"{level}_bytes", t) for level, t in columns[1:]])
     names = np.array([name for name, _ in columns])
     stacked = np.stack(np.broadcast_arrays(*[t for _, t in columns]))
     which = np.argmax(stacked, axis=0)

@@ -176,6 +176,8 @@ def transfer_time(
         raise TypeError(
             f"gpu must have a host_link with bytes_per_second, got {type(gpu).__name__}"
         )
+    if not isinstance(memory, str):
+        raise TypeError(f"memory must be 'pinned', 'pageable' or 'mapped', not {type(memory).__name__}")
     if memory not in ("pinned", "pageable", "mapped"):
         raise RooflineError(f"memory={memory!r} must be 'pinned', 'pageable' or 'mapped'")
     size = _nonnegative("bytes", bytes)

@@ -27,15 +27,37 @@ class KernelResources(BaseModel):
     binary_version: int = Field(ge=0, description="SASS architecture, e.g. 90.")
 
 
-@functools.cache
 def kernel_source(filename: str) -> str:
     """Return the text of a packaged CUDA source file (``validate/kernels/<filename>``).
+
+    Raises
+    ------
+    roofline.RooflineError
+        For a name that is not one of the packaged files (the message lists them).
 
     Examples
     --------
     >>> "extern \\"C\\" __global__ void copy" in kernel_source("suite.cu")
     True
     """
+    from roofline import RooflineError
+
+    if not isinstance(filename, str):
+        raise TypeError(f"filename must be a str, not {type(filename).__name__}")
+    known = _kernel_files()
+    if filename not in known:
+        raise RooflineError(f"filename={filename!r} is not a packaged kernel source; known: {', '.join(known)}")
+    return _read_kernel(filename)
+
+
+@functools.cache
+def _kernel_files() -> tuple[str, ...]:
+    folder = resources.files("validate").joinpath("kernels")
+    return tuple(sorted(p.name for p in folder.iterdir() if p.name.endswith(".cu")))
+
+
+@functools.cache
+def _read_kernel(filename: str) -> str:
     return resources.files("validate").joinpath("kernels", filename).read_text(encoding="utf-8")
 
 
@@ -123,6 +145,12 @@ def compile_kernels(
     DeviceError
         Compilation failed (the NVRTC log is in the message) or a name is missing.
     """
+    if not isinstance(source, str) or not isinstance(arch, str) or not isinstance(name, str):
+        raise TypeError("source, arch and name must be str")
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be a sequence of kernel names (str), not {type(names).__name__}")
+    if max_register_count is not None and (isinstance(max_register_count, bool) or not isinstance(max_register_count, int)):
+        raise TypeError(f"max_register_count must be an int, not {type(max_register_count).__name__}")
     key = (source, tuple(names), arch, max_register_count)
     if key in _CACHE:
         return _CACHE[key]

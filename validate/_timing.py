@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = ["EventTimer", "MAX_REPETITIONS", "Timer", "TimingResult", "benchmark", "summarize"]
 
 MAX_REPETITIONS = 1_000_000
+# One timed repetition of a kernel longer than a day is a broken timer, not a measurement.
+MAX_SECONDS = 86400.0
 
 
 class Timer(Protocol):
@@ -98,9 +100,11 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
             samples.append(math.inf)
     if not samples:
         raise RooflineError("samples_seconds is empty; need at least one timed repetition")
-    bad = [s for s in samples if not (math.isfinite(s) and s > 0)]
+    bad = [s for s in samples if not (math.isfinite(s) and 0 < s <= MAX_SECONDS)]
     if bad:
-        raise RooflineError(f"samples_seconds contains {bad[0]!r}; every duration must be > 0 and finite")
+        raise RooflineError(
+            f"samples_seconds contains {bad[0]!r}; every duration must be > 0 and at most {MAX_SECONDS:g} s"
+        )
     if isinstance(warmup, bool) or not isinstance(warmup, int):
         raise TypeError(f"warmup must be an int, not {type(warmup).__name__}")
     if warmup < 0:

@@ -53,7 +53,9 @@ def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) 
     from roofline import RooflineError, models
 
     suite = tuple(models.suite())
-    if kernels is not None and (isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__")):
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be a bool, not {type(quick).__name__}")
+    if kernels is not None and not isinstance(kernels, (list, tuple)):
         raise TypeError(f"kernels must be a sequence of names, not {type(kernels).__name__}")
     if kernels:
         wanted = list(kernels)
