@@ -93,8 +93,8 @@ def _kernel_from_args(args: argparse.Namespace) -> Any:
         given = [flag for attr, flag in _COUNT_OPTIONS if getattr(args, attr) is not None]
         if given:
             raise roofline.RooflineError(
-                f"{', '.join(given)} describe a kernel by its counts; --model {args.model} has its own: "
-                f"give one or the other (the model takes --param KEY=VALUE)"
+                f"{', '.join(given)}: counts of a kernel given by --flops/--bytes; --model {args.model} has its "
+                f"own counts: give one or the other (the model takes --param KEY=VALUE)"
             )
         return models.get(args.model, **params(args.param))
     if args.param:

@@ -36,7 +36,7 @@ PACKAGE_DIRS = tuple(str(ROOT / p) + os.sep for p in ("occupancy", "roofline", "
 #: Examples per entry: the CI default keeps the suite within about a minute on two cores;
 #: FUZZ_EXAMPLES=N runs N per entry (costly entries get a share of it, never fewer than 2).
 DEEP = "FUZZ_EXAMPLES" in os.environ
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 
 #: A single call slower than this counts as a failure: a size too large to compute must be
 #: refused up front, not computed for minutes.

@@ -247,7 +247,7 @@ def fake_timer() -> st.SearchStrategy[Any]:
 
 
 def make_reports() -> st.SearchStrategy[Any]:
-    return st.one_of(st.just(REPORT), st.just(REPORT.model_copy(update={"prediction": None})), junk())
+    return st.one_of(junk(), st.just(REPORT.model_copy(update={"prediction": None})), st.just(REPORT))
 
 
 def device_infos() -> st.SearchStrategy[Any]:
@@ -427,7 +427,8 @@ ROOFLINE = {
         accesses=maybe(st.integers(1, 8)), latency_seconds=st.one_of(st.none(), maybe(st.floats(0, 1e-3))),
         pageable_factor=maybe(st.floats(0.1, 1)), efficiency=maybe(st.floats(0.1, 1)),
     )),
-    "write_suite_report": call(args_kwargs(st.one_of(st.just(_SUITE), junk()), v.out_folders()), io=True, cost=40),
+    # Junk first: the whole write (tests/fuzz/test_files.py covers it) costs seconds.
+    "write_suite_report": call(args_kwargs(st.one_of(junk(), st.just(_SUITE)), v.out_folders()), io=True, cost=40),
 }
 
 MODELS = {
@@ -575,7 +576,7 @@ VALIDATE = {
         st.one_of(st.none(), st.dictionaries(st.one_of(st.sampled_from(("TILE", "N", "1X", "A B", "ÄÖ")), v.name_key),
                                              maybe(st.one_of(st.integers(-5, 64), st.sampled_from(("float", "a\nb")))),
                                              max_size=3), junk()))),
-    "write_prediction_report": call(args_kwargs(st.one_of(st.just(REPORT.prediction), junk()), v.out_folders()),
+    "write_prediction_report": call(args_kwargs(st.one_of(junk(), st.just(REPORT.prediction)), v.out_folders()),
                                     io=True, cost=30),
     "write_report": call(args_kwargs(make_reports(), v.out_folders(), st.one_of(st.just(()), st.just(v.SMALL_MODELS[:2])),
                                      progress=st.just(lambda m: None)), io=True, cost=30),

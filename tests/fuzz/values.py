@@ -207,6 +207,9 @@ def file_case(kinds: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def write_case(case: dict[str, Any]) -> Path:
+    from fuzzlib import STATS
+
+    STATS["file_cases"] += 1
     path = fresh(case["suffix"])
     path.write_bytes(case["content"])
     return path
