@@ -34,14 +34,14 @@ def integers(name: str, value: Any) -> np.ndarray:
     if arr.dtype.kind in "iu":
         # int64 throughout, so that sums of small dtypes cannot wrap (int8 + int8).
         if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
-            raise OccupancyError(f"{name}={int(arr.max())} is out of range")
+            raise OccupancyError(f"{name}={int(arr.max())} is out of range (more than 63 bits)")
         return arr.astype(np.int64)
     if arr.dtype.kind == "O" and arr.size and all(
         isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in arr.flat
     ):
         # Python ints past 64 bits: out of every range below, said with the value.
         big = max(arr.flat, key=abs)
-        raise OccupancyError(f"{name}={big} is out of range")
+        raise OccupancyError(f"{name}={big} is out of range (more than 63 bits)")
     raise TypeError(f"{name} must hold integers, not {arr.dtype}")
 
 
@@ -138,11 +138,23 @@ def launch(
 ) -> dict[str, Any]:
     """Validate one launch description (scalars, or arrays when ``arrays``)."""
     conv = integers if arrays else integer
-    t = conv("threads_per_block", threads_per_block)
-    r = conv("registers_per_thread", registers_per_thread)
-    s = conv("static_shared_memory", static_shared_memory)
-    d = conv("dynamic_shared_memory", dynamic_shared_memory)
-    b = conv("block_barriers", block_barriers)
+    raw = {
+        "threads_per_block": threads_per_block, "registers_per_thread": registers_per_thread,
+        "static_shared_memory": static_shared_memory, "dynamic_shared_memory": dynamic_shared_memory,
+        "block_barriers": block_barriers, "max_dynamic_shared_memory": max_dynamic_shared_memory,
+        "carveout": carveout, "max_threads_per_block": max_threads_per_block,
+    }
+    # Only the attributes may be None (the runtime's default, no preference, no limit).
+    optional = ("max_dynamic_shared_memory", "carveout", "max_threads_per_block")
+    given = {k: conv(k, x) for k, x in raw.items() if x is not None or k not in optional}
+    if arrays:
+        try:
+            np.broadcast_shapes(*(np.shape(x) for x in given.values()))
+        except ValueError:
+            shapes = ", ".join(f"{k} {np.shape(x)}" for k, x in given.items() if np.ndim(x))
+            raise OccupancyError(f"array shapes do not broadcast together: {shapes}") from None
+    t, r = given["threads_per_block"], given["registers_per_thread"]
+    s, d, b = given["static_shared_memory"], given["dynamic_shared_memory"], given["block_barriers"]
     check_range("threads_per_block", t, 1, arch.max_threads_per_block, arch)
     check_range("registers_per_thread", r, 0, arch.max_registers_per_thread, arch)
     check_range(
@@ -165,7 +177,7 @@ def launch(
         # The runtime's default for cudaFuncAttributeMaxDynamicSharedMemorySize.
         m = arch.max_shared_memory_per_block - s
     else:
-        m = conv("max_dynamic_shared_memory", max_dynamic_shared_memory)
+        m = given["max_dynamic_shared_memory"]
         check_range(
             "max_dynamic_shared_memory", m, 0, optin, arch, " bytes (the opt-in limit per block)"
         )
@@ -178,13 +190,13 @@ def launch(
     if carveout is None:
         c = -1
     else:
-        c = conv("carveout", carveout)
+        c = given["carveout"]
         if arrays:
             check_range("carveout", c, -1, 100, arch, " percent (-1 means no preference)")
         else:
             check_range("carveout", c, 0, 100, arch, " percent")
     mt = None
     if max_threads_per_block is not None:
-        mt = conv("max_threads_per_block", max_threads_per_block)
+        mt = given["max_threads_per_block"]
         check_range("max_threads_per_block", mt, 1, arch.max_threads_per_block, arch)
     return {"t": t, "r": r, "s": s, "d": d, "m": m, "c": c, "b": b, "mt": mt}

@@ -204,7 +204,8 @@ def roofline_chart(
         for k, label in zip(kernels, kernel_labels(kernels))
     ]
     primary = check_precision(
-        precision or next((k.precision for k in kernel_counts if k.precision), None) or "fp32"
+        precision if precision is not None
+        else next((k.precision for k in kernel_counts if k.precision), None) or "fp32"
     )
     chosen = (
         [check_precision(p) for p in precisions]

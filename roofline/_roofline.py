@@ -249,7 +249,7 @@ def analyze(gpu: GPU | str, kernel_or_counts: Any, precision: str | None = None)
     """
     device = lookup_gpu(gpu)
     counts = counts_of(kernel_or_counts)
-    p = check_precision(precision or counts.precision or "fp32")
+    p = check_precision(precision if precision is not None else (counts.precision or "fp32"))
     if counts.flops == 0 and not any(counts.bytes_at(lvl) for lvl in MEMORY_LEVELS):
         raise RooflineError(f"kernel {counts.name!r} has flops=0 and no bytes; nothing to bound")
     peak = device.peak_flops(p)
