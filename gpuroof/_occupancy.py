@@ -63,7 +63,7 @@ def _architecture(spec: str) -> occupancy.Architecture:
     try:
         return occupancy.architecture(spec)
     except occupancy.OccupancyError as exc:
-        candidates = roofline.gpus(spec) if spec.strip() else ()
+        candidates = roofline.gpus(spec) if any(ch.isalnum() for ch in spec) else ()
         archs = sorted({g.architecture.name for g in candidates})
         if not archs:
             raise

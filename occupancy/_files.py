@@ -65,6 +65,10 @@ def atomic_path(path: str | os.PathLike[str], error: type[Exception], name: str 
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=f".tmp{target.suffix}")
     os.close(fd)
     try:
+        # mkstemp makes the file private (0600); the result gets the mode a plain open() gives.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
         yield Path(tmp)
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())

@@ -40,16 +40,17 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 def _check_positive(name: str, value: Any, *, allow_zero: bool = False, allow_inf: bool = False) -> np.ndarray:
     """`value` as a float array, every element > 0 (>= 0 with `allow_zero`) and finite
     (+inf too with `allow_inf`)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
+    if isinstance(value, (bool, np.bool_, np.complexfloating)) or not isinstance(
         value, (int, float, np.ndarray, np.number, list, tuple)
     ):
         raise TypeError(f"{name} must be a number or an array of numbers, not {type(value).__name__}")
     try:
-        array = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "iufO":  # booleans, complex numbers, strings
+            raise TypeError
+        array = raw.astype(float)
     except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{name} must be a number or a rectangular array of numbers") from None
-    if isinstance(value, np.ndarray) and value.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold numbers, not {value.dtype}")
+        raise TypeError(f"{name} must be a number or a rectangular array of real numbers") from None
     bad = ~np.isfinite(array) & ~np.isposinf(array) if allow_inf else ~np.isfinite(array)
     low = array < 0 if allow_zero else array <= 0
     if np.any(bad | low):
@@ -97,7 +98,8 @@ def attainable(arithmetic_intensity, *, peak_flops_per_second, memory_bandwidth)
     peak = _check_positive("peak_flops_per_second", peak_flops_per_second)
     bandwidth = _check_positive("memory_bandwidth", memory_bandwidth)
     _broadcast(("arithmetic_intensity", intensity), ("peak_flops_per_second", peak), ("memory_bandwidth", bandwidth))
-    with np.errstate(invalid="ignore"):
+    # inf x bandwidth (a compute-bound kernel) and overflowing products both take the peak.
+    with np.errstate(invalid="ignore", over="ignore"):
         result = np.minimum(peak, intensity * bandwidth)
     return _out(result)
 

@@ -131,6 +131,8 @@ def analyze_suite(
     'memory'
     """
     device = lookup_gpu(gpu)
+    if kernels is not None and (isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__")):
+        raise TypeError(f"kernels must be a sequence of kernel models or counts, not {type(kernels).__name__}")
     kernels = _default_suite() if kernels is None else tuple(kernels)
     rows = []
     for kernel, label in zip(kernels, kernel_labels(kernels)):

@@ -220,3 +220,13 @@ def test_check_writable_creates_nothing(tmp_path):
     target = tmp_path / "a" / "b" / "c"
     _files.check_writable(target, ValueError, folder=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_files_get_the_usual_permissions(tmp_path):
+    """mkstemp's private 0600 must not leak into reports other users read."""
+    mask = os.umask(0o022)
+    try:
+        path = _files.write_atomic(tmp_path / "r.json", "{}", ValueError)
+    finally:
+        os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o644

@@ -222,8 +222,10 @@ def _limit_memory() -> None:
     ids=["copy-2^40", "matmul-2^31", "blur-radius", "grid-past-limit", "negative-flops"],
 )
 def test_real_process_under_a_memory_limit(argv, code, says):
+    # One BLAS thread: on a many-core machine OpenBLAS would reserve address space per core.
+    env = {**os.environ, "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     done = subprocess.run([*GPUROOF, *argv], capture_output=True, text=True, timeout=120,
-                          preexec_fn=_limit_memory, env={**os.environ, "MPLBACKEND": "Agg"})
+                          preexec_fn=_limit_memory, env=env)
     check_run(argv, done.returncode, done.stderr)
     assert done.returncode == code, done.stderr
     assert says in done.stderr
