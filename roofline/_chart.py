@@ -81,6 +81,8 @@ class RooflineChart(BaseModel):
 
     def ceiling(self, name: str, origin: str = "theoretical") -> Ceiling:
         """The ceiling called `name` ("fp32", "dram", ...) of the given origin."""
+        if not isinstance(name, str) or not isinstance(origin, str):
+            raise TypeError("name and origin must be str")
         for c in self.ceilings:
             if c.name == name and c.origin == origin:
                 return c

@@ -306,6 +306,8 @@ class GPU(BaseModel):
             for a precision without 2:4 sparsity.
         """
         p = check_precision(precision)
+        if not isinstance(sparse, bool):
+            raise TypeError(f"sparse must be a bool, not {type(sparse).__name__}")
         if sparse and p not in SPARSE_PRECISIONS:
             raise RooflineError(
                 f"sparse=True applies to {', '.join(sorted(SPARSE_PRECISIONS))}, "

@@ -591,6 +591,8 @@ class TimeCliffs(BaseModel):
 
     def worst(self, resource: str) -> TimeCliff | None:
         """The cliff of `resource` with the largest predicted slowdown (None if none)."""
+        if not isinstance(resource, str):
+            raise TypeError(f"resource must be a str, not {type(resource).__name__}")
         rows = [c for c in self.cliffs if c.resource == resource]
         return max(rows, key=lambda c: c.relative_time, default=None)
 

@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ._errors import RooflineError
-from ._gpu import GPU, MEMORY_LEVELS, gpu as lookup_gpu, translate_validation_error
+from ._gpu import GPU, MEMORY_LEVELS, check_level, gpu as lookup_gpu, translate_validation_error
 from ._precision import check_precision
 
 __all__ = [
@@ -147,7 +147,7 @@ class KernelCounts(BaseModel):
 
     def bytes_at(self, level: str) -> float | None:
         """Bytes moved at `level` ("dram", "l2", "l1"), or None when not given."""
-        return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[level]
+        return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[check_level(level)]
 
 
 def _ratio(flops: float, nbytes: float) -> float:

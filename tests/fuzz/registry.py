@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import random
 import types
 from typing import Any
@@ -94,6 +95,32 @@ def plain(strategy: st.SearchStrategy[Any]) -> Entry:
 
 # ------------------------------------------------------------------ properties
 
+POKE_VALUES = (None, True, "x", "", np.array([1, 2]), np.int64(0), 2**70, math.nan, -1, 0, 1, "fp32", "dram", (0, 0))
+
+
+def poke(*calls: Any) -> None:
+    """Call a result's methods with odd arguments: each returns or refuses cleanly."""
+    from fuzzlib import Entry, STATS, clean_refusal, origin
+
+    for method in calls:
+        for value in POKE_VALUES:
+            STATS["calls"] += 1
+            try:
+                method(value)
+            except BaseException as exc:  # noqa: BLE001 - classifying is the point
+                if not clean_refusal(exc, Entry("call")):
+                    name = getattr(method, "__qualname__", repr(method))
+                    raise AssertionError(
+                        f"{name} with {value!r}: {type(exc).__name__} at {origin(exc)}: {exc}") from exc
+                STATS["library_errors"] += 1
+            else:
+                STATS["results"] += 1
+
+
+def _poke_gpu(g: Any, drawn: Any = None) -> None:
+    poke(g.peak_flops, g.peak_derivation, g.bandwidth, g.bandwidth_derivation, g.ridge_point,
+         lambda v: g.peak_flops("fp16_tensor", sparse=v), lambda v: g.ridge_point("fp32", level=v))
+
 
 def _agrees_with_calculate(result: Any, drawn: Any) -> None:
     """Issue 13: cliffs disagreed with calculate (and raised IndexError) on valid launches."""
@@ -112,6 +139,7 @@ def _occupancy_in_range(result: Any, drawn: Any) -> None:
 
 def _many_agrees(result: Any, drawn: Any) -> None:
     """Every element of calculate_many equals calculate on the same values (first element)."""
+    poke(result.limiters_at, lambda v: result.limiters_at(v, v))
     if result.occupancy.size == 0:
         return
     args, kw = drawn["args"], drawn["kwargs"]
@@ -338,10 +366,10 @@ ROOFLINE = {
     "ChartPoint": model(roofline.ChartPoint, _CHART.points[0]),
     "DEFAULT_GPU": constant(),
     "Derivation": model(roofline.Derivation, roofline.gpu("H200").peak_derivation("fp32"), finite=False),
-    "GPU": model(roofline.GPU, roofline.gpu("H100-SXM"), use=_gpu_methods),
+    "GPU": model(roofline.GPU, roofline.gpu("H100-SXM"), use=lambda g: (_gpu_methods(g), _poke_gpu(g))),
     "HostLink": model(roofline.HostLink, roofline.gpu("H100-SXM").host_link),
     "KernelCounts": model(roofline.KernelCounts, roofline.KernelCounts(flops=1e9, dram_bytes=4e9, l2_bytes=5e9),
-                          use=lambda k: roofline.analyze("H100-SXM", k)),
+                          use=lambda k: (roofline.analyze("H100-SXM", k), poke(k.bytes_at))),
     "L2Persistence": model(roofline.L2Persistence, roofline.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
                                                                            l2_cache_bytes=1 << 24), finite=False),
     "MEMORY_LEVELS": constant(),
@@ -388,7 +416,7 @@ ROOFLINE = {
         st.integers(0, 2**16), odd(), st.integers(0, 4)), check=lambda g, d: _gpu_methods(g)),
     "divergence": module(),
     "format_suite_table": call(args_kwargs(st.one_of(st.just(_SUITE), junk()))),
-    "gpu": call(args_kwargs(v.gpu_any)),
+    "gpu": call(args_kwargs(v.gpu_any), check=_poke_gpu),
     "gpus": call(args_kwargs(st.one_of(st.none(), v.gpu_name))),
     "l2_persistence": call(args_kwargs(
         maybe(st.integers(1, 1 << 30)), hit_ratio=maybe(st.floats(0, 1)), set_aside_bytes=maybe(st.integers(0, 1 << 26)),
@@ -416,10 +444,12 @@ ROOFLINE = {
     )),
     "roofline_chart": call(st.fixed_dictionaries({
         "args": st.tuples(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=3), junk())),
-        "kwargs": st.fixed_dictionaries({}, optional=chart_kw())})),
+        "kwargs": st.fixed_dictionaries({}, optional=chart_kw())}),
+        check=lambda chart, d: poke(chart.ceiling, lambda v: chart.ceiling("fp32", v))),
     "save_chart": call(args_kwargs(st.one_of(v.charts(), junk()), v.out_paths((".json", ".csv", ".txt"))), io=True),
     "time_cliffs": call(args_kwargs(v.gpu_any, v.kernel_model, st.one_of(st.none(), v.launch_like),
-                                    calibration=st.one_of(st.none(), v.calibrations())), cost=8),
+                                    calibration=st.one_of(st.none(), v.calibrations())), cost=8,
+                        check=lambda tc, d: poke(tc.worst)),
     "transfer_time": call(args_kwargs(
         st.one_of(v.gpu_object, junk(), st.builds(lambda r: types.SimpleNamespace(
             host_link=types.SimpleNamespace(kind="pcie", bytes_per_second=r)), odd())),
