@@ -76,7 +76,7 @@ def dims(name: str, value: Any, limits: tuple[int, int, int], what: str) -> tupl
     """A (x, y, z) grid or block: 1 to 3 integers, each in ``[1, limit]``, padded with 1."""
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     if not 1 <= len(items) <= 3:
-        raise TypeError(f"{name} must be an integer or 1 to 3 integers (x, y, z), not {value!r}")
+        raise TypeError(f"{name} must be an integer or 1 to 3 integers (x, y, z), not {len(items)} values")
     out = []
     for axis, (item, limit) in enumerate(zip(items, limits)):
         v = integer(f"{name}[{axis}]", item)

@@ -280,7 +280,7 @@ def roofline_chart(
                 points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
                                          flops_per_second=flops_per_second, origin="measured"))
     elif measured_points is not None:
-        given = list(measured_points) if not isinstance(measured_points, (str, bytes)) else [measured_points]
+        given = _sequence("measured_points", measured_points)
         for point in given:
             if not isinstance(point, ChartPoint):
                 raise TypeError(

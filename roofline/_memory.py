@@ -210,16 +210,15 @@ def warp_addresses(
             raise RooflineError(f"{name}={value} must be >= {low}")
     if lanes > WARP_SIZE:
         raise RooflineError(f"lanes={lanes} exceeds the warp size of {WARP_SIZE}")
-    # In Python ints first: numpy's int64 would wrap silently past 2**63.
-    highest = int(base_bytes) + ((int(lanes) - 1) * int(stride) + int(offset)) * int(element_bytes) + int(
-        field_offset_bytes)
-    if highest > MAX_ADDRESS:
+    # In Python ints: numpy's int64 would wrap silently past 2**63 (at most 32 lanes).
+    addresses = [int(base_bytes) + (i * int(stride) + int(offset)) * int(element_bytes) + int(field_offset_bytes)
+                 for i in range(int(lanes))]
+    if addresses[-1] > MAX_ADDRESS:
         raise RooflineError(
             f"offset={offset}, stride={stride}, element_bytes={element_bytes}, base_bytes={base_bytes} reach "
-            f"byte address {highest}, past the 64-bit address range ({MAX_ADDRESS})"
+            f"byte address {addresses[-1]}, past the 64-bit address range ({MAX_ADDRESS})"
         )
-    lane = np.arange(lanes, dtype=np.int64)
-    return base_bytes + (lane * stride + offset) * element_bytes + field_offset_bytes
+    return np.array(addresses, dtype=np.int64)
 
 
 def _store_transactions(segments: np.ndarray) -> list[int]:

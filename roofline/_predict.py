@@ -251,8 +251,10 @@ def achieved_bandwidth(
     latency = _finite_positive("latency_seconds", latency_seconds)
     p = _finite_positive("knee_sharpness", knee_sharpness)
     dispatch = _finite_positive("dispatch_bytes_per_second", dispatch_bytes_per_second, allow_inf=True)
-    rates = (concurrency / latency, np.broadcast_to(peak, concurrency.shape),
-             np.broadcast_to(dispatch, concurrency.shape))
+    # A Little's-law rate past the float range is no limit at all: the soft minimum drops it.
+    with np.errstate(over="ignore"):
+        little = concurrency / latency
+    rates = (little, np.broadcast_to(peak, concurrency.shape), np.broadcast_to(dispatch, concurrency.shape))
     # in log space, so that rates of very different size neither overflow nor underflow
     with np.errstate(divide="ignore"):
         logs = np.stack([-p * np.log(np.maximum(r, 1e-300)) for r in rates])
