@@ -12,10 +12,12 @@ deep inside numpy...) fails the test, and hypothesis shrinks it to the smallest 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import linecache
 import math
 import os
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -41,6 +43,9 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 #: A single call slower than this counts as a failure: a size too large to compute must be
 #: refused up front, not computed for minutes.
 SLOW_SECONDS = float(os.environ.get("FUZZ_SLOW_SECONDS", "30"))
+
+#: Where every fuzzed call runs (relative paths land here; removed at the end of the session).
+SCRATCH = Path(tempfile.mkdtemp(prefix="gpuroof-fuzz-"))
 
 LIBRARY_ERRORS = (occupancy.OccupancyError, roofline.RooflineError, validate.DeviceError)
 
@@ -254,7 +259,9 @@ def outcome(entry: Entry, target: Any, drawn: Any) -> None:
     run = entry.run or _default_run
     start = time.perf_counter()
     try:
-        result = run(target, drawn)
+        # In the scratch folder: a drawn relative path ("n", "ä") must not write into the checkout.
+        with contextlib.chdir(SCRATCH):
+            result = run(target, drawn)
     except BaseException as exc:  # noqa: BLE001 - classifying is the point
         elapsed = time.perf_counter() - start
         assert elapsed < SLOW_SECONDS, f"took {elapsed:.0f} s to refuse: refuse up front"

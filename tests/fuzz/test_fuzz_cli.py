@@ -158,7 +158,8 @@ def test_every_subcommand_has_a_fuzz_entry():
 
 def run_in_process(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # In the scratch folder: `demo` writes demo-output/ and a drawn "--out n" writes n/.
+    with contextlib.chdir(fuzzlib.SCRATCH), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(argv)
         except BaseException as exc:  # noqa: BLE001 - an escape is the failure being looked for

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import tempfile
 import types
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,10 @@ from hypothesis import strategies as st
 
 import occupancy
 import roofline
-from fuzzlib import maybe, odd, odd_floats, odd_ints
+from fuzzlib import SCRATCH, maybe, odd, odd_floats, odd_ints
 from roofline import models
 
-TMP = Path(tempfile.mkdtemp(prefix="gpuroof-fuzz-"))
+TMP = SCRATCH
 _counter = itertools.count()
 
 
