@@ -564,7 +564,10 @@ VALIDATE = {
                                             "flush": st.one_of(st.none(), st.just(lambda: None),
                                                                junk().filter(lambda x: not callable(x)))}))),
     "build_case": call(args_kwargs(
-        st.one_of(v.kernel_model, st.sampled_from((models.copy(2**31 - 1), models.matmul_tiled(46340))), v.kernel_like),
+        st.one_of(v.kernel_model, st.sampled_from((models.copy(2**31 - 1), models.matmul_tiled(46340))), v.kernel_like,
+                  st.builds(lambda m, p: m.model_copy(update={"parameters": p}), v.kernel_model,
+                            st.dictionaries(st.sampled_from(("n", "m", "rows", "variant", "block", "pad", "x")),
+                                            maybe(st.integers(1, 64)), max_size=3))),
         st.one_of(st.just(np.random.default_rng(1)), junk()))),
     "check_occupancy": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
     "check_outputs": call(cases().flatmap(lambda case: st.builds(
