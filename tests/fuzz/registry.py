@@ -11,21 +11,19 @@ open GPU session).
 from __future__ import annotations
 
 import copy
-import json
 import math
 import random
 import types
 from typing import Any
 
 import numpy as np
-import pydantic
 from hypothesis import strategies as st
 
 import occupancy
 import roofline
 import validate
 import values as v
-from fuzzlib import Entry, args_kwargs, call, junk, maybe, odd, odd_floats, odd_ints, required
+from fuzzlib import Entry, args_kwargs, call, junk, maybe, odd, odd_floats
 from roofline import divergence, memory, models
 
 REPORT = validate.ValidationReport.model_validate_json(v.VALID_FILES["report_json"][1])
