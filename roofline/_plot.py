@@ -20,6 +20,7 @@ __all__ = ["PLOT_FORMATS", "plot_roofline"]
 PLOT_FORMATS: tuple[str, ...] = (".png", ".svg", ".pdf")
 # An 11 x 6.5 inch figure at 1200 dpi is already 100 megapixels; more runs out of memory.
 MAX_DPI = 1200
+MAX_KNEE_SHARPNESS = 64
 
 _LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 _TEXT_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.6}
@@ -135,8 +136,9 @@ def plot_roofline(
     if knee_sharpness is not None:
         if isinstance(knee_sharpness, bool) or not isinstance(knee_sharpness, numbers.Real):
             raise TypeError(f"knee_sharpness must be a number, not {type(knee_sharpness).__name__}")
-        if not (math.isfinite(knee_sharpness) and knee_sharpness > 0):
-            raise RooflineError(f"knee_sharpness={knee_sharpness!r} must be > 0 and finite")
+        # Past 64 the soft knee is the hard corner to the pixel; larger exponents only overflow.
+        if not 0 < knee_sharpness <= MAX_KNEE_SHARPNESS:
+            raise RooflineError(f"knee_sharpness={knee_sharpness!r} must be > 0 and at most {MAX_KNEE_SHARPNESS}")
     if ax is not None and not hasattr(ax, "figure"):
         raise TypeError(f"ax must be a matplotlib Axes, not {type(ax).__name__}")
     if isinstance(chart_or_gpu, RooflineChart):

@@ -56,7 +56,7 @@ class BoundaryDivergence(BaseModel):
 def _triple(name: str, value: object) -> tuple[int, int, int]:
     items = value if isinstance(value, (tuple, list)) else (value,)
     if not 1 <= len(items) <= 3:
-        raise TypeError(f"{name} must be an int or 1 to 3 ints, got {value!r}")
+        raise TypeError(f"{name} must be an int or 1 to 3 ints, got {len(items)} values")
     out = []
     for i, item in enumerate(items):
         if isinstance(item, bool) or not isinstance(item, numbers.Integral):

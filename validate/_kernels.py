@@ -314,17 +314,20 @@ def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
     TypeError
         When `model` is not a kernel model or `rng` not a numpy Generator.
     """
-    from roofline import RooflineError
+    from roofline import RooflineError, models
     from roofline.models import KernelModel
 
     name = getattr(model, "name", None)
     builder = _BUILDERS.get(name) if isinstance(name, str) else None
     if builder is None:
-        raise RooflineError(f"no CUDA implementation of {name!r}; implemented: {', '.join(supported_kernels())}")
+        shown = repr(name) if isinstance(name, str) else f"a {type(model).__name__}"
+        raise RooflineError(f"no CUDA implementation of {shown}; implemented: {', '.join(supported_kernels())}")
     if not isinstance(model, KernelModel):
         raise TypeError(f"model must be a roofline.models.KernelModel, not {type(model).__name__}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+    # The builders read `parameters`: a hand-made model must be one its function gives.
+    model = models.get(model.name, **model.parameters)
     if model.dram_bytes > MAX_CASE_BYTES:
         raise RooflineError(
             f"{model.label} moves {model.dram_bytes} bytes; its inputs and reference would need more than "

@@ -68,7 +68,7 @@ def check_block_1d(block: object) -> int:
 def check_block_2d(block: object) -> tuple[int, int]:
     """A 2-D block (x, y) of at most 1024 threads."""
     if not isinstance(block, (tuple, list)) or len(block) != 2:
-        raise TypeError(f"block must be a pair (x, y) of ints, got {block!r}")
+        raise TypeError(f"block must be a pair (x, y) of ints, got {type(block).__name__}")
     bx = check_int("block[0]", block[0], 1, MAX_THREADS_PER_BLOCK)
     by = check_int("block[1]", block[1], 1, MAX_THREADS_PER_BLOCK)
     if bx * by > MAX_THREADS_PER_BLOCK:

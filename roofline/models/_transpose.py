@@ -187,6 +187,8 @@ def transpose(
             f"variant={variant!r} is not a transpose variant; known: {', '.join(TRANSPOSE_VARIANTS)}"
         )
     bx, by = check_block_2d(block)
+    if pad is not None:
+        pad = check_int("pad", pad, 0)
     if pad is not None and variant != "shared_padded" and not (variant == "shared" and pad == 0):
         raise RooflineError(f"pad={pad} applies only to variant='shared_padded'")
     parameters: dict = {"rows": ny, "cols": nx, "variant": variant, "block": [bx, by]}
@@ -205,7 +207,7 @@ def transpose(
         if variant == "shared":
             pad = 0
         else:
-            pad = _best_pad(bx, by) if pad is None else check_int("pad", pad, 0)
+            pad = _best_pad(bx, by) if pad is None else pad
             tile_bytes = by * (bx + pad) * FLOAT_BYTES
             if tile_bytes > MAX_STATIC_SHARED_MEMORY:
                 raise RooflineError(

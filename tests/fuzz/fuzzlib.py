@@ -32,8 +32,11 @@ import occupancy
 import roofline
 import validate
 
+import gpuroof  # noqa: E402 - after the libraries, as a user imports them
+
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_DIRS = tuple(str(ROOT / p) + os.sep for p in ("occupancy", "roofline", "validate", "gpuroof"))
+# Where gpuroof's own code lives (an installed copy as well as this checkout).
+PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) + os.sep for m in (occupancy, roofline, validate, gpuroof))
 
 #: Examples per entry: the CI default keeps the suite within about a minute on two cores;
 #: FUZZ_EXAMPLES=N runs N per entry (costly entries get a share of it, never fewer than 2).
@@ -127,10 +130,6 @@ def maybe(valid: st.SearchStrategy[Any], weight: int = 3) -> st.SearchStrategy[A
 def kwargs(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
     """Keyword arguments: every field drawn, and sometimes left out (its default applies)."""
     return st.fixed_dictionaries({}, optional=fields)
-
-
-def required(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries(fields)
 
 
 # ------------------------------------------------------------------ outcomes

@@ -11,21 +11,19 @@ open GPU session).
 from __future__ import annotations
 
 import copy
-import json
 import math
 import random
 import types
 from typing import Any
 
 import numpy as np
-import pydantic
 from hypothesis import strategies as st
 
 import occupancy
 import roofline
 import validate
 import values as v
-from fuzzlib import Entry, args_kwargs, call, junk, maybe, odd, odd_floats, odd_ints, required
+from fuzzlib import Entry, args_kwargs, call, junk, maybe, odd, odd_floats
 from roofline import divergence, memory, models
 
 REPORT = validate.ValidationReport.model_validate(json.loads(v.VALID_FILES["report_json"][1])["reports"][0])
@@ -571,7 +569,10 @@ VALIDATE = {
                                             "flush": st.one_of(st.none(), st.just(lambda: None),
                                                                junk().filter(lambda x: not callable(x)))}))),
     "build_case": call(args_kwargs(
-        st.one_of(v.kernel_model, st.sampled_from((models.copy(2**31 - 1), models.matmul_tiled(46340))), v.kernel_like),
+        st.one_of(v.kernel_model, st.sampled_from((models.copy(2**31 - 1), models.matmul_tiled(46340))), v.kernel_like,
+                  st.builds(lambda m, p: m.model_copy(update={"parameters": p}), v.kernel_model,
+                            st.dictionaries(st.sampled_from(("n", "m", "rows", "variant", "block", "pad", "x")),
+                                            maybe(st.integers(1, 64)), max_size=3))),
         st.one_of(st.just(np.random.default_rng(1)), junk()))),
     "check_occupancy": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
     "check_outputs": call(cases().flatmap(lambda case: st.builds(
