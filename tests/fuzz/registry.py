@@ -11,6 +11,7 @@ open GPU session).
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 import types
