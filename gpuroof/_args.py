@@ -15,6 +15,7 @@ from typing import Any
 
 import occupancy
 import roofline
+from occupancy._files import check_writable
 
 __all__ = [
     "add_arch_option",
@@ -29,6 +30,8 @@ __all__ = [
     "gpu",
     "gpu_help",
     "kernel_resources",
+    "output_file",
+    "output_folder",
     "params",
     "print_json",
     "target_architecture",
@@ -86,12 +89,12 @@ def gpu(spec: str) -> roofline.GPU:
     return roofline.load_gpu(spec) if _names_file(spec) else roofline.gpu(spec)
 
 
-def _database_gpu(spec: str) -> roofline.GPU | None:
-    """The database GPU `spec` names, None when it names none (a probe for a better message)."""
+def _database_gpus(spec: str) -> tuple[roofline.GPU, ...]:
+    """The database GPUs `spec` names (one, or a family such as ``A100``): a probe for a better message."""
     try:
-        return roofline.gpu(spec)
+        return (roofline.gpu(spec),)
     except roofline.RooflineError:
-        return None
+        return roofline.gpus(spec) if any(ch.isalnum() for ch in spec) else ()
 
 
 def architecture(spec: str) -> occupancy.Architecture:
@@ -101,12 +104,13 @@ def architecture(spec: str) -> occupancy.Architecture:
     try:
         return occupancy.architecture(spec)
     except occupancy.OccupancyError as exc:
-        named = _database_gpu(spec)
-        if named is None:
+        named = _database_gpus(spec)
+        if not named:
             raise
+        names = ", ".join(g.name for g in named)
+        archs = " or ".join(sorted({g.architecture.name for g in named}))
         raise occupancy.OccupancyError(
-            f"--arch {spec!r} names a GPU ({named.name}), not an architecture: give --gpu {spec!r} "
-            f"or --arch {named.architecture.name}"
+            f"--arch {spec!r} names a GPU ({names}), not an architecture: give --gpu {spec!r} or --arch {archs}"
         ) from exc
 
 
@@ -211,3 +215,13 @@ def kernel_resources(args: argparse.Namespace, arch: Any) -> occupancy.KernelRes
         return None
     return occupancy.kernel_resources(args.kernel_file, arch=arch, kernel=args.kernel,
                                       options=compiler_options(args))
+
+
+def output_file(path: str, option: str) -> None:
+    """Refuse an output file that cannot be written, before any work (one clear error)."""
+    check_writable(path, roofline.RooflineError, name=option)
+
+
+def output_folder(path: str, option: str) -> None:
+    """Refuse an output folder that cannot be written, before any work (one clear error)."""
+    check_writable(path, roofline.RooflineError, folder=True, name=option)

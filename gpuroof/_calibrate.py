@@ -13,10 +13,14 @@ import sys
 
 import validate
 
+from ._args import output_folder
+
 __all__ = ["register"]
 
 
 def _handle(args: argparse.Namespace) -> int:
+    # Before the GPU run: a folder that cannot be written must not cost the measurements.
+    output_folder(args.out, "--out")
     session = validate.open_session(args.device)
     entry, _ = validate.compare_device(validate.query_device(session))
 

@@ -9,7 +9,6 @@ file (``--source/--cubin FILE --kernel NAME``) or given loose (``--registers``, 
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,10 +109,11 @@ def _launch(args: argparse.Namespace, kernel: Any, resources: occupancy.KernelRe
         for name in list(base):
             if getattr(resources, name, None) is not None:
                 del base[name]
+    launch = occupancy.Launch(**{**base, **given})
     if args.block is not None and args.grid is None:
-        # A new block size keeps the model's thread count: the grid follows the block.
-        given["grid"] = -(-kernel.launch.threads // math.prod(args.block))
-    return occupancy.Launch(**{**base, **given})
+        # A new block size keeps the model's thread count: the grid follows the (checked) block.
+        launch = launch.model_copy(update={"grid": -(-kernel.launch.threads // launch.threads_per_block)})
+    return launch
 
 
 def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:

@@ -15,6 +15,7 @@ from ._args import (
     chosen_architecture,
     gpu,
     kernel_resources,
+    output_file,
     target_architecture,
 )
 
@@ -119,6 +120,8 @@ def _fmt_limit(value: int | None) -> str:
 
 
 def _occupancy(args: argparse.Namespace) -> int:
+    if args.plot:
+        output_file(args.plot, "--plot")
     resources = kernel_resources(args, chosen_architecture(args))
     arch = target_architecture(args, resources)
     launch = _launch(args, resources)

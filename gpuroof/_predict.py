@@ -9,6 +9,7 @@ from typing import Any
 import occupancy
 import roofline
 
+from ._args import output_file
 from ._kernel import UserKernel, add_kernel_options, describe
 
 __all__ = ["register"]
@@ -37,6 +38,8 @@ def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
+    if args.plot:
+        output_file(args.plot, "--plot")
     k = describe(args, launch=True)
     p = roofline.predict(k.gpu, k.kernel, calibration=_calibration(args),
                          loads_in_flight_per_thread=args.loads_in_flight)
@@ -67,6 +70,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 
 def _cmd_cliffs(args: argparse.Namespace) -> int:
+    if args.plot:
+        output_file(args.plot, "--plot")
     k = describe(args, launch=True)
     result = roofline.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
     _plot(args, k)

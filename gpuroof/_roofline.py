@@ -13,7 +13,7 @@ from typing import Any
 import roofline
 from roofline import models
 
-from ._args import add_gpu_option, gpu, gpu_help, print_json
+from ._args import add_gpu_option, gpu, gpu_help, output_file, output_folder, print_json
 from ._kernel import add_kernel_options, describe
 
 __all__ = ["register"]
@@ -110,6 +110,7 @@ def _cmd_roofline(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    output_file(args.output, "--output")
     if args.input:
         chart = roofline.load_chart(args.input)
     else:
@@ -150,6 +151,7 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    output_folder(args.out, "--out")
     report = roofline.analyze_suite(gpu(args.gpu))
     paths = roofline.write_suite_report(report, args.out)
     if args.json:

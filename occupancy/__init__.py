@@ -5,7 +5,7 @@
 0.75
 """
 
-from ._arch import Architecture, architecture, architectures, load_architecture
+from ._arch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, Architecture, architecture, architectures, load_architecture
 from ._calculator import OccupancyArrays, OccupancyResult, calculate, calculate_many
 from ._cliffs import Cliffs, ClusterCliffs, ClusterPoint, ResourceCliffs, Threshold, cliffs
 from ._clusters import (
@@ -40,6 +40,8 @@ __all__ = [
     "KernelResources",
     "LIMITERS",
     "Launch",
+    "MAX_BLOCK_DIMS",
+    "MAX_GRID_DIMS",
     "OccupancyArrays",
     "OccupancyError",
     "OccupancyResult",

@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 import os
 import re
 import tomllib
 from importlib import resources
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ._errors import OccupancyError
+from ._files import as_path, read_json, read_toml
 
-__all__ = ["Architecture", "architecture", "architectures", "load_architecture"]
+__all__ = ["Architecture", "MAX_BLOCK_DIMS", "MAX_GRID_DIMS", "architecture", "architectures", "load_architecture"]
+
+# CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": the same
+# for every compute capability from 5.0 to 12.x (grid y and z, block z, 1024 threads).
+MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
+"""Blocks a grid may have in x, y and z."""
+
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+"""Threads a block may have in x, y and z (and at most ``max_threads_per_block`` in all)."""
 
 
 class Architecture(BaseModel):
@@ -39,18 +47,29 @@ class Architecture(BaseModel):
     compute_capability: str = Field(description='"major.minor", e.g. "9.0".')
     family: str = Field(default="", description='Architecture family, e.g. "Hopper".')
     chips: str = Field(default="", description="Chips with this compute capability.")
-    warp_size: int = Field(gt=0, description="Threads per warp.")
-    max_threads_per_sm: int = Field(gt=0, description="Resident threads per SM.")
-    max_warps_per_sm: int = Field(gt=0, description="Resident warps per SM.")
-    max_blocks_per_sm: int = Field(gt=0, description="Resident blocks per SM.")
-    max_threads_per_block: int = Field(gt=0, description="Threads per block.")
-    registers_per_sm: int = Field(gt=0, description="32-bit registers per SM.")
-    max_registers_per_block: int = Field(gt=0, description="32-bit registers per block.")
-    max_registers_per_thread: int = Field(gt=0, description="Registers one thread may use.")
-    register_allocation_unit: int = Field(
-        gt=0, description="Registers are allocated per warp in multiples of this many."
+    # Upper bounds keep the lookup tables (one entry per register count, warp and
+    # allocation unit) small and their int32 arithmetic exact: a custom architecture
+    # beyond them is refused when it is built, not by running out of memory later.
+    warp_size: int = Field(gt=0, le=64, description="Threads per warp.")
+    max_threads_per_sm: int = Field(gt=0, le=2**14, description="Resident threads per SM.")
+    max_warps_per_sm: int = Field(gt=0, le=2**10, description="Resident warps per SM.")
+    max_blocks_per_sm: int = Field(gt=0, le=2**10, description="Resident blocks per SM.")
+    max_threads_per_block: int = Field(gt=0, le=2**12, description="Threads per block.")
+    max_block_dims: tuple[int, int, int] = Field(
+        default=MAX_BLOCK_DIMS,
+        description="Threads per block in x, y, z (CUDA C++ Programming Guide, Technical Specifications).",
     )
-    sub_partitions: int = Field(gt=0, description="SM sub-partitions (warp schedulers).")
+    max_grid_dims: tuple[int, int, int] = Field(
+        default=MAX_GRID_DIMS,
+        description="Blocks per grid in x, y, z (CUDA C++ Programming Guide, Technical Specifications).",
+    )
+    registers_per_sm: int = Field(gt=0, le=2**20, description="32-bit registers per SM.")
+    max_registers_per_block: int = Field(gt=0, le=2**20, description="32-bit registers per block.")
+    max_registers_per_thread: int = Field(gt=0, le=2**10, description="Registers one thread may use.")
+    register_allocation_unit: int = Field(
+        gt=0, le=2**12, description="Registers are allocated per warp in multiples of this many."
+    )
+    sub_partitions: int = Field(gt=0, le=64, description="SM sub-partitions (warp schedulers).")
     register_check_sub_partitions: tuple[int, ...] = Field(
         default=(),
         description=(
@@ -58,23 +77,23 @@ class Architecture(BaseModel):
             "(GP100 is checked as a 4-sub-partition GP10x too)."
         ),
     )
-    shared_memory_per_sm: int = Field(gt=0, description="Bytes of shared memory per SM.")
+    shared_memory_per_sm: int = Field(gt=0, le=2**20, description="Bytes of shared memory per SM.")
     shared_memory_carveouts: tuple[int, ...] = Field(
         description="Shared-memory configurations the SM supports, bytes, ascending."
     )
     max_shared_memory_per_block: int = Field(
-        gt=0, description="Default per-block limit (static + dynamic), bytes."
+        gt=0, le=2**20, description="Default per-block limit (static + dynamic), bytes."
     )
     max_shared_memory_per_block_optin: int = Field(
-        gt=0, description="Per-block limit a kernel may opt in to, bytes."
+        gt=0, le=2**20, description="Per-block limit a kernel may opt in to, bytes."
     )
     reserved_shared_memory_per_block: int = Field(
-        ge=0, description="Shared memory the driver reserves for each block, bytes."
+        ge=0, le=2**20, description="Shared memory the driver reserves for each block, bytes."
     )
     shared_memory_allocation_unit: int = Field(
-        gt=0, description="Per-block shared memory is allocated in multiples of this, bytes."
+        gt=0, le=2**20, description="Per-block shared memory is allocated in multiples of this, bytes."
     )
-    max_barriers_per_sm: int = Field(gt=0, description="Block barriers per SM.")
+    max_barriers_per_sm: int = Field(gt=0, le=2**16, description="Block barriers per SM.")
     barriers_limit_occupancy: bool = Field(
         description="Whether the runtime counts block barriers against occupancy."
     )
@@ -105,15 +124,23 @@ class Architecture(BaseModel):
         if self.max_registers_per_block > self.registers_per_sm:
             problems.append("max_registers_per_block exceeds registers_per_sm")
         for n in (self.sub_partitions, *self.register_check_sub_partitions):
-            if n <= 0 or self.registers_per_sm % n:
+            if n <= 0 or n > 64 or self.registers_per_sm % n:
                 problems.append(f"registers_per_sm is not divisible by {n} sub-partitions")
         for field in ("register_allocation_unit", "shared_memory_allocation_unit", "warp_size"):
             value = getattr(self, field)
             if value & (value - 1):
                 problems.append(f"{field}={value} is not a power of two")
+        if self.max_threads_per_block > 128 * self.warp_size:
+            problems.append("max_threads_per_block exceeds 128 warps")
+        if self.shared_memory_per_sm // self.shared_memory_allocation_unit > 2**14:
+            problems.append("shared_memory_per_sm holds more than 16384 allocation units")
+        if any(d < 1 for d in (*self.max_block_dims, *self.max_grid_dims)):
+            problems.append("max_block_dims and max_grid_dims must be >= 1")
+        if max(self.max_block_dims) > self.max_threads_per_block:
+            problems.append("max_block_dims exceeds max_threads_per_block")
         carveouts = self.shared_memory_carveouts
-        if not carveouts or list(carveouts) != sorted(set(carveouts)):
-            problems.append("shared_memory_carveouts must be non-empty, ascending and distinct")
+        if not carveouts or list(carveouts) != sorted(set(carveouts)) or carveouts[0] < 0:
+            problems.append("shared_memory_carveouts must be non-empty, ascending, distinct and >= 0")
         elif carveouts[-1] != self.shared_memory_per_sm:
             problems.append("the largest carveout must equal shared_memory_per_sm")
         if not (
@@ -212,21 +239,25 @@ def architecture(spec: Any) -> Architecture:
         if name in known:
             return known[name]
     names = list(known)
-    close = difflib.get_close_matches(str(spec).lower(), names, n=3)
-    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    hint = ""
+    # Suggest only for what reads as a compute capability: "H100" is not close to sm_100.
+    if isinstance(spec, tuple) or re.match(r"\s*(sm|compute|cc)?_?\d", str(spec), re.IGNORECASE):
+        close = difflib.get_close_matches(str(spec).lower(), names, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise OccupancyError(f"arch={spec!r} is not a known architecture{hint}; known: {', '.join(names)}")
 
 
 def load_architecture(path: str | os.PathLike[str]) -> Architecture:
-    """Load a custom architecture from a JSON file.
+    """Load a custom architecture from a JSON or TOML file.
 
     The file holds one object with the fields of :class:`Architecture`
-    (``json.dumps(arch.model_dump())`` writes one).
+    (``json.dumps(arch.model_dump())`` writes one); a TOML file may also hold it as
+    ``[architecture]`` or a single ``[[architecture]]`` table, as the packaged data does.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The JSON file.
+        The file; ``.toml`` is read as TOML, anything else as JSON.
 
     Returns
     -------
@@ -235,16 +266,29 @@ def load_architecture(path: str | os.PathLike[str]) -> Architecture:
     Raises
     ------
     OccupancyError
-        If the file is not valid JSON or the rules are inconsistent.
+        If the file is not valid JSON/TOML (truncated, not UTF-8, non-finite numbers,
+        nested too deeply) or the rules are inconsistent; the message names the file.
+    OSError
+        If the file cannot be read.
     """
-    with open(path, encoding="utf-8") as f:
-        try:
-            data = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise OccupancyError(f"path={os.fspath(path)!r} is not valid JSON: {exc}") from None
+    target = as_path(path, OccupancyError)
+    where = f"path={str(target)!r}"
+    if target.suffix.lower() == ".toml":
+        data: Any = read_toml(target, OccupancyError)
+        if set(data) == {"architecture"}:
+            data = data["architecture"]
+            if isinstance(data, list):
+                if len(data) != 1:
+                    raise OccupancyError(f"{where} holds {len(data)} architectures; expected exactly 1")
+                data = data[0]
+    else:
+        data = read_json(target, OccupancyError)
     if not isinstance(data, dict):
-        raise OccupancyError(f"path={os.fspath(path)!r} must hold one JSON object")
+        raise OccupancyError(f"{where} must hold one object with the fields of an Architecture")
     try:
         return Architecture(**data)
-    except ValueError as exc:
-        raise OccupancyError(f"path={os.fspath(path)!r}: {exc}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        at = ".".join(str(p) for p in err.get("loc", ())) or "architecture"
+        message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise OccupancyError(f"{where}: {at}: {message}") from None

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from . import _validate
 from ._arch import Architecture, architecture
 from ._driver_config import DriverConfiguration, driver_configuration
+from ._errors import OccupancyError
 from ._kernel_launch import Launch, resolve
 from ._resources import KernelResources, merge_resources
 from ._rules import LIMITERS, UNLIMITED, evaluate, limiter_names
@@ -102,7 +103,12 @@ class OccupancyArrays:
         return self.active_blocks_per_sm.shape
 
     def limiters_at(self, *index: int) -> tuple[str, ...]:
-        """Names of the resources that bind at ``index``."""
+        """Names of the resources that bind at ``index`` (one integer per dimension)."""
+        shape = self.limiter_mask.shape
+        if len(index) != len(shape):
+            raise OccupancyError(f"index={index} needs {len(shape)} integers, one per dimension of {shape}")
+        for axis, (i, size) in enumerate(zip(index, shape)):
+            _validate.check_range(f"index[{axis}]", _validate.integer(f"index[{axis}]", i), -size, size - 1)
         return limiter_names(int(self.limiter_mask[index]))
 
 

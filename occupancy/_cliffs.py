@@ -128,8 +128,11 @@ def sweeps(arch: Architecture, v: dict[str, Any], gc: str) -> dict[str, tuple[np
     """Values and evaluate() output along each resource (shared with the plots)."""
     optin = arch.max_shared_memory_per_block_optin
     s, d = v["s"], v["d"]
-    # Sweeping shared memory assumes the kernel opts in up to the architecture's limit.
-    m_sweep = max(v["m"], optin - s)
+    # Sweeping shared memory assumes the kernel opts in up to the architecture's limit,
+    # unless the launch already asks for more than its attribute allows: then the
+    # attribute stays, so the sweep agrees with calculate (0 blocks) at the current value
+    # and `gain` says how far to come down.
+    m_sweep = v["m"] if d > v["m"] else max(v["m"], optin - s)
     base = dict(t=v["t"], r=v["r"], s=s, d=d, m=v["m"], c=v["c"], b=v["b"], mt=v["mt"])
 
     def run(**change):
@@ -138,7 +141,9 @@ def sweeps(arch: Architecture, v: dict[str, Any], gc: str) -> dict[str, tuple[np
 
     regs = np.arange(arch.max_registers_per_thread + 1)
     dyn = np.arange(optin - s + 1)
-    top = arch.max_threads_per_block if v["mt"] is None else v["mt"]
+    # Up to the kernel's maximum, and on to the block size asked for when it is larger
+    # (0 blocks there, as calculate says).
+    top = arch.max_threads_per_block if v["mt"] is None else max(v["mt"], v["t"])
     threads = np.arange(1, top + 1)
     bars = np.arange(MAX_BARRIERS_PER_BLOCK + 1)
     return {
@@ -208,8 +213,10 @@ def cliffs(
     :func:`occupancy.max_active_clusters`. Each resource is swept over
     its legal range with the others fixed: registers per thread 0-255, shared memory
     per block (static + dynamic, bytes, from the static size up to the opt-in limit,
-    as if the kernel opted in), threads per block 1 up to the kernel's maximum, and
-    block barriers 0-16.
+    as if the kernel opted in; a launch already over its ``max_dynamic_shared_memory``
+    keeps that attribute), threads per block 1 up to the kernel's maximum (or the block
+    size asked for, if larger), and block barriers 0-16. At the launch's own values every
+    sweep agrees with :func:`occupancy.calculate`.
 
     Returns
     -------

@@ -10,17 +10,16 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import _validate
+from ._arch import MAX_BLOCK_DIMS, MAX_GRID_DIMS
 from ._errors import OccupancyError
 from ._resources import KernelResources
 from ._rules import MAX_BARRIERS_PER_BLOCK
 
 __all__ = ["Launch", "resolve"]
 
-# CUDA's launch limits, the same on every compute capability from 5.0 on (CUDA C++
-# Programming Guide, "Features and Technical Specifications", table of technical
-# specifications per compute capability).
-MAX_GRID = (2**31 - 1, 65535, 65535)
-MAX_BLOCK = (1024, 1024, 64)
+# CUDA's launch limits, the same on every compute capability from 5.0 on: one table, in _arch.
+MAX_GRID = MAX_GRID_DIMS
+MAX_BLOCK = MAX_BLOCK_DIMS
 MAX_THREADS_PER_BLOCK = 1024
 MAX_REGISTERS_PER_THREAD = 255
 # Thread-block clusters (compute capability 9.0+): 8 blocks is the portable maximum;

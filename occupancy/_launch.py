@@ -141,7 +141,7 @@ def max_potential_block_size(
         _validate.check_range("max_threads_per_block", mt, 1, arch.max_threads_per_block, arch)
         limit = min(limit, mt)
     sms = 1 if sm_count is None else _validate.integer("sm_count", sm_count)
-    _validate.check_range("sm_count", sms, 1, None)
+    _validate.check_range("sm_count", sms, 1, 2**31 - 1)
     c = -1 if carveout is None else _validate.integer("carveout", carveout)
     _validate.check_range("carveout", c, -1 if carveout is None else 0, 100, arch, " percent")
     b = _validate.integer("block_barriers", block_barriers)
@@ -152,20 +152,23 @@ def max_potential_block_size(
     sizes = np.minimum(aligned, limit)
     if kernel["threads_per_block"] is not None:
         sizes = sizes[:1]  # a kernel compiled for one block size launches with no other
+    # Sizes beyond every shared-memory limit are refused by evaluate; clip so int math stays small.
+    ceiling = 2 * arch.shared_memory_per_sm
     if callable(dynamic_shared_memory):
-        d = np.array(
-            [_validate.integer("dynamic_shared_memory", dynamic_shared_memory(int(n))) for n in sizes],
-            dtype=np.int64,
-        )
-        _validate.check_range("dynamic_shared_memory", d, 0, None, arch)
+        asked = [_validate.integer("dynamic_shared_memory", dynamic_shared_memory(int(n))) for n in sizes]
+        for n, value in zip(sizes, asked):
+            if value < 0:
+                raise OccupancyError(
+                    f"dynamic_shared_memory({int(n)})={value} is below the minimum of 0"
+                )
+        d = np.array([min(value, ceiling) for value in asked], dtype=np.int64)
     else:
         d = _validate.integer("dynamic_shared_memory", dynamic_shared_memory)
         _validate.check_range(
             "dynamic_shared_memory", d, 0, arch.max_shared_memory_per_block_optin - s, arch,
             " bytes (the opt-in limit minus static_shared_memory)",
         )
-    # Sizes beyond every shared-memory limit are refused by evaluate; clip so int math stays small.
-    d = np.minimum(d, 2 * arch.shared_memory_per_sm)
+    d = np.minimum(d, ceiling)
     out = evaluate(arch, sizes, r, s, d, m, c, b, None)
     blocks = np.broadcast_to(out["active_blocks_per_sm"], sizes.shape)
     threads = sizes * blocks

@@ -8,9 +8,14 @@ from typing import Any
 import numpy as np
 
 from ._cliffs import swept
+from ._errors import OccupancyError
+from ._files import as_path, atomic_path
 from ._kernel_launch import Launch, resolve
 
-__all__ = ["plot_occupancy"]
+__all__ = ["PLOT_FORMATS", "plot_occupancy"]
+
+#: File suffixes `plot_occupancy` writes.
+PLOT_FORMATS = (".png", ".svg", ".pdf")
 
 _PANELS = (
     ("threads_per_block", "threads per block", 1),
@@ -46,7 +51,8 @@ def plot_occupancy(
     arch, threads_per_block, registers_per_thread, ..., resources, launch : optional
         As in :func:`occupancy.calculate`.
     path : str or os.PathLike, optional
-        Where to save the figure (the format follows the suffix, e.g. ``.png``, ``.svg``).
+        Where to save the figure: ``.png``, ``.svg`` or ``.pdf`` (the format follows the
+        suffix). Written atomically: an interrupted run leaves the previous file intact.
 
     Returns
     -------
@@ -54,9 +60,17 @@ def plot_occupancy(
 
     Raises
     ------
+    OccupancyError
+        For a launch `occupancy.calculate` refuses, or a `path` of another format.
     ImportError
         If matplotlib is not installed.
     """
+    if path is not None:
+        target = as_path(path, OccupancyError)
+        if target.suffix.lower() not in PLOT_FORMATS:
+            raise OccupancyError(
+                f"path={str(target)!r} has an unsupported suffix; use one of {', '.join(PLOT_FORMATS)}"
+            )
     try:
         import matplotlib
 
@@ -107,5 +121,6 @@ def plot_occupancy(
         f"{current['shared_memory']} B shared memory per block"
     )
     if path is not None:
-        fig.savefig(os.fspath(path), dpi=120)
+        with atomic_path(path, OccupancyError) as tmp:
+            fig.savefig(tmp, dpi=120)
     return fig

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
@@ -26,10 +28,12 @@ __all__ = [
 ]
 
 #: Version of the JSON/CSV schema written by `save_chart`; bumped on incompatible changes.
-#: Version 2 added ``bandwidth_points``; version 1 files still load.
-CHART_SCHEMA_VERSION = 2
+#: Version 2 added ``bandwidth_points``; 3: the CSV ends with an "end" record holding its row
+#: count, so a truncated file is refused. JSON of versions 1 and 2 still loads.
+CHART_SCHEMA_VERSION = 3
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+# A chart holds finite figures only: a plot cannot place an infinite ceiling or point.
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1/shared"}
 
 
@@ -97,6 +101,8 @@ class RooflineChart(BaseModel):
 
     def ceiling(self, name: str, origin: str = "theoretical") -> Ceiling:
         """The ceiling called `name` ("fp32", "dram", ...) of the given origin."""
+        if not isinstance(name, str) or not isinstance(origin, str):
+            raise TypeError("name and origin must be str")
         for c in self.ceilings:
             if c.name == name and c.origin == origin:
                 return c
@@ -148,6 +154,26 @@ def kernel_labels(kernels: Iterable[Any]) -> list[str]:
     return labels
 
 
+def _sequence(name: str, value: Any) -> list[Any]:
+    """A list from an iterable argument; a string or a non-iterable is a TypeError."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a sequence, not {type(value).__name__}")
+    return list(value)
+
+
+def _measured(name: str, value: Any) -> float:
+    """A measured figure: a finite number > 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        figure = float(value)
+    except OverflowError:
+        figure = math.inf
+    if not (math.isfinite(figure) and figure > 0):
+        raise RooflineError(f"{name}={value!r} must be > 0 and finite")
+    return figure
+
+
 def roofline_chart(
     gpu: GPU | str,
     kernels: Iterable[Any] = (),
@@ -196,13 +222,19 @@ def roofline_chart(
         Unknown GPU, precision or level, or a measured value for an unknown kernel.
     """
     device = lookup_gpu(gpu)
-    kernels = list(kernels)
+    kernels = _sequence("kernels", kernels)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, not {type(title).__name__}")
+    if precisions is not None:
+        precisions = _sequence("precisions", precisions)
+    levels = _sequence("levels", levels)
     kernel_counts = [
         kernel_of(k).model_copy(update={"name": label})
         for k, label in zip(kernels, kernel_labels(kernels))
     ]
     primary = check_precision(
-        precision or next((k.precision for k in kernel_counts if k.precision), None) or "fp32"
+        precision if precision is not None
+        else next((k.precision for k in kernel_counts if k.precision), None) or "fp32"
     )
     if precisions is not None:
         chosen = [check_precision(p) for p in precisions]
@@ -232,11 +264,20 @@ def roofline_chart(
             Ceiling(name=lvl, kind="memory", value=d.value, label=_memory_label(lvl, d.value),
                     formula=d.formula, source=d.source)
         )
-    for name, value in (measured_ceilings or {}).items():
+    if measured_ceilings is not None and not isinstance(measured_ceilings, Mapping):
+        raise TypeError(f"measured_ceilings must be a mapping of name to value, not {type(measured_ceilings).__name__}")
+    for name, raw in (measured_ceilings or {}).items():
+        value = _measured(f"measured_ceilings[{name!r}]", raw)
         try:
             key, kind = check_precision(name), "compute"
         except RooflineError:
-            key, kind = check_level(name), "memory"
+            try:
+                key, kind = check_level(name), "memory"
+            except RooflineError:
+                raise RooflineError(
+                    f"measured_ceilings has {name!r}, which is neither a precision "
+                    f"({', '.join(PRECISIONS)}) nor a memory level ({', '.join(MEMORY_LEVELS)})"
+                ) from None
         label = _compute_label(key, value) if kind == "compute" else _memory_label(key, value)
         ceilings.append(
             Ceiling(name=key, kind=kind, value=float(value), origin="measured",
@@ -269,21 +310,31 @@ def roofline_chart(
                     f"measured_points has kernel {name!r}, which is not among kernels: "
                     f"{', '.join(intensities) or '(none)'}"
                 )
+            flops_per_second = _measured(f"measured_points[{name!r}]", value)
             for lvl, ai in intensities[name].items():
                 points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
-                                         flops_per_second=float(value), origin="measured"))
+                                         flops_per_second=flops_per_second, origin="measured"))
     elif measured_points is not None:
-        points.extend(measured_points)
+        given = _sequence("measured_points", measured_points)
+        for point in given:
+            if not isinstance(point, ChartPoint):
+                raise TypeError(
+                    f"measured_points must be a mapping of kernel name to flops/s or ChartPoint objects, "
+                    f"not {type(point).__name__}"
+                )
+        points.extend(given)
     moved = {b.kernel: {} for b in bandwidth_points}
     for b in bandwidth_points:
         moved[b.kernel][b.level] = b.bytes_per_second
     flops = {k.name: k.flops for k in kernel_counts}
+    if measured_seconds is not None and not isinstance(measured_seconds, Mapping):
+        raise TypeError(f"measured_seconds must be a mapping of kernel name to seconds, not {type(measured_seconds).__name__}")
     for name, seconds in (measured_seconds or {}).items():
         if name not in flops:
             raise RooflineError(
                 f"measured_seconds has kernel {name!r}, which is not among kernels: {', '.join(flops) or '(none)'}"
             )
-        if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        if isinstance(seconds, bool) or not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
             raise RooflineError(f"measured_seconds[{name!r}]={seconds!r} must be a positive number of seconds")
         bound = analyze(device, next(k for k in kernel_counts if k.name == name), primary).time_lower_bound_seconds
         for lvl, rate in moved.get(name, {}).items():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 import re
 import tomllib
 from importlib import resources
@@ -70,7 +69,8 @@ _PCIE = {
     6: (64.0e9, 242 / 256),
 }
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+# Figures are finite: an infinite peak or NaN bandwidth would turn every time into NaN.
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 def check_level(level: object) -> str:
@@ -243,7 +243,7 @@ class GPU(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise translate_validation_error(exc, f"GPU {data.get('name', '?')!r}") from None
+            raise translate_validation_error(exc, f"GPU {short_repr(data.get('name', '?'))}") from None
 
     @field_validator("compute_capability", mode="before")
     @classmethod
@@ -306,6 +306,8 @@ class GPU(BaseModel):
             for a precision without 2:4 sparsity.
         """
         p = check_precision(precision)
+        if not isinstance(sparse, bool):
+            raise TypeError(f"sparse must be a bool, not {type(sparse).__name__}")
         if sparse and p not in SPARSE_PRECISIONS:
             raise RooflineError(
                 f"sparse=True applies to {', '.join(sorted(SPARSE_PRECISIONS))}, "
@@ -477,8 +479,14 @@ def translate_validation_error(exc: ValidationError, what: str) -> RooflineError
     if not where:
         return RooflineError(f"{what}: {message}")
     value = err.get("input")
-    shown = "" if isinstance(value, dict) else f"={value!r}"
+    shown = "" if isinstance(value, dict) else f"={short_repr(value)}"
     return RooflineError(f"{what}: {where}{shown}: {message}")
+
+
+def short_repr(value: Any, width: int = 80) -> str:
+    """``repr(value)`` on one line, cut to `width` characters (an array's repr spans lines)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _make_gpu(entry: dict[str, Any], what: str) -> GPU:
@@ -510,15 +518,23 @@ def _index() -> dict[str, GPU]:
     return index
 
 
-def gpus() -> tuple[GPU, ...]:
-    """Every GPU in the packaged database, in database order.
+def gpus(matching: str | None = None) -> tuple[GPU, ...]:
+    """The GPUs in the packaged database, in database order; with `matching`, those whose
+    name or an alias starts with it (forgiving case and punctuation, as `gpu` does).
 
     Examples
     --------
     >>> "H100-SXM" in [g.name for g in gpus()]
     True
+    >>> [g.name for g in gpus("A100 PCIe")]
+    ['A100-PCIe-40GB', 'A100-PCIe-80GB']
     """
-    return _database()
+    if matching is None:
+        return _database()
+    if not isinstance(matching, str):
+        raise TypeError(f"matching must be a str, not {type(matching).__name__}")
+    key = _key(matching)
+    return tuple(g for g in _database() if any(_key(s).startswith(key) for s in (g.name, *g.aliases)))
 
 
 def gpu(name: str | GPU) -> GPU:
@@ -526,12 +542,15 @@ def gpu(name: str | GPU) -> GPU:
 
     ``"a100 pcie 40gb"``, ``"A100-PCIe-40GB"`` and the driver's ``"NVIDIA A100-PCIE-40GB"``
     all find the same entry; a leading NVIDIA/Tesla/GeForce is ignored. A `GPU` is
-    returned unchanged.
+    returned unchanged. An alias the database gives wins (``"H100"`` is the H100-SXM's, as
+    ``gpu_info`` lists it); a prefix that several entries share and no alias claims
+    (``"A100-SXM4"``) is refused with the candidates listed, rather than one picked silently.
 
     Raises
     ------
     RooflineError
-        If nothing matches; the message lists close matches and the known names.
+        If nothing matches, or several entries do; the message lists the candidates, or
+        close matches and the known names.
 
     Examples
     --------
@@ -546,8 +565,15 @@ def gpu(name: str | GPU) -> GPU:
         raise TypeError(f"name must be a str or GPU, not {type(name).__name__}")
     index = _index()
     key = _key(name)
-    if key in index:
+    for entry in _database():
+        if _key(entry.name) == key:
+            return entry
+    if key in index:  # a name or an alias the database gives (``H100`` is the H100-SXM's)
         return index[key]
+    # a family prefix that no alias claims: refused rather than one of them picked silently
+    family = [g.name for g in _database() if _key(g.name).startswith(key)] if key else []
+    if len(family) > 1:
+        raise RooflineError(f"GPU {name!r} matches {len(family)} GPUs: {', '.join(family)}; name one of them")
     close = difflib.get_close_matches(key, list(index), n=8, cutoff=0.6)
     names = list(dict.fromkeys(index[k].name for k in close))
     known = ", ".join(g.name for g in _database())
@@ -574,19 +600,24 @@ def load_gpu(path: str | Path) -> GPU:
     Raises
     ------
     RooflineError
-        If the file is not TOML/JSON, holds not exactly one GPU, or a field is invalid.
+        If the file is not TOML/JSON (truncated, not UTF-8, non-finite numbers, nested
+        too deeply), holds not exactly one GPU, or a field is invalid; the message names
+        the file.
+    OSError
+        If the file cannot be read.
     """
-    path = Path(path)
-    text = path.read_text("utf-8")
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise RooflineError(f"path={str(path)!r} is not valid {path.suffix[1:] or 'TOML'}: {exc}") from None
+    from occupancy._files import as_path, read_json, read_toml
+
+    path = as_path(path, RooflineError)
+    where = f"path={str(path)!r}"
+    data: Any = (
+        read_json(path, RooflineError) if path.suffix.lower() == ".json" else read_toml(path, RooflineError)
+    )
     if isinstance(data, dict) and "gpu" in data:
         entries = data["gpu"] if isinstance(data["gpu"], list) else [data["gpu"]]
         if len(entries) != 1:
-            raise RooflineError(f"path={str(path)!r} holds {len(entries)} GPUs; expected exactly 1")
+            raise RooflineError(f"{where} holds {len(entries)} GPUs; expected exactly 1")
         data = entries[0]
     if not isinstance(data, dict):
-        raise RooflineError(f"path={str(path)!r} must hold a table of GPU fields")
+        raise RooflineError(f"{where} must hold a table of GPU fields")
     return _make_gpu(data, str(path))

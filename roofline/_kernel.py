@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_fie
 from occupancy import Launch
 
 from ._errors import RooflineError
-from ._gpu import translate_validation_error
+from ._gpu import check_level, translate_validation_error
 from ._precision import check_precision
 
 __all__ = ["Kernel", "KernelCounts", "kernel_of"]
@@ -233,7 +233,7 @@ class Kernel(BaseModel):
 
     def bytes_at(self, level: str) -> float | None:
         """Bytes moved at `level` ("dram", "l2", "l1"), or None when not given."""
-        return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[level]
+        return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[check_level(level)]
 
 
 class KernelCounts(Kernel):

@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 _ACCESS_BYTES = (1, 2, 4, 8, 16)
+# Addresses are held as int64; a GPU's virtual addresses (49 bits on Hopper) are far below.
+MAX_ADDRESS = 2**63 - 1
 
 
 class WarpTransactions(BaseModel):
@@ -129,11 +131,17 @@ def _lanes(
             raise TypeError(
                 f"byte_addresses[{lane}] must be an int, None or NaN, got {type(value).__name__}"
             )
-        if float(value) != int(value):
+        if not isinstance(value, (int, np.integer)) and (
+            not math.isfinite(float(value)) or float(value) != int(value)
+        ):
             raise RooflineError(f"byte_addresses[{lane}]={value} is not a whole byte address")
         address = int(value)
         if address < 0:
-            raise RooflineError(f"byte_addresses[{lane}]={address} must be >= 0")
+            raise RooflineError(f"byte_addresses[{lane}]={value!r} must be >= 0")
+        if address > MAX_ADDRESS:
+            raise RooflineError(
+                f"byte_addresses[{lane}]={value!r} is past the 64-bit address range ({MAX_ADDRESS})"
+            )
         if address % access_bytes:
             raise RooflineError(
                 f"byte_addresses[{lane}]={address} is not a multiple of "
@@ -202,8 +210,15 @@ def warp_addresses(
             raise RooflineError(f"{name}={value} must be >= {low}")
     if lanes > WARP_SIZE:
         raise RooflineError(f"lanes={lanes} exceeds the warp size of {WARP_SIZE}")
-    lane = np.arange(lanes, dtype=np.int64)
-    return base_bytes + (lane * stride + offset) * element_bytes + field_offset_bytes
+    # In Python ints: numpy's int64 would wrap silently past 2**63 (at most 32 lanes).
+    addresses = [int(base_bytes) + (i * int(stride) + int(offset)) * int(element_bytes) + int(field_offset_bytes)
+                 for i in range(int(lanes))]
+    if addresses[-1] > MAX_ADDRESS:
+        raise RooflineError(
+            f"offset={offset}, stride={stride}, element_bytes={element_bytes}, base_bytes={base_bytes} reach "
+            f"byte address {addresses[-1]}, past the 64-bit address range ({MAX_ADDRESS})"
+        )
+    return np.array(addresses, dtype=np.int64)
 
 
 def _store_transactions(segments: np.ndarray) -> list[int]:
@@ -262,6 +277,8 @@ def warp_transactions(
     0.5
     """
     access_bytes = _check_access_bytes(access_bytes)
+    if not isinstance(operation, str):
+        raise TypeError(f"operation must be 'load' or 'store', not {type(operation).__name__}")
     if operation not in ("load", "store"):
         raise RooflineError(f"operation={operation!r} must be 'load' or 'store'")
     if not isinstance(cached, (bool, np.bool_)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ __all__ = ["PLOT_FORMATS", "plot_roofline"]
 
 #: File suffixes `plot_roofline` can write.
 PLOT_FORMATS: tuple[str, ...] = (".png", ".svg", ".pdf")
+# An 11 x 6.5 inch figure at 1200 dpi is already 100 megapixels; more runs out of memory.
+MAX_DPI = 1200
+MAX_KNEE_SHARPNESS = 64
 
 _LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 _TEXT_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.6}
@@ -101,7 +105,7 @@ def plot_roofline(
     ax
         Optional matplotlib Axes to draw into; a new Figure is made otherwise.
     dpi
-        Resolution of PNG output.
+        Resolution of PNG output, 10 to 1200.
     knee_sharpness
         When given, also draw the soft knee of each theoretical DRAM roof with the chart's
         compute ceiling: ``(1 / (I x B)**p + 1 / P**p) ** (-1/p)`` (dotted), the smooth
@@ -115,12 +119,28 @@ def plot_roofline(
     Raises
     ------
     RooflineError
-        Unsupported file suffix or bad chart options.
+        Unsupported file suffix, a dpi or knee out of range, or bad chart options.
+    TypeError
+        Arguments of the wrong type.
     """
-    if path is not None and Path(path).suffix.lower() not in PLOT_FORMATS:
+    from occupancy._files import as_path, atomic_path
+
+    if path is not None and as_path(path, RooflineError).suffix.lower() not in PLOT_FORMATS:
         raise RooflineError(
             f"path={str(path)!r} has an unsupported suffix; use one of {', '.join(PLOT_FORMATS)}"
         )
+    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Integral):
+        raise TypeError(f"dpi must be an int, not {type(dpi).__name__}")
+    if not 10 <= dpi <= MAX_DPI:
+        raise RooflineError(f"dpi={dpi} must be from 10 to {MAX_DPI}")
+    if knee_sharpness is not None:
+        if isinstance(knee_sharpness, bool) or not isinstance(knee_sharpness, numbers.Real):
+            raise TypeError(f"knee_sharpness must be a number, not {type(knee_sharpness).__name__}")
+        # Past 64 the soft knee is the hard corner to the pixel; larger exponents only overflow.
+        if not 0 < knee_sharpness <= MAX_KNEE_SHARPNESS:
+            raise RooflineError(f"knee_sharpness={knee_sharpness!r} must be > 0 and at most {MAX_KNEE_SHARPNESS}")
+    if ax is not None and not hasattr(ax, "figure"):
+        raise TypeError(f"ax must be a matplotlib Axes, not {type(ax).__name__}")
     if isinstance(chart_or_gpu, RooflineChart):
         if chart_options or kernels:
             raise RooflineError("kernels and chart options apply only when a GPU is given")
@@ -236,8 +256,6 @@ def plot_roofline(
                                    + ", ".join(ridges)))
 
     if knee_sharpness is not None:
-        if not knee_sharpness > 0:
-            raise RooflineError(f"knee_sharpness={knee_sharpness!r} must be > 0")
         grid_x = np.logspace(math.log10(x_lo), math.log10(x_hi), 400)
         for m in memory:
             if m.origin != "theoretical" or m.name != "dram":
@@ -303,7 +321,8 @@ def plot_roofline(
     _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors)
 
     if path is not None:
-        fig.savefig(path, dpi=dpi)
+        with atomic_path(path, RooflineError) as tmp:
+            fig.savefig(tmp, dpi=dpi)
     return fig
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -38,6 +39,8 @@ __all__ = [
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+# A calibration's figures are finite: one infinite parameter makes every prediction NaN.
+_FINITE = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 Limiter = Literal[
     "dram_bandwidth", "memory_latency", "block_scheduling", "cache_bandwidth", "compute", "issue", "tail", "launch"
@@ -110,7 +113,7 @@ class Calibration(BaseModel):
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
 
-    model_config = _FROZEN
+    model_config = _FINITE
 
     gpu: str
     idle_latency_seconds: float = Field(gt=0)
@@ -200,21 +203,55 @@ def load_calibration(path: str | Path) -> Calibration:
     Parameters
     ----------
     path : str or Path
-        A JSON file holding a `Calibration` (or a validation report with a ``calibration`` key).
+        A JSON file holding a `Calibration`: ``calibration.json`` of ``gpuroof calibrate`` or
+        ``gpuroof validate``, or the latter's ``report.json`` of one device (its ``calibration``).
 
     Raises
     ------
     RooflineError
-        If the file does not hold a valid calibration.
+        If the file does not hold a valid calibration (not JSON, truncated, not UTF-8,
+        non-finite numbers, a field out of range); the message names the file.
+    OSError
+        If the file cannot be read.
     """
-    import json
+    from occupancy._files import as_path, read_json
 
-    data = json.loads(Path(path).read_text("utf-8"))
-    data = data.get("calibration", data)
+    path = as_path(path, RooflineError)
+    data = read_json(path, RooflineError)
+    if isinstance(data, dict) and isinstance(data.get("reports"), list):
+        # a report.json of schema 2: the reports of one or several devices
+        if len(data["reports"]) != 1:
+            raise RooflineError(
+                f"path={str(path)!r} holds the reports of {len(data['reports'])} devices: give one device's "
+                "calibration.json"
+            )
+        data = data["reports"][0]
+    if isinstance(data, dict) and isinstance(data.get("calibration"), dict):
+        data = data["calibration"]
+    elif isinstance(data, dict) and isinstance(data.get("prediction"), dict) and isinstance(
+        data["prediction"].get("calibration"), dict
+    ):  # a `gpuroof validate` report.json keeps it in its prediction check
+        data = data["prediction"]["calibration"]
+    if not isinstance(data, dict):
+        raise RooflineError(f"path={str(path)!r} must hold a calibration object")
     try:
         return Calibration.model_validate(data)
     except ValidationError as exc:
-        raise RooflineError(f"{path}: not a calibration: {exc.errors()[0]['msg']}") from None
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "calibration"
+        raise RooflineError(f"path={str(path)!r} is not a calibration: {where}: {err['msg']}") from None
+
+
+def _finite_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        figure = float(value)
+    except OverflowError:
+        figure = math.inf
+    if not (figure > 0 and (allow_inf or math.isfinite(figure))):
+        raise RooflineError(f"{name}={value!r} must be > 0{'' if allow_inf else ' and finite'}")
+    return figure
 
 
 def achieved_bandwidth(
@@ -258,10 +295,17 @@ def achieved_bandwidth(
     ...                          knee_sharpness=4) / 3e12, 3)
     1.0
     """
-    concurrency = np.asarray(bytes_in_flight, dtype=float)
-    p = float(knee_sharpness)
-    rates = (concurrency / latency_seconds, np.broadcast_to(float(peak_bytes_per_second), concurrency.shape),
-             np.broadcast_to(float(dispatch_bytes_per_second), concurrency.shape))
+    from ._roofline import _check_positive
+
+    concurrency = _check_positive("bytes_in_flight", bytes_in_flight, allow_zero=True)
+    peak = _finite_positive("peak_bytes_per_second", peak_bytes_per_second)
+    latency = _finite_positive("latency_seconds", latency_seconds)
+    p = _finite_positive("knee_sharpness", knee_sharpness)
+    dispatch = _finite_positive("dispatch_bytes_per_second", dispatch_bytes_per_second, allow_inf=True)
+    # A Little's-law rate past the float range is no limit at all: the soft minimum drops it.
+    with np.errstate(over="ignore"):
+        little = concurrency / latency
+    rates = (little, np.broadcast_to(peak, concurrency.shape), np.broadcast_to(dispatch, concurrency.shape))
     # in log space, so that rates of very different size neither overflow nor underflow
     with np.errstate(divide="ignore"):
         logs = np.stack([-p * np.log(np.maximum(r, 1e-300)) for r in rates])
@@ -365,12 +409,6 @@ def _assumptions(launch: Any, arch: Any) -> list[str]:
     return notes
 
 
-def kernel_bytes(kernel: Any, level: str) -> float | None:
-    """Bytes `kernel` moves at cache `level` ("l2" or "l1"), None when it does not say."""
-    value = getattr(kernel, f"{level}_bytes", None)
-    return None if value is None else float(value)
-
-
 def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     full, rest = divmod(blocks, slots)
     seconds = 0.0
@@ -379,6 +417,23 @@ def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     if rest:
         seconds += rest * bytes_per_block / bandwidth_of_blocks(rest)
     return seconds
+
+
+def _check_calibration(cal: Any, record: GPU) -> None:
+    """A calibration belongs to one GPU (or is the generic one): refuse it for another."""
+    if not isinstance(cal, Calibration):
+        raise TypeError(f"calibration must be a roofline.Calibration, not {type(cal).__name__}")
+    if cal.gpu in ("generic", record.name):
+        return
+    try:
+        measured_on = _lookup_gpu(cal.gpu).name
+    except RooflineError:
+        measured_on = cal.gpu
+    if measured_on != record.name:
+        raise RooflineError(
+            f"calibration is for gpu={cal.gpu!r}, not {record.name!r}: predict for {cal.gpu!r}, "
+            f"or use a calibration measured on {record.name!r}"
+        )
 
 
 def predict(
@@ -446,6 +501,7 @@ def predict(
 
     record = _lookup_gpu(gpu)
     cal = calibration if calibration is not None else _packaged_calibration(record)
+    _check_calibration(cal, record)
     kernel = kernel_of(kernel)
     launch = _launch_of(kernel, launch, "predict")
     assumptions = _assumptions(launch, record.architecture)
@@ -458,11 +514,12 @@ def predict(
     if loads_in_flight_per_thread is None:
         loads_in_flight_per_thread = launch.loads_in_flight_per_thread
     in_flight = elements if loads_in_flight_per_thread is None else loads_in_flight_per_thread
-    if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
-        raise RooflineError(f"loads_in_flight_per_thread={in_flight!r} must be an integer >= 1")
-    if not isinstance(fma_chains_per_thread, int) or fma_chains_per_thread < 1:
-        raise RooflineError(f"fma_chains_per_thread={fma_chains_per_thread!r} must be an integer >= 1")
-    rounds = math.ceil(elements / min(in_flight, elements))
+    for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+        if not 1 <= value <= 2**31 - 1:
+            raise RooflineError(f"{name}={value!r} must be an integer from 1 to 2147483647")
+    rounds = math.ceil(elements / min(int(in_flight), elements))
 
     blocks = launch.blocks
     slots = occ.active_blocks_per_sm * record.sm_count
@@ -491,8 +548,7 @@ def predict(
     dram_seconds = _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if dram_bytes else 0.0
     full_wave_seconds = dram_bytes / bandwidth_of_blocks(min(blocks, slots)) if dram_bytes else 0.0
     cache_seconds = max(
-        (float(n) / record.bandwidth(level) for level, n in (("l2", kernel_bytes(kernel, "l2")),
-                                                             ("l1", kernel_bytes(kernel, "l1"))) if n),
+        (float(n) / record.bandwidth(level) for level, n in (("l2", kernel.l2_bytes), ("l1", kernel.l1_bytes)) if n),
         default=0.0,
     )
     memory_seconds = max(dram_seconds, cache_seconds)
@@ -584,6 +640,8 @@ class TimeCliffs(BaseModel):
 
     def worst(self, resource: str) -> TimeCliff | None:
         """The cliff of `resource` with the largest predicted slowdown (None if none)."""
+        if not isinstance(resource, str):
+            raise TypeError(f"resource must be a str, not {type(resource).__name__}")
         rows = [c for c in self.cliffs if c.resource == resource]
         return max(rows, key=lambda c: c.relative_time, default=None)
 
@@ -666,4 +724,5 @@ def time_cliffs(gpu: GPU | str, kernel: Any, launch: Any = None, *, calibration:
                     limiter=moved.limiter,
                 )
             )
-    return TimeCliffs(gpu=record.name, kernel=kernel.name, current=current, cliffs=tuple(rows))
+    return TimeCliffs(gpu=record.name, kernel=str(getattr(kernel, "name", "kernel")), current=current,
+                      cliffs=tuple(rows))

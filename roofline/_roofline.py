@@ -38,16 +38,27 @@ __all__ = [
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-def _check_positive(name: str, value: Any, *, allow_zero: bool = False) -> np.ndarray:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.ndarray, np.number, list, tuple)):
+def _check_positive(name: str, value: Any, *, allow_zero: bool = False, allow_inf: bool = False) -> np.ndarray:
+    """`value` as a float array, every element > 0 (>= 0 with `allow_zero`) and finite
+    (+inf too with `allow_inf`)."""
+    if isinstance(value, (bool, np.bool_, np.complexfloating)) or not isinstance(
+        value, (int, float, np.ndarray, np.number, list, tuple)
+    ):
         raise TypeError(f"{name} must be a number or an array of numbers, not {type(value).__name__}")
-    array = np.asarray(value, dtype=float)
-    bad = ~np.isfinite(array) & ~np.isposinf(array) if allow_zero else ~np.isfinite(array)
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "iufO":  # booleans, complex numbers, strings
+            raise TypeError
+        array = raw.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{name} must be a number or a rectangular array of real numbers") from None
+    bad = ~np.isfinite(array) & ~np.isposinf(array) if allow_inf else ~np.isfinite(array)
     low = array < 0 if allow_zero else array <= 0
     if np.any(bad | low):
         first = array[bad | low].flat[0]
-        bound = ">= 0" if allow_zero else "> 0 and finite"
-        raise RooflineError(f"{name}={first:g} is out of range; it must be {bound}")
+        bound = ">= 0" if allow_zero else "> 0"
+        finite = "" if allow_inf else " and finite"
+        raise RooflineError(f"{name}={first:g} is out of range; it must be {bound}{finite}")
     return array
 
 
@@ -84,12 +95,23 @@ def attainable(arithmetic_intensity, *, peak_flops_per_second, memory_bandwidth)
     >>> attainable([1, 100], peak_flops_per_second=100.0, memory_bandwidth=10.0)
     array([ 10., 100.])
     """
-    intensity = _check_positive("arithmetic_intensity", arithmetic_intensity, allow_zero=True)
+    intensity = _check_positive("arithmetic_intensity", arithmetic_intensity, allow_zero=True, allow_inf=True)
     peak = _check_positive("peak_flops_per_second", peak_flops_per_second)
     bandwidth = _check_positive("memory_bandwidth", memory_bandwidth)
-    with np.errstate(invalid="ignore"):
+    _broadcast(("arithmetic_intensity", intensity), ("peak_flops_per_second", peak), ("memory_bandwidth", bandwidth))
+    # inf x bandwidth (a compute-bound kernel) and overflowing products both take the peak.
+    with np.errstate(invalid="ignore", over="ignore"):
         result = np.minimum(peak, intensity * bandwidth)
     return _out(result)
+
+
+def _broadcast(*named: tuple[str, np.ndarray]) -> tuple[int, ...]:
+    """The common shape of arrays, or a RooflineError naming the ones that do not fit."""
+    try:
+        return np.broadcast_shapes(*(a.shape for _, a in named))
+    except ValueError:
+        shapes = ", ".join(f"{name} {a.shape}" for name, a in named)
+        raise RooflineError(f"array shapes do not broadcast together: {shapes}") from None
 
 
 def _ratio(flops: float, nbytes: float) -> float:
@@ -299,6 +321,7 @@ def analyze_many(
             continue
         b = _check_positive(f"{level}_bytes", given[level], allow_zero=True)
         columns.append((level, b / device.bandwidth(level)))
+    _broadcast(("flops", columns[0][1]), *[(f"{level}_bytes", t) for level, t in columns[1:]])
     names = np.array([name for name, _ in columns])
     stacked = np.stack(np.broadcast_arrays(*[t for _, t in columns]))
     which = np.argmax(stacked, axis=0)

@@ -74,6 +74,8 @@ def memory_space(name: str) -> MemorySpace:
     RooflineError
         Unknown name; the message lists the known ones.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {type(name).__name__}")
     for space in memory_spaces():
         if space.name == name:
             return space

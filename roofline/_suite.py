@@ -128,6 +128,8 @@ def analyze_suite(
     'memory'
     """
     device = lookup_gpu(gpu)
+    if kernels is not None and (isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__")):
+        raise TypeError(f"kernels must be a sequence of kernel models or counts, not {type(kernels).__name__}")
     kernels = _default_suite() if kernels is None else tuple(kernel_of(k) for k in kernels)
     rows = []
     for kernel, label in zip(kernels, kernel_labels(kernels)):
@@ -202,6 +204,8 @@ _HEADER = ["kernel", "AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "bound",
 
 def format_suite_table(report: SuiteReport) -> str:
     """The suite as an aligned text table (what `gpuroof demo` prints)."""
+    if not isinstance(report, SuiteReport):
+        raise TypeError(f"report must be a SuiteReport, not {type(report).__name__}")
     rows = [_HEADER] + [_cells(r) for r in report.rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
@@ -244,11 +248,25 @@ def suite_to_csv(report: SuiteReport) -> str:
 
 def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Path]:
     """Write the suite table (JSON, CSV, Markdown), the chart (JSON, CSV) and the roofline
-    plot (PNG, SVG) into `out_dir` (created if needed); return the paths by kind."""
+    plot (PNG, SVG) into `out_dir` (created if needed); return the paths by kind.
+
+    Each file is written atomically (a temporary file, then a rename), so an interrupted
+    run leaves the previous files intact; the folder is checked before anything is drawn.
+
+    Raises
+    ------
+    OSError
+        If `out_dir` cannot be written.
+    TypeError
+        If `report` is not a `SuiteReport`.
+    """
+    from occupancy._files import atomic_path, check_writable, dumps_json, write_atomic
+
     from ._plot import plot_roofline
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if not isinstance(report, SuiteReport):
+        raise TypeError(f"report must be a SuiteReport, not {type(report).__name__}")
+    out = check_writable(out_dir, RooflineError, folder=True, name="out_dir")
     paths = {
         "table_json": out / "suite.json",
         "table_csv": out / "suite.csv",
@@ -258,11 +276,13 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
         "plot_png": out / "roofline.png",
         "plot_svg": out / "roofline.svg",
     }
+    # Through pydantic's JSON, which writes an infinite intensity (no DRAM bytes) as null:
+    # the file stays standard JSON.
     payload = {"schema": "gpuroof.suite", "schema_version": 1,
-               **report.model_dump(mode="json", exclude={"chart"})}
-    paths["table_json"].write_text(json.dumps(payload, indent=2) + "\n", "utf-8")
-    paths["table_csv"].write_text(suite_to_csv(report), "utf-8")
-    paths["table_markdown"].write_text(suite_to_markdown(report), "utf-8")
+               **json.loads(report.model_dump_json(exclude={"chart"}))}
+    write_atomic(paths["table_json"], dumps_json(payload), RooflineError)
+    write_atomic(paths["table_csv"], suite_to_csv(report), RooflineError)
+    write_atomic(paths["table_markdown"], suite_to_markdown(report), RooflineError)
     save_chart(report.chart, paths["chart_json"])
     save_chart(report.chart, paths["chart_csv"])
     from ._predict import calibration
@@ -272,5 +292,6 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     except RooflineError:  # a custom GPU outside the database has no calibration
         knee = None
     fig = plot_roofline(report.chart, path=paths["plot_png"], knee_sharpness=knee)
-    fig.savefig(paths["plot_svg"])
+    with atomic_path(paths["plot_svg"], RooflineError) as tmp:
+        fig.savefig(tmp)
     return paths

@@ -31,6 +31,7 @@ measurement.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import tomllib
 from importlib import resources
@@ -44,6 +45,7 @@ __all__ = [
     "L2Persistence",
     "L2_PARTITIONS",
     "MAPPED_LATENCY_SECONDS",
+    "MAX_BYTES",
     "MAX_PERSISTING_FRACTION",
     "MEMCPY_LATENCY_SECONDS",
     "PAGEABLE_FACTOR",
@@ -68,6 +70,9 @@ L2_PARTITIONS = 2
 
 Memory = Literal["pinned", "pageable", "mapped", "managed"]
 Direction = Literal["h2d", "d2h"]
+
+# No transfer or cache window exceeds a 64-bit address space; the bound keeps times finite.
+MAX_BYTES = 2**64
 
 
 @functools.cache
@@ -148,9 +153,13 @@ class L2Persistence(BaseModel):
 def _nonnegative(name: str, value: Any, *, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if value < 0 or (positive and value == 0) or value != value:
-        raise RooflineError(f"{name}={value} must be {'> 0' if positive else '>= 0'}")
-    return float(value)
+    try:
+        figure = float(value)
+    except OverflowError:
+        figure = math.inf
+    if not math.isfinite(figure) or figure < 0 or (positive and figure == 0):
+        raise RooflineError(f"{name}={value} must be {'> 0' if positive else '>= 0'} and finite")
+    return figure
 
 
 def transfer_time(
@@ -219,20 +228,24 @@ def transfer_time(
         raise TypeError(
             f"gpu must have a host_link with bytes_per_second, got {type(gpu).__name__}"
         )
+    if not isinstance(memory, str):
+        raise TypeError(f"memory must be 'pinned', 'pageable', 'mapped' or 'managed', not {type(memory).__name__}")
     if memory not in ("pinned", "pageable", "mapped", "managed"):
         raise RooflineError(f"memory={memory!r} must be 'pinned', 'pageable', 'mapped' or 'managed'")
     if direction not in ("h2d", "d2h"):
         raise RooflineError(f"direction={direction!r} must be 'h2d' or 'd2h'")
     size = _nonnegative("bytes", bytes)
+    if size > MAX_BYTES:
+        raise RooflineError(f"bytes={bytes} exceeds {MAX_BYTES} (2**64), more than any address space holds")
     link_rate = _nonnegative("host_link.bytes_per_second", link.bytes_per_second, positive=True)
     for name, value in (("pageable_factor", pageable_factor), ("efficiency", efficiency)):
         if value is not None and _nonnegative(name, value, positive=True) > 1:
             raise RooflineError(f"{name}={value} must be in (0, 1]")
     if isinstance(accesses, bool) or not isinstance(accesses, numbers.Integral):
         raise TypeError(f"accesses must be an int, got {type(accesses).__name__}")
-    if accesses < 1 or (memory != "mapped" and accesses != 1):
+    if not 1 <= accesses <= 2**31 - 1 or (memory != "mapped" and accesses != 1):
         raise RooflineError(
-            f"accesses={accesses} must be >= 1, and 1 unless memory='mapped'"
+            f"accesses={accesses} must be from 1 to 2147483647, and 1 unless memory='mapped'"
         )
     measured = None if (pageable_factor is not None or efficiency is not None) else \
         _measured_link(gpu, memory, direction)
@@ -352,6 +365,9 @@ def l2_persistence(
     """
     window = _nonnegative("window_bytes", window_bytes, positive=True)
     l2 = _nonnegative("l2_cache_bytes", l2_cache_bytes, positive=True)
+    for name, value in (("window_bytes", window), ("l2_cache_bytes", l2)):
+        if value > MAX_BYTES:
+            raise RooflineError(f"{name}={value:g} exceeds {MAX_BYTES} (2**64), more than any address space holds")
     ratio = _nonnegative("hit_ratio", hit_ratio)
     if ratio > 1:
         raise RooflineError(f"hit_ratio={hit_ratio} must be in [0, 1]")

@@ -56,7 +56,7 @@ class BoundaryDivergence(BaseModel):
 def _triple(name: str, value: object) -> tuple[int, int, int]:
     items = value if isinstance(value, (tuple, list)) else (value,)
     if not 1 <= len(items) <= 3:
-        raise TypeError(f"{name} must be an int or 1 to 3 ints, got {value!r}")
+        raise TypeError(f"{name} must be an int or 1 to 3 ints, got {len(items)} values")
     out = []
     for i, item in enumerate(items):
         if isinstance(item, bool) or not isinstance(item, numbers.Integral):
@@ -87,7 +87,9 @@ def boundary_divergence(
     Raises
     ------
     RooflineError
-        A size < 1 or a block of more than 1024 threads.
+        A size < 1, a block of more than 1024 threads or past CUDA's per-dimension limits,
+        or an extent that needs a grid past CUDA's limits (2**31 - 1 blocks in x, 65535 in
+        y and z).
 
     Examples
     --------
@@ -96,12 +98,23 @@ def boundary_divergence(
     >>> r.total_warps, r.divergent_warps, r.inactive_warps
     (160, 31, 5)
     """
+    from occupancy import MAX_BLOCK_DIMS, MAX_GRID_DIMS
+
     ext = _triple("extent", extent)
     blk = _triple("block", block)
     threads = math.prod(blk)
     if threads > 1024:
         raise RooflineError(f"block={blk} has {threads} threads; the maximum is 1024")
+    for axis, (b, limit) in enumerate(zip(blk, MAX_BLOCK_DIMS)):
+        if b > limit:
+            raise RooflineError(f"block[{axis}]={b} exceeds CUDA's maximum of {limit} threads")
     grid = tuple(-(-e // b) for e, b in zip(ext, blk))
+    for axis, (g, limit) in enumerate(zip(grid, MAX_GRID_DIMS)):
+        if g > limit:
+            raise RooflineError(
+                f"extent[{axis}]={ext[axis]} needs grid.{'xyz'[axis]}={g} blocks of {blk[axis]}; "
+                f"CUDA allows at most {limit}"
+            )
     warps_per_block = -(-threads // WARP_SIZE)
     linear = np.arange(threads)
     tx = linear % blk[0]

@@ -43,9 +43,9 @@ def test_python_dash_m_gpuroof_lists_every_subcommand():
 
 
 def test_a_compile_error_is_one_line_naming_the_first_compiler_error():
-    from gpuroof._main import _one_line
+    from gpuroof._main import one_line as _one_line
     from occupancy import CompileError
 
     exc = CompileError("compiling k.cu for sm_90 failed", 'k.cu(3): error: identifier "x" is undefined\n1 error detected')
     assert _one_line(exc) == 'compiling k.cu for sm_90 failed: k.cu(3): error: identifier "x" is undefined'
-    assert _one_line(ValueError("first\nsecond")) == "first"
+    assert _one_line(ValueError("first\nsecond")) == "first; second"

@@ -14,15 +14,37 @@ from ._driver import cuda_errors, cuda_modules
 __all__ = ["compile_kernels", "kernel_resources", "kernel_source", "with_defines"]
 
 
-@functools.cache
 def kernel_source(filename: str) -> str:
     """Return the text of a packaged CUDA source file (``validate/kernels/<filename>``).
+
+    Raises
+    ------
+    roofline.RooflineError
+        For a name that is not one of the packaged files (the message lists them).
 
     Examples
     --------
     >>> "extern \\"C\\" __global__ void copy" in kernel_source("suite.cu")
     True
     """
+    from roofline import RooflineError
+
+    if not isinstance(filename, str):
+        raise TypeError(f"filename must be a str, not {type(filename).__name__}")
+    known = _kernel_files()
+    if filename not in known:
+        raise RooflineError(f"filename={filename!r} is not a packaged kernel source; known: {', '.join(known)}")
+    return _read_kernel(filename)
+
+
+@functools.cache
+def _kernel_files() -> tuple[str, ...]:
+    folder = resources.files("validate").joinpath("kernels")
+    return tuple(sorted(p.name for p in folder.iterdir() if p.name.endswith(".cu")))
+
+
+@functools.cache
+def _read_kernel(filename: str) -> str:
     return resources.files("validate").joinpath("kernels", filename).read_text(encoding="utf-8")
 
 
@@ -42,19 +64,35 @@ def with_defines(source: str, defines: Mapping[str, int | str] | None = None) ->
 
     Raises
     ------
-    ValueError
-        For a name that is not a C identifier.
+    roofline.RooflineError
+        For a name that is not a C identifier, or a value of more than one line.
+    TypeError
+        For a source, name or value of the wrong type.
 
     Examples
     --------
     >>> with_defines("x", {"TILE": 32}).splitlines()[0]
     '#define TILE 32'
     """
+    from roofline import RooflineError
+
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str, not {type(source).__name__}")
+    if defines is not None and not isinstance(defines, Mapping):
+        raise TypeError(f"defines must be a mapping of name to value, not {type(defines).__name__}")
     lines = []
+    for name in defines or {}:
+        if not isinstance(name, str):
+            raise TypeError(f"define names must be str, not {type(name).__name__}")
     for name in sorted(defines or {}):
-        if not name.isidentifier():
-            raise ValueError(f"define name {name!r} is not a C identifier")
-        lines.append(f"#define {name} {defines[name]}")
+        if not name.isidentifier() or not name.isascii():
+            raise RooflineError(f"define name {name!r} is not a C identifier")
+        value = defines[name]
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise TypeError(f"defines[{name!r}] must be an int or a str, not {type(value).__name__}")
+        if isinstance(value, str) and ("\n" in value or "\r" in value):
+            raise RooflineError(f"defines[{name!r}]={value!r} spans lines; a #define value must be one line")
+        lines.append(f"#define {name} {value}")
     return "\n".join([*lines, source]) if lines else source
 
 
@@ -94,6 +132,12 @@ def compile_kernels(
     DeviceError
         Compilation failed (the NVRTC log is in the message) or a name is missing.
     """
+    if not isinstance(source, str) or not isinstance(arch, str) or not isinstance(name, str):
+        raise TypeError("source, arch and name must be str")
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be a sequence of kernel names (str), not {type(names).__name__}")
+    if max_register_count is not None and (isinstance(max_register_count, bool) or not isinstance(max_register_count, int)):
+        raise TypeError(f"max_register_count must be an int, not {type(max_register_count).__name__}")
     key = (source, tuple(names), arch, max_register_count)
     if key in _CACHE:
         return _CACHE[key]

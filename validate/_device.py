@@ -196,6 +196,8 @@ def compare_device(info: DeviceInfo) -> tuple[Any, DeviceComparison]:
     """
     import occupancy
 
+    if not isinstance(info, DeviceInfo):
+        raise TypeError(f"info must be a validate.DeviceInfo, not {type(info).__name__}")
     entry, how = _find_entry(info)
     differences: list[FieldDifference | None] = []
     if entry is not None:
@@ -248,4 +250,6 @@ def gpu_slug(name: str) -> str:
     >>> gpu_slug("NVIDIA H200")
     'nvidia-h200'
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {type(name).__name__}")
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "gpu"

@@ -25,6 +25,7 @@ import operator
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
@@ -32,12 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["DTYPES", "KernelArg", "parse_kernel_arg", "parse_kernel_args"]
 
-#: Type names of the syntax and the numpy types they stand for.
-DTYPES: dict[str, str] = {
+#: Type names of the syntax and the numpy types they stand for (read-only: shared by every caller).
+DTYPES: Mapping[str, str] = MappingProxyType({
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
     "f16": "float16", "f32": "float32", "f64": "float64",
-}
+})
 
 _FILLS = ("random", "zeros", "ones")
 _SPEC = re.compile(r"^\s*(?P<type>[a-z]\w*)\s*(?:\[(?P<size>[^\]]*)\])?\s*(?:=\s*(?P<value>.*?))?\s*$")

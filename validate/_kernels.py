@@ -20,6 +20,9 @@ __all__ = ["KernelCase", "build_case", "check_outputs", "supported_kernels", "Ve
 
 F32 = np.float32
 
+#: Host bytes a case may hold (inputs and outputs; the validation suite's largest uses 768 MiB).
+MAX_CASE_BYTES = 4 * 2**30
+
 
 @dataclass(frozen=True)
 class KernelCase:
@@ -307,12 +310,31 @@ def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
 
     Raises
     ------
-    KeyError
-        When the model has no CUDA implementation here.
+    roofline.RooflineError
+        When the model has no CUDA implementation here, or its arrays would take more
+        than `MAX_CASE_BYTES` of host memory.
+    TypeError
+        When `model` is not a kernel model or `rng` not a numpy Generator.
     """
-    builder = _BUILDERS.get(model.name)
+    from roofline import RooflineError, models
+    from roofline.models import KernelModel
+
+    name = getattr(model, "name", None)
+    builder = _BUILDERS.get(name) if isinstance(name, str) else None
     if builder is None:
-        raise KeyError(f"no CUDA implementation of {model.name!r}; implemented: {', '.join(supported_kernels())}")
+        shown = repr(name) if isinstance(name, str) else f"a {type(model).__name__}"
+        raise RooflineError(f"no CUDA implementation of {shown}; implemented: {', '.join(supported_kernels())}")
+    if not isinstance(model, KernelModel):
+        raise TypeError(f"model must be a roofline.models.KernelModel, not {type(model).__name__}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+    # The builders read `parameters`: a hand-made model must be one its function gives.
+    model = models.get(model.name, **model.parameters)
+    if model.dram_bytes > MAX_CASE_BYTES:
+        raise RooflineError(
+            f"{model.label} moves {model.dram_bytes} bytes; its inputs and reference would need more than "
+            f"{MAX_CASE_BYTES} bytes of host memory"
+        )
     return builder(model, rng)
 
 
@@ -323,13 +345,28 @@ def check_outputs(case: KernelCase, outputs: Mapping[str, np.ndarray]) -> Verifi
     poison); anywhere else a NaN is an unwritten element. Exact cases (tolerance 0) allow
     one float32 rounding per element; others bound ||out - ref|| / ||ref||.
     """
+    if not isinstance(case, KernelCase):
+        raise TypeError(f"case must be a KernelCase, not {type(case).__name__}")
+    if not isinstance(outputs, Mapping):
+        raise TypeError(f"outputs must be a mapping of output name to array, not {type(outputs).__name__}")
     expected = case.reference(case.inputs)
     worst = 0.0
     unwritten = 0
     problems = []
     for key, got in outputs.items():
+        if key not in expected:
+            problems.append(f"{key}: not an output of {case.function} (outputs: {', '.join(map(str, expected))})")
+            continue
         want = np.asarray(expected[key])
-        got = np.asarray(got, dtype=np.float64)
+        try:
+            got = np.asarray(got, dtype=np.float64)
+        except (TypeError, ValueError):
+            problems.append(f"{key}: not an array of numbers")
+            continue
+        size = want.size if key not in case.rows else math.prod(case.outputs[key][0])
+        if got.size != size:
+            problems.append(f"{key}: {got.size} elements, expected {size}")
+            continue
         if key in case.rows:
             missing = int(np.sum(np.isnan(got)))
             if missing:

@@ -18,8 +18,10 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from occupancy._files import write_atomic
+from roofline import RooflineError
+
 from ._errors import DeviceError
-from ._files import write_atomic
 from ._report import REPORT_SCHEMA_VERSION, ReportSet, SpreadRow, ValidationReport, render_markdown
 
 __all__ = [
@@ -178,8 +180,8 @@ def write_report_set(report_set: ReportSet, out: str | os.PathLike[str],
     """Write report.json and report.md of a set into `out` (atomically)."""
     folder = Path(out)
     json_path, md_path = folder / "report.json", folder / "report.md"
-    write_atomic(json_path, report_set.model_dump_json(indent=2).encode() + b"\n")
-    write_atomic(md_path, render_report_set(report_set, assets).encode())
+    write_atomic(json_path, report_set.model_dump_json(indent=2) + "\n", RooflineError)
+    write_atomic(md_path, render_report_set(report_set, assets), RooflineError)
     return {"json": json_path, "markdown": md_path}
 
 

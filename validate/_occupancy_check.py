@@ -85,13 +85,31 @@ def probe_source(variants: Sequence[ProbeVariant]) -> str:
     >>> "__shared__ float s_static[256];" in src and "bar.sync 2;" in src
     True
     """
+    from roofline import RooflineError
+
+    if isinstance(variants, (str, bytes)) or not hasattr(variants, "__iter__"):
+        raise TypeError(f"variants must be a sequence of ProbeVariant, not {type(variants).__name__}")
     template = string.Template(kernel_source("occupancy_probe.cu"))
     parts = []
     for v in variants:
-        if v.static_shared_memory % 4:
-            raise ValueError(f"static_shared_memory={v.static_shared_memory} must be a multiple of 4 bytes")
+        if not isinstance(v, ProbeVariant):
+            raise TypeError(f"variants must hold ProbeVariant, not {type(v).__name__}")
+        for name in ("live", "static_shared_memory", "barriers"):
+            value = getattr(v, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        cap = v.max_register_count
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int)):
+            raise TypeError(f"max_register_count must be an int, not {type(cap).__name__}")
+        if not 1 <= v.live <= 4096:
+            raise RooflineError(f"live={v.live} must be between 1 and 4096 floats")
+        # Static shared memory is at most 48 KiB per block on every architecture.
+        if not 0 <= v.static_shared_memory <= 49152 or v.static_shared_memory % 4:
+            raise RooflineError(
+                f"static_shared_memory={v.static_shared_memory} must be a multiple of 4 bytes from 0 to 49152"
+            )
         if not 1 <= v.barriers <= 16:
-            raise ValueError(f"barriers={v.barriers} must be between 1 and 16")
+            raise RooflineError(f"barriers={v.barriers} must be between 1 and 16")
         words = v.static_shared_memory // 4
         has_static = words > 0
         parts.append(template.substitute(

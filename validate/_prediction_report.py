@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -77,10 +78,11 @@ def render_prediction_markdown(check: Any, level: int = 1) -> str:
 
 def plot_bandwidth_occupancy(check: Any, path: Path) -> None:
     """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
-    _plot(check, tmp)
-    tmp.replace(path)
+    from occupancy._files import atomic_path
+    from roofline import RooflineError
+
+    with atomic_path(path, RooflineError) as tmp:
+        _plot(check, tmp)
 
 
 def _plot(check: Any, path: Path) -> None:
@@ -128,10 +130,15 @@ def _plot(check: Any, path: Path) -> None:
 
 def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
     """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
-    from ._files import write_atomic, write_calibration
+    from occupancy._files import check_writable, dumps_json, write_atomic
+    from roofline import RooflineError
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    from ._files import write_calibration
+    from ._prediction import PredictionCheck
+
+    if not isinstance(check, PredictionCheck):
+        raise TypeError(f"check must be a PredictionCheck, not {type(check).__name__}")
+    folder = check_writable(out, RooflineError, folder=True, name="out")
     files = {
         "calibration": folder / "calibration.json",
         "json": folder / "prediction.json",
@@ -141,8 +148,9 @@ def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
     write_calibration(check.calibration, folder)
     data = json.loads(check.model_dump_json())
     for row, point in zip(data["sweep"], check.sweep):
-        row["error"] = point.error
-    write_atomic(files["json"], json.dumps({"schema_version": 1, **data}, indent=2).encode())
-    write_atomic(files["markdown"], render_prediction_markdown(check).encode())
+        error = point.error
+        row["error"] = error if error is None or math.isfinite(error) else None
+    write_atomic(files["json"], dumps_json({"schema_version": 1, **data}), RooflineError)
+    write_atomic(files["markdown"], render_prediction_markdown(check), RooflineError)
     plot_bandwidth_occupancy(check, files["plot"])
     return files

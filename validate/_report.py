@@ -9,12 +9,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from occupancy._files import check_writable, write_atomic
 from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from . import _measurement_report as sections
 from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
-from ._files import write_atomic, write_calibration
+from ._files import write_calibration
 from ._hostlink import HostLinks
 from ._latency import LatencyLadder
 from ._launch import LaunchOverhead
@@ -115,6 +117,8 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
     ``level`` is the heading level of the title (2 inside a report of many devices);
     ``assets`` prefixes the image paths (the device's folder in such a report).
     """
+    if not isinstance(report, ValidationReport):
+        raise TypeError(f"report must be a ValidationReport, not {type(report).__name__}")
     d, c = report.device, report.comparison
     h1, h2 = "#" * level, "#" * (level + 1)
     lines = [
@@ -287,14 +291,16 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
         File kind ("json", "markdown", "plot", "calibration", "sweep_plot", "working_set_plot")
         to path written. A plot is skipped, with a progress line, when it cannot be drawn.
     """
-    folder = Path(out)
+    if not isinstance(report, ValidationReport):
+        raise TypeError(f"report must be a ValidationReport, not {type(report).__name__}")
+    folder = check_writable(out, RooflineError, folder=True, name="out")
     written = {}
     json_path = folder / "report.json"
     one = ReportSet(created_utc=report.created_utc, reports=(report,))
-    write_atomic(json_path, one.model_dump_json(indent=2).encode() + b"\n")
+    write_atomic(json_path, one.model_dump_json(indent=2) + "\n", RooflineError)
     written["json"] = json_path
     md_path = folder / "report.md"
-    write_atomic(md_path, render_markdown(report).encode())
+    write_atomic(md_path, render_markdown(report), RooflineError)
     written["markdown"] = md_path
     try:
         png = _plot_png(report, models)
@@ -303,7 +309,7 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
         png = None
     if png:
         png_path = folder / "roofline.png"
-        write_atomic(png_path, png)
+        write_atomic(png_path, png, RooflineError)
         written["plot"] = png_path
     calibration = report.calibration or (None if report.prediction is None else report.prediction.calibration)
     if calibration is not None:
@@ -314,7 +320,7 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
         try:
             png = plot_working_set(report.working_set, title=f"{report.device.name}: read bandwidth against footprint",
                                    l2_cache_bytes=report.device.l2_cache_bytes, sm_count=report.device.sm_count)
-            write_atomic(folder / "working_set.png", png)
+            write_atomic(folder / "working_set.png", png, RooflineError)
             written["working_set_plot"] = folder / "working_set.png"
         except Exception as exc:  # noqa: BLE001 - a plot failure must not lose the measurements
             progress(f"working_set.png not written: {type(exc).__name__}: {exc}")

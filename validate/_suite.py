@@ -133,6 +133,24 @@ def measured_prediction(
     >>> measured_prediction(1e9, {"dram": 4e9}, 1e12, {"dram": 2e12})
     (0.002, 'dram')
     """
+    from roofline import RooflineError
+
+    def number(name: str, value: Any, optional: bool = False) -> float | None:
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+        figure = float(value) if abs(value) < 1e308 else math.inf
+        if not (math.isfinite(figure) and figure >= 0):
+            raise RooflineError(f"{name}={value!r} must be >= 0 and finite")
+        return figure
+
+    if not isinstance(level_bytes, Mapping) or not isinstance(bandwidths, Mapping):
+        raise TypeError("level_bytes and bandwidths must be mappings of level to a number")
+    flops = number("flops", flops)
+    peak_flops_per_second = number("peak_flops_per_second", peak_flops_per_second, optional=True)
+    level_bytes = {level: number(f"level_bytes[{level!r}]", moved) for level, moved in level_bytes.items()}
+    bandwidths = {level: number(f"bandwidths[{level!r}]", bw, optional=True) for level, bw in bandwidths.items()}
     times: dict[str, float] = {}
     if flops and peak_flops_per_second:
         times["compute"] = flops / peak_flops_per_second
@@ -185,6 +203,12 @@ def summarize_predictions(rows: Sequence[KernelValidation]) -> PredictionSummary
     >>> summarize_predictions([]).overall.kernels
     0
     """
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a sequence of KernelValidation, not {type(rows).__name__}")
+    rows = list(rows)
+    for row in rows:
+        if not isinstance(row, KernelValidation):
+            raise TypeError(f"rows must hold KernelValidation, not {type(row).__name__}")
     ok = [r for r in rows if r.status == "ok"]
     regimes = tuple(_summary(g, [r for r in ok if r.regime == g]) for g in ("dram", "cache", "compute"))
     return PredictionSummary(regimes=regimes, overall=_summary("all", ok),
@@ -301,8 +325,8 @@ def _run_one(session: Any, info: Any, model: Any, *, database_gpu: Any, measured
                 regime=_regime(binding_m or base.get("predicted_bound")))
     try:
         case = build_case(model, rng)
-    except KeyError as exc:
-        return KernelValidation(status="unsupported", error=str(exc).strip("'\""), **base)
+    except roofline.RooflineError as exc:
+        return KernelValidation(status="unsupported", error=str(exc), **base)
     base.update(function=case.function, grid=case.grid, block=case.block)
     try:
         source = with_defines(kernel_source("suite.cu"), case.defines)

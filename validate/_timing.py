@@ -9,13 +9,18 @@ to seconds once, in `EventTimer`.
 from __future__ import annotations
 
 import math
+import numbers
 import statistics
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["EventTimer", "Timer", "TimingResult", "benchmark", "summarize"]
+__all__ = ["EventTimer", "MAX_REPETITIONS", "Timer", "TimingResult", "benchmark", "summarize"]
+
+MAX_REPETITIONS = 1_000_000
+# One timed repetition of a kernel longer than a day is a broken timer, not a measurement.
+MAX_SECONDS = 86400.0
 
 
 class Timer(Protocol):
@@ -71,20 +76,41 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
 
     Raises
     ------
-    ValueError
+    roofline.RooflineError
         When there are no samples or one is not a positive finite number.
+    TypeError
+        When a sample is not a number.
 
     Examples
     --------
     >>> summarize([1e-3, 2e-3, 3e-3]).median_seconds
     0.002
     """
-    samples = [float(s) for s in samples_seconds]
+    from roofline import RooflineError
+
+    if isinstance(samples_seconds, (str, bytes)) or not hasattr(samples_seconds, "__iter__"):
+        raise TypeError(f"samples_seconds must be a sequence of numbers, not {type(samples_seconds).__name__}")
+    samples = []
+    for s in samples_seconds:
+        if isinstance(s, bool) or not isinstance(s, numbers.Real):
+            raise TypeError(f"samples_seconds must hold numbers, not {type(s).__name__}")
+        try:
+            samples.append(float(s))
+        except OverflowError:
+            samples.append(math.inf)
     if not samples:
-        raise ValueError("samples_seconds is empty; need at least one timed repetition")
-    bad = [s for s in samples if not (math.isfinite(s) and s > 0)]
+        raise RooflineError("samples_seconds is empty; need at least one timed repetition")
+    bad = [s for s in samples if not (math.isfinite(s) and 0 < s <= MAX_SECONDS)]
     if bad:
-        raise ValueError(f"samples_seconds contains {bad[0]!r}; every duration must be > 0 and finite")
+        raise RooflineError(
+            f"samples_seconds contains {bad[0]!r}; every duration must be > 0 and at most {MAX_SECONDS:g} s"
+        )
+    if isinstance(warmup, bool) or not isinstance(warmup, int):
+        raise TypeError(f"warmup must be an int, not {type(warmup).__name__}")
+    if warmup < 0:
+        raise RooflineError(f"warmup={warmup} must be >= 0")
+    if not isinstance(l2_flushed, bool):
+        raise TypeError(f"l2_flushed must be a bool, not {type(l2_flushed).__name__}")
     ordered = sorted(samples)
     median = statistics.median(ordered)
     iqr = _percentile(ordered, 0.75) - _percentile(ordered, 0.25)
@@ -142,8 +168,9 @@ def benchmark(
 
     Raises
     ------
-    ValueError
-        For a negative ``warmup``, ``repetitions`` < 1 or ``max_repetitions`` < ``repetitions``.
+    roofline.RooflineError
+        For a negative ``warmup``, ``repetitions`` < 1 or ``max_repetitions`` < ``repetitions``
+        (each at most a million), or a budget that is not > 0.
 
     Examples
     --------
@@ -151,14 +178,26 @@ def benchmark(
     >>> benchmark(lambda: None, timer=lambda f: (f(), next(fake))[1], warmup=2).repetitions
     20
     """
-    if warmup < 0:
-        raise ValueError(f"warmup={warmup} must be >= 0")
-    if repetitions < 1:
-        raise ValueError(f"repetitions={repetitions} must be >= 1")
-    if max_repetitions < repetitions:
-        raise ValueError(f"max_repetitions={max_repetitions} must be >= repetitions={repetitions}")
-    if budget_seconds is not None and not budget_seconds > 0:
-        raise ValueError(f"budget_seconds={budget_seconds} must be > 0")
+    from roofline import RooflineError
+
+    if not callable(function) or not callable(timer) or (flush is not None and not callable(flush)):
+        raise TypeError("function, timer and flush must be callables")
+    for name, value in (("warmup", warmup), ("repetitions", repetitions), ("max_repetitions", max_repetitions)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if budget_seconds is not None and (isinstance(budget_seconds, bool) or not isinstance(budget_seconds, numbers.Real)):
+        raise TypeError(f"budget_seconds must be a number, not {type(budget_seconds).__name__}")
+    # A repetition count is a loop over real launches: anything past a million is a mistake.
+    if not 0 <= warmup <= MAX_REPETITIONS:
+        raise RooflineError(f"warmup={warmup} must be from 0 to {MAX_REPETITIONS}")
+    if not 1 <= repetitions <= MAX_REPETITIONS:
+        raise RooflineError(f"repetitions={repetitions} must be from 1 to {MAX_REPETITIONS}")
+    if not repetitions <= max_repetitions <= MAX_REPETITIONS:
+        raise RooflineError(
+            f"max_repetitions={max_repetitions} must be from repetitions={repetitions} to {MAX_REPETITIONS}"
+        )
+    if budget_seconds is not None and not (math.isfinite(budget_seconds) and budget_seconds > 0):
+        raise RooflineError(f"budget_seconds={budget_seconds} must be > 0 and finite")
     estimates = []
     for _ in range(warmup):
         if flush is not None:
@@ -166,9 +205,10 @@ def benchmark(
         estimates.append(timer(function))
     count = repetitions
     if budget_seconds is not None:
-        estimate = statistics.median(estimates) if estimates else None
-        if estimate is not None and estimate > 0:
-            count = max(repetitions, min(max_repetitions, int(budget_seconds / estimate)))
+        usable = [e for e in estimates if isinstance(e, (int, float)) and math.isfinite(e) and e > 0]
+        estimate = statistics.median(usable) if usable else None
+        if estimate is not None:
+            count = max(repetitions, min(max_repetitions, int(min(budget_seconds / estimate, max_repetitions))))
     samples = []
     for _ in range(count):
         if flush is not None:

@@ -57,19 +57,26 @@ def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) 
 
     Raises
     ------
-    ValueError
+    roofline.RooflineError
         For a name that matches no kernel of the suite (the message lists them).
     """
-    from roofline import models
+    from roofline import RooflineError, models
 
     suite = tuple(models.suite())
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be a bool, not {type(quick).__name__}")
+    if kernels is not None and not isinstance(kernels, (list, tuple)):
+        raise TypeError(f"kernels must be a sequence of names, not {type(kernels).__name__}")
     if kernels:
         wanted = list(kernels)
+        for k in wanted:
+            if not isinstance(k, str):
+                raise TypeError(f"kernels must hold names (str), not {type(k).__name__}")
         chosen = tuple(m for m in suite if m.name in wanted or getattr(m, "label", m.name) in wanted)
         known = {m.name for m in suite} | {getattr(m, "label", m.name) for m in suite}
         unknown = [k for k in wanted if k not in known]
         if unknown:
-            raise ValueError(f"kernels={unknown} not in the suite; known: {', '.join(sorted(known))}")
+            raise RooflineError(f"kernels={unknown} not in the suite; known: {', '.join(sorted(known))}")
         suite = chosen
     if quick:
         seen: set[str] = set()
@@ -151,14 +158,28 @@ def run_validation(
     ------
     DeviceError
         No cuda-python, no GPU, or a CUDA failure outside a single kernel.
-    ValueError
-        Unknown kernel names, a negative device index.
+    roofline.RooflineError
+        Unknown kernel names, a negative device index or seed.
+    OSError
+        If `out` cannot be written (checked before the GPU is touched).
     """
+    from occupancy._files import check_writable
+    from roofline import RooflineError
+
     if not isinstance(device, int) or isinstance(device, bool):
         raise TypeError(f"device must be an int, not {type(device).__name__}")
-    if device < 0:
-        raise ValueError(f"device={device} must be >= 0")
+    if not 0 <= device <= 2**31 - 1:
+        raise RooflineError(f"device={device} must be from 0 to 2147483647")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    if seed is not None and seed < 0:
+        raise RooflineError(f"seed={seed} must be >= 0")
+    if not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
     models = select_models(kernels, quick=quick)
+    if out is not None:
+        # Before the GPU run: a folder that cannot be written must not cost the measurements.
+        check_writable(out, RooflineError, folder=True, name="out")
     start = time.perf_counter()
     seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
     rng = np.random.default_rng(seed)

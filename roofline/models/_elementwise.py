@@ -13,9 +13,17 @@ import numpy as np
 
 from occupancy import Launch
 
+from .._errors import RooflineError
 from .._kernel import Kernel
 from .._traffic import Access, Coords, traffic
-from ._common import FLOAT_BYTES, blocks_for, check_block_1d, check_int
+from ._common import (
+    FLOAT_BYTES,
+    MAX_ELEMENTS,
+    blocks_for,
+    check_block_1d,
+    check_grid,
+    check_int,
+)
 
 __all__ = [
     "aos",
@@ -60,6 +68,7 @@ def _stream(
     element_bytes: int = FLOAT_BYTES,
 ) -> Kernel:
     grid = blocks_for(threads, block)
+    check_grid((grid,), (", ".join(f"{k}={v}" for k, v in parameters.items()) or name,))
     counts = traffic(grid, block, accesses)
     return counts.kernel(
         name=name,
@@ -104,7 +113,7 @@ def _strided(name: str, n: int, stride: int, block: int) -> Kernel:
     """``strided_read`` (gather: the load strided) or ``strided_write`` (scatter: the
     store strided), ``m = ceil(n / stride)`` threads."""
     n = check_int("n", n)
-    stride = check_int("stride", stride)
+    stride = check_int("stride", stride, 1, MAX_ELEMENTS)
     block = check_block_1d(block)
     m = blocks_for(n, stride)
     inside = lambda i: i < m  # noqa: E731
@@ -231,6 +240,8 @@ def triad(n: int, *, scalar: float = 3.0, block: int = 256) -> Kernel:
     block = check_block_1d(block)
     if isinstance(scalar, bool) or not isinstance(scalar, (int, float)):
         raise TypeError(f"scalar must be a float, got {type(scalar).__name__}")
+    if not -1e308 <= scalar <= 1e308:
+        raise RooflineError(f"scalar={scalar!r} must be a finite float")
     inside = lambda i: i < n  # noqa: E731
     return _stream(
         "triad",

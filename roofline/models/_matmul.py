@@ -8,7 +8,15 @@ from occupancy import Launch
 
 from .._kernel import Kernel
 from .._traffic import Access, Coords, traffic
-from ._common import FLOAT_BYTES, SHARED_WAVEFRONT_BYTES, blocks_for, check_block_2d, check_int
+from ._common import (
+    FLOAT_BYTES,
+    SHARED_WAVEFRONT_BYTES,
+    blocks_for,
+    check_block_2d,
+    check_elements,
+    check_grid,
+    check_int,
+)
 from ._traffic import SharedAccess, shared_traffic
 
 __all__ = ["matmul_naive", "matmul_tiled"]
@@ -18,6 +26,9 @@ def _sizes(m: int, k: int | None, n: int | None) -> tuple[int, int, int]:
     m = check_int("m", m)
     k = m if k is None else check_int("k", k)
     n = m if n is None else check_int("n", n)
+    check_elements(f"m={m} x k={k} (A)", m * k)
+    check_elements(f"k={k} x n={n} (B)", k * n)
+    check_elements(f"m={m} x n={n} (C)", m * n)
     return m, k, n
 
 
@@ -75,6 +86,7 @@ def matmul_naive(
         Access(array="C", index=lambda c: c.y * n + c.x, guard=inside, kind="store"),
     ]
     grid = (blocks_for(n, bx), blocks_for(m, by))
+    check_grid(grid, (f"n={n}", f"m={m}"))
     return traffic(grid, (bx, by), accesses).kernel(
         name="matmul_naive",
         parameters={"m": m, "k": k, "n": n, "block": [bx, by]},
@@ -154,6 +166,7 @@ def matmul_tiled(
         Access(array="C", index=lambda c: c.y * n + c.x, guard=lambda c: (c.y < m) & (c.x < n), kind="store"),
     ]
     grid = (blocks_for(n, t), blocks_for(m, t))
+    check_grid(grid, (f"n={n}", f"m={m}"))
     counts = traffic(grid, (t, t), accesses)
 
     b_base = t * t * FLOAT_BYTES

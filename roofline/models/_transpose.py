@@ -16,7 +16,15 @@ from .._errors import RooflineError
 from .._kernel import Kernel
 from .._traffic import Access, Coords, traffic
 from .._warps import WARP_SIZE
-from ._common import FLOAT_BYTES, SHARED_WAVEFRONT_BYTES, blocks_for, check_block_2d, check_int
+from ._common import (
+    FLOAT_BYTES,
+    SHARED_WAVEFRONT_BYTES,
+    blocks_for,
+    check_block_2d,
+    check_elements,
+    check_grid,
+    check_int,
+)
 from ._traffic import SharedAccess, shared_traffic
 
 __all__ = ["TRANSPOSE_VARIANTS", "transpose"]
@@ -53,6 +61,10 @@ _STATEMENTS = {
 }
 
 TRANSPOSE_VARIANTS: tuple[str, ...] = tuple(_STATEMENTS)
+
+# Static (__shared__) memory per block on every compute capability (CUDA C++ Programming
+# Guide, Technical Specifications: 48 KB; only dynamic shared memory can opt in to more).
+MAX_STATIC_SHARED_MEMORY = 48 * 1024
 
 
 def _read_write(variant: str, nx: int, ny: int, j: int = 0, unroll: int = 1) -> list[Access]:
@@ -167,11 +179,16 @@ def transpose(
     """
     ny = check_int("rows", rows)
     nx = ny if cols is None else check_int("cols", cols)
+    check_elements(f"rows={ny} x cols={nx}", nx * ny)
+    if not isinstance(variant, str):
+        raise TypeError(f"variant must be a str, got {type(variant).__name__}")
     if variant not in _STATEMENTS:
         raise RooflineError(
             f"variant={variant!r} is not a transpose variant; known: {', '.join(TRANSPOSE_VARIANTS)}"
         )
     bx, by = check_block_2d(block)
+    if pad is not None:
+        pad = check_int("pad", pad, 0)
     if pad is not None and variant != "shared_padded" and not (variant == "shared" and pad == 0):
         raise RooflineError(f"pad={pad} applies only to variant='shared_padded'")
     parameters: dict = {"rows": ny, "cols": nx, "variant": variant, "block": [bx, by]}
@@ -180,6 +197,8 @@ def transpose(
     shared_bytes, ways, l1_extra = 0, None, 0
     if variant.startswith("unroll4"):
         grid = (blocks_for(nx, 4 * bx), grid[1])
+    check_grid(grid, (f"cols={nx}", f"rows={ny}"))
+    if variant.startswith("unroll4"):
         base = variant.replace("unroll4", "naive")
         accesses = [a for j in range(4) for a in _read_write(base, nx, ny, j, unroll=4)]
     elif variant.startswith("diagonal"):
@@ -188,7 +207,13 @@ def transpose(
         if variant == "shared":
             pad = 0
         else:
-            pad = _best_pad(bx, by) if pad is None else check_int("pad", pad, 0)
+            pad = _best_pad(bx, by) if pad is None else pad
+            tile_bytes = by * (bx + pad) * FLOAT_BYTES
+            if tile_bytes > MAX_STATIC_SHARED_MEMORY:
+                raise RooflineError(
+                    f"pad={pad} gives a {by} x {bx + pad} float tile of {tile_bytes} bytes; static "
+                    f"shared memory is at most {MAX_STATIC_SHARED_MEMORY} bytes per block"
+                )
         parameters["pad"] = pad
 
         def store_row(c: Coords) -> np.ndarray:

@@ -89,7 +89,6 @@ def test_zero_blocks_come_with_a_reason():
         ({"threads_per_block": 0}, r"threads_per_block=0 is below the minimum of 1"),
         ({"registers_per_thread": 256}, r"registers_per_thread=256 exceeds the maximum of 255"),
         ({"registers_per_thread": -1}, r"registers_per_thread=-1"),
-        ({"threads_per_block": 32.5}, r"threads_per_block=32.5 is not an integer"),
         ({"static_shared_memory": 49153}, r"static_shared_memory=49153 exceeds the maximum of 49152"),
         ({"dynamic_shared_memory": 232449}, r"dynamic_shared_memory=232449 exceeds the maximum of 232448"),
         ({"dynamic_shared_memory": 200_000, "static_shared_memory": 40_000}, r"exceeds the opt-in limit of 232448"),
@@ -110,10 +109,17 @@ def test_bad_input_names_parameter_value_and_limit(change, match):
                                             for k, v in launch.items()})
 
 
-@pytest.mark.parametrize("value", ["256", None, True], ids=["str", "none", "bool"])
+@pytest.mark.parametrize(
+    "value", ["256", None, True, 256.0, 32.5, np.float64(256.0)],
+    ids=["str", "none", "bool", "integral-float", "float", "numpy-float"],
+)
 def test_wrong_types_are_type_errors(value):
-    with pytest.raises(TypeError):
+    """Issue 13: calculate(threads_per_block=256.0) was accepted though the docs say a
+    wrong type raises TypeError; floats are refused in scalars and arrays alike."""
+    with pytest.raises(TypeError, match="threads_per_block (must|is required)"):
         occupancy.calculate("sm_90", threads_per_block=value, registers_per_thread=32)
+    with pytest.raises(TypeError, match="threads_per_block (must|is required)"):
+        occupancy.calculate_many("sm_90", threads_per_block=np.asarray([value]), registers_per_thread=32)
 
 
 def test_occupancy_error_is_value_error():
@@ -173,8 +179,27 @@ def test_calculate_many_broadcasts():
     r = occupancy.calculate_many("sm_86", threads_per_block=np.array([128, 256])[:, None],
                                  registers_per_thread=np.arange(20, 30)[None, :], carveout=np.array([-1] * 10))
     assert r.shape == (2, 10) and r.occupancy.shape == (2, 10) and r.warps_per_block.shape == (2, 10)
-    r = occupancy.calculate_many("sm_86", threads_per_block=np.array([128.0]), registers_per_thread=32)
+    r = occupancy.calculate_many("sm_86", threads_per_block=np.array([128], dtype=np.uint16), registers_per_thread=32)
     assert r.active_blocks_per_sm.tolist() == [12]
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (2, 0)], ids=["0", "0x3", "2x0"])
+def test_calculate_many_on_empty_arrays_returns_empty_arrays(shape):
+    """Issue 13: empty arrays were refused ("threads_per_block=0 is below the minimum")."""
+    r = occupancy.calculate_many("sm_90", threads_per_block=np.zeros(shape, dtype=int),
+                                 registers_per_thread=np.zeros(shape, dtype=int))
+    assert r.shape == shape and r.occupancy.size == 0
+
+
+def test_array_sums_and_huge_unsigned_values_are_checked():
+    """The opt-in check sees static + dynamic of arrays; a uint64 past int64 is out of range."""
+    with pytest.raises(OccupancyError, match="opt-in limit"):
+        occupancy.calculate_many("sm_90", threads_per_block=256, registers_per_thread=32,
+                                 static_shared_memory=np.array([40_000], dtype=np.int32),
+                                 dynamic_shared_memory=np.array([200_000], dtype=np.int32))
+    with pytest.raises(OccupancyError, match="out of range"):
+        occupancy.calculate_many("sm_90", threads_per_block=np.array([2**64 - 1], dtype=np.uint64),
+                                 registers_per_thread=32)
 
 
 def test_result_is_frozen():

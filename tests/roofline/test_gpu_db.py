@@ -105,13 +105,25 @@ LOOKUPS = [
     ("NVIDIA GeForce RTX 3090", "RTX-3090"),
     ("NVIDIA GeForce RTX 4090", "RTX-4090"),
     ("rtx 5090", "RTX-5090"),
-    ("h100", "H100-SXM"),
+    ("h100 sxm", "H100-SXM"),
 ]
 
 
 @pytest.mark.parametrize("spelling,name", LOOKUPS, ids=[s for s, _ in LOOKUPS])
 def test_lookup_forgives_spelling_and_knows_driver_names(spelling, name):
     assert roofline.gpu(spelling).name == name
+
+
+@pytest.mark.parametrize(
+    "family,members",
+    [("A100", 4), ("h100", 3), ("A100 SXM", 2), ("a100 pcie", 2)],
+    ids=["a100", "h100", "a100-sxm", "a100-pcie"],
+)
+def test_a_family_name_is_refused_with_its_members(family, members):
+    """Issue 13: `gpuroof gpu A100` picked one of four A100s without a word."""
+    with pytest.raises(RooflineError, match=rf"matches {members} GPUs: .*name one of them"):
+        roofline.gpu(family)
+    assert len(roofline.gpus(family)) == members
 
 
 def test_unknown_gpu_lists_close_matches():
@@ -236,5 +248,5 @@ def test_load_gpu_from_toml_and_json(tmp_path):
     assert roofline.load_gpu(path) == g
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(RooflineError, match="not valid json"):
+    with pytest.raises(RooflineError, match="not valid JSON"):
         roofline.load_gpu(bad)

@@ -117,9 +117,11 @@ def test_unlaunchable_launch_is_an_error():
         roofline.predict(H100, kernel, _launch(kernel, block=(1024, 1, 1), registers_per_thread=255))
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
-def test_bad_loads_in_flight(bad):
-    with pytest.raises(roofline.RooflineError, match="loads_in_flight_per_thread"):
+@pytest.mark.parametrize(
+    "bad,error", [(0, roofline.RooflineError), (-1, roofline.RooflineError), (2**31, roofline.RooflineError),
+                  (1.5, TypeError), (True, TypeError)], ids=["0", "-1", "2**31", "float", "bool"])
+def test_bad_loads_in_flight(bad, error):
+    with pytest.raises(error, match="loads_in_flight_per_thread"):
         roofline.predict(H100, models.copy(N), loads_in_flight_per_thread=bad)
 
 

@@ -63,7 +63,7 @@ def test_works_with_the_gpu_database():
     roofline = pytest.importorskip("roofline")
     if not hasattr(roofline, "gpu"):
         pytest.skip("roofline.gpu not available yet")
-    gpu = roofline.gpu("A100")
+    gpu = roofline.gpu("A100-SXM4-40GB")
     result = transfer_time(gpu, 1 << 30)
     assert result.link_bytes_per_second == gpu.host_link.bytes_per_second
 

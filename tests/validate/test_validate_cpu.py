@@ -14,9 +14,11 @@ import textwrap
 import numpy as np
 import pytest
 
+import roofline
 import validate
 from roofline import models
-from validate import _files, _kernels, _suite
+from occupancy import _files
+from validate import _kernels, _suite
 from gpuroof import main
 
 # ---------------------------------------------------------------- public surface
@@ -285,7 +287,7 @@ def test_unsupported_model_names_the_supported_ones():
         name = "fft"
         parameters = {}
 
-    with pytest.raises(KeyError, match="copy"):
+    with pytest.raises(roofline.RooflineError, match="copy"):
         validate.build_case(Fake(), np.random.default_rng(0))
 
 
@@ -363,7 +365,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
-        _files.write_atomic(path, b"new")
+        _files.write_atomic(path, b"new", ValueError)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 

@@ -1,0 +1,224 @@
+"""Files in and out, for every package: atomic writes and loaders with one clear error.
+
+Every file gpuroof writes (plots, charts, reports, calibrations) goes through
+`write_atomic` or `atomic_path`: the bytes land in a temporary file in the same folder
+and replace the target with one ``os.replace``, so a killed run or a full disk leaves the
+previous file intact and no temporary behind. Every data file gpuroof reads goes through
+`read_json` or `read_toml`: a truncated, non-UTF-8, deeply nested or non-finite file is
+one error that names the file. The error type is the caller's (`OccupancyError`,
+``RooflineError``), so each package keeps its own.
+
+This module sits in the bottom package so that ``roofline`` and ``validate`` share it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import math
+import os
+import tempfile
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MAX_DEPTH",
+    "as_path",
+    "atomic_path",
+    "check_writable",
+    "dumps_json",
+    "read_json",
+    "read_text",
+    "read_toml",
+    "write_atomic",
+]
+
+#: Nesting deeper than this is refused: gpuroof's own files are at most 5 levels deep.
+MAX_DEPTH = 32
+
+
+def as_path(path: Any, error: type[Exception], name: str = "path") -> Path:
+    """`path` as a Path; TypeError for another type, `error` for an empty or NUL-holding name."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a str or os.PathLike, not {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str path, not {type(text).__name__}")
+    if not text.strip() or "\x00" in text:
+        raise error(f"{name}={text!r} is not a file name")
+    return Path(text)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str], error: type[Exception], name: str = "path") -> Iterator[Path]:
+    """Yield a temporary path next to `path` (same suffix); on success it replaces `path`.
+
+    For writers that want a file name (matplotlib's ``savefig``). On any exception,
+    KeyboardInterrupt included, the temporary file is removed and `path` is untouched.
+    """
+    target = as_path(path, error, name)
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=f".tmp{target.suffix}")
+    os.close(fd)
+    try:
+        # mkstemp makes the file private (0600); the result gets the mode a plain open() gives.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        yield Path(tmp)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_atomic(
+    path: str | os.PathLike[str], data: bytes | str, error: type[Exception], name: str = "path"
+) -> Path:
+    """Write `data` (text is UTF-8) to `path` through a temporary file and a rename.
+
+    A reader never sees half a file, and an interrupted run leaves the old one intact.
+    Returns the path written.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    target = as_path(path, error, name)
+    with atomic_path(target, error, name) as tmp, open(tmp, "wb") as handle:
+        handle.write(payload)
+    return target
+
+
+def check_writable(
+    path: str | os.PathLike[str], error: type[Exception], *, folder: bool = False, name: str = "path"
+) -> Path:
+    """Make sure a file can be written at `path` (or, with `folder`, into the folder `path`).
+
+    Creates nothing that stays: a probe file is written and removed in the nearest folder
+    that exists on the way to `path` (the only test that holds for every filesystem and
+    user, root included), so a long run can check its output before it starts. Raises
+    OSError naming the path when it cannot be written.
+    """
+    target = as_path(path, error, name)
+    if not folder and target.is_dir():
+        raise IsADirectoryError(f"{name}={str(target)!r} is a folder; give a file name")
+    if folder and target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"{name}={str(target)!r} is a file; give a folder")
+    where = (target if folder else target.parent).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        if not where.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "a file is in the way")
+        fd, probe = tempfile.mkstemp(dir=where, prefix=".gpuroof-write-check.")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise type(exc)(f"{name}={str(target)!r} cannot be written ({reason})") from None
+    return target
+
+
+def dumps_json(data: Any) -> str:
+    """`data` as indented JSON text with a final newline; NaN and infinities are refused."""
+    return json.dumps(data, indent=2, allow_nan=False) + "\n"
+
+
+def read_text(path: str | os.PathLike[str], error: type[Exception], name: str = "path") -> str:
+    """The file's text, strictly UTF-8; a file that is not is one `error` naming it."""
+    target = as_path(path, error, name)
+    raw = target.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{name}={str(target)!r} is not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})"
+        ) from None
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of lists and dicts, stopping once it passes `limit`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _non_finite(value: Any, where: str = "") -> str | None:
+    """Where a NaN or infinite float sits in parsed data, or None."""
+    stack = [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return at or "the top level"
+        if isinstance(item, dict):
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+    return None
+
+
+def _check_parsed(data: Any, target: Path, error: type[Exception], name: str) -> Any:
+    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
+        raise error(f"{name}={str(target)!r} is nested more than {MAX_DEPTH} levels deep")
+    where = _non_finite(data)
+    if where is not None:
+        raise error(f"{name}={str(target)!r} holds a NaN or infinite number at {where}; numbers must be finite")
+    return data
+
+
+def _refuse_constant(text: str) -> float:
+    raise ValueError(f"{text} is not a finite number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} overflows a float")
+    return value
+
+
+def read_json(path: str | os.PathLike[str], error: type[Exception], name: str = "path") -> Any:
+    """Parse a JSON file; truncated, malformed, non-UTF-8, too deeply nested or non-finite
+    content is one `error` naming the file (NaN, Infinity and 1e400 are all refused)."""
+    text = read_text(path, error, name)
+    target = Path(os.fspath(path))
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{name}={str(target)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except ValueError as exc:
+        raise error(f"{name}={str(target)!r}: {exc}; numbers must be finite") from None
+    except RecursionError:
+        raise error(f"{name}={str(target)!r} is nested too deeply to read") from None
+    return _check_parsed(data, target, error, name)
+
+
+def read_toml(path: str | os.PathLike[str], error: type[Exception], name: str = "path") -> dict[str, Any]:
+    """Parse a TOML file with the same refusals as `read_json`."""
+    text = read_text(path, error, name)
+    target = Path(os.fspath(path))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{name}={str(target)!r} is not valid TOML ({exc})") from None
+    except RecursionError:
+        raise error(f"{name}={str(target)!r} is nested too deeply to read") from None
+    return _check_parsed(data, target, error, name)

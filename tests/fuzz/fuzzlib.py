@@ -1,0 +1,292 @@
+"""The fuzz harness: odd values, the outcome rules, the registry's entry type, the counters.
+
+An outcome is acceptable when the call returns a result without NaN (and without
+infinities outside the few fields that mean "unbounded"), or raises one of the library's
+own errors: `OccupancyError`, `RooflineError`, `DeviceError`, a `TypeError` raised by a
+``raise`` statement in gpuroof's own code (a deliberate wrong-type error, not a bug
+tripping over a wrong type), pydantic's ValidationError where a model is built from the
+caller's data, and OSError where a function reads or writes a file the caller named.
+Anything else (IndexError, ZeroDivisionError, MemoryError, OverflowError, a TypeError from
+deep inside numpy...) fails the test, and hypothesis shrinks it to the smallest input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import linecache
+import math
+import os
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pydantic
+from hypothesis import strategies as st
+
+import occupancy
+import roofline
+import validate
+
+import gpuroof  # noqa: E402 - after the libraries, as a user imports them
+
+ROOT = Path(__file__).resolve().parents[2]
+# Where gpuroof's own code lives (an installed copy as well as this checkout).
+PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) + os.sep for m in (occupancy, roofline, validate, gpuroof))
+
+#: Examples per entry: the CI default keeps the suite within about a minute on two cores;
+#: FUZZ_EXAMPLES=N runs N per entry (costly entries get a share of it, never fewer than 2).
+DEEP = "FUZZ_EXAMPLES" in os.environ
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
+
+#: A single call slower than this counts as a failure: a size too large to compute must be
+#: refused up front, not computed for minutes.
+SLOW_SECONDS = float(os.environ.get("FUZZ_SLOW_SECONDS", "30"))
+
+#: Where every fuzzed call runs (relative paths land here; removed at the end of the session).
+SCRATCH = Path(tempfile.mkdtemp(prefix="gpuroof-fuzz-"))
+
+LIBRARY_ERRORS = (occupancy.OccupancyError, roofline.RooflineError, validate.DeviceError)
+
+#: Counters shown at the end of the run (conftest's terminal summary).
+STATS: Counter = Counter()
+
+
+def examples(cost: float = 1.0) -> int:
+    """Examples for an entry whose single call costs about `cost` ordinary calls."""
+    return max(2, int(EXAMPLES / cost))
+
+
+# ------------------------------------------------------------------ values
+
+BIG = 2**70
+HUGE_INTS = (2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**63 - 1, 2**63, 2**64, BIG, 10**400)
+SPECIAL_FLOATS = (math.nan, math.inf, -math.inf, 1e400, -0.0, 5e-324, 1e308, -1e308, 0.5, 256.0)
+
+
+def odd_ints() -> st.SearchStrategy[int]:
+    """Negative, zero, small, boundary and enormous integers."""
+    return st.one_of(
+        st.sampled_from((0, -1, 1, 2, 31, 32, 33, 255, 256, 1023, 1024, 1025, 65535, 65536, *HUGE_INTS,
+                         -(2**31), -BIG)),
+        st.integers(-(2**12), 2**12),
+        st.integers(-(2**80), 2**80),
+    )
+
+
+def odd_floats() -> st.SearchStrategy[float]:
+    return st.one_of(st.sampled_from(SPECIAL_FLOATS), st.floats(allow_nan=True, allow_infinity=True))
+
+
+def numpy_scalars() -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.sampled_from((np.int8(-1), np.uint8(255), np.int32(256), np.int64(-(2**63)), np.uint64(2**64 - 1),
+                         np.float32(1.5), np.float64(np.nan), np.float16(np.inf), np.bool_(True),
+                         np.complex64(1 + 1j), np.str_("256"), np.datetime64("2024-01-01"))),
+        st.integers(-(2**31), 2**31 - 1).map(np.int32),
+    )
+
+
+def numpy_arrays() -> st.SearchStrategy[np.ndarray]:
+    """Arrays of odd shapes (empty, 0-d, ragged-looking, 3-D) and dtypes."""
+    shapes = st.sampled_from(((0,), (), (1,), (3,), (2, 0), (2, 3), (1, 1, 4), (33,)))
+    return st.one_of(
+        st.builds(lambda shape, v: np.full(shape, v, dtype=np.int64), shapes, st.integers(-5, 2**40)),
+        st.builds(lambda shape, v: np.full(shape, v, dtype=np.float64), shapes, odd_floats()),
+        st.builds(lambda shape: np.zeros(shape, dtype=np.uint8), shapes),
+        st.builds(lambda shape: np.ones(shape, dtype=bool), shapes),
+        st.builds(lambda shape: np.full(shape, "x", dtype=object), shapes),
+        st.just(np.array([1, "a"], dtype=object)),
+        st.just(np.arange(6, dtype=np.int16).reshape(2, 3)),
+        st.just(np.array([2**63], dtype=np.uint64)),
+        st.just(np.array([1.5, 2.5])),
+    )
+
+
+def junk() -> st.SearchStrategy[Any]:
+    """Values of the wrong type: None, bools, strings, bytes, containers, objects."""
+    return st.one_of(
+        st.sampled_from((None, True, False, "", "256", "sm_90", "nan", "\x00", "ä", b"256", [], (), {},
+                         [1, 2], {"a": 1}, object(), 1 + 2j, Path("/nonexistent"), print, Ellipsis, {1, 2},
+                         range(3), slice(1), bytearray(b"1"), float, type)),
+        st.text(max_size=8),
+    )
+
+
+def odd() -> st.SearchStrategy[Any]:
+    """Any odd value: extreme numbers, numpy scalars and arrays, and junk."""
+    return st.one_of(odd_ints(), odd_floats(), numpy_scalars(), numpy_arrays(), junk())
+
+
+def maybe(valid: st.SearchStrategy[Any], weight: int = 3) -> st.SearchStrategy[Any]:
+    """Mostly `valid` values (so the call goes deep), sometimes odd ones."""
+    return st.one_of(*([valid] * weight), odd())
+
+
+def kwargs(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Keyword arguments: every field drawn, and sometimes left out (its default applies)."""
+    return st.fixed_dictionaries({}, optional=fields)
+
+
+# ------------------------------------------------------------------ outcomes
+
+
+def origin(exc: BaseException) -> str:
+    """file:line of the innermost frame in gpuroof's code (or the innermost at all)."""
+    tb, ours = exc.__traceback__, None
+    last = None
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        last = f"{name}:{tb.tb_lineno}"
+        if name.startswith(PACKAGE_DIRS):
+            ours = f"{os.path.relpath(name, ROOT)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return ours or last or "?"
+
+
+def deliberate(exc: BaseException) -> bool:
+    """Whether `exc` was raised by a ``raise`` statement in gpuroof's own code."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    filename = tb.tb_frame.f_code.co_filename
+    if not filename.startswith(PACKAGE_DIRS):
+        return False
+    return linecache.getline(filename, tb.tb_lineno).strip().startswith("raise")
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """How to fuzz one public name.
+
+    ``kind`` is "call" (a function or a class built from arguments), "constant", "error",
+    "module" or "gpu" (needs a GPU session; checked to fail cleanly without one).
+    ``strategy`` draws what ``run`` needs (default: a dict with "args" and "kwargs" passed
+    to the object). ``pydantic``: a ValidationError is a clean refusal (model boundaries).
+    ``io``: an OSError is a clean refusal (files the caller named). ``allow_inf``: result
+    fields (dotted paths, last part) that may be infinite. ``check``: a property of a
+    successful call, ``check(result, drawn)``. ``cost``: relative time of one call.
+    """
+
+    kind: str
+    strategy: st.SearchStrategy[Any] | None = None
+    run: Callable[[Any, Any], Any] | None = None
+    pydantic: bool = False
+    io: bool = False
+    allow_inf: frozenset[str] = frozenset()
+    check: Callable[[Any, Any], None] | None = None
+    cost: float = 1.0
+    reason: str = ""
+
+
+def call(strategy: st.SearchStrategy[Any], **options: Any) -> Entry:
+    """An entry calling the object with ``args``/``kwargs`` drawn from `strategy`."""
+    return Entry("call", strategy=strategy, **options)
+
+
+def args_kwargs(*args: st.SearchStrategy[Any], **kw: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """``{"args": (...), "kwargs": {...}}`` with every keyword optional."""
+    return st.fixed_dictionaries({"args": st.tuples(*args), "kwargs": kwargs(**kw)})
+
+
+def clean_refusal(exc: BaseException, entry: Entry) -> bool:
+    if isinstance(exc, LIBRARY_ERRORS):
+        return True
+    if type(exc) is TypeError and deliberate(exc):
+        return True
+    if entry.pydantic and isinstance(exc, pydantic.ValidationError):
+        return True
+    if entry.io and isinstance(exc, OSError):
+        return True
+    return False
+
+
+def _non_finite(value: Any, path: str, allow: frozenset[str], seen: set[int]) -> str | None:
+    """The path of a NaN, or of an infinity outside `allow`, inside a result; None if clean."""
+    if id(value) in seen:
+        return None
+    if isinstance(value, (bool, np.bool_, int, np.integer, str, bytes, type(None), Path)):
+        return None
+    if isinstance(value, (float, np.floating)):
+        leaf = path.rsplit(".", 1)[-1].split("[")[0]
+        if math.isnan(value) or (math.isinf(value) and leaf not in allow):
+            return f"{path}={value}"
+        return None
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "f" and value.size:
+            leaf = path.rsplit(".", 1)[-1]
+            bad = np.isnan(value) | (np.isinf(value) & (leaf not in allow))
+            if bad.any():
+                return f"{path} holds {value[bad].flat[0]}"
+        return None
+    seen.add(id(value))
+    if isinstance(value, pydantic.BaseModel):
+        items = [(k, getattr(value, k)) for k in type(value).model_fields]
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
+    elif isinstance(value, dict):
+        items = [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(f"[{i}]", v) for i, v in enumerate(value)]
+    else:
+        return None  # figures, paths and other opaque objects
+    for key, item in items:
+        where = f"{path}{key}" if key.startswith("[") else (f"{path}.{key}" if path else key)
+        found = _non_finite(item, where, allow, seen)
+        if found:
+            return found
+    return None
+
+
+def round_trips(result: Any) -> None:
+    """A pydantic result read back from its own JSON equals itself (finite results only)."""
+    if not isinstance(result, pydantic.BaseModel):
+        return
+    cls = type(result)
+    text = result.model_dump_json(exclude=set(cls.model_computed_fields))
+    assert cls.model_validate_json(text) == result, f"{cls.__name__} does not survive its own JSON"
+
+
+def outcome(entry: Entry, target: Any, drawn: Any) -> None:
+    """Run one drawn input and assert the outcome is acceptable."""
+    run = entry.run or _default_run
+    start = time.perf_counter()
+    try:
+        # In the scratch folder: a drawn relative path ("n", "ä") must not write into the checkout.
+        with contextlib.chdir(SCRATCH):
+            result = run(target, drawn)
+    except BaseException as exc:  # noqa: BLE001 - classifying is the point
+        elapsed = time.perf_counter() - start
+        assert elapsed < SLOW_SECONDS, f"took {elapsed:.0f} s to refuse: refuse up front"
+        if not clean_refusal(exc, entry):
+            STATS["other_exceptions"] += 1
+            raise AssertionError(
+                f"not a library error: {type(exc).__name__} at {origin(exc)}: {str(exc)[:300]}"
+            ) from exc
+        message = str(exc)
+        if not isinstance(exc, pydantic.ValidationError):
+            assert message.strip(), f"{type(exc).__name__} without a message"
+            assert "\n" not in message.strip(), f"a message of several lines: {message!r}"
+        STATS["calls"] += 1
+        STATS["library_errors"] += 1
+        return
+    elapsed = time.perf_counter() - start
+    assert elapsed < SLOW_SECONDS, f"took {elapsed:.0f} s: a size too large must be refused up front"
+    STATS["calls"] += 1
+    STATS["results"] += 1
+    bad = _non_finite(result, "", entry.allow_inf, set())
+    assert bad is None, f"non-finite figure in the result: {bad}"
+    if _non_finite(result, "", frozenset(), set()) is None:
+        round_trips(result)
+    if entry.check is not None:
+        entry.check(result, drawn)
+
+
+def _default_run(target: Any, drawn: Any) -> Any:
+    return target(*drawn.get("args", ()), **drawn.get("kwargs", {}))

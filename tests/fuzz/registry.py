@@ -1,0 +1,813 @@
+"""One fuzz entry per public name: ``"package.name" -> Entry``.
+
+`test_registry.py` fails when a name in a package's ``__all__`` (occupancy, roofline,
+roofline.models, roofline.memory, roofline.divergence, validate, and any public submodule
+they gain) has no entry here, so every new public name is fuzzed from the day it lands:
+add an entry next to its neighbours (a strategy for its arguments; `model(...)` for a
+pydantic class; `constant()`, `error()`, `module()`; `gpu(reason)` only for what needs an
+open GPU session).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import types
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+import occupancy
+import roofline
+import validate
+import values as v
+from fuzzlib import Entry, args_kwargs, call, junk, maybe, odd, odd_floats
+from roofline import divergence, memory, models
+
+REPORT = validate.ValidationReport.model_validate(json.loads(v.VALID_FILES["report_json"][1])["reports"][0])
+
+
+# ------------------------------------------------------------------ entry kinds
+
+
+def constant() -> Entry:
+    return Entry("constant")
+
+
+def error() -> Entry:
+    return Entry("error")
+
+
+def module() -> Entry:
+    return Entry("module")
+
+
+def gpu(reason: str) -> Entry:
+    return Entry("gpu", reason=reason)
+
+
+def _mutate(sample: dict[str, Any], rnd: random.Random, replacement: Any, how: int) -> dict[str, Any]:
+    data = copy.deepcopy(sample)
+    keys = list(data)
+    if how == 0 and keys:  # one field odd
+        data[rnd.choice(keys)] = replacement
+    elif how == 1 and keys:  # one field missing
+        data.pop(rnd.choice(keys))
+    elif how == 2:  # an unknown field
+        data["no_such_field"] = replacement
+    elif how == 3 and keys:  # several fields odd
+        for key in rnd.sample(keys, k=min(3, len(keys))):
+            data[key] = replacement
+    return data
+
+
+def model(cls: type, sample: Any, *, use: Any = None, finite: bool = True, json_too: bool = True) -> Entry:
+    """A pydantic class: built from a valid sample with fields made odd, dropped or added,
+    and (with `json_too`) read from corrupted JSON. `use(instance)` exercises a successful
+    build (its arguments, e.g. a GPU's methods); `finite`: a built instance holds no NaN."""
+    dumped = sample.model_dump(mode="python")
+    text = sample.model_dump_json().encode()
+    strategy = st.one_of(
+        st.builds(lambda seed, value, how: ("build", _mutate(dumped, random.Random(seed), value, how)),
+                  st.integers(0, 2**16), odd(), st.integers(0, 4)),
+        *([v.corrupted(text).map(lambda b: ("json", b))] if json_too else []),
+    )
+
+    def run(target: Any, drawn: Any) -> Any:
+        how, data = drawn
+        built = target(**data) if how == "build" else target.model_validate_json(data)
+        if use is not None:
+            use(built)
+        return built if finite else None
+
+    return Entry("call", strategy=strategy, run=run, pydantic=True)
+
+
+def fields(cls: type) -> Entry:
+    """A pydantic class without a handy sample: built from its own field names (and an
+    unknown one) holding odd values; a clean refusal is pydantic's or the library's error."""
+    names = st.sampled_from((*cls.model_fields, "no_such_field"))
+    return Entry("call", strategy=st.dictionaries(names, odd(), max_size=5),
+                 run=lambda target, drawn: (target(**drawn), None)[1], pydantic=True)
+
+
+def plain(strategy: st.SearchStrategy[Any]) -> Entry:
+    """A plain (dataclass or protocol) class: any arguments of the right count are taken as
+    given, a wrong count is Python's TypeError at the call: only the right count is drawn."""
+    return Entry("call", strategy=strategy, run=lambda target, drawn: (target(*drawn), None)[1])
+
+
+# ------------------------------------------------------------------ properties
+
+POKE_VALUES = (None, True, "x", "", np.array([1, 2]), np.int64(0), 2**70, math.nan, -1, 0, 1, "fp32", "dram", (0, 0))
+
+
+def poke(*calls: Any) -> None:
+    """Call a result's methods with odd arguments: each returns or refuses cleanly."""
+    from fuzzlib import Entry, STATS, clean_refusal, origin
+
+    for method in calls:
+        for value in POKE_VALUES:
+            STATS["calls"] += 1
+            try:
+                method(value)
+            except BaseException as exc:  # noqa: BLE001 - classifying is the point
+                if not clean_refusal(exc, Entry("call")):
+                    name = getattr(method, "__qualname__", repr(method))
+                    raise AssertionError(
+                        f"{name} with {value!r}: {type(exc).__name__} at {origin(exc)}: {exc}") from exc
+                STATS["library_errors"] += 1
+            else:
+                STATS["results"] += 1
+
+
+def _poke_gpu(g: Any, drawn: Any = None) -> None:
+    poke(g.peak_flops, g.peak_derivation, g.bandwidth, g.bandwidth_derivation, g.ridge_point,
+         lambda v: g.peak_flops("fp16_tensor", sparse=v), lambda v: g.ridge_point("fp32", level=v))
+
+
+def _agrees_with_calculate(result: Any, drawn: Any) -> None:
+    """Issue 13: cliffs disagreed with calculate (and raised IndexError) on valid launches."""
+    args, kw = drawn["args"], drawn["kwargs"]
+    reference = occupancy.calculate(*args, **kw)
+    for resource in ("registers", "shared_memory", "threads_per_block", "barriers"):
+        swept = getattr(result, resource)
+        assert swept.active_blocks_per_sm == reference.active_blocks_per_sm, (resource, swept, reference)
+        assert swept.minimum <= swept.value <= swept.maximum
+
+
+def _occupancy_in_range(result: Any, drawn: Any) -> None:
+    assert 0 <= result.occupancy <= 1 and result.active_blocks_per_sm >= 0
+    assert (result.active_blocks_per_sm == 0) == (result.reason is not None)
+
+
+def _many_agrees(result: Any, drawn: Any) -> None:
+    """Every element of calculate_many equals calculate on the same values (first element)."""
+    poke(result.limiters_at, lambda v: result.limiters_at(v, v))
+    if result.occupancy.size == 0:
+        return
+    args, kw = drawn["args"], drawn["kwargs"]
+    shape = result.shape
+    scalar = {}
+    for key, value in kw.items():
+        if isinstance(value, np.ndarray):
+            value = np.broadcast_to(value, shape).flat[0] if value.size else value
+            value = int(value)
+        scalar[key] = value
+    if scalar.get("carveout") == -1:
+        scalar["carveout"] = None
+    assert occupancy.calculate(*args, **scalar).active_blocks_per_sm == int(result.active_blocks_per_sm.flat[0])
+
+
+def _gpu_methods(g: roofline.GPU) -> None:
+    for p in g.supported_precisions():
+        assert g.peak_flops(p) > 0 and np.isfinite(g.peak_flops(p))
+    for lvl in roofline.MEMORY_LEVELS:
+        assert g.bandwidth(lvl) > 0 and np.isfinite(g.bandwidth(lvl))
+    g.derivations()
+
+
+def _architecture_computes(arch: occupancy.Architecture) -> None:
+    """A custom architecture that validates must give sane occupancy (issue 13: 2**31
+    barriers per SM gave -2147483648 active blocks)."""
+    r = occupancy.calculate(arch, threads_per_block=arch.warp_size, registers_per_thread=0, block_barriers=1)
+    assert 0 <= r.active_blocks_per_sm <= arch.max_blocks_per_sm, r
+
+
+def _non_negative(result: Any, drawn: Any) -> None:
+    assert result >= 0, result
+
+
+def _refuses_truncation(result: Any, drawn: Any) -> None:
+    """A file cut short is never read as a smaller valid one (issue 13: load_chart and CSV)."""
+    assert not v.strict_prefix(drawn), "a truncated file was accepted"
+
+
+# ------------------------------------------------------------------ runners for files
+
+
+def file_entry(kinds: tuple[str, ...], check: Any = None, cost: float = 1.0) -> Entry:
+    strategy = st.one_of(v.file_case(kinds), st.sampled_from(("missing", "folder", "odd")).map(lambda k: {"special": k}))
+
+    def run(target: Any, drawn: Any) -> Any:
+        special = drawn.get("special")
+        if special == "missing":
+            return target(v.fresh(".json"))
+        if special == "folder":
+            return target(v.TMP)
+        if special == "odd":
+            return target(None)
+        return target(v.write_case(drawn))
+
+    def checked(result: Any, drawn: Any) -> None:
+        if "special" in drawn:
+            return
+        if check is not None:
+            check(result, drawn)
+
+    return Entry("call", strategy=strategy, run=run, io=True, check=checked, cost=cost)
+
+
+def _chart_checks(result: Any, drawn: Any) -> None:
+    _refuses_truncation(result, drawn)
+    assert isinstance(result, roofline.RooflineChart)
+
+
+# ------------------------------------------------------------------ samples of result types
+
+_CALC = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=40)
+_CLIFFS = occupancy.cliffs("sm_90", threads_per_block=256, registers_per_thread=40)
+_CHART = roofline.roofline_chart("H100-SXM", v.SMALL_MODELS[:3])
+_SUITE = roofline.analyze_suite("H100-SXM", v.SMALL_MODELS[:3])
+_PRED = roofline.predict("H100-SXM", models.copy(1 << 20))
+_TCLIFFS = roofline.time_cliffs("H100-SXM", models.copy(1 << 20))
+
+# ------------------------------------------------------------------ strategies of whole calls
+
+launch_kw = dict(threads_per_block=v.threads, registers_per_thread=v.registers)
+
+
+def launch_call() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({"args": st.tuples(v.arch_spec),
+                                  "kwargs": st.fixed_dictionaries(launch_kw, optional=v.LAUNCH_KW)})
+
+
+valid_launch_call = st.fixed_dictionaries({
+    "args": st.tuples(st.sampled_from(v.ARCH_SPECS)),
+    "kwargs": st.fixed_dictionaries(
+        {"threads_per_block": st.integers(1, 1024), "registers_per_thread": st.integers(0, 255)},
+        optional={"static_shared_memory": st.integers(0, 4096), "dynamic_shared_memory": st.integers(0, 120_000),
+                  "max_dynamic_shared_memory": st.integers(0, 100_000), "max_threads_per_block": st.integers(1, 1024),
+                  "carveout": st.integers(0, 100), "block_barriers": st.integers(0, 16)}),
+})
+
+many_call = st.fixed_dictionaries({
+    "args": st.tuples(v.arch_spec),
+    "kwargs": st.fixed_dictionaries(
+        {"threads_per_block": maybe(v.small_int_arrays(1, 1024)), "registers_per_thread": maybe(v.small_int_arrays(0, 255))},
+        optional={"static_shared_memory": maybe(v.small_int_arrays(0, 4096)),
+                  "dynamic_shared_memory": maybe(v.small_int_arrays(0, 100_000)),
+                  "carveout": maybe(v.small_int_arrays(-1, 100)), "block_barriers": maybe(v.small_int_arrays(0, 16)),
+                  "max_threads_per_block": maybe(v.small_int_arrays(1, 1024))}),
+})
+
+dyn_callables = st.sampled_from((lambda n: 0, lambda n: 4 * n, lambda n: -1, lambda n: 2**70, lambda n: 1.5,
+                                 lambda n: None, lambda n: np.int64(n), lambda n: 300_000))
+
+n_size = maybe(st.one_of(st.integers(1, 1 << 20), st.sampled_from((1, 31, 33, 2**31 - 1, 2**31, 2**40, 2**70))), 3)
+block_1d = maybe(st.sampled_from((1, 32, 128, 256, 1000, 1024, 1025, 0)), 3)
+block_2d = maybe(st.sampled_from(((16, 16), (32, 32), (32, 8), (1, 1), (1024, 1), (33, 32), [16, 16], (0, 4))), 3)
+matrix = maybe(st.one_of(st.integers(1, 300), st.sampled_from((4096, 46341, 2**31, 2**40))), 3)
+
+
+def chart_kw() -> dict[str, st.SearchStrategy[Any]]:
+    return dict(
+        precision=st.one_of(st.none(), v.precision),
+        precisions=st.one_of(st.none(), st.lists(v.precision, max_size=3), odd()),
+        levels=maybe(st.lists(v.level, max_size=3)),
+        measured_ceilings=st.one_of(st.none(), st.dictionaries(v.name_key, v.any_number, max_size=3),
+                                    odd()),
+        measured_points=st.one_of(st.none(), st.dictionaries(st.sampled_from(("copy", "nope", "vector_add")),
+                                                             v.any_number, max_size=2), odd()),
+        title=maybe(st.text(max_size=20)),
+    )
+
+
+def fake_timer() -> st.SearchStrategy[Any]:
+    return st.lists(st.one_of(st.floats(1e-6, 1e-2), odd_floats(), junk()), min_size=1, max_size=8).map(
+        lambda seq: (lambda f, it=iter(seq * 10_000): (f(), next(it))[1]))
+
+
+def make_reports() -> st.SearchStrategy[Any]:
+    return st.one_of(junk(), st.just(REPORT.model_copy(update={"prediction": None})), st.just(REPORT))
+
+
+def device_infos() -> st.SearchStrategy[Any]:
+    base = REPORT.device.model_dump()
+    return st.one_of(
+        st.just(REPORT.device),
+        st.builds(lambda name, cc, sms: validate.DeviceInfo(**{**base, "name": name, "compute_capability": cc,
+                                                               "sm_count": sms}),
+                  st.sampled_from(("NVIDIA H100 80GB HBM3", "NVIDIA A100", "Some GPU", "NVIDIA H200", "")),
+                  st.sampled_from(("9.0", "8.0", "12.0", "3.5", "99.9")), st.integers(1, 200)),
+        junk(),
+    )
+
+
+def rows() -> st.SearchStrategy[Any]:
+    return st.lists(st.one_of(st.sampled_from(REPORT.kernels), junk()), max_size=5)
+
+
+def cases() -> st.SearchStrategy[Any]:
+    return st.sampled_from([validate.build_case(m, np.random.default_rng(0)) for m in v.SMALL_MODELS
+                            if m.name in validate.supported_kernels()])
+
+
+def outputs_for(case: Any) -> st.SearchStrategy[Any]:
+    good = case.reference(case.inputs)
+    full = {k: np.asarray(good.get(k, np.zeros(shape, dtype))) for k, (shape, dtype) in case.outputs.items()}
+    return st.one_of(
+        st.just(full),
+        st.just({k: np.full_like(a, np.nan) for k, a in full.items()}),
+        st.just({k: a[: max(a.size // 2, 0)] for k, a in full.items()}),
+        st.just({"nope": np.zeros(3)}),
+        st.just({k: "text" for k in full}),
+        junk(),
+    )
+
+
+# ------------------------------------------------------------------ the registry
+
+OCCUPANCY = {
+    "Architecture": model(occupancy.Architecture, occupancy.architecture("sm_90"), use=_architecture_computes),
+    "BlockSizeResult": model(occupancy.BlockSizeResult, occupancy.max_potential_block_size("sm_90", registers_per_thread=32),
+                             finite=False),
+    "Cliffs": model(occupancy.Cliffs, _CLIFFS, finite=False),
+    "LIMITERS": constant(),
+    "MAX_BLOCK_DIMS": constant(),
+    "MAX_GRID_DIMS": constant(),
+    "OccupancyArrays": plain(st.tuples(*[odd()] * 14)),
+    "OccupancyError": error(),
+    "OccupancyResult": model(occupancy.OccupancyResult, _CALC, finite=False),
+    "ResourceCliffs": model(occupancy.ResourceCliffs, _CLIFFS.registers, finite=False),
+    "Threshold": model(occupancy.Threshold, _CLIFFS.registers.thresholds[0], finite=False),
+    "UNLIMITED": constant(),
+    "architecture": call(args_kwargs(v.arch_spec)),
+    "architectures": call(args_kwargs()),
+    "available_dynamic_shared_memory": call(st.fixed_dictionaries({
+        "args": st.tuples(v.arch_spec),
+        "kwargs": st.fixed_dictionaries(
+            {"registers_per_thread": v.registers, "num_blocks": maybe(st.integers(1, 32)), "threads_per_block": v.threads},
+            optional={"static_shared_memory": v.static_smem, "max_dynamic_shared_memory": v.max_dynamic,
+                      "carveout": v.carveout, "block_barriers": v.barriers, "match_driver": maybe(st.booleans())}),
+    }), check=_non_negative),
+    "calculate": call(st.one_of(launch_call(), valid_launch_call), check=_occupancy_in_range),
+    "calculate_many": call(many_call, check=_many_agrees),
+    "cliffs": call(st.one_of(launch_call(), valid_launch_call), check=_agrees_with_calculate, cost=2),
+    "load_architecture": file_entry(("arch_json", "arch_toml", "gpu_json")),
+    "max_potential_block_size": call(st.fixed_dictionaries({
+        "args": st.tuples(v.arch_spec),
+        "kwargs": st.fixed_dictionaries(
+            {"registers_per_thread": v.registers},
+            optional={"static_shared_memory": v.static_smem,
+                      "dynamic_shared_memory": st.one_of(v.dynamic_smem, dyn_callables),
+                      "max_dynamic_shared_memory": v.max_dynamic, "max_threads_per_block": v.max_threads,
+                      "sm_count": maybe(st.integers(1, 200)), "carveout": v.carveout, "block_barriers": v.barriers}),
+    })),
+    "plot_occupancy": call(st.fixed_dictionaries({
+        "args": st.tuples(v.arch_spec),
+        "kwargs": st.fixed_dictionaries(launch_kw, optional={**v.LAUNCH_KW,
+                                                              "path": v.out_paths((".png", ".svg", ".pdf", ".jpg"))}),
+    }), io=True, cost=25),
+}
+
+ROOFLINE = {
+    "ArchRates": model(roofline.ArchRates, roofline.arch_rates("9.0")),
+    "CHART_SCHEMA_VERSION": constant(),
+    "Calibration": model(roofline.Calibration, roofline.calibration("H200"),
+                         use=lambda c: roofline.predict("H200", models.copy(1 << 16), calibration=c)),
+    "Ceiling": model(roofline.Ceiling, _CHART.ceilings[0]),
+    "ChartPoint": model(roofline.ChartPoint, _CHART.points[0]),
+    "DEFAULT_GPU": constant(),
+    "Derivation": model(roofline.Derivation, roofline.gpu("H200").peak_derivation("fp32"), finite=False),
+    "GPU": model(roofline.GPU, roofline.gpu("H100-SXM"), use=lambda g: (_gpu_methods(g), _poke_gpu(g))),
+    "HostLink": model(roofline.HostLink, roofline.gpu("H100-SXM").host_link),
+    "KernelCounts": model(roofline.KernelCounts, roofline.KernelCounts(flops=1e9, dram_bytes=4e9, l2_bytes=5e9),
+                          use=lambda k: (roofline.analyze("H100-SXM", k), poke(k.bytes_at))),
+    "L2Persistence": model(roofline.L2Persistence, roofline.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
+                                                                           l2_cache_bytes=1 << 24), finite=False),
+    "MEMORY_LEVELS": constant(),
+    "MemorySpace": model(roofline.MemorySpace, roofline.memory_space("shared")),
+    "PRECISIONS": constant(),
+    "Prediction": model(roofline.Prediction, _PRED, finite=False),
+    "RooflineArrays": plain(st.tuples(*[odd()] * 6)),
+    "RooflineChart": model(roofline.RooflineChart, _CHART),
+    "RooflineError": error(),
+    "RooflineResult": model(roofline.RooflineResult, roofline.analyze("H100-SXM", models.copy(1024)), finite=False),
+    "SuiteReport": model(roofline.SuiteReport, _SUITE, finite=False),
+    "SuiteRow": model(roofline.SuiteRow, _SUITE.rows[0], finite=False),
+    "TimeCliff": model(roofline.TimeCliff, _TCLIFFS.cliffs[0], finite=False),
+    "TimeCliffs": model(roofline.TimeCliffs, _TCLIFFS, finite=False),
+    "TransferTime": model(roofline.TransferTime, roofline.transfer_time(roofline.gpu("H200"), 1 << 20), finite=False),
+    "achieved_bandwidth": call(args_kwargs(
+        maybe(st.one_of(st.floats(0, 1e12), st.lists(st.floats(0, 1e12), max_size=4))),
+        peak_bytes_per_second=maybe(st.floats(1e9, 1e13)), latency_seconds=maybe(st.floats(1e-9, 1e-5)),
+        knee_sharpness=maybe(st.floats(0.5, 8)), dispatch_bytes_per_second=maybe(st.floats(1e9, 1e14)),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"peak_bytes_per_second": 3e12, "latency_seconds": 6e-7,
+                                                     "knee_sharpness": 4, **d["kwargs"]}})),
+    "analyze": call(args_kwargs(v.gpu_any, v.kernel_like, st.one_of(st.none(), v.precision)),
+                    allow_inf=frozenset({"arithmetic_intensity", "dram", "l2", "l1"})),
+    "analyze_many": call(args_kwargs(
+        v.gpu_any, flops=maybe(st.one_of(st.floats(0, 1e15), st.lists(st.floats(0, 1e15), max_size=4))),
+        dram_bytes=maybe(st.one_of(st.floats(1, 1e12), st.lists(st.floats(1, 1e12), max_size=4))),
+        l2_bytes=st.one_of(st.none(), maybe(st.floats(0, 1e12))), l1_bytes=st.one_of(st.none(), maybe(st.floats(0, 1e12))),
+        precision=v.precision,
+    ).map(lambda d: {"args": d["args"], "kwargs": {"flops": 1e9, "dram_bytes": 1e9, **d["kwargs"]}}),
+        allow_inf=frozenset({"arithmetic_intensity"})),
+    "analyze_suite": call(args_kwargs(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=4), st.none(), junk())),
+                          allow_inf=frozenset({"arithmetic_intensity", "dram", "l2", "l1"}), cost=3),
+    "arch_rates": call(args_kwargs(maybe(st.sampled_from(("9.0", "90", "sm_90", (8, 0), "8.6", "1.0", "sm_9x", (9, 0, 1)))))),
+    "attainable": call(args_kwargs(
+        maybe(st.one_of(st.floats(0, 1e6), st.just(np.inf), st.lists(st.floats(0, 1e6), max_size=4))),
+        peak_flops_per_second=maybe(st.floats(1, 1e16)), memory_bandwidth=maybe(st.floats(1, 1e13)),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"peak_flops_per_second": 1e12, "memory_bandwidth": 1e9,
+                                                     **d["kwargs"]}})),
+    "calibration": call(args_kwargs(v.gpu_any)),
+    "custom_gpu": call(st.builds(
+        lambda seed, value, how: {"kwargs": _mutate({"name": "toy", "compute_capability": "8.0", "sm_count": 10,
+                                                     "boost_clock_hz": 1e9, "dram_bytes_per_second": 100e9,
+                                                     "peak_overrides": {"fp32": 1e12}}, random.Random(seed), value, how)},
+        st.integers(0, 2**16), odd(), st.integers(0, 4)), check=lambda g, d: _gpu_methods(g)),
+    "divergence": module(),
+    "format_suite_table": call(args_kwargs(st.one_of(st.just(_SUITE), junk()))),
+    "gpu": call(args_kwargs(v.gpu_any), check=_poke_gpu),
+    "gpus": call(args_kwargs(st.one_of(st.none(), v.gpu_name))),
+    "l2_persistence": call(args_kwargs(
+        maybe(st.integers(1, 1 << 30)), hit_ratio=maybe(st.floats(0, 1)), set_aside_bytes=maybe(st.integers(0, 1 << 26)),
+        l2_cache_bytes=maybe(st.integers(1, 1 << 27)), max_persisting_bytes=st.one_of(st.none(), maybe(st.integers(0, 1 << 26))),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"hit_ratio": 0.5, "set_aside_bytes": 1 << 20,
+                                                     "l2_cache_bytes": 1 << 25, **d["kwargs"]}})),
+    "load_calibration": file_entry(("calibration_json", "report_json", "chart_json")),
+    "load_chart": file_entry(("chart_json", "chart_csv", "calibration_json"), check=_chart_checks),
+    "load_gpu": file_entry(("gpu_toml", "gpu_json", "arch_toml")),
+    "memory": module(),
+    "memory_space": call(args_kwargs(maybe(st.sampled_from(("register", "local", "shared", "constant", "texture",
+                                                            "global", "L2"))))),
+    "memory_spaces": call(args_kwargs()),
+    "models": module(),
+    "plot_roofline": call(st.one_of(
+        args_kwargs(st.one_of(v.charts(), v.gpu_any), st.one_of(st.just(()), st.lists(v.kernel_like, max_size=2)),
+                    path=st.one_of(st.none(), v.out_paths((".png", ".svg", ".pdf", ".jpg"))),
+                    dpi=maybe(st.sampled_from((50, 72, 100))), knee_sharpness=st.one_of(st.none(), maybe(st.floats(0.5, 8))),
+                    ax=st.one_of(st.none(), junk())),
+    ), io=True, cost=12),
+    "predict": call(args_kwargs(
+        v.gpu_any, st.one_of(v.kernel_model, v.kernel_like), st.one_of(st.none(), v.launch_like),
+        calibration=st.one_of(st.none(), v.calibrations()), loads_in_flight_per_thread=st.one_of(st.none(), maybe(st.integers(1, 16))),
+        fma_chains_per_thread=maybe(st.integers(1, 8)),
+    )),
+    "roofline_chart": call(st.fixed_dictionaries({
+        "args": st.tuples(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=3), junk())),
+        "kwargs": st.fixed_dictionaries({}, optional=chart_kw())}),
+        check=lambda chart, d: poke(chart.ceiling, lambda v: chart.ceiling("fp32", v))),
+    "save_chart": call(args_kwargs(st.one_of(v.charts(), junk()), v.out_paths((".json", ".csv", ".txt"))), io=True),
+    "time_cliffs": call(args_kwargs(v.gpu_any, v.kernel_model, st.one_of(st.none(), v.launch_like),
+                                    calibration=st.one_of(st.none(), v.calibrations())), cost=8,
+                        check=lambda tc, d: poke(tc.worst)),
+    "transfer_time": call(args_kwargs(
+        st.one_of(v.gpu_object, junk(), st.builds(lambda r: types.SimpleNamespace(
+            host_link=types.SimpleNamespace(kind="pcie", bytes_per_second=r)), odd())),
+        maybe(st.integers(0, 1 << 40)), memory=maybe(st.sampled_from(("pinned", "pageable", "mapped"))),
+        accesses=maybe(st.integers(1, 8)), latency_seconds=st.one_of(st.none(), maybe(st.floats(0, 1e-3))),
+        pageable_factor=maybe(st.floats(0.1, 1)), efficiency=maybe(st.floats(0.1, 1)),
+    )),
+    # Junk first: the whole write (tests/fuzz/test_files.py covers it) costs seconds.
+    "write_suite_report": call(args_kwargs(st.one_of(junk(), st.just(_SUITE)), v.out_folders()), io=True, cost=40),
+}
+
+MODELS = {
+    "KernelModel": model(models.KernelModel, models.copy(1024), use=lambda k: roofline.analyze("H100-SXM", k)),
+    "Launch": model(models.Launch, models.copy(1 << 20).launch,
+                    use=lambda launch: roofline.predict("H100-SXM", models.copy(1 << 20), launch)),
+    "TRANSPOSE_VARIANTS": constant(),
+    "aos": call(args_kwargs(n_size, block=block_1d)),
+    "blur": call(args_kwargs(maybe(st.integers(1, 300)), maybe(st.integers(1, 300)),
+                             radius=maybe(st.integers(0, 4)), block=block_2d), cost=2),
+    "copy": call(args_kwargs(n_size, block=block_1d)),
+    "get": call(st.builds(lambda name, params: {"args": (name,), "kwargs": params},
+                          maybe(st.sampled_from(models.names() + ("nope", "Copy"))),
+                          st.dictionaries(st.sampled_from(("n", "m", "block", "tile", "stride", "offset", "radius",
+                                                           "width", "height", "variant", "rows", "bogus")),
+                                          maybe(st.integers(1, 4096)), max_size=3))),
+    "matmul_naive": call(args_kwargs(matrix, st.one_of(st.none(), matrix), st.one_of(st.none(), matrix), block=block_2d)),
+    "matmul_tiled": call(args_kwargs(matrix, st.one_of(st.none(), matrix), st.one_of(st.none(), matrix),
+                                     tile=maybe(st.integers(1, 32)))),
+    "names": call(args_kwargs()),
+    "offset_read": call(args_kwargs(n_size, maybe(st.integers(0, 64)), block=block_1d)),
+    "offset_write": call(args_kwargs(n_size, maybe(st.integers(0, 64)), block=block_1d)),
+    "reduction": call(args_kwargs(n_size, block=block_1d)),
+    "soa": call(args_kwargs(n_size, block=block_1d)),
+    "strided_read": call(args_kwargs(n_size, maybe(st.integers(1, 64)), block=block_1d)),
+    "strided_write": call(args_kwargs(n_size, maybe(st.integers(1, 64)), block=block_1d)),
+    "suite": call(args_kwargs()),
+    "transpose": call(args_kwargs(matrix, st.one_of(st.none(), matrix),
+                                  variant=maybe(st.sampled_from(models.TRANSPOSE_VARIANTS)), block=block_2d,
+                                  pad=st.one_of(st.none(), maybe(st.integers(0, 40))))),
+    "triad": call(args_kwargs(n_size, scalar=maybe(st.floats(-10, 10)), block=block_1d)),
+    "vector_add": call(args_kwargs(n_size, block=block_1d)),
+}
+
+MEMORY = {
+    "BANK_BYTES": constant(),
+    "BankConflicts": model(memory.BankConflicts, memory.bank_conflicts(memory.warp_addresses(stride=2)), finite=False),
+    "CACHE_LINE_BYTES": constant(),
+    "SECTOR_BYTES": constant(),
+    "SHARED_MEMORY_BANKS": constant(),
+    "WARP_SIZE": constant(),
+    "WarpTransactions": model(memory.WarpTransactions, memory.warp_transactions(memory.warp_addresses(offset=3)),
+                              finite=False),
+    "bank_conflicts": call(args_kwargs(
+        st.one_of(st.lists(maybe(st.integers(0, 1 << 20)), min_size=0, max_size=34), numpy_like := st.builds(
+            lambda s, o: memory.warp_addresses(stride=s, offset=o), st.integers(0, 40), st.integers(0, 64)), junk()),
+        maybe(st.sampled_from((1, 2, 4, 8, 16))), active=st.one_of(st.none(), st.lists(st.booleans(), max_size=32), junk()))),
+    "warp_addresses": call(args_kwargs(
+        offset=maybe(st.integers(0, 1 << 20)), stride=maybe(st.integers(0, 64)), element_bytes=maybe(st.sampled_from((1, 4, 8, 16))),
+        field_offset_bytes=maybe(st.integers(0, 16)), base_bytes=maybe(st.integers(0, 1 << 30)), lanes=maybe(st.integers(1, 32)))),
+    "warp_transactions": call(args_kwargs(
+        st.one_of(st.lists(st.one_of(maybe(st.integers(0, 1 << 20)), st.none(), st.just(np.nan)), max_size=34),
+                  numpy_like, junk()),
+        maybe(st.sampled_from((1, 2, 4, 8, 16))), maybe(st.sampled_from(("load", "store"))), maybe(st.booleans()),
+        active=st.one_of(st.none(), st.lists(st.booleans(), max_size=32), junk()))),
+}
+
+DIVERGENCE = {
+    "BoundaryDivergence": model(divergence.BoundaryDivergence, divergence.boundary_divergence((76, 62), (16, 16)),
+                                finite=False),
+    "boundary_divergence": call(args_kwargs(
+        maybe(st.one_of(st.integers(1, 10_000), st.tuples(st.integers(1, 5000), st.integers(1, 5000)),
+                        st.sampled_from((2**31 * 1024, 2**70, (1, 65536 * 64), (5, 5, 5, 5))))),
+        maybe(st.sampled_from((256, (16, 16), (32, 32), (8, 8, 8), (1, 1, 65), 1025, (1024, 1, 1), (0,)))))),
+}
+
+VALIDATE = {
+    "CEILING_NAMES": constant(),
+    "Ceiling": model(validate.Ceiling, REPORT.ceilings.items[0], finite=False),
+    "Ceilings": model(validate.Ceilings, REPORT.ceilings, finite=False),
+    "DeviceComparison": model(validate.DeviceComparison, REPORT.comparison, finite=False),
+    "DeviceError": error(),
+    "DeviceInfo": model(validate.DeviceInfo, REPORT.device, finite=False),
+    "EventTimer": call(args_kwargs(odd())),
+    "FieldDifference": model(validate.FieldDifference, validate.FieldDifference(field="sm_count", device=132, database=144,
+                                                                               relative_difference=-1 / 12), finite=False),
+    "KernelCase": plain(st.tuples(*[odd()] * 8)),
+    "KernelValidation": model(validate.KernelValidation, REPORT.kernels[0], finite=False),
+    "OccupancyCheck": model(validate.OccupancyCheck, REPORT.occupancy_check, finite=False),
+    "OccupancyMismatch": model(validate.OccupancyMismatch, validate.OccupancyMismatch(
+        query="blocks", kernel="k", registers_per_thread=32, static_shared_memory=0, block_barriers=1,
+        threads_per_block=256, dynamic_shared_memory=0, max_dynamic_shared_memory=None, carveout=None,
+        runtime="8", calculated="7"), finite=False),
+    "PredictionCheck": model(validate.PredictionCheck, REPORT.prediction, finite=False),
+    "PredictionSummary": model(validate.PredictionSummary, REPORT.summary, finite=False),
+    "ProbeVariant": plain(st.tuples(odd(), odd(), odd(), odd())),
+    "REPORT_SCHEMA_VERSION": constant(),
+    "RegimeSummary": model(validate.RegimeSummary, REPORT.summary.overall, finite=False),
+    "Session": call(args_kwargs(maybe(st.integers(0, 3)))),
+    "Timer": constant(),
+    "TimingResult": model(validate.TimingResult, REPORT.ceilings.items[0].timing, finite=False),
+    "ValidationReport": model(validate.ValidationReport, REPORT, finite=False),
+    "ValidationRun": plain(st.tuples(odd(), odd())),
+    "VerificationResult": plain(st.tuples(odd(), odd(), odd(), odd())),
+    "benchmark": call(st.builds(
+        lambda timer, kw: {"args": (lambda: None,), "kwargs": {"timer": timer, **kw}},
+        # A callable that raises is the caller's exception to see: only non-callables as junk.
+        st.one_of(fake_timer(), junk().filter(lambda x: not callable(x))),
+        st.fixed_dictionaries({}, optional={"warmup": maybe(st.integers(0, 5)), "repetitions": maybe(st.integers(1, 30)),
+                                            "budget_seconds": st.one_of(st.none(), maybe(st.floats(1e-4, 0.1))),
+                                            "max_repetitions": maybe(st.integers(1, 100)),
+                                            "flush": st.one_of(st.none(), st.just(lambda: None),
+                                                               junk().filter(lambda x: not callable(x)))}))),
+    "build_case": call(args_kwargs(
+        st.one_of(v.kernel_model, st.sampled_from((models.copy(2**31 - 1), models.matmul_tiled(46340))), v.kernel_like,
+                  st.builds(lambda m, p: m.model_copy(update={"parameters": p}), v.kernel_model,
+                            st.dictionaries(st.sampled_from(("n", "m", "rows", "variant", "block", "pad", "x")),
+                                            maybe(st.integers(1, 64)), max_size=3))),
+        st.one_of(st.just(np.random.default_rng(1)), junk()))),
+    "check_occupancy": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
+    "check_outputs": call(cases().flatmap(lambda case: st.builds(
+        lambda outputs: {"args": (case, outputs), "kwargs": {}}, outputs_for(case)))
+        | args_kwargs(junk(), junk())),
+    "compare_device": call(args_kwargs(device_infos())),
+    "compile_kernels": call(st.builds(lambda src, names, arch: {"args": (src, names), "kwargs": {"arch": arch}},
+                                      st.one_of(st.just("extern \"C\" __global__ void k() {}"), junk()),
+                                      st.one_of(st.just(["k"]), junk()), maybe(st.just("sm_90")))),
+    "gpu_slug": call(args_kwargs(maybe(st.text(max_size=20)))),
+    "kernel_resources": gpu("reads a compiled cuda.core Kernel's attributes (a GPU); tests/validate/test_gpu.py"),
+    "kernel_source": call(args_kwargs(maybe(st.sampled_from(("suite.cu", "ceilings.cu", "../__init__.py", "nope.cu", ""))))),
+    "measure_ceilings": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
+    "measured_prediction": call(args_kwargs(
+        v.count, st.one_of(st.dictionaries(v.name_key, v.count, max_size=3), junk()), st.one_of(st.none(), v.count),
+        st.one_of(st.dictionaries(v.name_key, st.one_of(st.none(), v.count), max_size=3), junk()))),
+    "open_session": call(args_kwargs(maybe(st.integers(0, 3)))),
+    "probe_source": call(args_kwargs(st.one_of(
+        st.lists(st.builds(validate.ProbeVariant, maybe(st.integers(1, 64)), maybe(st.sampled_from((0, 4, 1024, 49152, 3))),
+                           maybe(st.integers(1, 16)), st.one_of(st.none(), maybe(st.integers(16, 255)))), max_size=3),
+        junk()))),
+    "query_device": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
+    "render_markdown": call(args_kwargs(make_reports())),
+    "run_prediction_check": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
+    "run_validation": call(args_kwargs(
+        out=st.one_of(st.none(), v.out_folders()), quick=maybe(st.booleans()),
+        kernels=st.one_of(st.none(), st.lists(maybe(st.sampled_from(("copy", "transpose", "nope"))), max_size=2), junk()),
+        device=maybe(st.integers(0, 3)), seed=st.one_of(st.none(), maybe(st.integers(0, 2**32))),
+        progress=st.one_of(st.just(lambda m: None), junk())), io=True),
+    "select_models": call(args_kwargs(st.one_of(st.none(), st.lists(maybe(st.sampled_from(
+        ("copy", "transpose", "matmul_tiled(tile=16)", "nope"))), max_size=3), junk()), quick=maybe(st.booleans()))),
+    "summarize": call(args_kwargs(
+        st.one_of(st.lists(st.one_of(st.floats(1e-6, 1), odd_floats()), max_size=6), junk()),
+        warmup=maybe(st.integers(0, 5)), l2_flushed=maybe(st.booleans()))),
+    "summarize_predictions": call(args_kwargs(rows())),
+    "supported_kernels": call(args_kwargs()),
+    "with_defines": call(args_kwargs(
+        maybe(st.text(max_size=10)),
+        st.one_of(st.none(), st.dictionaries(st.one_of(st.sampled_from(("TILE", "N", "1X", "A B", "ÄÖ")), v.name_key),
+                                             maybe(st.one_of(st.integers(-5, 64), st.sampled_from(("float", "a\nb")))),
+                                             max_size=3), junk()))),
+    "write_prediction_report": call(args_kwargs(st.one_of(junk(), st.just(REPORT.prediction)), v.out_folders()),
+                                    io=True, cost=30),
+    "write_report": call(args_kwargs(make_reports(), v.out_folders(), st.one_of(st.just(()), st.just(v.SMALL_MODELS[:2])),
+                                     progress=st.just(lambda m: None)), io=True, cost=30),
+}
+
+# ------------------------------------------------------------------ names main gained beside issue 13
+
+_GPC = occupancy.gpc_layouts()
+_CLUSTERS = occupancy.max_active_clusters("H100-SXM", cluster_size=2, threads_per_block=128, registers_per_thread=32)
+_CLUSTER_SIZE = occupancy.max_potential_cluster_size("H100-SXM", threads_per_block=128, registers_per_thread=32)
+_NCU = roofline.load_ncu(v.ROOT / "tests/data/ncu/user_kernels.raw.csv")
+_PROFILE = roofline.profile_report(_NCU, gpu="H200")
+_MEASURED = roofline.measured_ceilings("H200")
+_INFO = models.describe("transpose")
+_OCC_LAUNCH = occupancy.Launch(grid=4096, block=256, registers_per_thread=32)
+_ACCESS = roofline.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
+_SET = validate.ReportSet(created_utc=REPORT.created_utc, reports=(REPORT,))
+
+cluster_sizes = maybe(st.one_of(st.integers(1, 16), st.sampled_from(((2, 1, 1), (4, 2, 1), (1, 1, 17), (0,), 32))), 3)
+cluster_kw = dict(registers_per_thread=v.registers, static_shared_memory=v.static_smem,
+                  dynamic_shared_memory=v.dynamic_smem, carveout=v.carveout,
+                  non_portable_cluster_size_allowed=maybe(st.booleans()),
+                  scheduling_policy=maybe(st.sampled_from(occupancy.SCHEDULING_POLICIES)))
+gpc_names = maybe(st.sampled_from((*(g.name for g in _GPC), "H100", "A100-SXM4-40GB", "nope")))
+kernel_files = st.one_of(
+    junk(), st.just("no-such-file.cu"),
+    st.builds(lambda suffix, data: (lambda p: (p.write_bytes(data), p)[1])(v.fresh(suffix)),
+              st.sampled_from((".cu", ".cubin", ".ptx", ".fatbin", ".o", ".so", ".txt")),
+              st.one_of(st.binary(max_size=64), st.just(b"\x7fELF" + bytes(60)),
+                        st.just(b"__global__ void k(float *x) { x[0] = 1; }"), st.just(b"__global__ void k( {"))))
+
+OCCUPANCY.update({
+    "ClusterCliffs": fields(occupancy.ClusterCliffs),
+    "ClusterOccupancy": model(occupancy.ClusterOccupancy, _CLUSTERS, finite=False),
+    "ClusterPoint": fields(occupancy.ClusterPoint),
+    "ClusterSizeResult": model(occupancy.ClusterSizeResult, _CLUSTER_SIZE, finite=False),
+    "CompileError": error(),
+    "DriverConfiguration": fields(occupancy.DriverConfiguration),
+    "GpcLayout": model(occupancy.GpcLayout, _GPC[0], finite=False),
+    "KernelResources": model(occupancy.KernelResources, REPORT.kernels[0].resources, finite=False),
+    "Launch": model(occupancy.Launch, _OCC_LAUNCH, json_too=False,
+                    use=lambda launch: (occupancy.calculate("sm_90", launch=launch),
+                                        roofline.predict("H100-SXM", models.copy(1 << 20), launch))),
+    "SCHEDULING_POLICIES": constant(),
+    "all_kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80")))),
+                                 io=True, cost=5),
+    "gpc_layout": call(args_kwargs(gpc_names)),
+    "gpc_layouts": call(args_kwargs()),
+    "kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
+                                         kernel=maybe(st.sampled_from(("k", "nope")))), io=True, cost=5),
+    "max_active_clusters": call(st.fixed_dictionaries({"args": st.tuples(gpc_names), "kwargs": st.fixed_dictionaries(
+        {"cluster_size": cluster_sizes, "threads_per_block": v.threads}, optional=cluster_kw)})),
+    "max_potential_cluster_size": call(st.fixed_dictionaries({"args": st.tuples(gpc_names), "kwargs": st.fixed_dictionaries(
+        {"threads_per_block": v.threads}, optional=cluster_kw)})),
+})
+
+ROOFLINE.update({
+    "Access": fields(roofline.Access),
+    "BandwidthPoint": model(roofline.BandwidthPoint, _CHART.bandwidth_points[0]),
+    "Coords": plain(st.tuples(*[odd()] * 9)),
+    "Kernel": model(roofline.Kernel, models.copy(1024), json_too=False,
+                    use=lambda k: (roofline.analyze("H100-SXM", k), poke(k.bytes_at))),
+    "MeasuredCeiling": model(roofline.MeasuredCeiling, next(iter(_MEASURED.values())), finite=False),
+    "NCU_SECTIONS": constant(),
+    "NcuKernel": model(roofline.NcuKernel, _NCU.kernels[0], finite=False),
+    "NcuProfile": model(roofline.NcuProfile, _NCU, finite=False, json_too=False),
+    "ProfileKernel": model(roofline.ProfileKernel, _PROFILE.kernels[0], finite=False),
+    "ProfileReport": model(roofline.ProfileReport, _PROFILE, finite=False, json_too=False),
+    "Traffic": fields(roofline.Traffic),
+    "format_profile_report": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()), markdown=maybe(st.booleans()))),
+    "load_ncu": file_entry(("ncu_raw_csv", "ncu_csv", "chart_csv"), cost=3),
+    "measured_ceilings": call(args_kwargs(v.gpu_any)),
+    "profile_chart": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()), title=maybe(st.text(max_size=10))),
+                          allow_inf=frozenset({"arithmetic_intensity"})),
+    "profile_report": call(args_kwargs(st.one_of(st.just(_NCU), junk()), gpu=st.one_of(st.none(), v.gpu_any),
+                                       kernel=st.one_of(st.none(), maybe(st.sampled_from(
+                                           tuple(k.name for k in _NCU.kernels[:2]) + ("nope",)))),
+                                       calibration=st.one_of(st.none(), v.calibrations())),
+                           allow_inf=frozenset({"arithmetic_intensity"})),
+    "traffic": call(args_kwargs(maybe(st.sampled_from((4, (4, 2), (2**31, 1, 1), (65536 * 64, 1), 0))),
+                                maybe(st.sampled_from((256, (16, 16), (1025,), 0))),
+                                st.one_of(st.just([_ACCESS]), st.just([]), st.lists(junk(), max_size=2)),
+                                exhaustive=maybe(st.booleans())), cost=2),
+})
+
+MODELS.update({
+    "ModelInfo": model(models.ModelInfo, _INFO, finite=False),
+    "ModelParameter": model(models.ModelParameter, _INFO.parameters[0], finite=False),
+    "catalog": call(args_kwargs()),
+    "describe": call(args_kwargs(maybe(st.sampled_from((*models.names(), "nope", "Copy"))))),
+})
+
+_SESSION = "takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"
+_report_paths = st.lists(st.one_of(st.builds(lambda case: v.write_case(case), v.file_case(("report_json", "chart_json"))),
+                                   junk()), max_size=3)
+
+VALIDATE.update({
+    "ChasePlan": fields(validate.ChasePlan),
+    "ChasePoint": fields(validate.ChasePoint),
+    "ClockMonitor": call(args_kwargs(st.none(), max_sm_clock_hz=st.one_of(st.none(), odd_floats()),
+                                     power_limit_watts=st.one_of(st.none(), odd_floats()),
+                                     interval_seconds=maybe(st.floats(1e-3, 0.1)))),
+    "ClockReading": fields(validate.ClockReading),
+    "ClockRecord": fields(validate.ClockRecord),
+    "ClockSample": fields(validate.ClockSample),
+    "ClusterCheck": fields(validate.ClusterCheck),
+    "ClusterMismatch": fields(validate.ClusterMismatch),
+    "DTYPES": constant(),
+    "GpcLaunch": fields(validate.GpcLaunch),
+    "GpcLayoutMeasurement": fields(validate.GpcLayoutMeasurement),
+    "HostLinkFit": fields(validate.HostLinkFit),
+    "HostLinkPoint": fields(validate.HostLinkPoint),
+    "HostLinks": model(validate.HostLinks, REPORT.host_links, finite=False),
+    "KernelArg": fields(validate.KernelArg),
+    "LatencyLadder": model(validate.LatencyLadder, REPORT.latency, finite=False),
+    "LatencyLevels": fields(validate.LatencyLevels),
+    "LaunchOverhead": model(validate.LaunchOverhead, REPORT.launch, finite=False),
+    "Measurement": fields(validate.Measurement),
+    "OutputCheck": fields(validate.OutputCheck),
+    "Persistence": model(validate.Persistence, REPORT.persistence, finite=False),
+    "PersistencePoint": fields(validate.PersistencePoint),
+    "QueuedEventTimer": gpu("records CUDA events on an open validate.Session's stream (a GPU)"),
+    "Reference": fields(validate.Reference),
+    "References": model(validate.References, REPORT.references, finite=False),
+    "ReportSet": model(validate.ReportSet, _SET, finite=False),
+    "ResourceMismatch": fields(validate.ResourceMismatch),
+    "ResourcesCheck": fields(validate.ResourcesCheck),
+    "SpreadRow": fields(validate.SpreadRow),
+    "TritonOccupancy": fields(validate.TritonOccupancy),
+    "WorkingSet": model(validate.WorkingSet, REPORT.working_set, finite=False),
+    "WorkingSetPoint": fields(validate.WorkingSetPoint),
+    "apply_references": call(args_kwargs(st.one_of(st.just(REPORT.ceilings), junk()),
+                                         st.one_of(st.just(REPORT.references), junk()))),
+    "benchmark_until_stable": call(st.builds(
+        lambda timer, kw: {"args": (lambda: None,), "kwargs": {"timer": timer, **kw}},
+        st.one_of(fake_timer(), junk().filter(lambda x: not callable(x))),
+        st.fixed_dictionaries({}, optional={"warmup": maybe(st.integers(0, 5)), "min_repetitions": maybe(st.integers(1, 30)),
+                                            "max_repetitions": maybe(st.integers(1, 100)),
+                                            "target_spread": maybe(st.floats(0, 1)),
+                                            "budget_seconds": maybe(st.floats(1e-4, 0.1)),
+                                            "launches_per_sample": maybe(st.integers(1, 4))}))),
+    "check_clusters": gpu(_SESSION),
+    "check_resources": gpu(_SESSION),
+    "clock_record": call(args_kwargs(st.one_of(st.just(()), st.lists(junk(), max_size=2)),
+                                     before=st.one_of(st.none(), junk()), after=st.one_of(st.none(), junk()),
+                                     max_sm_clock_hz=st.one_of(st.none(), odd_floats()))),
+    "device_spread": call(args_kwargs(st.one_of(st.just((REPORT, REPORT)), st.just(()), st.lists(junk(), max_size=2),
+                                                junk()))),
+    "driver_cluster_answers": gpu(_SESSION),
+    "fit_link": call(args_kwargs(st.one_of(st.lists(maybe(st.integers(1, 1 << 30)), max_size=5), junk()),
+                                 st.one_of(st.lists(maybe(st.floats(1e-6, 1)), max_size=5), junk()))),
+    "load_report_set": file_entry(("report_json", "chart_json", "calibration_json")),
+    "measure": gpu("compiles and runs a kernel on a GPU; tests/validate/test_gpu.py runs it on one"),
+    "measure_gpc_layout": gpu(_SESSION),
+    "measure_host_links": gpu(_SESSION),
+    "measure_latency_ladder": gpu(_SESSION),
+    "measure_launch_overhead": gpu(_SESSION),
+    "measure_persistence": gpu(_SESSION),
+    "measure_references": gpu("opens the GPU of the index given (cuBLAS, torch); tests/validate/test_gpu.py"),
+    "measure_working_set": gpu(_SESSION),
+    "measured_calibration": call(args_kwargs(
+        st.one_of(st.just(dict(REPORT.calibration or {})), st.dictionaries(v.name_key, odd(), max_size=3), junk()),
+        origin=maybe(st.text(max_size=10)), latency=st.one_of(st.none(), st.just(REPORT.latency), junk()),
+        launch=st.one_of(st.none(), st.just(REPORT.launch), junk()),
+        working_set=st.one_of(st.none(), st.just(REPORT.working_set), junk()))),
+    "merge_reports": call(args_kwargs(st.one_of(_report_paths, junk()), v.out_folders()), io=True, cost=10),
+    "open_clock_monitor": gpu("reads the GPU's clocks through NVML (a GPU)"),
+    "parse_kernel_arg": call(args_kwargs(maybe(st.sampled_from(("f32[n]", "i32:5", "f32[1024]:out", "u8[n*2]", "x",
+                                                                "f64", "f32[-1]", "f32[99999999999999]"))),
+                                         st.one_of(st.none(), st.dictionaries(st.just("n"), maybe(st.integers(1, 4096)),
+                                                                             max_size=1), junk()))),
+    "parse_kernel_args": call(args_kwargs(st.one_of(st.lists(maybe(st.sampled_from(("f32[n]", "i32:5", "bad"))),
+                                                             max_size=3), junk()),
+                                          st.one_of(st.none(), st.just({"n": 16}), junk()))),
+    "resource_corpus": call(args_kwargs(maybe(st.booleans()))),
+    "run_validation_devices": call(args_kwargs(
+        maybe(st.one_of(st.just("all"), st.lists(st.integers(0, 3), max_size=2))), out=v.out_folders(),
+        quick=maybe(st.booleans()), kernels=st.one_of(st.none(), st.lists(maybe(st.just("copy")), max_size=2), junk()),
+        seed=st.one_of(st.none(), maybe(st.integers(0, 2**32))), progress=st.one_of(st.just(lambda m: None), junk())),
+        io=True),
+    "split_modes": call(args_kwargs(st.one_of(st.lists(st.one_of(st.floats(1e-6, 1), odd_floats()), max_size=8),
+                                              junk()))),
+    "write_calibration": call(args_kwargs(st.one_of(st.just(dict(REPORT.calibration or {})),
+                                                    st.dictionaries(v.name_key, odd(), max_size=3), junk()),
+                                          v.out_folders()), io=True),
+})
+
+REGISTRY: dict[str, Entry] = {
+    **{f"occupancy.{k}": e for k, e in OCCUPANCY.items()},
+    **{f"roofline.{k}": e for k, e in ROOFLINE.items()},
+    **{f"roofline.models.{k}": e for k, e in MODELS.items()},
+    **{f"roofline.memory.{k}": e for k, e in MEMORY.items()},
+    **{f"roofline.divergence.{k}": e for k, e in DIVERGENCE.items()},
+    **{f"validate.{k}": e for k, e in VALIDATE.items()},
+}

@@ -1,0 +1,359 @@
+"""One test per finding of issue 13 (and of this suite's own runs): each bad input, what it
+did, and the one-line refusal or right answer it gets now."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+import occupancy
+import roofline
+import validate
+from gpuroof import main
+from roofline import memory, models
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err.strip()
+
+
+def one_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+# ------------------------------------------------------------------ tracebacks
+
+
+@pytest.mark.parametrize("max_threads", [128, 64], ids=["128", "64"])
+def test_cliffs_with_a_block_above_the_kernels_max_threads(max_threads, capsys):
+    """IndexError in occupancy.cliffs when threads_per_block > max_threads_per_block."""
+    kw = dict(threads_per_block=256, registers_per_thread=40, max_threads_per_block=max_threads)
+    c = occupancy.cliffs("sm_90", **kw)
+    assert c.threads_per_block.active_blocks_per_sm == occupancy.calculate("sm_90", **kw).active_blocks_per_sm == 0
+    assert c.threads_per_block.gain == 256 - max_threads
+    code, _, _ = cli(capsys, "occupancy", "--arch", "sm_90", "--threads", "256", "--registers", "40",
+                     "--max-threads", str(max_threads))
+    assert code == 0
+
+
+@pytest.mark.parametrize("option", ["--block", "--grid"])
+def test_zero_block_or_grid(option, capsys):
+    """ZeroDivisionError from `predict --block 0` / `--grid 0`."""
+    code, _, err = cli(capsys, "predict", "--model", "copy", "--param", "n=1024", option, "0")
+    assert code == 2 and f"{option[2:]}.x=0 is below the minimum of 1" in one_line(err)
+
+
+@pytest.mark.parametrize("grid", [(0, 1, 1), (1, 0, 1), (-3, 1, 1)], ids=["x0", "y0", "negative"])
+def test_launch_refuses_an_empty_grid_from_python(grid):
+    with pytest.raises(ValueError, match="below the minimum of 1"):
+        models.Launch(grid=grid, block=(256, 1, 1))
+
+
+def test_sizes_too_large_are_refused_up_front_naming_the_parameter(capsys):
+    """numpy MemoryError from `roofline --model copy --param n=2**40`."""
+    code, _, err = cli(capsys, "roofline", "--model", "copy", "--param", "n=1099511627776")
+    # n is an int64 in main's models; the grid it needs is what CUDA refuses
+    assert code == 2 and "n=1099511627776 needs grid.x=4294967296 blocks" in one_line(err)
+
+
+def test_replotting_a_chart_holding_infinity(tmp_path, capsys):
+    """`plot --from` a chart holding inf: a traceback from the plot's axis limits."""
+    path = tmp_path / "chart.json"
+    roofline.save_chart(roofline.roofline_chart("H100-SXM", [models.copy(1024)]), path)
+    data = json.loads(path.read_text())
+    data["ceilings"][0]["value"] = math.inf
+    path.write_text(json.dumps(data))  # json writes Infinity
+    code, _, err = cli(capsys, "plot", "--from", str(path), "-o", str(tmp_path / "x.png"))
+    assert code == 2 and "chart.json" in one_line(err) and "finite" in err
+
+
+# ------------------------------------------------------------------ accepted when they should not be
+
+
+@pytest.mark.parametrize("flops", ["inf", "1e400", "nan", "-inf"])
+def test_infinite_flops_are_refused(flops, capsys):
+    """`--flops inf` gave 'time lower bound inf us'."""
+    code, _, err = cli(capsys, "roofline", "--flops", flops, "--bytes", "1")
+    assert code == 2 and "flops=" in one_line(err) and "finite" in err
+
+
+@pytest.mark.parametrize("grid,axis,limit", [("99999999999", "x", 2**31 - 1)], ids=["x"])
+def test_grid_past_cudas_limit(grid, axis, limit, capsys):
+    """`--grid 99999999999` predicted 67 s for a launch CUDA refuses."""
+    code, _, err = cli(capsys, "predict", "--model", "copy", "--param", "n=1024", "--grid", grid)
+    assert code == 2 and f"grid.{axis}={grid} exceeds the maximum of {limit}" in one_line(err)
+
+
+@pytest.mark.parametrize("grid,block,match", [
+    ((1, 65536, 1), (32, 1, 1), r"grid\.y=65536 exceeds the maximum of 65535"),
+    ((1, 1, 65536), (32, 1, 1), r"grid\.z=65536 exceeds the maximum of 65535"),
+    ((1, 1, 1), (1, 1, 65), r"block\.z=65 exceeds the maximum of 64"),
+    ((1, 1, 1), (1025, 1, 1), r"block\.x=1025 exceeds the maximum of 1024"),
+    ((1, 1, 1), (64, 32, 1), r"2048 threads; the maximum is 1024"),
+], ids=["grid-y", "grid-z", "block-z", "block-x", "threads"])
+def test_hardware_limits_are_input_checks(grid, block, match):
+    # One launch type checks them (occupancy.Launch; models.Launch is its compatibility name).
+    with pytest.raises(ValueError, match=match):
+        occupancy.Launch(grid=grid, block=block)
+    with pytest.raises(ValueError, match=match):
+        models.Launch(grid=grid, block=block)
+
+
+@pytest.mark.parametrize("counts", [["--flops", "5"], ["--l2-bytes", "5"], ["--bytes", "1", "--name", "k"]],
+                         ids=["flops", "l2-bytes", "bytes-name"])
+def test_counts_next_to_a_model_are_an_error(counts, capsys):
+    """`--flops/--l2-bytes` were silently ignored next to `--model`."""
+    code, _, err = cli(capsys, "roofline", "--model", "copy", "--param", "n=1024", *counts)
+    # --bytes is the short spelling of --dram-bytes
+    named = {"--bytes": "--dram-bytes"}.get(counts[0], counts[0])
+    assert code == 2 and named in one_line(err) and "--model copy" in err
+
+
+def test_param_without_a_model_is_an_error(capsys):
+    code, _, err = cli(capsys, "roofline", "--flops", "1", "--bytes", "1", "--param", "n=5")
+    assert code == 2 and "--param" in one_line(err)
+
+
+def test_predict_and_occupancy_agree_on_the_opt_in(capsys):
+    """`predict --dynamic-smem 100000` silently assumed the kernel opts in; `occupancy` says 0 blocks.
+    Now both refuse it without the kernel's attribute, and both take it with --max-dynamic-smem."""
+    code, _, err = cli(capsys, "predict", "--model", "copy", "--param", "n=1048576", "--dynamic-smem", "100000")
+    assert code == 2 and "max_dynamic_shared_memory=49152" in one_line(err) and "cudaFuncSetAttribute" in err
+    code, _, _ = cli(capsys, "occupancy", "--arch", "sm_90", "--threads", "256", "--registers", "32",
+                     "--dynamic-smem", "100000")
+    assert code == 0
+    code, out, _ = cli(capsys, "predict", "--model", "copy", "--param", "n=1048576", "--dynamic-smem", "100000",
+                       "--max-dynamic-smem", "100000")
+    assert code == 0 and "predicted time" in out
+    launch = models.copy(1 << 20).launch.model_copy(update={"dynamic_shared_memory": 100000})
+    with pytest.raises(roofline.RooflineError, match="max_dynamic_shared_memory=49152"):
+        roofline.predict("H100-SXM", models.copy(1 << 20), launch)
+
+
+def test_a_calibration_for_another_gpu_is_refused_naming_both(capsys):
+    """A calibration measured on an H200 was applied to the default H100 without a word."""
+    h200 = roofline.calibration("H200")
+    with pytest.raises(roofline.RooflineError, match=r"calibration is for gpu='H200', not 'H100-SXM'"):
+        roofline.predict("H100-SXM", models.copy(1 << 20), calibration=h200)
+    code, _, err = cli(capsys, "predict", "--model", "copy", "--param", "n=1024",
+                       "--calibration", "docs/results/h200/calibration.json")
+    assert code == 2 and "'H200'" in one_line(err) and "'H100-SXM'" in err
+    assert roofline.predict("H200", models.copy(1 << 20), calibration=h200).seconds > 0
+    generic = h200.model_copy(update={"gpu": "generic"})
+    assert roofline.predict("H100-SXM", models.copy(1 << 20), calibration=generic).seconds > 0
+
+
+def test_a_gpu_family_lists_its_members(capsys):
+    """`gpuroof gpu A100` silently picked one of four A100s."""
+    # A prefix several entries share is refused with the candidates; the database's own alias
+    # ("A100" for the A100-SXM4-40GB) resolves, and the output names the entry it is.
+    code, _, err = cli(capsys, "gpu", "A100-SXM4")
+    line = one_line(err)
+    assert code == 2 and all(n in line for n in ("A100-SXM4-40GB", "A100-SXM4-80GB"))
+    code, out, _ = cli(capsys, "gpu", "A100")
+    assert code == 0 and "A100-SXM4-40GB" in out
+
+
+# ------------------------------------------------------------------ unclear messages
+
+
+def test_elements_per_thread_zero_is_one_line(capsys):
+    """`--elements-per-thread 0` printed a 4-line pydantic dump with a URL."""
+    code, _, err = cli(capsys, "predict", "--model", "copy", "--param", "n=1024", "--elements-per-thread", "0")
+    line = one_line(err)
+    assert code == 2 and "elements_per_thread=0" in line and "http" not in line
+
+
+def test_a_broken_calibration_names_the_file(tmp_path, capsys):
+    """A broken calibration JSON said 'Expecting property name' without naming the file."""
+    path = tmp_path / "cal.json"
+    path.write_text("{broken")
+    code, _, err = cli(capsys, "predict", "--model", "copy", "--param", "n=1024", "--gpu", "H200",
+                       "--calibration", str(path))
+    assert code == 2 and str(path) in one_line(err) and "not valid JSON" in err
+
+
+@pytest.mark.parametrize("spec,arch", [("H100", "sm_90"), ("H200", "sm_90"), ("A100", "sm_80"), ("RTX 4090", "sm_89"),
+                                       ("L4", "sm_89"), ("B200", "sm_100")], ids=str)
+def test_a_gpu_name_for_arch_suggests_its_architecture(spec, arch, capsys):
+    """`--arch H100` suggested sm_100; an H100 is sm_90."""
+    code, _, err = cli(capsys, "occupancy", "--arch", spec, "--threads", "256", "--registers", "32")
+    line = one_line(err)
+    assert code == 2 and f"--arch {arch}" in line
+    with pytest.raises(occupancy.OccupancyError) as refused:
+        occupancy.architecture(spec)
+    assert "did you mean sm_1" not in str(refused.value)
+
+
+@pytest.mark.parametrize("value", ["-1e9", "-1", "-inf", "-1.5e-3"])
+def test_negative_numbers_are_values_not_flags(value, capsys):
+    """`--flops -1e9` was read as a flag ('expected one argument')."""
+    code, _, err = cli(capsys, "roofline", "--flops", value, "--bytes", "1")
+    line = one_line(err)
+    assert code == 2 and "flops=" in line and "expected one argument" not in line
+
+
+# ------------------------------------------------------------------ the independent fuzz run's findings
+
+
+@pytest.mark.parametrize("dynamic", [50_000, 60_000, 120_000], ids=str)
+def test_cliffs_agree_with_calculate_above_the_max_dynamic_attribute(dynamic):
+    """cliffs said 1 block where calculate said 0 (dynamic shared memory above the kernel's
+    max attribute) on 140 of 692 valid launches."""
+    kw = dict(threads_per_block=256, registers_per_thread=32, dynamic_shared_memory=dynamic)
+    expected = occupancy.calculate("sm_90", **kw).active_blocks_per_sm
+    c = occupancy.cliffs("sm_90", **kw)
+    assert expected == 0
+    for resource in ("registers", "shared_memory", "threads_per_block", "barriers"):
+        assert getattr(c, resource).active_blocks_per_sm == expected
+    assert c.shared_memory.gain == dynamic - (48 * 1024)
+
+
+@pytest.mark.parametrize("cut", ["line", "mid-line", "header-only"])
+def test_load_chart_refuses_a_truncated_csv(cut, tmp_path):
+    """load_chart read a CSV cut at a line boundary as a smaller valid chart (15 of 15)."""
+    path = tmp_path / "chart.csv"
+    roofline.save_chart(roofline.roofline_chart("H100-SXM", [models.copy(1024), models.matmul_tiled(64)]), path)
+    text = path.read_text()
+    lines = text.splitlines(keepends=True)
+    cuts = {"line": "".join(lines[:-3]), "mid-line": text[: len(text) - 40], "header-only": lines[0]}
+    path.write_text(cuts[cut])
+    with pytest.raises(roofline.RooflineError, match="chart.csv"):
+        roofline.load_chart(path)
+
+
+def test_saved_charts_still_load(tmp_path):
+    chart = roofline.roofline_chart("H100-SXM", [models.copy(1024)])
+    for suffix in (".csv", ".json"):
+        assert roofline.load_chart(roofline.save_chart(chart, tmp_path / f"c{suffix}")) == chart
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: models.aos(2**70), r"n=1180591620717411303424 needs grid.x=\d+ blocks; CUDA allows at most 2147483647"),
+    (lambda: memory.warp_addresses(offset=2**62, element_bytes=8), r"past the 64-bit address range"),
+    (lambda: memory.warp_transactions([2**70]), r"past the 64-bit address range"),
+    (lambda: models.matmul_naive(2**20, 2**20), r"m=1048576 x k=1048576"),
+    (lambda: models.blur(100, 100, radius=1000), r"radius=1000 must be <= 16"),
+    (lambda: roofline.divergence.boundary_divergence(2**70, 256), r"extent\[0\]=.* needs grid.x"),
+    (lambda: roofline.transfer_time(roofline.gpu("H200"), 10**400), r"bytes="),
+    (lambda: roofline.l2_persistence(math.inf, hit_ratio=1, set_aside_bytes=1, l2_cache_bytes=2), r"window_bytes=inf"),
+], ids=["aos-2^70", "warp-addresses-2^62", "warp-transactions-2^70", "matmul-too-big", "blur-radius",
+        "divergence-extent", "transfer-10^400", "l2-window-inf"])
+def test_silent_overflows_are_refused(call, match):
+    """aos(2**70).load_bytes was 1024 and warp_addresses(offset=2**62) wrapped to [0, 8, ...]."""
+    with pytest.raises(roofline.RooflineError, match=match):
+        call()
+
+
+def test_a_custom_architecture_cannot_overflow_its_tables(tmp_path):
+    """max_barriers_per_sm=2**31 gave -2147483648 active blocks."""
+    data = occupancy.architecture("sm_90").model_dump()
+    path = tmp_path / "arch.json"
+    path.write_text(json.dumps({**data, "max_barriers_per_sm": 2**31}))
+    with pytest.raises(occupancy.OccupancyError, match=r"arch.json.*max_barriers_per_sm"):
+        occupancy.load_architecture(path)
+    for field, value in (("shared_memory_per_sm", 2**40), ("max_registers_per_thread", 2**31),
+                         ("max_threads_per_block", 2**20)):
+        with pytest.raises(ValueError, match=field):
+            occupancy.Architecture(**{**data, field: value})
+
+
+@pytest.mark.parametrize("build", [
+    lambda: roofline.KernelCounts(flops=math.inf, dram_bytes=1),
+    lambda: roofline.KernelCounts(flops=1, dram_bytes=1, l2_bytes=math.nan),
+    lambda: roofline.custom_gpu(name="g", compute_capability="9.0", sm_count=1, boost_clock_hz=1e9,
+                                dram_bytes_per_second=1e9, peak_overrides={"fp32": math.inf}),
+    lambda: roofline.Calibration(**{**roofline.calibration("H200").model_dump(), "idle_latency_seconds": math.inf}),
+    lambda: roofline.Ceiling(name="fp32", kind="compute", value=math.inf),
+], ids=["counts-flops", "counts-l2-nan", "gpu-peak", "calibration", "ceiling"])
+def test_infinities_are_refused_where_they_enter(build):
+    """inf was accepted in KernelCounts, custom GPU peaks and Calibration: predict returned NaN seconds."""
+    with pytest.raises(ValueError, match="finite"):
+        build()
+
+
+def test_predict_never_returns_nan():
+    for kernel in (models.copy(1 << 20), roofline.KernelCounts(flops=0, dram_bytes=1e-300)):
+        launch = models.copy(1 << 20).launch
+        p = roofline.predict("H100-SXM", kernel, launch)
+        assert all(math.isfinite(v) for v in (p.seconds, p.dram_seconds, p.compute_seconds, p.roofline_seconds))
+
+
+def test_predict_needs_a_launch_for_bare_counts():
+    """predict(gpu, KernelCounts(...)) was an AttributeError."""
+    with pytest.raises(roofline.RooflineError, match="needs a launch"):
+        roofline.predict("H100-SXM", roofline.KernelCounts(flops=1, dram_bytes=1))
+
+
+CORRUPTIONS = {
+    "truncated": lambda b: b[: len(b) // 2],
+    "not-utf8": lambda b: b[:10] + b"\xff\xfe" + b[10:],
+    "deeply-nested": lambda b: b"[" * 100_000 + b"]" * 100_000,
+    "nan": lambda b: re.sub(rb"(:\s*|=\s*)\d[\d.e+-]*", rb"\1NaN" if b.lstrip().startswith(b"{") else rb"\1nan", b,
+                            count=1),
+    "empty": lambda b: b"",
+}
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+@pytest.mark.parametrize("loader,suffix,valid,error", [
+    (occupancy.load_architecture, ".json",
+     json.dumps(occupancy.architecture("sm_90").model_dump()).encode(), occupancy.OccupancyError),
+    (roofline.load_gpu, ".json", json.dumps(roofline.gpu("H200").model_dump(mode="json")).encode(), roofline.RooflineError),
+    (roofline.load_gpu, ".toml", b'name = "x"\ncompute_capability = "9.0"\nsm_count = 1\nboost_clock_hz = 1e9\n'
+                                 b"dram_bytes_per_second = 1e9\n", roofline.RooflineError),
+    (roofline.load_calibration, ".json", open("docs/results/h200/calibration.json", "rb").read(), roofline.RooflineError),
+    (roofline.load_chart, ".json", roofline._export.chart_to_json(
+        roofline.roofline_chart("L4", [models.copy(64)])).encode(), roofline.RooflineError),
+], ids=["architecture", "gpu-json", "gpu-toml", "calibration", "chart"])
+def test_loaders_refuse_damaged_files_naming_them(loader, suffix, valid, error, corruption, tmp_path):
+    """UnicodeDecodeError, JSONDecodeError, RecursionError and NaN escaped the loaders."""
+    path = tmp_path / f"damaged{suffix}"
+    path.write_bytes(CORRUPTIONS[corruption](valid))
+    with pytest.raises(error) as refused:
+        loader(path)
+    assert str(path) in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_load_calibration_reads_a_validation_report():
+    """Its docstring promised a validation report works; its calibration sits in `prediction`."""
+    assert roofline.load_calibration("docs/results/h200/report.json") == roofline.load_calibration(
+        "docs/results/h200/calibration.json")
+
+
+def test_validate_kernel_source_refuses_paths_outside_the_package():
+    with pytest.raises(roofline.RooflineError, match="known: ceilings.cu"):
+        validate.kernel_source("../__init__.py")
+
+
+def test_build_case_refuses_what_would_not_fit_in_memory():
+    with pytest.raises(roofline.RooflineError, match="host memory"):
+        validate.build_case(models.copy(2**31 - 1), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: roofline.memory_space(np.array(["shared", "global"])),
+    lambda: roofline.transfer_time(roofline.gpu("H200"), 1, memory=np.zeros(2)),
+    lambda: memory.warp_transactions([0], operation=np.zeros(2)),
+    lambda: occupancy.calculate("sm_90", threads_per_block=32, registers_per_thread=8,
+                                partitioned_global_caching=np.zeros(2)),
+], ids=["memory-space", "transfer-memory", "operation", "caching"])
+def test_an_array_for_a_name_is_a_type_error(call):
+    """'The truth value of an array is ambiguous' escaped from string comparisons."""
+    with pytest.raises(TypeError):
+        call()
+
+
+def test_shapes_that_do_not_broadcast_are_named():
+    with pytest.raises(roofline.RooflineError, match="do not broadcast"):
+        roofline.attainable([1.0, 2.0], peak_flops_per_second=np.ones(3), memory_bandwidth=1.0)
+    with pytest.raises(roofline.RooflineError, match="flops .*dram_bytes"):
+        roofline.analyze_many("H100-SXM", flops=[1.0, 2.0], dram_bytes=[1.0, 2.0, 3.0])
