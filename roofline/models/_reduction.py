@@ -96,8 +96,9 @@ def _shared(words: np.ndarray, active: np.ndarray) -> tuple[int, int, int]:
 
 
 def _check_variant(variant: object) -> str:
-    if variant not in REDUCTION_VARIANTS:
-        raise RooflineError(f"variant={variant!r} is not a reduction variant; known: {', '.join(REDUCTION_VARIANTS)}")
+    if not isinstance(variant, str) or variant not in REDUCTION_VARIANTS:
+        shown = repr(variant) if isinstance(variant, str) else type(variant).__name__
+        raise RooflineError(f"variant={shown} is not a reduction variant; known: {', '.join(REDUCTION_VARIANTS)}")
     return str(variant)
 
 

@@ -706,6 +706,9 @@ MODELS.update({
     "ModelParameter": model(models.ModelParameter, _INFO.parameters[0], finite=False),
     "catalog": call(args_kwargs()),
     "describe": call(args_kwargs(maybe(st.sampled_from((*models.names(), "nope", "Copy"))))),
+    "REDUCTION_VARIANTS": constant(),
+    "ReductionSteps": model(models.ReductionSteps, models.reduction_steps(256, "sequential"), finite=False),
+    "reduction_steps": call(args_kwargs(block_1d, maybe(st.sampled_from((*models.REDUCTION_VARIANTS, "nope"))))),
 })
 
 _SESSION = "takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"
