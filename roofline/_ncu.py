@@ -284,6 +284,8 @@ class NcuProfile(BaseModel):
         RooflineError
             For an invalid expression, or one that matches no kernel (the message lists them).
         """
+        if not isinstance(pattern, str):
+            raise TypeError(f"pattern must be a str (a regular expression), not {type(pattern).__name__}")
         try:
             regex = re.compile(pattern)
         except re.error as exc:
@@ -689,9 +691,11 @@ def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
     >>> round(k.flops["bf16_tensor"] / 2 / 4096**3, 3)
     1.0
     """
-    file = Path(path)
+    from occupancy._files import as_path
+
+    file = as_path(path, RooflineError)
     if not file.is_file():
-        raise RooflineError(f"{file}: no such file")
+        raise RooflineError(f"path={str(file)!r}: no such file")
     if file.suffix == ".ncu-rep":
         return _load_report(file)
     return _load_csv(file)

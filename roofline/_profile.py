@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from occupancy import Cliffs
+
 from ._chart import BandwidthPoint, ChartPoint, RooflineChart, roofline_chart
 from ._errors import RooflineError
 from ._gpu import GPU, MEMORY_LEVELS
@@ -53,7 +55,7 @@ class ProfileKernel(BaseModel):
         default_factory=dict, description="gpuroof's limits with no carveout preference (the largest configuration).")
     nsight_block_limits: dict[str, int] = Field(default_factory=dict)
     limit_notes: tuple[str, ...] = ()
-    cliffs: Any = None
+    cliffs: Cliffs | None = None
     best_block_size: int | None = None
     best_block_occupancy: float | None = None
     precision: str | None = None
@@ -377,6 +379,10 @@ def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> s
     must drop to gain one), best block size, the busiest precision and its TFLOP/s, DRAM
     GB/s, the roofline bound, the predicted time and measured/predicted. Notes follow.
     """
+    if not isinstance(report, ProfileReport):
+        raise TypeError(f"report must be a ProfileReport (from profile_report), not {type(report).__name__}")
+    if not isinstance(markdown, bool):
+        raise TypeError(f"markdown must be a bool, not {type(markdown).__name__}")
     header = ["#", "kernel", "share", "time us", "grid x block", "regs", "smem KiB", "occ", "limiter", "reg cliff",
               "best blk", "precision", "TFLOP/s", "DRAM GB/s", "bound", "pred us", "meas/pred"]
     lines = []
@@ -422,6 +428,10 @@ def profile_chart(report: ProfileReport, *, title: str = "") -> RooflineChart:
     """The roofline chart of a report: ceilings of the precisions in play, each kernel's
     measured point at every level (hollow), its predicted point (filled) at the same
     intensities, and every kernel's achieved and predicted bandwidth for the bandwidth panel."""
+    if not isinstance(report, ProfileReport):
+        raise TypeError(f"report must be a ProfileReport (from profile_report), not {type(report).__name__}")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, not {type(title).__name__}")
     rows = list(report.kernels)
     precisions = [r.precision for r in rows if r.precision and r.flops]
     shares: dict[str, float] = {}

@@ -128,6 +128,8 @@ def describe(name: str) -> ModelInfo:
 
     Raises
     ------
+    TypeError
+        If `name` is not a str.
     RooflineError
         For an unknown name (the message lists the known ones).
 
@@ -137,8 +139,8 @@ def describe(name: str) -> ModelInfo:
     >>> models.describe("transpose").variants["naive_row"]
     'if (ix < nx && iy < ny) out[ix*ny + iy] = in[iy*nx + ix];'
     """
-    if name not in _MODELS:
-        get(name)  # raises the registry's error, with the known names
+    if not isinstance(name, str) or name not in _MODELS:
+        get(name)  # raises the registry's error (TypeError, or the known names)
     function = _MODELS[name]
     doc = function.__doc__ or ""
     described = _parameter_docs(doc)
