@@ -20,6 +20,7 @@ through NVML while the timed launches run.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import statistics
@@ -38,7 +39,8 @@ from ._compile import kernel_resources
 from ._driver import cuda_errors
 from ._errors import DeviceError
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
-from ._timing import TimingResult, Timer, summarize
+from ._checks import check_callables, check_count, check_positive
+from ._timing import MAX_REPETITIONS, MAX_SECONDS, Timer, TimingResult, _percentile, sample_seconds, summarize
 
 __all__ = ["ClockReading", "Measurement", "OutputCheck", "benchmark_until_stable", "measure"]
 
@@ -170,6 +172,16 @@ def benchmark_until_stable(
     TimingResult
         Per launch.
 
+    Raises
+    ------
+    roofline.RooflineError
+        For a count outside its range (``warmup`` from 0, ``min_repetitions`` from 1,
+        ``max_repetitions`` from ``min_repetitions``, ``launches_per_sample`` from 1, each at
+        most a million), ``target_spread`` or ``budget_seconds`` not > 0 and finite (the
+        budget at most a day), or a timer that returns a duration outside (0, 86400] s.
+    TypeError
+        For an argument of the wrong type, or a timer that returns something other than a number.
+
     Examples
     --------
     >>> times = iter([1e-3] * 50)
@@ -177,37 +189,49 @@ def benchmark_until_stable(
     >>> r.repetitions, r.median_seconds
     (10, 0.001)
     """
-    if warmup < 0:
-        raise ValueError(f"warmup={warmup} must be >= 0")
-    if min_repetitions < 1:
-        raise ValueError(f"min_repetitions={min_repetitions} must be >= 1")
-    if max_repetitions < min_repetitions:
-        raise ValueError(f"max_repetitions={max_repetitions} must be >= min_repetitions={min_repetitions}")
-    if not target_spread > 0:
-        raise ValueError(f"target_spread={target_spread} must be > 0")
-    if not budget_seconds > 0:
-        raise ValueError(f"budget_seconds={budget_seconds} must be > 0")
-    if launches_per_sample < 1:
-        raise ValueError(f"launches_per_sample={launches_per_sample} must be >= 1")
+    if function is None or timer is None or clock is None:
+        raise TypeError("function, timer and clock are required callables")
+    check_callables(function=function, timer=timer, flush=flush, clock=clock)
+    warmup = check_count("warmup", warmup, 0, MAX_REPETITIONS)
+    min_repetitions = check_count("min_repetitions", min_repetitions, 1, MAX_REPETITIONS)
+    max_repetitions = check_count("max_repetitions", max_repetitions, min_repetitions, MAX_REPETITIONS)
+    launches_per_sample = check_count("launches_per_sample", launches_per_sample, 1, MAX_REPETITIONS)
+    target_spread = check_positive("target_spread", target_spread)
+    budget_seconds = check_positive("budget_seconds", budget_seconds, MAX_SECONDS, " s")
 
     def sample() -> float:
         if flush is not None:
             flush()
-        return timer(function) / launches_per_sample
+        return sample_seconds(timer(function))
 
     for _ in range(warmup):
         sample()
     start = clock()
     samples: list[float] = []
+    # Kept sorted as they come, so each round's spread costs a few comparisons, not a sort
+    # of every sample so far (a round of one sample, a million times, must not be quadratic).
+    ordered: list[float] = []
+    timed_seconds = 0.0
     while True:
-        samples += [sample() for _ in range(min(min_repetitions, max_repetitions - len(samples)))]
+        for _ in range(min(min_repetitions, max_repetitions - len(samples))):
+            seconds = sample()
+            timed_seconds += seconds
+            samples.append(seconds / launches_per_sample)
+            bisect.insort(ordered, samples[-1])
         if len(samples) >= max_repetitions:
             break
-        if summarize(samples).spread <= target_spread:
+        if _spread(ordered) <= target_spread:
             break
-        if sum(samples) * launches_per_sample >= budget_seconds or clock() - start > 4 * budget_seconds + 1:
+        if timed_seconds >= budget_seconds or clock() - start > 4 * budget_seconds + 1:
             break
     return summarize(samples, warmup=warmup, l2_flushed=flush is not None)
+
+
+def _spread(ordered: list[float]) -> float:
+    """Interquartile range over the median of sorted samples (as `summarize` computes it)."""
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return (_percentile(ordered, 0.75) - _percentile(ordered, 0.25)) / median
 
 
 class _ClockSampler:

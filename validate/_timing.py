@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._checks import as_float, check_callables, check_count, check_positive
+
 __all__ = ["EventTimer", "MAX_REPETITIONS", "Timer", "TimingResult", "benchmark", "summarize"]
 
 MAX_REPETITIONS = 1_000_000
@@ -58,6 +60,18 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
+def sample_seconds(value: Any) -> float:
+    """One timed repetition from a timer, checked: a number, > 0 and at most a day."""
+    from roofline import RooflineError
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"a timer must return a number of seconds, not {type(value).__name__}")
+    if not (math.isfinite(seconds := as_float(value)) and 0 < seconds <= MAX_SECONDS):
+        raise RooflineError(
+            f"samples_seconds contains {value!r}; every duration must be > 0 and at most {MAX_SECONDS:g} s")
+    return seconds
+
+
 def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: bool = False) -> TimingResult:
     """Summarize timed repetitions.
 
@@ -94,21 +108,10 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
     for s in samples_seconds:
         if isinstance(s, bool) or not isinstance(s, numbers.Real):
             raise TypeError(f"samples_seconds must hold numbers, not {type(s).__name__}")
-        try:
-            samples.append(float(s))
-        except OverflowError:
-            samples.append(math.inf)
+        samples.append(sample_seconds(s))
     if not samples:
         raise RooflineError("samples_seconds is empty; need at least one timed repetition")
-    bad = [s for s in samples if not (math.isfinite(s) and 0 < s <= MAX_SECONDS)]
-    if bad:
-        raise RooflineError(
-            f"samples_seconds contains {bad[0]!r}; every duration must be > 0 and at most {MAX_SECONDS:g} s"
-        )
-    if isinstance(warmup, bool) or not isinstance(warmup, int):
-        raise TypeError(f"warmup must be an int, not {type(warmup).__name__}")
-    if warmup < 0:
-        raise RooflineError(f"warmup={warmup} must be >= 0")
+    warmup = check_count("warmup", warmup, 0, MAX_REPETITIONS)
     if not isinstance(l2_flushed, bool):
         raise TypeError(f"l2_flushed must be a bool, not {type(l2_flushed).__name__}")
     ordered = sorted(samples)
@@ -170,7 +173,11 @@ def benchmark(
     ------
     roofline.RooflineError
         For a negative ``warmup``, ``repetitions`` < 1 or ``max_repetitions`` < ``repetitions``
-        (each at most a million), or a budget that is not > 0.
+        (each at most a million), a budget outside (0, 86400] s, or a timer that returns a
+        duration outside (0, 86400] s.
+    TypeError
+        For a function, timer or flush that is not callable, a count that is not an int, or
+        a timer that returns something other than a number.
 
     Examples
     --------
@@ -180,24 +187,14 @@ def benchmark(
     """
     from roofline import RooflineError
 
-    if not callable(function) or not callable(timer) or (flush is not None and not callable(flush)):
-        raise TypeError("function, timer and flush must be callables")
-    for name, value in (("warmup", warmup), ("repetitions", repetitions), ("max_repetitions", max_repetitions)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if budget_seconds is not None and (isinstance(budget_seconds, bool) or not isinstance(budget_seconds, numbers.Real)):
-        raise TypeError(f"budget_seconds must be a number, not {type(budget_seconds).__name__}")
-    # A repetition count is a loop over real launches: anything past a million is a mistake.
-    if not 0 <= warmup <= MAX_REPETITIONS:
-        raise RooflineError(f"warmup={warmup} must be from 0 to {MAX_REPETITIONS}")
-    if not 1 <= repetitions <= MAX_REPETITIONS:
-        raise RooflineError(f"repetitions={repetitions} must be from 1 to {MAX_REPETITIONS}")
-    if not repetitions <= max_repetitions <= MAX_REPETITIONS:
-        raise RooflineError(
-            f"max_repetitions={max_repetitions} must be from repetitions={repetitions} to {MAX_REPETITIONS}"
-        )
-    if budget_seconds is not None and not (math.isfinite(budget_seconds) and budget_seconds > 0):
-        raise RooflineError(f"budget_seconds={budget_seconds} must be > 0 and finite")
+    if function is None or timer is None:
+        raise TypeError("function and timer are required callables")
+    check_callables(function=function, timer=timer, flush=flush)
+    warmup = check_count("warmup", warmup, 0, MAX_REPETITIONS)
+    repetitions = check_count("repetitions", repetitions, 1, MAX_REPETITIONS)
+    max_repetitions = check_count("max_repetitions", max_repetitions, repetitions, MAX_REPETITIONS)
+    if budget_seconds is not None:
+        budget_seconds = check_positive("budget_seconds", budget_seconds, MAX_SECONDS, " s")
     estimates = []
     for _ in range(warmup):
         if flush is not None:
