@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._checks import check_callables, check_optional_positive, check_positive
+
 __all__ = [
     "THROTTLE_REASONS",
     "ClockMonitor",
@@ -121,12 +123,27 @@ def clock_record(samples: Sequence[ClockSample], *, before: ClockSample | None, 
     -------
     ClockRecord
 
+    Raises
+    ------
+    TypeError
+        When `samples` is not a sequence of `ClockSample`, or `before`/`after` is neither a
+        `ClockSample` nor None.
+    roofline.RooflineError
+        When `max_sm_clock_hz` or `power_limit_watts` is given but not a positive finite number.
+
     Examples
     --------
     >>> hot = ClockSample(seconds=0.1, sm_clock_hz=1.5e9, reasons=("sw_power_cap",))
     >>> clock_record([hot], before=None, after=None, max_sm_clock_hz=1.98e9).throttled
     True
     """
+    if isinstance(samples, (str, bytes)) or not isinstance(samples, Sequence):
+        raise TypeError(f"samples must be a sequence of ClockSample, not {type(samples).__name__}")
+    for name, sample in (*((f"samples[{i}]", s) for i, s in enumerate(samples)), ("before", before), ("after", after)):
+        if sample is not None and not isinstance(sample, ClockSample):
+            raise TypeError(f"{name} must be a ClockSample, not {type(sample).__name__}")
+    max_sm_clock_hz = check_optional_positive("max_sm_clock_hz", max_sm_clock_hz)
+    power_limit_watts = check_optional_positive("power_limit_watts", power_limit_watts)
     readings = [s for s in (*samples, after) if s is not None]
     if not readings and before is None:
         return ClockRecord(before=None, after=None, samples_during=0, throttled=None,
@@ -161,15 +178,24 @@ class ClockMonitor:
     max_sm_clock_hz, power_limit_watts : float or None
         Fixed device figures.
     interval_seconds : float
-        Time between readings while a measurement runs.
+        Time between readings while a measurement runs, in (0, 1] s.
+
+    Raises
+    ------
+    TypeError
+        When `read` is neither callable nor None, or a figure is not a number.
+    roofline.RooflineError
+        When a figure given is not positive and finite.
     """
 
     def __init__(self, read: Callable[[float], ClockSample] | None, *, max_sm_clock_hz: float | None = None,
                  power_limit_watts: float | None = None, interval_seconds: float = 0.005) -> None:
+        check_callables(read=read)
         self._read = read
-        self.max_sm_clock_hz = max_sm_clock_hz
-        self.power_limit_watts = power_limit_watts
-        self.interval_seconds = interval_seconds
+        # Checked here, not when the record is made after a measurement that took minutes.
+        self.max_sm_clock_hz = check_optional_positive("max_sm_clock_hz", max_sm_clock_hz)
+        self.power_limit_watts = check_optional_positive("power_limit_watts", power_limit_watts)
+        self.interval_seconds = check_positive("interval_seconds", interval_seconds, 1.0, " s")
         self._start = time.perf_counter()
 
     @property
@@ -265,9 +291,10 @@ def open_clock_monitor(pci_bus_id: str | None) -> ClockMonitor:
 
     def fixed(read_one: Callable[[], Any], scale: float) -> float | None:
         try:
-            return float(read_one()) * scale
+            value = float(read_one()) * scale
         except nvml.NVMLError:
             return None
+        return value if value > 0 else None  # 0: a figure this GPU or driver does not report
 
     return ClockMonitor(
         read,

@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._ceilings import Ceilings
+
 __all__ = ["REFERENCE_FOR", "Reference", "References", "apply_references", "measure_references"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -56,7 +58,7 @@ class References(BaseModel):
         return next((r for r in self.items if r.name == name), None)
 
 
-def apply_references(ceilings: Any, references: References) -> Any:
+def apply_references(ceilings: Ceilings, references: References) -> Ceilings:
     """Return `ceilings` with each one's best independent figure and the higher of the two.
 
     Parameters
@@ -69,7 +71,16 @@ def apply_references(ceilings: Any, references: References) -> Any:
     Ceilings
         Each ceiling named in `REFERENCE_FOR` gets ``reference_name``, ``reference_value``,
         ``reference_library``, and ``value``/``value_source`` set to the higher figure.
+
+    Raises
+    ------
+    TypeError
+        If `ceilings` is not a `Ceilings` or `references` not a `References`.
     """
+    if not isinstance(ceilings, Ceilings):
+        raise TypeError(f"ceilings must be a Ceilings (from measure_ceilings), not {type(ceilings).__name__}")
+    if not isinstance(references, References):
+        raise TypeError(f"references must be a References (from measure_references), not {type(references).__name__}")
     items = []
     for item in ceilings.items:
         found = [references.get(name) for name in REFERENCE_FOR.get(item.name, ())]
