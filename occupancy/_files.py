@@ -4,8 +4,8 @@ Every file gpuroof writes (plots, charts, reports, calibrations) goes through
 `write_atomic` or `atomic_path`: the bytes land in a temporary file in the same folder
 and replace the target with one ``os.replace``, so a killed run or a full disk leaves the
 previous file intact and no temporary behind. Every data file gpuroof reads goes through
-`read_json` or `read_toml`: a truncated, non-UTF-8, deeply nested or non-finite file is
-one error that names the file. The error type is the caller's (`OccupancyError`,
+`read_json` or `read_toml`: a truncated, non-UTF-8, deeply nested, non-finite or
+oversized (`MAX_FILE_BYTES`) file is one error that names the file. The error type is the caller's (`OccupancyError`,
 ``RooflineError``), so each package keeps its own.
 
 This module sits in the bottom package so that ``roofline`` and ``validate`` share it.
@@ -26,6 +26,7 @@ from typing import Any
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_FILE_BYTES",
     "as_path",
     "atomic_path",
     "check_writable",
@@ -38,6 +39,10 @@ __all__ = [
 
 #: Nesting deeper than this is refused: gpuroof's own files are at most 5 levels deep.
 MAX_DEPTH = 32
+
+#: Files larger than this are refused before they are read: gpuroof's largest, a validation
+#: report, is about 250 KB per device, so this holds the reports of hundreds of GPUs.
+MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 def as_path(path: Any, error: type[Exception], name: str = "path") -> Path:
@@ -130,9 +135,19 @@ def dumps_json(data: Any) -> str:
 
 
 def read_text(path: str | os.PathLike[str], error: type[Exception], name: str = "path") -> str:
-    """The file's text, strictly UTF-8; a file that is not is one `error` naming it."""
+    """The file's text, strictly UTF-8; a file that is not, or one past `MAX_FILE_BYTES`, is
+    one `error` naming it."""
     target = as_path(path, error, name)
-    raw = target.read_bytes()
+    with open(target, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise error(f"{name}={str(target)!r} is {size} bytes; gpuroof reads data files of at most "
+                        f"{MAX_FILE_BYTES} bytes")
+        # A device or pipe (/dev/zero) reports no size: read at most one byte past the limit.
+        raw = handle.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise error(f"{name}={str(target)!r} holds more than {MAX_FILE_BYTES} bytes; gpuroof reads data files "
+                    f"of at most {MAX_FILE_BYTES} bytes")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

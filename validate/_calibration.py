@@ -38,6 +38,14 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any
     dict
         Valid as a `roofline.Calibration`; figures not measured stay None.
 
+    Raises
+    ------
+    TypeError
+        For an argument of the wrong type (`fitted` not a mapping, a measurement not of
+        its class).
+    roofline.RooflineError
+        When `fitted` with the measured figures is not a valid `roofline.Calibration`.
+
     Examples
     --------
     >>> import roofline
@@ -46,6 +54,23 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any
     >>> roofline.Calibration.model_validate(out).dram_latency_seconds is None
     True
     """
+    from pydantic import ValidationError
+
+    from roofline import Calibration
+    from roofline._gpu import translate_validation_error
+
+    from ._latency import LatencyLadder
+    from ._launch import LaunchOverhead
+    from ._workingset import WorkingSet
+
+    if not isinstance(fitted, Mapping):
+        raise TypeError(f"fitted must be a mapping (a Calibration as a dict), not {type(fitted).__name__}")
+    if not isinstance(origin, str):
+        raise TypeError(f"origin must be a str, not {type(origin).__name__}")
+    for name, value, cls in (("latency", latency, LatencyLadder), ("launch", launch, LaunchOverhead),
+                             ("working_set", working_set, WorkingSet)):
+        if value is not None and not isinstance(value, cls):
+            raise TypeError(f"{name} must be a {cls.__name__} or None, not {type(value).__name__}")
     values: dict[str, float] = {}
     sources: dict[str, str] = {}
 
@@ -78,5 +103,12 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any
             f"working-set sweep, median of {plateaus.dram_points} points with footprint >= 4x L2")
     out = dict(fitted)
     out.update(values)
-    out["sources"] = {**dict(fitted.get("sources", {})), **sources}
+    known = fitted.get("sources", {})
+    if not isinstance(known, Mapping):
+        raise TypeError(f"fitted['sources'] must be a mapping of names to sources, not {type(known).__name__}")
+    out["sources"] = {**dict(known), **sources}
+    try:
+        Calibration.model_validate(out)
+    except ValidationError as exc:
+        raise translate_validation_error(exc, "fitted with the measured figures is not a valid calibration") from None
     return out

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from occupancy._files import dumps_json, write_atomic
+from occupancy._files import as_path, dumps_json, write_atomic
 from roofline import RooflineError
 
 __all__ = ["write_calibration"]
@@ -17,15 +17,27 @@ def write_calibration(calibration: Mapping[str, Any], folder: str | os.PathLike[
     """Write ``calibration.json`` (a `roofline.Calibration` as JSON) into `folder`; return its path.
 
     The one writer of that file: `gpuroof validate` and `gpuroof calibrate` both call it. Written
-    atomically; a NaN or infinite figure is refused, not written.
+    atomically; only a valid calibration is written (a NaN or infinite figure, an unknown
+    field or a wrong type is refused), so every file it writes reads back with
+    `roofline.load_calibration`.
 
     Raises
     ------
+    TypeError
+        When `calibration` is not a mapping or `folder` not a path.
     RooflineError
-        When the calibration holds a NaN or infinite figure.
+        When the calibration is not a valid `roofline.Calibration` (the message names the field).
     """
+    from pydantic import ValidationError
+
+    from roofline import Calibration
+    from roofline._gpu import translate_validation_error
+
+    if not isinstance(calibration, Mapping):
+        raise TypeError(f"calibration must be a mapping (a Calibration as a dict), not {type(calibration).__name__}")
+    target = as_path(folder, RooflineError, "folder") / "calibration.json"
     try:
-        text = dumps_json(dict(calibration))
-    except ValueError:
-        raise RooflineError("the calibration holds a NaN or infinite figure; it is not written") from None
-    return write_atomic(Path(folder) / "calibration.json", text, RooflineError)
+        valid = Calibration.model_validate(dict(calibration))
+    except ValidationError as exc:
+        raise translate_validation_error(exc, "the calibration is not written") from None
+    return write_atomic(target, dumps_json(valid.model_dump(mode="json", exclude_unset=True)), RooflineError)

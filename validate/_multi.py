@@ -71,11 +71,21 @@ def _device_label(report: ValidationReport) -> str:
 def device_spread(reports: Sequence[ValidationReport]) -> tuple[SpreadRow, ...]:
     """For each device model with two or more devices, the spread of every headline figure.
 
+    Raises
+    ------
+    TypeError
+        When `reports` is not a sequence of `ValidationReport`.
+
     Examples
     --------
     >>> device_spread([])
     ()
     """
+    if isinstance(reports, (str, bytes)) or not isinstance(reports, Sequence):
+        raise TypeError(f"reports must be a sequence of ValidationReport, not {type(reports).__name__}")
+    for i, report in enumerate(reports):
+        if not isinstance(report, ValidationReport):
+            raise TypeError(f"reports[{i}] must be a ValidationReport, not {type(report).__name__}")
     groups: dict[str, list[ValidationReport]] = {}
     for report in reports:
         groups.setdefault(report.device.name, []).append(report)
@@ -100,19 +110,30 @@ def load_report_set(path: str | os.PathLike[str]) -> ReportSet:
 
     Raises
     ------
-    ValueError
-        When the file holds neither.
+    roofline.RooflineError
+        When the file holds neither, or is truncated, not UTF-8, not JSON, nested too deep or
+        holds a NaN; the message names the file.
+    OSError
+        When the file cannot be read.
     """
-    path = Path(path)
-    if path.is_dir():
-        path = path / "report.json"
-    data = json.loads(path.read_text("utf-8"))
-    if isinstance(data, dict) and "reports" in data:
-        return ReportSet.model_validate(data)
-    if isinstance(data, dict) and "device" in data:
-        report = ValidationReport.model_validate(data)
-        return ReportSet(created_utc=report.created_utc, reports=(report,))
-    raise ValueError(f"path={str(path)!r} holds no gpuroof validation report")
+    from pydantic import ValidationError
+
+    from occupancy._files import as_path, read_json
+    from roofline._gpu import translate_validation_error
+
+    file = as_path(path, RooflineError)
+    if file.is_dir():
+        file = file / "report.json"
+    data = read_json(file, RooflineError)
+    try:
+        if isinstance(data, dict) and "reports" in data:
+            return ReportSet.model_validate(data)
+        if isinstance(data, dict) and "device" in data:
+            report = ValidationReport.model_validate(data)
+            return ReportSet(created_utc=report.created_utc, reports=(report,))
+    except ValidationError as exc:
+        raise translate_validation_error(exc, f"path={str(file)!r} is not a valid gpuroof validation report") from None
+    raise RooflineError(f"path={str(file)!r} holds no gpuroof validation report")
 
 
 def merge_report_sets(sets: Iterable[ReportSet], errors: dict[str, str] | None = None) -> ReportSet:
@@ -190,23 +211,35 @@ def merge_reports(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLik
 
     Raises
     ------
-    ValueError
-        For an empty list or a file that holds no report.
+    roofline.RooflineError
+        For an empty list or a file that holds no report (`load_report_set`).
+    OSError
+        When a file cannot be read or `out` cannot be written (checked before any file is read).
     """
+    from occupancy._files import check_writable
+
+    if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, Sequence):
+        raise TypeError(f"paths must be a sequence of report files or folders, not {type(paths).__name__}")
     if not paths:
-        raise ValueError("paths is empty; give at least one report.json or folder")
-    merged = merge_report_sets(load_report_set(p) for p in paths)
+        raise RooflineError("paths is empty; give at least one report.json or folder")
+    check_writable(out, RooflineError, folder=True, name="out")
+    merged = merge_report_sets([load_report_set(p) for p in paths])
     write_report_set(merged, out)
     return merged
 
 
 def device_count() -> int:
-    """GPUs the driver sees (``cuDeviceGetCount``), without creating a context."""
-    from ._driver import cuda_modules, driver_call
+    """GPUs the driver sees (``cuDeviceGetCount``), without creating a context.
 
-    driver = cuda_modules().driver
-    driver_call(driver.cuInit, 0)
-    return int(driver_call(driver.cuDeviceGetCount))
+    Raises
+    ------
+    DeviceError
+        No cuda-python, or no NVIDIA driver (cuda.bindings cannot load libcuda).
+    """
+    from ._driver import cuda_modules, driver_call, require_driver
+
+    require_driver()
+    return int(driver_call(cuda_modules().driver.cuDeviceGetCount))
 
 
 def _child(device: int, out: str, quick: bool, kernels: Sequence[str] | None, seed: int | None) -> None:
@@ -248,11 +281,36 @@ def run_validation_devices(
     Raises
     ------
     DeviceError
-        No GPU, or every device's run failed.
+        No GPU, a device index this host does not have, or every device's run failed.
+    roofline.RooflineError
+        Bad arguments (as `run_validation`; also an empty or repeated device list), checked
+        before any process starts.
+    OSError
+        If `out` cannot be written (checked before any process starts).
     """
-    indices = list(range(device_count())) if devices == "all" else [int(d) for d in devices]
+    from ._validate import check_run_arguments
+
+    if isinstance(devices, str):
+        if devices != "all":
+            raise RooflineError(f"devices={devices!r} must be 'all' or a sequence of device indices")
+    elif not isinstance(devices, Sequence):
+        raise TypeError(f"devices must be 'all' or a sequence of ints, not {type(devices).__name__}")
+    elif not devices:
+        raise RooflineError("devices is empty; give 'all' or at least one device index")
+    if out is None:
+        raise TypeError("out must be a folder (str or os.PathLike), not None")
+    # Every argument is checked here, in the parent, before a process starts for a device.
+    for index in ([0] if devices == "all" else devices):
+        check_run_arguments(out=out, quick=quick, kernels=kernels, device=index, seed=seed, progress=progress)
+    if devices != "all" and len(set(devices)) != len(devices):
+        raise RooflineError(f"devices={list(devices)} names a device twice")
+    count = device_count()
+    indices = list(range(count)) if devices == "all" else [int(d) for d in devices]
     if not indices:
         raise DeviceError("no CUDA GPU found")
+    missing = [i for i in indices if i >= count]
+    if missing:
+        raise DeviceError(f"devices={indices}: this host has {count} GPUs (0 to {count - 1}); no device {missing[0]}")
     folder = Path(out)
     context = multiprocessing.get_context("spawn")
     processes = {}

@@ -30,7 +30,7 @@ from ._suite import run_suite, summarize_predictions
 from ._tensor import TENSOR_CEILINGS
 from ._workingset import measure_working_set
 
-__all__ = ["ValidationRun", "run_validation", "select_models"]
+__all__ = ["ValidationRun", "check_run_arguments", "run_validation", "select_models"]
 
 # Datasheet figure each ceiling is compared with (roofline.GPU names).
 _DATASHEET_KEYS = {"dram": "dram", "l2": "l2", "l1": "l1"}
@@ -82,6 +82,34 @@ def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) 
         seen: set[str] = set()
         suite = tuple(m for m in suite if not (m.name in seen or seen.add(m.name)))
     return suite
+
+
+def check_run_arguments(
+    *, out: Any, quick: Any, kernels: Any, device: Any, seed: Any, progress: Any
+) -> tuple[Any, ...]:
+    """Check `run_validation`'s arguments before any GPU work; return the models to validate.
+
+    Shared with `run_validation_devices`, which checks them once in the parent before it
+    starts a process per device.
+    """
+    from occupancy._files import check_writable
+    from roofline import RooflineError
+
+    if not isinstance(device, int) or isinstance(device, bool):
+        raise TypeError(f"device must be an int, not {type(device).__name__}")
+    if not 0 <= device <= 2**31 - 1:
+        raise RooflineError(f"device={device} must be from 0 to 2147483647")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    if seed is not None and seed < 0:
+        raise RooflineError(f"seed={seed} must be >= 0")
+    if not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    models = select_models(kernels, quick=quick)
+    if out is not None:
+        # Before the GPU run: a folder that cannot be written must not cost the measurements.
+        check_writable(out, RooflineError, folder=True, name="out")
+    return models
 
 
 def _datasheet(entry: Any, info: Any) -> dict[str, float | None]:
@@ -163,23 +191,7 @@ def run_validation(
     OSError
         If `out` cannot be written (checked before the GPU is touched).
     """
-    from occupancy._files import check_writable
-    from roofline import RooflineError
-
-    if not isinstance(device, int) or isinstance(device, bool):
-        raise TypeError(f"device must be an int, not {type(device).__name__}")
-    if not 0 <= device <= 2**31 - 1:
-        raise RooflineError(f"device={device} must be from 0 to 2147483647")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    if seed is not None and seed < 0:
-        raise RooflineError(f"seed={seed} must be >= 0")
-    if not callable(progress):
-        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-    models = select_models(kernels, quick=quick)
-    if out is not None:
-        # Before the GPU run: a folder that cannot be written must not cost the measurements.
-        check_writable(out, RooflineError, folder=True, name="out")
+    models = check_run_arguments(out=out, quick=quick, kernels=kernels, device=device, seed=seed, progress=progress)
     start = time.perf_counter()
     seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
     rng = np.random.default_rng(seed)
