@@ -32,6 +32,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._checks import positive_series
+from ._timing import MAX_SECONDS
+
 __all__ = [
     "HostLinkFit",
     "HostLinkPoint",
@@ -150,6 +153,14 @@ def fit_link(sizes: Sequence[int], seconds: Sequence[float]) -> tuple[float, flo
     -------
     (latency_seconds, bytes_per_second, max_relative_error)
 
+    Raises
+    ------
+    roofline.RooflineError
+        Fewer than two distinct sizes, lengths that differ, a size outside [1, 2**63] bytes
+        or a time outside [1 ns, 1 day].
+    TypeError
+        When `sizes` or `seconds` is not a sequence of numbers.
+
     Examples
     --------
     >>> sizes = [1 << 20, 1 << 24, 1 << 28]
@@ -157,12 +168,15 @@ def fit_link(sizes: Sequence[int], seconds: Sequence[float]) -> tuple[float, flo
     >>> round(latency * 1e6, 1), round(rate / 1e9, 1), error < 1e-3
     (10.0, 50.0, True)
     """
-    b = np.asarray(sizes, dtype=float)
-    t = np.asarray(seconds, dtype=float)
+    from roofline import RooflineError
+
+    # A timed copy is at least a nanosecond and at most a day; sizes fit in 64 bits.
+    b = positive_series("sizes", sizes, 1, 2.0**63, " bytes")
+    t = positive_series("seconds", seconds, 1e-9, MAX_SECONDS, " s")
+    if len(b) != len(t):
+        raise RooflineError(f"sizes has {len(b)} values and seconds {len(t)}; give one time per size")
     if len(set(b.tolist())) < 2:
-        raise ValueError(f"need two distinct sizes to fit a latency and a rate, got {sorted(set(b.tolist()))}")
-    if not np.all(t > 0):
-        raise ValueError("every measured time must be > 0")
+        raise RooflineError(f"need two distinct sizes to fit a latency and a rate, got {sorted(set(b.tolist()))}")
 
     def worst(latency: np.ndarray, inverse_rate: np.ndarray) -> np.ndarray:
         model = latency[..., None] + inverse_rate[..., None] * b

@@ -31,6 +31,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from roofline import RooflineError
+
 __all__ = ["DTYPES", "KernelArg", "parse_kernel_arg", "parse_kernel_args"]
 
 #: Type names of the syntax and the numpy types they stand for (read-only: shared by every caller).
@@ -41,6 +43,9 @@ DTYPES: Mapping[str, str] = MappingProxyType({
 })
 
 _FILLS = ("random", "zeros", "ones")
+#: Sizes and every step of their arithmetic stay below 2**63 (a 64-bit size_t and numpy's
+#: int64): ``f32[10**10**10]`` is refused, not computed.
+_MAX_SIZE = 2**63 - 1
 _SPEC = re.compile(r"^\s*(?P<type>[a-z]\w*)\s*(?:\[(?P<size>[^\]]*)\])?\s*(?:=\s*(?P<value>.*?))?\s*$")
 
 
@@ -70,13 +75,13 @@ class KernelArg(BaseModel):
     def scalar(self) -> np.generic:
         """The scalar as a numpy value of its type."""
         if self.kind != "scalar":
-            raise ValueError(f"argument {self.text!r} is an array, not a scalar")
+            raise RooflineError(f"argument {self.text!r} is an array, not a scalar")
         return np.dtype(self.dtype).type(self.value)
 
     def host_array(self, rng: np.random.Generator) -> np.ndarray:
         """Make the host array of an input argument (fresh random numbers from ``rng``)."""
         if self.kind != "input" or self.elements is None:
-            raise ValueError(f"argument {self.text!r} is not an input array")
+            raise RooflineError(f"argument {self.text!r} is not an input array")
         dtype = np.dtype(self.dtype)
         fill = self.fill or "random"
         if fill == "random":
@@ -90,7 +95,7 @@ class KernelArg(BaseModel):
         if fill.endswith(".npy"):
             array = np.load(fill, allow_pickle=False).astype(dtype, copy=False).reshape(-1)
             if array.size != self.elements:
-                raise ValueError(f"argument {self.text!r}: {fill} holds {array.size} elements, not {self.elements}")
+                raise RooflineError(f"argument {self.text!r}: {fill} holds {array.size} elements, not {self.elements}")
             return array
         return np.full(self.elements, dtype.type(float(fill) if dtype.kind == "f" else int(fill)), dtype)
 
@@ -100,28 +105,70 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 
 
 def _size(text: str, sizes: Mapping[str, int], spec: str) -> int:
-    """Evaluate an integer size expression without eval()."""
+    """Evaluate an integer size expression without eval(), every step below 2**63."""
+
+    def checked(value: int) -> int:
+        if abs(value) > _MAX_SIZE:
+            raise RooflineError(f"argument {spec!r}: size {text!r} passes {_MAX_SIZE} (2**63 - 1)")
+        return value
 
     def walk(node: ast.AST) -> int:
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return node.value
+            return checked(node.value)
         if isinstance(node, ast.Name):
             if node.id not in sizes:
                 known = ", ".join(sorted(sizes)) or "none given"
-                raise ValueError(f"argument {spec!r}: size name {node.id!r} is not defined (sizes: {known})")
-            return int(sizes[node.id])
+                raise RooflineError(f"argument {spec!r}: size name {node.id!r} is not defined (sizes: {known})")
+            return checked(sizes[node.id])
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](walk(node.left), walk(node.right))
-        raise ValueError(f"argument {spec!r}: size {text!r} must use integers, names, + - * // ** and parentheses")
+            left, right = walk(node.left), walk(node.right)
+            if isinstance(node.op, ast.FloorDiv) and right == 0:
+                raise RooflineError(f"argument {spec!r}: size {text!r} divides by zero")
+            if isinstance(node.op, ast.Pow):
+                if right < 0:
+                    raise RooflineError(f"argument {spec!r}: size {text!r} has a negative exponent")
+                if abs(left) > 1 and right > 63:  # 2**64 already passes the limit: refused before it is computed
+                    raise RooflineError(f"argument {spec!r}: size {text!r} passes {_MAX_SIZE} (2**63 - 1)")
+            return checked(_BINARY[type(node.op)](left, right))
+        raise RooflineError(f"argument {spec!r}: size {text!r} must use integers, names, + - * // ** and parentheses")
 
     try:
         tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        raise ValueError(f"argument {spec!r}: size {text!r} is not an expression") from None
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte in the text
+        raise RooflineError(f"argument {spec!r}: size {text!r} is not an expression") from None
+    except RecursionError:
+        raise RooflineError(f"argument {spec!r}: size {text!r} is nested too deeply") from None
     value = walk(tree.body)
     if value < 1:
-        raise ValueError(f"argument {spec!r}: size {text!r} = {value} must be >= 1")
+        raise RooflineError(f"argument {spec!r}: size {text!r} = {value} must be >= 1")
     return value
+
+
+def _number(spec: str, text: str, type_name: str, what: str) -> float | int:
+    """A scalar or fill value of type `type_name`: in the type's range, and finite."""
+    dtype = np.dtype(DTYPES[type_name])
+    try:
+        number: float | int = float(text) if dtype.kind == "f" else int(text, 0)
+    except ValueError:
+        raise RooflineError(f"argument {spec!r}: {what} {text!r} is not a {type_name} value") from None
+    info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+    low, high = (float(info.min), float(info.max)) if dtype.kind == "f" else (int(info.min), int(info.max))
+    if not low <= number <= high:  # NaN fails this too
+        raise RooflineError(f"argument {spec!r}: {what} {number} is outside {type_name} [{info.min}, {info.max}]")
+    return number
+
+
+def _check_sizes(sizes: Any) -> Mapping[str, int]:
+    if sizes is None:
+        return {}
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a mapping of names to ints, not {type(sizes).__name__}")
+    for name, value in sizes.items():
+        if not isinstance(name, str):
+            raise TypeError(f"sizes must have str names, not {type(name).__name__}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"sizes[{name!r}] must be an int, not {type(value).__name__}")
+    return {name: int(value) for name, value in sizes.items()}
 
 
 def parse_kernel_arg(text: str, sizes: Mapping[str, int] | None = None) -> KernelArg:
@@ -140,9 +187,12 @@ def parse_kernel_arg(text: str, sizes: Mapping[str, int] | None = None) -> Kerne
 
     Raises
     ------
-    ValueError
-        Unknown type, a scalar without a value, a bad size or value; the message quotes the
-        argument and lists what is allowed.
+    roofline.RooflineError
+        Unknown type, a scalar without a value, a bad size (past 2**63 - 1 at any step, a
+        division by zero) or a value outside the type's range (or not finite); the message
+        quotes the argument and lists what is allowed.
+    TypeError
+        When `text` is not a str or `sizes` not a mapping of names to ints.
 
     Examples
     --------
@@ -156,47 +206,47 @@ def parse_kernel_arg(text: str, sizes: Mapping[str, int] | None = None) -> Kerne
     """
     if not isinstance(text, str):
         raise TypeError(f"a kernel argument spec must be a str, not {type(text).__name__}")
+    known_sizes = _check_sizes(sizes)
     match = _SPEC.match(text)
     if not match:
-        raise ValueError(f"argument {text!r} is not TYPE=VALUE, TYPE[SIZE]=FILL or TYPE[SIZE]")
+        raise RooflineError(f"argument {text!r} is not TYPE=VALUE, TYPE[SIZE]=FILL or TYPE[SIZE]")
     type_name, size, value = match.group("type"), match.group("size"), match.group("value")
     if type_name not in DTYPES:
-        raise ValueError(f"argument {text!r}: type {type_name!r} is not one of {', '.join(DTYPES)}")
+        raise RooflineError(f"argument {text!r}: type {type_name!r} is not one of {', '.join(DTYPES)}")
     dtype = np.dtype(DTYPES[type_name])
     if size is None:
         if value is None or value == "":
-            raise ValueError(f"argument {text!r}: a scalar needs a value ({type_name}=VALUE)")
-        try:
-            number: float | int = float(value) if dtype.kind == "f" else int(value, 0)
-        except ValueError:
-            raise ValueError(f"argument {text!r}: {value!r} is not a {type_name} value") from None
-        if dtype.kind in "iu":
-            info = np.iinfo(dtype)
-            if not info.min <= number <= info.max:
-                raise ValueError(f"argument {text!r}: {number} is outside {type_name} [{info.min}, {info.max}]")
-        return KernelArg(kind="scalar", dtype=dtype.name, value=number, text=text)
-    elements = _size(size, sizes or {}, text)
+            raise RooflineError(f"argument {text!r}: a scalar needs a value ({type_name}=VALUE)")
+        return KernelArg(kind="scalar", dtype=dtype.name, value=_number(text, value, type_name, "value"), text=text)
+    elements = _size(size, known_sizes, text)
     if value is None:
         return KernelArg(kind="output", dtype=dtype.name, elements=elements, text=text)
-    if value not in _FILLS and not value.endswith(".npy"):
+    if value.endswith(".npy"):
+        if "\x00" in value or not Path(value).is_file():
+            raise RooflineError(f"argument {text!r}: {value!r} does not exist")
+    elif value not in _FILLS:
         try:
-            float(value) if dtype.kind == "f" else int(value, 0)
-        except ValueError:
-            raise ValueError(f"argument {text!r}: fill {value!r} is not {', '.join(_FILLS)}, a number or a .npy "
-                             "file") from None
-    if value.endswith(".npy") and not Path(value).is_file():
-        raise ValueError(f"argument {text!r}: {value} does not exist")
+            _number(text, value, type_name, "fill")
+        except RooflineError as exc:
+            raise RooflineError(f"{exc}; a fill is {', '.join(_FILLS)}, a number or a .npy file") from None
     return KernelArg(kind="input", dtype=dtype.name, elements=elements, fill=value, text=text)
 
 
 def parse_kernel_args(texts: Sequence[str], sizes: Mapping[str, int] | None = None) -> tuple[KernelArg, ...]:
     """Parse every argument, in order (`parse_kernel_arg` for each).
 
+    Raises
+    ------
+    roofline.RooflineError, TypeError
+        As `parse_kernel_arg`; TypeError also when `texts` is not a sequence of str.
+
     Examples
     --------
     >>> [a.kind for a in parse_kernel_args(["f32[4]=ones", "f32[4]", "i32=4"])]
     ['input', 'output', 'scalar']
     """
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+        raise TypeError(f"texts must be a sequence of argument specs (str), not {type(texts).__name__}")
     return tuple(parse_kernel_arg(t, sizes) for t in texts)
 
 

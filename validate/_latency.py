@@ -27,6 +27,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._checks import positive_series
+from ._timing import MAX_SECONDS
+
 __all__ = [
     "CHASE_HOPS",
     "ChasePlan",
@@ -232,6 +235,13 @@ def split_modes(seconds: Sequence[float] | np.ndarray) -> ModeSplit:
     are at least two spreads apart: ``(mean log high - mean log low) / (sd low + sd high) >= 2``
     (a single normal mode split this way scores about 1.3).
 
+    Raises
+    ------
+    roofline.RooflineError
+        Fewer than 4 latencies, or one outside [1 ps, 1 day].
+    TypeError
+        When `seconds` is not a sequence (or 1-D array) of numbers.
+
     Examples
     --------
     >>> near, far = [200e-9] * 60, [260e-9] * 40
@@ -239,10 +249,13 @@ def split_modes(seconds: Sequence[float] | np.ndarray) -> ModeSplit:
     >>> split.separated, round(split.high_fraction, 2)
     (True, 0.4)
     """
-    values = np.sort(np.log(np.asarray(seconds, dtype=float)))
+    from roofline import RooflineError
+
+    # A hop is at least a picosecond (a tenth of a cycle at any clock) and at most a day.
+    values = np.sort(np.log(positive_series("seconds", seconds, 1e-12, MAX_SECONDS, " s")))
     n = len(values)
     if n < 4:
-        raise ValueError(f"need at least 4 latencies to split, got {n}")
+        raise RooflineError(f"need at least 4 latencies to split, got {n}")
     cumulative = np.cumsum(values)
     total = cumulative[-1]
     k = np.arange(1, n)
@@ -251,8 +264,11 @@ def split_modes(seconds: Sequence[float] | np.ndarray) -> ModeSplit:
     between = k * (n - k) * (high_mean - low_mean) ** 2
     split = int(np.argmax(between)) + 1
     low, high = values[:split], values[split:]
-    spread = float(low.std() + high.std())
-    separation = float((high.mean() - low.mean()) / spread) if spread > 0 else math.inf
+    # Hops quantised to whole cycles can give modes without spread: the floor (one part in
+    # 1e12 of the log) keeps the separation finite, so the report stays valid JSON, and
+    # equal modes (every hop alike) score 0, not infinitely far apart.
+    spread = max(float(low.std() + high.std()), 1e-12)
+    separation = float((high.mean() - low.mean()) / spread)
     fraction = len(high) / n
     return ModeSplit(
         separated=bool(min(fraction, 1 - fraction) >= 0.10 and separation >= 2.0),

@@ -77,12 +77,20 @@ class ResourcesCheck(BaseModel):
 def resource_corpus(quick: bool = False) -> dict[str, str]:
     """Source name -> CUDA C of the corpus: the validate kernels, resources.cu and the probes.
 
+    Raises
+    ------
+    TypeError
+        When `quick` is not a bool.
+
     Examples
     --------
     >>> sorted(resource_corpus(quick=True))
     ['ceilings.cu', 'prediction.cu', 'probe.cu', 'resources.cu', 'suite.cu']
     """
     from ._occupancy_check import probe_source, probe_variants
+
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be a bool, not {type(quick).__name__}")
 
     names = ("suite.cu", "prediction.cu", "resources.cu", "ceilings.cu")
     corpus = {name: kernel_source(name) for name in names}
