@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
 from occupancy import KernelResources
 
-from ._driver import cuda_errors, cuda_modules
+from ._driver import cuda_errors, cuda_modules, require_driver
 
 __all__ = ["compile_kernels", "kernel_resources", "kernel_source", "with_defines"]
 
@@ -97,6 +98,9 @@ def with_defines(source: str, defines: Mapping[str, int | str] | None = None) ->
 
 
 _CACHE: dict[tuple[Any, ...], Any] = {}
+_ARCH = re.compile(r"sm_[0-9]{2,3}[af]?")
+#: Registers per thread a kernel can use on every architecture since sm_35 (``maxrregcount``).
+_MAX_REGISTERS = 255
 
 
 def compile_kernels(
@@ -130,17 +134,40 @@ def compile_kernels(
     Raises
     ------
     DeviceError
-        Compilation failed (the NVRTC log is in the message) or a name is missing.
+        No usable driver or GPU (checked before NVRTC runs), compilation failed (the NVRTC
+        log is in the message) or a name is missing.
+    roofline.RooflineError
+        For an `arch` that is not ``sm_NN`` (or ``sm_NNa``/``sm_NNf``), no names or a name
+        that is not a C identifier, a NUL byte in `source` or `name`, or
+        `max_register_count` outside 1 to 255.
+    TypeError
+        For an argument of the wrong type.
     """
+    from roofline import RooflineError
+
     if not isinstance(source, str) or not isinstance(arch, str) or not isinstance(name, str):
         raise TypeError("source, arch and name must be str")
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
         raise TypeError(f"names must be a sequence of kernel names (str), not {type(names).__name__}")
     if max_register_count is not None and (isinstance(max_register_count, bool) or not isinstance(max_register_count, int)):
         raise TypeError(f"max_register_count must be an int, not {type(max_register_count).__name__}")
+    if not _ARCH.fullmatch(arch):
+        raise RooflineError(f"arch={arch!r} is not a CUDA architecture such as 'sm_90'")
+    if not names:
+        raise RooflineError("names is empty; give the kernels to load")
+    for kernel in names:
+        if not (kernel.isidentifier() and kernel.isascii()):
+            raise RooflineError(f"kernel name {kernel!r} is not a C identifier (kernels are extern \"C\")")
+    if "\x00" in source or "\x00" in name:
+        raise RooflineError("source and name must not hold NUL bytes")
+    if max_register_count is not None and not 1 <= max_register_count <= _MAX_REGISTERS:
+        raise RooflineError(f"max_register_count={max_register_count} must be from 1 to {_MAX_REGISTERS}")
     key = (source, tuple(names), arch, max_register_count)
     if key in _CACHE:
         return _CACHE[key]
+    # Before NVRTC and cuda.core: loading kernels needs the driver, and cuda.core's own
+    # failure to load it leaves a lock held that hangs the process (see require_driver).
+    require_driver()
     core = cuda_modules().core
     options: dict[str, Any] = {"arch": arch, "std": "c++17", "name": name}
     if max_register_count is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ._errors import DeviceError
 
-__all__ = ["CudaModules", "cuda_errors", "cuda_modules", "driver_call"]
+__all__ = ["CudaModules", "cuda_errors", "cuda_modules", "driver_call", "first_sentence", "require_driver"]
 
 INSTALL_HINT = "install cuda-python: pip install 'gpuroof[gpu]'"
 
@@ -123,3 +123,37 @@ def cuda_errors(what: str) -> Iterator[None]:
             message = str(exc).replace("\x00", "").strip()
             raise DeviceError(f"{what}: {message}") from exc
         raise
+
+
+def require_driver() -> None:
+    """Initialise the CUDA driver (``cuInit``), or raise DeviceError when it cannot be.
+
+    Call it before any cuda.core call that loads code or creates a context. With cuda.core
+    1.2 and cuda.bindings 13.5 on a machine without the NVIDIA driver, ``ObjectCode.get_kernel``
+    fails to load libcuda and then, on its error path, calls back into cuda.bindings' driver
+    loader while that error is still set: the loader's lock is entered but never left
+    (``SystemError: <built-in method __enter__ of _thread.lock ...> returned a result with
+    an exception set``), and the next driver call of the process waits on the lock forever.
+    ``cuInit`` through cuda.bindings reports the missing library cleanly, every time.
+
+    Raises
+    ------
+    DeviceError
+        No cuda-python, no NVIDIA driver, or no GPU (the driver's error name in the message).
+    """
+    driver = cuda_modules().driver
+    try:
+        driver_call(driver.cuInit, 0)
+    except DeviceError as exc:
+        raise DeviceError(f"no usable CUDA GPU: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - cuda.pathfinder could not load libcuda: no usable GPU
+        raise DeviceError(f"no usable CUDA GPU: {first_sentence(exc)}") from None
+
+
+def first_sentence(exc: BaseException) -> str:
+    """The first sentence of an exception's message, for a one-line error."""
+    if type(exc).__name__ == "DynamicLibNotFoundError" and "driver" in str(exc):
+        return "the NVIDIA driver (libcuda) is not installed"
+    text = " ".join(str(exc).replace("\x00", " ").split()) or type(exc).__name__
+    return text.split(". ")[0].rstrip(".")
+

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._driver import cuda_errors, cuda_modules, driver_call
+from ._driver import cuda_errors, cuda_modules, driver_call, first_sentence
 from ._errors import DeviceError
 from ._launch import QueuedEventTimer
 
@@ -32,7 +32,7 @@ class Session:
             try:
                 count = len(core.Device.get_all_devices())
             except Exception as exc:  # noqa: BLE001 - any failure here means "no GPU"
-                raise DeviceError(f"no usable CUDA GPU: {_first_sentence(exc)}") from None
+                raise DeviceError(f"no usable CUDA GPU: {first_sentence(exc)}") from None
             if count == 0:
                 raise DeviceError("no CUDA GPU found")
             if not 0 <= index < count:
@@ -124,14 +124,6 @@ class Session:
         driver = self.cuda.driver
         attribute = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
         return int(driver_call(driver.cuKernelGetAttribute, attribute, kernel.handle, self.device.device_id))
-
-
-def _first_sentence(exc: BaseException) -> str:
-    """The first sentence of an exception's message, for a one-line error."""
-    if type(exc).__name__ == "DynamicLibNotFoundError" and "driver" in str(exc):
-        return "the NVIDIA driver (libcuda) is not installed"
-    text = " ".join(str(exc).replace("\x00", " ").split()) or type(exc).__name__
-    return text.split(". ")[0].rstrip(".")
 
 
 def open_session(index: int = 0) -> Session:
