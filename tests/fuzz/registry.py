@@ -11,6 +11,7 @@ open GPU session).
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 import random
@@ -277,8 +278,11 @@ def chart_kw() -> dict[str, st.SearchStrategy[Any]]:
 
 
 def fake_timer() -> st.SearchStrategy[Any]:
-    return st.lists(st.one_of(st.floats(1e-6, 1e-2), odd_floats(), junk()), min_size=1, max_size=8).map(
-        lambda seq: (lambda f, it=iter(seq * 10_000): (f(), next(it))[1]))
+    # Cycled: a timer that ran dry would raise StopIteration, the fake's failure, not the library's.
+    # Mostly valid durations, so the loop runs with the odd counts and budgets drawn beside.
+    durations = st.one_of(st.lists(st.floats(1e-6, 1e-2), min_size=1, max_size=8),
+                          st.lists(st.one_of(st.floats(1e-6, 1e-2), odd_floats(), junk()), min_size=1, max_size=8))
+    return durations.map(lambda seq: (lambda f, it=itertools.cycle(seq): (f(), next(it))[1]))
 
 
 def make_reports() -> st.SearchStrategy[Any]:
@@ -295,6 +299,14 @@ def device_infos() -> st.SearchStrategy[Any]:
                   st.sampled_from(("9.0", "8.0", "12.0", "3.5", "99.9")), st.integers(1, 200)),
         junk(),
     )
+
+
+def clock_samples() -> st.SearchStrategy[Any]:
+    """NVML readings as `validate.ClockSample` (an idle, a busy and a throttled one)."""
+    return st.builds(
+        lambda t, hz, reasons: validate.ClockSample(seconds=t, sm_clock_hz=hz, power_watts=300.0, reasons=reasons),
+        st.floats(0, 10), st.one_of(st.none(), st.floats(1e8, 3e9)),
+        st.sampled_from(((), ("gpu_idle",), ("sw_power_cap",), ("hw_slowdown", "gpu_idle"))))
 
 
 def rows() -> st.SearchStrategy[Any]:
@@ -580,9 +592,17 @@ VALIDATE = {
         lambda outputs: {"args": (case, outputs), "kwargs": {}}, outputs_for(case)))
         | args_kwargs(junk(), junk())),
     "compare_device": call(args_kwargs(device_infos())),
-    "compile_kernels": call(st.builds(lambda src, names, arch: {"args": (src, names), "kwargs": {"arch": arch}},
-                                      st.one_of(st.just("extern \"C\" __global__ void k() {}"), junk()),
-                                      st.one_of(st.just(["k"]), junk()), maybe(st.just("sm_90")))),
+    # Without a GPU every well-formed call is refused by the driver check, before NVRTC runs
+    # (cuda.core's own failure to load libcuda hung the process: validate._driver.require_driver).
+    "compile_kernels": call(st.builds(lambda src, names, kw: {"args": (src, names), "kwargs": kw},
+                                      st.one_of(st.just("extern \"C\" __global__ void k() {}"), st.just("a\x00b"),
+                                                junk()),
+                                      st.one_of(st.just(["k"]), st.just([]), st.just(["k k", "k"]), junk()),
+                                      st.fixed_dictionaries({"arch": maybe(st.sampled_from(
+                                          ("sm_90", "sm_80", "sm_90a", "sm_9000", "compute_90", "sm_٩٠")))},
+                                          optional={"max_register_count": st.one_of(st.none(),
+                                                                                    maybe(st.integers(1, 255))),
+                                                    "name": maybe(st.text(max_size=8))}))),
     "gpu_slug": call(args_kwargs(maybe(st.text(max_size=20)))),
     "kernel_resources": gpu("reads a compiled cuda.core Kernel's attributes (a GPU); tests/validate/test_gpu.py"),
     "kernel_source": call(args_kwargs(maybe(st.sampled_from(("suite.cu", "ceilings.cu", "../__init__.py", "nope.cu", ""))))),
@@ -762,14 +782,26 @@ VALIDATE.update({
                                             "launches_per_sample": maybe(st.integers(1, 4))}))),
     "check_clusters": gpu(_SESSION),
     "check_resources": gpu(_SESSION),
-    "clock_record": call(args_kwargs(st.one_of(st.just(()), st.lists(junk(), max_size=2)),
-                                     before=st.one_of(st.none(), junk()), after=st.one_of(st.none(), junk()),
-                                     max_sm_clock_hz=st.one_of(st.none(), odd_floats()))),
+    # before, after and max_sm_clock_hz are required keywords: always drawn.
+    "clock_record": call(st.fixed_dictionaries({
+        "args": st.tuples(st.one_of(st.just(()), st.lists(st.one_of(clock_samples(), junk()), max_size=3), junk())),
+        "kwargs": st.fixed_dictionaries(
+            {"before": st.one_of(st.none(), clock_samples(), junk()),
+             "after": st.one_of(st.none(), clock_samples(), junk()),
+             "max_sm_clock_hz": st.one_of(st.none(), st.floats(1e8, 3e9), odd_floats(), junk())},
+            optional={"power_limit_watts": st.one_of(st.none(), st.floats(1, 1000), odd_floats(), junk())})})),
     "device_spread": call(args_kwargs(st.one_of(st.just((REPORT, REPORT)), st.just(()), st.lists(junk(), max_size=2),
                                                 junk()))),
     "driver_cluster_answers": gpu(_SESSION),
-    "fit_link": call(args_kwargs(st.one_of(st.lists(maybe(st.integers(1, 1 << 30)), max_size=5), junk()),
-                                 st.one_of(st.lists(maybe(st.floats(1e-6, 1)), max_size=5), junk()))),
+    "fit_link": call(st.one_of(
+        # valid pairs of equal length (times of a latency plus a rate, or any), so the fit runs
+        st.lists(st.integers(1, 1 << 40), min_size=2, max_size=6, unique=True).flatmap(lambda sizes: st.tuples(
+            st.just(sizes), st.one_of(st.lists(st.floats(1e-9, 10), min_size=len(sizes), max_size=len(sizes)),
+                                      st.builds(lambda lat, rate: [lat + x / rate for x in sizes],
+                                                st.floats(1e-7, 1e-4), st.floats(1e8, 1e12))))).map(
+            lambda t: {"args": t}),
+        args_kwargs(st.one_of(st.lists(maybe(st.integers(1, 1 << 30)), max_size=5), junk()),
+                    st.one_of(st.lists(maybe(st.floats(1e-6, 1)), max_size=5), junk())))),
     "load_report_set": file_entry(("report_json", "chart_json", "calibration_json")),
     "measure": gpu("compiles and runs a kernel on a GPU; tests/validate/test_gpu.py runs it on one"),
     "measure_gpc_layout": gpu(_SESSION),
@@ -779,26 +811,38 @@ VALIDATE.update({
     "measure_persistence": gpu(_SESSION),
     "measure_references": gpu("opens the GPU of the index given (cuBLAS, torch); tests/validate/test_gpu.py"),
     "measure_working_set": gpu(_SESSION),
-    "measured_calibration": call(args_kwargs(
-        st.one_of(st.just(dict(REPORT.calibration or {})), st.dictionaries(v.name_key, odd(), max_size=3), junk()),
-        origin=maybe(st.text(max_size=10)), latency=st.one_of(st.none(), st.just(REPORT.latency), junk()),
-        launch=st.one_of(st.none(), st.just(REPORT.launch), junk()),
-        working_set=st.one_of(st.none(), st.just(REPORT.working_set), junk()))),
+    # origin is a required keyword: always drawn.
+    "measured_calibration": call(st.fixed_dictionaries({
+        "args": st.tuples(st.one_of(st.just(dict(REPORT.prediction.calibration)),
+                                    st.just(dict(REPORT.calibration or {})),
+                                    st.builds(lambda seed, value, how: _mutate(dict(REPORT.prediction.calibration),
+                                                                               random.Random(seed), value, how),
+                                              st.integers(0, 2**16), odd(), st.integers(0, 4)),
+                                    st.dictionaries(v.name_key, odd(), max_size=3), junk())),
+        "kwargs": st.fixed_dictionaries({"origin": maybe(st.text(max_size=10))}, optional=dict(
+            latency=st.one_of(st.none(), st.just(REPORT.latency), junk()),
+            launch=st.one_of(st.none(), st.just(REPORT.launch), junk()),
+            working_set=st.one_of(st.none(), st.just(REPORT.working_set), junk())))})),
     "merge_reports": call(args_kwargs(st.one_of(_report_paths, junk()), v.out_folders()), io=True, cost=10),
     "open_clock_monitor": gpu("reads the GPU's clocks through NVML (a GPU)"),
     "parse_kernel_arg": call(args_kwargs(maybe(st.sampled_from(("f32[n]", "i32:5", "f32[1024]:out", "u8[n*2]", "x",
-                                                                "f64", "f32[-1]", "f32[99999999999999]"))),
+                                                                "f64", "f32[-1]", "f32[99999999999999]",
+                                                                "f32[10**10**10]", "f32[n//0]", "f16=70000", "f32=nan",
+                                                                "i8[n]=300"))),
                                          st.one_of(st.none(), st.dictionaries(st.just("n"), maybe(st.integers(1, 4096)),
                                                                              max_size=1), junk()))),
     "parse_kernel_args": call(args_kwargs(st.one_of(st.lists(maybe(st.sampled_from(("f32[n]", "i32:5", "bad"))),
                                                              max_size=3), junk()),
                                           st.one_of(st.none(), st.just({"n": 16}), junk()))),
     "resource_corpus": call(args_kwargs(maybe(st.booleans()))),
-    "run_validation_devices": call(args_kwargs(
-        maybe(st.one_of(st.just("all"), st.lists(st.integers(0, 3), max_size=2))), out=v.out_folders(),
-        quick=maybe(st.booleans()), kernels=st.one_of(st.none(), st.lists(maybe(st.just("copy")), max_size=2), junk()),
-        seed=st.one_of(st.none(), maybe(st.integers(0, 2**32))), progress=st.one_of(st.just(lambda m: None), junk())),
-        io=True),
+    # out is a required keyword: always drawn.
+    "run_validation_devices": call(st.fixed_dictionaries({
+        "args": st.tuples(maybe(st.one_of(st.just("all"), st.lists(st.integers(0, 3), max_size=2)))),
+        "kwargs": st.fixed_dictionaries({"out": v.out_folders()}, optional=dict(
+            quick=maybe(st.booleans()),
+            kernels=st.one_of(st.none(), st.lists(maybe(st.just("copy")), max_size=2), junk()),
+            seed=st.one_of(st.none(), maybe(st.integers(0, 2**32))),
+            progress=st.one_of(st.just(lambda m: None), junk())))}), io=True),
     "split_modes": call(args_kwargs(st.one_of(st.lists(st.one_of(st.floats(1e-6, 1), odd_floats()), max_size=8),
                                               junk()))),
     "write_calibration": call(args_kwargs(st.one_of(st.just(dict(REPORT.calibration or {})),

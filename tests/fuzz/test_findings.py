@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -357,3 +358,296 @@ def test_shapes_that_do_not_broadcast_are_named():
         roofline.attainable([1.0, 2.0], peak_flops_per_second=np.ones(3), memory_bandwidth=1.0)
     with pytest.raises(roofline.RooflineError, match="flops .*dram_bytes"):
         roofline.analyze_many("H100-SXM", flops=[1.0, 2.0], dram_bytes=[1.0, 2.0, 3.0])
+
+
+# ------------------------------------------------------------------ the names main gained (after the merge)
+# Each was an open (xfail), never-run (skipped) or hanging entry of the fuzz test until these fixes.
+
+H200_REPORT = "docs/results/h200/report.json"
+NCU_FILE = "tests/data/ncu/user_kernels.raw.csv"
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: models.describe(np.array([1, "a"], dtype=object)), "name must be a str"),
+    (lambda: roofline.format_profile_report(None), "must be a ProfileReport"),
+    (lambda: roofline.format_profile_report(roofline.profile_report(NCU_FILE, gpu="H200"), markdown=np.zeros(0)),
+     "markdown must be a bool"),
+    (lambda: roofline.profile_chart(None), "must be a ProfileReport"),
+    (lambda: roofline.load_ncu(None), "path must be a str"),
+    (lambda: roofline.load_ncu(NCU_FILE).matching(b"poly"), "pattern must be a str"),
+    (lambda: validate.apply_references(None, validate.References()), "must be a Ceilings"),
+    (lambda: validate.device_spread(None), "sequence of ValidationReport"),
+    (lambda: validate.device_spread(["report"]), r"reports\[0\] must be a ValidationReport"),
+    (lambda: validate.clock_record([True], before=None, after=None, max_sm_clock_hz=None), "ClockSample"),
+    (lambda: validate.measured_calibration(None, origin="x"), "fitted must be a mapping"),
+    (lambda: validate.measured_calibration({}, origin="x", latency=True), "latency must be a LatencyLadder"),
+    (lambda: validate.write_calibration(roofline.calibration("H200").model_dump(), 5), "folder must be a str"),
+    (lambda: validate.parse_kernel_arg("f32[n]", {"n": None}), r"sizes\['n'\] must be an int"),
+    (lambda: validate.parse_kernel_args(None), "texts must be a sequence"),
+    (lambda: validate.resource_corpus(np.array([1, 2])), "quick must be a bool"),
+    (lambda: validate.fit_link({"a": 1}, [1.0]), "sizes must be a sequence of numbers"),
+    (lambda: validate.split_modes([1e-7, "x", 1e-7, 1e-7]), r"seconds\[1\] must be a number"),
+], ids=["describe-array", "format-profile-none", "format-profile-markdown", "profile-chart-none", "load-ncu-none",
+        "ncu-pattern-bytes", "references-none", "spread-none", "spread-str", "clock-record-bool", "calibration-none",
+        "calibration-latency", "write-calibration-folder", "kernel-arg-sizes", "kernel-args-none", "corpus-array",
+        "fit-link-dict", "split-modes-str"])
+def test_a_wrong_type_is_a_deliberate_type_error(call, match):
+    """AttributeError, 'unhashable type', 'truth value of an array is ambiguous' and friends
+    escaped from these names; now each says which argument has the wrong type."""
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+def test_load_ncu_names_a_missing_file_on_one_line():
+    with pytest.raises(roofline.RooflineError) as refused:
+        roofline.load_ncu("0\n")
+    assert str(refused.value) == "path='0\\n': no such file"
+
+
+def test_a_profile_report_survives_its_own_json():
+    """ProfileKernel.cliffs was typed Any: its JSON came back as a dict, not Cliffs."""
+    report = roofline.profile_report(NCU_FILE, gpu="H200")
+    assert any(k.cliffs is not None for k in report.kernels)
+    assert roofline.ProfileReport.model_validate_json(report.model_dump_json()) == report
+
+
+def _fake_timer(values):
+    it = iter(values)
+    return lambda function: (function(), next(it))[1]
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    (dict(warmup=-1), roofline.RooflineError, "warmup=-1 must be from 0"),
+    (dict(min_repetitions=np.array([1, 2])), TypeError, "min_repetitions must be an int"),
+    (dict(max_repetitions=10**7), roofline.RooflineError, "max_repetitions=10000000 must be from 10 to 1000000"),
+    (dict(target_spread=math.nan), roofline.RooflineError, "target_spread=nan must be > 0 and finite"),
+    (dict(budget_seconds=math.inf), roofline.RooflineError, "budget_seconds=inf must be > 0"),
+    (dict(launches_per_sample="2"), TypeError, "launches_per_sample must be an int"),
+    (dict(flush=5), TypeError, "flush must be a callable"),
+    (dict(timer=_fake_timer(["1e-3"] * 20)), TypeError, "a timer must return a number"),
+    (dict(timer=_fake_timer([math.nan] * 20)), roofline.RooflineError, "every duration must be > 0"),
+], ids=["warmup", "min-array", "max-huge", "spread-nan", "budget-inf", "launches-str", "flush", "timer-str",
+        "timer-nan"])
+def test_benchmark_until_stable_refuses_bad_arguments(kwargs, error, match):
+    """benchmark_until_stable raised plain ValueError, or TypeError/ValueError from deep inside."""
+    kwargs = {"timer": _fake_timer([1e-3] * 100), **kwargs}
+    with pytest.raises(error, match=match):
+        validate.benchmark_until_stable(lambda: None, **kwargs)
+
+
+def test_benchmark_until_stable_summarizes_once(monkeypatch):
+    """Each round summarized every sample so far: rounds of one sample up to max_repetitions
+    took quadratic time (minutes for a fast fake timer); the spread is now kept incrementally."""
+    import validate._measure as measure
+
+    calls = []
+    real = measure.summarize
+    monkeypatch.setattr(measure, "summarize", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    values = [1e-6, 3e-6, 2e-6] * 1000
+    r = validate.benchmark_until_stable(lambda: None, timer=_fake_timer(values), warmup=0, min_repetitions=2,
+                                        max_repetitions=3000, target_spread=1e-9, budget_seconds=10, clock=lambda: 0.0)
+    assert r.repetitions == 3000 and calls == [1]
+
+
+def test_clock_record_refuses_non_finite_device_figures():
+    """NaN or infinite max_sm_clock_hz went into the record (non-finite, and not valid JSON)."""
+    with pytest.raises(roofline.RooflineError, match="max_sm_clock_hz=nan must be > 0 and finite"):
+        validate.clock_record([], before=None, after=None, max_sm_clock_hz=math.nan)
+    with pytest.raises(roofline.RooflineError, match="power_limit_watts=-1"):
+        validate.ClockMonitor(None, power_limit_watts=-1)
+
+
+def _damaged_reports():
+    valid = open(H200_REPORT, "rb").read()
+    data = json.loads(valid)
+    data["reports"][0]["device"]["sm_count"] = "many"
+    nan = valid.replace(b'"sm_count": 132', b'"sm_count": NaN', 1)
+    assert nan != valid
+    return {"truncated": valid[: len(valid) // 2], "not-utf8": b"\xff\xfe" + valid, "nan": nan,
+            "nested": b"[" * 100_000 + b"]" * 100_000, "bad-field": json.dumps(data).encode(), "chart": b'{"gpu": "x"}'}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not-utf8", "nan", "nested", "bad-field", "chart"])
+def test_load_report_set_refuses_damaged_files_naming_them(damage, tmp_path):
+    """JSONDecodeError, UnicodeDecodeError and pydantic's multi-line errors escaped load_report_set."""
+    path = tmp_path / "report.json"
+    path.write_bytes(_damaged_reports()[damage])
+    with pytest.raises(roofline.RooflineError) as refused:
+        validate.load_report_set(tmp_path)  # the folder holding it
+    assert str(path) in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_loaders_refuse_oversized_files_before_reading(tmp_path):
+    """A data file is read whole: one far past any gpuroof file (or /dev/zero) is refused up front."""
+    from occupancy._files import MAX_FILE_BYTES
+
+    path = tmp_path / "report.json"
+    with open(path, "wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used
+    with pytest.raises(roofline.RooflineError, match=f"is {MAX_FILE_BYTES + 1} bytes"):
+        validate.load_report_set(path)
+    if Path("/dev/zero").exists():
+        with pytest.raises(roofline.RooflineError, match="holds more than"):
+            roofline.load_calibration("/dev/zero")
+
+
+def test_merge_reports_checks_everything_before_reading(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(roofline.RooflineError, match="paths is empty"):
+        validate.merge_reports([], tmp_path / "out")
+    with pytest.raises(NotADirectoryError, match="is a file; give a folder"):  # before the broken file is read
+        validate.merge_reports([broken], blocker)
+    with pytest.raises(NotADirectoryError, match="cannot be written"):
+        validate.merge_reports([broken], blocker / "sub")
+    merged = validate.merge_reports([H200_REPORT, "docs/results/h100-sxm"], tmp_path / "out")
+    assert len(merged.reports) == 2 and validate.load_report_set(tmp_path / "out") == merged
+
+
+@pytest.mark.parametrize("devices,kwargs,error,match", [
+    ([0, 0], {}, roofline.RooflineError, "names a device twice"),
+    ("some", {}, roofline.RooflineError, "must be 'all'"),
+    ([], {}, roofline.RooflineError, "devices is empty"),
+    ([0, -1], {}, roofline.RooflineError, "device=-1"),
+    ([0], {"kernels": ["nope"]}, roofline.RooflineError, "not in the suite"),
+    ([0], {"seed": 1.5}, TypeError, "seed must be an int"),
+    ([0], {"out": "{blocker}/sub"}, NotADirectoryError, "cannot be written"),
+], ids=["twice", "word", "empty", "negative", "kernel", "seed", "out"])
+def test_run_validation_devices_checks_before_any_process(devices, kwargs, error, match, tmp_path, monkeypatch):
+    """It started one process per device before looking at its arguments."""
+    import validate._multi as multi
+
+    def no_work(*args, **kw):
+        raise AssertionError("a GPU or a process was touched before the arguments were checked")
+
+    monkeypatch.setattr(multi, "device_count", no_work)
+    monkeypatch.setattr(multi.multiprocessing, "get_context", no_work)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    kwargs = {"out": str(tmp_path / "out"), **kwargs}
+    kwargs["out"] = kwargs["out"].format(blocker=blocker)
+    with pytest.raises(error, match=match):
+        validate.run_validation_devices(devices, **kwargs)
+
+
+def test_no_driver_is_a_device_error(monkeypatch):
+    """device_count let cuda.pathfinder's DynamicLibNotFoundError escape (no NVIDIA driver)."""
+    import types
+
+    import validate._driver as driver
+
+    class DynamicLibNotFoundError(RuntimeError):
+        pass
+
+    def cu_init(flags):
+        raise DynamicLibNotFoundError('"cuda" is an NVIDIA driver library and can only be found via system search.')
+
+    fake = types.SimpleNamespace(driver=types.SimpleNamespace(cuInit=cu_init))
+    monkeypatch.setattr(driver, "cuda_modules", lambda: fake)
+    message = r"^no usable CUDA GPU: the NVIDIA driver \(libcuda\) is not installed$"
+    with pytest.raises(validate.DeviceError, match=message):
+        validate._multi.device_count()
+
+
+def test_measured_calibration_is_a_valid_calibration():
+    """It returned whatever it was given; the run found out only when it built the Calibration."""
+    fitted = {**roofline.calibration("H200").model_dump(), "knee_sharpness": -1.0}
+    with pytest.raises(roofline.RooflineError, match="knee_sharpness=-1.0"):
+        validate.measured_calibration(fitted, origin="x")
+
+
+def test_write_calibration_writes_only_what_loads_back(tmp_path):
+    """An array in the calibration escaped as 'Object of type ndarray is not JSON serializable'."""
+    good = roofline.calibration("H200").model_dump()
+    with pytest.raises(roofline.RooflineError, match="idle_latency_seconds"):
+        validate.write_calibration({**good, "idle_latency_seconds": np.zeros(2)}, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    path = validate.write_calibration(good, tmp_path)
+    assert roofline.load_calibration(path) == roofline.Calibration.model_validate(good)
+
+
+@pytest.mark.parametrize("spec,match", [
+    ("f32[2**64]", r"passes 9223372036854775807"),
+    ("f32[10**10**10]", r"passes 9223372036854775807"),  # was computed: a hang
+    ("f32[n//0]", "divides by zero"),
+    ("f32[2**(1-2)]", "negative exponent"),
+    ("f16=70000", r"70000.0 is outside f16"),
+    ("f32=nan", "nan is outside f32"),
+    ("i8[n]=300", "fill 300 is outside i8"),
+    ("f32[n]=a\x00.npy", "does not exist"),
+], ids=["2^64", "tower", "div0", "neg-exp", "f16-range", "nan", "fill-range", "nul"])
+def test_kernel_arg_sizes_and_values_are_bounded(spec, match):
+    """Sizes were Python integers of any size (or ZeroDivisionError); values overflowed their type silently."""
+    with pytest.raises(roofline.RooflineError, match=match):
+        validate.parse_kernel_arg(spec, {"n": 16})
+
+
+@pytest.mark.parametrize("sizes,seconds,match", [
+    ([1, 2, 3], [1e-6, 2e-6], "sizes has 3 values and seconds 2"),
+    ([], [], "two distinct sizes"),
+    ([1, 2], [1e-6, math.nan], r"seconds\[1\]=nan is out of range"),
+    ([0, 2], [1e-6, 1e-6], r"sizes\[0\]=0 is out of range"),
+], ids=["lengths", "empty", "nan", "zero-size"])
+def test_fit_link_refuses_what_it_cannot_fit(sizes, seconds, match):
+    with pytest.raises(roofline.RooflineError, match=match):
+        validate.fit_link(sizes, seconds)
+
+
+def test_split_modes_of_identical_hops():
+    """Hops without spread gave separation=inf (invalid JSON in the report), and every hop
+    alike counted as two separated modes."""
+    alike = validate.split_modes([2e-7] * 10)
+    assert not alike.separated and alike.separation == 0
+    quantised = validate.split_modes([2e-7] * 6 + [3e-7] * 4)
+    assert quantised.separated and math.isfinite(quantised.separation)
+    assert (quantised.low_seconds, quantised.high_seconds) == pytest.approx((2e-7, 3e-7))
+    with pytest.raises(roofline.RooflineError, match="at least 4 latencies"):
+        validate.split_modes([])
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(arch="sm_9000"), "arch='sm_9000' is not a CUDA architecture"),
+    (dict(arch="compute_90"), "is not a CUDA architecture"),
+    (dict(names=[]), "names is empty"),
+    (dict(names=["k k"]), "is not a C identifier"),
+    (dict(source="a\x00b"), "NUL"),
+    (dict(max_register_count=0), "max_register_count=0 must be from 1 to 255"),
+], ids=["arch", "compute", "no-names", "names", "nul", "registers"])
+def test_compile_kernels_refuses_bad_input_before_nvrtc(kwargs, match, monkeypatch):
+    import validate._compile as compile_module
+
+    monkeypatch.setattr(compile_module, "require_driver", lambda: pytest.fail("reached the driver check"))
+    kwargs = {"source": 'extern "C" __global__ void k() {}', "names": ["k"], "arch": "sm_90", **kwargs}
+    with pytest.raises(roofline.RooflineError, match=match):
+        validate.compile_kernels(kwargs.pop("source"), kwargs.pop("names"), **kwargs)
+
+
+def test_compile_kernels_without_a_driver_never_hangs():
+    """On a machine without the NVIDIA driver, compile_kernels raised SystemError from a lock's
+    __enter__ inside cuda.core, and the next CUDA call of the process waited on that lock forever."""
+    import subprocess
+    import sys
+
+    from validate._driver import require_driver
+
+    try:
+        require_driver()
+    except validate.DeviceError:
+        pass
+    else:
+        pytest.skip("a CUDA driver is present: tests/validate/test_gpu.py compiles there")
+    script = ("import validate\n"
+              "for _ in range(2):\n"
+              "    try:\n"
+              "        validate.compile_kernels('extern \"C\" __global__ void k() {}', ['k'], arch='sm_90')\n"
+              "    except validate.DeviceError as exc:\n"
+              "        print(exc)\n"
+              "try:\n"
+              "    validate.open_session(0)\n"
+              "except validate.DeviceError as exc:\n"
+              "    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["no usable CUDA GPU: the NVIDIA driver (libcuda) is not installed"] * 3
