@@ -6,12 +6,12 @@ attributes it reads, so gpuroof depends on none of them.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from ._errors import OccupancyError
+from ._files import read_json, read_text
 
 __all__ = ["cupy_input", "is_cupy", "is_numba", "is_triton", "numba_ptx", "triton_cache_kernels", "triton_kernel"]
 
@@ -78,15 +78,17 @@ def triton_cache_kernels(folder: Path) -> list[dict[str, Any]]:
         if meta_path.name.startswith("__grp__"):
             continue
         try:
-            metadata = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            # The shared reader: a JSON too deep to parse or too large to read is skipped
+            # like any other file that is not a kernel's metadata.
+            metadata = read_json(meta_path, OccupancyError)
+        except (OSError, OccupancyError):
             continue
         if not isinstance(metadata, dict) or "num_warps" not in metadata or "shared" not in metadata:
             continue
         stem = meta_path.with_suffix("")
         cubin_path, ptx_path = stem.with_suffix(".cubin"), stem.with_suffix(".ptx")
         cubin = cubin_path.read_bytes() if cubin_path.exists() else None
-        ptx = ptx_path.read_text(encoding="utf-8") if ptx_path.exists() else None
+        ptx = read_text(ptx_path, OccupancyError) if ptx_path.exists() else None
         if cubin is None and ptx is None:
             continue
         out.append(triton_kernel(metadata, cubin, ptx, origin=f"Triton cache {meta_path.parent.name}"))

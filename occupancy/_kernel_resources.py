@@ -116,19 +116,24 @@ def _pick(entries: list[FatbinEntry], arch: Any, options: Sequence[str], what: s
     return out
 
 
-def _host_fatbins(data: bytes) -> bytes:
+def _host_fatbins(data: bytes, name: str) -> bytes:
     """The ``.nv_fatbin`` section of a host object, executable or shared library."""
     import io
 
+    from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
 
-    elf = ELFFile(io.BytesIO(data))
-    section = elf.get_section_by_name(".nv_fatbin") or elf.get_section_by_name("__nv_relfatbin")
-    if section is None:
-        raise OccupancyError(
-            f"ELF image for {elf.header['e_machine']} with no .nv_fatbin section: no device code"
-        )
-    return section.data()
+    # pyelftools reads headers and sections lazily: a damaged image fails at any step.
+    try:
+        elf = ELFFile(io.BytesIO(data))
+        section = elf.get_section_by_name(".nv_fatbin") or elf.get_section_by_name("__nv_relfatbin")
+        if section is None:
+            raise OccupancyError(
+                f"{name}: ELF image for {elf.header['e_machine']} with no .nv_fatbin section: no device code"
+            )
+        return section.data()
+    except ELFError as exc:
+        raise OccupancyError(f"{name}: not a readable ELF image: {exc}") from None
 
 
 def _is_ptx(text: str) -> bool:
@@ -159,7 +164,7 @@ def _bytes(data: bytes, arch: Any, options: Sequence[str], name: str, include: P
             if built is not None:
                 _check_runs_on(built, arch, f"cubin {name}")
             return out
-        return _pick(fatbin_entries(_host_fatbins(data)), arch, options, f"{name} .nv_fatbin")
+        return _pick(fatbin_entries(_host_fatbins(data, name)), arch, options, f"{name} .nv_fatbin")
     if data[:4] == _FATBIN_BYTES:
         return _pick(fatbin_entries(data), arch, options, f"fatbin {name}")
     try:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_fie
 from occupancy import Launch
 
 from ._errors import RooflineError
-from ._gpu import check_level, translate_validation_error
+from ._gpu import check_level, short_repr, translate_validation_error
 from ._precision import check_precision
 
 __all__ = ["Kernel", "KernelCounts", "kernel_of"]
@@ -83,8 +83,20 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
         raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
     ways = out.get("bank_conflict_ways")
     if ways is not None and (isinstance(ways, bool) or not isinstance(ways, numbers.Integral) or ways < 1):
-        raise RooflineError(f"bank_conflict_ways={ways!r} must be an integer >= 1 (1: conflict free) or None")
+        raise RooflineError(f"bank_conflict_ways={short_repr(ways)} must be an integer >= 1 (1: conflict free) or None")
+    _check_parameters(out.get("parameters"))
     return out
+
+
+def _check_parameters(parameters: Any) -> None:
+    """Model parameters are JSON-able: a NaN or infinity there would not survive the kernel's own JSON."""
+    if not isinstance(parameters, Mapping):
+        return  # None or a wrong type: pydantic's field check names it
+    for key, value in parameters.items():
+        values = value if isinstance(value, (list, tuple)) else (value,)
+        for item in values:
+            if isinstance(item, (float, np.floating)) and not math.isfinite(item):
+                raise RooflineError(f"parameters[{short_repr(key)}]={item!r} must be finite")
 
 
 class Kernel(BaseModel):

@@ -312,7 +312,7 @@ def analyze_many(
     else:
         if flops is None or dram_bytes is None:
             raise TypeError("analyze_many() needs kernels, or flops= and dram_bytes=")
-        peak = device.peak_flops(check_precision(precision or "fp32"))
+        peak = device.peak_flops(check_precision("fp32" if precision is None else precision))
     f = _check_positive("flops", flops, allow_zero=True)
     columns = [("compute", f / peak)]
     given = {"dram": dram_bytes, "l2": l2_bytes, "l1": l1_bytes}

@@ -178,7 +178,8 @@ def benchmark_until_stable(
         For a count outside its range (``warmup`` from 0, ``min_repetitions`` from 1,
         ``max_repetitions`` from ``min_repetitions``, ``launches_per_sample`` from 1, each at
         most a million), ``target_spread`` or ``budget_seconds`` not > 0 and finite (the
-        budget at most a day), or a timer that returns a duration outside (0, 86400] s.
+        budget at most a day), or a timer that returns a duration (or a duration per launch)
+        outside [1e-12, 86400] s.
     TypeError
         For an argument of the wrong type, or a timer that returns something other than a number.
 
@@ -200,9 +201,12 @@ def benchmark_until_stable(
     budget_seconds = check_positive("budget_seconds", budget_seconds, MAX_SECONDS, " s")
 
     def sample() -> float:
+        """One sample's device time, seconds (checked, and checked again per launch)."""
         if flush is not None:
             flush()
-        return sample_seconds(timer(function))
+        seconds = sample_seconds(timer(function))
+        sample_seconds(seconds / launches_per_sample)
+        return seconds
 
     for _ in range(warmup):
         sample()

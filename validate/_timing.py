@@ -23,6 +23,9 @@ __all__ = ["EventTimer", "MAX_REPETITIONS", "Timer", "TimingResult", "benchmark"
 MAX_REPETITIONS = 1_000_000
 # One timed repetition of a kernel longer than a day is a broken timer, not a measurement.
 MAX_SECONDS = 86400.0
+# Nor is one shorter than a picosecond (a tenth of a cycle at any clock): below it the spread,
+# iqr over the median, could overflow.
+MIN_SECONDS = 1e-12
 
 
 class Timer(Protocol):
@@ -61,14 +64,14 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
 
 
 def sample_seconds(value: Any) -> float:
-    """One timed repetition from a timer, checked: a number, > 0 and at most a day."""
+    """One timed repetition from a timer, checked: a number from a picosecond to a day."""
     from roofline import RooflineError
 
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"a timer must return a number of seconds, not {type(value).__name__}")
-    if not (math.isfinite(seconds := as_float(value)) and 0 < seconds <= MAX_SECONDS):
-        raise RooflineError(
-            f"samples_seconds contains {value!r}; every duration must be > 0 and at most {MAX_SECONDS:g} s")
+    if not (math.isfinite(seconds := as_float(value)) and MIN_SECONDS <= seconds <= MAX_SECONDS):
+        raise RooflineError(f"samples_seconds contains {value!r}; every duration must be from {MIN_SECONDS:g} "
+                            f"to {MAX_SECONDS:g} s")
     return seconds
 
 
@@ -78,7 +81,7 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
     Parameters
     ----------
     samples_seconds : sequence of float
-        One duration per repetition, seconds, each > 0.
+        One duration per repetition, seconds, each from 1e-12 to 86400.
     warmup : int
         Untimed runs that preceded them (recorded only).
     l2_flushed : bool
@@ -91,7 +94,7 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
     Raises
     ------
     roofline.RooflineError
-        When there are no samples or one is not a positive finite number.
+        When there are no samples or one is outside [1e-12, 86400] s (NaN included).
     TypeError
         When a sample is not a number.
 
@@ -174,7 +177,7 @@ def benchmark(
     roofline.RooflineError
         For a negative ``warmup``, ``repetitions`` < 1 or ``max_repetitions`` < ``repetitions``
         (each at most a million), a budget outside (0, 86400] s, or a timer that returns a
-        duration outside (0, 86400] s.
+        duration outside [1e-12, 86400] s.
     TypeError
         For a function, timer or flush that is not callable, a count that is not an int, or
         a timer that returns something other than a number.
