@@ -44,7 +44,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if out := os.environ.get("FUZZ_STATS"):
         import json
 
-        Path(out).write_text(json.dumps(dict(stats), indent=2) + "\n")
+        # Every counter, the zeros too: a report says "0 tracebacks", not nothing.
+        names = ("calls", "results", "library_errors", "other_exceptions", "cli_runs", "cli_exit_0", "cli_exit_2",
+                 "cli_exit_3", "cli_tracebacks", "cli_wrong_exit", "file_cases")
+        Path(out).write_text(json.dumps({**{n: stats[n] for n in names}, **stats}, indent=2) + "\n")
 
 
 def pytest_sessionfinish(session, exitstatus):

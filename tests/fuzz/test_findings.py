@@ -425,7 +425,7 @@ def _fake_timer(values):
     (dict(launches_per_sample="2"), TypeError, "launches_per_sample must be an int"),
     (dict(flush=5), TypeError, "flush must be a callable"),
     (dict(timer=_fake_timer(["1e-3"] * 20)), TypeError, "a timer must return a number"),
-    (dict(timer=_fake_timer([math.nan] * 20)), roofline.RooflineError, "every duration must be > 0"),
+    (dict(timer=_fake_timer([math.nan] * 20)), roofline.RooflineError, "every duration must be from 1e-12"),
 ], ids=["warmup", "min-array", "max-huge", "spread-nan", "budget-inf", "launches-str", "flush", "timer-str",
         "timer-nan"])
 def test_benchmark_until_stable_refuses_bad_arguments(kwargs, error, match):
@@ -651,3 +651,52 @@ def test_compile_kernels_without_a_driver_never_hangs():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["no usable CUDA GPU: the NVIDIA driver (libcuda) is not installed"] * 3
+
+
+# ------------------------------------------------------------------ found by the deeper run (FUZZ_EXAMPLES=200)
+
+
+def test_summarize_keeps_the_spread_finite():
+    """summarize([1.0, 5e-324, 5e-324]) gave spread=inf (iqr over a subnormal median)."""
+    with pytest.raises(roofline.RooflineError, match="from 1e-12 to 86400 s"):
+        validate.summarize([1.0, 5e-324, 5e-324])
+    assert validate.summarize([1e-12, 1e-12, 1.0]).spread < 1e13
+
+
+def test_analyze_many_with_an_array_for_the_precision():
+    """'The truth value of an empty array is ambiguous' from ``precision or "fp32"``."""
+    with pytest.raises(TypeError):
+        roofline.analyze_many("H100-SXM", flops=1e9, dram_bytes=1e9, precision=np.zeros(0, dtype=np.int64))
+
+
+def test_kernel_parameters_are_finite():
+    """A kernel read from JSON with parameters {"n": NaN} was accepted (and its JSON no longer round-trips)."""
+    text = models.copy(1024).model_dump_json().replace('"n":1024', '"n":NaN')
+    with pytest.raises(ValueError, match=r"parameters\['n'\]=nan must be finite"):
+        roofline.Kernel.model_validate_json(text)
+    with pytest.raises(roofline.RooflineError, match="must be finite"):
+        models.copy(1024).model_copy(update={"parameters": {"scale": [1.0, math.inf]}})
+
+
+def test_bank_conflict_ways_message_is_one_line():
+    with pytest.raises(roofline.RooflineError) as refused:
+        models.copy(1024).model_copy(update={"bank_conflict_ways": np.arange(6).reshape(2, 3)})
+    assert "\n" not in str(refused.value) and "bank_conflict_ways=array(" in str(refused.value)
+
+
+@pytest.mark.parametrize("data", [b"\x7fELF" + bytes(60), b"\x7fELF\x02\x01\x01" + bytes(57)], ids=["class-0", "empty-64"])
+def test_a_damaged_host_elf_is_an_occupancy_error(data, tmp_path):
+    """pyelftools' ELFError escaped kernel_resources for a damaged host object."""
+    path = tmp_path / "k.o"
+    path.write_bytes(data)
+    with pytest.raises(occupancy.OccupancyError, match="k.o"):
+        occupancy.kernel_resources(path)
+
+
+def test_a_triton_cache_scan_skips_json_too_deep_to_read(tmp_path, capsys):
+    """`gpuroof resources FOLDER` raised RecursionError on a deeply nested .json in the folder."""
+    (tmp_path / "deep.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(occupancy.OccupancyError, match="holds no Triton kernel"):
+        occupancy.kernel_resources(tmp_path)
+    code, _, err = cli(capsys, "resources", str(tmp_path))
+    assert code == 2 and "holds no Triton kernel" in one_line(err)
