@@ -21,6 +21,7 @@ from ._hostlink import HostLinks
 from ._latency import LatencyLadder
 from ._launch import LaunchOverhead
 from ._occupancy_check import OccupancyCheck
+from ._effects import MemoryEffects
 from ._persistence import Persistence
 from ._prediction import PredictionCheck
 from ._reference import References
@@ -60,6 +61,7 @@ class ValidationReport(BaseModel):
     working_set: WorkingSet | None = None
     host_links: HostLinks | None = None
     persistence: Persistence | None = None
+    effects: MemoryEffects | None = Field(default=None, description="The time model's memory-effect probes.")
     calibration: dict[str, Any] | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")
@@ -233,6 +235,21 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
         lines += sections.render_host_links(report.host_links, h2)
     if report.persistence is not None:
         lines += sections.render_persistence(report.persistence, h2)
+    if report.effects is not None:
+        e = report.effects
+        lines += [f"{h2} Memory effects (the time model's probes)", "",
+                  "| parameter | value | from |", "| --- | ---: | --- |",
+                  f"| DRAM burst | {e.dram_burst_bytes} B | one float per other sector took "
+                  f"{e.other_sector_read_seconds / e.sector_read_seconds:.2f} of one per sector |",
+                  f"| lone line read | {e.dram_read_line_bytes:.0f} B | {e.line_read_seconds * 1e6:.1f} us for "
+                  f"{e.buffer_bytes // 128} lines |",
+                  f"| partial line write | {e.dram_partial_write_line_bytes:.0f} B | {e.line_write_seconds * 1e6:.1f} us "
+                  f"for {e.buffer_bytes // 128} lines |",
+                  f"| L2 partial stores | {e.l2_partial_store_sectors_per_second / 1e9:.1f} G/s | "
+                  f"{e.l2_partial_stores} stores in {e.l2_partial_store_seconds * 1e6:.1f} us |",
+                  f"| tree level | {e.tree_level_seconds * 1e9:.1f} ns + {e.tree_level_warp_seconds * 1e9:.2f} ns "
+                  f"per warp | shared load, add, store, barrier; per level at "
+                  + ", ".join(f"{b} threads {t * 1e9:.1f} ns" for b, t in e.tree_level_points.items()) + " |", ""]
     if report.measurement_errors:
         lines += [f"{h2} Measurements that failed", ""]
         lines += [f"- {name}: {error}" for name, error in report.measurement_errors.items()] + [""]

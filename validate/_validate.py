@@ -17,6 +17,7 @@ from ._calibration import measured_calibration, measurement_origin
 from ._ceilings import measure_ceilings
 from ._clocks import open_clock_monitor
 from ._device import compare_device, query_device
+from ._effects import measure_effects
 from ._errors import DeviceError
 from ._hostlink import measure_host_links
 from ._latency import measure_latency_ladder
@@ -242,15 +243,20 @@ def run_validation(
         progress(f"occupancy check failed: {exc}")
     steps["occupancy check"] = time.perf_counter() - started
     started = time.perf_counter()
-    prediction, prediction_error, calibration, full_calibration = None, None, None, None
+    prediction, prediction_error, calibration, full_calibration, effects = None, None, None, None, None
     try:
         from ._prediction import run_prediction_check
 
         prediction = run_prediction_check(session, entry, progress=progress, quick=quick)
         import roofline
 
+        fitted = roofline.Calibration.model_validate(prediction.calibration)
+        sustained = entry.memory_bandwidth * fitted.sustained_bandwidth_fraction
+        effects = step("memory effects", lambda: measure_effects(
+            session, info, dram_bytes_per_second=sustained, quick=quick, progress=progress))
         full_calibration = measured_calibration(prediction.calibration, origin=measurement_origin(info, created),
-                                                latency=latency, launch=launch, working_set=working_set)
+                                                latency=latency, launch=launch, working_set=working_set,
+                                                effects=effects)
         calibration = roofline.Calibration.model_validate(full_calibration)
     except (DeviceError, ValueError) as exc:
         prediction_error = str(exc)
@@ -273,7 +279,7 @@ def run_validation(
         ceilings=ceilings, occupancy_check=occupancy_check, occupancy_check_error=occupancy_error, kernels=rows,
         summary=summarize_predictions(rows), prediction=prediction, prediction_error=prediction_error,
         host=socket.gethostname(), references=references, launch=launch, latency=latency, working_set=working_set,
-        host_links=host_links, persistence=persistence, calibration=full_calibration, measurement_errors=failures,
+        host_links=host_links, persistence=persistence, effects=effects, calibration=full_calibration, measurement_errors=failures,
         step_seconds=steps, late_timer_samples=session.timer.late,
     )
     files = {} if out is None else write_report(report, out, models, progress=progress)

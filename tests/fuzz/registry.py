@@ -416,6 +416,10 @@ ROOFLINE = {
     ).map(lambda d: {"args": d["args"], "kwargs": {"peak_flops_per_second": 1e12, "memory_bandwidth": 1e9,
                                                      **d["kwargs"]}})),
     "calibration": call(args_kwargs(v.gpu_any)),
+    "l2_bytes_with_l1_reuse": call(args_kwargs(st.one_of(v.kernel_like, junk()), st.one_of(st.none(), junk()),
+                                               st.one_of(st.none(), junk()))),
+    "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
+                                              st.one_of(v.calibrations(), st.none(), junk()))),
     "custom_gpu": call(st.builds(
         lambda seed, value, how: {"kwargs": _mutate({"name": "toy", "compute_capability": "8.0", "sm_count": 10,
                                                      "boost_clock_hz": 1e9, "dram_bytes_per_second": 100e9,

@@ -1,0 +1,45 @@
+"""The memory-effect probes' parameters from their times (CPU), and the recorded families."""
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+import roofline
+from validate._effects import derive_effects, effects_calibration
+from validate._families import family_specs, family_table, predict_families
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+@pytest.mark.parametrize(("other", "burst"), [(1.0, 64), (0.8, 64), (0.74, 32), (0.5, 32)])
+def test_burst_from_the_two_reads(other, burst):
+    e = derive_effects(sector_read_seconds=1e-3, other_sector_read_seconds=other * 1e-3, line_read_seconds=5e-4,
+                       line_write_seconds=1e-3, buffer_bytes=1 << 30, dram_bytes_per_second=3e12,
+                       l2_partial_store_seconds=1e-3, l2_partial_stores=10**6,
+                       tree_level_points={128: 2.6e-8, 256: 3.2e-8, 512: 4.4e-8, 1024: 6.8e-8})
+    assert e.dram_burst_bytes == burst
+    lines = (1 << 30) // 128
+    assert e.dram_read_line_bytes == pytest.approx(max(burst, 5e-4 * 3e12 / lines))
+    assert e.dram_partial_write_line_bytes == pytest.approx(1e-3 * 3e12 / lines)
+    # the line through the four block sizes: 20 ns + 1.5 ns per warp
+    assert e.tree_level_seconds == pytest.approx(20e-9) and e.tree_level_warp_seconds == pytest.approx(1.5e-9)
+    entries = effects_calibration(e, device="test GPU")
+    cal = roofline.calibration("H200").model_copy(update={k: v for k, (v, _) in entries.items()})
+    assert cal.dram_burst_bytes == burst
+
+
+@pytest.mark.parametrize(("gpu", "path"), [("H200", "families_raw_h200.json"), ("H100-SXM", "families_raw_h100-sxm.json")])
+def test_strided_families_within_fifteen_percent(gpu, path):
+    """Recorded on the lent GPUs (2026-11-22); parameters from the probes, not from these kernels."""
+    raw = json.loads((DATA / path).read_text())
+    rows = predict_families(raw["records"], family_specs(raw["sm_count"]), gpu)
+    table = {e["family"]: e for e in family_table(rows)}
+    for family in ("strided_read", "strided_write"):
+        assert table[family]["predict_median_percent"] < 15, table[family]
+        assert table[family]["predict_median_percent"] < table[family]["roofline_median_percent"] / 3
+    errors = [abs(r.predict_seconds - r.measured_seconds) / r.measured_seconds for r in rows
+              if r.family.startswith("strided")]
+    assert max(errors) < 0.20
+    assert statistics.median(errors) < 0.15
