@@ -13,6 +13,7 @@ from ._compile import compile_kernels, kernel_resources, kernel_source, with_def
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
 from ._files import write_calibration
+from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 from ._gpc_layout import GpcLaunch, GpcLayoutMeasurement, measure_gpc_layout
 from ._hostlink import HostLinkFit, HostLinkPoint, HostLinks, fit_link, measure_host_links
 from ._kernel_args import DTYPES, KernelArg, parse_kernel_arg, parse_kernel_args
@@ -23,7 +24,7 @@ from ._measure import ClockReading, Measurement, OutputCheck, benchmark_until_st
 from ._multi import device_spread, load_report_set, merge_reports, run_validation_devices
 from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
 from ._persistence import Persistence, PersistencePoint, measure_persistence
-from ._prediction import PredictionCheck, run_prediction_check
+from ._prediction import PredictionCheck, fit_calibration, run_prediction_check
 from ._prediction_report import write_prediction_report
 from ._reference import Reference, References, apply_references, measure_references
 from ._report import REPORT_SCHEMA_VERSION, ReportSet, SpreadRow, ValidationReport, render_markdown, write_report
@@ -35,7 +36,9 @@ from ._validate import ValidationRun, run_validation, select_models
 from ._workingset import WorkingSet, WorkingSetPoint, measure_working_set
 
 __all__ = [
+    "CALIBRATION_FIT_PARAMETERS",
     "CEILING_NAMES",
+    "CalibrationFit",
     "Ceiling",
     "Ceilings",
     "ChasePlan",
@@ -52,6 +55,7 @@ __all__ = [
     "DeviceInfo",
     "EventTimer",
     "FieldDifference",
+    "FitParameter",
     "GpcLaunch",
     "GpcLayoutMeasurement",
     "HostLinkFit",
@@ -103,7 +107,9 @@ __all__ = [
     "compile_kernels",
     "device_spread",
     "driver_cluster_answers",
+    "fit_calibration",
     "fit_link",
+    "fit_to_measurements",
     "gpu_slug",
     "kernel_resources",
     "kernel_source",

@@ -806,6 +806,33 @@ VALIDATE.update({
                                           v.out_folders()), io=True),
 })
 
+# ------------------------------------------------------------------ issue 11: the fit calls the model
+
+_SWEEP = REPORT.prediction.sweep
+_FIT_SAMPLE = validate.CalibrationFit(method="m", parameters=("knee_sharpness",), evaluations=3, seconds=0.1,
+                                      train_points=2, train_median_abs_error=0.01, train_max_abs_error=0.02)
+_fit_budget = st.fixed_dictionaries({"max_evaluations": st.integers(1, 4)},
+                                    optional={"parameters": st.one_of(
+                                        st.just(validate.CALIBRATION_FIT_PARAMETERS[-1:]),
+                                        st.just(validate.CALIBRATION_FIT_PARAMETERS[:1] * 2), st.just(()), junk())})
+_measured_launches = st.lists(st.one_of(
+    st.builds(lambda m, s: (m, m.launch, s), v.kernel_model, st.one_of(st.floats(1e-6, 1e-2), odd_floats(), junk())),
+    junk()), max_size=3)
+
+VALIDATE.update({
+    "CALIBRATION_FIT_PARAMETERS": constant(),
+    "CalibrationFit": model(validate.CalibrationFit, _FIT_SAMPLE),
+    "FitParameter": model(validate.FitParameter, validate.CALIBRATION_FIT_PARAMETERS[0],
+                          use=lambda p: poke(p.to_unit, p.from_unit)),
+    "fit_calibration": call(st.fixed_dictionaries({
+        "args": st.tuples(st.sampled_from(("H200", "H100-SXM")), v.calibrations(),
+                          st.one_of(st.lists(st.sampled_from(_SWEEP), max_size=3), st.lists(junk(), max_size=2))),
+        "kwargs": _fit_budget}), cost=3),
+    "fit_to_measurements": call(st.fixed_dictionaries({
+        "args": st.tuples(v.gpu_any, v.calibrations(), st.one_of(_measured_launches, junk())),
+        "kwargs": _fit_budget}), cost=3),
+})
+
 REGISTRY: dict[str, Entry] = {
     **{f"occupancy.{k}": e for k, e in OCCUPANCY.items()},
     **{f"roofline.{k}": e for k, e in ROOFLINE.items()},
