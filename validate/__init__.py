@@ -12,6 +12,16 @@ from ._cluster_check import ClusterCheck, ClusterMismatch, check_clusters, drive
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
+from ._families import FAMILIES, FamilyRecord, family_model, measure_families
+from ._family_report import (
+    FamilyReport,
+    FamilyRow,
+    FamilySummary,
+    family_report,
+    plot_families,
+    render_family_markdown,
+    write_family_report,
+)
 from ._files import write_calibration
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 from ._gpc_layout import GpcLaunch, GpcLayoutMeasurement, measure_gpc_layout
@@ -54,6 +64,11 @@ __all__ = [
     "DeviceError",
     "DeviceInfo",
     "EventTimer",
+    "FAMILIES",
+    "FamilyRecord",
+    "FamilyReport",
+    "FamilyRow",
+    "FamilySummary",
     "FieldDifference",
     "FitParameter",
     "GpcLaunch",
@@ -107,6 +122,8 @@ __all__ = [
     "compile_kernels",
     "device_spread",
     "driver_cluster_answers",
+    "family_model",
+    "family_report",
     "fit_calibration",
     "fit_link",
     "fit_to_measurements",
@@ -116,6 +133,7 @@ __all__ = [
     "load_report_set",
     "measure",
     "measure_ceilings",
+    "measure_families",
     "measure_gpc_layout",
     "measure_host_links",
     "measure_latency_ladder",
@@ -130,8 +148,10 @@ __all__ = [
     "open_session",
     "parse_kernel_arg",
     "parse_kernel_args",
+    "plot_families",
     "probe_source",
     "query_device",
+    "render_family_markdown",
     "render_markdown",
     "resource_corpus",
     "run_prediction_check",
@@ -144,6 +164,7 @@ __all__ = [
     "supported_kernels",
     "with_defines",
     "write_calibration",
+    "write_family_report",
     "write_prediction_report",
     "write_report",
 ]
