@@ -833,6 +833,47 @@ VALIDATE.update({
         "kwargs": _fit_budget}), cost=3),
 })
 
+# ------------------------------------------------------------------ issue 11: error by kernel family
+
+_FAMILIES_FILE = v.ROOT / "tests/data/families_h200.json"
+_FAMILY_RECORDS = [validate.FamilyRecord.model_validate(r)
+                   for r in json.loads(_FAMILIES_FILE.read_text())["records"][::20]]
+_FAMILY_REPORT = validate.family_report(_FAMILY_RECORDS, "H200")
+_family_sources = st.one_of(
+    st.just(_FAMILY_RECORDS), st.just(_FAMILY_REPORT), st.just(REPORT), st.just(_SET),
+    st.lists(st.one_of(st.sampled_from(_FAMILY_RECORDS), st.sampled_from([r.model_dump() for r in _FAMILY_RECORDS]),
+                       st.builds(lambda r, k, x: {**r.model_dump(), k: x}, st.sampled_from(_FAMILY_RECORDS),
+                                 st.sampled_from(("grid", "block", "arguments", "model", "measured_seconds",
+                                                  "registers_per_thread", "family")), odd()),
+                       junk()), max_size=3),
+    junk())
+
+VALIDATE.update({
+    "FAMILIES": constant(),
+    "FamilyRecord": model(validate.FamilyRecord, _FAMILY_RECORDS[0]),
+    "FamilyReport": model(validate.FamilyReport, _FAMILY_REPORT, json_too=False),
+    "FamilyRow": model(validate.FamilyRow, _FAMILY_REPORT.rows[0]),
+    "FamilySummary": model(validate.FamilySummary, _FAMILY_REPORT.overall),
+    "family_model": call(args_kwargs(
+        maybe(st.sampled_from(("copy", "transpose", "shared_stride", "branches", "grid_stride_copy", "nope"))),
+        st.one_of(st.sampled_from([r.arguments for r in _FAMILY_RECORDS]),
+                  st.dictionaries(st.sampled_from(("n", "rows", "grid", "block", "stride", "uniform", "variant", "x")),
+                                  maybe(st.integers(1, 1 << 12)), max_size=4), junk())), cost=2),
+    "family_report": Entry("call", strategy=st.one_of(
+        args_kwargs(_family_sources, st.one_of(st.none(), v.gpu_any), calibration=st.one_of(st.none(), v.calibrations())),
+        v.file_case(("families_json", "report_json", "calibration_json")).map(lambda case: {"file": case})),
+        run=lambda target, drawn: (target(v.write_case(drawn["file"])) if "file" in drawn
+                                   else target(*drawn["args"], **drawn["kwargs"])), io=True, cost=4),
+    "measure_families": gpu(_SESSION),
+    "plot_families": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()), v.out_paths((".png",)),
+                                      title=st.one_of(st.none(), st.text(max_size=8))), io=True, cost=20),
+    "render_family_markdown": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()),
+                                               level=maybe(st.integers(1, 6)), title=st.one_of(st.none(), st.text(max_size=8)),
+                                               plot=st.one_of(st.none(), st.just("families.png")))),
+    "write_family_report": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()), v.out_folders()), io=True,
+                                cost=20),
+})
+
 REGISTRY: dict[str, Entry] = {
     **{f"occupancy.{k}": e for k, e in OCCUPANCY.items()},
     **{f"roofline.{k}": e for k, e in ROOFLINE.items()},
