@@ -321,3 +321,123 @@ def test_cli_families(capsys, tmp_path):
     capsys.readouterr()
     assert main(["validate", "--families", "nope"]) == 2
     assert "not a family" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the measuring loop, on a fake device
+
+
+class _FakeSession:
+    """Buffers are numpy arrays; a launch writes what the numpy reference says (a correct
+    kernel), or garbage for the labels in `wrong`; the timer returns a fixed time."""
+
+    def __init__(self, wrong=()):
+        self.cases = {}
+        self.wrong = set(wrong)
+        self.launched = []
+        self.timer = lambda launch: (launch(), 1e-4)[1]
+
+    def upload(self, array):
+        return np.array(array, copy=True)
+
+    def allocate(self, nbytes):
+        return np.empty(nbytes, np.uint8)
+
+    def poison(self, buffer, nbytes):
+        buffer.view(np.float32)[:] = np.nan
+
+    def launcher(self, kernel, grid, block, args, shared=0):
+        label, case = kernel
+
+        def run():
+            self.launched.append(label)
+            named = dict(zip(case.args, args))
+            inputs = {k: named[k] for k in case.inputs}
+            for key, value in case.reference(inputs).items():
+                rows = case.rows.get(key)
+                out = named[key].view(np.float32).reshape(case.outputs[key][0])
+                data = np.asarray(value, np.float64)
+                if label in self.wrong:
+                    data = data + 1.0
+                if rows is None:
+                    out[...] = data.reshape(out.shape)
+                else:  # only the sampled rows are checked; the others must merely be written
+                    out[...] = 0.0
+                    out[rows] = data
+
+        return run
+
+    def synchronize(self):
+        pass
+
+    def download(self, buffer, shape, dtype):
+        return buffer.view(dtype).reshape(shape).copy()
+
+    def flush_l2(self):
+        pass
+
+
+@pytest.fixture
+def fake_device(monkeypatch, make_report):
+    """measure_families on a fake session: no compiler, kernels are (label, case) pairs."""
+    import occupancy
+
+    import validate._compile as compile_module
+    import validate._families as families_module
+
+    session = _FakeSession()
+    built = {}
+    original = families_module.family_specs
+
+    def specs(*args, **kwargs):
+        out = []
+        for spec in original(*args, **kwargs):
+            def case(rng, spec=spec):
+                built["current"] = (spec.label, spec.case(rng))
+                return built["current"][1]
+            out.append(families_module.FamilySpec(spec.family, spec.label, spec.model, spec.arguments, spec.source,
+                                                  case))
+        return tuple(out)
+
+    def compile_kernels(source, names, *, arch, name=""):
+        if "blur" in built["current"][0]:
+            raise validate.DeviceError("compiling: a planted failure")
+        return {names[0]: built["current"]}
+
+    monkeypatch.setattr(families_module, "family_specs", specs)
+    monkeypatch.setattr(compile_module, "compile_kernels", compile_kernels)
+    monkeypatch.setattr(compile_module, "kernel_resources",
+                        lambda kernel, name=None: occupancy.KernelResources(kernel=name, architecture="sm_90",
+                                                                            registers_per_thread=16))
+    info = validate.DeviceInfo(**{**make_report().device.model_dump(), "sm_count": 4})
+    return session, info
+
+
+def test_measure_families_checks_times_and_reuses(fake_device):
+    session, info = fake_device
+    session.wrong = {"strided_write(stride=8)"}
+    suite_model = models.copy(1 << 20)
+    suite_row = validate.KernelValidation(
+        name="copy", label="copy", parameters=dict(suite_model.parameters), status="ok", flops=0.0, dram_bytes=8.0,
+        predicted_seconds=None, grid=(4096, 1, 1), block=(256, 1, 1), function="copy", measured_seconds=2e-5,
+        timing=validate.summarize([2e-5, 2e-5]), relative_error=0.0,
+        resources=__import__("occupancy").KernelResources(kernel="copy", architecture="sm_90", registers_per_thread=10))
+    lines = []
+    records = validate.measure_families(session, info, quick=True, suite_rows=[suite_row],
+                                        rng=np.random.default_rng(3), progress=lines.append)
+    labels = [s.label for s in family_specs(4, quick=True)]
+    assert [r.label for r in records] == labels
+    by_label = {r.label: r for r in records}
+    copy = by_label["copy"]
+    assert copy.origin == "suite" and copy.measured_seconds == 2e-5 and copy.registers_per_thread == 10
+    assert "copy" not in session.launched  # reused, not run again
+    wrong = by_label["strided_write(stride=8)"]
+    assert wrong.measured_seconds is None and wrong.error.startswith("verify_error")
+    assert all(by_label[b].error == "compiling: a planted failure" for b in labels if b.startswith("blur"))
+    timed = [r for r in records if r.error is None and r.origin == "families"]
+    assert len(timed) == len(labels) - 1 - 1 - 2
+    assert all(r.measured_seconds == 1e-4 and r.relative_error < 1e-6 and r.registers_per_thread == 16 for r in timed)
+    assert lines[-1].startswith(f"families: {len(labels)} launches, {len(labels) - 1} run here")
+    report = validate.family_report(list(records), "H200")
+    assert report.overall.launches == len(labels) - 3
+    assert {r.record.label for r in report.rows if r.error} == {"strided_write(stride=8)", "blur(radius=1)",
+                                                                 "blur(radius=3)"}
