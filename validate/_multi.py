@@ -209,13 +209,15 @@ def device_count() -> int:
     return int(driver_call(driver.cuDeviceGetCount))
 
 
-def _child(device: int, out: str, quick: bool, kernels: Sequence[str] | None, seed: int | None) -> None:
+def _child(device: int, out: str, quick: bool, kernels: Sequence[str] | None, seed: int | None,
+           families: Sequence[str] | None = None) -> None:
     from ._validate import run_validation
 
     def progress(message: str) -> None:
         print(f"gpuroof validate [gpu {device}]: {message}", file=sys.stderr, flush=True)
 
-    run_validation(out=out, quick=quick, kernels=kernels, device=device, seed=seed, progress=progress)
+    run_validation(out=out, quick=quick, kernels=kernels, device=device, seed=seed, families=families,
+                   progress=progress)
 
 
 def run_validation_devices(
@@ -225,6 +227,7 @@ def run_validation_devices(
     quick: bool = False,
     kernels: Sequence[str] | None = None,
     seed: int | None = None,
+    families: Sequence[str] | None = None,
     progress: Callable[[str], None] = lambda message: print(f"gpuroof validate: {message}", file=sys.stderr,
                                                              flush=True),
 ) -> ReportSet:
@@ -236,7 +239,7 @@ def run_validation_devices(
         CUDA device indices.
     out : path
         Folder: ``device-N/`` holds each device's files, ``report.json``/``report.md`` the merge.
-    quick, kernels, seed
+    quick, kernels, seed, families
         As `run_validation`.
     progress : callable
         Receives the parent's lines (each child prints its own, tagged with its GPU).
@@ -250,6 +253,9 @@ def run_validation_devices(
     DeviceError
         No GPU, or every device's run failed.
     """
+    from ._families import _check_families
+
+    _check_families(families)  # before any process starts
     indices = list(range(device_count())) if devices == "all" else [int(d) for d in devices]
     if not indices:
         raise DeviceError("no CUDA GPU found")
@@ -258,7 +264,8 @@ def run_validation_devices(
     processes = {}
     for index in indices:
         process = context.Process(target=_child, args=(index, str(folder / f"device-{index}"), quick,
-                                                       list(kernels) if kernels else None, seed))
+                                                       list(kernels) if kernels else None, seed,
+                                                       None if families is None else list(families)))
         process.start()
         processes[index] = process
     progress(f"validating {len(indices)} devices at once: {', '.join(map(str, indices))}")
