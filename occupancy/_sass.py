@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._nvdisasm import Disassembly, Instruction, NvdisasmError, disassemble
 
@@ -190,6 +190,12 @@ class SassSummary(BaseModel):
     global_load_bytes: int | None = Field(default=None, gt=0)
     global_load_bytes_in_flight_per_thread: int = Field(default=0, ge=0)
     global_load_instruction: str | None = None
+
+    @model_validator(mode="after")
+    def _check_hot_loop(self) -> SassSummary:
+        if self.hot_loop is not None and self.hot_loop >= len(self.loops):
+            raise ValueError(f"hot_loop={self.hot_loop} is not an index of the {len(self.loops)} loops")
+        return self
 
     def __str__(self) -> str:
         where = (f"loop {self.loops[self.hot_loop].start_offset:#06x}-{self.loops[self.hot_loop].end_offset:#06x}"
