@@ -76,16 +76,21 @@ class Disassembly:
     """``nvdisasm 13.5.37``."""
 
 
-def _wheel_binaries() -> list[str]:
-    """nvdisasm inside installed NVIDIA wheels (``nvidia/cu13/bin/nvdisasm``) and Triton."""
-    found = []
+def _nvidia_wheels() -> list[str]:
+    """nvdisasm inside installed NVIDIA wheels (``nvidia/cu13/bin/nvdisasm``), newest first."""
     spec = importlib.util.find_spec("nvidia")
+    found = []
     for root in (spec.submodule_search_locations or []) if spec else []:
         found += sorted(glob.glob(os.path.join(root, "*", "bin", "nvdisasm")), reverse=True)
-    triton = importlib.util.find_spec("triton")
-    if triton is not None and triton.origin:
-        found.append(os.path.join(os.path.dirname(triton.origin), "backends", "nvidia", "bin", "nvdisasm"))
     return found
+
+
+def _triton() -> list[str]:
+    """The nvdisasm Triton ships for its own use."""
+    spec = importlib.util.find_spec("triton")
+    if spec is None or not spec.origin:
+        return []
+    return [os.path.join(os.path.dirname(spec.origin), "backends", "nvidia", "bin", "nvdisasm")]
 
 
 def nvdisasm_candidates() -> list[str]:
@@ -94,28 +99,28 @@ def nvdisasm_candidates() -> list[str]:
     The nvidia-cuda-nvdisasm wheel first (the version ``gpuroof[compile]`` pins), then
     PATH, ``$CUDA_HOME``/``$CUDA_PATH``, nvcc's folder, ``/usr/local/cuda*`` and Triton's.
     """
-    wheels = _wheel_binaries()
     roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
     nvcc = shutil.which("nvcc")
     if nvcc:
         roots.append(str(Path(os.path.realpath(nvcc)).parent.parent))
     roots += sorted(glob.glob("/usr/local/cuda*"), reverse=True)
-    paths = [p for p in wheels if "triton" not in p]
-    paths.append(shutil.which("nvdisasm") or "")
-    paths += [os.path.join(r, "bin", "nvdisasm") for r in roots if r]
-    paths += [p for p in wheels if "triton" in p]
+    paths = [*_nvidia_wheels(), shutil.which("nvdisasm") or "",
+             *(os.path.join(r, "bin", "nvdisasm") for r in roots if r), *_triton()]
     out: list[str] = []
     for path in paths:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            real = os.path.realpath(path)
-            if real not in (os.path.realpath(p) for p in out):
+            if os.path.realpath(path) not in (os.path.realpath(p) for p in out):
                 out.append(path)
     return out
 
 
 @functools.cache
 def _version(path: str) -> str:
-    done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+    """``nvdisasm 13.5.37``, or plain ``nvdisasm`` when it does not say."""
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+    except (OSError, subprocess.TimeoutExpired):
+        return "nvdisasm"
     m = re.search(r"release [\d.]+, V([\d.]+)", done.stdout)
     return f"nvdisasm {m[1]}" if m else "nvdisasm"
 

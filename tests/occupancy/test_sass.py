@@ -416,11 +416,42 @@ def test_without_nvdisasm_the_summary_is_none_and_says_why(no_nvdisasm):
     assert occupancy.Launch(grid=1, block=32, resources=r).loads_in_flight_per_thread is None
 
 
+def _fake_nvdisasm(path: Path, body: str) -> str:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
 def test_a_cubin_no_nvdisasm_reads(tmp_path, monkeypatch):
-    fake = tmp_path / "nvdisasm"
-    fake.write_text("#!/bin/sh\necho 'nvdisasm fatal   : CUDA architecture \"SM70\" is deprecated' >&2\nexit 1\n")
-    fake.chmod(0o755)
-    monkeypatch.setattr(_nvdisasm, "nvdisasm_candidates", lambda: [str(fake)])
-    monkeypatch.setattr(_nvdisasm, "_version", lambda path: "nvdisasm 99.0")
-    with pytest.raises(_nvdisasm.NvdisasmError, match=r"no nvdisasm read the cubin: nvdisasm 99.0 .*deprecated"):
+    fake = _fake_nvdisasm(tmp_path / "nvdisasm",
+                          "echo 'nvdisasm fatal   : CUDA architecture \"SM70\" is deprecated' >&2\nexit 1\n")
+    monkeypatch.setattr(_nvdisasm, "nvdisasm_candidates", lambda: [fake])
+    with pytest.raises(_nvdisasm.NvdisasmError, match=r"no nvdisasm read the cubin: nvdisasm \(.*\): .*deprecated"):
         _nvdisasm.disassemble(b"\x7fELF")
+
+
+def test_the_next_nvdisasm_is_tried(tmp_path, monkeypatch):
+    """CUDA 13's nvdisasm refuses sm_50-sm_72: an older one found later reads them."""
+    (tmp_path / "new").mkdir()
+    (tmp_path / "old").mkdir()
+    refuses = _fake_nvdisasm(tmp_path / "new" / "nvdisasm", "echo 'deprecated' >&2\nexit 1\n")
+    stored = DATA / "grid_stride_copy_ept8_sm90.sass"
+    reads = _fake_nvdisasm(tmp_path / "old" / "nvdisasm", f"""case "$1" in
+  --version) echo 'Cuda compilation tools, release 12.9, V12.9.86' ;;
+  *) cat '{stored}' ;;
+esac
+""")
+    monkeypatch.setattr(_nvdisasm, "nvdisasm_candidates", lambda: [refuses, reads])
+    listing = _nvdisasm.disassemble(b"\x7fELF")
+    assert listing.tool == "nvdisasm 12.9.86" and "grid_stride_copy" in listing.functions
+
+
+def test_where_nvdisasm_is_looked_for(tmp_path, monkeypatch):
+    fake = _fake_nvdisasm(tmp_path / "nvdisasm", "exit 0\n")
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    found = _nvdisasm.nvdisasm_candidates()
+    wheels = _nvdisasm._nvidia_wheels()
+    assert found[: len(wheels)] == wheels  # the pinned wheel first
+    assert fake in found and found.index(fake) == len(wheels)  # then PATH
