@@ -490,6 +490,20 @@ def _cache_seconds(record: GPU, kernel: Any, cal: Calibration, l2_bytes: float |
     return max(seconds)
 
 
+def _in_flight_note(launch: Any) -> list[str]:
+    """Where the launch's loads in flight come from, where the prediction depends on them."""
+    if launch.elements_per_thread == 1:
+        return []  # one access per thread: one round trip, however many are in flight
+    sass = getattr(launch.resources, "sass", None)
+    n = launch.loads_in_flight_per_thread
+    if sass is not None and n is not None and n == sass.global_loads_in_flight_per_thread:
+        return [f"loads in flight per thread from the SASS ({n} {sass.global_load_instruction} in flight)"]
+    if n is None:
+        why = "no SASS" if sass is None else "the SASS issues no global loads"
+        return [f"loads in flight per thread assumed = elements_per_thread ({why})"]
+    return []
+
+
 def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     full, rest = divmod(blocks, slots)
     seconds = 0.0
@@ -650,6 +664,7 @@ def predict(
     elements = launch.elements_per_thread
     if loads_in_flight_per_thread is None:
         loads_in_flight_per_thread = launch.loads_in_flight_per_thread
+        assumptions += _in_flight_note(launch)
     in_flight = elements if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):

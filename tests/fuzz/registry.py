@@ -637,6 +637,13 @@ _INFO = models.describe("transpose")
 _OCC_LAUNCH = occupancy.Launch(grid=4096, block=256, registers_per_thread=32)
 _ACCESS = roofline.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
 _SET = validate.ReportSet(created_utc=REPORT.created_utc, reports=(REPORT,))
+_SASS_COUNTS = occupancy.SassCounts(total=40, global_loads=4, global_stores=4, branches=1)
+_SASS = occupancy.SassSummary(
+    architecture="sm_90", disassembler="nvdisasm 13.5.37", instructions=_SASS_COUNTS,
+    loops=(occupancy.SassLoop(start_offset=0xD0, end_offset=0x220, depth=1, instructions=_SASS_COUNTS,
+                              global_loads_in_flight=4),),
+    hot_loop=0, global_loads_in_flight_per_thread=4, global_load_bytes=16,
+    global_load_bytes_in_flight_per_thread=64, global_load_instruction="LDG.E.128")
 
 cluster_sizes = maybe(st.one_of(st.integers(1, 16), st.sampled_from(((2, 1, 1), (4, 2, 1), (1, 1, 17), (0,), 32))), 3)
 cluster_kw = dict(registers_per_thread=v.registers, static_shared_memory=v.static_smem,
@@ -664,6 +671,9 @@ OCCUPANCY.update({
                     use=lambda launch: (occupancy.calculate("sm_90", launch=launch),
                                         roofline.predict("H100-SXM", models.copy(1 << 20), launch))),
     "SCHEDULING_POLICIES": constant(),
+    "SassCounts": model(occupancy.SassCounts, _SASS_COUNTS),
+    "SassLoop": model(occupancy.SassLoop, _SASS.loops[0]),
+    "SassSummary": model(occupancy.SassSummary, _SASS, use=str),
     "all_kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80")))),
                                  io=True, cost=5),
     "gpc_layout": call(args_kwargs(gpc_names)),
