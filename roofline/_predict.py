@@ -717,9 +717,10 @@ def predict(
     if kernel.instructions:
         # every warp instruction takes an issue slot of its scheduler (one per cycle); a
         # divergent branch's two sides are both issued, which the count includes
+        # (one instruction per scheduler and cycle at best: independent instructions of one
+        # warp issue back to back, so the warps' count does not lower this rate)
         schedulers = record.sm_count * record.architecture.sub_partitions
-        issue_rate = schedulers * record.boost_clock_hz * min(1.0, warps_per_scheduler / cal.fma_latency_cycles)
-        compute_seconds = max(compute_seconds, float(kernel.instructions) / issue_rate)
+        compute_seconds = max(compute_seconds, float(kernel.instructions) / (schedulers * record.boost_clock_hz))
 
     launch_seconds = cal.launch_overhead_seconds
     seconds = max(memory_seconds, compute_seconds) + launch_seconds

@@ -86,3 +86,27 @@ def test_barriers_lengthen_the_block():
     assert k.barriers_per_block == 9
     assert with_tree.seconds > without.seconds
     assert any("tree_level_seconds" in a for a in without.assumptions)
+
+
+def test_instructions_bind_through_issue_slots():
+    k = models.copy(1 << 20)
+    gpu = roofline.gpu("H200")
+    slots = gpu.sm_count * gpu.architecture.sub_partitions * gpu.boost_clock_hz
+    plain = roofline.predict("H200", k)
+    heavy = roofline.predict("H200", k.model_copy(update={"instructions": 1e9}))
+    assert heavy.compute_seconds == pytest.approx(1e9 / slots)
+    assert heavy.limiter == "issue" and heavy.seconds > plain.seconds
+    light = roofline.predict("H200", k.model_copy(update={"instructions": 10}))
+    assert light.seconds == plain.seconds
+
+
+def test_profiled_instructions_reach_the_prediction():
+    from pathlib import Path
+
+    p = roofline.load_ncu(Path(__file__).parents[1] / "data" / "ncu" / "torch_roofline.raw.csv")
+    sgemm = next(k for k in p.kernels if "Kernel2" in k.name)
+    assert sgemm.instructions == 301505536  # the profile's inst_executed column
+    report = roofline.profile_report(p, gpu="H200")
+    row = next(r for r in report.kernels if r.kernel is sgemm or r.kernel.name == sgemm.name)
+    gpu = roofline.gpu("H200")
+    assert row.predicted_seconds >= sgemm.instructions / (gpu.sm_count * 4 * gpu.boost_clock_hz)
