@@ -18,6 +18,7 @@ import functools
 import json
 import math
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -87,11 +88,29 @@ class FamilyRecord(BaseModel):
     origin: Literal["families", "suite"] = Field(
         default="families", description="Measured by the family run, or taken from the suite's run of the kernel.")
     error: str | None = Field(default=None, description="Why there is no time (compile, launch or check).")
+    defines: dict[str, int] = Field(default_factory=dict, description="Preprocessor values the source was built with.")
+    loads_in_flight_per_thread: int | None = Field(
+        default=None, ge=1, description="Global loads per thread in flight, read from the SASS (None: not read).")
 
     @field_validator("arguments")
     @classmethod
     def _json_values(cls, value: dict[str, Any]) -> dict[str, Any]:
         return json_values(value, "arguments")
+
+
+def sass_loads_in_flight(source: str, function: str, arch: str) -> int | None:
+    """Global loads per thread in flight in `function`'s SASS (NVRTC, then nvdisasm), or None
+    where the SASS cannot be read here (no nvdisasm, no NVRTC) or issues no global loads."""
+    import occupancy
+
+    try:
+        resources = occupancy.kernel_resources(source, kernel=function, arch=arch)
+    except (occupancy.OccupancyError, OSError) as exc:
+        # the SASS is a refinement: without it the model's own loads in flight stand
+        warnings.warn(f"SASS of {function} not read: {exc}", stacklevel=2)
+        return None
+    sass = resources.sass
+    return sass.global_loads_in_flight_per_thread if sass is not None and sass.global_loads_in_flight_per_thread else None
 
 
 def json_values(value: Any, name: str) -> Any:
@@ -503,7 +522,8 @@ def measure_families(
                                      name=f"{spec.source}:{case.function}")[case.function]
             resources = kernel_resources(kernel, case.function)
             base.update(registers_per_thread=resources.registers_per_thread,
-                        static_shared_memory=resources.static_shared_memory)
+                        static_shared_memory=resources.static_shared_memory, defines=dict(case.defines),
+                        loads_in_flight_per_thread=sass_loads_in_flight(source, case.function, info.arch))
             buffers = {key: session.upload(array) for key, array in case.inputs.items()}
             for key, (shape, dtype) in case.outputs.items():
                 nbytes = math.prod(shape) * np.dtype(dtype).itemsize

@@ -128,6 +128,9 @@ def _predict_row(record: FamilyRecord, gpu: Any, calibration: Any) -> FamilyRow:
             update["registers_per_thread"] = record.registers_per_thread
         if record.static_shared_memory is not None:
             update["static_shared_memory"] = record.static_shared_memory
+        if record.loads_in_flight_per_thread is not None:
+            # the compiler's loads in flight (read from the SASS) replace the model's guess
+            update["loads_in_flight_per_thread"] = record.loads_in_flight_per_thread
         launch = occupancy.Launch.model_validate({**model.launch.model_dump(), **update})
         p = roofline.predict(gpu, model, launch, calibration=calibration)
     except (roofline.RooflineError, occupancy.OccupancyError, ValidationError, TypeError) as exc:

@@ -131,7 +131,9 @@ def test_each_row_is_predict_and_analyze_themselves(recorded):
         kernel = validate.family_model(rec.model, rec.arguments)
         launch = occupancy.Launch.model_validate({**kernel.launch.model_dump(), "grid": rec.grid, "block": rec.block,
                                                   "registers_per_thread": rec.registers_per_thread,
-                                                  "static_shared_memory": rec.static_shared_memory})
+                                                  "static_shared_memory": rec.static_shared_memory,
+                                                  **({"loads_in_flight_per_thread": rec.loads_in_flight_per_thread}
+                                                     if rec.loads_in_flight_per_thread else {})})
         assert row.predict_seconds == roofline.predict(gpu, kernel, launch).seconds
         assert row.roofline_seconds == roofline.analyze(gpu, kernel).time_lower_bound_seconds
         assert row.predict_error_percent == pytest.approx(
