@@ -328,8 +328,10 @@ def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
         raise TypeError(f"model must be a roofline.models.KernelModel, not {type(model).__name__}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
-    # The builders read `parameters`: a hand-made model must be one its function gives.
-    model = models.get(model.name, **model.parameters)
+    # The builders read `parameters`: a hand-made model must be one its function gives; the
+    # caller's launch stays (a changed grid is what a test of the output check launches).
+    rebuilt = models.get(model.name, **model.parameters)
+    model = rebuilt if model.launch is None else rebuilt.model_copy(update={"launch": model.launch})
     if model.dram_bytes > MAX_CASE_BYTES:
         raise RooflineError(
             f"{model.label} moves {model.dram_bytes} bytes; its inputs and reference would need more than "

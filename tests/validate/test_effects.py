@@ -48,3 +48,17 @@ def test_grid_stride_loads_in_flight_from_the_sass(gpu, path):
     assert {r.record.loads_in_flight_per_thread for r in rows} == {4, 7}
     summary = next(e for e in report.families if e.family == "grid_stride_low_occupancy")
     assert summary.predict_median_abs_percent < 15
+
+
+def test_build_case_keeps_the_callers_launch():
+    """The GPU test that launches half a copy's grid to see the output check fail needs the
+    half grid to reach the case (it was lost when build_case rebuilt models from parameters)."""
+    import numpy as np
+
+    from roofline import models
+    from validate._kernels import build_case
+
+    model = models.copy(1 << 16)
+    half = model.model_copy(update={"launch": model.launch.model_copy(update={"grid": (128, 1, 1)})})
+    assert build_case(half, np.random.default_rng(1)).grid == (128, 1, 1)
+    assert build_case(model, np.random.default_rng(1)).grid == (256, 1, 1)
