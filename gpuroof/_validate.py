@@ -1,12 +1,16 @@
-"""The ``gpuroof validate`` and ``gpuroof merge-reports`` subcommands."""
+"""The ``gpuroof validate``, ``gpuroof merge-reports`` and ``gpuroof families`` subcommands."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
+import roofline
 import validate
 from roofline import models
+
+from ._args import add_gpu_option, gpu, output_folder
 
 __all__ = ["register"]
 
@@ -32,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="several GPUs at once, one process each, one merged report (DEVICES: 'all' or indices)")
     parser.add_argument("--out", default="gpuroof-validate", metavar="DIR", help="report folder")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: fresh)")
+    parser.add_argument("--families", nargs="+", metavar="F", type=_family,
+                        help="only these kernel families, or 'none' (default all): " + ", ".join(validate.FAMILIES))
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=_handle)
     merge = subparsers.add_parser(
@@ -43,6 +49,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files or their folders")
     merge.add_argument("--out", required=True, metavar="DIR", help="folder of the merged report")
     merge.set_defaults(func=_merge)
+    families = subparsers.add_parser(
+        "families",
+        help="error by kernel family: predict a validation report's measured families again, on the CPU",
+        description="Read the kernel families a `gpuroof validate` run measured (its report.json or folder, a "
+        "families.json, or a records file such as tests/data/families_h200.json), predict every launch again "
+        "with today's roofline.predict and plain roofline, and print the median and worst error per family. "
+        "No GPU needed: this is how a changed model is checked against measurements.",
+    )
+    families.add_argument("source", metavar="REPORT", help="report.json (or its folder), families.json or a records file")
+    add_gpu_option(families, "GPU to predict for (default: the one the report names)")
+    families.add_argument("--calibration", metavar="FILE",
+                          help="calibration JSON (gpuroof calibrate or validate; default: the packaged calibration)")
+    families.add_argument("--out", metavar="DIR", help="write families.json, families.md and families.png here")
+    families.add_argument("--json", action="store_true", help="print the family report as JSON")
+    families.set_defaults(func=_families)
 
 
 def _devices(text: str) -> str | list[int]:
@@ -54,6 +75,42 @@ def _devices(text: str) -> str | list[int]:
         raise argparse.ArgumentTypeError(f"--devices {text!r} must be 'all' or indices such as 0,1") from None
 
 
+def _family(text: str) -> str:
+    if text != "none" and text not in validate.FAMILIES:
+        raise argparse.ArgumentTypeError(f"--families {text!r} is not a family; known: none, "
+                                         f"{', '.join(validate.FAMILIES)}")
+    return text
+
+
+def _chosen_families(names: list[str] | None) -> list[str] | None:
+    if names is None:
+        return None
+    return [] if "none" in names else names
+
+
+def _families(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        output_folder(args.out, "--out")
+    calibration = roofline.load_calibration(args.calibration) if args.calibration else None
+    report = validate.family_report(args.source, None if args.gpu is None else gpu(args.gpu), calibration=calibration)
+    if args.json:
+        print(json.dumps(json.loads(report.model_dump_json()), indent=2))
+    else:
+        print(f"{report.device or report.gpu}: {report.overall.launches} launches predicted for the {report.gpu} "
+              f"({report.calibration_source})")
+        print(f"  {'family':<26} {'launches':>8} {'predict median':>15} {'worst':>7} {'roofline median':>16}")
+        for s in (*report.families, report.overall):
+            def pct(value: float | None) -> str:
+                return "-" if value is None else f"{value:.0f}%"
+
+            print(f"  {s.family:<26} {s.launches:>8} {pct(s.predict_median_abs_percent):>15} "
+                  f"{pct(s.predict_worst_abs_percent):>7} {pct(s.roofline_median_abs_percent):>16}")
+    if args.out is not None:
+        for path in validate.write_family_report(report, args.out).values():
+            print(f"  wrote {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
 def _merge(args: argparse.Namespace) -> int:
     merged = validate.merge_reports(args.reports, args.out)
     print(f"merged {len(merged.reports)} device reports into {args.out}")
@@ -63,7 +120,7 @@ def _merge(args: argparse.Namespace) -> int:
 def _handle(args: argparse.Namespace) -> int:
     if args.devices is not None:
         merged = validate.run_validation_devices(args.devices, out=args.out, quick=args.quick, kernels=args.kernels,
-                                                 seed=args.seed)
+                                                 seed=args.seed, families=_chosen_families(args.families))
         if args.json:
             print(merged.model_dump_json(indent=2))
             return 0
@@ -74,7 +131,8 @@ def _handle(args: argparse.Namespace) -> int:
         print(f"  wrote {args.out}/report.json, {args.out}/report.md")
         return 0
     device = 0 if args.device is None else args.device
-    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=device, seed=args.seed)
+    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=device, seed=args.seed,
+                                  families=_chosen_families(args.families))
     report = run.report
     if args.json:
         print(json.dumps(json.loads(report.model_dump_json()), indent=2))
@@ -97,6 +155,13 @@ def _handle(args: argparse.Namespace) -> int:
               f"worst {overall.worst_ape_percent:.0f}% ({overall.worst_kernel})")
     if report.summary.failed:
         print(f"  failed: {', '.join(report.summary.failed)}")
+    if report.families is not None:
+        o = report.families.overall
+        print(f"  families: {o.launches} launches, roofline.predict median error {o.predict_median_abs_percent or 0:.0f}% "
+              f"(worst {o.predict_worst_abs_percent or 0:.0f}%, {o.predict_worst_label}), plain roofline "
+              f"{o.roofline_median_abs_percent or 0:.0f}%")
+    elif report.families_error:
+        print(f"  families: {report.families_error}")
     for path in run.files.values():
         print(f"  wrote {path}")
     return 0

@@ -25,6 +25,7 @@ from ._launch import BlockSizeResult, available_dynamic_shared_memory, max_poten
 from ._plot import plot_occupancy
 from ._resources import KernelResources
 from ._rules import LIMITERS, UNLIMITED
+from ._sass import SassCounts, SassLoop, SassSummary
 
 __all__ = [
     "Architecture",
@@ -47,6 +48,9 @@ __all__ = [
     "OccupancyResult",
     "ResourceCliffs",
     "SCHEDULING_POLICIES",
+    "SassCounts",
+    "SassLoop",
+    "SassSummary",
     "Threshold",
     "UNLIMITED",
     "all_kernel_resources",

@@ -103,6 +103,11 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
                 )
             if value is not None:
                 out[name] = value
+        # unlike the numbers above, loads in flight are a count the caller may know better
+        # (the SASS counts instructions, not the accesses of the model): a given value wins
+        sass = resources.sass
+        if data.get("loads_in_flight_per_thread") is None and sass is not None:
+            out["loads_in_flight_per_thread"] = sass.global_loads_in_flight_per_thread or None
     out["grid"] = _dims("grid", data["grid"], MAX_GRID)
     out["block"] = block = _dims("block", data["block"], MAX_BLOCK)
     threads = math.prod(block)
@@ -171,7 +176,8 @@ class Launch(BaseModel):
         fields below that it knows (registers, static shared memory, barriers, launch
         bounds; the dynamic shared memory a framework's launcher fixes) and a fixed cluster
         shape, and a block size it fixes must be the block's; a loose value given as well
-        must agree with it. Not serialised: a dumped launch carries the numbers.
+        must agree with it. Its SASS summary, when read, gives ``loads_in_flight_per_thread``
+        unless the caller gives one. Not serialised: a dumped launch carries the numbers.
     registers_per_thread : int or None
         Registers per thread as compiled, 0 to 255; None while unknown (before compiling).
     static_shared_memory : int
@@ -191,7 +197,9 @@ class Launch(BaseModel):
     elements_per_thread : int
         Elements each thread handles (independent accesses of the same kind), >= 1.
     loads_in_flight_per_thread : int or None
-        How many of them a thread keeps outstanding at once; None: all of them.
+        How many of them a thread keeps outstanding at once; None: all of them. With
+        ``resources`` whose SASS was read and none given, the SASS's count
+        (``resources.sass.global_loads_in_flight_per_thread``).
 
     Examples
     --------
@@ -255,6 +263,10 @@ class Launch(BaseModel):
         if not update:
             return super().model_copy(deep=deep)
         data = {name: getattr(self, name) for name in type(self).model_fields}
+        sass = getattr(self.resources, "sass", None)
+        if ("resources" in update and "loads_in_flight_per_thread" not in update and sass is not None
+                and self.loads_in_flight_per_thread == sass.global_loads_in_flight_per_thread):
+            data["loads_in_flight_per_thread"] = None  # the new resources' SASS says
         if self.resources is not None:
             supplied = {name for name, value in _from_resources(self.resources).items() if value is not None}
             if set(update) & supplied:

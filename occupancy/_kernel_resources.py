@@ -23,6 +23,7 @@ from ._frameworks import (
     triton_kernel,
 )
 from ._resources import KernelResources
+from ._sass import sass_summaries
 
 __all__ = ["all_kernel_resources", "kernel_resources"]
 
@@ -53,8 +54,9 @@ def _resources(
     log: str | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, KernelResources]:
-    """KernelResources of every kernel in a cubin, with what the PTX and ptxas log add."""
-    _, kernels = cubin_kernels(cubin, origin)
+    """KernelResources of every kernel in a cubin, with what the PTX, ptxas log and SASS add."""
+    arch, kernels = cubin_kernels(cubin, origin)
+    sass = sass_summaries(cubin, arch) if kernels else None
     spills = ptxas_log(log) if log else {}
     directives = ptx_directives(ptx) if ptx else {}
     out: dict[str, KernelResources] = {}
@@ -69,6 +71,13 @@ def _resources(
         if blocks:
             fields["min_blocks_per_sm"] = blocks[0]
             sources["min_blocks_per_sm"] = "PTX .minnctapersm"
+        if sass is not None:
+            summary = sass.functions.get(name)
+            if summary is not None:
+                fields["sass"] = summary
+                sources["sass"] = f"{origin} .text.{name}, disassembled by {summary.disassembler}"
+            else:
+                sources["sass"] = f"not read: {sass.reason or f'no .text.{name} in the listing'}"
         if extra:
             for key, value in extra.items():
                 if key == "sources":

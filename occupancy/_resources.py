@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._arch import architecture
 from ._errors import OccupancyError
+from ._sass import SassSummary
 
 __all__ = ["KernelResources", "LOOSE_FIELDS", "merge_resources"]
 
@@ -17,7 +18,8 @@ class KernelResources(BaseModel):
 
     Sizes are bytes (``local_memory`` per thread, shared memory per block). A field is
     None where the input does not say; ``sources`` names, for every field that is set,
-    where it was read (e.g. ``"cubin .nv.info EIATTR_REGCOUNT"``).
+    where it was read (e.g. ``"cubin .nv.info EIATTR_REGCOUNT"``), and for ``sass`` also
+    why it is None when `occupancy.kernel_resources` could not read the SASS.
 
     Examples
     --------
@@ -69,6 +71,11 @@ class KernelResources(BaseModel):
         default=None, ge=0,
         description="The MAX_DYNAMIC_SHARED_SIZE_BYTES attribute its launcher sets (Triton raises "
         "it to the opt-in limit when metadata.shared exceeds 48 KiB); None for the default.",
+    )
+    sass: SassSummary | None = Field(
+        default=None,
+        description="What the kernel's SASS says (instruction counts, loops, global loads in flight), "
+        "read with nvdisasm; None where no cubin or no nvdisasm was at hand (``sources['sass']`` says why).",
     )
     sources: dict[str, str] = Field(
         default_factory=dict, description="Field name -> where its value was read."

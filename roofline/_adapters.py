@@ -65,6 +65,7 @@ def counts_from(kernel: Any) -> Kernel:
             name=str(kernel.name), precision=precision,
             flops=float(flops.get(precision, 0.0)) if precision else 0.0,
             dram_bytes=float(kernel.dram_bytes), l2_bytes=kernel.l2_bytes, l1_bytes=kernel.l1_bytes,
+            instructions=getattr(kernel, "instructions", None),
         )
     return kernel_of(kernel)
 

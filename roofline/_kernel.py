@@ -21,6 +21,8 @@ __all__ = ["Kernel", "KernelCounts", "kernel_of"]
 _LABEL_KEYS = ("variant", "radius", "tile", "offset", "stride")
 _COUNTS = (
     "flops", "load_bytes", "store_bytes", "requested_bytes", "l1_bytes", "l2_bytes", "dram_bytes", "shared_bytes",
+    "dram_store_bytes", "dram_load_bursts", "dram_load_lines", "dram_store_lines", "dram_store_partial_sectors",
+    "l2_partial_store_sectors", "instructions", "barriers_per_block", "l2_store_bytes", "l1_footprint_bytes_per_block",
 )
 
 
@@ -140,6 +142,26 @@ class Kernel(BaseModel):
         DRAM traffic, bytes (compulsory: each sector once, unless the kernel says more).
     shared_bytes : int or None
         Shared-memory bytes accessed.
+    dram_store_bytes : int or None
+        The part of ``dram_bytes`` that is written (32 bytes per written sector).
+    dram_load_bursts : int or None
+        Distinct 64-byte bursts the launch reads (DRAM reads a burst whole: a lone
+        sector costs two).
+    dram_load_lines, dram_store_lines : int or None
+        Distinct 128-byte lines read and written.
+    dram_store_partial_sectors : int or None
+        Written sectors the launch does not fill (L2 first reads them from DRAM).
+    l2_partial_store_sectors : int or None
+        Sectors of warp-wide stores that the warp fills only in part (L2 merges each).
+    instructions : int or None
+        Warp instructions issued, total (SASS; a divergent branch issues both sides).
+    barriers_per_block : int or None
+        ``__syncthreads()`` each thread of a block passes (the levels of a tree).
+    l2_store_bytes : int or None
+        The stores' part of ``l2_bytes``.
+    l1_footprint_bytes_per_block : int or None
+        Distinct sectors (x 32 bytes) one block loads: when the resident blocks' footprints
+        fit in the L1 the launch leaves, each is read from L2 once per block.
     bank_conflict_ways : int or None
         Worst shared-memory conflict degree (1: conflict free).
     element_bytes : int or None
@@ -174,6 +196,16 @@ class Kernel(BaseModel):
     l2_bytes: int | float | None = Field(default=None, description="SM <-> L2 sector bytes.")
     dram_bytes: int | float | None = Field(default=None, description="DRAM bytes.")
     shared_bytes: int | float | None = Field(default=None, description="Shared-memory bytes.")
+    dram_store_bytes: int | float | None = Field(default=None, description="Written part of dram_bytes.")
+    dram_load_bursts: int | float | None = Field(default=None, description="Distinct 64-byte bursts read.")
+    dram_load_lines: int | float | None = Field(default=None, description="Distinct 128-byte lines read.")
+    dram_store_lines: int | float | None = Field(default=None, description="Distinct 128-byte lines written.")
+    dram_store_partial_sectors: int | float | None = Field(default=None, description="Sectors written in part.")
+    l2_partial_store_sectors: int | float | None = Field(default=None, description="Warp stores' partial sectors.")
+    instructions: int | float | None = Field(default=None, description="Warp instructions issued.")
+    barriers_per_block: int | float | None = Field(default=None, description="Barriers each thread passes.")
+    l2_store_bytes: int | float | None = Field(default=None, description="The stores' part of l2_bytes.")
+    l1_footprint_bytes_per_block: int | float | None = Field(default=None, description="Sectors one block loads.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")
     element_bytes: int | None = Field(default=None, description="Bytes per data element.")
     launch: Launch | None = Field(default=None, description="The launch (occupancy.Launch).")

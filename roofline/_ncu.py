@@ -223,6 +223,8 @@ class NcuKernel(BaseModel):
     shared_memory_config: int | None = Field(
         default=None, description="Bytes of shared memory per SM in the configuration the driver chose.")
     block_barriers: int | None = None
+    instructions: float | None = Field(
+        default=None, description="Warp instructions issued (smsp__inst_executed.sum); None when not collected.")
     sm_count: int | None = None
     duration_seconds: float | None = None
     sm_clock_hz: float | None = None
@@ -430,6 +432,8 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
     put("driver_shared_memory", reader.integer("launch__shared_mem_per_block_driver"), "LaunchStats")
     put("shared_memory_config", reader.integer("launch__shared_mem_config_size"), "LaunchStats")
     put("block_barriers", reader.integer("launch__barrier_count"), "LaunchStats")
+    # not every section set collects it: absent is not a missing section the report names
+    fields["instructions"] = reader.number("smsp__inst_executed.sum") or reader.number("inst_executed")
     put("sm_count", reader.integer("launch__sm_count") or reader.integer("device__attribute_multiprocessor_count"),
         "LaunchStats")
     put("duration_seconds", reader.number("gpu__time_duration.sum"), "SpeedOfLight")

@@ -33,6 +33,8 @@ __all__ = [
     "TimeCliffs",
     "achieved_bandwidth",
     "calibration",
+    "dram_equivalent_bytes",
+    "l2_bytes_with_l1_reuse",
     "load_calibration",
     "predict",
     "time_cliffs",
@@ -71,6 +73,12 @@ CALIBRATION_FIGURES = (
     "l1_read_bytes_per_second",
     "l2_read_bytes_per_second",
     "dram_read_bytes_per_second",
+    "dram_burst_bytes",
+    "dram_read_line_bytes",
+    "dram_partial_write_line_bytes",
+    "l2_partial_store_sectors_per_second",
+    "tree_level_seconds",
+    "tree_level_warp_seconds",
 )
 
 
@@ -109,6 +117,18 @@ class Calibration(BaseModel):
         Time per empty kernel launched back to back from a CUDA graph, seconds.
     l1_read_bytes_per_second, l2_read_bytes_per_second, dram_read_bytes_per_second : float or None
         Read-bandwidth plateaus of the working-set sweep (hierarchical ceilings), bytes/s.
+    dram_burst_bytes : float or None
+        Bytes the DRAM reads for a lone sector (64 on HBM3/HBM3e Hopper); None: 32.
+    dram_read_line_bytes : float or None
+        DRAM-equivalent bytes of a 128-byte line read alone (one burst and the row's cost).
+    dram_partial_write_line_bytes : float or None
+        DRAM-equivalent bytes of a line whose sectors are written in part (fill and write back).
+    l2_partial_store_sectors_per_second : float or None
+        Partial-sector stores per second of the L2 probe (reported; not used by `predict`
+        yet: the probe's warps touch 32 lines per store and bind elsewhere first).
+    tree_level_seconds, tree_level_warp_seconds : float or None
+        Latency of one level of a block's tree (shared load, add, shared store, barrier):
+        ``tree_level_seconds + warps of the block x tree_level_warp_seconds``.
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -133,6 +153,12 @@ class Calibration(BaseModel):
     l1_read_bytes_per_second: float | None = Field(default=None, gt=0)
     l2_read_bytes_per_second: float | None = Field(default=None, gt=0)
     dram_read_bytes_per_second: float | None = Field(default=None, gt=0)
+    dram_burst_bytes: float | None = Field(default=None, ge=32, le=256)
+    dram_read_line_bytes: float | None = Field(default=None, gt=0)
+    dram_partial_write_line_bytes: float | None = Field(default=None, gt=0)
+    l2_partial_store_sectors_per_second: float | None = Field(default=None, gt=0)
+    tree_level_seconds: float | None = Field(default=None, gt=0)
+    tree_level_warp_seconds: float | None = Field(default=None, ge=0)
     sources: dict[str, str]
 
     @property
@@ -409,6 +435,75 @@ def _assumptions(launch: Any, arch: Any) -> list[str]:
     return notes
 
 
+def l2_bytes_with_l1_reuse(kernel: Any, launch: Any, occupancy_result: Any) -> float | None:
+    """The kernel's L2 bytes when L1 keeps what a block loads (None when they are not known).
+
+    When every resident block's load footprint (``l1_footprint_bytes_per_block``) fits in
+    the L1 the launch's shared-memory configuration leaves (``occupancy_result.driver``), a
+    block reads each sector from L2 once: its loads cost ``blocks x footprint`` bytes at L2
+    (never more than without reuse); stores go to L2 as they are. Otherwise ``l2_bytes``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    launch : occupancy.Launch
+        The launch (its block count).
+    occupancy_result : occupancy.OccupancyResult
+        The launch's occupancy (resident blocks, the driver's L1 share).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not of its type.
+    """
+    import occupancy
+
+    kernel = kernel_of(kernel)
+    if not isinstance(launch, occupancy.Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    if not isinstance(occupancy_result, occupancy.OccupancyResult):
+        raise TypeError(f"occupancy_result must be an occupancy.OccupancyResult, not {type(occupancy_result).__name__}")
+    if kernel.l2_bytes is None:
+        return None
+    l2 = float(kernel.l2_bytes)
+    footprint, stores = kernel.l1_footprint_bytes_per_block, kernel.l2_store_bytes
+    driver = getattr(occupancy_result, "driver", None)
+    l1 = getattr(driver, "l1_cache", None)
+    if footprint is None or stores is None or not l1:
+        return l2
+    if occupancy_result.active_blocks_per_sm * float(footprint) > l1:
+        return l2
+    loads = max(0.0, l2 - float(stores))
+    return min(loads, launch.blocks * float(footprint)) + float(stores)
+
+
+def _cache_seconds(record: GPU, kernel: Any, cal: Calibration, l2_bytes: float | None) -> float:
+    """Time the L2 and L1 bytes take at those levels' bandwidths: L2 at its measured plateau
+    where the calibration has it, L1 at its datasheet rate (which shared-memory wavefronts
+    reach; global loads through L1 reach less)."""
+    l2_bandwidth = cal.l2_read_bytes_per_second or record.bandwidth("l2")
+    seconds = [0.0]
+    if l2_bytes:
+        seconds.append(l2_bytes / l2_bandwidth)
+    if kernel.l1_bytes:
+        seconds.append(float(kernel.l1_bytes) / record.bandwidth("l1"))
+    return max(seconds)
+
+
+def _in_flight_note(launch: Any) -> list[str]:
+    """Where the launch's loads in flight come from, where the prediction depends on them."""
+    if launch.elements_per_thread == 1:
+        return []  # one access per thread: one round trip, however many are in flight
+    sass = getattr(launch.resources, "sass", None)
+    n = launch.loads_in_flight_per_thread
+    if sass is not None and n is not None and n == sass.global_loads_in_flight_per_thread:
+        return [f"loads in flight per thread from the SASS ({n} {sass.global_load_instruction} in flight)"]
+    if n is None:
+        why = "no SASS" if sass is None else "the SASS issues no global loads"
+        return [f"loads in flight per thread assumed = elements_per_thread ({why})"]
+    return []
+
+
 def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     full, rest = divmod(blocks, slots)
     seconds = 0.0
@@ -417,6 +512,62 @@ def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     if rest:
         seconds += rest * bytes_per_block / bandwidth_of_blocks(rest)
     return seconds
+
+
+def dram_equivalent_bytes(kernel: Any, calibration: Calibration) -> float:
+    """Bytes the DRAM spends on `kernel`'s traffic, counting how it moves them.
+
+    ``dram_bytes`` counts 32-byte sectors. Where the kernel gives its footprint (built by
+    `roofline.traffic`) and the calibration the DRAM's granularity, the read side costs at
+    least ``64 x bursts`` (a DRAM that reads 64-byte bursts fetches both sectors of one)
+    and ``dram_read_line_bytes`` per line read; the write side adds a 32-byte fill for each
+    sector written in part and costs at least ``dram_partial_write_line_bytes`` per line
+    holding one.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    calibration : Calibration
+
+    Returns
+    -------
+    float
+        Bytes; ``kernel.dram_bytes`` when the kernel does not give its footprint.
+
+    Raises
+    ------
+    RooflineError
+        If the kernel has no ``dram_bytes``.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> k = roofline.models.strided_read(1 << 20, 32)
+    >>> cal = roofline.calibration("H200")
+    >>> roofline.dram_equivalent_bytes(k, cal) > k.dram_bytes  # one sector per 64-byte burst
+    True
+    """
+    kernel = kernel_of(kernel)
+    if not isinstance(calibration, Calibration):
+        raise TypeError(f"calibration must be a roofline.Calibration, not {type(calibration).__name__}")
+    if kernel.dram_bytes is None:
+        raise RooflineError(f"kernel {kernel.name!r} has no dram_bytes (roofline.traffic() counts them)")
+    total = float(kernel.dram_bytes)
+    store = kernel.dram_store_bytes
+    if store is None:
+        return total
+    store = min(float(store), total)
+    load = total - store
+    if load > 0:
+        if (calibration.dram_burst_bytes or 32) > 32 and kernel.dram_load_bursts is not None:
+            load = max(load, float(kernel.dram_load_bursts) * calibration.dram_burst_bytes)
+        if calibration.dram_read_line_bytes and kernel.dram_load_lines:
+            load = max(load, float(kernel.dram_load_lines) * calibration.dram_read_line_bytes)
+    partial = float(kernel.dram_store_partial_sectors or 0)
+    write = store + 32.0 * partial
+    if partial and calibration.dram_partial_write_line_bytes and kernel.dram_store_lines:
+        write = max(write, min(float(kernel.dram_store_lines), partial) * calibration.dram_partial_write_line_bytes)
+    return load + write
 
 
 def _check_calibration(cal: Any, record: GPU) -> None:
@@ -513,6 +664,7 @@ def predict(
     elements = launch.elements_per_thread
     if loads_in_flight_per_thread is None:
         loads_in_flight_per_thread = launch.loads_in_flight_per_thread
+        assumptions += _in_flight_note(launch)
     in_flight = elements if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -523,14 +675,21 @@ def predict(
 
     blocks = launch.blocks
     slots = occ.active_blocks_per_sm * record.sm_count
-    dram_bytes = float(kernel.dram_bytes)
+    dram_bytes = dram_equivalent_bytes(kernel, cal)
     bytes_per_block = dram_bytes / blocks
     peak_bw = record.memory_bandwidth * cal.sustained_bandwidth_fraction
     latency = cal.idle_latency_seconds
     sm_bandwidth = cal.sm_bandwidth_bytes_per_second or record.l2_bandwidth / record.sm_count
-    # a block lives for its loads' round trips plus the time its own bytes take to pass
-    # through the SM's port; Little's law then turns resident bytes into bandwidth
-    block_seconds = rounds * latency + bytes_per_block / sm_bandwidth
+    # a block lives for its loads' round trips, the time its own bytes take to pass
+    # through the SM's port, and the levels of its tree (each a barrier the whole block
+    # waits at); Little's law then turns resident bytes into bandwidth
+    barriers = float(kernel.barriers_per_block or 0)
+    level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * math.ceil(
+        launch.threads_per_block / 32)
+    tree_seconds = barriers * level_seconds if barriers and cal.tree_level_seconds else 0.0
+    if barriers and not cal.tree_level_seconds:
+        assumptions.append("barriers cost no time: the calibration has no tree_level_seconds")
+    block_seconds = rounds * latency + bytes_per_block / sm_bandwidth + tree_seconds
 
     def rates(resident_blocks: int) -> tuple[float, float, float]:
         in_flight_rate = resident_blocks * bytes_per_block / block_seconds
@@ -547,10 +706,7 @@ def predict(
 
     dram_seconds = _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if dram_bytes else 0.0
     full_wave_seconds = dram_bytes / bandwidth_of_blocks(min(blocks, slots)) if dram_bytes else 0.0
-    cache_seconds = max(
-        (float(n) / record.bandwidth(level) for level, n in (("l2", kernel.l2_bytes), ("l1", kernel.l1_bytes)) if n),
-        default=0.0,
-    )
+    cache_seconds = _cache_seconds(record, kernel, cal, l2_bytes_with_l1_reuse(kernel, launch, occ))
     memory_seconds = max(dram_seconds, cache_seconds)
 
     _, peak_flops = compute_roof(record, kernel)
@@ -558,6 +714,13 @@ def predict(
     warps_per_scheduler = occ.active_warps_per_sm / record.architecture.sub_partitions
     issue_efficiency = min(1.0, warps_per_scheduler * fma_chains_per_thread / cal.fma_latency_cycles)
     compute_seconds = flops / (peak_flops * issue_efficiency) if flops else 0.0
+    if kernel.instructions:
+        # every warp instruction takes an issue slot of its scheduler (one per cycle); a
+        # divergent branch's two sides are both issued, which the count includes
+        # (one instruction per scheduler and cycle at best: independent instructions of one
+        # warp issue back to back, so the warps' count does not lower this rate)
+        schedulers = record.sm_count * record.architecture.sub_partitions
+        compute_seconds = max(compute_seconds, float(kernel.instructions) / (schedulers * record.boost_clock_hz))
 
     launch_seconds = cal.launch_overhead_seconds
     seconds = max(memory_seconds, compute_seconds) + launch_seconds
@@ -566,7 +729,8 @@ def predict(
     if launch_seconds >= max(memory_seconds, compute_seconds):
         limiter: Limiter = "launch"
     elif compute_seconds > memory_seconds:
-        limiter = "issue" if issue_efficiency < 1.0 else "compute"
+        limiter = "issue" if issue_efficiency < 1.0 or compute_seconds > (
+            flops / peak_flops if flops else 0.0) * 1.0001 else "compute"
     elif cache_seconds > dram_seconds:
         limiter = "cache_bandwidth"
     elif dram_seconds > 1.2 * full_wave_seconds:

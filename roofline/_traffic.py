@@ -41,6 +41,11 @@ from ._gpu import translate_validation_error
 from ._kernel import Kernel
 from ._warps import SECTOR_BYTES, WARP_SIZE, distinct_per_row
 
+_NONE = np.iinfo(np.int64).max  # the sort key of a lane that does not access
+#: DRAM's read burst and the cache line, bytes (the footprint's coarser units).
+BURST_BYTES = 64
+LINE_BYTES = 128
+
 __all__ = ["Access", "Coords", "Traffic", "traffic"]
 
 _AXES = ("x", "y", "z")
@@ -170,6 +175,23 @@ class Traffic(BaseModel):
         the compulsory traffic, a lower bound when reused data does not stay in L2.
     dram_bytes_by_array : dict of str to int
         ``dram_bytes`` of each array, reads plus writes.
+    l2_partial_store_sectors : int
+        Sectors of warp-wide stores that the warp writes only in part (fewer than 32
+        bytes): L2 merges them into the line (a read-modify-write of the sector).
+    dram_load_bursts : int
+        Distinct 64-byte DRAM bursts read (the DRAM reads both sectors of a burst).
+    dram_load_lines, dram_store_lines : int
+        Distinct 128-byte lines read and written.
+    dram_store_written_bytes : int
+        Distinct bytes written (the written sectors hold ``32 x sectors`` bytes).
+    l1_footprint_bytes_per_block : int or None
+        32 bytes per distinct sector a block in the middle of the grid loads, over all its
+        loads and loop iterations: what L1 must hold for the block to read each sector from
+        L2 once (None when the block's accesses are too many to list).
+    dram_store_partial_sectors : int
+        Sectors the launch writes only in part (L2 fills them from DRAM first): all written
+        sectors when an array's written bytes fill at most half of them (assumed evenly
+        spread), else the fewest sectors that can leave the missing bytes.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -181,6 +203,13 @@ class Traffic(BaseModel):
     dram_load_bytes: int
     dram_store_bytes: int
     dram_bytes_by_array: dict[str, int]
+    l2_partial_store_sectors: int = 0
+    dram_load_bursts: int = 0
+    dram_load_lines: int = 0
+    dram_store_lines: int = 0
+    dram_store_written_bytes: int = 0
+    dram_store_partial_sectors: int = 0
+    l1_footprint_bytes_per_block: int | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -202,14 +231,23 @@ class Traffic(BaseModel):
 
     def counts(self) -> dict[str, int]:
         """The `roofline.Kernel` fields this traffic fills: ``load_bytes``, ``store_bytes``,
-        ``l2_bytes``, ``l1_bytes`` (the requested bytes: the global side of L1) and
-        ``dram_bytes``; ``roofline.Kernel(**traffic.counts(), ...)`` takes them."""
+        ``l2_bytes``, ``l1_bytes`` (the requested bytes: the global side of L1),
+        ``dram_bytes`` and the footprint's finer counts (bursts, lines, partial sectors);
+        ``roofline.Kernel(**traffic.counts(), ...)`` takes them."""
         return {
             "load_bytes": self.load_bytes,
             "store_bytes": self.store_bytes,
             "l1_bytes": self.requested_bytes,
             "l2_bytes": self.l2_bytes,
             "dram_bytes": self.dram_bytes,
+            "dram_store_bytes": self.dram_store_bytes,
+            "dram_load_bursts": self.dram_load_bursts,
+            "dram_load_lines": self.dram_load_lines,
+            "dram_store_lines": self.dram_store_lines,
+            "dram_store_partial_sectors": self.dram_store_partial_sectors,
+            "l2_partial_store_sectors": self.l2_partial_store_sectors,
+            "l2_store_bytes": self.l2_store_bytes,
+            "l1_footprint_bytes_per_block": self.l1_footprint_bytes_per_block,
         }
 
     def kernel(self, **fields: Any) -> Kernel:
@@ -356,9 +394,9 @@ def _dim(key: Any) -> str:
     return key if isinstance(key, str) else "loop"
 
 
-def _period(slope: int) -> int:
-    """Blocks after which a slope of ``slope`` bytes has moved by whole sectors."""
-    return SECTOR_BYTES // math.gcd(SECTOR_BYTES, abs(slope))
+def _period(slope: int, unit: int = SECTOR_BYTES) -> int:
+    """Blocks after which a slope of ``slope`` bytes has moved by whole units (sectors)."""
+    return unit // math.gcd(unit, abs(slope))
 
 
 def _canonical(segments: _Segments, index: int) -> int:
@@ -385,6 +423,7 @@ def _find_segments(
     key: Any,
     size: int,
     probes: dict[Any, list[int]],
+    unit: int = SECTOR_BYTES,
 ) -> _Segments:
     """Cut one dimension into its boundary blocks and an interior run.
 
@@ -397,7 +436,7 @@ def _find_segments(
     members = [(i, a, d) for i, a in enumerate(accesses) for d in _dims_of(a) if _key(a, d) == key]
     period = 1
     for i, _, d in members:
-        period = max(period, _period(slopes[i, d]))  # powers of two: the lcm is the max
+        period = max(period, _period(slopes[i, d], unit))  # powers of two: the lcm is the max
     if size < 4 * period:
         return _Segments(size, period, tuple(range(size)))
     middle = size // 2 // period * period  # a class's interior reference starts here
@@ -477,12 +516,14 @@ def _find_segments(
     return _Segments(size, period, singles, low, count)
 
 
-def _segment_all(space: _Space, accesses: Sequence[Access], slopes: dict, sizes: dict[Any, int]) -> dict:
+def _segment_all(space: _Space, accesses: Sequence[Access], slopes: dict, sizes: dict[Any, int],
+                 unit: int = SECTOR_BYTES) -> dict:
     """Segments of every dimension. The other dimensions are probed at their ends and middle,
     then again at the representatives the first pass found, until the cut is stable."""
     probes = {key: sorted({0, size // 2, size - 1}) for key, size in sizes.items()}
     for _ in range(3):
-        segments = {key: _find_segments(space, accesses, slopes, key, size, probes) for key, size in sizes.items()}
+        segments = {key: _find_segments(space, accesses, slopes, key, size, probes, unit)
+                    for key, size in sizes.items()}
         seen = {key: {_canonical(seg, b) for b in probes[key]} for key, seg in segments.items()}
         wanted = {key: seen[key] | _representatives(seg) for key, seg in segments.items()}
         if wanted == seen:  # every kind of block was probed already
@@ -613,14 +654,28 @@ def _warps(values: np.ndarray, fill: Any) -> np.ndarray:
     return padded.reshape(rows * warps, WARP_SIZE)
 
 
-def _fast(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
+def _partial_sectors(sectors: np.ndarray, mask: np.ndarray, element_bytes: int) -> np.ndarray:
+    """Per warp (row of 32 lanes): sectors the warp writes only in part (fewer than 32 bytes)."""
+    k = np.sort(np.where(mask, sectors, _NONE), axis=1)
+    valid = k != _NONE
+    first = np.ones(k.shape, dtype=bool)
+    first[:, 1:] = k[:, 1:] != k[:, :-1]
+    group = np.cumsum(first.ravel()) - 1
+    lanes = np.bincount(group, weights=valid.ravel(), minlength=group[-1] + 1 if group.size else 0)
+    partial = (lanes > 0) & (lanes * element_bytes < SECTOR_BYTES)
+    row_of_group = np.repeat(np.arange(k.shape[0]), first.sum(axis=1))
+    return np.bincount(row_of_group, weights=partial, minlength=k.shape[0]).astype(np.int64)
+
+
+def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> dict[str, Any]:
+    """Counts by classes of blocks; distinct `unit`-byte pieces per array (sectors by default)."""
     sizes: dict[Any, int] = {}
     for a in accesses:
         for d in _dims_of(a):
             sizes[_key(a, d)] = _size(space, a, d)
     slopes = _slopes(space, accesses)
-    segments = _segment_all(space, accesses, slopes, sizes)
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0}
+    segments = _segment_all(space, accesses, slopes, sizes, unit)
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0}
     terms: dict[tuple[str, str], list[_Term]] = {}
     warps_per_block = -(-space.threads // WARP_SIZE)
     for i, access in enumerate(accesses):
@@ -632,9 +687,14 @@ def _fast(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
         _check_classes(space, access, where, dims, segments, slopes, i, index, residue, address, mask)
         lanes = mask.sum(axis=1)
         totals[access.kind] += int((lanes * weight).sum()) * access.element_bytes
-        sectors = address // SECTOR_BYTES
-        per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
-        totals[f"l2_{access.kind}"] += int((per_warp * np.repeat(weight, warps_per_block)).sum()) * SECTOR_BYTES
+        sectors = address // unit
+        if unit == SECTOR_BYTES:
+            warp_weight = np.repeat(weight, warps_per_block)
+            per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
+            totals[f"l2_{access.kind}"] += int((per_warp * warp_weight).sum()) * SECTOR_BYTES
+            if access.kind == "store":
+                partial = _partial_sectors(_warps(sectors, 0), _warps(mask, False), access.element_bytes)
+                totals["l2_partial_store"] += int((partial * warp_weight).sum())
         # Footprint terms: the run's classes of a dimension together, single blocks alone.
         group = np.stack([np.where(residue[d] >= 0, -1, index[d]) for d in dims], axis=1)
         for key in np.unique(group, axis=0):
@@ -645,7 +705,7 @@ def _fast(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
             runs = []
             for d, single in zip(dims, key):
                 seg = segments[_key(access, d)]
-                step = slopes[i, d] * seg.period // SECTOR_BYTES
+                step = slopes[i, d] * seg.period // unit
                 if single >= 0 or step == 0:
                     continue
                 if step < 0:  # walk the run backwards so that steps are positive
@@ -653,8 +713,8 @@ def _fast(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
                     step = -step
                 runs.append((_key(access, d), seg.count, step))
             terms.setdefault((access.array, access.kind), []).append(_Term(base, tuple(runs)))
-    dram = {key: _distinct(t) * SECTOR_BYTES for key, t in terms.items()}
-    return _result(totals, dram, accesses)
+    distinct = {key: _distinct(t) for key, t in terms.items()}
+    return {"totals": totals, "distinct": distinct}
 
 
 def _check_classes(space, access, where, dims, segments, slopes, i, index, residue, address, mask) -> None:
@@ -690,9 +750,9 @@ def _check_classes(space, access, where, dims, segments, slopes, i, index, resid
         )
 
 
-def _exhaustive(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0}
-    sectors_of: dict[tuple[str, str], list[np.ndarray]] = {}
+def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> dict[str, Any]:
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0}
+    units_of: dict[tuple[str, str], list[np.ndarray]] = {}
     for i, access in enumerate(accesses):
         where = _describe(i, access)
         shape = (*space.grid[::-1], access.loop)
@@ -703,18 +763,47 @@ def _exhaustive(space: _Space, accesses: Sequence[Access]) -> dict[str, Any]:
             z, y, x, loop = np.unravel_index(flat, shape)
             address, mask = _evaluate(space, access, {"x": x, "y": y, "z": z, "loop": loop}, where)
             totals[access.kind] += int(mask.sum()) * access.element_bytes
-            sectors = address // SECTOR_BYTES
-            per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
-            totals[f"l2_{access.kind}"] += int(per_warp.sum()) * SECTOR_BYTES
-            sectors_of.setdefault((access.array, access.kind), []).append(np.unique(sectors[mask]))
-    dram = {key: int(np.unique(np.concatenate(parts)).size) * SECTOR_BYTES for key, parts in sectors_of.items()}
-    return _result(totals, dram, accesses)
+            pieces = address // unit
+            if unit == SECTOR_BYTES:
+                per_warp = distinct_per_row(_warps(pieces, 0), _warps(mask, False))
+                totals[f"l2_{access.kind}"] += int(per_warp.sum()) * SECTOR_BYTES
+                if access.kind == "store":
+                    totals["l2_partial_store"] += int(
+                        _partial_sectors(_warps(pieces, 0), _warps(mask, False), access.element_bytes).sum())
+            units_of.setdefault((access.array, access.kind), []).append(np.unique(pieces[mask]))
+    distinct = {key: int(np.unique(np.concatenate(parts)).size) for key, parts in units_of.items()}
+    return {"totals": totals, "distinct": distinct}
 
 
-def _result(totals: dict[str, int], dram: dict[tuple[str, str], int], accesses: Sequence[Access]) -> Traffic:
+def _result(passes: dict[int, dict[str, Any]], accesses: Sequence[Access]) -> Traffic:
+    main = passes[SECTOR_BYTES]
+    totals = main["totals"]
+    dram = {key: n * SECTOR_BYTES for key, n in main["distinct"].items()}
     by_array = {a.array: 0 for a in accesses}
     for (array, _), nbytes in dram.items():
         by_array[array] += nbytes
+
+    def over(unit: int, kind: str) -> int:
+        return sum(n for (_, k), n in passes[unit]["distinct"].items() if k == kind)
+
+    # Bytes each array receives: distinct elements x their size (one element size per array).
+    written = 0
+    partial = 0
+    for (array, kind), sectors in main["distinct"].items():
+        if kind != "store":
+            continue
+        sizes = {a.element_bytes for a in accesses if a.array == array and a.kind == "store"}
+        size = min(sizes)
+        elements = passes[("elements", array)]["distinct"].get((array, "store"), 0) if len(sizes) == 1 else None
+        covered = sectors * SECTOR_BYTES if elements is None else elements * size
+        written += covered
+        # Written at most half on average: every sector in part (a strided or sparse store).
+        # Otherwise a sector written in part misses at most 32 - size bytes: the fewest partial
+        # sectors that leave the bytes missing (a few ragged ends of mostly full rows).
+        missing = sectors * SECTOR_BYTES - covered
+        if missing > 0 and size < SECTOR_BYTES:
+            partial += sectors if 2 * covered <= sectors * SECTOR_BYTES else min(
+                sectors, -(-missing // (SECTOR_BYTES - size)))
     return Traffic(
         load_bytes=totals["load"],
         store_bytes=totals["store"],
@@ -723,7 +812,31 @@ def _result(totals: dict[str, int], dram: dict[tuple[str, str], int], accesses: 
         dram_load_bytes=sum(v for (_, kind), v in dram.items() if kind == "load"),
         dram_store_bytes=sum(v for (_, kind), v in dram.items() if kind == "store"),
         dram_bytes_by_array=by_array,
+        l2_partial_store_sectors=totals["l2_partial_store"],
+        dram_load_bursts=over(BURST_BYTES, "load"),
+        dram_load_lines=over(LINE_BYTES, "load"),
+        dram_store_lines=over(LINE_BYTES, "store"),
+        dram_store_written_bytes=written,
+        dram_store_partial_sectors=partial,
     )
+
+
+def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
+    """Distinct sectors (x 32 bytes) the middle block of the grid loads, all loop iterations."""
+    loads = [a for a in accesses if a.kind == "load"]
+    if not loads:
+        return 0
+    if sum(a.loop for a in loads) * space.threads > _CHUNK_ELEMENTS:
+        return None
+    middle = {axis: space.grid[i] // 2 for i, axis in enumerate(_AXES)}
+    sectors = []
+    for i, access in enumerate(loads):
+        rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
+                "loop": np.arange(access.loop, dtype=np.int64)}
+        address, mask = _evaluate(space, access, rows, _describe(i, access))
+        # arrays are separate allocations: key the sectors by array
+        sectors.append(np.unique(address[mask] // SECTOR_BYTES) * 1024 + sorted({a.array for a in loads}).index(access.array))
+    return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
 
 
 def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bool = False) -> Traffic:
@@ -776,6 +889,12 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
         if not isinstance(a, Access):
             raise TypeError(f"accesses must hold roofline.Access objects, not {type(a).__name__}")
     space = _Space(shape.grid, shape.block)
-    if exhaustive:
-        return _exhaustive(space, accesses)
-    return _fast(space, accesses)
+    count = _exhaustive if exhaustive else _fast
+    passes: dict[Any, dict[str, Any]] = {unit: count(space, accesses, unit)
+                                         for unit in (SECTOR_BYTES, BURST_BYTES, LINE_BYTES)}
+    for array in {a.array for a in accesses if a.kind == "store"}:
+        stores = [a for a in accesses if a.array == array and a.kind == "store"]
+        if len({a.element_bytes for a in stores}) == 1:
+            passes[("elements", array)] = count(space, stores, stores[0].element_bytes)
+    result = _result(passes, accesses)
+    return result.model_copy(update={"l1_footprint_bytes_per_block": _block_footprint(space, accesses)})

@@ -66,7 +66,12 @@ def test_predict_reads_registers_and_shared_memory_from_the_file(capsys, saxpy3)
     assert data["kernel"] == "saxpy3" and data["seconds"] == want.seconds
     assert data["resources"] == saxpy3.model_dump(mode="json")
     assert data["launch"]["registers_per_thread"] == saxpy3.registers_per_thread
-    assert not data["assumptions"]  # the registers are known, not assumed
+    # the registers are known, not assumed; loads in flight come from the SASS where it was read
+    in_flight = saxpy3.sass.global_loads_in_flight_per_thread if saxpy3.sass else None
+    assert data["launch"]["loads_in_flight_per_thread"] == in_flight
+    assert data["assumptions"] == [
+        f"loads in flight per thread from the SASS ({in_flight} {saxpy3.sass.global_load_instruction} in flight)"
+        if saxpy3.sass else "loads in flight per thread assumed = elements_per_thread (no SASS)"]
 
 
 def test_predict_loose_registers_that_agree_with_the_file_are_fine(capsys, saxpy3):

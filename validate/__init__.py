@@ -12,7 +12,18 @@ from ._cluster_check import ClusterCheck, ClusterMismatch, check_clusters, drive
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceComparison, DeviceInfo, FieldDifference, compare_device, gpu_slug, query_device
 from ._errors import DeviceError
+from ._families import FAMILIES, FamilyRecord, family_model, measure_families
+from ._family_report import (
+    FamilyReport,
+    FamilyRow,
+    FamilySummary,
+    family_report,
+    plot_families,
+    render_family_markdown,
+    write_family_report,
+)
 from ._files import write_calibration
+from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 from ._gpc_layout import GpcLaunch, GpcLayoutMeasurement, measure_gpc_layout
 from ._hostlink import HostLinkFit, HostLinkPoint, HostLinks, fit_link, measure_host_links
 from ._kernel_args import DTYPES, KernelArg, parse_kernel_arg, parse_kernel_args
@@ -23,7 +34,7 @@ from ._measure import ClockReading, Measurement, OutputCheck, benchmark_until_st
 from ._multi import device_spread, load_report_set, merge_reports, run_validation_devices
 from ._occupancy_check import OccupancyCheck, OccupancyMismatch, ProbeVariant, check_occupancy, probe_source
 from ._persistence import Persistence, PersistencePoint, measure_persistence
-from ._prediction import PredictionCheck, run_prediction_check
+from ._prediction import PredictionCheck, fit_calibration, run_prediction_check
 from ._prediction_report import write_prediction_report
 from ._reference import Reference, References, apply_references, measure_references
 from ._report import REPORT_SCHEMA_VERSION, ReportSet, SpreadRow, ValidationReport, render_markdown, write_report
@@ -35,7 +46,9 @@ from ._validate import ValidationRun, run_validation, select_models
 from ._workingset import WorkingSet, WorkingSetPoint, measure_working_set
 
 __all__ = [
+    "CALIBRATION_FIT_PARAMETERS",
     "CEILING_NAMES",
+    "CalibrationFit",
     "Ceiling",
     "Ceilings",
     "ChasePlan",
@@ -51,7 +64,13 @@ __all__ = [
     "DeviceError",
     "DeviceInfo",
     "EventTimer",
+    "FAMILIES",
+    "FamilyRecord",
+    "FamilyReport",
+    "FamilyRow",
+    "FamilySummary",
     "FieldDifference",
+    "FitParameter",
     "GpcLaunch",
     "GpcLayoutMeasurement",
     "HostLinkFit",
@@ -103,13 +122,18 @@ __all__ = [
     "compile_kernels",
     "device_spread",
     "driver_cluster_answers",
+    "family_model",
+    "family_report",
+    "fit_calibration",
     "fit_link",
+    "fit_to_measurements",
     "gpu_slug",
     "kernel_resources",
     "kernel_source",
     "load_report_set",
     "measure",
     "measure_ceilings",
+    "measure_families",
     "measure_gpc_layout",
     "measure_host_links",
     "measure_latency_ladder",
@@ -124,8 +148,10 @@ __all__ = [
     "open_session",
     "parse_kernel_arg",
     "parse_kernel_args",
+    "plot_families",
     "probe_source",
     "query_device",
+    "render_family_markdown",
     "render_markdown",
     "resource_corpus",
     "run_prediction_check",
@@ -138,6 +164,7 @@ __all__ = [
     "supported_kernels",
     "with_defines",
     "write_calibration",
+    "write_family_report",
     "write_prediction_report",
     "write_report",
 ]

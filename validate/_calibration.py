@@ -20,7 +20,7 @@ def measurement_origin(info: Any, created_utc: str, command: str = "gpuroof vali
 
 
 def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any = None, launch: Any = None,
-                         working_set: Any = None) -> dict[str, Any]:
+                         working_set: Any = None, effects: Any = None) -> dict[str, Any]:
     """`fitted` (a `roofline.Calibration` as a dict) with the run's measured figures added.
 
     Parameters
@@ -32,6 +32,9 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any
     latency : LatencyLadder, optional
     launch : LaunchOverhead, optional
     working_set : WorkingSet, optional
+    effects : MemoryEffects, optional
+        The memory-effect probes (DRAM burst, lone line read, partial line write, L2
+        partial stores, tree level).
 
     Returns
     -------
@@ -101,6 +104,11 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any
             f"working-set sweep, median of {plateaus.l2_points} ld.global.cg points with footprint <= L2/2")
         put("dram_read_bytes_per_second", plateaus.dram_bytes_per_second,
             f"working-set sweep, median of {plateaus.dram_points} points with footprint >= 4x L2")
+    if effects is not None:
+        from ._effects import effects_calibration
+
+        for name, (value, how) in effects_calibration(effects, device="").items():
+            put(name, value, how.removeprefix("measured: ").split("; an ")[0])
     out = dict(fitted)
     out.update(values)
     known = fitted.get("sources", {})

@@ -242,13 +242,15 @@ def device_count() -> int:
     return int(driver_call(cuda_modules().driver.cuDeviceGetCount))
 
 
-def _child(device: int, out: str, quick: bool, kernels: Sequence[str] | None, seed: int | None) -> None:
+def _child(device: int, out: str, quick: bool, kernels: Sequence[str] | None, seed: int | None,
+           families: Sequence[str] | None = None) -> None:
     from ._validate import run_validation
 
     def progress(message: str) -> None:
         print(f"gpuroof validate [gpu {device}]: {message}", file=sys.stderr, flush=True)
 
-    run_validation(out=out, quick=quick, kernels=kernels, device=device, seed=seed, progress=progress)
+    run_validation(out=out, quick=quick, kernels=kernels, device=device, seed=seed, families=families,
+                   progress=progress)
 
 
 def run_validation_devices(
@@ -258,6 +260,7 @@ def run_validation_devices(
     quick: bool = False,
     kernels: Sequence[str] | None = None,
     seed: int | None = None,
+    families: Sequence[str] | None = None,
     progress: Callable[[str], None] = lambda message: print(f"gpuroof validate: {message}", file=sys.stderr,
                                                              flush=True),
 ) -> ReportSet:
@@ -269,7 +272,7 @@ def run_validation_devices(
         CUDA device indices.
     out : path
         Folder: ``device-N/`` holds each device's files, ``report.json``/``report.md`` the merge.
-    quick, kernels, seed
+    quick, kernels, seed, families
         As `run_validation`.
     progress : callable
         Receives the parent's lines (each child prints its own, tagged with its GPU).
@@ -288,6 +291,7 @@ def run_validation_devices(
     OSError
         If `out` cannot be written (checked before any process starts).
     """
+    from ._families import _check_families
     from ._validate import check_run_arguments
 
     if isinstance(devices, str):
@@ -302,6 +306,7 @@ def run_validation_devices(
     # Every argument is checked here, in the parent, before a process starts for a device.
     for index in ([0] if devices == "all" else devices):
         check_run_arguments(out=out, quick=quick, kernels=kernels, device=index, seed=seed, progress=progress)
+    _check_families(families)
     if devices != "all" and len(set(devices)) != len(devices):
         raise RooflineError(f"devices={list(devices)} names a device twice")
     count = device_count()
@@ -316,7 +321,8 @@ def run_validation_devices(
     processes = {}
     for index in indices:
         process = context.Process(target=_child, args=(index, str(folder / f"device-{index}"), quick,
-                                                       list(kernels) if kernels else None, seed))
+                                                       list(kernels) if kernels else None, seed,
+                                                       None if families is None else list(families)))
         process.start()
         processes[index] = process
     progress(f"validating {len(indices)} devices at once: {', '.join(map(str, indices))}")

@@ -3,7 +3,8 @@
 The sweep launches one copy kernel over block sizes, resident blocks per SM (limited with
 dynamic shared memory) and independent elements per thread, so that the bytes in flight
 range from a trickle to far past the bandwidth-delay product. The block sizes 64 and 1024
-(the extremes) of the sweep fit the model's latency, SM bandwidth, block-dispatch interval and knee;
+(the extremes) of the sweep fit the model's latency, SM bandwidth, block-dispatch interval and knee
+(`CALIBRATION_FIT_PARAMETERS`; the fit calls `roofline.predict` at every point, `validate._fit`);
 every other point is a prediction the fit never saw. The pointer chase (one thread, one
 dependent load at a time) is reported beside them: it is the latency of a lone load,
 shorter than a block's load-to-retire round trip that the model needs.
@@ -19,13 +20,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 
 __all__ = [
     "CliffCheck",
     "PredictionCheck",
     "SweepPoint",
     "fit_calibration",
+    "fit_sweep",
     "predict_sweep_point",
     "run_prediction_check",
     "sweep_configurations",
@@ -104,6 +108,8 @@ class PredictionCheck(BaseModel):
     median_abs_error: float
     max_abs_error: float
     tolerance: float = TOLERANCE
+    fit: CalibrationFit | None = Field(
+        default=None, description="How the calibration was fitted, with its error on the fitted and held-out points.")
 
 
 def sweep_configurations(quick: bool = False) -> list[tuple[int, int, int | None]]:
@@ -156,63 +162,111 @@ def predict_sweep_point(gpu: Any, calibration: Any, point: SweepPoint, n: int = 
     )
 
 
+def _sweep_launches(gpu: Any, points: Sequence[SweepPoint], n: int) -> list[tuple[Any, Any, float]]:
+    """(kernel, launch, measured seconds) of each sweep point, as `predict_sweep_point` predicts it."""
+    from roofline import RooflineError
+
+    if isinstance(points, (str, bytes)) or not isinstance(points, Sequence):
+        raise TypeError(f"points must be a sequence of SweepPoint, not {type(points).__name__}")
+    for p in points:
+        if not isinstance(p, SweepPoint):
+            raise TypeError(f"points must hold SweepPoint, not {type(p).__name__}")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n must be an int, not {type(n).__name__}")
+    if not 1 <= n <= 2**40:
+        raise RooflineError(f"n={n} must be from 1 to {2**40}")
+    kernel = _copy_model(n)
+    return [(kernel, _launch_for(gpu.architecture, p.block_size, p.elements_per_thread, p.registers_per_thread,
+                                 p.dynamic_shared_memory, n), p.measured_seconds) for p in points]
+
+
+def fit_sweep(
+    gpu: Any,
+    base: Any,
+    points: Sequence[SweepPoint],
+    *,
+    parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
+    n: int = SWEEP_ELEMENTS,
+    max_evaluations: int = 600,
+) -> tuple[Any, CalibrationFit]:
+    """Fit on the points marked ``used_for_calibration`` and check on the others.
+
+    Returns
+    -------
+    (roofline.Calibration, CalibrationFit)
+        The fitted calibration, and the fit with its train and test errors.
+    """
+    import roofline
+
+    record = roofline.gpu(gpu)
+    _sweep_launches(record, points, n)  # checks them all
+    train = [p for p in points if p.used_for_calibration]
+    test = [p for p in points if not p.used_for_calibration]
+    fitted, fit = fit_to_measurements(record, base, _sweep_launches(record, train, n), parameters=parameters,
+                                      max_evaluations=max_evaluations)
+    if test:
+        errors = [abs(predict_sweep_point(record, fitted, p, n).error) for p in test]
+        fit = fit.model_copy(update={"test_points": len(test), "test_median_abs_error": statistics.median(errors),
+                                     "test_max_abs_error": max(errors)})
+    return fitted, fit
+
+
 def fit_calibration(
     gpu: Any,
     base: Any,
     points: Sequence[SweepPoint],
     *,
-    latency_grid_seconds: Sequence[float] = tuple(np.arange(2e-7, 1.0001e-6, 2e-8)),
-    sm_bandwidth_grid: Sequence[float] = tuple(np.arange(2e10, 1.2001e11, 4e9)),
-    dispatch_grid_seconds: Sequence[float] = tuple(np.arange(4e-8, 1.2001e-7, 4e-9)),
-    sharpness_grid: Sequence[float] = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0),
+    parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
     n: int = SWEEP_ELEMENTS,
+    max_evaluations: int = 600,
 ) -> Any:
-    """Fit latency, SM bandwidth, block dispatch and knee to minimise the worst error on `points`.
+    """Fit the declared parameters so that `roofline.predict` matches the copy-sweep `points`.
 
-    The search is exhaustive over the grids, vectorised over every combination at once,
-    using the steady state of `roofline.predict` (full waves; one round of loads, as in the
-    sweep kernel) plus the measured launch overhead.
+    Every candidate calibration predicts every point with `roofline.predict` (the launch of
+    `predict_sweep_point`), so the fit and the model cannot disagree; the search and its
+    criterion (the worst relative error) are `fit_to_measurements`'.
 
     Parameters
     ----------
-    gpu : roofline.GPU
+    gpu : roofline.GPU or str
         The GPU measured.
     base : roofline.Calibration
-        Calibration holding the measured bandwidth fraction and launch overhead.
+        Calibration holding the measured bandwidth fraction and launch overhead, and the
+        start of the search.
     points : sequence of SweepPoint
-        Measured calibration points of the copy kernel.
+        Measured points of the copy kernel (all of them are fitted).
+    parameters : sequence of FitParameter
+        The calibration fields to fit, with their grids (default `CALIBRATION_FIT_PARAMETERS`).
+    n : int
+        Elements of the swept copy.
+    max_evaluations : int
+        Parameter sets to try at most.
 
     Returns
     -------
     roofline.Calibration
-        `base` with ``idle_latency_seconds``, ``sm_bandwidth_bytes_per_second``,
-        ``block_dispatch_seconds`` and ``knee_sharpness`` replaced and marked measured.
+        `base` with the fitted parameters replaced and marked measured.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> gpu, cal = roofline.gpu("H100 SXM"), roofline.calibration("H100 SXM")
+    >>> p = SweepPoint(block_size=256, elements_per_thread=4, blocks_per_sm_limit=None, dynamic_shared_memory=0,
+    ...                registers_per_thread=16, active_blocks_per_sm=8, runtime_active_blocks_per_sm=None,
+    ...                measured_seconds=1.0, measured_bytes_per_second=1.0)
+    >>> truth = predict_sweep_point(gpu, cal, p)
+    >>> p = p.model_copy(update={"measured_seconds": truth.predicted_seconds,
+    ...                          "measured_bytes_per_second": truth.predicted_bytes_per_second})
+    >>> fitted = fit_calibration(gpu, cal, [p])
+    >>> abs(predict_sweep_point(gpu, fitted, p).error) < 1e-3
+    True
     """
-    k = np.array([p.active_blocks_per_sm for p in points], dtype=float)
-    bytes_per_block = np.array([8.0 * p.block_size * p.elements_per_thread for p in points])
-    measured = np.array([p.measured_bytes_per_second for p in points])
-    sms = float(gpu.sm_count)
-    peak = gpu.memory_bandwidth * base.sustained_bandwidth_fraction
-    lat, smbw, disp, sharp = np.meshgrid(latency_grid_seconds, sm_bandwidth_grid, dispatch_grid_seconds,
-                                         sharpness_grid, indexing="ij")
-    lat, smbw, disp, sharp = (a.reshape(-1, 1) for a in (lat, smbw, disp, sharp))
-    in_flight_rate = k * sms * bytes_per_block / (lat + bytes_per_block / smbw)
-    dispatch_rate = sms * bytes_per_block / disp
-    bandwidth = (in_flight_rate ** -sharp + dispatch_rate ** -sharp + peak ** -sharp) ** (-1.0 / sharp)
-    seconds = 8.0 * n / bandwidth + base.launch_overhead_seconds
-    worst = np.abs(8.0 * n / seconds / measured - 1.0).max(axis=1)
-    best = int(np.argmin(worst))
-    note = (f"measured: fitted to {len(points)} copy-sweep points at block sizes "
-            f"{', '.join(map(str, CALIBRATION_BLOCK_SIZES))} (worst error {worst[best]:.1%})")
-    fitted = {
-        "idle_latency_seconds": float(lat[best, 0]),
-        "sm_bandwidth_bytes_per_second": float(smbw[best, 0]),
-        "block_dispatch_seconds": float(disp[best, 0]),
-        "knee_sharpness": float(sharp[best, 0]),
-    }
-    sources = dict(base.sources)
-    sources.update({name: note for name in fitted})
-    return base.model_copy(update={**fitted, "sources": sources})
+    import roofline
+
+    record = roofline.gpu(gpu)
+    fitted, _ = fit_to_measurements(record, base, _sweep_launches(record, points, n), parameters=parameters,
+                                    max_evaluations=max_evaluations)
+    return fitted
 
 
 def _dynamic_shared_for_limit(arch: Any, block_size: int, registers: int, limit: int | None) -> int:
@@ -343,10 +397,12 @@ def run_prediction_check(
         "sustained_bandwidth_fraction": min(1.0, best_bandwidth / gpu.memory_bandwidth),
         "sources": sources,
     })
-    fitted = fit_calibration(gpu, base, [p for p in measured if p.used_for_calibration], n=n)
+    fitted, fit = fit_sweep(gpu, base, measured, n=n)
     progress(f"fitted latency {fitted.idle_latency_seconds * 1e9:.0f} ns, SM bandwidth "
              f"{fitted.sm_bandwidth_bytes_per_second / 1e9:.0f} GB/s, block dispatch "
-             f"{fitted.block_dispatch_seconds * 1e9:.0f} ns, knee {fitted.knee_sharpness}")
+             f"{fitted.block_dispatch_seconds * 1e9:.0f} ns, knee {fitted.knee_sharpness:.2f} "
+             f"({fit.evaluations} parameter sets in {fit.seconds:.1f} s; worst error {fit.train_max_abs_error:.1%} "
+             f"on the {fit.train_points} fitted points, {fit.test_max_abs_error or 0:.1%} on the {fit.test_points} others)")
     sweep = tuple(predict_sweep_point(gpu, fitted, p, n) for p in measured)
 
     # -- one shared-memory cliff, both sides ----------------------------------------------
@@ -378,4 +434,5 @@ def run_prediction_check(
         points=len(errors),
         median_abs_error=statistics.median(errors),
         max_abs_error=max(errors),
+        fit=fit,
     )

@@ -27,6 +27,7 @@ def render_prediction_markdown(check: Any, level: int = 1) -> str:
         f"{check.tolerance:.0%} (median absolute error {check.median_abs_error:.1%}, "
         f"worst {check.max_abs_error:.1%}).",
         "",
+        *_fit_lines(check.fit),
         f"{h2} Calibration",
         "",
         "| parameter | value | source |",
@@ -74,6 +75,17 @@ def render_prediction_markdown(check: Any, level: int = 1) -> str:
             f"{c.predicted_seconds_after / c.predicted_seconds_before:.2f} |",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _fit_lines(fit: Any) -> list[str]:
+    if fit is None:
+        return []
+    test = ("" if fit.test_max_abs_error is None else
+            f"; on the {fit.test_points} points it never saw: median {fit.test_median_abs_error:.1%}, "
+            f"worst {fit.test_max_abs_error:.1%}")
+    return [f"Fit of {', '.join(fit.parameters)} by calling `roofline.predict` ({fit.method}; "
+            f"{fit.evaluations} parameter sets, {fit.seconds:.1f} s): on the {fit.train_points} fitted points "
+            f"median {fit.train_median_abs_error:.1%}, worst {fit.train_max_abs_error:.1%}{test}.", ""]
 
 
 def plot_bandwidth_occupancy(check: Any, path: Path) -> None:

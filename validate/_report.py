@@ -16,11 +16,13 @@ from roofline import RooflineError
 from . import _measurement_report as sections
 from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
+from ._family_report import FamilyReport, plot_families, render_family_markdown
 from ._files import write_calibration
 from ._hostlink import HostLinks
 from ._latency import LatencyLadder
 from ._launch import LaunchOverhead
 from ._occupancy_check import OccupancyCheck
+from ._effects import MemoryEffects
 from ._persistence import Persistence
 from ._prediction import PredictionCheck
 from ._reference import References
@@ -60,12 +62,17 @@ class ValidationReport(BaseModel):
     working_set: WorkingSet | None = None
     host_links: HostLinks | None = None
     persistence: Persistence | None = None
+    effects: MemoryEffects | None = Field(default=None, description="The time model's memory-effect probes.")
     calibration: dict[str, Any] | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")
     step_seconds: dict[str, float] = Field(default_factory=dict, description="Wall time of each step of the run.")
     late_timer_samples: int | None = Field(
         default=None, description="Samples the queued event timer retook because the host was late.")
+    families: FamilyReport | None = Field(
+        default=None, description="The kernel families: every launch measured (its record, to predict again) and "
+        "roofline.predict's and the plain roofline's error, per family, with this run's calibration.")
+    families_error: str | None = None
 
 
 class SpreadRow(BaseModel):
@@ -183,36 +190,48 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
         for name, error in oc.compile_errors.items():
             lines.append(f"- {name}: compile error: {error}")
 
+    # With a family report, roofline.predict's errors are there (every suite kernel is in a
+    # family, beside the plain roofline's): one table of the model's errors, not two.
+    model = report.families is None
     lines += [f"{h2} Kernels: prediction against measurement", "",
               "Predicted = roofline time lower bound; APE = |predicted - measured| / measured. "
-              "Model = `roofline.predict` (occupancy, Little's law, waves) with this run's calibration.", "",
+              + ("Model = `roofline.predict` (occupancy, Little's law, waves) with this run's calibration."
+                 if model else "`roofline.predict`'s error on each kernel is in the family report below."), "",
               "| kernel | regime | regs | measured (ms) | predicted (ms) | APE | predicted, measured ceilings (ms) "
-              "| APE | model (ms) | APE | limiter | achieved | status |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| APE | " + ("model (ms) | APE | limiter | " if model else "") + "achieved | status |",
+              "| --- " * (13 if model else 10) + "|"]
     for k in report.kernels:
         achieved = (_si(k.measured_flops_per_second, "GFLOP/s") if k.flops
                     else _si(k.measured_dram_bytes_per_second, "GB/s"))
         regs = "-" if k.resources is None else str(k.resources.registers_per_thread)
         status = k.status if k.status == "ok" else f"{k.status}: {(k.error or '').splitlines()[0][:120]}"
+        model_cells = (f"{_ms(k.model_predicted_seconds)} | {_pct(k.ape_percent_model)} | {k.model_limiter or '-'} | "
+                       if model else "")
         lines.append(
             f"| {k.label} | {k.regime or '-'} | {regs} | {_ms(k.measured_seconds)} | {_ms(k.predicted_seconds)} | "
             f"{_pct(k.ape_percent)} | {_ms(k.predicted_seconds_measured_ceilings)} | "
-            f"{_pct(k.ape_percent_measured_ceilings)} | {_ms(k.model_predicted_seconds)} | "
-            f"{_pct(k.ape_percent_model)} | {k.model_limiter or '-'} | {achieved if k.status == 'ok' else '-'} | "
+            f"{_pct(k.ape_percent_measured_ceilings)} | {model_cells}{achieved if k.status == 'ok' else '-'} | "
             f"{status} |")
     lines += ["", f"{h2} Prediction error by regime", "",
               "| regime | kernels | median APE | worst APE (kernel) | median APE, measured ceilings "
-              "| worst APE, measured ceilings (kernel) | median APE, model | worst APE, model (kernel) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| worst APE, measured ceilings (kernel) |" + (" median APE, model | worst APE, model (kernel) |"
+                                                             if model else ""),
+              "| --- " * (8 if model else 6) + "|"]
     for s in (*report.summary.regimes, report.summary.overall):
         lines.append(
             f"| {s.regime} | {s.kernels} | {_pct(s.median_ape_percent)} | "
             f"{_pct(s.worst_ape_percent)} ({s.worst_kernel or '-'}) | {_pct(s.median_ape_percent_measured_ceilings)} | "
-            f"{_pct(s.worst_ape_percent_measured_ceilings)} ({s.worst_kernel_measured_ceilings or '-'}) | "
-            f"{_pct(s.median_ape_percent_model)} | {_pct(s.worst_ape_percent_model)} ({s.worst_kernel_model or '-'}) |")
+            f"{_pct(s.worst_ape_percent_measured_ceilings)} ({s.worst_kernel_measured_ceilings or '-'}) |"
+            + (f" {_pct(s.median_ape_percent_model)} | {_pct(s.worst_ape_percent_model)} "
+               f"({s.worst_kernel_model or '-'}) |" if model else ""))
     if report.summary.failed:
         lines += ["", f"Failed kernels: {', '.join(report.summary.failed)}."]
     lines += ["", f"![roofline]({assets}roofline.png)", ""]
+    if report.families is not None:
+        lines += [render_family_markdown(report.families, level=level + 1, plot=f"{assets}families.png",
+                                         title="Kernel families: roofline.predict and the plain roofline, by family")]
+    elif report.families_error:
+        lines += [f"{h2} Kernel families", "", f"Not measured: {report.families_error}", ""]
     if report.prediction is not None:
         from ._prediction_report import render_prediction_markdown
 
@@ -233,6 +252,21 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
         lines += sections.render_host_links(report.host_links, h2)
     if report.persistence is not None:
         lines += sections.render_persistence(report.persistence, h2)
+    if report.effects is not None:
+        e = report.effects
+        lines += [f"{h2} Memory effects (the time model's probes)", "",
+                  "| parameter | value | from |", "| --- | ---: | --- |",
+                  f"| DRAM burst | {e.dram_burst_bytes} B | one float per other sector took "
+                  f"{e.other_sector_read_seconds / e.sector_read_seconds:.2f} of one per sector |",
+                  f"| lone line read | {e.dram_read_line_bytes:.0f} B | {e.line_read_seconds * 1e6:.1f} us for "
+                  f"{e.buffer_bytes // 128} lines |",
+                  f"| partial line write | {e.dram_partial_write_line_bytes:.0f} B | {e.line_write_seconds * 1e6:.1f} us "
+                  f"for {e.buffer_bytes // 128} lines |",
+                  f"| L2 partial stores | {e.l2_partial_store_sectors_per_second / 1e9:.1f} G/s | "
+                  f"{e.l2_partial_stores} stores in {e.l2_partial_store_seconds * 1e6:.1f} us |",
+                  f"| tree level | {e.tree_level_seconds * 1e9:.1f} ns + {e.tree_level_warp_seconds * 1e9:.2f} ns "
+                  f"per warp | shared load, add, store, barrier; per level at "
+                  + ", ".join(f"{b} threads {t * 1e9:.1f} ns" for b, t in e.tree_level_points.items()) + " |", ""]
     if report.measurement_errors:
         lines += [f"{h2} Measurements that failed", ""]
         lines += [f"- {name}: {error}" for name, error in report.measurement_errors.items()] + [""]
@@ -288,7 +322,8 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
     Returns
     -------
     dict
-        File kind ("json", "markdown", "plot", "calibration", "sweep_plot", "working_set_plot")
+        File kind ("json", "markdown", "plot", "calibration", "sweep_plot", "working_set_plot",
+        "families_plot")
         to path written. A plot is skipped, with a progress line, when it cannot be drawn.
     """
     if not isinstance(report, ValidationReport):
@@ -324,6 +359,11 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
             written["working_set_plot"] = folder / "working_set.png"
         except Exception as exc:  # noqa: BLE001 - a plot failure must not lose the measurements
             progress(f"working_set.png not written: {type(exc).__name__}: {exc}")
+    if report.families is not None:
+        try:
+            written["families_plot"] = plot_families(report.families, folder / "families.png")
+        except Exception as exc:  # noqa: BLE001 - a plot failure must not lose the measurements
+            progress(f"families.png not written: {type(exc).__name__}: {exc}")
     if report.prediction is not None:
         from ._prediction_report import plot_bandwidth_occupancy
 

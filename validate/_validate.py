@@ -17,7 +17,10 @@ from ._calibration import measured_calibration, measurement_origin
 from ._ceilings import measure_ceilings
 from ._clocks import open_clock_monitor
 from ._device import compare_device, query_device
+from ._effects import measure_effects
 from ._errors import DeviceError
+from ._families import _check_families, measure_families
+from ._family_report import _report as _family_report
 from ._hostlink import measure_host_links
 from ._latency import measure_latency_ladder
 from ._launch import measure_launch_overhead
@@ -152,6 +155,7 @@ def run_validation(
     kernels: Sequence[str] | None = None,
     device: int = 0,
     seed: int | None = None,
+    families: Sequence[str] | None = None,
     progress: Callable[[str], None] = _stderr,
 ) -> ValidationRun:
     """Validate the models on a real GPU and write the report.
@@ -161,7 +165,9 @@ def run_validation(
     overhead, the latency ladder, the working-set sweep, host links and L2 persistence;
     check the occupancy calculator against the driver; calibrate the prediction model;
     compile, check and time every kernel of the suite and compare each with its
-    prediction; write report.json, report.md, the plots and calibration.json into ``out``.
+    prediction; check and time the kernel families (the suite's kernels among them) and
+    give `roofline.predict`'s and the plain roofline's error per family; write report.json,
+    report.md, the plots and calibration.json into ``out``.
 
     Parameters
     ----------
@@ -175,6 +181,8 @@ def run_validation(
         CUDA device index.
     seed : int, optional
         Seed of the random inputs; default a fresh one (recorded in the report).
+    families : sequence of str, optional
+        Only these kernel families (`validate.FAMILIES`); default all, an empty sequence none.
     progress : callable
         Receives one line per step (default: stderr).
 
@@ -192,6 +200,7 @@ def run_validation(
         If `out` cannot be written (checked before the GPU is touched).
     """
     models = check_run_arguments(out=out, quick=quick, kernels=kernels, device=device, seed=seed, progress=progress)
+    wanted_families = _check_families(families)
     start = time.perf_counter()
     seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
     rng = np.random.default_rng(seed)
@@ -254,15 +263,20 @@ def run_validation(
         progress(f"occupancy check failed: {exc}")
     steps["occupancy check"] = time.perf_counter() - started
     started = time.perf_counter()
-    prediction, prediction_error, calibration, full_calibration = None, None, None, None
+    prediction, prediction_error, calibration, full_calibration, effects = None, None, None, None, None
     try:
         from ._prediction import run_prediction_check
 
         prediction = run_prediction_check(session, entry, progress=progress, quick=quick)
         import roofline
 
+        fitted = roofline.Calibration.model_validate(prediction.calibration)
+        sustained = entry.memory_bandwidth * fitted.sustained_bandwidth_fraction
+        effects = step("memory effects", lambda: measure_effects(
+            session, info, dram_bytes_per_second=sustained, quick=quick, progress=progress))
         full_calibration = measured_calibration(prediction.calibration, origin=measurement_origin(info, created),
-                                                latency=latency, launch=launch, working_set=working_set)
+                                                latency=latency, launch=launch, working_set=working_set,
+                                                effects=effects)
         calibration = roofline.Calibration.model_validate(full_calibration)
     except (DeviceError, ValueError) as exc:
         prediction_error = str(exc)
@@ -272,6 +286,29 @@ def run_validation(
     rows = run_suite(session, info, models, database_gpu=entry, measured=measured, quick=quick, rng=rng,
                      progress=progress, calibration=calibration)
     steps["kernels"] = time.perf_counter() - started
+    started = time.perf_counter()
+    family_report, families_error = None, None
+    if wanted_families:
+        try:
+            records = measure_families(session, info, quick=quick, families=wanted_families, suite_rows=rows, rng=rng,
+                                       progress=progress)
+            if entry is None:
+                families_error = f"{len(records)} launches measured, but no database entry to predict them for"
+            else:
+                import roofline
+
+                where = ("this run's calibration (fitted to its copy sweep, with its measured figures)"
+                         if calibration is not None else "packaged: this run's calibration failed")
+                family_report = _family_report(records, entry, calibration or roofline.calibration(entry), where,
+                                               info.name, f"gpuroof validate, {created}, {socket.gethostname()}")
+                o = family_report.overall
+                progress(f"families: roofline.predict median |error| {o.predict_median_abs_percent or 0:.0f}% "
+                         f"(worst {o.predict_worst_abs_percent or 0:.0f}%, {o.predict_worst_label}), plain roofline "
+                         f"{o.roofline_median_abs_percent or 0:.0f}%")
+        except (DeviceError, ValueError, MemoryError) as exc:
+            families_error = f"{type(exc).__name__}: {exc}"
+            progress(f"families failed: {exc}")
+    steps["families"] = time.perf_counter() - started
     from importlib import metadata
 
     try:
@@ -285,8 +322,9 @@ def run_validation(
         ceilings=ceilings, occupancy_check=occupancy_check, occupancy_check_error=occupancy_error, kernels=rows,
         summary=summarize_predictions(rows), prediction=prediction, prediction_error=prediction_error,
         host=socket.gethostname(), references=references, launch=launch, latency=latency, working_set=working_set,
-        host_links=host_links, persistence=persistence, calibration=full_calibration, measurement_errors=failures,
-        step_seconds=steps, late_timer_samples=session.timer.late,
+        host_links=host_links, persistence=persistence, effects=effects, calibration=full_calibration, measurement_errors=failures,
+        step_seconds=steps, late_timer_samples=session.timer.late, families=family_report,
+        families_error=families_error,
     )
     files = {} if out is None else write_report(report, out, models, progress=progress)
     if files:

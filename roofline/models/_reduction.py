@@ -247,5 +247,6 @@ def reduction(n: int, *, block: int = 256, variant: Variant = "sequential") -> K
         l1_bytes=counts.requested_bytes + grid * steps.shared_wavefronts_per_block * SHARED_WAVEFRONT_BYTES,
         shared_bytes=grid * steps.shared_bytes_per_block,
         bank_conflict_ways=steps.bank_conflict_ways,
+        barriers_per_block=steps.barriers_per_block,
         launch=Launch(grid=grid, block=block, static_shared_memory=FLOAT_BYTES * shared_words),
     )

@@ -428,6 +428,10 @@ ROOFLINE = {
     ).map(lambda d: {"args": d["args"], "kwargs": {"peak_flops_per_second": 1e12, "memory_bandwidth": 1e9,
                                                      **d["kwargs"]}})),
     "calibration": call(args_kwargs(v.gpu_any)),
+    "l2_bytes_with_l1_reuse": call(args_kwargs(st.one_of(v.kernel_like, junk()), st.one_of(st.none(), junk()),
+                                               st.one_of(st.none(), junk()))),
+    "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
+                                              st.one_of(v.calibrations(), st.none(), junk()))),
     "custom_gpu": call(st.builds(
         lambda seed, value, how: {"kwargs": _mutate({"name": "toy", "compute_capability": "8.0", "sm_count": 10,
                                                      "boost_clock_hz": 1e9, "dram_bytes_per_second": 100e9,
@@ -653,6 +657,13 @@ _INFO = models.describe("transpose")
 _OCC_LAUNCH = occupancy.Launch(grid=4096, block=256, registers_per_thread=32)
 _ACCESS = roofline.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
 _SET = validate.ReportSet(created_utc=REPORT.created_utc, reports=(REPORT,))
+_SASS_COUNTS = occupancy.SassCounts(total=40, global_loads=4, global_stores=4, branches=1)
+_SASS = occupancy.SassSummary(
+    architecture="sm_90", disassembler="nvdisasm 13.5.37", instructions=_SASS_COUNTS,
+    loops=(occupancy.SassLoop(start_offset=0xD0, end_offset=0x220, depth=1, instructions=_SASS_COUNTS,
+                              global_loads_in_flight=4),),
+    hot_loop=0, global_loads_in_flight_per_thread=4, global_load_bytes=16,
+    global_load_bytes_in_flight_per_thread=64, global_load_instruction="LDG.E.128")
 
 cluster_sizes = maybe(st.one_of(st.integers(1, 16), st.sampled_from(((2, 1, 1), (4, 2, 1), (1, 1, 17), (0,), 32))), 3)
 cluster_kw = dict(registers_per_thread=v.registers, static_shared_memory=v.static_smem,
@@ -680,6 +691,9 @@ OCCUPANCY.update({
                     use=lambda launch: (occupancy.calculate("sm_90", launch=launch),
                                         roofline.predict("H100-SXM", models.copy(1 << 20), launch))),
     "SCHEDULING_POLICIES": constant(),
+    "SassCounts": model(occupancy.SassCounts, _SASS_COUNTS),
+    "SassLoop": model(occupancy.SassLoop, _SASS.loops[0]),
+    "SassSummary": model(occupancy.SassSummary, _SASS, use=str),
     "all_kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80")))),
                                  io=True, cost=5),
     "gpc_layout": call(args_kwargs(gpc_names)),
@@ -848,6 +862,74 @@ VALIDATE.update({
     "write_calibration": call(args_kwargs(st.one_of(st.just(dict(REPORT.calibration or {})),
                                                     st.dictionaries(v.name_key, odd(), max_size=3), junk()),
                                           v.out_folders()), io=True),
+})
+
+# ------------------------------------------------------------------ issue 11: the fit calls the model
+
+_SWEEP = REPORT.prediction.sweep
+_FIT_SAMPLE = validate.CalibrationFit(method="m", parameters=("knee_sharpness",), evaluations=3, seconds=0.1,
+                                      train_points=2, train_median_abs_error=0.01, train_max_abs_error=0.02)
+_fit_budget = st.fixed_dictionaries({"max_evaluations": st.integers(1, 4)},
+                                    optional={"parameters": st.one_of(
+                                        st.just(validate.CALIBRATION_FIT_PARAMETERS[-1:]),
+                                        st.just(validate.CALIBRATION_FIT_PARAMETERS[:1] * 2), st.just(()), junk())})
+_measured_launches = st.lists(st.one_of(
+    st.builds(lambda m, s: (m, m.launch, s), v.kernel_model, st.one_of(st.floats(1e-6, 1e-2), odd_floats(), junk())),
+    junk()), max_size=3)
+
+VALIDATE.update({
+    "CALIBRATION_FIT_PARAMETERS": constant(),
+    "CalibrationFit": model(validate.CalibrationFit, _FIT_SAMPLE),
+    "FitParameter": model(validate.FitParameter, validate.CALIBRATION_FIT_PARAMETERS[0],
+                          use=lambda p: poke(p.to_unit, p.from_unit)),
+    "fit_calibration": call(st.fixed_dictionaries({
+        "args": st.tuples(st.sampled_from(("H200", "H100-SXM")), v.calibrations(),
+                          st.one_of(st.lists(st.sampled_from(_SWEEP), max_size=3), st.lists(junk(), max_size=2))),
+        "kwargs": _fit_budget}), cost=3),
+    "fit_to_measurements": call(st.fixed_dictionaries({
+        "args": st.tuples(v.gpu_any, v.calibrations(), st.one_of(_measured_launches, junk())),
+        "kwargs": _fit_budget}), cost=3),
+})
+
+# ------------------------------------------------------------------ issue 11: error by kernel family
+
+_FAMILIES_FILE = v.ROOT / "tests/data/families_h200.json"
+_FAMILY_RECORDS = [validate.FamilyRecord.model_validate(r)
+                   for r in json.loads(_FAMILIES_FILE.read_text())["records"][::20]]
+_FAMILY_REPORT = validate.family_report(_FAMILY_RECORDS, "H200")
+_family_sources = st.one_of(
+    st.just(_FAMILY_RECORDS), st.just(_FAMILY_REPORT), st.just(REPORT), st.just(_SET),
+    st.lists(st.one_of(st.sampled_from(_FAMILY_RECORDS), st.sampled_from([r.model_dump() for r in _FAMILY_RECORDS]),
+                       st.builds(lambda r, k, x: {**r.model_dump(), k: x}, st.sampled_from(_FAMILY_RECORDS),
+                                 st.sampled_from(("grid", "block", "arguments", "model", "measured_seconds",
+                                                  "registers_per_thread", "family")), odd()),
+                       junk()), max_size=3),
+    junk())
+
+VALIDATE.update({
+    "FAMILIES": constant(),
+    "FamilyRecord": model(validate.FamilyRecord, _FAMILY_RECORDS[0]),
+    "FamilyReport": model(validate.FamilyReport, _FAMILY_REPORT, json_too=False),
+    "FamilyRow": model(validate.FamilyRow, _FAMILY_REPORT.rows[0]),
+    "FamilySummary": model(validate.FamilySummary, _FAMILY_REPORT.overall),
+    "family_model": call(args_kwargs(
+        maybe(st.sampled_from(("copy", "transpose", "shared_stride", "branches", "grid_stride_copy", "nope"))),
+        st.one_of(st.sampled_from([r.arguments for r in _FAMILY_RECORDS]),
+                  st.dictionaries(st.sampled_from(("n", "rows", "grid", "block", "stride", "uniform", "variant", "x")),
+                                  maybe(st.integers(1, 1 << 12)), max_size=4), junk())), cost=2),
+    "family_report": Entry("call", strategy=st.one_of(
+        args_kwargs(_family_sources, st.one_of(st.none(), v.gpu_any), calibration=st.one_of(st.none(), v.calibrations())),
+        v.file_case(("families_json", "report_json", "calibration_json")).map(lambda case: {"file": case})),
+        run=lambda target, drawn: (target(v.write_case(drawn["file"])) if "file" in drawn
+                                   else target(*drawn["args"], **drawn["kwargs"])), io=True, cost=4),
+    "measure_families": gpu(_SESSION),
+    "plot_families": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()), v.out_paths((".png",)),
+                                      title=st.one_of(st.none(), st.text(max_size=8))), io=True, cost=20),
+    "render_family_markdown": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()),
+                                               level=maybe(st.integers(1, 6)), title=st.one_of(st.none(), st.text(max_size=8)),
+                                               plot=st.one_of(st.none(), st.just("families.png")))),
+    "write_family_report": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()), v.out_folders()), io=True,
+                                cost=20),
 })
 
 REGISTRY: dict[str, Entry] = {

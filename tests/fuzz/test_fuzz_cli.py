@@ -139,7 +139,8 @@ COMMANDS: dict[str, tuple[st.SearchStrategy[list[str]], float]] = {
     "predict": (options({}, {**PREDICT, "--loads-in-flight": ints(1, 16)}, ("--json",), lead=MODEL_SPEC), 1),
     "cliffs": (options({}, PREDICT, ("--json",), lead=MODEL_SPEC), 4),
     "validate": (options({}, {"--kernels": token(st.sampled_from(("copy", "transpose", "nope"))), "--device": ints(0, 3),
-                              "--out": folder_token(), "--seed": ints(0, 2**32)}, ("--json", "--quick")), 1),
+                              "--out": folder_token(), "--seed": ints(0, 2**32),
+                              "--families": token(st.sampled_from(("blur", "none", "nope")))}, ("--json", "--quick")), 1),
     "calibrate": (options({}, {"--device": ints(0, 3), "--out": folder_token()}, ("--json",)), 1),
     # Subcommands main gained (the kernel file is a drawn, corrupted data file or a missing one:
     # compiling a real one costs seconds, tests/test_cli_resources.py covers it).
@@ -155,6 +156,9 @@ COMMANDS: dict[str, tuple[st.SearchStrategy[list[str]], float]] = {
                         {"--kernel": token(st.just("k")), "--arg": token(st.sampled_from(("f32[n]", "i32=5", "x"))),
                          "--size": token(st.sampled_from(("n=1024", "n", "n=-1"))), "--device": ints(0, 3)},
                         ("--json",), positional=file_token(("chart_csv", "calibration_json"))), 1),
+    "families": (options({}, {"--gpu": GPU, "--calibration": file_token(("calibration_json", "report_json")),
+                              "--out": folder_token()}, ("--json",),
+                         positional=file_token(("families_json", "report_json", "chart_json"))), 10),
     "merge-reports": (options({"--out": folder_token()}, {}, (), positional=file_token(("report_json", "chart_json"))),
                       3),
 }

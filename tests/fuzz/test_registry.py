@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import types
 
+import pydantic
 import pytest
 
 import validate
@@ -60,6 +61,8 @@ def test_public_constants_cannot_be_changed_in_place(qualified):
             return all(frozen(x) for x in v)
         if isinstance(v, types.MappingProxyType):
             return all(frozen(k) and frozen(x) for k, x in v.items())
+        if isinstance(v, pydantic.BaseModel):  # a frozen model of frozen fields (validate.FitParameter)
+            return bool(v.model_config.get("frozen")) and all(frozen(getattr(v, k)) for k in type(v).model_fields)
         return isinstance(v, type)  # a Protocol or class used as a type
 
     assert frozen(value), f"{qualified} is a mutable {type(value).__name__}"

@@ -158,6 +158,11 @@ VALID_FILES: dict[str, tuple[str, bytes]] = {
     "gpu_json": (".json", json.dumps(roofline.gpu("H200").model_dump(mode="json"), indent=2).encode()),
     "calibration_json": (".json", (ROOT / "docs/results/h200/calibration.json").read_bytes()),
     "report_json": (".json", (ROOT / "docs/results/h200/report.json").read_bytes()),
+    # a records file of a few launches (the recorded H200 file holds 122; predicting them all
+    # for every corrupted copy would take seconds each)
+    "families_json": (".json", json.dumps({**(_families := json.loads((ROOT / "tests/data/families_h200.json")
+                                                                       .read_text())),
+                                           "records": _families["records"][::15]}, indent=1).encode()),
     "chart_json": (".json", roofline._export.chart_to_json(roofline.roofline_chart("H100-SXM", SMALL_MODELS[:2])).encode()),
     "chart_csv": (".csv", roofline._export.chart_to_csv(roofline.roofline_chart("H100-SXM", SMALL_MODELS[:2])).encode()),
     "ncu_csv": (".csv", (ROOT / "tests/data/ncu/details_page_head.csv").read_bytes()),

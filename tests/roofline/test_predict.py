@@ -182,10 +182,11 @@ def test_fit_recovers_synthetic_parameters():
         points.append(p.model_copy(update={"measured_seconds": predicted.predicted_seconds,
                                            "measured_bytes_per_second": predicted.predicted_bytes_per_second}))
     fitted = fit_calibration(gpu, truth.model_copy(update={"knee_sharpness": 1.0}), points, n=n)
-    assert fitted.idle_latency_seconds == pytest.approx(5e-7)
-    assert fitted.sm_bandwidth_bytes_per_second == pytest.approx(4e10)
-    assert fitted.block_dispatch_seconds == pytest.approx(8e-8)
-    assert fitted.knee_sharpness == 3.0
+    # the fit searches continuously (Nelder-Mead after the grids): recovered to 1e-4, not bit for bit
+    assert fitted.idle_latency_seconds == pytest.approx(5e-7, rel=1e-4)
+    assert fitted.sm_bandwidth_bytes_per_second == pytest.approx(4e10, rel=1e-4)
+    assert fitted.block_dispatch_seconds == pytest.approx(8e-8, rel=1e-4)
+    assert fitted.knee_sharpness == pytest.approx(3.0, rel=1e-4)
     assert {"idle_latency_seconds", "knee_sharpness", "block_dispatch_seconds"} <= set(fitted.measured)
 
 

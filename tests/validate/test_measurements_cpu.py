@@ -176,7 +176,11 @@ def test_levels_warn_when_the_dram_chase_is_not_slower():
 
 def test_recorded_ladder_is_in_order(h200_report):
     levels = h200_report.latency.levels
-    assert levels.l1_hit_seconds < levels.l2_near_hit_seconds < levels.l2_far_hit_seconds < levels.dram_seconds
+    # the L2 hits split into near and far modes in some runs, not in others (notes say so)
+    near = levels.l2_near_hit_seconds or levels.l2_hit_seconds
+    far = levels.l2_far_hit_seconds or levels.l2_hit_seconds
+    assert levels.l1_hit_seconds < near <= far < levels.dram_seconds
+    assert (levels.l2_near_hit_seconds is None) == any("one mode" in n for n in levels.notes)
     dram = next(p for p in h200_report.latency.points if p.plan.name == "dram")
     assert dram.misses_l2_by_construction
 
@@ -335,7 +339,8 @@ def test_recorded_ceilings_meet_the_targets(h200_report):
 def test_measured_calibration_adds_named_figures_with_sources(h200_report):
     fitted = h200_report.prediction.calibration
     out = validate.measured_calibration(fitted, origin="an NVIDIA H200, test", latency=h200_report.latency,
-                                        launch=h200_report.launch, working_set=h200_report.working_set)
+                                        launch=h200_report.launch, working_set=h200_report.working_set,
+                                        effects=h200_report.effects)
     cal = roofline.Calibration.model_validate(out)
     assert cal.idle_latency_seconds == fitted["idle_latency_seconds"]  # the fitted round trip stays
     assert cal.dram_latency_seconds == h200_report.latency.levels.dram_seconds

@@ -403,7 +403,8 @@ def test_cli_prints_summary_and_json(monkeypatch, capsys, tmp_path, make_report)
 
     monkeypatch.setattr("validate.run_validation", fake_run)
     assert main(["validate", "--quick", "--kernels", "copy", "triad", "--device", "1", "--out", str(tmp_path)]) == 0
-    assert seen == {"out": str(tmp_path), "quick": True, "kernels": ["copy", "triad"], "device": 1, "seed": None}
+    assert seen == {"out": str(tmp_path), "quick": True, "kernels": ["copy", "triad"], "device": 1, "seed": None,
+                    "families": None}
     out = capsys.readouterr().out
     assert "dram_copy" in out and "0 mismatches" in out and "failed: bad" in out
     assert main(["validate", "--json"]) == 0

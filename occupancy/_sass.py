@@ -1,0 +1,386 @@
+"""What a kernel's SASS says: instruction counts, loops, and global loads in flight per thread.
+
+Loads in flight are counted by register dataflow on nvdisasm's listing: walking the
+steady-state loop (or the kernel, without one) in program order, a global load is in
+flight from its issue until an instruction names one of the registers it writes (a read,
+or a write that must wait for it), and loads are taken to complete in issue order. The
+largest number in flight at once is what the thread keeps outstanding. A loop body is
+walked twice and counted on the second pass, so that loads hoisted across the loop's
+back edge (issued at the bottom for the next iteration) are counted with the others.
+
+Why dataflow rather than the scoreboard bits of the encoding: the register names are
+printed the same way on every architecture nvdisasm reads, while the control bits sit in
+a different place on Maxwell/Pascal (a control word per three instructions) than from
+Volta on (bits 105-125 of each instruction) and are documented by no one but
+reverse-engineering projects. Where those bits are known (sm_75 to sm_120), the loads
+the compiler's scoreboards let a thread keep outstanding equal this count on every kernel
+with fewer than 12 in flight and on 95% of all the kernels tests/occupancy/test_sass.py
+compiles; beyond that the compiler may wait an instruction early on a shared scoreboard,
+or consume loads out of issue order.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ._nvdisasm import Disassembly, Instruction, NvdisasmError, disassemble
+
+__all__ = ["SassCounts", "SassLoop", "SassSummary", "Summaries", "sass_summaries", "summarize"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+# Opcode (without modifiers) -> SassCounts field. FFMA2/FADD2/FMUL2 are Blackwell's paired
+# FP32 instructions; LD/ST are generic-address accesses, in practice global memory.
+_CLASSES = {
+    "LDG": "global_loads", "LD": "global_loads",
+    "STG": "global_stores", "ST": "global_stores",
+    "LDL": "local_loads", "STL": "local_stores",
+    "LDS": "shared_loads", "LDSM": "shared_loads",
+    "STS": "shared_stores", "STSM": "shared_stores",
+    "LDGSTS": "async_copies", "UBLKCP": "async_copies", "UTMALDG": "async_copies",
+    "ATOM": "atomics", "ATOMG": "atomics", "ATOMS": "atomics", "RED": "atomics", "REDG": "atomics",
+    "BAR": "barriers",
+    "SHFL": "shuffles",
+    "FFMA": "fp32_fma", "FFMA2": "fp32_fma",
+    "FADD": "fp32_add", "FADD2": "fp32_add",
+    "FMUL": "fp32_mul", "FMUL2": "fp32_mul",
+    "DFMA": "fp64", "DADD": "fp64", "DMUL": "fp64", "DSETP": "fp64", "DMNMX": "fp64", "DSET": "fp64",
+    "BRA": "branches", "BRX": "branches", "BRXU": "branches", "JMP": "branches", "JMX": "branches",
+    "JMXU": "branches",
+}
+_GLOBAL_LOADS = ("LDG", "LD")
+_MEMORY = ("LDG", "LD", "STG", "ST", "LDL", "STL", "LDS", "STS", "ATOM", "ATOMG", "ATOMS", "RED", "REDG")
+_FP64 = ("DFMA", "DADD", "DMUL", "DSETP", "DMNMX", "DSET")
+_CONVERSIONS = {"F2F": None, "I2F": "S32", "F2I": "F32", "I2I": "S32", "F2IP": "F32", "I2FP": "S32", "FRND": None}
+_REGISTER = re.compile(r"(?<![A-Za-z0-9_])R(\d+)((?:\.[A-Za-z0-9_]+)*)")
+_BRACKETS = re.compile(r"\[[^\]]*\]")
+_TYPE = re.compile(r"[FSU](?:8|16|32|64)")
+
+
+class SassCounts(BaseModel):
+    """Instructions of one class in a kernel or a loop body, as the SASS lists them.
+
+    Each instruction counts once, predicated or not (the listing, not the execution).
+    NOP padding and the branch-to-self that ends every function (a trap never reached)
+    are not counted.
+
+    Attributes
+    ----------
+    total : int
+        All instructions.
+    global_loads, global_stores : int
+        ``LDG``/``STG``, and generic ``LD``/``ST`` (in practice global memory).
+    local_loads, local_stores : int
+        ``LDL``/``STL``: spills and stack.
+    shared_loads, shared_stores : int
+        ``LDS``/``LDSM`` and ``STS``/``STSM``.
+    async_copies : int
+        Global to shared copies: ``LDGSTS`` (cp.async), ``UBLKCP`` and ``UTMALDG`` (TMA).
+    atomics : int
+        ``ATOM``/``ATOMG``/``ATOMS``/``RED``/``REDG``.
+    barriers : int
+        ``BAR`` (``__syncthreads`` and named barriers).
+    shuffles : int
+        ``SHFL``.
+    fp32_fma, fp32_add, fp32_mul : int
+        ``FFMA``, ``FADD``, ``FMUL`` (and Blackwell's paired ``FFMA2``/``FADD2``/``FMUL2``).
+    fp64 : int
+        ``DFMA``/``DADD``/``DMUL``/``DSETP``/``DMNMX``/``DSET``.
+    tensor : int
+        Matrix instructions: every opcode ending in ``MMA`` (``HMMA``, ``IMMA``, ``DMMA``,
+        ``HGMMA``, ``QMMA``, ...).
+    branches : int
+        ``BRA``/``BRX``/``JMP``/``JMX``.
+    """
+
+    model_config = _FROZEN
+
+    total: int = Field(default=0, ge=0)
+    global_loads: int = Field(default=0, ge=0)
+    global_stores: int = Field(default=0, ge=0)
+    local_loads: int = Field(default=0, ge=0)
+    local_stores: int = Field(default=0, ge=0)
+    shared_loads: int = Field(default=0, ge=0)
+    shared_stores: int = Field(default=0, ge=0)
+    async_copies: int = Field(default=0, ge=0)
+    atomics: int = Field(default=0, ge=0)
+    barriers: int = Field(default=0, ge=0)
+    shuffles: int = Field(default=0, ge=0)
+    fp32_fma: int = Field(default=0, ge=0)
+    fp32_add: int = Field(default=0, ge=0)
+    fp32_mul: int = Field(default=0, ge=0)
+    fp64: int = Field(default=0, ge=0)
+    tensor: int = Field(default=0, ge=0)
+    branches: int = Field(default=0, ge=0)
+
+
+class SassLoop(BaseModel):
+    """One loop of the SASS: a backward branch and the instructions it repeats.
+
+    Attributes
+    ----------
+    start_offset, end_offset : int
+        Bytes from the function's start of the loop's first instruction (the branch
+        target) and of its backward branch (the last one, where several branch back).
+    depth : int
+        1 for an outermost loop, 2 for a loop inside it, ...
+    instructions : SassCounts
+        The instructions from ``start_offset`` to ``end_offset``, nested loops included.
+    global_loads_in_flight : int
+        The most global loads a thread has outstanding at once in the steady state of this
+        loop (0 when it issues none).
+    """
+
+    model_config = _FROZEN
+
+    start_offset: int = Field(ge=0)
+    end_offset: int = Field(ge=0)
+    depth: int = Field(ge=1)
+    instructions: SassCounts
+    global_loads_in_flight: int = Field(ge=0)
+
+
+class SassSummary(BaseModel):
+    """A kernel's SASS in figures: instruction counts, loops, global loads in flight.
+
+    Read by `occupancy.kernel_resources` (``KernelResources.sass``) with NVIDIA's
+    nvdisasm; `occupancy.Launch` takes its loads in flight when the caller gives none.
+
+    Attributes
+    ----------
+    architecture : str
+        The SASS architecture it was read for, e.g. ``"sm_90"``.
+    disassembler : str
+        The tool and its version, e.g. ``"nvdisasm 13.5.37"``.
+    instructions : SassCounts
+        The whole kernel.
+    loops : tuple of SassLoop
+        Every loop, in address order.
+    hot_loop : int or None
+        Index in ``loops`` of the steady-state loop, a static guess: the deepest loop that
+        issues global loads (ties: the most global loads, then the first), else the
+        deepest loop (ties: the most instructions); None without loops.
+    global_loads_in_flight_per_thread : int
+        The most global loads (``LDG``, ``LD``) a thread keeps outstanding at once, counted
+        in the hot loop when it issues global loads, else over the whole kernel: loads
+        issued before an instruction uses (or overwrites) the register of any of them.
+        Predicated loads count. 0 when the kernel issues none.
+    global_load_bytes : int or None
+        Width of those loads, bytes (``LDG.E.128`` = 16); the widest when they differ.
+    global_load_bytes_in_flight_per_thread : int
+        Their widths added up, bytes.
+    global_load_instruction : str or None
+        The opcode of those loads with its width, without cache hints
+        (``"LDG.E.128"``; the widest when they differ).
+    """
+
+    model_config = _FROZEN
+
+    architecture: str
+    disassembler: str
+    instructions: SassCounts
+    loops: tuple[SassLoop, ...] = ()
+    hot_loop: int | None = Field(default=None, ge=0)
+    global_loads_in_flight_per_thread: int = Field(ge=0)
+    global_load_bytes: int | None = Field(default=None, gt=0)
+    global_load_bytes_in_flight_per_thread: int = Field(default=0, ge=0)
+    global_load_instruction: str | None = None
+
+    @model_validator(mode="after")
+    def _check_hot_loop(self) -> SassSummary:
+        if self.hot_loop is not None and self.hot_loop >= len(self.loops):
+            raise ValueError(f"hot_loop={self.hot_loop} is not an index of the {len(self.loops)} loops")
+        return self
+
+    def __str__(self) -> str:
+        where = (f"loop {self.loops[self.hot_loop].start_offset:#06x}-{self.loops[self.hot_loop].end_offset:#06x}"
+                 if self.hot_loop is not None else "straight-line code")
+        loads = (f"{self.global_loads_in_flight_per_thread} {self.global_load_instruction} in flight per thread"
+                 if self.global_loads_in_flight_per_thread else "no global loads")
+        return (f"{self.architecture} SASS: {self.instructions.total} instructions, {len(self.loops)} loops; "
+                f"{loads} ({where})")
+
+
+def _executable(instrs: Sequence[Instruction], labels: dict[str, int]) -> list[Instruction]:
+    """The instructions that can run: no NOP padding, no ``@!PT`` (never true), no trap."""
+    out = []
+    for instr in instrs:
+        if instr.base == "NOP" or instr.guard == "@!PT":
+            continue
+        if instr.base == "BRA" and instr.guard is None and labels.get(instr.target or "") == instr.offset:
+            continue
+        out.append(instr)
+    return out
+
+
+def _count(instrs: Sequence[Instruction]) -> SassCounts:
+    counts: dict[str, int] = {"total": len(instrs)}
+    for instr in instrs:
+        field = _CLASSES.get(instr.base) or ("tensor" if instr.base.endswith("MMA") else None)
+        if field:
+            counts[field] = counts.get(field, 0) + 1
+    return SassCounts(**counts)
+
+
+def _type_width(name: str | None) -> int:
+    return 2 if name is not None and name.endswith("64") else 1
+
+
+def _operand_widths(instr: Instruction) -> list[int]:
+    """Registers each operand spans outside brackets (a 64-bit value is a pair R2:R3)."""
+    n, base, mods = len(instr.operands), instr.base, instr.modifiers
+    if base in _FP64:
+        return [2] * n
+    if base.endswith("MMA"):
+        # fragments of 2 to 8 registers; 4 errs on the side of an earlier wait
+        return [4] * n
+    if "WIDE" in mods:  # IMAD.WIDE d, a, b, c: d and c are 64-bit
+        return [2 if i in (0, 3) else 1 for i in range(n)]
+    if base in _CONVERSIONS:
+        types = [m for m in mods if _TYPE.fullmatch(m)]
+        dest = types[0] if types else None
+        source = types[1] if len(types) > 1 else (_CONVERSIONS[base] or dest)
+        return [_type_width(dest)] + [_type_width(source)] * (n - 1)
+    vector = 8 if "256" in mods else 4 if "128" in mods else 2 if "64" in mods else 1
+    if vector == 1 and base in _MEMORY and any(m in ("F64", "S64", "U64") for m in mods):
+        vector = 2
+    return [vector] * n
+
+
+def _registers(instr: Instruction, sm: int) -> list[frozenset[int]]:
+    """The registers each operand names, widths included."""
+    widths = _operand_widths(instr)
+    # before sm_80 the listing prints a 64-bit address as [R2], with .E on the opcode
+    implicit_wide_address = sm < 80 and "E" in instr.modifiers
+    out = []
+    for operand, width in zip(instr.operands, widths):
+        regs: set[int] = set()
+        inside = "".join(_BRACKETS.findall(operand))
+        outside = _BRACKETS.sub(" ", operand)
+        for m in _REGISTER.finditer(outside):
+            first = int(m[1])
+            regs.update(range(first, first + (2 if "64" in m[2].split(".") else width)))
+        for m in _REGISTER.finditer(inside):
+            first = int(m[1])
+            pair = "64" in m[2].split(".") or implicit_wide_address
+            regs.update(range(first, first + (2 if pair else 1)))
+        out.append(frozenset(regs))
+    return out
+
+
+def _load_bytes(instr: Instruction) -> int:
+    mods = instr.modifiers
+    for token, size in (("256", 32), ("128", 16), ("64", 8), ("U16", 2), ("S16", 2), ("U8", 1), ("S8", 1)):
+        if token in mods:
+            return size
+    return 4
+
+
+def _short(instr: Instruction) -> str:
+    keep = [m for m in instr.modifiers if m in ("E", "64", "128", "256", "U8", "S8", "U16", "S16")]
+    return ".".join((instr.base, *keep))
+
+
+def _in_flight(instrs: Sequence[Instruction], sm: int, passes: int) -> list[Instruction]:
+    """The global loads outstanding together at the peak of a walk of ``instrs``.
+
+    ``passes`` > 1 walks a loop body again with what the previous pass left in flight,
+    counting on the last pass only (the steady state).
+    """
+    pending: list[tuple[Instruction, frozenset[int]]] = []
+    best: list[Instruction] = []
+    for walk in range(passes):
+        for instr in instrs:
+            regs = _registers(instr, sm)
+            named = frozenset().union(*regs)
+            used = [i for i, (_, written) in enumerate(pending) if written & named]
+            if used:
+                # loads come back in issue order: waiting for one waits for those before it
+                del pending[: used[-1] + 1]
+            if instr.base in _GLOBAL_LOADS and regs and regs[0]:
+                pending.append((instr, regs[0]))
+                loads = [load for load, _ in pending]
+                if walk == passes - 1 and (len(loads), _bytes(loads)) > (len(best), _bytes(best)):
+                    best = loads
+    return best
+
+
+def _bytes(loads: Sequence[Instruction]) -> int:
+    return sum(_load_bytes(load) for load in loads)
+
+
+def _loop_ranges(instrs: Sequence[Instruction], labels: dict[str, int]) -> list[tuple[int, int]]:
+    """(first, last offset) of every loop: a branch back to a label, one loop per target."""
+    ends: dict[int, int] = {}
+    for instr in instrs:
+        if _CLASSES.get(instr.base) == "branches" and instr.target is not None:
+            start = labels.get(instr.target)
+            if start is not None and start < instr.offset:
+                ends[start] = max(ends.get(start, start), instr.offset)
+    return sorted(ends.items())
+
+
+def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str) -> SassSummary:
+    """The `SassSummary` of one function's instructions (``labels``: label -> offset)."""
+    sm = int(re.sub(r"\D", "", architecture) or 0)
+    code = _executable(instrs, labels)
+    ranges = _loop_ranges(code, labels)
+    loops, bodies = [], []
+    for start, end in ranges:
+        body = [i for i in code if start <= i.offset <= end]
+        depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
+        bodies.append(body)
+        loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=_count(body),
+                              global_loads_in_flight=len(_in_flight(body, sm, passes=2))))
+    hot = None
+    if loops:
+        def key(i: int) -> tuple[int, ...]:
+            loop = loops[i]
+            return (loop.instructions.global_loads > 0, loop.depth, loop.instructions.global_loads,
+                    loop.instructions.total, -i)
+        hot = max(range(len(loops)), key=key)
+    if hot is not None and loops[hot].instructions.global_loads:
+        peak = _in_flight(bodies[hot], sm, passes=2)
+    else:
+        peak = _in_flight(code, sm, passes=1)
+    widest = max(peak, key=_load_bytes, default=None)
+    return SassSummary(
+        architecture=architecture,
+        disassembler=tool,
+        instructions=_count(code),
+        loops=tuple(loops),
+        hot_loop=hot,
+        global_loads_in_flight_per_thread=len(peak),
+        global_load_bytes=_load_bytes(widest) if widest else None,
+        global_load_bytes_in_flight_per_thread=_bytes(peak),
+        global_load_instruction=_short(widest) if widest else None,
+    )
+
+
+@dataclass(frozen=True)
+class Summaries:
+    """The summary of every function of one cubin, or why there is none."""
+
+    functions: dict[str, SassSummary]
+    tool: str | None
+    reason: str | None
+
+
+@functools.lru_cache(maxsize=64)
+def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
+    """Disassemble ``cubin`` once and summarise each of its functions.
+
+    No nvdisasm, or none that reads the cubin, gives no summaries and the reason.
+    """
+    try:
+        listing: Disassembly = disassemble(cubin)
+    except NvdisasmError as exc:
+        return Summaries({}, None, str(exc))
+    functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool)
+                 for name, instrs in listing.functions.items()}
+    return Summaries(functions, listing.tool, None)

@@ -1,0 +1,91 @@
+// Kernels whose SASS tests/occupancy/test_sass.py reads with nvdisasm: a known number of
+// independent global loads in flight, a dependent chase, vector loads, a shared-memory tree
+// with barriers in a loop, and a lane-divergent branch.
+
+// N independent loads, then one use of all of them: N in flight (straight-line code).
+template <int N>
+__device__ void sum_once(const float* __restrict__ x, float* __restrict__ y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x, t = gridDim.x * blockDim.x;
+    float v[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = x[i + k * t];
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) s += v[k];
+    y[i] = s;
+}
+
+// The same in a loop the compiler may not unroll: N in flight per iteration.
+template <int N>
+__device__ void sum_loop(const float* __restrict__ x, float* __restrict__ y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x, t = gridDim.x * blockDim.x;
+    float s = 0.0f;
+#pragma unroll 1
+    for (int j = i; j + (N - 1) * t < n; j += N * t) {
+        float v[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k] = x[j + k * t];
+#pragma unroll
+        for (int k = 0; k < N; ++k) s += v[k];
+    }
+    y[i] = s;
+}
+
+extern "C" __global__ void loads_1(const float* __restrict__ x, float* __restrict__ y) { sum_once<1>(x, y); }
+extern "C" __global__ void loads_2(const float* __restrict__ x, float* __restrict__ y) { sum_once<2>(x, y); }
+extern "C" __global__ void loads_4(const float* __restrict__ x, float* __restrict__ y) { sum_once<4>(x, y); }
+extern "C" __global__ void loads_8(const float* __restrict__ x, float* __restrict__ y) { sum_once<8>(x, y); }
+extern "C" __global__ void loop_loads_1(const float* __restrict__ x, float* __restrict__ y, int n) { sum_loop<1>(x, y, n); }
+extern "C" __global__ void loop_loads_2(const float* __restrict__ x, float* __restrict__ y, int n) { sum_loop<2>(x, y, n); }
+extern "C" __global__ void loop_loads_4(const float* __restrict__ x, float* __restrict__ y, int n) { sum_loop<4>(x, y, n); }
+extern "C" __global__ void loop_loads_8(const float* __restrict__ x, float* __restrict__ y, int n) { sum_loop<8>(x, y, n); }
+
+// Each load's address is the previous load's value: one in flight, however far unrolled.
+extern "C" __global__ void chase(const int* __restrict__ next, int* __restrict__ out, int steps) {
+    int i = threadIdx.x;
+    for (int k = 0; k < steps; ++k) i = next[i];
+    out[threadIdx.x] = i;
+}
+
+// One 16-byte load per thread (LDG.E.128), one 8-byte load (LDG.E.64).
+extern "C" __global__ void vector4(const float4* __restrict__ x, float4* __restrict__ y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 v = x[i];
+        y[i] = make_float4(2.0f * v.x, v.y, v.z, v.w);
+    }
+}
+extern "C" __global__ void fp64(const double* __restrict__ a, double* __restrict__ y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = a[i] * a[i] + 1.0;
+}
+
+// A block reduction whose tree stays a loop: per level two LDS, one FADD, one STS and one
+// BAR (the __syncthreads) in the loop body.
+extern "C" __global__ void tree(const float* __restrict__ x, float* __restrict__ out) {
+    __shared__ float s[1024];
+    s[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+// Odd and even lanes take different sides of a branch in every iteration (lane-divergent).
+extern "C" __global__ void divergent(const float* __restrict__ a, float* __restrict__ y, int iters) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = a[i], acc = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < iters; ++k) {
+        if (threadIdx.x & 1) {
+#pragma unroll 1
+            for (int j = 0; j < 8; ++j) acc = acc * x + 1.0f;
+        } else {
+            acc = __fdividef(acc, x + 2.0f) + __expf(acc);
+        }
+    }
+    y[i] = acc;
+}

@@ -1,0 +1,112 @@
+"""The footprint counts of `roofline.traffic` (bursts, lines, partial sectors) and what
+`roofline.dram_equivalent_bytes` makes of them, checked against a brute-force count."""
+
+import numpy as np
+import pytest
+
+import roofline
+from roofline import models
+
+
+def brute(n, stride, kind):
+    """Every touched byte of the strided array, listed."""
+    touched = np.arange(0, n, stride, dtype=np.int64) * 4
+    sectors = np.unique(touched // 32)
+    per_sector = np.bincount(np.searchsorted(sectors, touched // 32), minlength=sectors.size)
+    return {"bursts": np.unique(touched // 64).size, "lines": np.unique(touched // 128).size,
+            "sectors": sectors.size, "partial": int((per_sector * 4 < 32).sum())}
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3, 5, 8, 12, 16, 24, 32, 33, 64])
+def test_strided_write_footprint_matches_brute_force(stride):
+    n = 1 << 16
+    k = models.strided_write(n, stride)
+    want = brute(n, stride, "store")
+    assert k.dram_store_lines == want["lines"]
+    assert k.dram_store_bytes == 32 * want["sectors"]
+    assert k.dram_store_partial_sectors == want["partial"]
+
+
+@pytest.mark.parametrize("stride", [1, 2, 7, 8, 16, 17, 32, 64])
+def test_strided_read_footprint_matches_brute_force(stride):
+    n = 1 << 16
+    k = models.strided_read(n, stride)
+    want = brute(n, stride, "load")
+    # the read side also reads nothing else: the write goes to its own array
+    assert k.dram_load_bursts == want["bursts"]
+    assert k.dram_load_lines == want["lines"]
+
+
+def test_fast_and_exhaustive_counts_agree():
+    n = 4096 * 3 + 17
+    accesses = [roofline.Access(array="x", index=lambda c: c.x * 3, guard=lambda c: c.x < n),
+                roofline.Access(array="y", index=lambda c: c.x * 5, guard=lambda c: c.x < n, kind="store")]
+    grid = -(-n // 128)
+    fast = roofline.traffic(grid, 128, accesses)
+    slow = roofline.traffic(grid, 128, accesses, exhaustive=True)
+    assert fast == slow
+    assert fast.l2_partial_store_sectors > 0 and fast.dram_store_partial_sectors == fast.dram_store_bytes // 32
+
+
+CAL = roofline.calibration("H200")
+
+
+@pytest.mark.parametrize(
+    ("kernel", "expect"),
+    [
+        # contiguous: bursts and lines cost nothing beyond the sectors
+        (models.copy(1 << 20), lambda k: k.dram_bytes),
+        # one sector per line read: at least a lone line's bytes each (more than the 64-byte burst)
+        (models.strided_read(1 << 20, 32), lambda k: k.dram_load_lines * CAL.dram_read_line_bytes
+         + k.dram_store_bytes),
+        # one float per line written: the partial-write line cost, plus the contiguous read
+        (models.strided_write(1 << 20, 32), lambda k: (k.dram_bytes - k.dram_store_bytes)
+         + k.dram_store_lines * CAL.dram_partial_write_line_bytes),
+        # every sector written in part: fill + write back (64 bytes a sector) beats the line floor
+        (models.strided_write(1 << 20, 2), lambda k: (k.dram_bytes - k.dram_store_bytes) + 2 * k.dram_store_bytes),
+    ],
+    ids=["copy", "read-stride-32", "write-stride-32", "write-stride-2"],
+)
+def test_dram_equivalent_bytes(kernel, expect):
+    assert roofline.dram_equivalent_bytes(kernel, CAL) == pytest.approx(expect(kernel))
+
+
+def test_without_footprint_or_granularity_the_sectors_count():
+    k = models.strided_read(1 << 20, 32).model_copy(update={"dram_store_bytes": None})
+    assert roofline.dram_equivalent_bytes(k, CAL) == k.dram_bytes
+    plain = roofline.calibration("A100 SXM4 80GB")
+    k = models.strided_read(1 << 20, 32)
+    assert roofline.dram_equivalent_bytes(k, plain) == k.dram_bytes  # no burst, no line cost measured
+
+
+def test_barriers_lengthen_the_block():
+    k = models.reduction(1 << 24, block=256, variant="sequential")
+    without = roofline.predict("H200", k, calibration=CAL.model_copy(update={"tree_level_seconds": None}))
+    with_tree = roofline.predict("H200", k, calibration=CAL)
+    assert k.barriers_per_block == 9
+    assert with_tree.seconds > without.seconds
+    assert any("tree_level_seconds" in a for a in without.assumptions)
+
+
+def test_instructions_bind_through_issue_slots():
+    k = models.copy(1 << 20)
+    gpu = roofline.gpu("H200")
+    slots = gpu.sm_count * gpu.architecture.sub_partitions * gpu.boost_clock_hz
+    plain = roofline.predict("H200", k)
+    heavy = roofline.predict("H200", k.model_copy(update={"instructions": 1e9}))
+    assert heavy.compute_seconds == pytest.approx(1e9 / slots)
+    assert heavy.limiter == "issue" and heavy.seconds > plain.seconds
+    light = roofline.predict("H200", k.model_copy(update={"instructions": 10}))
+    assert light.seconds == plain.seconds
+
+
+def test_profiled_instructions_reach_the_prediction():
+    from pathlib import Path
+
+    p = roofline.load_ncu(Path(__file__).parents[1] / "data" / "ncu" / "torch_roofline.raw.csv")
+    sgemm = next(k for k in p.kernels if "Kernel2" in k.name)
+    assert sgemm.instructions == 301505536  # the profile's inst_executed column
+    report = roofline.profile_report(p, gpu="H200")
+    row = next(r for r in report.kernels if r.kernel is sgemm or r.kernel.name == sgemm.name)
+    gpu = roofline.gpu("H200")
+    assert row.predicted_seconds >= sgemm.instructions / (gpu.sm_count * 4 * gpu.boost_clock_hz)

@@ -1,0 +1,201 @@
+"""Probes of the costs the time model adds beyond streaming (issue 11), measured on the device.
+
+`validate/kernels/effects.cu` holds four probes; each measures one parameter of
+`roofline.predict`, never a kernel family the model is checked on:
+
+* **DRAM burst**: reading one float per 32-byte sector and one per *other* sector of a
+  1 GiB buffer take nearly the same time when the DRAM reads 64-byte bursts (HBM on Hopper:
+  Nsight Compute's ``dram__bytes_read`` shows 64 bytes per lone sector); the burst is 64
+  bytes when the second read takes at least 3/4 of the first's time, else 32.
+* **Lone line read**: one float per 128-byte line: the DRAM-equivalent bytes a line costs
+  read alone (its time x the sustained bandwidth / lines), at least one burst.
+* **Partial line write**: one float per line: L2 must fill the sector from DRAM before it
+  writes it back; the DRAM-equivalent bytes per line written that way.
+* **L2 partial stores**: one float per line of a buffer that stays in L2, every line many
+  times: partial-sector stores per second that L2 absorbs.
+* **Tree level**: one block per SM runs thousands of levels of (shared load, add, shared
+  store, barrier): the latency of one level, from the difference of two level counts, at
+  blocks of 128, 256, 512 and 1024 threads; a line through them gives the level's fixed
+  cost and its cost per warp of the block (a barrier gathers every warp).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["MemoryEffects", "effects_calibration", "measure_effects"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+GiB = 1 << 30
+SECTOR_BYTES, LINE_BYTES = 32, 128
+#: The burst is 64 bytes when reading every other sector takes at least this share of the
+#: time of reading every sector (with 32-byte bursts it would take half).
+BURST_RATIO = 0.75
+
+
+class MemoryEffects(BaseModel):
+    """What the probes measured (seconds per launch) and the parameters derived from them.
+
+    Attributes
+    ----------
+    sector_read_seconds, other_sector_read_seconds, line_read_seconds : float
+        One float per sector, per other sector, per line of a `buffer_bytes` buffer.
+    line_write_seconds : float
+        One float written per line of the buffer.
+    buffer_bytes : int
+        The DRAM probes' buffer (far past L2).
+    dram_bytes_per_second : float
+        Sustained DRAM bandwidth the equivalent bytes are taken at.
+    l2_partial_store_seconds : float
+        The L2 probe's time for `l2_partial_stores` partial-sector stores.
+    l2_partial_stores : int
+    tree_level_seconds : float
+        Latency of one tree level (shared load, add, store, barrier) at no warps: the
+        line's intercept, seconds.
+    tree_level_warp_seconds : float
+        What each warp of the block adds to a level, seconds.
+    tree_level_points : dict[int, float]
+        Measured seconds per level at each block size (threads).
+    dram_burst_bytes : int
+        32 or 64.
+    dram_read_line_bytes, dram_partial_write_line_bytes : float
+        DRAM-equivalent bytes of one line read alone, and of one line written in part.
+    l2_partial_store_sectors_per_second : float
+    """
+
+    model_config = _FROZEN
+
+    sector_read_seconds: float
+    other_sector_read_seconds: float
+    line_read_seconds: float
+    line_write_seconds: float
+    buffer_bytes: int
+    dram_bytes_per_second: float
+    l2_partial_store_seconds: float
+    l2_partial_stores: int
+    tree_level_seconds: float
+    tree_level_warp_seconds: float = 0.0
+    tree_level_points: dict[int, float] = {}
+    dram_burst_bytes: int
+    dram_read_line_bytes: float
+    dram_partial_write_line_bytes: float
+    l2_partial_store_sectors_per_second: float
+
+
+def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: float, line_read_seconds: float,
+                   line_write_seconds: float, buffer_bytes: int, dram_bytes_per_second: float,
+                   l2_partial_store_seconds: float, l2_partial_stores: int,
+                   tree_level_points: dict[int, float]) -> MemoryEffects:
+    """The parameters from the probes' times (a plain function, tested on the CPU)."""
+    warps = np.array([threads / 32 for threads in tree_level_points], dtype=float)
+    level = np.array(list(tree_level_points.values()), dtype=float)
+    if warps.size >= 2 and np.ptp(warps) > 0:
+        slope, intercept = np.polyfit(warps, level, 1)
+    else:
+        slope, intercept = 0.0, float(level.mean())
+    slope = max(0.0, float(slope))
+    intercept = max(1e-9, float(intercept))
+    burst = 64 if other_sector_read_seconds >= BURST_RATIO * sector_read_seconds else 32
+    lines = buffer_bytes // LINE_BYTES
+    return MemoryEffects(
+        sector_read_seconds=sector_read_seconds, other_sector_read_seconds=other_sector_read_seconds,
+        line_read_seconds=line_read_seconds, line_write_seconds=line_write_seconds, buffer_bytes=buffer_bytes,
+        dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=l2_partial_store_seconds,
+        l2_partial_stores=l2_partial_stores, tree_level_seconds=intercept, tree_level_warp_seconds=slope,
+        tree_level_points={int(k): float(v) for k, v in tree_level_points.items()}, dram_burst_bytes=burst,
+        dram_read_line_bytes=max(float(burst), line_read_seconds * dram_bytes_per_second / lines),
+        dram_partial_write_line_bytes=max(2.0 * SECTOR_BYTES, line_write_seconds * dram_bytes_per_second / lines),
+        l2_partial_store_sectors_per_second=l2_partial_stores / l2_partial_store_seconds,
+    )
+
+
+def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, quick: bool = False,
+                    progress: Callable[[str], None] = lambda message: None) -> MemoryEffects:
+    """Run the probes on the device.
+
+    Parameters
+    ----------
+    session : validate.Session
+    info : DeviceInfo
+    dram_bytes_per_second : float
+        The sustained DRAM bandwidth measured in the same session (the copy's).
+    quick : bool
+        A 256 MiB buffer instead of 1 GiB, fewer levels.
+    """
+    from ._compile import compile_kernels, kernel_source
+    from ._timing import benchmark
+
+    names = ["sparse_read", "sparse_write", "l2_partial_store", "tree_levels"]
+    kernels = compile_kernels(kernel_source("effects.cu"), names, arch=session.arch, name="effects.cu")
+    buffer_bytes = min((GiB // 4) if quick else GiB, info.memory_size_bytes // 4)
+    floats = buffer_bytes // 4
+    buffer = session.allocate(buffer_bytes)
+    session.poison(buffer, buffer_bytes)
+    sink = session.allocate(4096)
+    threads = 256
+    grid = info.sm_count * max(1, info.max_threads_per_sm // threads)
+
+    def timed(kernel: str, launch_grid: int, args: tuple) -> float:
+        run = session.launcher(kernels[kernel], (launch_grid, 1, 1), (threads, 1, 1), args)
+        return benchmark(run, timer=session.timer, warmup=2, repetitions=5 if quick else 9).median_seconds
+
+    def read(log2: int) -> float:
+        return timed("sparse_read", grid, (buffer, sink, np.uint32(floats >> log2), np.int32(log2)))
+
+    sector, other, line = read(3), read(4), read(5)
+    write = timed("sparse_write", grid, (buffer, np.uint32(floats >> 5), np.int32(5)))
+    l2_lines = max(1, info.l2_cache_bytes // 4 // LINE_BYTES)
+    passes = 64 if quick else 256
+    l2 = timed("l2_partial_store", grid, (buffer, np.uint32(l2_lines), np.int32(passes)))
+    few, many = (256, 1024) if quick else (1024, 4096)
+
+    def level(block: int) -> float:
+        def run(levels: int) -> float:
+            launch = session.launcher(kernels["tree_levels"], (info.sm_count, 1, 1), (block, 1, 1),
+                                      (sink, np.int32(levels)))
+            return benchmark(launch, timer=session.timer, warmup=2, repetitions=5 if quick else 9).median_seconds
+
+        return max(1e-10, (run(many) - run(few)) / (many - few))
+
+    points = {block: level(block) for block in (128, 256, 512, 1024)}
+    session.synchronize()
+    del buffer
+    effects = derive_effects(sector_read_seconds=sector, other_sector_read_seconds=other, line_read_seconds=line,
+                             line_write_seconds=write, buffer_bytes=buffer_bytes,
+                             dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=l2,
+                             l2_partial_stores=l2_lines * passes, tree_level_points=points)
+    progress(f"effects: DRAM burst {effects.dram_burst_bytes} B, lone line read {effects.dram_read_line_bytes:.0f} B, "
+             f"partial line write {effects.dram_partial_write_line_bytes:.0f} B, L2 partial stores "
+             f"{effects.l2_partial_store_sectors_per_second / 1e9:.1f} G/s, tree level "
+             f"{effects.tree_level_seconds * 1e9:.1f} ns + {effects.tree_level_warp_seconds * 1e9:.2f} ns per warp")
+    return effects
+
+
+def effects_calibration(effects: MemoryEffects, *, device: str) -> dict[str, tuple[float, str]]:
+    """The calibration entries the probes give: name -> (value, source)."""
+    where = f"an {device}, gpuroof validate (validate/kernels/effects.cu)"
+    entries = {
+        "dram_burst_bytes": (float(effects.dram_burst_bytes),
+                             f"measured: one float per other sector took {effects.other_sector_read_seconds / effects.sector_read_seconds:.2f} "
+                             f"of one per sector over {effects.buffer_bytes >> 20} MiB; {where}"),
+        "dram_read_line_bytes": (effects.dram_read_line_bytes,
+                                 f"measured: one float per 128-byte line, time x sustained bandwidth / lines; {where}"),
+        "dram_partial_write_line_bytes": (effects.dram_partial_write_line_bytes,
+                                          f"measured: one float written per 128-byte line, time x sustained "
+                                          f"bandwidth / lines; {where}"),
+        "l2_partial_store_sectors_per_second": (effects.l2_partial_store_sectors_per_second,
+                                                f"measured: one float stored per line of an L2-resident buffer, "
+                                                f"{effects.l2_partial_stores} stores; {where}"),
+        "tree_level_seconds": (effects.tree_level_seconds,
+                               f"measured: one block per SM, (shared load, add, store, barrier) levels, difference "
+                               f"of two level counts, intercept of a line over blocks of 128-1024 threads; {where}"),
+    }
+    if len(effects.tree_level_points) >= 2:
+        entries["tree_level_warp_seconds"] = (effects.tree_level_warp_seconds,
+                                              f"measured: the same line's slope per warp of the block; {where}")
+    return entries
