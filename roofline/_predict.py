@@ -34,6 +34,7 @@ __all__ = [
     "achieved_bandwidth",
     "calibration",
     "dram_equivalent_bytes",
+    "instructions_from_sass",
     "l2_bytes_with_l1_reuse",
     "load_calibration",
     "predict",
@@ -514,6 +515,86 @@ def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     return seconds
 
 
+def instructions_from_sass(sass: Any, kernel: Any, launch: Any = None) -> float | None:
+    """Warp instructions a launch issues, estimated from its SASS and the kernel's loads.
+
+    Straight-line code issues its SASS once per thread. A kernel with loops runs its hot
+    loop (``sass.hot_loop``) as often as its global loads are needed: the global loads each
+    thread issues (``load_bytes`` over the threads and the loads' width) beyond those
+    outside the loops, over the loop's own; the outermost loops with shared-memory accesses
+    and no global loads run as often as the shared accesses left over need
+    (``shared_bytes``, 4 bytes each). Instructions outside every loop count once. Every
+    thread is counted as taking the same path (no divergence, no early exit); the other
+    loops (a remainder loop, a loop around the hot loop) are left out.
+
+    Parameters
+    ----------
+    sass : occupancy.SassSummary
+        ``KernelResources.sass`` of the kernel.
+    kernel : Kernel
+        Gives ``load_bytes`` (and ``launch`` when `launch` is None).
+    launch : occupancy.Launch, optional
+        The launch; default ``kernel.launch``.
+
+    Returns
+    -------
+    float or None
+        Warp instructions of the whole launch; None when the hot loop's trip count is tied
+        to neither (no global or shared accesses in it, or no ``load_bytes`` /
+        ``shared_bytes`` in the kernel).
+
+    Raises
+    ------
+    TypeError
+        If `sass` is not an `occupancy.SassSummary` or `launch` not an `occupancy.Launch`.
+    RooflineError
+        If there is no launch.
+    """
+    import occupancy
+
+    if not isinstance(sass, occupancy.SassSummary):
+        raise TypeError(f"sass must be an occupancy.SassSummary, not {type(sass).__name__}")
+    kernel = kernel_of(kernel)
+    launch = kernel.launch if launch is None else launch
+    if launch is None:
+        raise RooflineError(f"instructions_from_sass needs a launch: kernel {kernel.name!r} has none")
+    if not isinstance(launch, occupancy.Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    warps = launch.blocks * math.ceil(launch.threads_per_block / 32)
+    total = float(sass.instructions.total)
+    if not sass.loops:
+        return total * warps
+    outer = [loop for loop in sass.loops if loop.depth == 1]
+    instructions = total - sum(loop.instructions.total for loop in outer)  # outside every loop
+
+    def shared(counts: Any) -> int:
+        return counts.shared_loads + counts.shared_stores
+
+    # the hot loop runs once per group of its global loads
+    hot = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
+    trips = 0.0
+    if hot is not None and hot.instructions.global_loads:
+        if kernel.load_bytes is None:
+            return None
+        outside = sass.instructions.global_loads - sum(loop.instructions.global_loads for loop in outer)
+        loads = float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
+        trips = max(0.0, loads - outside) / hot.instructions.global_loads
+        instructions += trips * hot.instructions.total
+    # loops over shared memory alone run once per group of their shared accesses
+    shared_only = [loop for loop in outer if not loop.instructions.global_loads and shared(loop.instructions)]
+    if shared_only:
+        if not kernel.shared_bytes:
+            return None
+        elsewhere = (shared(sass.instructions) - sum(shared(loop.instructions) for loop in outer)
+                     + (trips * shared(hot.instructions) if hot is not None and trips else 0.0))
+        accesses = float(kernel.shared_bytes) / launch.threads / 4.0
+        shared_trips = max(0.0, accesses - elsewhere) / sum(shared(loop.instructions) for loop in shared_only)
+        instructions += shared_trips * sum(loop.instructions.total for loop in shared_only)
+    if not trips and not shared_only:
+        return None  # loops whose trip count is tied to no access
+    return instructions * warps
+
+
 def dram_equivalent_bytes(kernel: Any, calibration: Calibration) -> float:
     """Bytes the DRAM spends on `kernel`'s traffic, counting how it moves them.
 
@@ -714,13 +795,20 @@ def predict(
     warps_per_scheduler = occ.active_warps_per_sm / record.architecture.sub_partitions
     issue_efficiency = min(1.0, warps_per_scheduler * fma_chains_per_thread / cal.fma_latency_cycles)
     compute_seconds = flops / (peak_flops * issue_efficiency) if flops else 0.0
-    if kernel.instructions:
+    instructions = kernel.instructions
+    sass = getattr(launch.resources, "sass", None)
+    if instructions is None and sass is not None:
+        instructions = instructions_from_sass(sass, kernel, launch)
+        if instructions is not None:
+            assumptions.append(f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from "
+                               "the SASS (the hot loop runs once per group of its global loads)")
+    if instructions:
         # every warp instruction takes an issue slot of its scheduler (one per cycle); a
         # divergent branch's two sides are both issued, which the count includes
         # (one instruction per scheduler and cycle at best: independent instructions of one
         # warp issue back to back, so the warps' count does not lower this rate)
         schedulers = record.sm_count * record.architecture.sub_partitions
-        compute_seconds = max(compute_seconds, float(kernel.instructions) / (schedulers * record.boost_clock_hz))
+        compute_seconds = max(compute_seconds, float(instructions) / (schedulers * record.boost_clock_hz))
 
     launch_seconds = cal.launch_overhead_seconds
     seconds = max(memory_seconds, compute_seconds) + launch_seconds

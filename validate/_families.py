@@ -26,6 +26,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
 
+from occupancy import SassSummary
+
 from ._kernels import F32, KernelCase, _normal, build_case, check_outputs
 
 __all__ = ["FAMILIES", "FamilyRecord", "family_model", "family_specs", "measure_families"]
@@ -91,6 +93,7 @@ class FamilyRecord(BaseModel):
     defines: dict[str, int] = Field(default_factory=dict, description="Preprocessor values the source was built with.")
     loads_in_flight_per_thread: int | None = Field(
         default=None, ge=1, description="Global loads per thread in flight, read from the SASS (None: not read).")
+    sass: SassSummary | None = Field(default=None, description="The kernel's SASS in figures (None: not read).")
 
     @field_validator("arguments")
     @classmethod
@@ -98,19 +101,17 @@ class FamilyRecord(BaseModel):
         return json_values(value, "arguments")
 
 
-def sass_loads_in_flight(source: str, function: str, arch: str) -> int | None:
-    """Global loads per thread in flight in `function`'s SASS (NVRTC, then nvdisasm), or None
-    where the SASS cannot be read here (no nvdisasm, no NVRTC) or issues no global loads."""
+def sass_summary(source: str, function: str, arch: str) -> Any:
+    """`function`'s SASS in figures (`occupancy.SassSummary`: NVRTC, then nvdisasm), or None
+    where it cannot be read here (no nvdisasm, no NVRTC); the model then stands alone."""
     import occupancy
 
     try:
         resources = occupancy.kernel_resources(source, kernel=function, arch=arch)
     except (occupancy.OccupancyError, OSError) as exc:
-        # the SASS is a refinement: without it the model's own loads in flight stand
         warnings.warn(f"SASS of {function} not read: {exc}", stacklevel=2)
         return None
-    sass = resources.sass
-    return sass.global_loads_in_flight_per_thread if sass is not None and sass.global_loads_in_flight_per_thread else None
+    return resources.sass
 
 
 def json_values(value: Any, name: str) -> Any:
@@ -522,8 +523,10 @@ def measure_families(
                                      name=f"{spec.source}:{case.function}")[case.function]
             resources = kernel_resources(kernel, case.function)
             base.update(registers_per_thread=resources.registers_per_thread,
-                        static_shared_memory=resources.static_shared_memory, defines=dict(case.defines),
-                        loads_in_flight_per_thread=sass_loads_in_flight(source, case.function, info.arch))
+                        static_shared_memory=resources.static_shared_memory, defines=dict(case.defines))
+            sass = sass_summary(source, case.function, info.arch)
+            if sass is not None:
+                base.update(sass=sass, loads_in_flight_per_thread=sass.global_loads_in_flight_per_thread or None)
             buffers = {key: session.upload(array) for key, array in case.inputs.items()}
             for key, (shape, dtype) in case.outputs.items():
                 nbytes = math.prod(shape) * np.dtype(dtype).itemsize

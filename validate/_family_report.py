@@ -132,6 +132,11 @@ def _predict_row(record: FamilyRecord, gpu: Any, calibration: Any) -> FamilyRow:
             # the compiler's loads in flight (read from the SASS) replace the model's guess
             update["loads_in_flight_per_thread"] = record.loads_in_flight_per_thread
         launch = occupancy.Launch.model_validate({**model.launch.model_dump(), **update})
+        if record.sass is not None and model.instructions is None:
+            # the issue slots the kernel's SASS asks for (its loops tied to its loads)
+            instructions = roofline.instructions_from_sass(record.sass, model, launch)
+            if instructions is not None:
+                model = model.model_copy(update={"instructions": instructions})
         p = roofline.predict(gpu, model, launch, calibration=calibration)
     except (roofline.RooflineError, occupancy.OccupancyError, ValidationError, TypeError) as exc:
         # a record the models refuse (a launch that cannot run, arguments of another

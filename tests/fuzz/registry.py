@@ -707,6 +707,8 @@ OCCUPANCY.update({
 })
 
 ROOFLINE.update({
+    "instructions_from_sass": call(args_kwargs(st.one_of(st.just(_SASS), junk()), st.one_of(v.kernel_like, junk()),
+                                               st.one_of(st.none(), st.just(_OCC_LAUNCH), junk()))),
     "Access": fields(roofline.Access),
     "BandwidthPoint": model(roofline.BandwidthPoint, _CHART.bandwidth_points[0]),
     "Coords": plain(st.tuples(*[odd()] * 9)),

@@ -244,3 +244,24 @@ def resource_corpus(tmp_path_factory) -> ResourceCorpus:
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         binaries = list(pool.map(run, jobs))
     return ResourceCorpus(binaries, skipped, cuobjdump_path(), nvcc_version)
+
+
+@pytest.fixture(scope="session")
+def triton_add():
+    """A Triton vector add compiled offline for sm_90 (1024 elements per program, 4 warps)."""
+    triton = pytest.importorskip("triton", reason="Triton is not installed")
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+
+    @triton.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    try:
+        return triton.compile(triton.compiler.ASTSource(fn=add, signature=sig, constexprs={"BLOCK": 1024}),
+                              target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
+    except Exception as exc:  # noqa: BLE001 - a Triton that cannot compile here is not our bug
+        pytest.skip(f"Triton cannot compile offline here: {exc}")

@@ -394,24 +394,9 @@ def test_the_corpus_agrees_with_the_scoreboards(resource_corpus, nvdisasm, tmp_p
     assert all(min(row[2:]) >= 12 for row in differ), differ
 
 
-def test_frameworks_kernels_have_their_sass(nvdisasm):
+def test_frameworks_kernels_have_their_sass(nvdisasm, triton_add):
     """A Triton kernel (its cubin) and a numba kernel (its PTX, assembled by nvJitLink)."""
-    triton = pytest.importorskip("triton", reason="Triton is not installed")
-    import triton.language as tl
-    from triton.backends.compiler import GPUTarget
-
-    @triton.jit
-    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        m = offs < n
-        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
-
-    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
-    try:
-        compiled = triton.compile(triton.compiler.ASTSource(fn=add, signature=sig, constexprs={"BLOCK": 1024}),
-                                  target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
-    except Exception as exc:  # noqa: BLE001 - a Triton that cannot compile here is not our bug
-        pytest.skip(f"Triton cannot compile offline here: {exc}")
+    compiled = triton_add
     r = occupancy.kernel_resources(compiled)
     assert r.sass is not None and r.sources["sass"].startswith("Triton cubin .text.add, disassembled by nvdisasm")
     # 1024 elements over 128 threads: 8 floats of x and 8 of y per thread, masked one by one

@@ -110,3 +110,50 @@ def test_profiled_instructions_reach_the_prediction():
     row = next(r for r in report.kernels if r.kernel is sgemm or r.kernel.name == sgemm.name)
     gpu = roofline.gpu("H200")
     assert row.predicted_seconds >= sgemm.instructions / (gpu.sm_count * 4 * gpu.boost_clock_hz)
+
+
+def _sass(total, loops=(), hot=None, ldg=0, lds=0, width=4):
+    import occupancy
+
+    def counts(n, g=0, s=0):
+        return occupancy.SassCounts(total=n, global_loads=g, shared_loads=s)
+
+    return occupancy.SassSummary(
+        architecture="sm_90", disassembler="test", instructions=counts(total, ldg, lds),
+        loops=tuple(occupancy.SassLoop(start_offset=16 * i, end_offset=16 * i + 8, depth=d,
+                                       instructions=counts(n, g, s), global_loads_in_flight=g)
+                    for i, (d, n, g, s) in enumerate(loops)),
+        hot_loop=hot, global_loads_in_flight_per_thread=1, global_load_bytes=width)
+
+
+@pytest.mark.parametrize(
+    ("sass", "kernel", "per_thread"),
+    [
+        # straight line: the SASS once per thread
+        (_sass(40, ldg=1), models.copy(1 << 20), 40),
+        # blur-like: 156 outside, a nested hot loop of 34 with 4 loads; 81 loads per thread
+        (_sass(247, [(1, 91, 7, 0), (2, 34, 4, 0)], hot=1, ldg=7), None, 156 + 34 / 4 * 81),
+        # a shared-only loop of 52 with 8 shared loads beside a global loop of 7 with 1 load
+        (_sass(87, [(1, 7, 1, 0), (1, 52, 0, 8)], hot=0, ldg=1, lds=8), "shared", None),
+    ],
+    ids=["straight", "nested-hot-loop", "shared-loop"],
+)
+def test_instructions_from_sass(sass, kernel, per_thread):
+    import occupancy
+
+    if kernel is None:  # 81 loads of 4 bytes per thread
+        kernel = roofline.Kernel(name="k", load_bytes=81 * 4 * 256 * 64, dram_bytes=1,
+                                 launch=occupancy.Launch(grid=64, block=256))
+    if kernel == "shared":  # 8 global loads and 4096 shared loads per thread
+        kernel = roofline.Kernel(name="k", load_bytes=8 * 4 * 256 * 64, shared_bytes=4096 * 4 * 256 * 64,
+                                 dram_bytes=1, launch=occupancy.Launch(grid=64, block=256))
+        # 28 outside, the global loop 8 times (7 each), the shared loop 4096 / 8 times (52 each)
+        per_thread = 28 + 8 * 7 + 4096 / 8 * 52
+    warps = kernel.launch.blocks * kernel.launch.threads_per_block // 32
+    assert roofline.instructions_from_sass(sass, kernel) == pytest.approx(per_thread * warps)
+
+
+def test_instructions_from_sass_unknown_trip_count():
+    # a loop with neither global nor shared accesses (arithmetic only): no estimate
+    sass = _sass(48, [(1, 7, 0, 0)], hot=0, ldg=2)
+    assert roofline.instructions_from_sass(sass, models.copy(1 << 20)) is None
