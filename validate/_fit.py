@@ -132,7 +132,8 @@ class CalibrationFit(BaseModel):
     predicted over measured bandwidth, minus one).
     """
 
-    model_config = _FROZEN
+    # Its errors go into report.json: a NaN there would be written as null and not read back.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     method: str
     parameters: tuple[str, ...] = Field(description="The calibration fields fitted.")

@@ -700,3 +700,12 @@ def test_a_triton_cache_scan_skips_json_too_deep_to_read(tmp_path, capsys):
         occupancy.kernel_resources(tmp_path)
     code, _, err = cli(capsys, "resources", str(tmp_path))
     assert code == 2 and "holds no Triton kernel" in one_line(err)
+
+
+def test_calibration_fit_errors_are_finite():
+    """CalibrationFit (validate._fit, from main) took NaN errors: report.json would hold null there."""
+    good = dict(method="m", parameters=("knee_sharpness",), evaluations=3, seconds=0.1, train_points=4,
+                train_median_abs_error=0.05, train_max_abs_error=0.1)
+    assert validate.CalibrationFit(**good).train_max_abs_error == 0.1
+    with pytest.raises(ValueError, match="finite"):
+        validate.CalibrationFit(**{**good, "train_max_abs_error": math.nan})
