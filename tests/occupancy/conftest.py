@@ -265,3 +265,21 @@ def triton_add():
                               target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
     except Exception as exc:  # noqa: BLE001 - a Triton that cannot compile here is not our bug
         pytest.skip(f"Triton cannot compile offline here: {exc}")
+
+
+@pytest.fixture(scope="session")
+def numba_scale_ptx():
+    """PTX of a numba-cuda kernel (x[i] *= 2) compiled offline for sm_90."""
+    cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    from numba import float32
+
+    def scale(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= 2.0
+
+    try:
+        ptx, _ = cuda.compile_ptx(scale, (float32[:],), cc=(9, 0))
+    except Exception as exc:  # noqa: BLE001 - a numba that cannot compile here is not our bug
+        pytest.skip(f"numba-cuda cannot compile offline here: {exc}")
+    return ptx

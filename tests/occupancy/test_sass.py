@@ -394,7 +394,7 @@ def test_the_corpus_agrees_with_the_scoreboards(resource_corpus, nvdisasm, tmp_p
     assert all(min(row[2:]) >= 12 for row in differ), differ
 
 
-def test_frameworks_kernels_have_their_sass(nvdisasm, triton_add):
+def test_frameworks_kernels_have_their_sass(nvdisasm, triton_add, numba_scale_ptx):
     """A Triton kernel (its cubin) and a numba kernel (its PTX, assembled by nvJitLink)."""
     compiled = triton_add
     r = occupancy.kernel_resources(compiled)
@@ -405,18 +405,8 @@ def test_frameworks_kernels_have_their_sass(nvdisasm, triton_add):
     assert (r.sass.global_loads_in_flight_per_thread, r.sass.global_load_instruction) == (16, "LDG.E")
     assert r.sass.loops == ()
 
-    cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    ptx = numba_scale_ptx
     from numba import float32
-
-    def scale(x):
-        i = cuda.grid(1)
-        if i < x.size:
-            x[i] *= 2.0
-
-    try:
-        ptx, _ = cuda.compile_ptx(scale, (float32[:],), cc=(9, 0))
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"numba-cuda cannot compile offline here: {exc}")
 
     class DispatcherLike:  # numba-cuda's Dispatcher: compiled signatures and their PTX
         overloads = {(float32[:],): object()}
