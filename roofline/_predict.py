@@ -817,8 +817,8 @@ def predict(
     if launch_seconds >= max(memory_seconds, compute_seconds):
         limiter: Limiter = "launch"
     elif compute_seconds > memory_seconds:
-        limiter = "issue" if issue_efficiency < 1.0 or compute_seconds > (
-            flops / peak_flops if flops else 0.0) * 1.0001 else "compute"
+        # the arithmetic roof binds only when nothing (dependencies, issue slots) slows it
+        limiter = "compute" if math.isclose(compute_seconds, flops / peak_flops) else "issue"
     elif cache_seconds > dram_seconds:
         limiter = "cache_bandwidth"
     elif dram_seconds > 1.2 * full_wave_seconds:

@@ -107,8 +107,8 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any
     if effects is not None:
         from ._effects import effects_calibration
 
-        for name, (value, how) in effects_calibration(effects, device="").items():
-            put(name, value, how.removeprefix("measured: ").split("; an ")[0])
+        for name, (value, how) in effects_calibration(effects).items():
+            put(name, value, how)
     out = dict(fitted)
     out.update(values)
     known = fitted.get("sources", {})

@@ -140,8 +140,8 @@ def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, qu
     threads = 256
     grid = info.sm_count * max(1, info.max_threads_per_sm // threads)
 
-    def timed(kernel: str, launch_grid: int, args: tuple) -> float:
-        run = session.launcher(kernels[kernel], (launch_grid, 1, 1), (threads, 1, 1), args)
+    def timed(kernel: str, launch_grid: int, args: tuple, block: int = threads) -> float:
+        run = session.launcher(kernels[kernel], (launch_grid, 1, 1), (block, 1, 1), args)
         return benchmark(run, timer=session.timer, warmup=2, repetitions=5 if quick else 9).median_seconds
 
     def read(log2: int) -> float:
@@ -156,9 +156,7 @@ def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, qu
 
     def level(block: int) -> float:
         def run(levels: int) -> float:
-            launch = session.launcher(kernels["tree_levels"], (info.sm_count, 1, 1), (block, 1, 1),
-                                      (sink, np.int32(levels)))
-            return benchmark(launch, timer=session.timer, warmup=2, repetitions=5 if quick else 9).median_seconds
+            return timed("tree_levels", info.sm_count, (sink, np.int32(levels)), block)
 
         return max(1e-10, (run(many) - run(few)) / (many - few))
 
@@ -176,26 +174,27 @@ def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, qu
     return effects
 
 
-def effects_calibration(effects: MemoryEffects, *, device: str) -> dict[str, tuple[float, str]]:
-    """The calibration entries the probes give: name -> (value, source)."""
-    where = f"an {device}, gpuroof validate (validate/kernels/effects.cu)"
+def effects_calibration(effects: MemoryEffects) -> dict[str, tuple[float, str]]:
+    """The calibration entries the probes give: name -> (value, how it was measured).
+
+    `validate.measured_calibration` adds where and when to each description.
+    """
     entries = {
         "dram_burst_bytes": (float(effects.dram_burst_bytes),
-                             f"measured: one float per other sector took {effects.other_sector_read_seconds / effects.sector_read_seconds:.2f} "
-                             f"of one per sector over {effects.buffer_bytes >> 20} MiB; {where}"),
+                             f"one float per other sector took {effects.other_sector_read_seconds / effects.sector_read_seconds:.2f} "
+                             f"of one per sector over {effects.buffer_bytes >> 20} MiB"),
         "dram_read_line_bytes": (effects.dram_read_line_bytes,
-                                 f"measured: one float per 128-byte line, time x sustained bandwidth / lines; {where}"),
+                                 "one float per 128-byte line, time x sustained bandwidth / lines"),
         "dram_partial_write_line_bytes": (effects.dram_partial_write_line_bytes,
-                                          f"measured: one float written per 128-byte line, time x sustained "
-                                          f"bandwidth / lines; {where}"),
+                                          "one float written per 128-byte line, time x sustained bandwidth / lines"),
         "l2_partial_store_sectors_per_second": (effects.l2_partial_store_sectors_per_second,
-                                                f"measured: one float stored per line of an L2-resident buffer, "
-                                                f"{effects.l2_partial_stores} stores; {where}"),
+                                                f"one float stored per line of an L2-resident buffer, "
+                                                f"{effects.l2_partial_stores} stores"),
         "tree_level_seconds": (effects.tree_level_seconds,
-                               f"measured: one block per SM, (shared load, add, store, barrier) levels, difference "
-                               f"of two level counts, intercept of a line over blocks of 128-1024 threads; {where}"),
+                               "one block per SM, (shared load, add, store, barrier) levels, difference "
+                               "of two level counts, intercept of a line over blocks of 128-1024 threads"),
     }
     if len(effects.tree_level_points) >= 2:
         entries["tree_level_warp_seconds"] = (effects.tree_level_warp_seconds,
-                                              f"measured: the same line's slope per warp of the block; {where}")
+                                              "the same line's slope per warp of the block")
     return entries

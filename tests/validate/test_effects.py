@@ -23,7 +23,7 @@ def test_burst_from_the_two_reads(other, burst):
     assert e.dram_partial_write_line_bytes == pytest.approx(1e-3 * 3e12 / lines)
     # the line through the four block sizes: 20 ns + 1.5 ns per warp
     assert e.tree_level_seconds == pytest.approx(20e-9) and e.tree_level_warp_seconds == pytest.approx(1.5e-9)
-    entries = effects_calibration(e, device="test GPU")
+    entries = effects_calibration(e)
     cal = roofline.calibration("H200").model_copy(update={k: v for k, (v, _) in entries.items()})
     assert cal.dram_burst_bytes == burst
 
