@@ -23,6 +23,7 @@ _COUNTS = (
     "flops", "load_bytes", "store_bytes", "requested_bytes", "l1_bytes", "l2_bytes", "dram_bytes", "shared_bytes",
     "dram_store_bytes", "dram_load_bursts", "dram_load_lines", "dram_store_lines", "dram_store_partial_sectors",
     "l2_partial_store_sectors", "instructions", "barriers_per_block", "l2_store_bytes", "l1_footprint_bytes_per_block",
+    "branch_issue_factor",
 )
 
 
@@ -69,6 +70,9 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
         out.pop("flops", None)
     if out.get("precision") is not None:
         out["precision"] = check_precision(out["precision"])
+    factor = out.get("branch_issue_factor")
+    if factor is not None and factor < 1:
+        raise RooflineError(f"branch_issue_factor={factor} must be >= 1 (1: every warp takes one path)")
     load, store, requested = out.get("load_bytes"), out.get("store_bytes"), out.get("requested_bytes")
     if load is not None or store is not None:
         known = (load or 0) + (store or 0)
@@ -157,6 +161,12 @@ class Kernel(BaseModel):
         Warp instructions issued, total (SASS; a divergent branch issues both sides).
     barriers_per_block : int or None
         ``__syncthreads()`` each thread of a block passes (the levels of a tree).
+    branch_issue_factor : float or None
+        Paths a warp runs through the kernel's branches, per warp (>= 1): 1 when every
+        warp takes one side (warp-uniform branches), 2 when every warp runs both sides of a
+        two-way branch. `roofline.divergence.branch_divergence` counts it from the side
+        each thread takes. `predict` multiplies the arithmetic time and the instructions it
+        estimates from SASS by it (a measured ``instructions`` count already has it).
     l2_store_bytes : int or None
         The stores' part of ``l2_bytes``.
     l1_footprint_bytes_per_block : int or None
@@ -204,6 +214,7 @@ class Kernel(BaseModel):
     l2_partial_store_sectors: int | float | None = Field(default=None, description="Warp stores' partial sectors.")
     instructions: int | float | None = Field(default=None, description="Warp instructions issued.")
     barriers_per_block: int | float | None = Field(default=None, description="Barriers each thread passes.")
+    branch_issue_factor: int | float | None = Field(default=None, description="Paths per warp through branches.")
     l2_store_bytes: int | float | None = Field(default=None, description="The stores' part of l2_bytes.")
     l1_footprint_bytes_per_block: int | float | None = Field(default=None, description="Sectors one block loads.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")

@@ -525,7 +525,11 @@ def instructions_from_sass(sass: Any, kernel: Any, launch: Any = None) -> float 
     and no global loads run as often as the shared accesses left over need
     (``shared_bytes``, 4 bytes each). Instructions outside every loop count once. Every
     thread is counted as taking the same path (no divergence, no early exit); the other
-    loops (a remainder loop, a loop around the hot loop) are left out.
+    loops (a remainder loop, a loop around the hot loop) are left out. The outermost loops
+    of arithmetic alone (no global or shared access, some FP32/FP64 arithmetic) run as
+    often as the kernel's ``flops`` left over need (an FFMA counts 2): loops on the two
+    sides of a branch share the flops, which is each warp's count when every warp takes
+    one side (`predict` scales it by ``kernel.branch_issue_factor``).
 
     Parameters
     ----------
@@ -539,9 +543,9 @@ def instructions_from_sass(sass: Any, kernel: Any, launch: Any = None) -> float 
     Returns
     -------
     float or None
-        Warp instructions of the whole launch; None when the hot loop's trip count is tied
-        to neither (no global or shared accesses in it, or no ``load_bytes`` /
-        ``shared_bytes`` in the kernel).
+        Warp instructions of the whole launch; None when a loop's trip count is tied to
+        nothing the kernel gives (no ``load_bytes``, ``shared_bytes`` or ``flops`` for
+        its loops, or loops with neither memory accesses nor arithmetic).
 
     Raises
     ------
@@ -590,7 +594,21 @@ def instructions_from_sass(sass: Any, kernel: Any, launch: Any = None) -> float 
         accesses = float(kernel.shared_bytes) / launch.threads / 4.0
         shared_trips = max(0.0, accesses - elsewhere) / sum(shared(loop.instructions) for loop in shared_only)
         instructions += shared_trips * sum(loop.instructions.total for loop in shared_only)
-    if not trips and not shared_only:
+    # loops of arithmetic alone (no memory access) run as often as the flops left over need
+    def flops(counts: Any) -> int:
+        return 2 * counts.fp32_fma + counts.fp32_add + counts.fp32_mul + 2 * counts.fp64
+
+    arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not shared(loop.instructions)
+                  and flops(loop.instructions)]
+    if arithmetic:
+        if not kernel.flops:
+            return None
+        elsewhere = (flops(sass.instructions) - sum(flops(loop.instructions) for loop in outer)
+                     + (trips * flops(hot.instructions) if hot is not None and trips else 0.0))
+        per_thread = float(kernel.flops) / launch.threads
+        arithmetic_trips = max(0.0, per_thread - elsewhere) / sum(flops(loop.instructions) for loop in arithmetic)
+        instructions += arithmetic_trips * sum(loop.instructions.total for loop in arithmetic)
+    if not trips and not shared_only and not arithmetic:
         return None  # loops whose trip count is tied to no access
     return instructions * warps
 
@@ -687,7 +705,10 @@ def predict(
     the DRAM roof. Grids smaller than one wave or with a partial last wave run that wave at
     its own, lower concurrency. L2 and L1/shared bytes, when the kernel gives them, bound
     the memory time from below at those levels' bandwidths.
-    Compute side: ``flops / (peak x min(1, warps per scheduler x fma_chains / FMA latency))``.
+    Compute side: ``flops / (peak x min(1, warps per scheduler x fma_chains / FMA latency))``,
+    times ``kernel.branch_issue_factor`` (a divergent warp runs both sides of a branch), and
+    at least the kernel's warp instructions at one per scheduler and cycle (``instructions``,
+    else estimated from the launch's SASS by `instructions_from_sass`).
     The prediction is the larger side plus the launch overhead.
 
     Parameters
@@ -794,14 +815,19 @@ def predict(
     flops = float(kernel.flops)
     warps_per_scheduler = occ.active_warps_per_sm / record.architecture.sub_partitions
     issue_efficiency = min(1.0, warps_per_scheduler * fma_chains_per_thread / cal.fma_latency_cycles)
-    compute_seconds = flops / (peak_flops * issue_efficiency) if flops else 0.0
+    # a divergent warp runs each side of its branches with the other lanes idle
+    paths = float(kernel.branch_issue_factor or 1.0)
+    compute_seconds = paths * flops / (peak_flops * issue_efficiency) if flops else 0.0
     instructions = kernel.instructions
     sass = getattr(launch.resources, "sass", None)
     if instructions is None and sass is not None:
         instructions = instructions_from_sass(sass, kernel, launch)
         if instructions is not None:
+            instructions *= paths
             assumptions.append(f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from "
-                               "the SASS (the hot loop runs once per group of its global loads)")
+                               "the SASS (the hot loop runs once per group of its global loads"
+                               + (f"; x{paths:g} paths per warp through divergent branches" if paths > 1 else "")
+                               + ")")
     if instructions:
         # every warp instruction takes an issue slot of its scheduler (one per cycle); a
         # divergent branch's two sides are both issued, which the count includes
@@ -818,7 +844,7 @@ def predict(
         limiter: Limiter = "launch"
     elif compute_seconds > memory_seconds:
         # the arithmetic roof binds only when nothing (dependencies, issue slots) slows it
-        limiter = "compute" if math.isclose(compute_seconds, flops / peak_flops) else "issue"
+        limiter = "compute" if math.isclose(compute_seconds, paths * flops / peak_flops) else "issue"
     elif cache_seconds > dram_seconds:
         limiter = "cache_bandwidth"
     elif dram_seconds > 1.2 * full_wave_seconds:

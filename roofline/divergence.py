@@ -1,4 +1,4 @@
-"""Control divergence caused by a boundary check ``if (x < extent_x && y < ...)``.
+"""Control divergence: a boundary check ``if (x < extent_x && y < ...)``, and any branch.
 
 Threads of a block are numbered x first (``threadIdx.x + blockDim.x * (threadIdx.y +
 blockDim.y * threadIdx.z)``) and cut into warps of 32 (PMPP 4th ed. §4.5, CUDA C
@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._errors import RooflineError
 from ._warps import WARP_SIZE
 
-__all__ = ["BoundaryDivergence", "boundary_divergence"]
+__all__ = ["BoundaryDivergence", "BranchDivergence", "boundary_divergence", "branch_divergence"]
 
 
 class BoundaryDivergence(BaseModel):
@@ -157,4 +157,81 @@ def boundary_divergence(
         issued_lanes=issued,
         simd_efficiency=efficiency,
         estimated_cost=1.0 - efficiency,
+    )
+
+
+class BranchDivergence(BaseModel):
+    """How the warps of a block split over a branch's sides, and what it costs in issue slots."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    threads: int = Field(description="Threads of the block.")
+    warps: int = Field(description="Warps of the block.")
+    sides: int = Field(description="Distinct sides the block's threads take.")
+    divergent_warps: int = Field(description="Warps with threads on more than one side.")
+    paths_issued: int = Field(description="Sum over warps of the sides each runs: the warp paths issued.")
+    issue_factor: float = Field(
+        description=(
+            "paths_issued / warps: the branch's issue slots relative to warp-uniform code "
+            "(Kernel.branch_issue_factor)."
+        )
+    )
+    simd_efficiency: float = Field(
+        description="threads / (32 x paths_issued) when the sides are equally long: lanes that do work."
+    )
+
+
+def branch_divergence(sides: object) -> BranchDivergence:
+    """Count the warps a branch splits, from the side each thread of a block takes.
+
+    A warp runs each side one of its threads takes, one after the other, with the other
+    lanes masked (CUDA C Programming Guide, "SIMT Architecture"; PMPP 4th ed. §4.5): a
+    warp whose 32 threads take one side issues it once, a warp split over two sides
+    issues both. Threads are numbered x first and cut into warps of 32.
+
+    Parameters
+    ----------
+    sides : array_like of int or bool
+        The side (any integer label) each thread of one block takes, in thread order
+        (``threadIdx.x + blockDim.x * (threadIdx.y + ...)``); 1 to 1024 threads.
+
+    Returns
+    -------
+    BranchDivergence
+
+    Raises
+    ------
+    RooflineError
+        If `sides` is empty, longer than 1024 or not one-dimensional integers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from roofline.divergence import branch_divergence
+    >>> t = np.arange(256)
+    >>> branch_divergence(t & 1).issue_factor          # lane parity: every warp runs both sides
+    2.0
+    >>> branch_divergence((t // 32) & 1).issue_factor  # warp parity: one side per warp
+    1.0
+    """
+    try:
+        values = np.asarray(sides)
+    except (TypeError, ValueError) as exc:
+        raise RooflineError(f"sides must be an array of integers, one per thread: {exc}") from None
+    if values.ndim != 1 or not 1 <= values.size <= 1024:
+        raise RooflineError(f"sides must be one side per thread of a block (1 to 1024 values), got shape {values.shape}")
+    if values.dtype == bool:
+        values = values.astype(np.int64)
+    if not np.issubdtype(values.dtype, np.integer):
+        raise RooflineError(f"sides must be integers or booleans, not {values.dtype}")
+    threads = int(values.size)
+    warps = -(-threads // WARP_SIZE)
+    paths = divergent = 0
+    for w in range(warps):
+        taken = np.unique(values[w * WARP_SIZE:(w + 1) * WARP_SIZE]).size
+        paths += taken
+        divergent += taken > 1
+    return BranchDivergence(
+        threads=threads, warps=warps, sides=int(np.unique(values).size), divergent_warps=divergent,
+        paths_issued=paths, issue_factor=paths / warps, simd_efficiency=threads / (WARP_SIZE * paths),
     )

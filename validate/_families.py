@@ -161,8 +161,12 @@ def _shared_model(grid: int, block: int, stride: int) -> Any:
 def _branch_model(n: int, block: int, uniform: bool) -> Any:
     import occupancy
     import roofline
+    from roofline.divergence import branch_divergence
 
+    thread = np.arange(block)
+    side = (thread // 32) & 1 if uniform else thread & 1  # the kernel's `side` within a block of whole warps
     return roofline.Kernel(
+        branch_issue_factor=branch_divergence(side).issue_factor,
         name="branches", flops=2 * BRANCH_ITERS * n, precision="fp32", load_bytes=8 * n, store_bytes=4 * n,
         dram_bytes=12 * n, l2_bytes=12 * n,
         parameters={"n": n, "block": block, "branch": "warp" if uniform else "lane", "iters": BRANCH_ITERS},

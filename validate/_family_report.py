@@ -131,12 +131,13 @@ def _predict_row(record: FamilyRecord, gpu: Any, calibration: Any) -> FamilyRow:
         if record.loads_in_flight_per_thread is not None:
             # the compiler's loads in flight (read from the SASS) replace the model's guess
             update["loads_in_flight_per_thread"] = record.loads_in_flight_per_thread
+        if record.sass is not None and record.registers_per_thread is not None:
+            # the kernel's SASS rides with its resources: predict counts its issue slots
+            update["resources"] = occupancy.KernelResources(
+                kernel=record.function, architecture=record.sass.architecture,
+                registers_per_thread=record.registers_per_thread,
+                static_shared_memory=record.static_shared_memory or 0, sass=record.sass)
         launch = occupancy.Launch.model_validate({**model.launch.model_dump(), **update})
-        if record.sass is not None and model.instructions is None:
-            # the issue slots the kernel's SASS asks for (its loops tied to its loads)
-            instructions = roofline.instructions_from_sass(record.sass, model, launch)
-            if instructions is not None:
-                model = model.model_copy(update={"instructions": instructions})
         p = roofline.predict(gpu, model, launch, calibration=calibration)
     except (roofline.RooflineError, occupancy.OccupancyError, ValidationError, TypeError) as exc:
         # a record the models refuse (a launch that cannot run, arguments of another

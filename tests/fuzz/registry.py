@@ -546,6 +546,11 @@ DIVERGENCE = {
         maybe(st.one_of(st.integers(1, 10_000), st.tuples(st.integers(1, 5000), st.integers(1, 5000)),
                         st.sampled_from((2**31 * 1024, 2**70, (1, 65536 * 64), (5, 5, 5, 5))))),
         maybe(st.sampled_from((256, (16, 16), (32, 32), (8, 8, 8), (1, 1, 65), 1025, (1024, 1, 1), (0,)))))),
+    "BranchDivergence": model(divergence.BranchDivergence, divergence.branch_divergence(list(range(64))),
+                              finite=False),
+    "branch_divergence": call(args_kwargs(st.one_of(
+        st.lists(st.integers(-3, 3), max_size=1100), st.lists(st.booleans(), max_size=40),
+        st.sampled_from(([[1, 2]], [0.5], "ab", [2**70], [None])), junk()))),
 }
 
 VALIDATE = {

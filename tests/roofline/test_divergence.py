@@ -1,4 +1,4 @@
-"""Boundary divergence: PMPP's examples and a brute-force oracle."""
+"""Boundary and branch divergence: PMPP's examples, a brute-force oracle, warp paths."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import doctest
 import itertools
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import roofline.divergence
 from roofline._errors import RooflineError
-from roofline.divergence import boundary_divergence
+from roofline.divergence import boundary_divergence, branch_divergence
 
 # (id, extent, block, total_warps, divergent_warps, inactive_warps, source)
 CASES = [
@@ -97,3 +98,32 @@ def test_bad_input(extent, block, error):
 
 def test_doctests():
     assert doctest.testmod(roofline.divergence).failed == 0
+
+
+# ------------------------------------------------------------------ branch_divergence
+
+_T = np.arange(256)
+
+
+@pytest.mark.parametrize(
+    ("sides", "divergent", "factor"),
+    [
+        (_T & 1, 8, 2.0),                       # lane parity: every warp both sides
+        ((_T // 32) & 1, 0, 1.0),               # warp parity: one side per warp
+        (_T < 48, 1, 9 / 8),                     # a boundary inside the second warp
+        (_T % 3, 8, 3.0),                       # three sides, every warp all three
+        (np.zeros(40, dtype=int), 0, 1.0),      # a partial last warp
+    ],
+    ids=["lane", "warp", "boundary", "three-way", "partial-warp"],
+)
+def test_branch_divergence(sides, divergent, factor):
+    r = branch_divergence(sides)
+    assert r.divergent_warps == divergent
+    assert r.issue_factor == pytest.approx(factor)
+    assert r.simd_efficiency == pytest.approx(r.threads / (32 * r.paths_issued))
+
+
+@pytest.mark.parametrize("bad", [[], np.zeros((4, 4), dtype=int), np.zeros(1025, dtype=int), [0.5, 1.5], "ab"])
+def test_branch_divergence_refuses(bad):
+    with pytest.raises(RooflineError, match="sides"):
+        branch_divergence(bad)

@@ -112,17 +112,18 @@ def test_profiled_instructions_reach_the_prediction():
     assert row.predicted_seconds >= sgemm.instructions / (gpu.sm_count * 4 * gpu.boost_clock_hz)
 
 
-def _sass(total, loops=(), hot=None, ldg=0, lds=0, width=4):
+def _sass(total, loops=(), hot=None, ldg=0, lds=0, width=4, ffma=0):
+    """A SassSummary: loops are (depth, instructions, global loads, shared loads[, FFMAs])."""
     import occupancy
 
-    def counts(n, g=0, s=0):
-        return occupancy.SassCounts(total=n, global_loads=g, shared_loads=s)
+    def counts(n, g=0, s=0, f=0):
+        return occupancy.SassCounts(total=n, global_loads=g, shared_loads=s, fp32_fma=f)
 
     return occupancy.SassSummary(
-        architecture="sm_90", disassembler="test", instructions=counts(total, ldg, lds),
-        loops=tuple(occupancy.SassLoop(start_offset=16 * i, end_offset=16 * i + 8, depth=d,
-                                       instructions=counts(n, g, s), global_loads_in_flight=g)
-                    for i, (d, n, g, s) in enumerate(loops)),
+        architecture="sm_90", disassembler="test", instructions=counts(total, ldg, lds, ffma),
+        loops=tuple(occupancy.SassLoop(start_offset=16 * i, end_offset=16 * i + 8, depth=loop[0],
+                                       instructions=counts(*loop[1:]), global_loads_in_flight=loop[2])
+                    for i, loop in enumerate(loops)),
         hot_loop=hot, global_loads_in_flight_per_thread=1, global_load_bytes=width)
 
 
@@ -154,6 +155,45 @@ def test_instructions_from_sass(sass, kernel, per_thread):
 
 
 def test_instructions_from_sass_unknown_trip_count():
-    # a loop with neither global nor shared accesses (arithmetic only): no estimate
+    # a loop with neither memory accesses nor arithmetic: no estimate
     sass = _sass(48, [(1, 7, 0, 0)], hot=0, ldg=2)
     assert roofline.instructions_from_sass(sass, models.copy(1 << 20)) is None
+    # an arithmetic loop in a kernel that gives no flops: no estimate either
+    sass = _sass(48, [(1, 7, 0, 0, 4)], hot=0, ldg=2, ffma=6)
+    assert roofline.instructions_from_sass(sass, models.copy(1 << 20)) is None
+
+
+def _branches(factor):
+    import occupancy
+
+    # validate/kernels/families.cu `branches`: each thread runs 256 FMAs on one of two
+    # sides, each side a loop of 7 instructions with 4 FFMAs; 4 FFMAs outside the loops
+    n = 1 << 20
+    return roofline.Kernel(name="branches", flops=2 * 256 * n, dram_bytes=12 * n, load_bytes=8 * n,
+                           branch_issue_factor=factor, launch=occupancy.Launch(grid=n // 256, block=256))
+
+
+def test_arithmetic_loops_run_as_often_as_the_flops_need():
+    sass = _sass(48, [(1, 7, 0, 0, 4), (1, 7, 0, 0, 4)], hot=0, ldg=2, ffma=12)
+    kernel = _branches(1.0)
+    # outside: 48 - 14 instructions and 4 FFMAs (8 flops); the two loops share 512 - 8 flops, 16 per trip
+    per_thread = 34 + (512 - 8) / 16 * 14
+    warps = kernel.launch.blocks * 8
+    assert roofline.instructions_from_sass(sass, kernel) == pytest.approx(per_thread * warps)
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.5, 2.0])
+def test_divergent_branches_issue_both_sides(factor):
+    import occupancy
+
+    sass = _sass(48, [(1, 7, 0, 0, 4), (1, 7, 0, 0, 4)], hot=0, ldg=2, ffma=12)
+    kernel = _branches(factor)
+    resources = occupancy.KernelResources(kernel="branches", architecture="sm_90", registers_per_thread=16, sass=sass)
+    launch = kernel.launch.model_copy(update={"resources": resources})
+    base = roofline.predict("H200", _branches(1.0), launch)
+    p = roofline.predict("H200", kernel, launch)
+    assert p.limiter == base.limiter == "issue"
+    assert p.compute_seconds == pytest.approx(factor * base.compute_seconds)
+    # without SASS the arithmetic time alone scales
+    q, q1 = roofline.predict("H200", kernel), roofline.predict("H200", _branches(1.0))
+    assert q.compute_seconds == pytest.approx(factor * q1.compute_seconds)
