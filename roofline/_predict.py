@@ -791,7 +791,9 @@ def predict(
     tree_seconds = barriers * level_seconds if barriers and cal.tree_level_seconds else 0.0
     if barriers and not cal.tree_level_seconds:
         assumptions.append("barriers cost no time: the calibration has no tree_level_seconds")
-    block_seconds = rounds * latency + bytes_per_block / sm_bandwidth + tree_seconds
+    l1_seconds = (float(kernel.l1_bytes) / blocks / (record.bandwidth("l1") / record.sm_count)
+                  if kernel.l1_bytes else 0.0)
+    block_seconds = rounds * latency + bytes_per_block / sm_bandwidth + l1_seconds + tree_seconds
 
     def rates(resident_blocks: int) -> tuple[float, float, float]:
         in_flight_rate = resident_blocks * bytes_per_block / block_seconds

@@ -178,6 +178,10 @@ class Traffic(BaseModel):
     l2_partial_store_sectors : int
         Sectors of warp-wide stores that the warp writes only in part (fewer than 32
         bytes): L2 merges them into the line (a read-modify-write of the sector).
+    l1_wavefronts : int
+        128-byte lines each warp-wide access touches, summed over every execution: the L1
+        passes global accesses take (one line per pass; a coalesced float access is one,
+        a column of a row-major matrix one per lane).
     dram_load_bursts : int
         Distinct 64-byte DRAM bursts read (the DRAM reads both sectors of a burst).
     dram_load_lines, dram_store_lines : int
@@ -204,6 +208,7 @@ class Traffic(BaseModel):
     dram_store_bytes: int
     dram_bytes_by_array: dict[str, int]
     l2_partial_store_sectors: int = 0
+    l1_wavefronts: int = 0
     dram_load_bursts: int = 0
     dram_load_lines: int = 0
     dram_store_lines: int = 0
@@ -219,6 +224,13 @@ class Traffic(BaseModel):
 
     @computed_field  # type: ignore[prop-decorator]
     @property
+    def l1_global_bytes(self) -> int:
+        """128 x l1_wavefronts: the L1 data-path bytes global accesses occupy (a pass
+        moves up to one 128-byte line, however few of its bytes a warp wants)."""
+        return LINE_BYTES * self.l1_wavefronts
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
     def l2_bytes(self) -> int:
         """l2_load_bytes + l2_store_bytes."""
         return self.l2_load_bytes + self.l2_store_bytes
@@ -231,13 +243,13 @@ class Traffic(BaseModel):
 
     def counts(self) -> dict[str, int]:
         """The `roofline.Kernel` fields this traffic fills: ``load_bytes``, ``store_bytes``,
-        ``l2_bytes``, ``l1_bytes`` (the requested bytes: the global side of L1),
+        ``l2_bytes``, ``l1_bytes`` (``l1_global_bytes``: the global side of L1),
         ``dram_bytes`` and the footprint's finer counts (bursts, lines, partial sectors);
         ``roofline.Kernel(**traffic.counts(), ...)`` takes them."""
         return {
             "load_bytes": self.load_bytes,
             "store_bytes": self.store_bytes,
-            "l1_bytes": self.requested_bytes,
+            "l1_bytes": self.l1_global_bytes,
             "l2_bytes": self.l2_bytes,
             "dram_bytes": self.dram_bytes,
             "dram_store_bytes": self.dram_store_bytes,
@@ -675,7 +687,7 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
             sizes[_key(a, d)] = _size(space, a, d)
     slopes = _slopes(space, accesses)
     segments = _segment_all(space, accesses, slopes, sizes, unit)
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0}
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0}
     terms: dict[tuple[str, str], list[_Term]] = {}
     warps_per_block = -(-space.threads // WARP_SIZE)
     for i, access in enumerate(accesses):
@@ -695,6 +707,9 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
             if access.kind == "store":
                 partial = _partial_sectors(_warps(sectors, 0), _warps(mask, False), access.element_bytes)
                 totals["l2_partial_store"] += int((partial * warp_weight).sum())
+        if unit == LINE_BYTES:  # classes of blocks repeat with the line's period here
+            lines = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
+            totals["l1_wavefronts"] += int((lines * np.repeat(weight, warps_per_block)).sum())
         # Footprint terms: the run's classes of a dimension together, single blocks alone.
         group = np.stack([np.where(residue[d] >= 0, -1, index[d]) for d in dims], axis=1)
         for key in np.unique(group, axis=0):
@@ -751,7 +766,7 @@ def _check_classes(space, access, where, dims, segments, slopes, i, index, resid
 
 
 def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> dict[str, Any]:
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0}
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0}
     units_of: dict[tuple[str, str], list[np.ndarray]] = {}
     for i, access in enumerate(accesses):
         where = _describe(i, access)
@@ -770,6 +785,8 @@ def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BY
                 if access.kind == "store":
                     totals["l2_partial_store"] += int(
                         _partial_sectors(_warps(pieces, 0), _warps(mask, False), access.element_bytes).sum())
+            if unit == LINE_BYTES:
+                totals["l1_wavefronts"] += int(distinct_per_row(_warps(pieces, 0), _warps(mask, False)).sum())
             units_of.setdefault((access.array, access.kind), []).append(np.unique(pieces[mask]))
     distinct = {key: int(np.unique(np.concatenate(parts)).size) for key, parts in units_of.items()}
     return {"totals": totals, "distinct": distinct}
@@ -813,6 +830,7 @@ def _result(passes: dict[int, dict[str, Any]], accesses: Sequence[Access]) -> Tr
         dram_store_bytes=sum(v for (_, kind), v in dram.items() if kind == "store"),
         dram_bytes_by_array=by_array,
         l2_partial_store_sectors=totals["l2_partial_store"],
+        l1_wavefronts=passes[LINE_BYTES]["totals"]["l1_wavefronts"],
         dram_load_bursts=over(BURST_BYTES, "load"),
         dram_load_lines=over(LINE_BYTES, "load"),
         dram_store_lines=over(LINE_BYTES, "store"),

@@ -188,7 +188,7 @@ def matmul_tiled(
         precision="fp32",
         element_bytes=FLOAT_BYTES,
         flops=2 * m * n * k,
-        l1_bytes=counts.requested_bytes + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
+        l1_bytes=counts.l1_global_bytes + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
         shared_bytes=runs * block_bytes,
         bank_conflict_ways=ways,
         launch=Launch(grid=grid, block=(t, t), static_shared_memory=2 * t * t * FLOAT_BYTES),

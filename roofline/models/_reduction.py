@@ -244,7 +244,7 @@ def reduction(n: int, *, block: int = 256, variant: Variant = "sequential") -> K
         precision="fp32",
         element_bytes=FLOAT_BYTES,
         flops=n - grid,
-        l1_bytes=counts.requested_bytes + grid * steps.shared_wavefronts_per_block * SHARED_WAVEFRONT_BYTES,
+        l1_bytes=counts.l1_global_bytes + grid * steps.shared_wavefronts_per_block * SHARED_WAVEFRONT_BYTES,
         shared_bytes=grid * steps.shared_bytes_per_block,
         bank_conflict_ways=steps.bank_conflict_ways,
         barriers_per_block=steps.barriers_per_block,

@@ -241,7 +241,7 @@ def transpose(
         precision="fp32",
         element_bytes=FLOAT_BYTES,
         flops=0,
-        l1_bytes=counts.requested_bytes + l1_extra,
+        l1_bytes=counts.l1_global_bytes + l1_extra,
         shared_bytes=shared_bytes,
         bank_conflict_ways=ways,
         launch=Launch(

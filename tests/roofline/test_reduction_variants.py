@@ -114,7 +114,8 @@ def test_global_counts_are_the_same_for_every_variant(variant, n):
     # loads: the sectors of 4n bytes; stores: one 4-byte word per block, grid words apart by 4 bytes
     assert model.dram_bytes == 32 * -(-4 * n // 32) + 32 * -(-4 * grid // 32)
     assert model.shared_bytes == grid * steps.shared_bytes_per_block
-    assert model.l1_bytes == model.requested_bytes + grid * steps.shared_wavefronts_per_block * 128
+    # L1 passes: one 128-byte line per warp load (32 aligned floats), one per block's store
+    assert model.l1_bytes == 128 * (-(-n // 32) + grid) + grid * steps.shared_wavefronts_per_block * 128
     shared_words = block // 32 if variant == "warp_shuffle" else block
     assert model.launch.static_shared_memory == 4 * shared_words
     assert ("variant" in model.parameters) is (variant != "sequential")

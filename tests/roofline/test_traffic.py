@@ -22,7 +22,8 @@ import roofline
 from roofline import Access, RooflineError, models
 from roofline.memory import warp_transactions
 
-FIELDS = ("load_bytes", "store_bytes", "l2_load_bytes", "l2_store_bytes", "dram_load_bytes", "dram_store_bytes")
+FIELDS = ("load_bytes", "store_bytes", "l2_load_bytes", "l2_store_bytes", "dram_load_bytes", "dram_store_bytes",
+          "l1_wavefronts")
 
 
 def brute(grid, block, accesses) -> dict[str, int]:
@@ -49,6 +50,7 @@ def brute(grid, block, accesses) -> dict[str, int]:
                     out[f"{a.kind}_bytes"] += len(active) * a.element_bytes
                     result = warp_transactions(lanes, a.element_bytes, a.kind, cached=False)
                     out[f"l2_{a.kind}_bytes"] += 32 * result.sectors
+                    out["l1_wavefronts"] += len({x // 128 for x in active})  # one pass per line
                     sectors.setdefault((a.array, a.kind), set()).update(x // 32 for x in active)
     for (_, kind), touched in sectors.items():
         out[f"dram_{kind}_bytes"] += 32 * len(touched)
@@ -336,3 +338,20 @@ def test_accesses_of_different_widths_and_slopes_share_an_array():
     mixed = [Access(array="x", index=lambda c: c.x, element_bytes=4),
              Access(array="x", index=lambda c: 2 * c.x + 1, element_bytes=8)]
     assert counted(40, 32, mixed) == brute((40,), (32,), mixed)
+
+
+@pytest.mark.parametrize(
+    ("accesses", "block", "per_warp"),
+    [
+        ([_copy(1 << 12)[0]], 256, 1),                     # 32 floats in one line
+        ([_copy(1 << 12, width=16)[0]], 256, 4),           # 32 float4: four lines
+        ([_copy(1 << 12, stride=2)[0]], 256, 2),           # every other float: two lines
+        ([_copy(1 << 12, stride=32)[0]], 256, 32),         # a line per lane
+    ],
+    ids=["coalesced", "float4", "stride-2", "stride-32"],
+)
+def test_l1_wavefronts_are_lines_per_warp_access(accesses, block, per_warp):
+    t = roofline.traffic(1 << 12 // block, block, accesses)
+    warps = (1 << 12 // block) * block // 32
+    assert t.l1_wavefronts == per_warp * warps
+    assert t.l1_global_bytes == 128 * t.l1_wavefronts == t.counts()["l1_bytes"]
