@@ -23,7 +23,7 @@ _COUNTS = (
     "flops", "load_bytes", "store_bytes", "requested_bytes", "l1_bytes", "l2_bytes", "dram_bytes", "shared_bytes",
     "dram_store_bytes", "dram_load_bursts", "dram_load_lines", "dram_store_lines", "dram_store_partial_sectors",
     "l2_partial_store_sectors", "instructions", "barriers_per_block", "l2_store_bytes", "l1_footprint_bytes_per_block",
-    "branch_issue_factor",
+    "branch_issue_factor", "l1_stream_bytes_per_block", "l1_window_bytes_per_block",
 )
 
 
@@ -172,6 +172,9 @@ class Kernel(BaseModel):
     l1_footprint_bytes_per_block : int or None
         Distinct sectors (x 32 bytes) one block loads: when the resident blocks' footprints
         fit in the L1 the launch leaves, each is read from L2 once per block.
+    l1_stream_bytes_per_block, l1_window_bytes_per_block : int or None
+        A block's L2 loads when L1 keeps only the loop iteration before, and what two
+        consecutive iterations hold: the reuse left when the whole footprint does not fit.
     bank_conflict_ways : int or None
         Worst shared-memory conflict degree (1: conflict free).
     element_bytes : int or None
@@ -217,6 +220,10 @@ class Kernel(BaseModel):
     branch_issue_factor: int | float | None = Field(default=None, description="Paths per warp through branches.")
     l2_store_bytes: int | float | None = Field(default=None, description="The stores' part of l2_bytes.")
     l1_footprint_bytes_per_block: int | float | None = Field(default=None, description="Sectors one block loads.")
+    l1_stream_bytes_per_block: int | float | None = Field(
+        default=None, description="A block's L2 loads when L1 keeps the last loop iteration.")
+    l1_window_bytes_per_block: int | float | None = Field(
+        default=None, description="Sectors two consecutive loop iterations of a block load.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")
     element_bytes: int | None = Field(default=None, description="Bytes per data element.")
     launch: Launch | None = Field(default=None, description="The launch (occupancy.Launch).")

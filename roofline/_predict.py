@@ -442,7 +442,10 @@ def l2_bytes_with_l1_reuse(kernel: Any, launch: Any, occupancy_result: Any) -> f
     When every resident block's load footprint (``l1_footprint_bytes_per_block``) fits in
     the L1 the launch's shared-memory configuration leaves (``occupancy_result.driver``), a
     block reads each sector from L2 once: its loads cost ``blocks x footprint`` bytes at L2
-    (never more than without reuse); stores go to L2 as they are. Otherwise ``l2_bytes``.
+    (never more than without reuse); stores go to L2 as they are. Else, when two
+    consecutive loop iterations of every resident block fit
+    (``l1_window_bytes_per_block``), a block reads from L2 only what its iteration before
+    did not load (``blocks x l1_stream_bytes_per_block``). Otherwise ``l2_bytes``.
 
     Parameters
     ----------
@@ -472,10 +475,16 @@ def l2_bytes_with_l1_reuse(kernel: Any, launch: Any, occupancy_result: Any) -> f
     l1 = getattr(driver, "l1_cache", None)
     if footprint is None or stores is None or not l1:
         return l2
-    if occupancy_result.active_blocks_per_sm * float(footprint) > l1:
-        return l2
+    resident = occupancy_result.active_blocks_per_sm
     loads = max(0.0, l2 - float(stores))
-    return min(loads, launch.blocks * float(footprint)) + float(stores)
+    if resident * float(footprint) <= l1:
+        return min(loads, launch.blocks * float(footprint)) + float(stores)
+    stream, window = kernel.l1_stream_bytes_per_block, kernel.l1_window_bytes_per_block
+    if stream is not None and window is not None and resident * float(window) <= l1:
+        # the whole footprint does not fit, two loop iterations do: what the last
+        # iteration loaded is still there (a row walked 4 bytes at a time, a shared column)
+        return min(loads, launch.blocks * float(stream)) + float(stores)
+    return l2
 
 
 def _cache_seconds(record: GPU, kernel: Any, cal: Calibration, l2_bytes: float | None) -> float:

@@ -192,6 +192,14 @@ class Traffic(BaseModel):
         32 bytes per distinct sector a block in the middle of the grid loads, over all its
         loads and loop iterations: what L1 must hold for the block to read each sector from
         L2 once (None when the block's accesses are too many to list).
+    l1_stream_bytes_per_block : int or None
+        32 bytes per sector the middle block loads in a loop iteration and did not load in
+        the iteration before, summed over the iterations (its first iteration whole): what
+        it reads from L2 when L1 keeps just the last iteration's sectors (a row of A that a
+        naive matmul walks 4 bytes at a time; None without a loop).
+    l1_window_bytes_per_block : int or None
+        The most distinct sectors (x 32 bytes) two consecutive iterations of that block
+        load: what L1 must hold for ``l1_stream_bytes_per_block`` to hold.
     dram_store_partial_sectors : int
         Sectors the launch writes only in part (L2 fills them from DRAM first): all written
         sectors when an array's written bytes fill at most half of them (assumed evenly
@@ -215,6 +223,8 @@ class Traffic(BaseModel):
     dram_store_written_bytes: int = 0
     dram_store_partial_sectors: int = 0
     l1_footprint_bytes_per_block: int | None = None
+    l1_stream_bytes_per_block: int | None = None
+    l1_window_bytes_per_block: int | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -260,6 +270,8 @@ class Traffic(BaseModel):
             "l2_partial_store_sectors": self.l2_partial_store_sectors,
             "l2_store_bytes": self.l2_store_bytes,
             "l1_footprint_bytes_per_block": self.l1_footprint_bytes_per_block,
+            "l1_stream_bytes_per_block": self.l1_stream_bytes_per_block,
+            "l1_window_bytes_per_block": self.l1_window_bytes_per_block,
         }
 
     def kernel(self, **fields: Any) -> Kernel:
@@ -857,6 +869,40 @@ def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
     return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
 
 
+def _block_stream(space: _Space, accesses: Sequence[Access]) -> tuple[int, int] | None:
+    """The middle block's loads when L1 keeps only the sectors of the loop iteration before:
+    (sectors read from L2, the most distinct sectors two consecutive iterations touch),
+    x 32 bytes; None when the accesses are too many to list or have no loop."""
+    loads = [a for a in accesses if a.kind == "load"]
+    if not loads or max(a.loop for a in loads) < 2:
+        return None
+    if sum(a.loop for a in loads) * space.threads > _CHUNK_ELEMENTS:
+        return None
+    middle = {axis: space.grid[i] // 2 for i, axis in enumerate(_AXES)}
+    names = sorted({a.array for a in loads})
+    steps, keys = [], []
+    for i, access in enumerate(loads):
+        rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
+                "loop": np.arange(access.loop, dtype=np.int64)}
+        address, mask = _evaluate(space, access, rows, _describe(i, access))
+        step = np.broadcast_to(np.arange(access.loop, dtype=np.int64)[:, None], address.shape)[mask]
+        steps.append(step)
+        keys.append(address[mask] // SECTOR_BYTES * len(names) + names.index(access.array))
+    step, key = np.concatenate(steps), np.concatenate(keys)
+    if not key.size:
+        return 0, 0
+    span = int(key.max()) + 1
+    iterations = int(step.max()) + 2
+    if key.min() < 0 or span * iterations >= 2**62:
+        return None
+    pairs = np.unique(step * span + key)  # each (iteration, sector) once
+    new = ~np.isin(pairs - span, pairs)   # not touched in the iteration before
+    per_step = np.bincount(pairs // span, minlength=iterations)
+    new_per_step = np.bincount(pairs // span, weights=new, minlength=iterations).astype(np.int64)
+    window = int((per_step[:-1] + new_per_step[1:]).max())
+    return int(new.sum()) * SECTOR_BYTES, window * SECTOR_BYTES
+
+
 def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bool = False) -> Traffic:
     """Requested, L2-sector and compulsory DRAM bytes of a launch's global accesses, exactly.
 
@@ -915,4 +961,8 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
         if len({a.element_bytes for a in stores}) == 1:
             passes[("elements", array)] = count(space, stores, stores[0].element_bytes)
     result = _result(passes, accesses)
-    return result.model_copy(update={"l1_footprint_bytes_per_block": _block_footprint(space, accesses)})
+    stream = _block_stream(space, accesses)
+    return result.model_copy(update={
+        "l1_footprint_bytes_per_block": _block_footprint(space, accesses),
+        "l1_stream_bytes_per_block": None if stream is None else stream[0],
+        "l1_window_bytes_per_block": None if stream is None else stream[1]})

@@ -197,3 +197,27 @@ def test_divergent_branches_issue_both_sides(factor):
     # without SASS the arithmetic time alone scales
     q, q1 = roofline.predict("H200", kernel), roofline.predict("H200", _branches(1.0))
     assert q.compute_seconds == pytest.approx(factor * q1.compute_seconds)
+
+
+@pytest.mark.parametrize(
+    ("window", "reads"),
+    [
+        (None, "l2"),                  # no stream counted: every warp's sectors
+        (1 << 10, "stream"),           # two iterations fit every resident block: the stream
+        (1 << 30, "l2"),               # they do not fit: no reuse
+    ],
+    ids=["no-stream", "window-fits", "window-too-big"],
+)
+def test_l1_keeps_the_iteration_before(window, reads):
+    import occupancy
+
+    k = models.matmul_naive(1024)
+    assert k.l1_footprint_bytes_per_block * 8 > 256 * 1024  # the whole footprint does not fit
+    k = k.model_copy(update={"l1_window_bytes_per_block": window})
+    launch = k.launch
+    occ = occupancy.calculate("sm_90", **launch.occupancy_keywords(assumed_registers_per_thread=32))
+    got = roofline.l2_bytes_with_l1_reuse(k, launch, occ)
+    expect = {"l2": k.l2_bytes,
+              "stream": launch.blocks * k.l1_stream_bytes_per_block + k.l2_store_bytes}[reads]
+    assert got == pytest.approx(expect)
+    assert got <= k.l2_bytes

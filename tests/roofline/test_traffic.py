@@ -355,3 +355,64 @@ def test_l1_wavefronts_are_lines_per_warp_access(accesses, block, per_warp):
     warps = (1 << 12 // block) * block // 32
     assert t.l1_wavefronts == per_warp * warps
     assert t.l1_global_bytes == 128 * t.l1_wavefronts == t.counts()["l1_bytes"]
+
+
+def _naive_matmul(m):
+    """C = A B, one thread per C element, k loop: A's row walked 4 bytes at a time, B's column."""
+    return [Access(array="a", index=lambda c: c.y * m + c.loop, loop=m),
+            Access(array="b", index=lambda c: c.loop * m + c.x, loop=m),
+            Access(array="c", index=lambda c: c.y * m + c.x, kind="store")]
+
+
+def _stream_brute(grid, block, accesses):
+    """The middle block, iteration by iteration: sectors not loaded in the iteration before."""
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    block = tuple(block) + (1,) * (3 - len(block))
+    threads = math.prod(block)
+    linear = np.arange(threads)
+    tx, ty, tz = linear % block[0], linear // block[0] % block[1], linear // (block[0] * block[1])
+    mid = [g // 2 for g in grid]
+    loads = [a for a in accesses if a.kind == "load"]
+    sets = []
+    for step in range(max(a.loop for a in loads)):
+        touched = set()
+        for a in loads:
+            if step >= a.loop:
+                continue
+            one = np.ones((1, 1), dtype=np.int64)
+            c = roofline.Coords(one * mid[0], one * mid[1], one * mid[2], tx[None], ty[None], tz[None], one * step,
+                                block, grid)
+            index = np.broadcast_to(np.asarray(a.index(c)), (1, threads))[0]
+            guard = np.ones(threads, bool) if a.guard is None else np.broadcast_to(a.guard(c), (1, threads))[0]
+            touched |= {(a.array, int(i) * a.element_bytes // 32) for i, g in zip(index, guard) if g}
+        sets.append(touched)
+    new = sum(len(s - (sets[k - 1] if k else set())) for k, s in enumerate(sets))
+    window = max(len(sets[k] | sets[k - 1]) for k in range(1, len(sets)))
+    return 32 * new, 32 * window
+
+
+@pytest.mark.parametrize(
+    ("grid", "block", "accesses"),
+    [((4, 4), (16, 16), _naive_matmul(64)), ((3, 5), (8, 4), _naive_matmul(40)),
+     ((21,), (32,), _tiled_loop(300, 32)), ((2, 2), (16, 8), _naive_matmul(24))],
+    ids=["matmul 64", "matmul 40 odd block", "tiled loop", "matmul 24"],
+)
+def test_block_stream_matches_iteration_by_iteration(grid, block, accesses):
+    t = roofline.traffic(grid, block, accesses)
+    assert (t.l1_stream_bytes_per_block, t.l1_window_bytes_per_block) == _stream_brute(grid, block, accesses)
+    # never more than the loads' sectors per iteration, never less than the footprint
+    assert t.l1_footprint_bytes_per_block <= t.l1_stream_bytes_per_block
+
+
+def test_block_stream_of_a_naive_matmul_reads_each_row_sector_once():
+    m = 256
+    t = roofline.traffic((m // 16, m // 16), (16, 16), _naive_matmul(m))
+    # A: 16 rows of m floats, each sector reused over 8 iterations; B: 2 sectors per row of the k loop
+    assert t.l1_stream_bytes_per_block == 32 * (16 * m // 8 + 2 * m)
+    # two iterations across a sector boundary of A: 16 + 16 sectors of A, 2 + 2 of B
+    assert t.l1_window_bytes_per_block == 32 * (2 * 16 + 2 * 2)
+
+
+def test_no_loop_no_stream():
+    t = roofline.traffic(8, 256, _copy(2048))
+    assert t.l1_stream_bytes_per_block is None and t.l1_window_bytes_per_block is None
