@@ -350,13 +350,16 @@ def fit_to_measurements(
     def on_grid(values: Sequence[float]) -> list[float]:
         return [min(p.grid, key=lambda g, v=v: abs(g - v)) for p, v in zip(parameters, values)]
 
-    start = on_grid([float(getattr(base, n) or p.grid[0]) for n, p in zip(names, parameters)])
+    given = [float(getattr(base, n) or p.grid[0]) for n, p in zip(names, parameters)]
+    start = on_grid(given)
     spacing = min(1.0 / (len(p.grid) - 1) for p in parameters)
     try:
         # starts: the base's values and a spread over the box; the searches after them are
         # local, and a start in another basin (a knee far off, latency traded for SM
         # bandwidth) would stay there
         evaluate(start)
+        if all(p.grid[0] <= v <= p.grid[-1] for p, v in zip(parameters, given)):
+            evaluate(given)  # the base itself: a refit of a fitted calibration is never worse
         for u in _halton(STARTS, len(parameters)):
             evaluate(on_grid(values_at(u)))
         for _ in range(COORDINATE_CYCLES):

@@ -170,7 +170,8 @@ def test_recorded_h200_sweep_fits_at_least_as_well_as_the_grid_search():
         k: getattr(old, k) for k in ("launch_overhead_seconds", "sustained_bandwidth_fraction")})
     fitted, fit = fit_sweep(gpu, base, points)
     old_train = max(abs(predict_sweep_point(gpu, old, p).error) for p in points if p.used_for_calibration)
-    assert fit.train_max_abs_error <= old_train + 1e-9
+    # the fit minimises worst + 0.01 x mean: its worst may exceed another optimum's by a hair
+    assert fit.train_max_abs_error <= old_train + 1e-3
     assert fit.train_points == 32 and fit.test_points == 48
     errors = [abs(predict_sweep_point(gpu, fitted, p).error) for p in points]
     assert sum(e <= 0.15 for e in errors) >= 78

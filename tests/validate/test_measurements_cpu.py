@@ -336,6 +336,14 @@ def test_recorded_ceilings_meet_the_targets(h200_report):
 # ------------------------------------------------------------------------- calibration
 
 
+def test_a_negative_tlb_penalty_is_noise_and_recorded_as_zero(h200_report):
+    levels = h200_report.latency.levels.model_copy(update={"tlb_miss_penalty_seconds": -5e-10})
+    latency = h200_report.latency.model_copy(update={"levels": levels})
+    out = validate.measured_calibration(roofline.calibration("H200").model_dump(), origin="test", latency=latency)
+    assert out["tlb_miss_penalty_seconds"] == 0.0
+    assert "-0.50 ns: no penalty" in out["sources"]["tlb_miss_penalty_seconds"]
+
+
 def test_measured_calibration_adds_named_figures_with_sources(h200_report):
     fitted = h200_report.prediction.calibration
     out = validate.measured_calibration(fitted, origin="an NVIDIA H200, test", latency=h200_report.latency,
