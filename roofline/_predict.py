@@ -708,7 +708,8 @@ def predict(
 
     Memory side: each resident thread keeps ``loads_in_flight_per_thread`` of its
     ``elements_per_thread`` accesses outstanding (all of them by default: independent,
-    unrolled accesses). A block lives ``rounds x latency + bytes per block / SM bandwidth``,
+    unrolled accesses). A block lives ``rounds x latency + bytes per block / SM bandwidth``
+    (+ its L1 passes, ``l1_bytes`` per block at 128 bytes per SM clock, + its tree levels),
     so a full wave sustains ``resident blocks x bytes per block / block lifetime`` (Little's
     law); `achieved_bandwidth` takes the soft minimum of that, the block-dispatch rate and
     the DRAM roof. Grids smaller than one wave or with a partial last wave run that wave at
@@ -792,7 +793,8 @@ def predict(
     latency = cal.idle_latency_seconds
     sm_bandwidth = cal.sm_bandwidth_bytes_per_second or record.l2_bandwidth / record.sm_count
     # a block lives for its loads' round trips, the time its own bytes take to pass
-    # through the SM's port, and the levels of its tree (each a barrier the whole block
+    # through the SM's port and its own L1 passes through the L1 (one 128-byte line per
+    # clock), and the levels of its tree (each a barrier the whole block
     # waits at); Little's law then turns resident bytes into bandwidth
     barriers = float(kernel.barriers_per_block or 0)
     level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * math.ceil(

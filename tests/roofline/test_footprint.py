@@ -88,6 +88,18 @@ def test_barriers_lengthen_the_block():
     assert any("tree_level_seconds" in a for a in without.assumptions)
 
 
+def test_l1_passes_lengthen_the_block():
+    # a column read (one line per lane) against the same bytes read by rows: the block's 16x
+    # more L1 passes add 128-byte-per-clock time to its life, so the latency-bound launch slows
+    rows = models.transpose(4096, 4096, variant="copy_row")
+    columns = rows.model_copy(update={"l1_bytes": rows.l1_bytes * 16})
+    gpu = roofline.gpu("H200")
+    p_rows, p_columns = roofline.predict(gpu, rows), roofline.predict(gpu, columns)
+    assert p_rows.limiter == "memory_latency"
+    per_block = (columns.l1_bytes - rows.l1_bytes) / rows.launch.blocks / (128 * gpu.boost_clock_hz)
+    assert per_block > 0 and p_columns.seconds > p_rows.seconds
+
+
 def test_instructions_bind_through_issue_slots():
     k = models.copy(1 << 20)
     gpu = roofline.gpu("H200")
