@@ -125,8 +125,9 @@ class Calibration(BaseModel):
     dram_partial_write_line_bytes : float or None
         DRAM-equivalent bytes of a line whose sectors are written in part (fill and write back).
     l2_partial_store_sectors_per_second : float or None
-        Partial-sector stores per second of the L2 probe (reported; not used by `predict`
-        yet: the probe's warps touch 32 lines per store and bind elsewhere first).
+        Partial-sector writes per second L2 merges (the probe: one float per line, 32 lines
+        per warp store, nothing for L1 to combine): `predict` takes the kernel's
+        ``l2_partial_store_sectors`` at this rate as an L2 floor.
     tree_level_seconds, tree_level_warp_seconds : float or None
         Latency of one level of a block's tree (shared load, add, shared store, barrier):
         ``tree_level_seconds + warps of the block x tree_level_warp_seconds``.
@@ -490,11 +491,14 @@ def l2_bytes_with_l1_reuse(kernel: Any, launch: Any, occupancy_result: Any) -> f
 def _cache_seconds(record: GPU, kernel: Any, cal: Calibration, l2_bytes: float | None) -> float:
     """Time the L2 and L1 bytes take at those levels' bandwidths: L2 at its measured plateau
     where the calibration has it, L1 at its datasheet rate (which shared-memory wavefronts
-    reach; global loads through L1 reach less)."""
+    reach; global loads through L1 reach less); and the partial-sector writes L2 merges one
+    by one, at the rate the calibration's probe measured."""
     l2_bandwidth = cal.l2_read_bytes_per_second or record.bandwidth("l2")
     seconds = [0.0]
     if l2_bytes:
         seconds.append(l2_bytes / l2_bandwidth)
+    if kernel.l2_partial_store_sectors and cal.l2_partial_store_sectors_per_second:
+        seconds.append(float(kernel.l2_partial_store_sectors) / cal.l2_partial_store_sectors_per_second)
     if kernel.l1_bytes:
         seconds.append(float(kernel.l1_bytes) / record.bandwidth("l1"))
     return max(seconds)

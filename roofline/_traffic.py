@@ -176,8 +176,10 @@ class Traffic(BaseModel):
     dram_bytes_by_array : dict of str to int
         ``dram_bytes`` of each array, reads plus writes.
     l2_partial_store_sectors : int
-        Sectors of warp-wide stores that the warp writes only in part (fewer than 32
-        bytes): L2 merges them into the line (a read-modify-write of the sector).
+        Sectors a warp writes only in part (fewer than 32 bytes) over its stores to one
+        array in one loop iteration together (L1 combines a warp's own stores to a sector,
+        as the two field stores of an array of structs; pieces that other warps write are
+        counted apart): each reaches L2 as a partial write that L2 merges into the line.
     l1_wavefronts : int
         128-byte lines each warp-wide access touches, summed over every execution: the L1
         passes global accesses take (one line per pass; a coalesced float access is one,
@@ -869,6 +871,42 @@ def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
     return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
 
 
+def _own_merge_ratio(space: _Space, accesses: Sequence[Access]) -> float:
+    """Partial sectors left when L1 combines a warp's stores to one array in one loop
+    iteration, over those counted store by store, in the middle block (1: nothing combines)."""
+    stores = [a for a in accesses if a.kind == "store"]
+    arrays = {a.array for a in stores}
+    if all(sum(a.array == name for a in stores) < 2 for name in arrays):
+        return 1.0  # one store per array: nothing to combine with
+    if sum(a.loop for a in stores) * space.threads > _CHUNK_ELEMENTS:
+        return 1.0
+    middle = {axis: space.grid[i] // 2 for i, axis in enumerate(_AXES)}
+    names = sorted(arrays)
+    warp_of = np.arange(space.threads) // WARP_SIZE
+    separate = 0
+    keys, sizes = [], []
+    for i, access in enumerate(stores):
+        rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
+                "loop": np.arange(access.loop, dtype=np.int64)}
+        address, mask = _evaluate(space, access, rows, _describe(i, access))
+        separate += int(_partial_sectors(_warps(address // SECTOR_BYTES, 0), _warps(mask, False),
+                                         access.element_bytes).sum())
+        step = np.broadcast_to(np.arange(access.loop, dtype=np.int64)[:, None], address.shape)[mask]
+        warp = np.broadcast_to(warp_of[None, :], address.shape)[mask]
+        group = (step * (-(-space.threads // WARP_SIZE)) + warp) * len(names) + names.index(access.array)
+        keys.append(np.stack([group, address[mask]], axis=1))
+        sizes.append(np.full(int(mask.sum()), access.element_bytes, dtype=np.int64))
+    if not separate:
+        return 1.0
+    pairs, first = np.unique(np.concatenate(keys), axis=0, return_index=True)
+    size = np.concatenate(sizes)[first]
+    sector = np.stack([pairs[:, 0], pairs[:, 1] // SECTOR_BYTES], axis=1)
+    _, which = np.unique(sector, axis=0, return_inverse=True)
+    covered = np.bincount(which.ravel(), weights=size)
+    merged = int((covered < SECTOR_BYTES).sum())
+    return merged / separate
+
+
 def _block_stream(space: _Space, accesses: Sequence[Access]) -> tuple[int, int] | None:
     """The middle block's loads when L1 keeps only the sectors of the loop iteration before:
     (sectors read from L2, the most distinct sectors two consecutive iterations touch),
@@ -962,7 +1000,9 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
             passes[("elements", array)] = count(space, stores, stores[0].element_bytes)
     result = _result(passes, accesses)
     stream = _block_stream(space, accesses)
+    merged = round(result.l2_partial_store_sectors * _own_merge_ratio(space, accesses))
     return result.model_copy(update={
+        "l2_partial_store_sectors": merged,
         "l1_footprint_bytes_per_block": _block_footprint(space, accesses),
         "l1_stream_bytes_per_block": None if stream is None else stream[0],
         "l1_window_bytes_per_block": None if stream is None else stream[1]})

@@ -233,3 +233,45 @@ def test_l1_keeps_the_iteration_before(window, reads):
               "stream": launch.blocks * k.l1_stream_bytes_per_block + k.l2_store_bytes}[reads]
     assert got == pytest.approx(expect)
     assert got <= k.l2_bytes
+
+
+# ------------------------------------------------------------------ partial-sector writes into L2
+
+
+def _fields(n, offsets, width=4):
+    """One warp-wide store per offset: result[2 * i + offset] (fields of an array of pairs)."""
+    return [roofline.Access(array="r", index=lambda c, o=o: 2 * c.x + o, guard=lambda c: c.x < n, kind="store",
+                            element_bytes=width) for o in offsets]
+
+
+@pytest.mark.parametrize(
+    ("offsets", "partial_per_warp"),
+    [
+        ((0,), 8),        # one field: 32 lanes x 4 bytes spread over 8 sectors, half of each
+        ((0, 1), 0),      # both fields: the warp's two stores fill the 8 sectors together
+        ((0, 0), 8),      # the same field twice: still half of each sector
+    ],
+    ids=["one-field", "both-fields", "same-field-twice"],
+)
+def test_a_warps_own_stores_combine_in_l1(offsets, partial_per_warp):
+    n = 1 << 14
+    t = roofline.traffic(n // 256, 256, _fields(n, offsets))
+    assert t.l2_partial_store_sectors == partial_per_warp * n // 32
+
+
+def test_pieces_other_warps_write_are_counted_apart():
+    # the naive transpose: each warp writes 8 bytes of 16 sectors; four warps fill a sector
+    k = models.transpose(1024, 1024, variant="naive_row")
+    assert k.l2_partial_store_sectors == 16 * (1024 * 1024 // 32)
+    assert models.aos(1 << 20).l2_partial_store_sectors == 0  # x and y of one struct, one warp
+
+
+@pytest.mark.parametrize("rate", [None, 1e9, 1e12])
+def test_partial_writes_bound_the_time_at_the_probes_rate(rate):
+    k = models.transpose(4096, 4096, variant="naive_row")
+    cal = CAL.model_copy(update={"l2_partial_store_sectors_per_second": rate})
+    p = roofline.predict("H200", k, calibration=cal)
+    floor = k.l2_partial_store_sectors / rate if rate else 0.0
+    assert p.cache_seconds >= floor
+    if rate == 1e9:  # far slower than anything else: it binds
+        assert p.limiter == "cache_bandwidth" and p.seconds == pytest.approx(floor + p.launch_seconds)
