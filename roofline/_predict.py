@@ -614,7 +614,10 @@ def instructions_from_sass(sass: Any, kernel: Any, launch: Any = None) -> float 
     arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not shared(loop.instructions)
                   and flops(loop.instructions)]
     if arithmetic:
-        if not kernel.flops:
+        # FFMA, FADD, FMUL and DFMA count the flops: a kernel whose flops are another
+        # precision's (tensor, half) says nothing about these loops' trips
+        scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") in ("fp32", "fp64")
+        if not kernel.flops or not scalar or any(loop.instructions.tensor for loop in arithmetic):
             return None
         elsewhere = (flops(sass.instructions) - sum(flops(loop.instructions) for loop in outer)
                      + (trips * flops(hot.instructions) if hot is not None and trips else 0.0))

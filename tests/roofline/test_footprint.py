@@ -175,6 +175,14 @@ def test_instructions_from_sass_unknown_trip_count():
     assert roofline.instructions_from_sass(sass, models.copy(1 << 20)) is None
 
 
+@pytest.mark.parametrize("update", [{"precision": "fp16"}, {"flops_by_precision": {"fp16_tensor": 10**9}}],
+                         ids=["half", "tensor"])
+def test_arithmetic_loops_tie_to_scalar_flops_only(update):
+    sass = _sass(48, [(1, 7, 0, 0, 4)], hot=0, ldg=2, ffma=6)
+    kernel = _branches(1.0).model_copy(update=update)
+    assert roofline.instructions_from_sass(sass, kernel) is None
+
+
 def _branches(factor):
     import occupancy
 
