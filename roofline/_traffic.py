@@ -853,6 +853,14 @@ def _result(passes: dict[int, dict[str, Any]], accesses: Sequence[Access]) -> Tr
     )
 
 
+def _middle_block(space: _Space, access: Access, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """(address, mask) of every loop iteration (rows) of `access` in the grid's middle block."""
+    middle = {axis: space.grid[k] // 2 for k, axis in enumerate(_AXES)}
+    rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
+            "loop": np.arange(access.loop, dtype=np.int64)}
+    return _evaluate(space, access, rows, _describe(i, access))
+
+
 def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
     """Distinct sectors (x 32 bytes) the middle block of the grid loads, all loop iterations."""
     loads = [a for a in accesses if a.kind == "load"]
@@ -860,12 +868,9 @@ def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
         return 0
     if sum(a.loop for a in loads) * space.threads > _CHUNK_ELEMENTS:
         return None
-    middle = {axis: space.grid[i] // 2 for i, axis in enumerate(_AXES)}
     sectors = []
     for i, access in enumerate(loads):
-        rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
-                "loop": np.arange(access.loop, dtype=np.int64)}
-        address, mask = _evaluate(space, access, rows, _describe(i, access))
+        address, mask = _middle_block(space, access, i)
         # arrays are separate allocations: key the sectors by array
         sectors.append(np.unique(address[mask] // SECTOR_BYTES) * 1024 + sorted({a.array for a in loads}).index(access.array))
     return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
@@ -880,15 +885,12 @@ def _own_merge_ratio(space: _Space, accesses: Sequence[Access]) -> float:
         return 1.0  # one store per array: nothing to combine with
     if sum(a.loop for a in stores) * space.threads > _CHUNK_ELEMENTS:
         return 1.0
-    middle = {axis: space.grid[i] // 2 for i, axis in enumerate(_AXES)}
     names = sorted(arrays)
     warp_of = np.arange(space.threads) // WARP_SIZE
     separate = 0
     keys, sizes = [], []
     for i, access in enumerate(stores):
-        rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
-                "loop": np.arange(access.loop, dtype=np.int64)}
-        address, mask = _evaluate(space, access, rows, _describe(i, access))
+        address, mask = _middle_block(space, access, i)
         separate += int(_partial_sectors(_warps(address // SECTOR_BYTES, 0), _warps(mask, False),
                                          access.element_bytes).sum())
         step = np.broadcast_to(np.arange(access.loop, dtype=np.int64)[:, None], address.shape)[mask]
@@ -916,13 +918,10 @@ def _block_stream(space: _Space, accesses: Sequence[Access]) -> tuple[int, int] 
         return None
     if sum(a.loop for a in loads) * space.threads > _CHUNK_ELEMENTS:
         return None
-    middle = {axis: space.grid[i] // 2 for i, axis in enumerate(_AXES)}
     names = sorted({a.array for a in loads})
     steps, keys = [], []
     for i, access in enumerate(loads):
-        rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
-                "loop": np.arange(access.loop, dtype=np.int64)}
-        address, mask = _evaluate(space, access, rows, _describe(i, access))
+        address, mask = _middle_block(space, access, i)
         step = np.broadcast_to(np.arange(access.loop, dtype=np.int64)[:, None], address.shape)[mask]
         steps.append(step)
         keys.append(address[mask] // SECTOR_BYTES * len(names) + names.index(access.array))
