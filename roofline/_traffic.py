@@ -714,8 +714,8 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
         lanes = mask.sum(axis=1)
         totals[access.kind] += int((lanes * weight).sum()) * access.element_bytes
         sectors = address // unit
+        warp_weight = np.repeat(weight, warps_per_block)
         if unit == SECTOR_BYTES:
-            warp_weight = np.repeat(weight, warps_per_block)
             per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
             totals[f"l2_{access.kind}"] += int((per_warp * warp_weight).sum()) * SECTOR_BYTES
             if access.kind == "store":
@@ -723,7 +723,7 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
                 totals["l2_partial_store"] += int((partial * warp_weight).sum())
         if unit == LINE_BYTES:  # classes of blocks repeat with the line's period here
             lines = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
-            totals["l1_wavefronts"] += int((lines * np.repeat(weight, warps_per_block)).sum())
+            totals["l1_wavefronts"] += int((lines * warp_weight).sum())
         # Footprint terms: the run's classes of a dimension together, single blocks alone.
         group = np.stack([np.where(residue[d] >= 0, -1, index[d]) for d in dims], axis=1)
         for key in np.unique(group, axis=0):
@@ -853,12 +853,14 @@ def _result(passes: dict[int, dict[str, Any]], accesses: Sequence[Access]) -> Tr
     )
 
 
-def _middle_block(space: _Space, access: Access, i: int) -> tuple[np.ndarray, np.ndarray]:
-    """(address, mask) of every loop iteration (rows) of `access` in the grid's middle block."""
+def _middle_block(space: _Space, access: Access, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(address, mask, loop iteration) of every thread and loop iteration (rows) of `access`
+    in the grid's middle block."""
     middle = {axis: space.grid[k] // 2 for k, axis in enumerate(_AXES)}
-    rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()},
-            "loop": np.arange(access.loop, dtype=np.int64)}
-    return _evaluate(space, access, rows, _describe(i, access))
+    step = np.arange(access.loop, dtype=np.int64)
+    rows = {**{axis: np.full(access.loop, v, dtype=np.int64) for axis, v in middle.items()}, "loop": step}
+    address, mask = _evaluate(space, access, rows, _describe(i, access))
+    return address, mask, np.broadcast_to(step[:, None], address.shape)
 
 
 def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
@@ -870,7 +872,7 @@ def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
         return None
     sectors = []
     for i, access in enumerate(loads):
-        address, mask = _middle_block(space, access, i)
+        address, mask, _ = _middle_block(space, access, i)
         # arrays are separate allocations: key the sectors by array
         sectors.append(np.unique(address[mask] // SECTOR_BYTES) * 1024 + sorted({a.array for a in loads}).index(access.array))
     return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
@@ -890,12 +892,11 @@ def _own_merge_ratio(space: _Space, accesses: Sequence[Access]) -> float:
     separate = 0
     keys, sizes = [], []
     for i, access in enumerate(stores):
-        address, mask = _middle_block(space, access, i)
+        address, mask, step = _middle_block(space, access, i)
         separate += int(_partial_sectors(_warps(address // SECTOR_BYTES, 0), _warps(mask, False),
                                          access.element_bytes).sum())
-        step = np.broadcast_to(np.arange(access.loop, dtype=np.int64)[:, None], address.shape)[mask]
         warp = np.broadcast_to(warp_of[None, :], address.shape)[mask]
-        group = (step * (-(-space.threads // WARP_SIZE)) + warp) * len(names) + names.index(access.array)
+        group = (step[mask] * (-(-space.threads // WARP_SIZE)) + warp) * len(names) + names.index(access.array)
         keys.append(np.stack([group, address[mask]], axis=1))
         sizes.append(np.full(int(mask.sum()), access.element_bytes, dtype=np.int64))
     if not separate:
@@ -921,9 +922,8 @@ def _block_stream(space: _Space, accesses: Sequence[Access]) -> tuple[int, int] 
     names = sorted({a.array for a in loads})
     steps, keys = [], []
     for i, access in enumerate(loads):
-        address, mask = _middle_block(space, access, i)
-        step = np.broadcast_to(np.arange(access.loop, dtype=np.int64)[:, None], address.shape)[mask]
-        steps.append(step)
+        address, mask, step = _middle_block(space, access, i)
+        steps.append(step[mask])
         keys.append(address[mask] // SECTOR_BYTES * len(names) + names.index(access.array))
     step, key = np.concatenate(steps), np.concatenate(keys)
     if not key.size:

@@ -92,12 +92,11 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str, latency: Any
         put("l2_far_hit_latency_seconds", levels.l2_far_hit_seconds, "the high mode of the L2-hit chase's hops")
         put("dram_latency_seconds", levels.dram_seconds, f"pointer chase that misses L2 by construction ({levels.dram_proof})")
         penalty = levels.tlb_miss_penalty_seconds
+        how = "warm L2 chase at the widest stride minus at one line per hop"
         if penalty is not None and penalty < 0:
             # the widest stride as fast as one line per hop, less the chase's noise: no penalty
-            put("tlb_miss_penalty_seconds", 0.0, f"warm L2 chase at the widest stride minus at one line per hop "
-                f"({penalty * 1e9:.2f} ns: no penalty, recorded as 0)")
-        else:
-            put("tlb_miss_penalty_seconds", penalty, "warm L2 chase at the widest stride minus at one line per hop")
+            penalty, how = 0.0, f"{how} ({penalty * 1e9:.2f} ns: no penalty, recorded as 0)"
+        put("tlb_miss_penalty_seconds", penalty, how)
     if launch is not None:
         put("graph_kernel_seconds", launch.graph_kernel_seconds,
             f"CUDA graph of {launch.graph_kernels} empty kernels replayed behind a spin kernel, time per kernel")
