@@ -42,6 +42,7 @@ from ._predict import (
     achieved_bandwidth,
     calibration,
     dram_equivalent_bytes,
+    dram_roof,
     instructions_from_sass,
     l2_bytes_with_l1_reuse,
     load_calibration,
@@ -57,7 +58,7 @@ from ._roofline import (
 )
 from ._spaces import MemorySpace, memory_space, memory_spaces
 from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
-from ._traffic import Access, Coords, Traffic, traffic
+from ._traffic import PAGE_BYTES, PAGE_WINDOW_THREADS, Access, Coords, Traffic, traffic
 from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
 __all__ = [
@@ -82,6 +83,8 @@ __all__ = [
     "NCU_SECTIONS",
     "NcuKernel",
     "NcuProfile",
+    "PAGE_BYTES",
+    "PAGE_WINDOW_THREADS",
     "PRECISIONS",
     "Prediction",
     "ProfileKernel",
@@ -106,6 +109,7 @@ __all__ = [
     "custom_gpu",
     "divergence",
     "dram_equivalent_bytes",
+    "dram_roof",
     "format_profile_report",
     "format_suite_table",
     "gpu",

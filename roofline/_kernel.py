@@ -23,7 +23,8 @@ _COUNTS = (
     "flops", "load_bytes", "store_bytes", "requested_bytes", "l1_bytes", "l2_bytes", "dram_bytes", "shared_bytes",
     "dram_store_bytes", "dram_load_bursts", "dram_load_lines", "dram_store_lines", "dram_store_partial_sectors",
     "l2_partial_store_sectors", "instructions", "barriers_per_block", "l2_store_bytes", "l1_footprint_bytes_per_block",
-    "branch_issue_factor", "l1_stream_bytes_per_block", "l1_window_bytes_per_block",
+    "branch_issue_factor", "l1_stream_bytes_per_block", "l1_window_bytes_per_block", "dram_load_page_visits",
+    "dram_store_page_visits",
 )
 
 
@@ -175,6 +176,10 @@ class Kernel(BaseModel):
     l1_stream_bytes_per_block, l1_window_bytes_per_block : int or None
         A block's L2 loads when L1 keeps only the loop iteration before, and what two
         consecutive iterations hold: the reuse left when the whole footprint does not fit.
+    dram_load_page_visits, dram_store_page_visits : int or None
+        DRAM pages opened to read (write) the launch's bytes, the blocks that run together
+        reaching DRAM together (`roofline.traffic` counts them): beyond a stream's
+        ``bytes / 1024`` each costs the calibration's ``dram_page_visit_bytes``.
     bank_conflict_ways : int or None
         Worst shared-memory conflict degree (1: conflict free).
     element_bytes : int or None
@@ -224,6 +229,8 @@ class Kernel(BaseModel):
         default=None, description="A block's L2 loads when L1 keeps the last loop iteration.")
     l1_window_bytes_per_block: int | float | None = Field(
         default=None, description="Sectors two consecutive loop iterations of a block load.")
+    dram_load_page_visits: int | float | None = Field(default=None, description="DRAM pages opened to read.")
+    dram_store_page_visits: int | float | None = Field(default=None, description="DRAM pages opened to write.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")
     element_bytes: int | None = Field(default=None, description="Bytes per data element.")
     launch: Launch | None = Field(default=None, description="The launch (occupancy.Launch).")

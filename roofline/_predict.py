@@ -25,6 +25,7 @@ from ._gpu import GPU
 from ._gpu import gpu as _lookup_gpu
 from ._kernel import kernel_of
 from ._roofline import analyze, compute_roof
+from ._traffic import PAGE_BYTES
 
 __all__ = [
     "Calibration",
@@ -34,6 +35,7 @@ __all__ = [
     "achieved_bandwidth",
     "calibration",
     "dram_equivalent_bytes",
+    "dram_roof",
     "instructions_from_sass",
     "l2_bytes_with_l1_reuse",
     "load_calibration",
@@ -80,6 +82,7 @@ CALIBRATION_FIGURES = (
     "l2_partial_store_sectors_per_second",
     "tree_level_seconds",
     "tree_level_warp_seconds",
+    "dram_page_visit_bytes",
 )
 
 
@@ -131,6 +134,10 @@ class Calibration(BaseModel):
     tree_level_seconds, tree_level_warp_seconds : float or None
         Latency of one level of a block's tree (shared load, add, shared store, barrier):
         ``tree_level_seconds + warps of the block x tree_level_warp_seconds``.
+    dram_page_visit_bytes : float or None
+        DRAM-equivalent bytes of opening a DRAM page beyond those a stream opens (a
+        column of a row-major matrix opens one per row): the kernel's
+        ``dram_*_page_visits`` over ``bytes / 1024`` cost this much each.
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -161,6 +168,7 @@ class Calibration(BaseModel):
     l2_partial_store_sectors_per_second: float | None = Field(default=None, gt=0)
     tree_level_seconds: float | None = Field(default=None, gt=0)
     tree_level_warp_seconds: float | None = Field(default=None, ge=0)
+    dram_page_visit_bytes: float | None = Field(default=None, ge=0)
     sources: dict[str, str]
 
     @property
@@ -518,6 +526,27 @@ def _in_flight_note(launch: Any) -> list[str]:
     return []
 
 
+def _queued_life(other_seconds: float, l1_seconds: float, blocks_per_sm: float) -> float:
+    """A block's life when the blocks resident on an SM take turns at its L1 pipe.
+
+    Mean-value analysis of a closed queue (Reiser & Lavenberg 1980): `blocks_per_sm` blocks
+    each spend `other_seconds` away (latency, port, barriers) and `l1_seconds` in the pipe;
+    a block arriving at the pipe finds the queue the others leave there. Exact for one
+    block; as blocks are added the life tends to ``blocks x l1_seconds`` (the pipe binds).
+    """
+    if l1_seconds <= 0:
+        return other_seconds
+    queue, residence = 0.0, l1_seconds
+    whole, part = divmod(max(1.0, blocks_per_sm), 1.0)
+    for n in range(1, int(whole) + 1):
+        residence = l1_seconds * (1.0 + queue)
+        queue = n * residence / (other_seconds + residence)
+    if part:  # a partial wave: between whole block counts
+        nxt = l1_seconds * (1.0 + queue)
+        residence += part * (nxt - residence)
+    return other_seconds + residence
+
+
 def _wave_memory_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks):
     full, rest = divmod(blocks, slots)
     seconds = 0.0
@@ -665,24 +694,82 @@ def dram_equivalent_bytes(kernel: Any, calibration: Calibration) -> float:
     kernel = kernel_of(kernel)
     if not isinstance(calibration, Calibration):
         raise TypeError(f"calibration must be a roofline.Calibration, not {type(calibration).__name__}")
+    load, write = _dram_sides(kernel, calibration)
+    return load + (write or 0.0)
+
+
+def _dram_sides(kernel: Any, calibration: Calibration) -> tuple[float, float | None]:
+    """`dram_equivalent_bytes` as (read, written); written is None when the kernel does not
+    say which of its bytes are written (its ``dram_bytes`` are then the read side)."""
     if kernel.dram_bytes is None:
         raise RooflineError(f"kernel {kernel.name!r} has no dram_bytes (roofline.traffic() counts them)")
     total = float(kernel.dram_bytes)
     store = kernel.dram_store_bytes
     if store is None:
-        return total
+        return total, None
     store = min(float(store), total)
     load = total - store
+    page = calibration.dram_page_visit_bytes or 0.0
+
+    def opened(visits: Any, nbytes: float) -> float:
+        # pages opened beyond the ones a stream of the same bytes opens, at their cost
+        return page * max(0.0, float(visits) - nbytes / PAGE_BYTES) if page and visits is not None else 0.0
+
     if load > 0:
         if (calibration.dram_burst_bytes or 32) > 32 and kernel.dram_load_bursts is not None:
             load = max(load, float(kernel.dram_load_bursts) * calibration.dram_burst_bytes)
+        load += opened(kernel.dram_load_page_visits, load)
         if calibration.dram_read_line_bytes and kernel.dram_load_lines:
             load = max(load, float(kernel.dram_load_lines) * calibration.dram_read_line_bytes)
     partial = float(kernel.dram_store_partial_sectors or 0)
-    write = store + 32.0 * partial
+    write = store + 32.0 * partial + opened(kernel.dram_store_page_visits, store)
     if partial and calibration.dram_partial_write_line_bytes and kernel.dram_store_lines:
         write = max(write, min(float(kernel.dram_store_lines), partial) * calibration.dram_partial_write_line_bytes)
-    return load + write
+    return load, write
+
+
+def dram_roof(gpu: GPU | str, calibration: Calibration, read_bytes: float, write_bytes: float | None) -> float:
+    """DRAM bytes per second a kernel reaches at best with this mix of reads and writes.
+
+    The copy (half read, half written) reaches ``memory_bandwidth x
+    sustained_bandwidth_fraction``; a pure read stream reaches the calibration's measured
+    ``dram_read_bytes_per_second`` (the bus never turns around for writes). A written byte
+    then costs what makes the copy come out: ``2 / copy - 1 / read`` seconds per byte.
+
+    Parameters
+    ----------
+    gpu : GPU or str
+    calibration : Calibration
+    read_bytes, write_bytes : float
+        DRAM-equivalent bytes read and written (`dram_equivalent_bytes`' two sides);
+        `write_bytes` None when unknown (the copy's rate is returned).
+
+    Returns
+    -------
+    float
+        Bytes per second.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> cal = roofline.calibration("H200")
+    >>> copy = roofline.dram_roof("H200", cal, 1.0, 1.0)
+    >>> roofline.dram_roof("H200", cal, 1.0, 0.0) > copy > roofline.dram_roof("H200", cal, 0.0, 1.0)
+    True
+    """
+    record = _lookup_gpu(gpu)
+    if not isinstance(calibration, Calibration):
+        raise TypeError(f"calibration must be a roofline.Calibration, not {type(calibration).__name__}")
+    read_bytes = _finite_positive("read_bytes", read_bytes) if read_bytes else 0.0
+    write_bytes = None if write_bytes is None else (_finite_positive("write_bytes", write_bytes) if write_bytes else 0.0)
+    copy = record.memory_bandwidth * calibration.sustained_bandwidth_fraction
+    read = calibration.dram_read_bytes_per_second
+    if write_bytes is None or not read or read_bytes + write_bytes <= 0:
+        return copy
+    per_written = 2.0 / copy - 1.0 / read
+    if per_written <= 0:
+        return copy
+    return (read_bytes + write_bytes) / (read_bytes / read + write_bytes * per_written)
 
 
 def _check_calibration(cal: Any, record: GPU) -> None:
@@ -794,9 +881,10 @@ def predict(
 
     blocks = launch.blocks
     slots = occ.active_blocks_per_sm * record.sm_count
-    dram_bytes = dram_equivalent_bytes(kernel, cal)
+    read_bytes, written_bytes = _dram_sides(kernel, cal)
+    dram_bytes = read_bytes + (written_bytes or 0.0)
     bytes_per_block = dram_bytes / blocks
-    peak_bw = record.memory_bandwidth * cal.sustained_bandwidth_fraction
+    peak_bw = dram_roof(record, cal, read_bytes, written_bytes)
     latency = cal.idle_latency_seconds
     sm_bandwidth = cal.sm_bandwidth_bytes_per_second or record.l2_bandwidth / record.sm_count
     # a block lives for its loads' round trips, the time its own bytes take to pass
@@ -814,7 +902,8 @@ def predict(
     block_seconds = rounds * latency + bytes_per_block / sm_bandwidth + l1_seconds + tree_seconds
 
     def rates(resident_blocks: int) -> tuple[float, float, float]:
-        in_flight_rate = resident_blocks * bytes_per_block / block_seconds
+        life = _queued_life(block_seconds - l1_seconds, l1_seconds, resident_blocks / record.sm_count)
+        in_flight_rate = resident_blocks * bytes_per_block / life
         dispatch = (
             min(resident_blocks, record.sm_count) * bytes_per_block / cal.block_dispatch_seconds
             if cal.block_dispatch_seconds > 0 else math.inf

@@ -45,8 +45,21 @@ _NONE = np.iinfo(np.int64).max  # the sort key of a lane that does not access
 #: DRAM's read burst and the cache line, bytes (the footprint's coarser units).
 BURST_BYTES = 64
 LINE_BYTES = 128
+#: A DRAM page (the row one activation opens): 1 KiB per HBM2/HBM3 pseudo-channel (JEDEC
+#: JESD235, JESD238), bytes.
+PAGE_BYTES = 1024
+#: Threads of the window of consecutive blocks (in launch order) whose requests to one DRAM
+#: page one opening serves: 16,384 (64 blocks of 256). Measured bound: `gpuroof validate`'s
+#: page probe costs the same whether a column's next chunk comes 1,024 or 65,536 warps later
+#: (H200), so the window holds fewer than 1,024 warps; a row walked by consecutive blocks
+#: (the copy) stays one stream.
+PAGE_WINDOW_THREADS = 1 << 14
+#: Sectors of one warp store whose pieces L1 still combines with those of warps storing
+#: right after it: Nsight Compute on the H200 (docs/results/h200/column_writes) saw column
+#: copies' pieces combined in full at 8 sectors per warp store, mostly at 16, not at 32.
+L1_COMBINE_SECTORS = 16
 
-__all__ = ["Access", "Coords", "Traffic", "traffic"]
+__all__ = ["PAGE_BYTES", "PAGE_WINDOW_THREADS", "Access", "Coords", "Traffic", "traffic"]
 
 _AXES = ("x", "y", "z")
 _ELEMENT_BYTES = (1, 2, 4, 8, 16)
@@ -202,6 +215,14 @@ class Traffic(BaseModel):
     l1_window_bytes_per_block : int or None
         The most distinct sectors (x 32 bytes) two consecutive iterations of that block
         load: what L1 must hold for ``l1_stream_bytes_per_block`` to hold.
+    dram_load_page_visits, dram_store_page_visits : int or None
+        DRAM pages (``PAGE_BYTES``) opened to read (write) the launch's bytes: in a window
+        of consecutive blocks in launch order (``PAGE_WINDOW_THREADS`` threads, starting at
+        a multiple of its size) in the middle of the grid, the distinct (array, page) pairs
+        read (written), each loop iteration counting the pages of the bursts it reaches
+        first; scaled to the launch's blocks. A stream opens each page
+        once (``bytes / PAGE_BYTES``); a column of a row-major matrix opens one per row
+        (None when the window's accesses are too many to list).
     dram_store_partial_sectors : int
         Sectors the launch writes only in part (L2 fills them from DRAM first): all written
         sectors when an array's written bytes fill at most half of them (assumed evenly
@@ -227,6 +248,8 @@ class Traffic(BaseModel):
     l1_footprint_bytes_per_block: int | None = None
     l1_stream_bytes_per_block: int | None = None
     l1_window_bytes_per_block: int | None = None
+    dram_load_page_visits: int | None = None
+    dram_store_page_visits: int | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -274,6 +297,8 @@ class Traffic(BaseModel):
             "l1_footprint_bytes_per_block": self.l1_footprint_bytes_per_block,
             "l1_stream_bytes_per_block": self.l1_stream_bytes_per_block,
             "l1_window_bytes_per_block": self.l1_window_bytes_per_block,
+            "dram_load_page_visits": self.dram_load_page_visits,
+            "dram_store_page_visits": self.dram_store_page_visits,
         }
 
     def kernel(self, **fields: Any) -> Kernel:
@@ -878,29 +903,80 @@ def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
     return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
 
 
+def _woken_together(space: _Space, accesses: Sequence[Access], store: Access, i: int) -> np.ndarray | None:
+    """Warps of the middle block that store `store` together, per loop iteration: (rows,
+    warps) labels, or None when each warp stores on its own time.
+
+    A store whose threads write the element each of them loaded (same index, same size,
+    same loop: ``out[i] = f(in[i])``) issues when that load returns; warps whose loads
+    touch a common sector wait for the same fill (the first misses, the others find it
+    in flight) and wake together. Those warps, linked through the sectors they share,
+    share a label. L1 combines their pieces only while a warp store touches at most
+    ``L1_COMBINE_SECTORS`` sectors (the pieces of one sector arrive that many apart).
+    """
+    index, mask, _ = _middle_block(space, store, i)
+    per_warp = _warps(np.where(mask, index // SECTOR_BYTES, _NONE), _NONE)
+    ordered = np.sort(per_warp, axis=1)
+    distinct = ((ordered[:, 1:] != ordered[:, :-1]) & (ordered[:, 1:] != _NONE)).sum(axis=1) + (ordered[:, 0] != _NONE)
+    if distinct.max(initial=0) > L1_COMBINE_SECTORS:
+        return None
+    for j, load in enumerate(accesses):
+        if load.kind != "load" or load.loop != store.loop or load.element_bytes != store.element_bytes:
+            continue
+        address, load_mask, _ = _middle_block(space, load, j)
+        if not (np.array_equal(load_mask, mask) and np.array_equal(address[mask], index[mask])):
+            continue
+        sectors = _warps(address // SECTOR_BYTES, 0).ravel()  # (rows x warps, 32), flattened
+        valid = _warps(load_mask, False).ravel()
+        rows, warps = address.shape[0], sectors.size // WARP_SIZE // address.shape[0]
+        label = np.tile(np.arange(warps, dtype=np.int64), rows)
+        if not valid.any():
+            return label.reshape(rows, warps)
+        owner = np.repeat(np.arange(rows * warps), WARP_SIZE)[valid]
+        key = np.stack([owner // warps, sectors[valid]], axis=1)  # (iteration, sector) of each lane
+        _, which = np.unique(key, axis=0, return_inverse=True)
+        which = which.ravel()
+        for _ in range(warps):  # label propagation: each warp takes the least label of its sectors' warps
+            least = np.full(which.max() + 1, np.iinfo(np.int64).max)
+            np.minimum.at(least, which, label[owner])
+            new = label.copy()
+            np.minimum.at(new, owner, least[which])
+            if np.array_equal(new, label):
+                break
+            label = new
+        return label.reshape(rows, warps)
+    return None
+
+
 def _own_merge_ratio(space: _Space, accesses: Sequence[Access]) -> float:
-    """Partial sectors left when L1 combines a warp's stores to one array in one loop
-    iteration, over those counted store by store, in the middle block (1: nothing combines)."""
+    """Partial sectors left when L1 combines the stores to one array in one loop iteration
+    of a warp, or of the warps a shared load wakes together (`_woken_together`), over
+    those counted store by store, in the middle block (1: nothing combines)."""
     stores = [a for a in accesses if a.kind == "store"]
-    arrays = {a.array for a in stores}
-    if all(sum(a.array == name for a in stores) < 2 for name in arrays):
-        return 1.0  # one store per array: nothing to combine with
-    if sum(a.loop for a in stores) * space.threads > _CHUNK_ELEMENTS:
+    if not stores or sum(a.loop for a in stores + [a for a in accesses if a.kind == "load"]) * space.threads \
+            > _CHUNK_ELEMENTS:
         return 1.0
-    names = sorted(arrays)
+    names = sorted({a.array for a in stores})
+    warps = -(-space.threads // WARP_SIZE)
     warp_of = np.arange(space.threads) // WARP_SIZE
     separate = 0
     keys, sizes = [], []
+    together = False
     for i, access in enumerate(stores):
         address, mask, step = _middle_block(space, access, i)
         separate += int(_partial_sectors(_warps(address // SECTOR_BYTES, 0), _warps(mask, False),
                                          access.element_bytes).sum())
-        warp = np.broadcast_to(warp_of[None, :], address.shape)[mask]
-        group = (step[mask] * (-(-space.threads // WARP_SIZE)) + warp) * len(names) + names.index(access.array)
+        labels = _woken_together(space, accesses, access, i)
+        if labels is None:
+            warp = np.broadcast_to(warp_of[None, :], address.shape)
+        else:
+            warp = np.take_along_axis(labels, np.broadcast_to(warp_of[None, :], address.shape), axis=1)
+            together = together or bool((labels != np.arange(warps)[None, :]).any())
+        group = (step[mask] * warps + warp[mask]) * len(names) + names.index(access.array)
         keys.append(np.stack([group, address[mask]], axis=1))
         sizes.append(np.full(int(mask.sum()), access.element_bytes, dtype=np.int64))
-    if not separate:
-        return 1.0
+    if not separate or (not together and all(sum(a.array == n for a in stores) < 2 for n in names)):
+        return 1.0  # nothing to combine with
     pairs, first = np.unique(np.concatenate(keys), axis=0, return_index=True)
     size = np.concatenate(sizes)[first]
     sector = np.stack([pairs[:, 0], pairs[:, 1] // SECTOR_BYTES], axis=1)
@@ -938,6 +1014,46 @@ def _block_stream(space: _Space, accesses: Sequence[Access]) -> tuple[int, int] 
     new_per_step = np.bincount(pairs // span, weights=new, minlength=iterations).astype(np.int64)
     window = int((per_step[:-1] + new_per_step[1:]).max())
     return int(new.sum()) * SECTOR_BYTES, window * SECTOR_BYTES
+
+
+def _page_visits(space: _Space, accesses: Sequence[Access]) -> dict[str, int] | None:
+    """DRAM pages opened per kind of access ({"load": n, "store": n}) by a window of
+    consecutive blocks (``PAGE_WINDOW_THREADS`` threads) in the middle of the grid, starting at a
+    multiple of its size, scaled to the launch; None when its accesses are too many to list."""
+    blocks = math.prod(space.grid)
+    window = max(1, min(blocks, PAGE_WINDOW_THREADS // space.threads))
+    if sum(a.loop for a in accesses) * window * space.threads > _EXPAND_ELEMENTS:
+        return None
+    first = blocks // 2 // window * window  # waves start at multiples of their size
+    ids = np.arange(first, first + window, dtype=np.int64)
+    gx, gy = space.grid[0], space.grid[1]
+    names = sorted({a.array for a in accesses})
+    visits = {}
+    for kind in ("load", "store"):
+        keys, steps = [], []
+        for i, access in enumerate(accesses):
+            if access.kind != kind:
+                continue
+            step = np.repeat(np.arange(access.loop, dtype=np.int64), window)
+            block = np.tile(ids, access.loop)
+            rows = {"x": block % gx, "y": block // gx % gy, "z": block // (gx * gy), "loop": step}
+            address, mask = _evaluate(space, access, rows, _describe(i, access))
+            keys.append(address[mask] // BURST_BYTES * len(names) + names.index(access.array))
+            steps.append(np.broadcast_to(step[:, None], address.shape)[mask])
+        if not keys or not sum(k.size for k in keys):
+            visits[kind] = 0
+            continue
+        key, step = np.concatenate(keys), np.concatenate(steps)
+        order = np.lexsort((step, key))  # each burst's first iteration first
+        key, step = key[order], step[order]
+        new = np.ones(key.size, dtype=bool)
+        new[1:] = key[1:] != key[:-1]
+        burst, step = key[new] // len(names), step[new]
+        array = key[new] % len(names)
+        page = np.floor_divide(burst, PAGE_BYTES // BURST_BYTES)
+        opened = np.unique(np.stack([page, array, step], axis=1), axis=0).shape[0]
+        visits[kind] = round(opened * blocks / window)
+    return visits
 
 
 def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bool = False) -> Traffic:
@@ -1000,7 +1116,10 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
     result = _result(passes, accesses)
     stream = _block_stream(space, accesses)
     merged = round(result.l2_partial_store_sectors * _own_merge_ratio(space, accesses))
+    pages = _page_visits(space, accesses)
     return result.model_copy(update={
+        "dram_load_page_visits": None if pages is None else pages["load"],
+        "dram_store_page_visits": None if pages is None else pages["store"],
         "l2_partial_store_sectors": merged,
         "l1_footprint_bytes_per_block": _block_footprint(space, accesses),
         "l1_stream_bytes_per_block": None if stream is None else stream[0],

@@ -13,6 +13,10 @@
   writes it back; the DRAM-equivalent bytes per line written that way.
 * **L2 partial stores**: one float per line of a buffer that stays in L2, every line many
   times: partial-sector stores per second that L2 absorbs.
+* **DRAM pages**: the same 1 GiB read once by 128-byte chunks in row order (a stream: each
+  DRAM page opened once) and in column order over 1,024 to 65,536 rows (a page opened per
+  chunk, as `roofline.traffic` counts it): the DRAM-equivalent bytes each page opened
+  beyond a stream's costs (the time difference x the read bandwidth / the extra pages).
 * **Tree level**: one block per SM runs thousands of levels of (shared load, add, shared
   store, barrier): the latency of one level, from the difference of two level counts, at
   blocks of 128, 256, 512 and 1024 threads; a line through them gives the level's fixed
@@ -64,8 +68,17 @@ class MemoryEffects(BaseModel):
     dram_burst_bytes : int
         32 or 64.
     dram_read_line_bytes, dram_partial_write_line_bytes : float
-        DRAM-equivalent bytes of one line read alone, and of one line written in part.
+        DRAM-equivalent bytes of one line read alone, and of one line written in part
+        (each side's time at that side's bandwidth, `roofline.dram_roof`).
     l2_partial_store_sectors_per_second : float
+    dram_read_bytes_per_second : float or None
+        The read stream's bandwidth the read probes are converted at (None: the copy's).
+    page_row_seconds : float or None
+        The DRAM-page probe's row-order read of the buffer.
+    page_column_seconds : dict[int, float]
+        Its column-order reads, by the rows they walk (128 bytes read per page opened).
+    dram_page_visit_bytes : float or None
+        DRAM-equivalent bytes of a page opened beyond a stream's.
     """
 
     model_config = _FROZEN
@@ -85,13 +98,57 @@ class MemoryEffects(BaseModel):
     dram_read_line_bytes: float
     dram_partial_write_line_bytes: float
     l2_partial_store_sectors_per_second: float
+    dram_read_bytes_per_second: float | None = None
+    page_row_seconds: float | None = None
+    page_column_seconds: dict[int, float] = {}
+    dram_page_visit_bytes: float | None = None
+
+
+def page_visit_bytes(buffer_bytes: int, row_seconds: float, column_seconds: dict[int, float],
+                     read_bytes_per_second: float) -> float:
+    """DRAM-equivalent bytes per page opened beyond a stream's, from the page probe.
+
+    `column_seconds` maps the probe's rows to its column-order time. Each column order
+    opens ``buffer / visit`` pages (`page_probe_visit`) where the row order, a stream,
+    opens ``buffer / PAGE_BYTES``; the extra time at the read bandwidth is the extra
+    pages' cost: the slope of a line through the origin (at least 0).
+    """
+    from roofline import PAGE_BYTES
+
+    extra, pages = [], []
+    for rows, seconds in column_seconds.items():
+        visit = page_probe_visit(rows)
+        if visit < PAGE_BYTES:
+            extra.append((seconds - row_seconds) * read_bytes_per_second)
+            pages.append(buffer_bytes / visit - buffer_bytes / PAGE_BYTES)
+    if not pages:
+        return 0.0
+    x, y = np.array(pages), np.array(extra)
+    return max(0.0, float(x @ y / (x @ x)))
+
+
+def page_probe_visit(rows: int) -> int:
+    """Bytes of one page the probe's column order over `rows` rows reads per opening, as
+    `roofline.traffic` counts them: its window holds ``PAGE_WINDOW_THREADS / 32`` warps,
+    each reading one 128-byte chunk; it reads ``window / rows`` adjacent chunks of a row."""
+    from roofline import PAGE_BYTES, PAGE_WINDOW_THREADS
+
+    return min(PAGE_BYTES, LINE_BYTES * max(1, PAGE_WINDOW_THREADS // 32 // rows))
 
 
 def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: float, line_read_seconds: float,
                    line_write_seconds: float, buffer_bytes: int, dram_bytes_per_second: float,
                    l2_partial_store_seconds: float, l2_partial_stores: int,
-                   tree_level_points: dict[int, float]) -> MemoryEffects:
-    """The parameters from the probes' times (a plain function, tested on the CPU)."""
+                   tree_level_points: dict[int, float], read_bytes_per_second: float | None = None,
+                   page_row_seconds: float | None = None,
+                   page_column_seconds: dict[int, float] | None = None) -> MemoryEffects:
+    """The parameters from the probes' times (a plain function, tested on the CPU).
+
+    `dram_bytes_per_second` is the copy's sustained bandwidth, `read_bytes_per_second` a
+    read stream's (the working-set sweep's DRAM plateau): read probes convert their time
+    to bytes at the read bandwidth, the write probe at a written byte's
+    (``1 / (2 / copy - 1 / read)``, `roofline.dram_roof`'s rule).
+    """
     warps = np.array([threads / 32 for threads in tree_level_points], dtype=float)
     level = np.array(list(tree_level_points.values()), dtype=float)
     if warps.size >= 2 and np.ptp(warps) > 0:
@@ -102,19 +159,38 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
     intercept = max(1e-9, float(intercept))
     burst = 64 if other_sector_read_seconds >= BURST_RATIO * sector_read_seconds else 32
     lines = buffer_bytes // LINE_BYTES
+    read = read_bytes_per_second or dram_bytes_per_second
+    per_written = 2.0 / dram_bytes_per_second - 1.0 / read
+    write = 1.0 / per_written if per_written > 0 else dram_bytes_per_second
+    columns = {int(k): float(v) for k, v in (page_column_seconds or {}).items()}
+    page = (page_visit_bytes(buffer_bytes, page_row_seconds, columns, read)
+            if page_row_seconds is not None and columns else None)
     return MemoryEffects(
         sector_read_seconds=sector_read_seconds, other_sector_read_seconds=other_sector_read_seconds,
         line_read_seconds=line_read_seconds, line_write_seconds=line_write_seconds, buffer_bytes=buffer_bytes,
         dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=l2_partial_store_seconds,
         l2_partial_stores=l2_partial_stores, tree_level_seconds=intercept, tree_level_warp_seconds=slope,
         tree_level_points={int(k): float(v) for k, v in tree_level_points.items()}, dram_burst_bytes=burst,
-        dram_read_line_bytes=max(float(burst), line_read_seconds * dram_bytes_per_second / lines),
-        dram_partial_write_line_bytes=max(2.0 * SECTOR_BYTES, line_write_seconds * dram_bytes_per_second / lines),
+        dram_read_line_bytes=max(float(burst), line_read_seconds * read / lines),
+        dram_partial_write_line_bytes=max(2.0 * SECTOR_BYTES, line_write_seconds * write / lines),
         l2_partial_store_sectors_per_second=l2_partial_stores / l2_partial_store_seconds,
+        dram_read_bytes_per_second=read_bytes_per_second, page_row_seconds=page_row_seconds,
+        page_column_seconds=columns, dram_page_visit_bytes=page,
     )
 
 
+def page_probe_rows(warps: int) -> tuple[int, ...]:
+    """Rows of the page probe's column orders for a launch of `warps` warps: as many as
+    keep one chunk per row in `roofline.traffic`'s window (128-byte visits) and the eight
+    loads of a warp a page apart (``warps / rows >= 8`` chunks), from 1,024 to 65,536."""
+    from roofline import PAGE_WINDOW_THREADS
+
+    window = PAGE_WINDOW_THREADS // 32
+    return tuple(rows for rows in (1024, 8192, 65536) if rows >= window and warps // rows >= 8)
+
+
 def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, quick: bool = False,
+                    read_bytes_per_second: float | None = None,
                     progress: Callable[[str], None] = lambda message: None) -> MemoryEffects:
     """Run the probes on the device.
 
@@ -126,11 +202,14 @@ def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, qu
         The sustained DRAM bandwidth measured in the same session (the copy's).
     quick : bool
         A 256 MiB buffer instead of 1 GiB, fewer levels.
+    read_bytes_per_second : float, optional
+        A read stream's DRAM bandwidth measured in the same session (the working-set
+        sweep's plateau); default the copy's.
     """
     from ._compile import compile_kernels, kernel_source
     from ._timing import benchmark
 
-    names = ["sparse_read", "sparse_write", "l2_partial_store", "tree_levels"]
+    names = ["sparse_read", "sparse_write", "l2_partial_store", "tree_levels", "page_read"]
     kernels = compile_kernels(kernel_source("effects.cu"), names, arch=session.arch, name="effects.cu")
     buffer_bytes = min((GiB // 4) if quick else GiB, info.memory_size_bytes // 4)
     floats = buffer_bytes // 4
@@ -161,16 +240,27 @@ def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, qu
         return max(1e-10, (run(many) - run(few)) / (many - few))
 
     points = {block: level(block) for block in (128, 256, 512, 1024)}
+    chunks = buffer_bytes // LINE_BYTES
+    page_grid = chunks * 4 // threads  # 8 chunks per warp
+
+    def pages(rows: int, column: int) -> float:
+        return timed("page_read", page_grid, (buffer, sink, np.uint32(chunks), np.uint32(rows), np.int32(column)))
+
+    page_row = pages(1, 0)
+    page_columns = {rows: pages(rows, 1) for rows in page_probe_rows(chunks // 8)}
     session.synchronize()
     del buffer
     effects = derive_effects(sector_read_seconds=sector, other_sector_read_seconds=other, line_read_seconds=line,
                              line_write_seconds=write, buffer_bytes=buffer_bytes,
                              dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=l2,
-                             l2_partial_stores=l2_lines * passes, tree_level_points=points)
+                             l2_partial_stores=l2_lines * passes, tree_level_points=points,
+                             read_bytes_per_second=read_bytes_per_second, page_row_seconds=page_row,
+                             page_column_seconds=page_columns)
     progress(f"effects: DRAM burst {effects.dram_burst_bytes} B, lone line read {effects.dram_read_line_bytes:.0f} B, "
              f"partial line write {effects.dram_partial_write_line_bytes:.0f} B, L2 partial stores "
              f"{effects.l2_partial_store_sectors_per_second / 1e9:.1f} G/s, tree level "
-             f"{effects.tree_level_seconds * 1e9:.1f} ns + {effects.tree_level_warp_seconds * 1e9:.2f} ns per warp")
+             f"{effects.tree_level_seconds * 1e9:.1f} ns + {effects.tree_level_warp_seconds * 1e9:.2f} ns per warp, "
+             f"DRAM page opened {effects.dram_page_visit_bytes or 0:.0f} B")
     return effects
 
 
@@ -194,6 +284,13 @@ def effects_calibration(effects: MemoryEffects) -> dict[str, tuple[float, str]]:
                                "one block per SM, (shared load, add, store, barrier) levels, difference "
                                "of two level counts, intercept of a line over blocks of 128-1024 threads"),
     }
+    if effects.dram_page_visit_bytes is not None:
+        row = effects.page_row_seconds or 0.0
+        points = ", ".join(f"{rows} rows {seconds / row:.2f}x" for rows, seconds in sorted(effects.page_column_seconds.items()))
+        entries["dram_page_visit_bytes"] = (
+            effects.dram_page_visit_bytes,
+            f"{effects.buffer_bytes >> 20} MiB read by 128-byte chunks in column order ({points} the row-order "
+            "time); extra time x read bandwidth / pages opened beyond a stream's")
     if len(effects.tree_level_points) >= 2:
         entries["tree_level_warp_seconds"] = (effects.tree_level_warp_seconds,
                                               "the same line's slope per warp of the block")

@@ -266,7 +266,13 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
                   f"{e.l2_partial_stores} stores in {e.l2_partial_store_seconds * 1e6:.1f} us |",
                   f"| tree level | {e.tree_level_seconds * 1e9:.1f} ns + {e.tree_level_warp_seconds * 1e9:.2f} ns "
                   f"per warp | shared load, add, store, barrier; per level at "
-                  + ", ".join(f"{b} threads {t * 1e9:.1f} ns" for b, t in e.tree_level_points.items()) + " |", ""]
+                  + ", ".join(f"{b} threads {t * 1e9:.1f} ns" for b, t in e.tree_level_points.items()) + " |"]
+        if e.dram_page_visit_bytes is not None and e.page_row_seconds:
+            lines.append(f"| DRAM page opened | {e.dram_page_visit_bytes:.0f} B | {e.buffer_bytes >> 20} MiB by 128-byte "
+                         f"chunks: row order {e.page_row_seconds * 1e6:.1f} us, column order "
+                         + ", ".join(f"over {rows} rows {t * 1e6:.1f} us" for rows, t in sorted(e.page_column_seconds.items()))
+                         + " |")
+        lines.append("")
     if report.measurement_errors:
         lines += [f"{h2} Measurements that failed", ""]
         lines += [f"- {name}: {error}" for name, error in report.measurement_errors.items()] + [""]

@@ -273,7 +273,8 @@ def run_validation(
         fitted = roofline.Calibration.model_validate(prediction.calibration)
         sustained = entry.memory_bandwidth * fitted.sustained_bandwidth_fraction
         effects = step("memory effects", lambda: measure_effects(
-            session, info, dram_bytes_per_second=sustained, quick=quick, progress=progress))
+            session, info, dram_bytes_per_second=sustained, read_bytes_per_second=plateaus.dram_bytes_per_second if plateaus else None,
+            quick=quick, progress=progress))
         full_calibration = measured_calibration(prediction.calibration, origin=measurement_origin(info, created),
                                                 latency=latency, launch=launch, working_set=working_set,
                                                 effects=effects)

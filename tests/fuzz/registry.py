@@ -392,6 +392,8 @@ ROOFLINE = {
     "L2Persistence": model(roofline.L2Persistence, roofline.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
                                                                            l2_cache_bytes=1 << 24), finite=False),
     "MEMORY_LEVELS": constant(),
+    "PAGE_BYTES": constant(),
+    "PAGE_WINDOW_THREADS": constant(),
     "MemorySpace": model(roofline.MemorySpace, roofline.memory_space("shared")),
     "PRECISIONS": constant(),
     "Prediction": model(roofline.Prediction, _PRED, finite=False),
@@ -432,6 +434,8 @@ ROOFLINE = {
                                                st.one_of(st.none(), junk()))),
     "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
                                               st.one_of(v.calibrations(), st.none(), junk()))),
+    "dram_roof": call(args_kwargs(v.gpu_any, st.one_of(v.calibrations(), st.none(), junk()),
+                                  maybe(st.floats(0, 1e12)), st.one_of(st.none(), maybe(st.floats(0, 1e12))))),
     "custom_gpu": call(st.builds(
         lambda seed, value, how: {"kwargs": _mutate({"name": "toy", "compute_capability": "8.0", "sm_count": 10,
                                                      "boost_clock_hz": 1e9, "dram_bytes_per_second": 100e9,

@@ -283,3 +283,233 @@ def test_partial_writes_bound_the_time_at_the_probes_rate(rate):
     assert p.cache_seconds >= floor
     if rate == 1e9:  # far slower than anything else: it binds
         assert p.limiter == "cache_bandwidth" and p.seconds == pytest.approx(floor + p.launch_seconds)
+
+
+# ----------------------------------------------------------------- DRAM pages opened
+
+
+def _pages_brute(grid, block, accesses):
+    """Pages opened by the aligned middle window, listed thread by thread in plain Python
+    (each loop iteration opens the pages of the bursts it reaches first), scaled."""
+    gx, gy, gz = grid
+    bx, by, bz = block
+    threads = bx * by * bz
+    blocks = gx * gy * gz
+    window = max(1, min(blocks, roofline.PAGE_WINDOW_THREADS // threads))
+    first = blocks // 2 // window * window
+    out = {"load": 0, "store": 0}
+    for kind in out:
+        seen, opened = {}, set()
+        for a in accesses:
+            if a.kind != kind:
+                continue
+            for step in range(a.loop):
+                for b in range(first, first + window):
+                    for t in range(threads):
+                        one = lambda v: np.array([[v]], dtype=np.int64)  # noqa: E731
+                        c = roofline.Coords(one(b % gx), one(b // gx % gy), one(b // (gx * gy)), one(t % bx),
+                                            one(t // bx % by), one(t // (bx * by)), one(step), block, grid)
+                        if a.guard is not None and not bool(np.asarray(a.guard(c)).ravel()[0]):
+                            continue
+                        burst = (a.array, int(np.asarray(a.index(c)).ravel()[0]) * a.element_bytes // 64)
+                        seen[burst] = min(seen.get(burst, step), step)
+        for (array, burst), step in seen.items():
+            opened.add((array, burst * 64 // roofline.PAGE_BYTES, step))
+        out[kind] = round(len(opened) * blocks / window)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("grid", "block", "accesses"),
+    [
+        # a column of a row-major matrix: 4 rows a window, each row its own page
+        ((8, 64, 1), (16, 16, 1), [roofline.Access(array="a", index=lambda c: c.x * 2048 + c.y)]),
+        # a row: pages whole
+        ((64, 8, 1), (16, 16, 1), [roofline.Access(array="a", index=lambda c: c.y * 1024 + c.x),
+                                   roofline.Access(array="b", index=lambda c: c.y * 1024 + c.x, kind="store")]),
+        # a loop walking down rows: every iteration reaches new bursts of new pages
+        ((4, 1, 1), (256, 1, 1), [roofline.Access(array="a", index=lambda c: c.loop * 4096 + c.x, loop=3),
+                                  roofline.Access(array="a", index=lambda c: c.x * 2, guard=lambda c: c.x < 700,
+                                                  kind="store")]),
+        # the same bursts again in the next iteration: nothing new opened
+        ((2, 1, 1), (128, 1, 1), [roofline.Access(array="a", index=lambda c: c.x // 2, loop=4)]),
+    ],
+    ids=["column", "row", "loop-rows", "loop-again"],
+)
+def test_page_visits_match_a_thread_by_thread_count(grid, block, accesses, monkeypatch):
+    monkeypatch.setattr("roofline._traffic.PAGE_WINDOW_THREADS", 1024)
+    monkeypatch.setattr(roofline, "PAGE_WINDOW_THREADS", 1024)
+    t = roofline.traffic(grid, block, accesses)
+    want = _pages_brute(grid, block, accesses)
+    assert (t.dram_load_page_visits, t.dram_store_page_visits) == (want["load"], want["store"])
+
+
+@pytest.mark.parametrize(
+    ("variant", "load_visit", "store_visit"),
+    [("copy_row", 1024, 1024), ("naive_column", 64, 1024), ("naive_row", 1024, 64), ("copy_column", 64, 64),
+     ("shared_padded", 1024, 64), ("unroll4_column", 64, 1024)],
+)
+def test_transposes_open_a_page_per_column_visit(variant, load_visit, store_visit):
+    # 8192 x 8192 floats, 16 x 16 blocks: the window (64 blocks) lies in one block row, so a
+    # column's 16 floats of a block are all the window reads of that page; a row's 64 blocks
+    # read 4 KiB of it
+    k = models.transpose(8192, 8192, variant=variant)
+    assert k.dram_load_bursts * 64 / k.dram_load_page_visits == load_visit
+    assert k.dram_store_bytes / k.dram_store_page_visits == store_visit
+
+
+def test_the_page_probes_visits_are_the_models():
+    """validate's page probe reads at the visit sizes it claims, as roofline.traffic counts them."""
+    from roofline._traffic import _page_visits, _Space
+    from validate._effects import page_probe_rows
+
+    from validate._effects import page_probe_visit
+
+    chunks = (1 << 30) // 128
+    warps = chunks // 8
+    space = _Space((chunks * 4 // 256, 1, 1), (256, 1, 1))
+    assert page_probe_rows(warps) == (1024, 8192, 65536)
+    for rows in (*page_probe_rows(warps), 8, 32):
+        visit = page_probe_visit(rows)
+        def at(u, rows=rows):
+            def index(c):
+                w = (c.x >> 5) + u * warps
+                return ((w % rows) * (chunks // rows) + w // rows) * 32 + (c.x & 31)
+            return roofline.Access(array="x", index=index)
+        pages = _page_visits(space, [at(u) for u in range(8)])
+        assert pages == {"load": chunks * 128 // visit, "store": 0}, visit
+
+
+@pytest.mark.parametrize("page", [None, 0.0, 96.0, 200.0])
+def test_pages_opened_beyond_a_streams_cost_the_calibrations_bytes(page):
+    cal = CAL.model_copy(update={"dram_page_visit_bytes": page})
+    rows = models.transpose(8192, 8192, variant="copy_row")
+    columns = models.transpose(8192, 8192, variant="naive_column")
+    assert roofline.dram_equivalent_bytes(rows, cal) == pytest.approx(rows.dram_bytes)
+    extra = (columns.dram_load_page_visits - columns.dram_load_bursts * 64 / roofline.PAGE_BYTES) * (page or 0)
+    assert roofline.dram_equivalent_bytes(columns, cal) == pytest.approx(columns.dram_bytes + extra)
+    free = CAL.model_copy(update={"dram_page_visit_bytes": None})
+    slower = roofline.predict("H200", columns, calibration=cal).seconds
+    assert (slower > roofline.predict("H200", columns, calibration=free).seconds) == bool(page)
+
+
+# ------------------------------------------------------------------- read/write mix
+
+
+@pytest.mark.parametrize(
+    ("read", "write", "want"),
+    [
+        (1.0, 1.0, lambda copy, rd: copy),                        # the copy the sweep measured
+        (1.0, 0.0, lambda copy, rd: rd),                          # a read stream
+        (0.0, 1.0, lambda copy, rd: 1 / (2 / copy - 1 / rd)),     # writes alone
+        (3.0, 1.0, lambda copy, rd: 4 / (3 / rd + (2 / copy - 1 / rd))),
+        (1.0, None, lambda copy, rd: copy),                       # mix unknown
+    ],
+)
+def test_the_dram_roof_follows_the_read_write_mix(read, write, want):
+    gpu = roofline.gpu("H200")
+    copy = gpu.memory_bandwidth * CAL.sustained_bandwidth_fraction
+    assert roofline.dram_roof(gpu, CAL, read, write) == pytest.approx(want(copy, CAL.dram_read_bytes_per_second))
+
+
+def test_without_a_read_figure_every_mix_streams_at_the_copys_rate():
+    cal = CAL.model_copy(update={"dram_read_bytes_per_second": None})
+    copy = roofline.gpu("H200").memory_bandwidth * CAL.sustained_bandwidth_fraction
+    assert roofline.dram_roof("H200", cal, 1.0, 0.0) == pytest.approx(copy)
+    # a read plateau under the copy's (reads slower than copies) would make writes free: refused
+    slow = CAL.model_copy(update={"dram_read_bytes_per_second": copy / 3})
+    assert roofline.dram_roof("H200", slow, 1.0, 0.0) == pytest.approx(copy)
+
+
+@pytest.mark.parametrize(("read", "write", "error"), [(-1.0, 1.0, roofline.RooflineError),
+                                                       (1.0, float("nan"), roofline.RooflineError),
+                                                       ("a", 1.0, TypeError)])
+def test_the_dram_roof_refuses_bad_bytes(read, write, error):
+    with pytest.raises(error):
+        roofline.dram_roof("H200", CAL, read, write)
+
+
+def test_a_read_only_kernel_streams_faster_than_a_copy():
+    reduce = models.reduction(1 << 26, block=256, variant="warp_shuffle")
+    copy = models.copy(1 << 25)
+    gpu = roofline.gpu("H200")
+    for k in (reduce, copy):
+        p = roofline.predict(gpu, k)
+        assert p.achieved_bytes_per_second < roofline.dram_roof(gpu, CAL, *_sides(k))
+    assert roofline.dram_roof(gpu, CAL, *_sides(reduce)) > roofline.dram_roof(gpu, CAL, *_sides(copy))
+
+
+def _sides(k):
+    written = float(k.dram_store_bytes)
+    return float(k.dram_bytes) - written, written
+
+
+# ------------------------------------------------------------- the SM's L1 pipe, queued
+
+
+@pytest.mark.parametrize("blocks", [1, 2, 3, 8, 32])
+def test_blocks_queue_for_the_l1_pipe(blocks):
+    from roofline._predict import _queued_life
+
+    other, l1 = 1e-6, 2e-7
+    life = _queued_life(other, l1, blocks)
+    assert life >= other + l1 - 1e-18                   # never shorter than alone
+    assert life >= blocks * l1                          # the pipe serves one block at a time
+    assert life <= other + blocks * l1 + 1e-18         # nor longer than waiting for all others
+    if blocks == 1:
+        assert life == pytest.approx(other + l1)
+    assert _queued_life(other, l1, blocks + 1) > life   # one more block, a longer queue
+    assert _queued_life(other, 0.0, blocks) == other
+
+
+def test_a_conflicted_tile_transpose_waits_for_the_pipe():
+    # 32 x 32 tiles at two blocks per SM: each block's 32-way conflicted read holds the pipe
+    # ~1,000 clocks; the other block's turn lengthens the life beyond the block's own pass
+    k = models.transpose(8192, 8192, variant="shared", block=(32, 32))
+    p = roofline.predict("H200", k, calibration=CAL)
+    alone = roofline.predict("H200", k.model_copy(update={"launch": k.launch.model_copy(
+        update={"dynamic_shared_memory": 150_000, "max_dynamic_shared_memory": 150_000})}),
+        calibration=CAL)  # one block per SM
+    assert p.active_blocks_per_sm == 2 and alone.active_blocks_per_sm == 1
+    assert p.seconds > alone.seconds / 2
+
+
+# ------------------------------------------------ pieces of warps a shared load wakes together
+
+
+def _column_copy(n, same_array=False, load=True):
+    src = "out" if same_array else "in"
+    out = [roofline.Access(array="out", index=lambda c: c.x * n + c.y, kind="store")]
+    return ([roofline.Access(array=src, index=lambda c: c.x * n + c.y)] if load else []) + out
+
+
+@pytest.mark.parametrize(
+    ("block", "accesses", "combined"),
+    [
+        ((16, 16), _column_copy(1024), True),                    # 4 warps load the same 16 sectors, wake together
+        ((8, 32), _column_copy(1024), True),                     # 8 sectors per warp store
+        ((32, 8), _column_copy(1024), False),                    # 32 sectors per warp store: too far apart
+        ((16, 16), _column_copy(1024, same_array=True), True),   # in place: a[i] = f(a[i])
+        ((16, 16), _column_copy(1024, load=False), False),       # no load to wake on: each warp on its own
+        # a load of other elements (the naive transpose's row) wakes no two warps together
+        ((16, 16), [roofline.Access(array="in", index=lambda c: c.y * 1024 + c.x),
+                    roofline.Access(array="out", index=lambda c: c.x * 1024 + c.y, kind="store")], False),
+    ],
+    ids=["16x16", "8x32", "32x8", "in-place", "no-load", "other-elements"],
+)
+def test_l1_combines_pieces_of_warps_woken_together(block, accesses, combined):
+    grid = (1024 // block[0], 1024 // block[1])
+    t = roofline.traffic(grid, block, accesses)
+    # apart, every warp store writes each of its sectors in part (32 // rows-per-warp bytes of 32)
+    apart = 1024 * 1024 // 32 * min(32, block[0])
+    assert t.l2_partial_store_sectors == (0 if combined else apart)
+
+
+def test_the_combining_limit_is_the_warps_sectors():
+    from roofline._traffic import L1_COMBINE_SECTORS
+
+    assert L1_COMBINE_SECTORS == 16
+    wide = roofline.traffic((64, 64), (16, 16), _column_copy(1024))
+    narrow = roofline.traffic((32, 128), (32, 8), _column_copy(1024))
+    # 32 x 8: one row of 32 floats per warp, 32 sectors written 4 bytes each
+    assert wide.l2_partial_store_sectors == 0 and narrow.l2_partial_store_sectors == 1024 * 1024
