@@ -666,7 +666,8 @@ def dram_equivalent_bytes(kernel: Any, calibration: Calibration) -> float:
     least ``64 x bursts`` (a DRAM that reads 64-byte bursts fetches both sectors of one)
     and ``dram_read_line_bytes`` per line read; the write side adds a 32-byte fill for each
     sector written in part and costs at least ``dram_partial_write_line_bytes`` per line
-    holding one.
+    holding one. Each side's DRAM pages opened beyond a stream's (``dram_*_page_visits``
+    over ``bytes / PAGE_BYTES``) add ``dram_page_visit_bytes`` each.
 
     Parameters
     ----------
@@ -803,10 +804,12 @@ def predict(
     Memory side: each resident thread keeps ``loads_in_flight_per_thread`` of its
     ``elements_per_thread`` accesses outstanding (all of them by default: independent,
     unrolled accesses). A block lives ``rounds x latency + bytes per block / SM bandwidth``
-    (+ its L1 passes, ``l1_bytes`` per block at 128 bytes per SM clock, + its tree levels),
-    so a full wave sustains ``resident blocks x bytes per block / block lifetime`` (Little's
+    (+ its tree levels, + its L1 passes, ``l1_bytes`` per block at 128 bytes per SM clock,
+    queued behind the other resident blocks' by a mean-value analysis of the SM's pipe), so
+    a full wave sustains ``resident blocks x bytes per block / block lifetime`` (Little's
     law); `achieved_bandwidth` takes the soft minimum of that, the block-dispatch rate and
-    the DRAM roof. Grids smaller than one wave or with a partial last wave run that wave at
+    the DRAM roof of the kernel's mix of reads and writes (`dram_roof`); the bytes are
+    `dram_equivalent_bytes`. Grids smaller than one wave or with a partial last wave run that wave at
     its own, lower concurrency. L2 and L1/shared bytes, when the kernel gives them, bound
     the memory time from below at those levels' bandwidths.
     Compute side: ``flops / (peak x min(1, warps per scheduler x fma_chains / FMA latency))``,
