@@ -1024,7 +1024,7 @@ def _page_visits(space: _Space, accesses: Sequence[Access]) -> dict[str, int] | 
     window = max(1, min(blocks, PAGE_WINDOW_THREADS // space.threads))
     if sum(a.loop for a in accesses) * window * space.threads > _EXPAND_ELEMENTS:
         return None
-    first = blocks // 2 // window * window  # waves start at multiples of their size
+    first = blocks // 2 // window * window  # a window that starts at a multiple of its size
     ids = np.arange(first, first + window, dtype=np.int64)
     gx, gy = space.grid[0], space.grid[1]
     names = sorted({a.array for a in accesses})
