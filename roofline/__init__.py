@@ -46,6 +46,7 @@ from ._predict import (
     instructions_from_sass,
     l2_bytes_with_l1_reuse,
     load_calibration,
+    mixed_dram_bandwidth,
     predict,
     time_cliffs,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "memory",
     "memory_space",
     "memory_spaces",
+    "mixed_dram_bandwidth",
     "models",
     "plot_roofline",
     "predict",

@@ -39,6 +39,7 @@ __all__ = [
     "instructions_from_sass",
     "l2_bytes_with_l1_reuse",
     "load_calibration",
+    "mixed_dram_bandwidth",
     "predict",
     "time_cliffs",
 ]
@@ -288,6 +289,13 @@ def _finite_positive(name: str, value: Any, *, allow_inf: bool = False) -> float
     if not (figure > 0 and (allow_inf or math.isfinite(figure))):
         raise RooflineError(f"{name}={value!r} must be > 0{'' if allow_inf else ' and finite'}")
     return figure
+
+
+def _finite_nonnegative(name: str, value: Any) -> float:
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
+            and value == 0:
+        return 0.0
+    return _finite_positive(name, value)
 
 
 def achieved_bandwidth(
@@ -761,11 +769,30 @@ def dram_roof(gpu: GPU | str, calibration: Calibration, read_bytes: float, write
     record = _lookup_gpu(gpu)
     if not isinstance(calibration, Calibration):
         raise TypeError(f"calibration must be a roofline.Calibration, not {type(calibration).__name__}")
-    read_bytes = _finite_positive("read_bytes", read_bytes) if read_bytes else 0.0
-    write_bytes = None if write_bytes is None else (_finite_positive("write_bytes", write_bytes) if write_bytes else 0.0)
     copy = record.memory_bandwidth * calibration.sustained_bandwidth_fraction
-    read = calibration.dram_read_bytes_per_second
-    if write_bytes is None or not read or read_bytes + write_bytes <= 0:
+    return mixed_dram_bandwidth(read_bytes, write_bytes, copy_bytes_per_second=copy,
+                                read_bytes_per_second=calibration.dram_read_bytes_per_second)
+
+
+def mixed_dram_bandwidth(read_bytes: float, write_bytes: float | None, *, copy_bytes_per_second: float,
+                         read_bytes_per_second: float | None) -> float:
+    """`dram_roof`'s rule on plain figures: bytes per second of this read/write mix.
+
+    A read byte takes ``1 / read_bytes_per_second``, a written byte ``2 / copy - 1 / read``
+    (the copy, half of each, comes out at `copy_bytes_per_second`). The copy's rate when
+    `write_bytes` is None, the read rate is unknown, or it does not exceed the copy's.
+
+    Examples
+    --------
+    >>> from roofline import mixed_dram_bandwidth
+    >>> round(mixed_dram_bandwidth(0.0, 1.0, copy_bytes_per_second=4e12, read_bytes_per_second=5e12) / 1e12, 3)
+    3.333
+    """
+    copy = _finite_positive("copy_bytes_per_second", copy_bytes_per_second)
+    read = None if read_bytes_per_second is None else _finite_positive("read_bytes_per_second", read_bytes_per_second)
+    read_bytes = _finite_nonnegative("read_bytes", read_bytes)
+    write_bytes = None if write_bytes is None else _finite_nonnegative("write_bytes", write_bytes)
+    if write_bytes is None or read is None or read_bytes + write_bytes <= 0:
         return copy
     per_written = 2.0 / copy - 1.0 / read
     if per_written <= 0:

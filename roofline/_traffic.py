@@ -903,7 +903,8 @@ def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
     return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
 
 
-def _woken_together(space: _Space, accesses: Sequence[Access], store: Access, i: int) -> np.ndarray | None:
+def _woken_together(space: _Space, accesses: Sequence[Access], store: Access, index: np.ndarray,
+                    mask: np.ndarray) -> np.ndarray | None:
     """Warps of the middle block that store `store` together, per loop iteration: (rows,
     warps) labels, or None when each warp stores on its own time.
 
@@ -913,12 +914,9 @@ def _woken_together(space: _Space, accesses: Sequence[Access], store: Access, i:
     in flight) and wake together. Those warps, linked through the sectors they share,
     share a label. L1 combines their pieces only while a warp store touches at most
     ``L1_COMBINE_SECTORS`` sectors (the pieces of one sector arrive that many apart).
+    `index` and `mask` are the store's byte addresses and guards in the middle block.
     """
-    index, mask, _ = _middle_block(space, store, i)
-    per_warp = _warps(np.where(mask, index // SECTOR_BYTES, _NONE), _NONE)
-    ordered = np.sort(per_warp, axis=1)
-    distinct = ((ordered[:, 1:] != ordered[:, :-1]) & (ordered[:, 1:] != _NONE)).sum(axis=1) + (ordered[:, 0] != _NONE)
-    if distinct.max(initial=0) > L1_COMBINE_SECTORS:
+    if distinct_per_row(_warps(index // SECTOR_BYTES, 0), _warps(mask, False)).max(initial=0) > L1_COMBINE_SECTORS:
         return None
     for j, load in enumerate(accesses):
         if load.kind != "load" or load.loop != store.loop or load.element_bytes != store.element_bytes:
@@ -966,7 +964,7 @@ def _own_merge_ratio(space: _Space, accesses: Sequence[Access]) -> float:
         address, mask, step = _middle_block(space, access, i)
         separate += int(_partial_sectors(_warps(address // SECTOR_BYTES, 0), _warps(mask, False),
                                          access.element_bytes).sum())
-        labels = _woken_together(space, accesses, access, i)
+        labels = _woken_together(space, accesses, access, address, mask)
         if labels is None:
             warp = np.broadcast_to(warp_of[None, :], address.shape)
         else:
@@ -1030,7 +1028,7 @@ def _page_visits(space: _Space, accesses: Sequence[Access]) -> dict[str, int] | 
     names = sorted({a.array for a in accesses})
     visits = {}
     for kind in ("load", "store"):
-        keys, steps = [], []
+        arrays, bursts, steps = [], [], []
         for i, access in enumerate(accesses):
             if access.kind != kind:
                 continue
@@ -1038,20 +1036,19 @@ def _page_visits(space: _Space, accesses: Sequence[Access]) -> dict[str, int] | 
             block = np.tile(ids, access.loop)
             rows = {"x": block % gx, "y": block // gx % gy, "z": block // (gx * gy), "loop": step}
             address, mask = _evaluate(space, access, rows, _describe(i, access))
-            keys.append(address[mask] // BURST_BYTES * len(names) + names.index(access.array))
+            bursts.append(address[mask] // BURST_BYTES)
+            arrays.append(np.full(bursts[-1].size, names.index(access.array), dtype=np.int64))
             steps.append(np.broadcast_to(step[:, None], address.shape)[mask])
-        if not keys or not sum(k.size for k in keys):
+        if not bursts or not sum(b.size for b in bursts):
             visits[kind] = 0
             continue
-        key, step = np.concatenate(keys), np.concatenate(steps)
-        order = np.lexsort((step, key))  # each burst's first iteration first
-        key, step = key[order], step[order]
-        new = np.ones(key.size, dtype=bool)
-        new[1:] = key[1:] != key[:-1]
-        burst, step = key[new] // len(names), step[new]
-        array = key[new] % len(names)
-        page = np.floor_divide(burst, PAGE_BYTES // BURST_BYTES)
-        opened = np.unique(np.stack([page, array, step], axis=1), axis=0).shape[0]
+        array, burst, step = np.concatenate(arrays), np.concatenate(bursts), np.concatenate(steps)
+        order = np.lexsort((step, burst, array))  # each burst's first iteration first
+        array, burst, step = array[order], burst[order], step[order]
+        first = np.ones(burst.size, dtype=bool)
+        first[1:] = (burst[1:] != burst[:-1]) | (array[1:] != array[:-1])
+        page = burst[first] // (PAGE_BYTES // BURST_BYTES)
+        opened = np.unique(np.stack([array[first], page, step[first]], axis=1), axis=0).shape[0]
         visits[kind] = round(opened * blocks / window)
     return visits
 

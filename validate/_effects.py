@@ -147,7 +147,7 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
     `dram_bytes_per_second` is the copy's sustained bandwidth, `read_bytes_per_second` a
     read stream's (the working-set sweep's DRAM plateau): read probes convert their time
     to bytes at the read bandwidth, the write probe at a written byte's
-    (``1 / (2 / copy - 1 / read)``, `roofline.dram_roof`'s rule).
+    (`roofline.mixed_dram_bandwidth`, `roofline.dram_roof`'s rule).
     """
     warps = np.array([threads / 32 for threads in tree_level_points], dtype=float)
     level = np.array(list(tree_level_points.values()), dtype=float)
@@ -159,9 +159,10 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
     intercept = max(1e-9, float(intercept))
     burst = 64 if other_sector_read_seconds >= BURST_RATIO * sector_read_seconds else 32
     lines = buffer_bytes // LINE_BYTES
+    from roofline import mixed_dram_bandwidth
+
     read = read_bytes_per_second or dram_bytes_per_second
-    per_written = 2.0 / dram_bytes_per_second - 1.0 / read
-    write = 1.0 / per_written if per_written > 0 else dram_bytes_per_second
+    write = mixed_dram_bandwidth(0.0, 1.0, copy_bytes_per_second=dram_bytes_per_second, read_bytes_per_second=read)
     columns = {int(k): float(v) for k, v in (page_column_seconds or {}).items()}
     page = (page_visit_bytes(buffer_bytes, page_row_seconds, columns, read)
             if page_row_seconds is not None and columns else None)

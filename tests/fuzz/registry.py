@@ -434,6 +434,11 @@ ROOFLINE = {
                                                st.one_of(st.none(), junk()))),
     "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
                                               st.one_of(v.calibrations(), st.none(), junk()))),
+    "mixed_dram_bandwidth": call(args_kwargs(
+        maybe(st.floats(0, 1e12)), st.one_of(st.none(), maybe(st.floats(0, 1e12))),
+        copy_bytes_per_second=maybe(st.floats(1, 1e13)), read_bytes_per_second=st.one_of(st.none(), maybe(st.floats(1, 1e13))),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"copy_bytes_per_second": 4e12, "read_bytes_per_second": None,
+                                                     **d["kwargs"]}})),
     "dram_roof": call(args_kwargs(v.gpu_any, st.one_of(v.calibrations(), st.none(), junk()),
                                   maybe(st.floats(0, 1e12)), st.one_of(st.none(), maybe(st.floats(0, 1e12))))),
     "custom_gpu": call(st.builds(
