@@ -34,22 +34,19 @@ from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
 from ._plot import plot_roofline
 from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
 from ._precision import PRECISIONS
-from ._predict import (
-    Calibration,
-    Prediction,
-    TimeCliff,
-    TimeCliffs,
+from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
+from ._locality import Locality, locality
+from ._predict import Calibration, calibration, load_calibration
+from ._terms import (
+    Term,
     achieved_bandwidth,
-    calibration,
     dram_equivalent_bytes,
     dram_roof,
     instructions_from_sass,
     l2_bytes_with_l1_reuse,
-    load_calibration,
     mixed_dram_bandwidth,
-    predict,
-    time_cliffs,
 )
+from ._time_model import Prediction, predict
 from ._roofline import (
     RooflineArrays,
     RooflineResult,
@@ -59,7 +56,7 @@ from ._roofline import (
 )
 from ._spaces import MemorySpace, memory_space, memory_spaces
 from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
-from ._traffic import PAGE_BYTES, PAGE_WINDOW_THREADS, Access, Coords, Traffic, traffic
+from ._traffic import Access, Coords, Traffic, traffic
 from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
 __all__ = [
@@ -78,14 +75,13 @@ __all__ = [
     "Kernel",
     "KernelCounts",
     "L2Persistence",
+    "Locality",
     "MEMORY_LEVELS",
     "MeasuredCeiling",
     "MemorySpace",
     "NCU_SECTIONS",
     "NcuKernel",
     "NcuProfile",
-    "PAGE_BYTES",
-    "PAGE_WINDOW_THREADS",
     "PRECISIONS",
     "Prediction",
     "ProfileKernel",
@@ -98,6 +94,7 @@ __all__ = [
     "SuiteRow",
     "TimeCliff",
     "TimeCliffs",
+    "Term",
     "Traffic",
     "TransferTime",
     "achieved_bandwidth",
@@ -122,6 +119,7 @@ __all__ = [
     "load_chart",
     "load_gpu",
     "load_ncu",
+    "locality",
     "measured_ceilings",
     "memory",
     "memory_space",

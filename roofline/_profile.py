@@ -15,14 +15,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+import occupancy
 from occupancy import Cliffs
 
+from ._adapters import counted_kernel, counts_from, launch_of
 from ._chart import BandwidthPoint, ChartPoint, RooflineChart, roofline_chart
 from ._errors import RooflineError
 from ._gpu import GPU, MEMORY_LEVELS
 from ._gpu import gpu as lookup_gpu
 from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
+from ._roofline import analyze
+from ._time_model import predict
 
 __all__ = ["ProfileKernel", "ProfileReport", "format_profile_report", "profile_chart", "profile_report"]
 
@@ -89,8 +93,6 @@ class ProfileReport(BaseModel):
 
 
 def _occupancy_inputs(k: NcuKernel) -> dict[str, int]:
-    from ._adapters import launch_of
-
     launch = launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread or 0,
                        static_shared_memory=k.static_shared_memory, dynamic_shared_memory=k.dynamic_shared_memory,
                        block_barriers=k.block_barriers if k.block_barriers is not None else 1)
@@ -107,8 +109,6 @@ def _driver_carveout(arch: str, config: int | None, inputs: dict[str, int]) -> i
     takes a carveout preference; the smallest one that rounds up to that configuration
     reproduces the driver's choice.
     """
-    import occupancy
-
     if config is None:
         return None
     for carveout in range(0, 101):
@@ -139,8 +139,6 @@ def _limit_notes(ours: Any, nsight: dict[str, int], max_blocks: int, carveout: i
 
 
 def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, Any], list[str]]:
-    import occupancy
-
     missing = [f for f in ("registers_per_thread", "static_shared_memory", "dynamic_shared_memory")
                if getattr(k, f) is None]
     if k.arch is None or missing:
@@ -193,10 +191,6 @@ def _unique_labels(kernels: tuple[NcuKernel, ...]) -> list[str]:
 
 
 def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Any) -> tuple[dict[str, Any], list[str]]:
-    from ._adapters import counted_kernel, counts_from, launch_of
-    from ._predict import predict
-    from ._roofline import analyze
-
     notes: list[str] = []
     fields: dict[str, Any] = {}
     seconds = k.duration_seconds

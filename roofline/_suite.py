@@ -11,13 +11,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from occupancy import calculate as occupancy_calculate
+
+from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
 from ._errors import RooflineError
 from ._export import save_chart
 from ._gpu import DEFAULT_GPU, GPU, gpu as lookup_gpu
 from ._kernel import kernel_of
-from ._predict import DEFAULT_REGISTERS_PER_THREAD
+from ._plot import plot_roofline
+from ._predict import calibration
 from ._roofline import analyze
+from ._time_model import DEFAULT_REGISTERS_PER_THREAD, predict
 
 __all__ = [
     "ASSUMED_REGISTERS_PER_THREAD",
@@ -80,18 +85,14 @@ class SuiteReport(BaseModel):
 def _occupancy(device: GPU, launch: Any) -> tuple[int | None, bool, float | None, tuple[str, ...]]:
     if launch is None:
         return None, False, None, ()
-    import occupancy
-
     keywords = launch.occupancy_keywords(assumed_registers_per_thread=ASSUMED_REGISTERS_PER_THREAD)
-    result = occupancy.calculate(device.architecture, **keywords)
+    result = occupancy_calculate(device.architecture, **keywords)
     return keywords["registers_per_thread"], launch.registers_per_thread is None, float(result.occupancy), tuple(
         result.limiters
     )
 
 
 def _default_suite() -> tuple[Any, ...]:
-    from . import models
-
     if not hasattr(models, "suite"):
         raise RooflineError("roofline.models.suite() is not available in this installation")
     return tuple(models.suite())
@@ -99,8 +100,6 @@ def _default_suite() -> tuple[Any, ...]:
 
 def _prediction(device: GPU, kernel: Any) -> Any:
     """`predict` for a kernel with a launch; None for bare counts or a launch that cannot run."""
-    from ._predict import predict
-
     if kernel.launch is None:
         return None
     try:
@@ -262,8 +261,6 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     """
     from occupancy._files import atomic_path, check_writable, dumps_json, write_atomic
 
-    from ._plot import plot_roofline
-
     if not isinstance(report, SuiteReport):
         raise TypeError(f"report must be a SuiteReport, not {type(report).__name__}")
     out = check_writable(out_dir, RooflineError, folder=True, name="out_dir")
@@ -285,8 +282,6 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     write_atomic(paths["table_markdown"], suite_to_markdown(report), RooflineError)
     save_chart(report.chart, paths["chart_json"])
     save_chart(report.chart, paths["chart_csv"])
-    from ._predict import calibration
-
     try:
         knee = calibration(report.gpu).knee_sharpness
     except RooflineError:  # a custom GPU outside the database has no calibration

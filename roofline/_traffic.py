@@ -36,30 +36,19 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
+from occupancy import Launch
+
 from ._errors import RooflineError
 from ._gpu import translate_validation_error
 from ._kernel import Kernel
+from ._locality import MEASURED_ON, Locality, locality as _locality_of
 from ._warps import SECTOR_BYTES, WARP_SIZE, distinct_per_row
 
 _NONE = np.iinfo(np.int64).max  # the sort key of a lane that does not access
 #: DRAM's read burst and the cache line, bytes (the footprint's coarser units).
 BURST_BYTES = 64
 LINE_BYTES = 128
-#: A DRAM page (the row one activation opens): 1 KiB per HBM2/HBM3 pseudo-channel (JEDEC
-#: JESD235, JESD238), bytes.
-PAGE_BYTES = 1024
-#: Threads of the window of consecutive blocks (in launch order) whose requests to one DRAM
-#: page one opening serves: 16,384 (64 blocks of 256). Measured bound: `gpuroof validate`'s
-#: page probe costs the same whether a column's next chunk comes 1,024 or 65,536 warps later
-#: (H200), so the window holds fewer than 1,024 warps; a row walked by consecutive blocks
-#: (the copy) stays one stream.
-PAGE_WINDOW_THREADS = 1 << 14
-#: Sectors of one warp store whose pieces L1 still combines with those of warps storing
-#: right after it: Nsight Compute on the H200 (docs/results/h200/column_writes) saw column
-#: copies' pieces combined in full at 8 sectors per warp store, mostly at 16, not at 32.
-L1_COMBINE_SECTORS = 16
-
-__all__ = ["PAGE_BYTES", "PAGE_WINDOW_THREADS", "Access", "Coords", "Traffic", "traffic"]
+__all__ = ["Access", "Coords", "Traffic", "traffic"]
 
 _AXES = ("x", "y", "z")
 _ELEMENT_BYTES = (1, 2, 4, 8, 16)
@@ -216,12 +205,12 @@ class Traffic(BaseModel):
         The most distinct sectors (x 32 bytes) two consecutive iterations of that block
         load: what L1 must hold for ``l1_stream_bytes_per_block`` to hold.
     dram_load_page_visits, dram_store_page_visits : int or None
-        DRAM pages (``PAGE_BYTES``) opened to read (write) the launch's bytes: in a window
-        of consecutive blocks in launch order (``PAGE_WINDOW_THREADS`` threads, starting at
+        DRAM pages (`Locality.dram_page_bytes`) opened to read (write) the launch's bytes: in a window
+        of consecutive blocks in launch order (`Locality.page_window_threads`, starting at
         a multiple of its size) in the middle of the grid, the distinct (array, page) pairs
         read (written), each loop iteration counting the pages of the bursts it reaches
         first; scaled to the launch's blocks. A stream opens each page
-        once (``bytes / PAGE_BYTES``); a column of a row-major matrix opens one per row
+        once (``bytes / dram_page_bytes``); a column of a row-major matrix opens one per row
         (None when the window's accesses are too many to list).
     dram_store_partial_sectors : int
         Sectors the launch writes only in part (L2 fills them from DRAM first): all written
@@ -904,7 +893,7 @@ def _block_footprint(space: _Space, accesses: Sequence[Access]) -> int | None:
 
 
 def _woken_together(space: _Space, accesses: Sequence[Access], store: Access, index: np.ndarray,
-                    mask: np.ndarray) -> np.ndarray | None:
+                    mask: np.ndarray, figures: Locality) -> np.ndarray | None:
     """Warps of the middle block that store `store` together, per loop iteration: (rows,
     warps) labels, or None when each warp stores on its own time.
 
@@ -913,10 +902,11 @@ def _woken_together(space: _Space, accesses: Sequence[Access], store: Access, in
     touch a common sector wait for the same fill (the first misses, the others find it
     in flight) and wake together. Those warps, linked through the sectors they share,
     share a label. L1 combines their pieces only while a warp store touches at most
-    ``L1_COMBINE_SECTORS`` sectors (the pieces of one sector arrive that many apart).
+    ``figures.l1_combine_sectors`` sectors (the pieces of one sector arrive that many apart).
     `index` and `mask` are the store's byte addresses and guards in the middle block.
     """
-    if distinct_per_row(_warps(index // SECTOR_BYTES, 0), _warps(mask, False)).max(initial=0) > L1_COMBINE_SECTORS:
+    if distinct_per_row(_warps(index // SECTOR_BYTES, 0), _warps(mask, False)).max(initial=0) \
+            > figures.l1_combine_sectors:
         return None
     for j, load in enumerate(accesses):
         if load.kind != "load" or load.loop != store.loop or load.element_bytes != store.element_bytes:
@@ -946,7 +936,7 @@ def _woken_together(space: _Space, accesses: Sequence[Access], store: Access, in
     return None
 
 
-def _own_merge_ratio(space: _Space, accesses: Sequence[Access]) -> float:
+def _own_merge_ratio(space: _Space, accesses: Sequence[Access], figures: Locality) -> float:
     """Partial sectors left when L1 combines the stores to one array in one loop iteration
     of a warp, or of the warps a shared load wakes together (`_woken_together`), over
     those counted store by store, in the middle block (1: nothing combines)."""
@@ -964,7 +954,7 @@ def _own_merge_ratio(space: _Space, accesses: Sequence[Access]) -> float:
         address, mask, step = _middle_block(space, access, i)
         separate += int(_partial_sectors(_warps(address // SECTOR_BYTES, 0), _warps(mask, False),
                                          access.element_bytes).sum())
-        labels = _woken_together(space, accesses, access, address, mask)
+        labels = _woken_together(space, accesses, access, address, mask, figures)
         if labels is None:
             warp = np.broadcast_to(warp_of[None, :], address.shape)
         else:
@@ -1014,12 +1004,12 @@ def _block_stream(space: _Space, accesses: Sequence[Access]) -> tuple[int, int] 
     return int(new.sum()) * SECTOR_BYTES, window * SECTOR_BYTES
 
 
-def _page_visits(space: _Space, accesses: Sequence[Access]) -> dict[str, int] | None:
+def _page_visits(space: _Space, accesses: Sequence[Access], figures: Locality) -> dict[str, int] | None:
     """DRAM pages opened per kind of access ({"load": n, "store": n}) by a window of
-    consecutive blocks (``PAGE_WINDOW_THREADS`` threads) in the middle of the grid, starting at a
+    consecutive blocks (``figures.page_window_threads`` threads) in the middle of the grid, starting at a
     multiple of its size, scaled to the launch; None when its accesses are too many to list."""
     blocks = math.prod(space.grid)
-    window = max(1, min(blocks, PAGE_WINDOW_THREADS // space.threads))
+    window = max(1, min(blocks, figures.page_window_threads // space.threads))
     if sum(a.loop for a in accesses) * window * space.threads > _EXPAND_ELEMENTS:
         return None
     first = blocks // 2 // window * window  # a window that starts at a multiple of its size
@@ -1047,13 +1037,14 @@ def _page_visits(space: _Space, accesses: Sequence[Access]) -> dict[str, int] | 
         array, burst, step = array[order], burst[order], step[order]
         first = np.ones(burst.size, dtype=bool)
         first[1:] = (burst[1:] != burst[:-1]) | (array[1:] != array[:-1])
-        page = burst[first] // (PAGE_BYTES // BURST_BYTES)
+        page = burst[first] // (figures.dram_page_bytes // BURST_BYTES)
         opened = np.unique(np.stack([array[first], page, step[first]], axis=1), axis=0).shape[0]
         visits[kind] = round(opened * blocks / window)
     return visits
 
 
-def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bool = False) -> Traffic:
+def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bool = False,
+            locality: Locality | None = None) -> Traffic:
     """Requested, L2-sector and compulsory DRAM bytes of a launch's global accesses, exactly.
 
     Parameters
@@ -1070,6 +1061,10 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
         dimension, a thread's guard does not depend on its block). Both are checked at
         the corners and the centre of every class of blocks. True: walk every block
         (for patterns outside (a) or (b); time and memory grow with the grid).
+    locality : Locality, optional
+        The GPU's locality figures (`roofline.locality`): the page size and window of the
+        page visits, and the sectors up to which L1 combines the stores of warps woken
+        together. Default the H200's, where they were measured.
 
     Returns
     -------
@@ -1095,9 +1090,7 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
     >>> t.requested_bytes == t.l2_bytes == t.dram_bytes == 8 * n
     True
     """
-    import occupancy
-
-    shape = occupancy.Launch(grid=grid, block=block)
+    shape = Launch(grid=grid, block=block)
     accesses = list(accesses)
     for a in accesses:
         if not isinstance(a, Access):
@@ -1112,8 +1105,11 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
             passes[("elements", array)] = count(space, stores, stores[0].element_bytes)
     result = _result(passes, accesses)
     stream = _block_stream(space, accesses)
-    merged = round(result.l2_partial_store_sectors * _own_merge_ratio(space, accesses))
-    pages = _page_visits(space, accesses)
+    figures = _locality_of(MEASURED_ON) if locality is None else locality
+    if not isinstance(figures, Locality):
+        raise TypeError(f"locality must be a roofline.Locality, not {type(figures).__name__}")
+    merged = round(result.l2_partial_store_sectors * _own_merge_ratio(space, accesses, figures))
+    pages = _page_visits(space, accesses, figures)
     return result.model_copy(update={
         "dram_load_page_visits": None if pages is None else pages["load"],
         "dram_store_page_visits": None if pages is None else pages["store"],

@@ -110,17 +110,18 @@ def page_visit_bytes(buffer_bytes: int, row_seconds: float, column_seconds: dict
 
     `column_seconds` maps the probe's rows to its column-order time. Each column order
     opens ``buffer / visit`` pages (`page_probe_visit`) where the row order, a stream,
-    opens ``buffer / PAGE_BYTES``; the extra time at the read bandwidth is the extra
+    opens ``buffer / dram_page_bytes``; the extra time at the read bandwidth is the extra
     pages' cost: the slope of a line through the origin (at least 0).
     """
-    from roofline import PAGE_BYTES
+    from roofline import locality
 
+    page_bytes = locality("H200").dram_page_bytes  # roofline.traffic's default figures
     extra, pages = [], []
     for rows, seconds in column_seconds.items():
         visit = page_probe_visit(rows)
-        if visit < PAGE_BYTES:
+        if visit < page_bytes:
             extra.append((seconds - row_seconds) * read_bytes_per_second)
-            pages.append(buffer_bytes / visit - buffer_bytes / PAGE_BYTES)
+            pages.append(buffer_bytes / visit - buffer_bytes / page_bytes)
     if not pages:
         return 0.0
     x, y = np.array(pages), np.array(extra)
@@ -129,11 +130,12 @@ def page_visit_bytes(buffer_bytes: int, row_seconds: float, column_seconds: dict
 
 def page_probe_visit(rows: int) -> int:
     """Bytes of one page the probe's column order over `rows` rows reads per opening, as
-    `roofline.traffic` counts them: its window holds ``PAGE_WINDOW_THREADS / 32`` warps,
+    `roofline.traffic` counts them: its window holds ``page_window_threads / 32`` warps,
     each reading one 128-byte chunk; it reads ``window / rows`` adjacent chunks of a row."""
-    from roofline import PAGE_BYTES, PAGE_WINDOW_THREADS
+    from roofline import locality
 
-    return min(PAGE_BYTES, LINE_BYTES * max(1, PAGE_WINDOW_THREADS // 32 // rows))
+    figures = locality("H200")  # roofline.traffic's default figures
+    return min(figures.dram_page_bytes, LINE_BYTES * max(1, figures.page_window_threads // 32 // rows))
 
 
 def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: float, line_read_seconds: float,
@@ -184,9 +186,9 @@ def page_probe_rows(warps: int) -> tuple[int, ...]:
     """Rows of the page probe's column orders for a launch of `warps` warps: as many as
     keep one chunk per row in `roofline.traffic`'s window (128-byte visits) and the eight
     loads of a warp a page apart (``warps / rows >= 8`` chunks), from 1,024 to 65,536."""
-    from roofline import PAGE_WINDOW_THREADS
+    from roofline import locality
 
-    window = PAGE_WINDOW_THREADS // 32
+    window = locality("H200").page_window_threads // 32  # roofline.traffic's default figures
     return tuple(rows for rows in (1024, 8192, 65536) if rows >= window and warps // rows >= 8)
 
 

@@ -6,6 +6,7 @@ import pytest
 
 import roofline
 from roofline import models
+from roofline._terms import queued_life
 
 
 def brute(n, stride, kind):
@@ -288,14 +289,14 @@ def test_partial_writes_bound_the_time_at_the_probes_rate(rate):
 # ----------------------------------------------------------------- DRAM pages opened
 
 
-def _pages_brute(grid, block, accesses):
+def _pages_brute(grid, block, accesses, figures):
     """Pages opened by the aligned middle window, listed thread by thread in plain Python
     (each loop iteration opens the pages of the bursts it reaches first), scaled."""
     gx, gy, gz = grid
     bx, by, bz = block
     threads = bx * by * bz
     blocks = gx * gy * gz
-    window = max(1, min(blocks, roofline.PAGE_WINDOW_THREADS // threads))
+    window = max(1, min(blocks, figures.page_window_threads // threads))
     first = blocks // 2 // window * window
     out = {"load": 0, "store": 0}
     for kind in out:
@@ -314,7 +315,7 @@ def _pages_brute(grid, block, accesses):
                         burst = (a.array, int(np.asarray(a.index(c)).ravel()[0]) * a.element_bytes // 64)
                         seen[burst] = min(seen.get(burst, step), step)
         for (array, burst), step in seen.items():
-            opened.add((array, burst * 64 // roofline.PAGE_BYTES, step))
+            opened.add((array, burst * 64 // figures.dram_page_bytes, step))
         out[kind] = round(len(opened) * blocks / window)
     return out
 
@@ -336,11 +337,10 @@ def _pages_brute(grid, block, accesses):
     ],
     ids=["column", "row", "loop-rows", "loop-again"],
 )
-def test_page_visits_match_a_thread_by_thread_count(grid, block, accesses, monkeypatch):
-    monkeypatch.setattr("roofline._traffic.PAGE_WINDOW_THREADS", 1024)
-    monkeypatch.setattr(roofline, "PAGE_WINDOW_THREADS", 1024)
-    t = roofline.traffic(grid, block, accesses)
-    want = _pages_brute(grid, block, accesses)
+def test_page_visits_match_a_thread_by_thread_count(grid, block, accesses):
+    figures = roofline.locality("H200").model_copy(update={"page_window_threads": 1024})
+    t = roofline.traffic(grid, block, accesses, locality=figures)
+    want = _pages_brute(grid, block, accesses, figures)
     assert (t.dram_load_page_visits, t.dram_store_page_visits) == (want["load"], want["store"])
 
 
@@ -376,7 +376,7 @@ def test_the_page_probes_visits_are_the_models():
                 w = (c.x >> 5) + u * warps
                 return ((w % rows) * (chunks // rows) + w // rows) * 32 + (c.x & 31)
             return roofline.Access(array="x", index=index)
-        pages = _page_visits(space, [at(u) for u in range(8)])
+        pages = _page_visits(space, [at(u) for u in range(8)], roofline.locality("H200"))
         assert pages == {"load": chunks * 128 // visit, "store": 0}, visit
 
 
@@ -386,7 +386,7 @@ def test_pages_opened_beyond_a_streams_cost_the_calibrations_bytes(page):
     rows = models.transpose(8192, 8192, variant="copy_row")
     columns = models.transpose(8192, 8192, variant="naive_column")
     assert roofline.dram_equivalent_bytes(rows, cal) == pytest.approx(rows.dram_bytes)
-    extra = (columns.dram_load_page_visits - columns.dram_load_bursts * 64 / roofline.PAGE_BYTES) * (page or 0)
+    extra = (columns.dram_load_page_visits - columns.dram_load_bursts * 64 / roofline.locality("H200").dram_page_bytes) * (page or 0)
     assert roofline.dram_equivalent_bytes(columns, cal) == pytest.approx(columns.dram_bytes + extra)
     free = CAL.model_copy(update={"dram_page_visit_bytes": None})
     slower = roofline.predict("H200", columns, calibration=cal).seconds
@@ -449,17 +449,15 @@ def _sides(k):
 
 @pytest.mark.parametrize("blocks", [1, 2, 3, 8, 32])
 def test_blocks_queue_for_the_l1_pipe(blocks):
-    from roofline._predict import _queued_life
-
     other, l1 = 1e-6, 2e-7
-    life = _queued_life(other, l1, blocks)
+    life = queued_life(other, l1, blocks)
     assert life >= other + l1 - 1e-18                   # never shorter than alone
     assert life >= blocks * l1                          # the pipe serves one block at a time
     assert life <= other + blocks * l1 + 1e-18         # nor longer than waiting for all others
     if blocks == 1:
         assert life == pytest.approx(other + l1)
-    assert _queued_life(other, l1, blocks + 1) > life   # one more block, a longer queue
-    assert _queued_life(other, 0.0, blocks) == other
+    assert queued_life(other, l1, blocks + 1) > life   # one more block, a longer queue
+    assert queued_life(other, 0.0, blocks) == other
 
 
 def test_a_conflicted_tile_transpose_waits_for_the_pipe():
@@ -506,9 +504,7 @@ def test_l1_combines_pieces_of_warps_woken_together(block, accesses, combined):
 
 
 def test_the_combining_limit_is_the_warps_sectors():
-    from roofline._traffic import L1_COMBINE_SECTORS
-
-    assert L1_COMBINE_SECTORS == 16
+    assert roofline.locality("H200").l1_combine_sectors == 16
     wide = roofline.traffic((64, 64), (16, 16), _column_copy(1024))
     narrow = roofline.traffic((32, 128), (32, 8), _column_copy(1024))
     # 32 x 8: one row of 32 floats per warp, 32 sectors written 4 bytes each

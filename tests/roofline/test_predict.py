@@ -11,7 +11,7 @@ import pytest
 import occupancy
 import roofline
 from roofline import models
-from roofline._predict import achieved_bandwidth
+from roofline import achieved_bandwidth
 
 H100 = "H100-SXM"
 N = 1 << 26

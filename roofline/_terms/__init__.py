@@ -1,0 +1,40 @@
+"""The terms of the time model, one module each (composed by `roofline._time_model`).
+
+Each term is a function ``term(setting: Setting) -> Term``: its seconds, the limiter it
+names when it binds, and the named quantities it used. To add one: a module here, and one
+line in `roofline._time_model.TERMS`.
+"""
+
+from ._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
+from .dram import TAIL_SHARE, dram_equivalent_bytes, dram_roof, dram_sides, dram_term, mixed_dram_bandwidth
+from .issue import arithmetic_term, instructions_term
+from .l1_shared import l1_term
+from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_term
+from .latency import achieved_bandwidth, queued_life
+from .launch import launch_term
+from .sass import instructions_from_sass
+
+__all__ = [
+    "Limiter",
+    "Setting",
+    "Side",
+    "TAIL_SHARE",
+    "Term",
+    "achieved_bandwidth",
+    "arithmetic_term",
+    "dram_equivalent_bytes",
+    "dram_roof",
+    "dram_sides",
+    "dram_term",
+    "finite_nonnegative",
+    "finite_positive",
+    "instructions_from_sass",
+    "instructions_term",
+    "l1_term",
+    "l2_bytes_with_l1_reuse",
+    "l2_partial_stores_term",
+    "l2_term",
+    "launch_term",
+    "mixed_dram_bandwidth",
+    "queued_life",
+]

@@ -1,0 +1,27 @@
+"""Barriers: the time a block waits at the levels of its tree (``__syncthreads()``)."""
+
+from __future__ import annotations
+
+import math
+
+from ._term import Setting
+
+__all__ = ["barrier_seconds"]
+
+
+def barrier_seconds(setting: Setting) -> tuple[float, tuple[str, ...]]:
+    """Seconds one block spends at its barriers, and what that assumed.
+
+    Each barrier the block passes (``kernel.barriers_per_block``: the levels of a tree) costs
+    the calibration's ``tree_level_seconds`` plus ``tree_level_warp_seconds`` per warp of the
+    block (the whole block waits for its last warp). Without ``tree_level_seconds`` barriers
+    cost nothing, and the note says so.
+    """
+    cal, launch = setting.calibration, setting.launch
+    barriers = float(setting.kernel.barriers_per_block or 0)
+    level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * math.ceil(
+        launch.threads_per_block / 32)
+    seconds = barriers * level_seconds if barriers and cal.tree_level_seconds else 0.0
+    notes = ("barriers cost no time: the calibration has no tree_level_seconds",) \
+        if barriers and not cal.tree_level_seconds else ()
+    return seconds, notes

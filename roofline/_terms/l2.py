@@ -1,0 +1,81 @@
+"""L2: the kernel's L2 bytes (less what L1 keeps) at L2's bandwidth, and the partial-sector
+writes L2 merges one by one."""
+
+from __future__ import annotations
+
+from occupancy import Launch, OccupancyResult
+
+from .._kernel import Kernel, kernel_of
+from ._term import Setting, Term
+
+__all__ = ["l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_term"]
+
+
+def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
+    """The kernel's L2 bytes when L1 keeps what a block loads (None when they are not known).
+
+    When every resident block's load footprint (``l1_footprint_bytes_per_block``) fits in
+    the L1 the launch's shared-memory configuration leaves (``occupancy_result.driver``), a
+    block reads each sector from L2 once: its loads cost ``blocks x footprint`` bytes at L2
+    (never more than without reuse); stores go to L2 as they are. Else, when two
+    consecutive loop iterations of every resident block fit
+    (``l1_window_bytes_per_block``), a block reads from L2 only what its iteration before
+    did not load (``blocks x l1_stream_bytes_per_block``). Otherwise ``l2_bytes``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    launch : occupancy.Launch
+        The launch (its block count).
+    occupancy_result : occupancy.OccupancyResult
+        The launch's occupancy (resident blocks, the driver's L1 share).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not of its type.
+    """
+    kernel = kernel_of(kernel)
+    if not isinstance(launch, Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    if not isinstance(occupancy_result, OccupancyResult):
+        raise TypeError(f"occupancy_result must be an occupancy.OccupancyResult, not {type(occupancy_result).__name__}")
+    if kernel.l2_bytes is None:
+        return None
+    l2 = float(kernel.l2_bytes)
+    footprint, stores = kernel.l1_footprint_bytes_per_block, kernel.l2_store_bytes
+    driver = getattr(occupancy_result, "driver", None)
+    l1 = getattr(driver, "l1_cache", None)
+    if footprint is None or stores is None or not l1:
+        return l2
+    resident = occupancy_result.active_blocks_per_sm
+    loads = max(0.0, l2 - float(stores))
+    if resident * float(footprint) <= l1:
+        return min(loads, launch.blocks * float(footprint)) + float(stores)
+    stream, window = kernel.l1_stream_bytes_per_block, kernel.l1_window_bytes_per_block
+    if stream is not None and window is not None and resident * float(window) <= l1:
+        # the whole footprint does not fit, two loop iterations do: what the last
+        # iteration loaded is still there (a row walked 4 bytes at a time, a shared column)
+        return min(loads, launch.blocks * float(stream)) + float(stores)
+    return l2
+
+
+def l2_term(setting: Setting) -> Term:
+    """`l2_bytes_with_l1_reuse` over L2's bandwidth: its measured plateau where the calibration
+    has it (``l2_read_bytes_per_second``), else the datasheet's."""
+    l2_bytes = l2_bytes_with_l1_reuse(setting.kernel, setting.launch, setting.occupancy)
+    bandwidth = setting.calibration.l2_read_bytes_per_second or setting.gpu.bandwidth("l2")
+    seconds = l2_bytes / bandwidth if l2_bytes else 0.0
+    return Term(name="l2", side="memory", seconds=seconds, limiter="cache_bandwidth",
+                inputs={"l2_bytes": l2_bytes or 0.0, "l2_bytes_per_second": bandwidth})
+
+
+def l2_partial_stores_term(setting: Setting) -> Term:
+    """The sectors warps write only in part (``l2_partial_store_sectors``), which L2 merges one
+    by one, at the rate the calibration's probe measured (0 when either is missing)."""
+    sectors = setting.kernel.l2_partial_store_sectors
+    rate = setting.calibration.l2_partial_store_sectors_per_second
+    seconds = float(sectors) / rate if sectors and rate else 0.0
+    return Term(name="l2_partial_stores", side="memory", seconds=seconds, limiter="cache_bandwidth",
+                inputs={"l2_partial_store_sectors": float(sectors or 0),
+                        "l2_partial_store_sectors_per_second": rate or 0.0})

@@ -1,0 +1,97 @@
+"""Latency: Little's law, the round trips a block makes, and its life queued at the SM's L1 pipe.
+
+A block lives for its loads' round trips (``rounds x latency``), the time its own bytes take
+through the SM's port, its barriers (`roofline._terms.barriers`) and its L1 passes, queued
+behind the other resident blocks' (`queued_life`); Little's law turns the bytes the resident
+blocks hold over that life into bandwidth (`achieved_bandwidth`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from .._roofline import _check_positive
+from ._term import finite_positive
+
+__all__ = ["achieved_bandwidth", "queued_life"]
+
+
+def achieved_bandwidth(
+    bytes_in_flight: float | npt.ArrayLike,
+    *,
+    peak_bytes_per_second: float,
+    latency_seconds: float,
+    knee_sharpness: float,
+    dispatch_bytes_per_second: float = math.inf,
+) -> float | np.ndarray:
+    """Bandwidth sustained with `bytes_in_flight` outstanding: Little's law under the roofs.
+
+    Three rates bound a streaming kernel: Little's law (``bytes_in_flight / latency``), the
+    rate at which blocks can be launched (``dispatch_bytes_per_second``) and the DRAM roof.
+    The result is their soft minimum ``(sum of rate**-p) ** (-1/p)``: it follows the
+    smallest rate far from the corners and bends below both where two meet, as loaded
+    latency rises near the roof.
+
+    Parameters
+    ----------
+    bytes_in_flight : float or array_like
+        Bytes of outstanding memory requests across the GPU.
+    peak_bytes_per_second : float
+        Sustained bandwidth roof, bytes/s.
+    latency_seconds : float
+        Round-trip latency of the outstanding requests, seconds.
+    knee_sharpness : float
+        Exponent ``p`` of the soft minimum.
+    dispatch_bytes_per_second : float
+        Bytes/s the block scheduler can start (SMs x bytes per block / dispatch interval);
+        infinite by default.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Achieved bandwidth, bytes/s.
+
+    Examples
+    --------
+    >>> round(achieved_bandwidth(1e9, peak_bytes_per_second=3e12, latency_seconds=6e-7,
+    ...                          knee_sharpness=4) / 3e12, 3)
+    1.0
+    """
+    concurrency = _check_positive("bytes_in_flight", bytes_in_flight, allow_zero=True)
+    peak = finite_positive("peak_bytes_per_second", peak_bytes_per_second)
+    latency = finite_positive("latency_seconds", latency_seconds)
+    p = finite_positive("knee_sharpness", knee_sharpness)
+    dispatch = finite_positive("dispatch_bytes_per_second", dispatch_bytes_per_second, allow_inf=True)
+    # A Little's-law rate past the float range is no limit at all: the soft minimum drops it.
+    with np.errstate(over="ignore"):
+        little = concurrency / latency
+    rates = (little, np.broadcast_to(peak, concurrency.shape), np.broadcast_to(dispatch, concurrency.shape))
+    # in log space, so that rates of very different size neither overflow nor underflow
+    with np.errstate(divide="ignore"):
+        logs = np.stack([-p * np.log(np.maximum(r, 1e-300)) for r in rates])
+    result = np.exp(-np.logaddexp.reduce(logs, axis=0) / p)
+    return float(result) if result.ndim == 0 else result
+
+
+def queued_life(other_seconds: float, l1_seconds: float, blocks_per_sm: float) -> float:
+    """A block's life when the blocks resident on an SM take turns at its L1 pipe.
+
+    Mean-value analysis of a closed queue (Reiser & Lavenberg 1980): `blocks_per_sm` blocks
+    each spend `other_seconds` away (latency, port, barriers) and `l1_seconds` in the pipe;
+    a block arriving at the pipe finds the queue the others leave there. Exact for one
+    block; as blocks are added the life tends to ``blocks x l1_seconds`` (the pipe binds).
+    """
+    if l1_seconds <= 0:
+        return other_seconds
+    queue, residence = 0.0, l1_seconds
+    whole, part = divmod(max(1.0, blocks_per_sm), 1.0)
+    for n in range(1, int(whole) + 1):
+        residence = l1_seconds * (1.0 + queue)
+        queue = n * residence / (other_seconds + residence)
+    if part:  # a partial wave: between whole block counts
+        nxt = l1_seconds * (1.0 + queue)
+        residence += part * (nxt - residence)
+    return other_seconds + residence

@@ -1,0 +1,111 @@
+"""Warp instructions a launch issues, estimated from its SASS (for the instructions term)."""
+
+from __future__ import annotations
+
+import math
+
+from occupancy import Launch, SassCounts, SassSummary
+
+from .._errors import RooflineError
+from .._kernel import Kernel, kernel_of
+
+__all__ = ["instructions_from_sass"]
+
+
+def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | None = None) -> float | None:
+    """Warp instructions a launch issues, estimated from its SASS and the kernel's loads.
+
+    Straight-line code issues its SASS once per thread. A kernel with loops runs its hot
+    loop (``sass.hot_loop``) as often as its global loads are needed: the global loads each
+    thread issues (``load_bytes`` over the threads and the loads' width) beyond those
+    outside the loops, over the loop's own; the outermost loops with shared-memory accesses
+    and no global loads run as often as the shared accesses left over need
+    (``shared_bytes``, 4 bytes each). Instructions outside every loop count once. Every
+    thread is counted as taking the same path (no divergence, no early exit); the other
+    loops (a remainder loop, a loop around the hot loop) are left out. The outermost loops
+    of arithmetic alone (no global or shared access, some FP32/FP64 arithmetic) run as
+    often as the kernel's ``flops`` left over need (an FFMA counts 2): loops on the two
+    sides of a branch share the flops, which is each warp's count when every warp takes
+    one side (`predict` scales it by ``kernel.branch_issue_factor``).
+
+    Parameters
+    ----------
+    sass : occupancy.SassSummary
+        ``KernelResources.sass`` of the kernel.
+    kernel : Kernel
+        Gives ``load_bytes`` (and ``launch`` when `launch` is None).
+    launch : occupancy.Launch, optional
+        The launch; default ``kernel.launch``.
+
+    Returns
+    -------
+    float or None
+        Warp instructions of the whole launch; None when a loop's trip count is tied to
+        nothing the kernel gives (no ``load_bytes``, ``shared_bytes`` or ``flops`` for
+        its loops, or loops with neither memory accesses nor arithmetic).
+
+    Raises
+    ------
+    TypeError
+        If `sass` is not an `occupancy.SassSummary` or `launch` not an `occupancy.Launch`.
+    RooflineError
+        If there is no launch.
+    """
+    if not isinstance(sass, SassSummary):
+        raise TypeError(f"sass must be an occupancy.SassSummary, not {type(sass).__name__}")
+    kernel = kernel_of(kernel)
+    launch = kernel.launch if launch is None else launch
+    if launch is None:
+        raise RooflineError(f"instructions_from_sass needs a launch: kernel {kernel.name!r} has none")
+    if not isinstance(launch, Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    warps = launch.blocks * math.ceil(launch.threads_per_block / 32)
+    total = float(sass.instructions.total)
+    if not sass.loops:
+        return total * warps
+    outer = [loop for loop in sass.loops if loop.depth == 1]
+    instructions = total - sum(loop.instructions.total for loop in outer)  # outside every loop
+
+    def shared(counts: SassCounts) -> int:
+        return counts.shared_loads + counts.shared_stores
+
+    # the hot loop runs once per group of its global loads
+    hot = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
+    trips = 0.0
+    if hot is not None and hot.instructions.global_loads:
+        if kernel.load_bytes is None:
+            return None
+        outside = sass.instructions.global_loads - sum(loop.instructions.global_loads for loop in outer)
+        loads = float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
+        trips = max(0.0, loads - outside) / hot.instructions.global_loads
+        instructions += trips * hot.instructions.total
+    # loops over shared memory alone run once per group of their shared accesses
+    shared_only = [loop for loop in outer if not loop.instructions.global_loads and shared(loop.instructions)]
+    if shared_only:
+        if not kernel.shared_bytes:
+            return None
+        elsewhere = (shared(sass.instructions) - sum(shared(loop.instructions) for loop in outer)
+                     + (trips * shared(hot.instructions) if hot is not None and trips else 0.0))
+        accesses = float(kernel.shared_bytes) / launch.threads / 4.0
+        shared_trips = max(0.0, accesses - elsewhere) / sum(shared(loop.instructions) for loop in shared_only)
+        instructions += shared_trips * sum(loop.instructions.total for loop in shared_only)
+    # loops of arithmetic alone (no memory access) run as often as the flops left over need
+    def flops(counts: SassCounts) -> int:
+        return 2 * counts.fp32_fma + counts.fp32_add + counts.fp32_mul + 2 * counts.fp64
+
+    arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not shared(loop.instructions)
+                  and flops(loop.instructions)]
+    if arithmetic:
+        # FFMA, FADD, FMUL and DFMA count the flops: a kernel whose flops are another
+        # precision's (tensor, half) says nothing about these loops' trips
+        scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") in ("fp32", "fp64")
+        if not kernel.flops or not scalar or any(loop.instructions.tensor for loop in arithmetic):
+            return None
+        elsewhere = (flops(sass.instructions) - sum(flops(loop.instructions) for loop in outer)
+                     + (trips * flops(hot.instructions) if hot is not None and trips else 0.0))
+        per_thread = float(kernel.flops) / launch.threads
+        arithmetic_trips = max(0.0, per_thread - elsewhere) / sum(flops(loop.instructions) for loop in arithmetic)
+        instructions += arithmetic_trips * sum(loop.instructions.total for loop in arithmetic)
+    if not trips and not shared_only and not arithmetic:
+        return None  # loops whose trip count is tied to no access
+    return instructions * warps

@@ -1,0 +1,328 @@
+"""The time model: one launch's predicted time composed from named terms.
+
+The roofline is a bound. A kernel reaches the DRAM roof only when enough bytes are in
+flight to cover the memory latency (Little's law: bandwidth = bytes in flight / latency),
+and the bytes in flight are set by occupancy. `predict` checks the launch once (a
+`Setting`), evaluates every term of `TERMS` (each in its own module of
+``roofline/_terms``, returning its seconds and the quantities it used) and composes them
+(`_compose`): the memory and compute terms overlap, the overhead terms add, and the
+limiter is what the term that binds names. A new effect is a new term module and one line
+in `TERMS`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict
+
+from occupancy import Architecture, Launch
+from occupancy import architecture as occupancy_architecture
+from occupancy import calculate as occupancy_calculate
+
+from ._errors import RooflineError
+from ._gpu import GPU
+from ._gpu import gpu as _lookup_gpu
+from ._kernel import Kernel, kernel_of
+from ._locality import locality
+from ._predict import Calibration
+from ._predict import calibration as _packaged_calibration
+from ._roofline import analyze
+from ._terms import (
+    Limiter,
+    Setting,
+    Term,
+    arithmetic_term,
+    dram_term,
+    instructions_term,
+    l1_term,
+    l2_partial_stores_term,
+    l2_term,
+    launch_term,
+)
+
+__all__ = ["DEFAULT_REGISTERS_PER_THREAD", "TERMS", "Prediction", "check_calibration", "launch_of", "predict"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+#: Registers per thread assumed when a launch does not say (typical of simple kernels).
+DEFAULT_REGISTERS_PER_THREAD = 32
+
+#: The terms of the time model, in the order ties are broken (memory before compute).
+TERMS: tuple[Callable[[Setting], Term], ...] = (
+    dram_term,
+    l2_term,
+    l2_partial_stores_term,
+    l1_term,
+    arithmetic_term,
+    instructions_term,
+    launch_term,
+)
+
+
+class Prediction(BaseModel):
+    """Predicted time of one launch of a kernel, with its limiter and the model's inputs.
+
+    Attributes
+    ----------
+    seconds : float
+        Predicted kernel time, seconds (what CUDA events around the launch measure).
+    achieved_bytes_per_second, achieved_flops_per_second : float
+        DRAM bytes and FLOPs over `seconds`.
+    limiter : str
+        What the binding term says binds: ``dram_bandwidth`` (enough requests in flight,
+        the roof binds), ``memory_latency`` (too few bytes in flight to cover the latency),
+        ``block_scheduling`` (blocks start too slowly), ``tail`` (a partial last wave
+        costs more than a fifth of the full waves' time), ``cache_bandwidth`` (L2 or
+        L1/shared), ``compute`` (arithmetic roof), ``issue`` (too few independent FMAs in
+        flight per scheduler, or too many instructions) or ``launch`` (fixed launch cost).
+    binding : str
+        The name of the term that binds (one of ``terms``).
+    terms : tuple[Term, ...]
+        Every term of the time model, with its seconds and the quantities it used: the
+        memory and compute terms overlap (the time is their largest), the overhead terms
+        add to it.
+    roofline_seconds : float
+        The plain roofline bound for comparison, seconds.
+    active_blocks_per_sm, active_warps_per_sm : int
+        Occupancy of the launch (from `occupancy.calculate`).
+    waves : float
+        Grid blocks over resident block slots of the whole GPU.
+    bytes_in_flight : float
+        Outstanding DRAM bytes across the GPU in a full wave.
+    memory_seconds, compute_seconds, launch_seconds : float
+        The terms the prediction combines; ``memory_seconds`` is the larger of
+        ``dram_seconds`` (the Little's-law model) and ``cache_seconds`` (L2 and L1/shared
+        bytes over those levels' bandwidths, when the kernel gives them).
+    calibration : Calibration
+        The parameters used; ``calibration.measured`` / ``.defaulted`` name their origin.
+    assumptions : tuple[str, ...]
+        Inputs the prediction had to assume (e.g. registers per thread not known).
+    """
+
+    model_config = _FROZEN
+
+    seconds: float
+    achieved_bytes_per_second: float
+    achieved_flops_per_second: float
+    limiter: Limiter
+    roofline_seconds: float
+    active_blocks_per_sm: int
+    active_warps_per_sm: int
+    waves: float
+    bytes_in_flight: float
+    memory_seconds: float
+    dram_seconds: float
+    cache_seconds: float
+    compute_seconds: float
+    launch_seconds: float
+    calibration: Calibration
+    assumptions: tuple[str, ...] = ()
+    binding: str = ""
+    terms: tuple[Term, ...] = ()
+
+
+def launch_of(kernel: Kernel, launch: Launch | None, function: str) -> Launch:
+    """The launch to predict: `launch`, else the kernel's own; a clear error without one."""
+    launch = kernel.launch if launch is None else launch
+    if launch is None:
+        raise RooflineError(
+            f"{function} needs a launch: kernel {kernel.name!r} has none; give the Kernel "
+            "launch=occupancy.Launch(grid=..., block=..., registers_per_thread=...) or pass launch="
+        )
+    if not isinstance(launch, Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    if kernel.dram_bytes is None:
+        raise RooflineError(
+            f"{function} needs dram_bytes: kernel {kernel.name!r} has none "
+            "(roofline.traffic() counts them from the access pattern)"
+        )
+    return launch
+
+
+def _assumptions(launch: Launch, arch: Architecture) -> list[str]:
+    """What the prediction of `launch` on `arch` assumes rather than knows."""
+    notes = []
+    if launch.registers_per_thread is None:
+        notes.append(
+            f"registers_per_thread={DEFAULT_REGISTERS_PER_THREAD} assumed (not known before compiling)"
+        )
+    read_for = getattr(launch.resources, "architecture", None)
+    if read_for is not None:
+        try:
+            read_for = occupancy_architecture(read_for).name
+        except (ValueError, TypeError):
+            pass
+        if read_for != arch.name:
+            notes.append(f"the kernel's resources were read for {read_for}, the GPU is {arch.name}")
+    return notes
+
+
+def _in_flight_note(launch: Launch) -> list[str]:
+    """Where the launch's loads in flight come from, where the prediction depends on them."""
+    if launch.elements_per_thread == 1:
+        return []  # one access per thread: one round trip, however many are in flight
+    sass = getattr(launch.resources, "sass", None)
+    n = launch.loads_in_flight_per_thread
+    if sass is not None and n is not None and n == sass.global_loads_in_flight_per_thread:
+        return [f"loads in flight per thread from the SASS ({n} {sass.global_load_instruction} in flight)"]
+    if n is None:
+        why = "no SASS" if sass is None else "the SASS issues no global loads"
+        return [f"loads in flight per thread assumed = elements_per_thread ({why})"]
+    return []
+
+
+def check_calibration(cal: Calibration, record: GPU) -> None:
+    """A calibration belongs to one GPU (or is the generic one): refuse it for another."""
+    if not isinstance(cal, Calibration):
+        raise TypeError(f"calibration must be a roofline.Calibration, not {type(cal).__name__}")
+    if cal.gpu in ("generic", record.name):
+        return
+    try:
+        measured_on = _lookup_gpu(cal.gpu).name
+    except RooflineError:
+        measured_on = cal.gpu
+    if measured_on != record.name:
+        raise RooflineError(
+            f"calibration is for gpu={cal.gpu!r}, not {record.name!r}: predict for {cal.gpu!r}, "
+            f"or use a calibration measured on {record.name!r}"
+        )
+
+
+def predict(
+    gpu: GPU | str,
+    kernel: Kernel,
+    launch: Launch | None = None,
+    *,
+    calibration: Calibration | None = None,
+    loads_in_flight_per_thread: int | None = None,
+    fma_chains_per_thread: int = 1,
+) -> Prediction:
+    """Predict the time of `kernel` launched as `launch` on `gpu`.
+
+    Memory side: each resident thread keeps ``loads_in_flight_per_thread`` of its
+    ``elements_per_thread`` accesses outstanding (all of them by default: independent,
+    unrolled accesses). A block lives ``rounds x latency + bytes per block / SM bandwidth``
+    (+ its tree levels, + its L1 passes, ``l1_bytes`` per block at 128 bytes per SM clock,
+    queued behind the other resident blocks' by a mean-value analysis of the SM's pipe), so
+    a full wave sustains ``resident blocks x bytes per block / block lifetime`` (Little's
+    law); `achieved_bandwidth` takes the soft minimum of that, the block-dispatch rate and
+    the DRAM roof of the kernel's mix of reads and writes (`dram_roof`); the bytes are
+    `dram_equivalent_bytes`. Grids smaller than one wave or with a partial last wave run that wave at
+    its own, lower concurrency. L2 and L1/shared bytes, when the kernel gives them, bound
+    the memory time from below at those levels' bandwidths.
+    Compute side: ``flops / (peak x min(1, warps per scheduler x fma_chains / FMA latency))``,
+    times ``kernel.branch_issue_factor`` (a divergent warp runs both sides of a branch), and
+    at least the kernel's warp instructions at one per scheduler and cycle (``instructions``,
+    else estimated from the launch's SASS by `instructions_from_sass`).
+    The prediction is the larger side plus the launch overhead: each part is a term of its
+    own (`Prediction.terms`), and the limiter is what the term that binds names.
+
+    Parameters
+    ----------
+    gpu : GPU or str
+        The GPU.
+    kernel : Kernel
+        A `roofline.Kernel` (a built-in model or your own): needs ``dram_bytes`` and a
+        ``launch`` (or `launch`); uses ``flops`` and their precision, and ``l2_bytes`` and
+        ``l1_bytes`` when given.
+    launch : occupancy.Launch, optional
+        Launch to predict instead of ``kernel.launch`` (grid, block, registers per thread,
+        shared memory, elements per thread, loads in flight). Registers per thread that
+        it does not know are assumed to be 32 (``Prediction.assumptions`` says so).
+    calibration : Calibration, optional
+        Model parameters; default `roofline.calibration(gpu)`.
+    loads_in_flight_per_thread : int, optional
+        Independent accesses a thread keeps outstanding; default the launch's
+        ``loads_in_flight_per_thread``, else ``elements_per_thread``.
+    fma_chains_per_thread : int
+        Independent FMA dependency chains per thread (instruction-level parallelism).
+
+    Returns
+    -------
+    Prediction
+
+    Raises
+    ------
+    RooflineError
+        If the kernel has no launch or no ``dram_bytes``, the launch cannot run (zero
+        resident blocks), or an argument is out of range.
+    OccupancyError
+        If the launch breaks a limit of the GPU's architecture (e.g. shared memory).
+
+    Examples
+    --------
+    >>> import roofline
+    >>> p = roofline.predict("H100 SXM", roofline.models.copy(2**26))
+    >>> p.limiter, p.seconds > p.roofline_seconds
+    ('dram_bandwidth', True)
+    """
+    record = _lookup_gpu(gpu)
+    cal = calibration if calibration is not None else _packaged_calibration(record)
+    check_calibration(cal, record)
+    kernel = kernel_of(kernel)
+    launch = launch_of(kernel, launch, "predict")
+    assumptions = _assumptions(launch, record.architecture)
+    keywords = launch.occupancy_keywords(assumed_registers_per_thread=DEFAULT_REGISTERS_PER_THREAD)
+    occ = occupancy_calculate(record.architecture, **keywords)
+    if occ.active_blocks_per_sm == 0:
+        raise RooflineError(f"launch cannot run on {record.name}: {occ.reason}")
+
+    if loads_in_flight_per_thread is None:
+        loads_in_flight_per_thread = launch.loads_in_flight_per_thread
+        assumptions += _in_flight_note(launch)
+    in_flight = launch.elements_per_thread if loads_in_flight_per_thread is None else loads_in_flight_per_thread
+    for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+        if not 1 <= value <= 2**31 - 1:
+            raise RooflineError(f"{name}={value!r} must be an integer from 1 to 2147483647")
+    setting = Setting(gpu=record, calibration=cal, kernel=kernel, launch=launch, occupancy=occ,
+                      locality=locality(record), loads_in_flight_per_thread=int(in_flight),
+                      fma_chains_per_thread=int(fma_chains_per_thread))
+    terms = tuple(term(setting) for term in TERMS)
+    return _compose(setting, terms, assumptions)
+
+
+def _compose(setting: Setting, terms: tuple[Term, ...], assumptions: list[str]) -> Prediction:
+    """The time from the terms: the largest memory or compute term plus the overhead terms.
+
+    The term that binds is the largest overlapped term (the first of equal ones: memory
+    before compute), unless the overhead is at least as long (then the largest overhead
+    term binds); its ``limiter`` is the prediction's.
+    """
+    memory = [t for t in terms if t.side == "memory"]
+    compute = [t for t in terms if t.side == "compute"]
+    overhead = [t for t in terms if t.side == "overhead"]
+    memory_seconds = max(t.seconds for t in memory)
+    compute_seconds = max(t.seconds for t in compute)
+    overhead_seconds = sum(t.seconds for t in overhead)
+    overlapped = max(memory_seconds, compute_seconds)
+    binding = max(memory + compute, key=lambda t: t.seconds)
+    if overhead and overhead_seconds >= overlapped:
+        binding = max(overhead, key=lambda t: t.seconds)
+    seconds = overlapped + overhead_seconds
+    by_name = {t.name: t for t in terms}
+    dram = by_name["dram"].inputs
+    kernel, launch = setting.kernel, setting.launch
+    return Prediction(
+        seconds=seconds,
+        achieved_bytes_per_second=dram["dram_equivalent_bytes"] / seconds,
+        achieved_flops_per_second=float(kernel.flops) / seconds,
+        limiter=binding.limiter,
+        roofline_seconds=analyze(setting.gpu, kernel).time_lower_bound_seconds,
+        active_blocks_per_sm=setting.occupancy.active_blocks_per_sm,
+        active_warps_per_sm=setting.occupancy.active_warps_per_sm,
+        waves=launch.blocks / setting.slots,
+        bytes_in_flight=dram["bytes_in_flight"],
+        dram_seconds=by_name["dram"].seconds,
+        cache_seconds=max([0.0] + [t.seconds for t in memory if t.name != "dram"]),
+        memory_seconds=memory_seconds,
+        compute_seconds=compute_seconds,
+        launch_seconds=overhead_seconds,
+        calibration=setting.calibration,
+        assumptions=tuple(assumptions) + tuple(note for t in terms for note in t.notes),
+        binding=binding.name,
+        terms=terms,
+    )
