@@ -51,7 +51,7 @@ def main() -> int:
         "`python benchmarks/ncu_vs_model.py`.",
         "",
         "Model DRAM bytes are compulsory traffic (each distinct sector read once, written once); model L2 bytes "
-        "are the sectors every warp-wide access touches (`KernelModel` docstring). Ratios are counter / model.",
+        "are the sectors every warp-wide access touches (`roofline.Kernel` docstring). Ratios are counter / model.",
         "",
         "| kernel | launch | DRAM MB model | DRAM MB ncu | ratio | L2 MB model | L2 MB ncu | ratio | "
         "MFLOP model | MFLOP ncu FP32 | time us |",

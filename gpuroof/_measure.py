@@ -78,8 +78,8 @@ def _handle(args: argparse.Namespace) -> int:
     if args.flops is not None or args.dram_bytes is not None:
         if args.flops is None or args.dram_bytes is None:
             raise ValueError("give both --flops and --dram-bytes for achieved rates and a prediction")
-        counts = roofline.KernelCounts(name=args.kernel, flops=args.flops, dram_bytes=args.dram_bytes,
-                                       l2_bytes=args.l2_bytes, precision=args.precision)
+        counts = roofline.Kernel(name=args.kernel, flops=args.flops, dram_bytes=args.dram_bytes,
+                                 l2_bytes=args.l2_bytes, precision=args.precision)
     defines = dict(d.partition("=")[::2] for d in args.defines)
     m = validate.measure(args.file, args.kernel, grid=args.grid, block=args.block, cluster=args.cluster,
                          dynamic_shared_memory=args.shared, args=kernel_args, defines=defines or None,

@@ -28,7 +28,7 @@ from ._gpu import (
     gpus,
     load_gpu,
 )
-from ._kernel import Kernel, KernelCounts
+from ._kernel import Kernel, Traffic
 from ._measured import MeasuredCeiling, measured_ceilings
 from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
 from ._plot import plot_roofline
@@ -56,7 +56,7 @@ from ._roofline import (
 )
 from ._spaces import MemorySpace, memory_space, memory_spaces
 from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
-from ._traffic import Access, Coords, Traffic, traffic
+from ._traffic import Access, Coords, traffic
 from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
 __all__ = [
@@ -73,7 +73,6 @@ __all__ = [
     "GPU",
     "HostLink",
     "Kernel",
-    "KernelCounts",
     "L2Persistence",
     "Locality",
     "MEMORY_LEVELS",
@@ -92,9 +91,9 @@ __all__ = [
     "RooflineResult",
     "SuiteReport",
     "SuiteRow",
+    "Term",
     "TimeCliff",
     "TimeCliffs",
-    "Term",
     "Traffic",
     "TransferTime",
     "achieved_bandwidth",

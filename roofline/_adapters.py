@@ -42,7 +42,7 @@ def launch_of(
 
 
 def counts_from(kernel: Any) -> Kernel:
-    """A `Kernel` from a `Kernel` (or `KernelCounts`, a model) or an `NcuKernel` (its busiest precision).
+    """A `Kernel` from a `Kernel` (a model, your counts) or an `NcuKernel` (its busiest precision).
 
     An `NcuKernel` holds flops per precision; the roofline takes one precision, so the
     flops of the precision with the most operations are used (Nsight's hierarchical charts

@@ -1,4 +1,4 @@
-"""Kernel: a kernel described once (counts and launch), for every roofline function."""
+"""Kernel: a kernel described once (work, bytes per level, launch, traffic), for every roofline function."""
 
 from __future__ import annotations
 
@@ -15,20 +15,14 @@ from occupancy import Launch
 from ._errors import RooflineError
 from ._gpu import check_level, short_repr, translate_validation_error
 from ._precision import check_precision
+from ._warps import CACHE_LINE_BYTES
 
-__all__ = ["Kernel", "KernelCounts", "kernel_of"]
+__all__ = ["Kernel", "Traffic", "kernel_of"]
 
 _LABEL_KEYS = ("variant", "radius", "tile", "offset", "stride")
-_COUNTS = (
-    "flops", "load_bytes", "store_bytes", "requested_bytes", "l1_bytes", "l2_bytes", "dram_bytes", "shared_bytes",
-    "dram_store_bytes", "dram_load_bursts", "dram_load_lines", "dram_store_lines", "dram_store_partial_sectors",
-    "l2_partial_store_sectors", "instructions", "barriers_per_block", "l2_store_bytes", "l1_footprint_bytes_per_block",
-    "branch_issue_factor", "l1_stream_bytes_per_block", "l1_window_bytes_per_block", "dram_load_page_visits",
-    "dram_store_page_visits",
-)
-
-
-def _count(name: str, value: Any) -> int | float:
+#: A count (flops, bytes, events): ints stay ints.
+Count = int | float
+def _count(name: str, value: object) -> int | float:
     """A finite, non-negative count (ints stay ints)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
@@ -46,7 +40,7 @@ def _count(name: str, value: Any) -> int | float:
 def _normalise(data: dict[str, Any]) -> dict[str, Any]:
     out = dict(data)
     out.pop("label", None)  # computed; present in a dumped kernel
-    for name in _COUNTS:
+    for name in _counts():
         if out.get(name) is not None:
             out[name] = _count(name, out[name])
     by_precision = out.get("flops_by_precision")
@@ -95,7 +89,7 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check_parameters(parameters: Any) -> None:
+def _check_parameters(parameters: object) -> None:
     """Model parameters are JSON-able: a NaN or infinity there would not survive the kernel's own JSON."""
     if not isinstance(parameters, Mapping):
         return  # None or a wrong type: pydantic's field check names it
@@ -106,12 +100,145 @@ def _check_parameters(parameters: Any) -> None:
                 raise RooflineError(f"parameters[{short_repr(key)}]={item!r} must be finite")
 
 
+class Traffic(BaseModel):
+    """Global-memory traffic of a launch: requested, L2 sector and compulsory DRAM bytes.
+
+    Attributes
+    ----------
+    load_bytes, store_bytes : int
+        Requested: active lanes x ``element_bytes``, every execution counted.
+    l2_load_bytes, l2_store_bytes : int
+        32 bytes per distinct sector of every warp-wide execution (the SM <-> L2 traffic
+        when L1 keeps nothing between instructions).
+    dram_load_bytes, dram_store_bytes : int
+        32 bytes per distinct sector of each array read (written) anywhere in the launch:
+        the compulsory traffic, a lower bound when reused data does not stay in L2.
+    dram_bytes_by_array : dict of str to int
+        ``dram_bytes`` of each array, reads plus writes.
+    l2_partial_store_sectors : int
+        Sectors a warp writes only in part (fewer than 32 bytes) over its stores to one
+        array in one loop iteration together (L1 combines a warp's own stores to a sector,
+        as the two field stores of an array of structs; pieces that other warps write are
+        counted apart): each reaches L2 as a partial write that L2 merges into the line.
+    l1_wavefronts : int
+        128-byte lines each warp-wide access touches, summed over every execution: the L1
+        passes global accesses take (one line per pass; a coalesced float access is one,
+        a column of a row-major matrix one per lane).
+    dram_load_bursts : int
+        Distinct 64-byte DRAM bursts read (the DRAM reads both sectors of a burst).
+    dram_load_lines, dram_store_lines : int
+        Distinct 128-byte lines read and written.
+    dram_store_written_bytes : int
+        Distinct bytes written (the written sectors hold ``32 x sectors`` bytes).
+    l1_footprint_bytes_per_block : int or None
+        32 bytes per distinct sector a block in the middle of the grid loads, over all its
+        loads and loop iterations: what L1 must hold for the block to read each sector from
+        L2 once (None when the block's accesses are too many to list).
+    l1_stream_bytes_per_block : int or None
+        32 bytes per sector the middle block loads in a loop iteration and did not load in
+        the iteration before, summed over the iterations (its first iteration whole): what
+        it reads from L2 when L1 keeps just the last iteration's sectors (a row of A that a
+        naive matmul walks 4 bytes at a time; None without a loop).
+    l1_window_bytes_per_block : int or None
+        The most distinct sectors (x 32 bytes) two consecutive iterations of that block
+        load: what L1 must hold for ``l1_stream_bytes_per_block`` to hold.
+    dram_load_page_visits, dram_store_page_visits : int or None
+        DRAM pages (`Locality.dram_page_bytes`) opened to read (write) the launch's bytes: in a window
+        of consecutive blocks in launch order (`Locality.page_window_threads`, starting at
+        a multiple of its size) in the middle of the grid, the distinct (array, page) pairs
+        read (written), each loop iteration counting the pages of the bursts it reaches
+        first; scaled to the launch's blocks. A stream opens each page
+        once (``bytes / dram_page_bytes``); a column of a row-major matrix opens one per row
+        (None when the window's accesses are too many to list).
+    dram_store_partial_sectors : int
+        Sectors the launch writes only in part (L2 fills them from DRAM first): all written
+        sectors when an array's written bytes fill at most half of them (assumed evenly
+        spread), else the fewest sectors that can leave the missing bytes.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_computed(cls, data: object) -> object:
+        # a dumped Traffic (inside a kernel's JSON) carries its computed totals
+        if isinstance(data, Mapping):
+            return {k: v for k, v in data.items() if k not in cls.model_computed_fields}
+        return data
+
+    load_bytes: int
+    store_bytes: int
+    l2_load_bytes: int
+    l2_store_bytes: int
+    dram_load_bytes: int
+    dram_store_bytes: int
+    dram_bytes_by_array: dict[str, int]
+    l2_partial_store_sectors: int = 0
+    l1_wavefronts: int = 0
+    dram_load_bursts: int = 0
+    dram_load_lines: int = 0
+    dram_store_lines: int = 0
+    dram_store_written_bytes: int = 0
+    dram_store_partial_sectors: int = 0
+    l1_footprint_bytes_per_block: int | None = None
+    l1_stream_bytes_per_block: int | None = None
+    l1_window_bytes_per_block: int | None = None
+    dram_load_page_visits: int | None = None
+    dram_store_page_visits: int | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def requested_bytes(self) -> int:
+        """load_bytes + store_bytes."""
+        return self.load_bytes + self.store_bytes
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def l1_global_bytes(self) -> int:
+        """128 x l1_wavefronts: the L1 data-path bytes global accesses occupy (a pass
+        moves up to one 128-byte line, however few of its bytes a warp wants)."""
+        return CACHE_LINE_BYTES * self.l1_wavefronts
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def l2_bytes(self) -> int:
+        """l2_load_bytes + l2_store_bytes."""
+        return self.l2_load_bytes + self.l2_store_bytes
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def dram_bytes(self) -> int:
+        """dram_load_bytes + dram_store_bytes."""
+        return self.dram_load_bytes + self.dram_store_bytes
+
+    def kernel(self, **fields: Any) -> Kernel:
+        """A `roofline.Kernel` with this traffic and `fields` (``name``, ``flops``, ``launch``, ...).
+
+        The kernel's bytes per level come from here (``load_bytes``, ``store_bytes``,
+        ``l1_bytes`` = ``l1_global_bytes``, ``l2_bytes``, ``dram_bytes``) and the traffic
+        itself is its ``traffic`` (the footprint `predict` reads). A field given here
+        replaces the one of the same name (e.g. ``l1_bytes`` with shared-memory
+        wavefronts added).
+
+        Examples
+        --------
+        >>> import roofline
+        >>> t = roofline.traffic(4, 256, [roofline.Access(array="x", index=lambda c: c.x)])
+        >>> t.kernel(name="read", flops=0).dram_bytes
+        4096
+        """
+        levels = {"load_bytes": self.load_bytes, "store_bytes": self.store_bytes, "l1_bytes": self.l1_global_bytes,
+                  "l2_bytes": self.l2_bytes, "dram_bytes": self.dram_bytes}
+        return Kernel(**{**levels, "traffic": self, **fields})
+
+
 class Kernel(BaseModel):
     """What one kernel does: its work, the bytes it moves at each level, and its launch.
 
     One description for every roofline function and for the built-in models
-    (`roofline.models` return this type). Every count is optional except where a
-    function needs it; a count must be finite and >= 0.
+    (`roofline.models` return this type): the work, the bytes moved at each level, the
+    launch, and the traffic they were counted from (`Traffic.kernel` builds one). Every
+    count is optional except where a function needs it; a count must be finite and >= 0.
 
     ==========================  ==========================================================
     function                    needs
@@ -147,17 +274,6 @@ class Kernel(BaseModel):
         DRAM traffic, bytes (compulsory: each sector once, unless the kernel says more).
     shared_bytes : int or None
         Shared-memory bytes accessed.
-    dram_store_bytes : int or None
-        The part of ``dram_bytes`` that is written (32 bytes per written sector).
-    dram_load_bursts : int or None
-        Distinct 64-byte bursts the launch reads (DRAM reads a burst whole: a lone
-        sector costs two).
-    dram_load_lines, dram_store_lines : int or None
-        Distinct 128-byte lines read and written.
-    dram_store_partial_sectors : int or None
-        Written sectors the launch does not fill (L2 first reads them from DRAM).
-    l2_partial_store_sectors : int or None
-        Sectors of warp-wide stores that the warp fills only in part (L2 merges each).
     instructions : int or None
         Warp instructions issued, total (SASS; a divergent branch issues both sides).
     barriers_per_block : int or None
@@ -168,24 +284,17 @@ class Kernel(BaseModel):
         two-way branch. `roofline.divergence.branch_divergence` counts it from the side
         each thread takes. `predict` multiplies the arithmetic time and the instructions it
         estimates from SASS by it (a measured ``instructions`` count already has it).
-    l2_store_bytes : int or None
-        The stores' part of ``l2_bytes``.
-    l1_footprint_bytes_per_block : int or None
-        Distinct sectors (x 32 bytes) one block loads: when the resident blocks' footprints
-        fit in the L1 the launch leaves, each is read from L2 once per block.
-    l1_stream_bytes_per_block, l1_window_bytes_per_block : int or None
-        A block's L2 loads when L1 keeps only the loop iteration before, and what two
-        consecutive iterations hold: the reuse left when the whole footprint does not fit.
-    dram_load_page_visits, dram_store_page_visits : int or None
-        DRAM pages opened to read (write) the launch's bytes, the blocks that run together
-        reaching DRAM together (`roofline.traffic` counts them): beyond a stream's
-        ``bytes / 1024`` each costs the calibration's ``dram_page_visit_bytes``.
     bank_conflict_ways : int or None
         Worst shared-memory conflict degree (1: conflict free).
     element_bytes : int or None
         Bytes per data element (informational).
     launch : occupancy.Launch or None
         How the kernel is launched (grid, block, resources, elements per thread).
+    traffic : Traffic or None
+        The global-memory traffic `roofline.traffic` counted, with the footprint details
+        `predict` reads beyond the bytes per level (the written share of the DRAM bytes,
+        bursts, lines, partial sectors, the L1 footprint of a block, DRAM pages opened);
+        None for a kernel given by its counts alone.
     parameters : dict
         Parameters of a model (JSON-able), for labels and for rebuilding it.
     formula : str
@@ -204,42 +313,29 @@ class Kernel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(default="kernel", description="Display name.")
-    flops: int | float = Field(default=0, description="Floating-point operations, total.")
+    flops: Count = Field(default=0, description="Floating-point operations, total.")
     flops_by_precision: dict[str, int | float] | None = Field(default=None, description="Flops per precision.")
     precision: str | None = Field(default=None, description="Precision of the arithmetic.")
-    load_bytes: int | float | None = Field(default=None, description="Global bytes loaded.")
-    store_bytes: int | float | None = Field(default=None, description="Global bytes stored.")
-    requested_bytes: int | float | None = Field(default=None, description="load_bytes + store_bytes.")
-    l1_bytes: int | float | None = Field(default=None, description="L1/shared data-path bytes.")
-    l2_bytes: int | float | None = Field(default=None, description="SM <-> L2 sector bytes.")
-    dram_bytes: int | float | None = Field(default=None, description="DRAM bytes.")
-    shared_bytes: int | float | None = Field(default=None, description="Shared-memory bytes.")
-    dram_store_bytes: int | float | None = Field(default=None, description="Written part of dram_bytes.")
-    dram_load_bursts: int | float | None = Field(default=None, description="Distinct 64-byte bursts read.")
-    dram_load_lines: int | float | None = Field(default=None, description="Distinct 128-byte lines read.")
-    dram_store_lines: int | float | None = Field(default=None, description="Distinct 128-byte lines written.")
-    dram_store_partial_sectors: int | float | None = Field(default=None, description="Sectors written in part.")
-    l2_partial_store_sectors: int | float | None = Field(default=None, description="Warp stores' partial sectors.")
-    instructions: int | float | None = Field(default=None, description="Warp instructions issued.")
-    barriers_per_block: int | float | None = Field(default=None, description="Barriers each thread passes.")
-    branch_issue_factor: int | float | None = Field(default=None, description="Paths per warp through branches.")
-    l2_store_bytes: int | float | None = Field(default=None, description="The stores' part of l2_bytes.")
-    l1_footprint_bytes_per_block: int | float | None = Field(default=None, description="Sectors one block loads.")
-    l1_stream_bytes_per_block: int | float | None = Field(
-        default=None, description="A block's L2 loads when L1 keeps the last loop iteration.")
-    l1_window_bytes_per_block: int | float | None = Field(
-        default=None, description="Sectors two consecutive loop iterations of a block load.")
-    dram_load_page_visits: int | float | None = Field(default=None, description="DRAM pages opened to read.")
-    dram_store_page_visits: int | float | None = Field(default=None, description="DRAM pages opened to write.")
+    load_bytes: Count | None = Field(default=None, description="Global bytes loaded.")
+    store_bytes: Count | None = Field(default=None, description="Global bytes stored.")
+    requested_bytes: Count | None = Field(default=None, description="load_bytes + store_bytes.")
+    l1_bytes: Count | None = Field(default=None, description="L1/shared data-path bytes.")
+    l2_bytes: Count | None = Field(default=None, description="SM <-> L2 sector bytes.")
+    dram_bytes: Count | None = Field(default=None, description="DRAM bytes.")
+    shared_bytes: Count | None = Field(default=None, description="Shared-memory bytes.")
+    instructions: Count | None = Field(default=None, description="Warp instructions issued.")
+    barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
+    branch_issue_factor: Count | None = Field(default=None, description="Paths per warp through branches.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")
     element_bytes: int | None = Field(default=None, description="Bytes per data element.")
     launch: Launch | None = Field(default=None, description="The launch (occupancy.Launch).")
+    traffic: Traffic | None = Field(default=None, description="The traffic counted (roofline.traffic).")
     parameters: dict[str, Any] = Field(default_factory=dict, description="Model parameters, JSON-able.")
     formula: str = Field(default="", description="What each thread does, C-like.")
 
     @model_validator(mode="before")
     @classmethod
-    def _check(cls, data: Any) -> Any:
+    def _check(cls, data: object) -> dict[str, Any]:
         if not isinstance(data, Mapping):
             raise TypeError(f"{cls.__name__} fields must come as a mapping, not {type(data).__name__}")
         return _normalise(dict(data))
@@ -305,36 +401,14 @@ class Kernel(BaseModel):
         return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[check_level(level)]
 
 
-class KernelCounts(Kernel):
-    """Compatibility name: a `Kernel` given by its counts, as before `Kernel` existed.
-
-    It is a `Kernel` (every roofline function takes it) with two differences kept for
-    existing code: ``flops`` and ``dram_bytes`` are required, and ``arithmetic_intensity``
-    is at DRAM (``flops / dram_bytes``). New code should use `Kernel`.
-
-    Examples
-    --------
-    >>> KernelCounts(flops=2e9, dram_bytes=8e9).arithmetic_intensity
-    0.25
-    """
-
-    flops: int | float = Field(description="Floating-point operations, total.")
-    dram_bytes: int | float = Field(description="DRAM bytes.")
-
-    @property
-    def arithmetic_intensity(self) -> float:  # type: ignore[override]
-        """DRAM arithmetic intensity in flop/byte (inf when no DRAM bytes move)."""
-        if self.dram_bytes == 0:
-            return math.inf if self.flops > 0 else 0.0
-        return self.flops / self.dram_bytes
+def _counts() -> tuple[str, ...]:
+    """The Kernel's counts: its fields that hold a number of flops, bytes or events."""
+    return tuple(name for name, field in Kernel.model_fields.items() if field.annotation in (Count, Count | None))
 
 
-_DUCK_FIELDS = ("name", "flops", "precision", "l1_bytes", "l2_bytes", "dram_bytes", "launch")
-
-
-def kernel_of(kernel: Any) -> Kernel:
+def kernel_of(kernel: object) -> Kernel:
     """`kernel` as a `Kernel`: a Kernel itself, or any object with ``flops`` and ``dram_bytes``
-    (and optionally ``l2_bytes``, ``l1_bytes``, ``name``, ``precision``, ``launch``).
+    (its attributes named as Kernel's fields are taken, None ones left out).
 
     Raises
     ------
@@ -345,9 +419,9 @@ def kernel_of(kernel: Any) -> Kernel:
         return kernel
     if not (hasattr(kernel, "flops") and hasattr(kernel, "dram_bytes")):
         raise TypeError(
-            "kernel must be a roofline.Kernel (or KernelCounts, or an object with flops and dram_bytes), "
+            "kernel must be a roofline.Kernel (or an object with flops and dram_bytes), "
             f"not {type(kernel).__name__}"
         )
-    fields = {k: getattr(kernel, k) for k in _DUCK_FIELDS if getattr(kernel, k, None) is not None}
+    fields = {k: getattr(kernel, k) for k in Kernel.model_fields if getattr(kernel, k, None) is not None}
     fields["name"] = str(fields.get("name", "kernel"))
     return Kernel(**fields)

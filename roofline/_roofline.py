@@ -174,7 +174,7 @@ def analyze(gpu: GPU | str, kernel: Any, precision: str | None = None) -> Roofli
     gpu
         A `GPU` or a name for `roofline.gpu`.
     kernel
-        A `roofline.Kernel` (a built-in model, a `KernelCounts`, or any object with
+        A `roofline.Kernel` (a built-in model, your counts, or any object with
         ``flops`` and ``dram_bytes``). Needs ``dram_bytes``; ``flops`` default to 0 (a
         copy); ``l2_bytes`` and ``l1_bytes``, when given, add those roofs.
     precision

@@ -170,10 +170,6 @@ def analyze_suite(
     return SuiteReport(gpu=device.name, rows=tuple(rows), chart=chart)
 
 
-def _params(parameters: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in parameters.items())
-
-
 def _cells(row: SuiteRow) -> list[str]:
     bound = row.bound if row.bound == "compute" else f"memory ({row.bound_level})"
     occupancy = "-" if row.occupancy is None else f"{row.occupancy:.0%}"

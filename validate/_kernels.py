@@ -1,6 +1,6 @@
 """CUDA implementations of the roofline.models kernels: source, launch, inputs, reference.
 
-`build_case` turns a `roofline.models.KernelModel` (its ``name`` and ``parameters``) into
+`build_case` turns a `roofline.Kernel` of `roofline.models` (its ``name`` and ``parameters``) into
 a `KernelCase`: which function of ``kernels/suite.cu`` to compile with which macros, the
 grid and block, fresh random inputs, the output buffers (poisoned before the checked
 launch) and a numpy reference. Everything here is plain Python and numpy, so it is
@@ -303,7 +303,7 @@ def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
 
     Parameters
     ----------
-    model : roofline.models.KernelModel
+    model : roofline.Kernel
         Uses ``name``, ``parameters`` and ``launch``.
     rng : numpy.random.Generator
         Source of the inputs.
@@ -316,16 +316,15 @@ def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
     TypeError
         When `model` is not a kernel model or `rng` not a numpy Generator.
     """
-    from roofline import RooflineError, models
-    from roofline.models import KernelModel
+    from roofline import Kernel, RooflineError, models
 
     name = getattr(model, "name", None)
     builder = _BUILDERS.get(name) if isinstance(name, str) else None
     if builder is None:
         shown = repr(name) if isinstance(name, str) else f"a {type(model).__name__}"
         raise RooflineError(f"no CUDA implementation of {shown}; implemented: {', '.join(supported_kernels())}")
-    if not isinstance(model, KernelModel):
-        raise TypeError(f"model must be a roofline.models.KernelModel, not {type(model).__name__}")
+    if not isinstance(model, Kernel):
+        raise TypeError(f"model must be a roofline.Kernel, not {type(model).__name__}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
     # The builders read `parameters`: a hand-made model must be one its function gives; the

@@ -561,7 +561,7 @@ def measure(
     tolerance : float
         Largest ``||out - ref|| / ||ref||``.
     counts : optional
-        The kernel's flops and bytes: a `roofline.KernelCounts`, a kernel model, or an
+        The kernel's flops and bytes: a `roofline.Kernel` (your counts, a kernel model) or an
         `roofline.NcuKernel` from a profile; gives achieved rates and the prediction.
     gpu : optional
         `roofline.GPU` or name for the prediction; default: the device's database entry.

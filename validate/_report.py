@@ -322,7 +322,7 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
     report : ValidationReport
     out : path
         Folder (created if missing).
-    models : sequence of roofline.models.KernelModel
+    models : sequence of roofline.Kernel
         The kernels, for the plot's points (no plot without them).
 
     Returns

@@ -241,7 +241,7 @@ def run_suite(
     ----------
     session, info
         The open device and its description.
-    models : sequence of roofline.models.KernelModel
+    models : sequence of roofline.Kernel
     database_gpu : roofline.GPU or None
         Datasheet ceilings (None: no datasheet prediction).
     measured : mapping

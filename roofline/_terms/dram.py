@@ -80,15 +80,15 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
 
 
 def dram_sides(kernel: Kernel, calibration: Calibration, locality: Locality) -> tuple[float, float | None]:
-    """`dram_equivalent_bytes` as (read, written); written is None when the kernel does not
-    say which of its bytes are written (its ``dram_bytes`` are then the read side)."""
+    """`dram_equivalent_bytes` as (read, written); written is None when the kernel has no
+    ``traffic`` to say which of its bytes are written (its ``dram_bytes`` are then the read side)."""
     if kernel.dram_bytes is None:
         raise RooflineError(f"kernel {kernel.name!r} has no dram_bytes (roofline.traffic() counts them)")
     total = float(kernel.dram_bytes)
-    store = kernel.dram_store_bytes
-    if store is None:
+    traffic = kernel.traffic
+    if traffic is None:
         return total, None
-    store = min(float(store), total)
+    store = min(float(traffic.dram_store_bytes), total)
     load = total - store
     page = calibration.dram_page_visit_bytes or 0.0
 
@@ -97,15 +97,15 @@ def dram_sides(kernel: Kernel, calibration: Calibration, locality: Locality) -> 
         return page * max(0.0, float(visits) - nbytes / locality.dram_page_bytes) if page and visits is not None else 0.0
 
     if load > 0:
-        if (calibration.dram_burst_bytes or 32) > 32 and kernel.dram_load_bursts is not None:
-            load = max(load, float(kernel.dram_load_bursts) * calibration.dram_burst_bytes)
-        load += opened(kernel.dram_load_page_visits, load)
-        if calibration.dram_read_line_bytes and kernel.dram_load_lines:
-            load = max(load, float(kernel.dram_load_lines) * calibration.dram_read_line_bytes)
-    partial = float(kernel.dram_store_partial_sectors or 0)
-    write = store + 32.0 * partial + opened(kernel.dram_store_page_visits, store)
-    if partial and calibration.dram_partial_write_line_bytes and kernel.dram_store_lines:
-        write = max(write, min(float(kernel.dram_store_lines), partial) * calibration.dram_partial_write_line_bytes)
+        if (calibration.dram_burst_bytes or 32) > 32 and traffic.dram_load_bursts is not None:
+            load = max(load, float(traffic.dram_load_bursts) * calibration.dram_burst_bytes)
+        load += opened(traffic.dram_load_page_visits, load)
+        if calibration.dram_read_line_bytes and traffic.dram_load_lines:
+            load = max(load, float(traffic.dram_load_lines) * calibration.dram_read_line_bytes)
+    partial = float(traffic.dram_store_partial_sectors or 0)
+    write = store + 32.0 * partial + opened(traffic.dram_store_page_visits, store)
+    if partial and calibration.dram_partial_write_line_bytes and traffic.dram_store_lines:
+        write = max(write, min(float(traffic.dram_store_lines), partial) * calibration.dram_partial_write_line_bytes)
     return load, write
 
 

@@ -14,7 +14,7 @@ __all__ = ["l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_term"]
 def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
     """The kernel's L2 bytes when L1 keeps what a block loads (None when they are not known).
 
-    When every resident block's load footprint (``l1_footprint_bytes_per_block``) fits in
+    When every resident block's load footprint (``kernel.traffic.l1_footprint_bytes_per_block``) fits in
     the L1 the launch's shared-memory configuration leaves (``occupancy_result.driver``), a
     block reads each sector from L2 once: its loads cost ``blocks x footprint`` bytes at L2
     (never more than without reuse); stores go to L2 as they are. Else, when two
@@ -43,16 +43,16 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
     if kernel.l2_bytes is None:
         return None
     l2 = float(kernel.l2_bytes)
-    footprint, stores = kernel.l1_footprint_bytes_per_block, kernel.l2_store_bytes
-    driver = getattr(occupancy_result, "driver", None)
-    l1 = getattr(driver, "l1_cache", None)
-    if footprint is None or stores is None or not l1:
+    traffic = kernel.traffic
+    l1 = occupancy_result.driver.l1_cache
+    if traffic is None or traffic.l1_footprint_bytes_per_block is None or not l1:
         return l2
+    footprint, stores = traffic.l1_footprint_bytes_per_block, traffic.l2_store_bytes
     resident = occupancy_result.active_blocks_per_sm
     loads = max(0.0, l2 - float(stores))
     if resident * float(footprint) <= l1:
         return min(loads, launch.blocks * float(footprint)) + float(stores)
-    stream, window = kernel.l1_stream_bytes_per_block, kernel.l1_window_bytes_per_block
+    stream, window = traffic.l1_stream_bytes_per_block, traffic.l1_window_bytes_per_block
     if stream is not None and window is not None and resident * float(window) <= l1:
         # the whole footprint does not fit, two loop iterations do: what the last
         # iteration loaded is still there (a row walked 4 bytes at a time, a shared column)
@@ -73,7 +73,8 @@ def l2_term(setting: Setting) -> Term:
 def l2_partial_stores_term(setting: Setting) -> Term:
     """The sectors warps write only in part (``l2_partial_store_sectors``), which L2 merges one
     by one, at the rate the calibration's probe measured (0 when either is missing)."""
-    sectors = setting.kernel.l2_partial_store_sectors
+    traffic = setting.kernel.traffic
+    sectors = None if traffic is None else traffic.l2_partial_store_sectors
     rate = setting.calibration.l2_partial_store_sectors_per_second
     seconds = float(sectors) / rate if sectors and rate else 0.0
     return Term(name="l2_partial_stores", side="memory", seconds=seconds, limiter="cache_bandwidth",

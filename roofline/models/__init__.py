@@ -2,8 +2,6 @@
 
 Each function returns a `roofline.Kernel` whose docstring gives the exact kernel (indexing,
 guards, grid and block), so a CUDA implementation can do exactly what the model counts.
-`KernelModel` and `Launch` are compatibility names of `roofline.Kernel` and
-`occupancy.Launch`.
 
 Examples
 --------
@@ -26,7 +24,6 @@ from ._elementwise import (
     triad,
     vector_add,
 )
-from ._kernel import KernelModel, Launch
 from ._matmul import matmul_naive, matmul_tiled
 from ._reduction import REDUCTION_VARIANTS, ReductionSteps, reduction, reduction_steps
 from ._registry import get, names, suite
@@ -34,8 +31,6 @@ from ._stencil import blur
 from ._transpose import TRANSPOSE_VARIANTS, transpose
 
 __all__ = [
-    "KernelModel",
-    "Launch",
     "ModelInfo",
     "ModelParameter",
     "REDUCTION_VARIANTS",

@@ -387,8 +387,6 @@ ROOFLINE = {
     "Derivation": model(roofline.Derivation, roofline.gpu("H200").peak_derivation("fp32"), finite=False),
     "GPU": model(roofline.GPU, roofline.gpu("H100-SXM"), use=lambda g: (_gpu_methods(g), _poke_gpu(g))),
     "HostLink": model(roofline.HostLink, roofline.gpu("H100-SXM").host_link),
-    "KernelCounts": model(roofline.KernelCounts, roofline.KernelCounts(flops=1e9, dram_bytes=4e9, l2_bytes=5e9),
-                          use=lambda k: (roofline.analyze("H100-SXM", k), poke(k.bytes_at))),
     "L2Persistence": model(roofline.L2Persistence, roofline.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
                                                                            l2_cache_bytes=1 << 24), finite=False),
     "Locality": model(roofline.Locality, roofline.locality("H200")),
@@ -495,9 +493,6 @@ ROOFLINE = {
 }
 
 MODELS = {
-    "KernelModel": model(models.KernelModel, models.copy(1024), use=lambda k: roofline.analyze("H100-SXM", k)),
-    "Launch": model(models.Launch, models.copy(1 << 20).launch,
-                    use=lambda launch: roofline.predict("H100-SXM", models.copy(1 << 20), launch)),
     "TRANSPOSE_VARIANTS": constant(),
     "aos": call(args_kwargs(n_size, block=block_1d)),
     "blur": call(args_kwargs(maybe(st.integers(1, 300)), maybe(st.integers(1, 300)),

@@ -55,7 +55,7 @@ def test_zero_block_or_grid(option, capsys):
 @pytest.mark.parametrize("grid", [(0, 1, 1), (1, 0, 1), (-3, 1, 1)], ids=["x0", "y0", "negative"])
 def test_launch_refuses_an_empty_grid_from_python(grid):
     with pytest.raises(ValueError, match="below the minimum of 1"):
-        models.Launch(grid=grid, block=(256, 1, 1))
+        occupancy.Launch(grid=grid, block=(256, 1, 1))
 
 
 def test_sizes_too_large_are_refused_up_front_naming_the_parameter(capsys):
@@ -101,11 +101,11 @@ def test_grid_past_cudas_limit(grid, axis, limit, capsys):
     ((1, 1, 1), (64, 32, 1), r"2048 threads; the maximum is 1024"),
 ], ids=["grid-y", "grid-z", "block-z", "block-x", "threads"])
 def test_hardware_limits_are_input_checks(grid, block, match):
-    # One launch type checks them (occupancy.Launch; models.Launch is its compatibility name).
+    # One launch type checks them (occupancy.Launch).
     with pytest.raises(ValueError, match=match):
         occupancy.Launch(grid=grid, block=block)
     with pytest.raises(ValueError, match=match):
-        models.Launch(grid=grid, block=block)
+        occupancy.Launch(grid=grid, block=block)
 
 
 @pytest.mark.parametrize("counts", [["--flops", "5"], ["--l2-bytes", "5"], ["--bytes", "1", "--name", "k"]],
@@ -268,30 +268,30 @@ def test_a_custom_architecture_cannot_overflow_its_tables(tmp_path):
 
 
 @pytest.mark.parametrize("build", [
-    lambda: roofline.KernelCounts(flops=math.inf, dram_bytes=1),
-    lambda: roofline.KernelCounts(flops=1, dram_bytes=1, l2_bytes=math.nan),
+    lambda: roofline.Kernel(flops=math.inf, dram_bytes=1),
+    lambda: roofline.Kernel(flops=1, dram_bytes=1, l2_bytes=math.nan),
     lambda: roofline.custom_gpu(name="g", compute_capability="9.0", sm_count=1, boost_clock_hz=1e9,
                                 dram_bytes_per_second=1e9, peak_overrides={"fp32": math.inf}),
     lambda: roofline.Calibration(**{**roofline.calibration("H200").model_dump(), "idle_latency_seconds": math.inf}),
     lambda: roofline.Ceiling(name="fp32", kind="compute", value=math.inf),
 ], ids=["counts-flops", "counts-l2-nan", "gpu-peak", "calibration", "ceiling"])
 def test_infinities_are_refused_where_they_enter(build):
-    """inf was accepted in KernelCounts, custom GPU peaks and Calibration: predict returned NaN seconds."""
+    """inf was accepted in Kernel counts, custom GPU peaks and Calibration: predict returned NaN seconds."""
     with pytest.raises(ValueError, match="finite"):
         build()
 
 
 def test_predict_never_returns_nan():
-    for kernel in (models.copy(1 << 20), roofline.KernelCounts(flops=0, dram_bytes=1e-300)):
+    for kernel in (models.copy(1 << 20), roofline.Kernel(flops=0, dram_bytes=1e-300)):
         launch = models.copy(1 << 20).launch
         p = roofline.predict("H100-SXM", kernel, launch)
         assert all(math.isfinite(v) for v in (p.seconds, p.dram_seconds, p.compute_seconds, p.roofline_seconds))
 
 
 def test_predict_needs_a_launch_for_bare_counts():
-    """predict(gpu, KernelCounts(...)) was an AttributeError."""
+    """predict(gpu, Kernel(...)) without a launch was an AttributeError."""
     with pytest.raises(roofline.RooflineError, match="needs a launch"):
-        roofline.predict("H100-SXM", roofline.KernelCounts(flops=1, dram_bytes=1))
+        roofline.predict("H100-SXM", roofline.Kernel(flops=1, dram_bytes=1))
 
 
 CORRUPTIONS = {

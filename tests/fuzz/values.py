@@ -77,7 +77,7 @@ count = maybe(st.one_of(st.floats(0, 1e15), st.integers(0, 2**40), st.sampled_fr
 
 def kernel_counts() -> st.SearchStrategy[Any]:
     return st.builds(
-        lambda f, d, l2, l1: roofline.KernelCounts(flops=f, dram_bytes=d, l2_bytes=l2, l1_bytes=l1),
+        lambda f, d, l2, l1: roofline.Kernel(flops=f, dram_bytes=d, l2_bytes=l2, l1_bytes=l1),
         st.floats(0, 1e13), st.floats(1, 1e12), st.one_of(st.none(), st.floats(0, 1e12)),
         st.one_of(st.none(), st.floats(0, 1e12)),
     )
@@ -96,7 +96,7 @@ block3 = st.sampled_from(((256, 1, 1), (1024, 1, 1), (32, 32, 1), (16, 16, 1), (
 
 def launches() -> st.SearchStrategy[Any]:
     return st.builds(
-        lambda g, b, r, s, d, e: models.Launch(grid=g, block=b, registers_per_thread=r, static_shared_memory=s,
+        lambda g, b, r, s, d, e: occupancy.Launch(grid=g, block=b, registers_per_thread=r, static_shared_memory=s,
                                                dynamic_shared_memory=d, elements_per_thread=e),
         grid3, block3, st.one_of(st.none(), st.integers(0, 255)), st.integers(0, 48 * 1024),
         st.integers(0, 200_000), st.integers(1, 16),

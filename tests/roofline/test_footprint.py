@@ -23,9 +23,9 @@ def test_strided_write_footprint_matches_brute_force(stride):
     n = 1 << 16
     k = models.strided_write(n, stride)
     want = brute(n, stride, "store")
-    assert k.dram_store_lines == want["lines"]
-    assert k.dram_store_bytes == 32 * want["sectors"]
-    assert k.dram_store_partial_sectors == want["partial"]
+    assert k.traffic.dram_store_lines == want["lines"]
+    assert k.traffic.dram_store_bytes == 32 * want["sectors"]
+    assert k.traffic.dram_store_partial_sectors == want["partial"]
 
 
 @pytest.mark.parametrize("stride", [1, 2, 7, 8, 16, 17, 32, 64])
@@ -34,8 +34,8 @@ def test_strided_read_footprint_matches_brute_force(stride):
     k = models.strided_read(n, stride)
     want = brute(n, stride, "load")
     # the read side also reads nothing else: the write goes to its own array
-    assert k.dram_load_bursts == want["bursts"]
-    assert k.dram_load_lines == want["lines"]
+    assert k.traffic.dram_load_bursts == want["bursts"]
+    assert k.traffic.dram_load_lines == want["lines"]
 
 
 def test_fast_and_exhaustive_counts_agree():
@@ -58,13 +58,13 @@ CAL = roofline.calibration("H200")
         # contiguous: bursts and lines cost nothing beyond the sectors
         (models.copy(1 << 20), lambda k: k.dram_bytes),
         # one sector per line read: at least a lone line's bytes each (more than the 64-byte burst)
-        (models.strided_read(1 << 20, 32), lambda k: k.dram_load_lines * CAL.dram_read_line_bytes
-         + k.dram_store_bytes),
+        (models.strided_read(1 << 20, 32), lambda k: k.traffic.dram_load_lines * CAL.dram_read_line_bytes
+         + k.traffic.dram_store_bytes),
         # one float per line written: the partial-write line cost, plus the contiguous read
-        (models.strided_write(1 << 20, 32), lambda k: (k.dram_bytes - k.dram_store_bytes)
-         + k.dram_store_lines * CAL.dram_partial_write_line_bytes),
+        (models.strided_write(1 << 20, 32), lambda k: (k.dram_bytes - k.traffic.dram_store_bytes)
+         + k.traffic.dram_store_lines * CAL.dram_partial_write_line_bytes),
         # every sector written in part: fill + write back (64 bytes a sector) beats the line floor
-        (models.strided_write(1 << 20, 2), lambda k: (k.dram_bytes - k.dram_store_bytes) + 2 * k.dram_store_bytes),
+        (models.strided_write(1 << 20, 2), lambda k: (k.dram_bytes - k.traffic.dram_store_bytes) + 2 * k.traffic.dram_store_bytes),
     ],
     ids=["copy", "read-stride-32", "write-stride-32", "write-stride-2"],
 )
@@ -73,7 +73,7 @@ def test_dram_equivalent_bytes(kernel, expect):
 
 
 def test_without_footprint_or_granularity_the_sectors_count():
-    k = models.strided_read(1 << 20, 32).model_copy(update={"dram_store_bytes": None})
+    k = models.strided_read(1 << 20, 32).model_copy(update={"traffic": None})
     assert roofline.dram_equivalent_bytes(k, CAL) == k.dram_bytes
     plain = roofline.calibration("A100 SXM4 80GB")
     k = models.strided_read(1 << 20, 32)
@@ -233,13 +233,13 @@ def test_l1_keeps_the_iteration_before(window, reads):
     import occupancy
 
     k = models.matmul_naive(1024)
-    assert k.l1_footprint_bytes_per_block * 8 > 256 * 1024  # the whole footprint does not fit
-    k = k.model_copy(update={"l1_window_bytes_per_block": window})
+    assert k.traffic.l1_footprint_bytes_per_block * 8 > 256 * 1024  # the whole footprint does not fit
+    k = k.model_copy(update={"traffic": k.traffic.model_copy(update={"l1_window_bytes_per_block": window})})
     launch = k.launch
     occ = occupancy.calculate("sm_90", **launch.occupancy_keywords(assumed_registers_per_thread=32))
     got = roofline.l2_bytes_with_l1_reuse(k, launch, occ)
     expect = {"l2": k.l2_bytes,
-              "stream": launch.blocks * k.l1_stream_bytes_per_block + k.l2_store_bytes}[reads]
+              "stream": launch.blocks * k.traffic.l1_stream_bytes_per_block + k.traffic.l2_store_bytes}[reads]
     assert got == pytest.approx(expect)
     assert got <= k.l2_bytes
 
@@ -271,8 +271,8 @@ def test_a_warps_own_stores_combine_in_l1(offsets, partial_per_warp):
 def test_pieces_other_warps_write_are_counted_apart():
     # the naive transpose: each warp writes 8 bytes of 16 sectors; four warps fill a sector
     k = models.transpose(1024, 1024, variant="naive_row")
-    assert k.l2_partial_store_sectors == 16 * (1024 * 1024 // 32)
-    assert models.aos(1 << 20).l2_partial_store_sectors == 0  # x and y of one struct, one warp
+    assert k.traffic.l2_partial_store_sectors == 16 * (1024 * 1024 // 32)
+    assert models.aos(1 << 20).traffic.l2_partial_store_sectors == 0  # x and y of one struct, one warp
 
 
 @pytest.mark.parametrize("rate", [None, 1e9, 1e12])
@@ -280,7 +280,7 @@ def test_partial_writes_bound_the_time_at_the_probes_rate(rate):
     k = models.transpose(4096, 4096, variant="naive_row")
     cal = CAL.model_copy(update={"l2_partial_store_sectors_per_second": rate})
     p = roofline.predict("H200", k, calibration=cal)
-    floor = k.l2_partial_store_sectors / rate if rate else 0.0
+    floor = k.traffic.l2_partial_store_sectors / rate if rate else 0.0
     assert p.cache_seconds >= floor
     if rate == 1e9:  # far slower than anything else: it binds
         assert p.limiter == "cache_bandwidth" and p.seconds == pytest.approx(floor + p.launch_seconds)
@@ -354,8 +354,8 @@ def test_transposes_open_a_page_per_column_visit(variant, load_visit, store_visi
     # column's 16 floats of a block are all the window reads of that page; a row's 64 blocks
     # read 4 KiB of it
     k = models.transpose(8192, 8192, variant=variant)
-    assert k.dram_load_bursts * 64 / k.dram_load_page_visits == load_visit
-    assert k.dram_store_bytes / k.dram_store_page_visits == store_visit
+    assert k.traffic.dram_load_bursts * 64 / k.traffic.dram_load_page_visits == load_visit
+    assert k.traffic.dram_store_bytes / k.traffic.dram_store_page_visits == store_visit
 
 
 def test_the_page_probes_visits_are_the_models():
@@ -386,7 +386,7 @@ def test_pages_opened_beyond_a_streams_cost_the_calibrations_bytes(page):
     rows = models.transpose(8192, 8192, variant="copy_row")
     columns = models.transpose(8192, 8192, variant="naive_column")
     assert roofline.dram_equivalent_bytes(rows, cal) == pytest.approx(rows.dram_bytes)
-    extra = (columns.dram_load_page_visits - columns.dram_load_bursts * 64 / roofline.locality("H200").dram_page_bytes) * (page or 0)
+    extra = (columns.traffic.dram_load_page_visits - columns.traffic.dram_load_bursts * 64 / roofline.locality("H200").dram_page_bytes) * (page or 0)
     assert roofline.dram_equivalent_bytes(columns, cal) == pytest.approx(columns.dram_bytes + extra)
     free = CAL.model_copy(update={"dram_page_visit_bytes": None})
     slower = roofline.predict("H200", columns, calibration=cal).seconds
@@ -440,7 +440,7 @@ def test_a_read_only_kernel_streams_faster_than_a_copy():
 
 
 def _sides(k):
-    written = float(k.dram_store_bytes)
+    written = float(k.traffic.dram_store_bytes)
     return float(k.dram_bytes) - written, written
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import occupancy
 import roofline
-from roofline import Kernel, KernelCounts, RooflineError, models
+from roofline import Kernel, RooflineError, models
 
 H100 = "H100 SXM"
 N = 1 << 24
@@ -86,26 +86,24 @@ def test_kernel_round_trips_through_json_and_copies_check_their_update():
         kernel.model_copy(update={"dram_bytes": -1})
 
 
-def test_models_return_the_one_kernel_type_and_the_old_names_still_work():
+def test_models_return_the_one_kernel_type():
     for model in models.suite():
         assert type(model) is Kernel and isinstance(model.launch, occupancy.Launch)
-    assert models.KernelModel is Kernel and models.Launch is occupancy.Launch
-    old = models.KernelModel(name="m", parameters={}, formula="", flops=1, load_bytes=4, store_bytes=4,
-                             dram_bytes=8, launch=models.Launch(grid=(1, 1, 1), block=(32, 1, 1)))
-    assert old.requested_bytes == 8 and old.arithmetic_intensity == 1 / 8
+        assert isinstance(model.traffic, roofline.Traffic)
+    assert not hasattr(models, "KernelModel") and not hasattr(models, "Launch") and not hasattr(roofline, "KernelCounts")
+    k = Kernel(name="m", flops=1, load_bytes=4, store_bytes=4, dram_bytes=8,
+               launch=occupancy.Launch(grid=(1, 1, 1), block=(32, 1, 1)))
+    assert k.requested_bytes == 8 and k.arithmetic_intensity == 1 / 8 and k.dram_arithmetic_intensity == 1 / 8
 
 
-def test_kernel_counts_is_a_kernel_with_its_old_contract():
-    counts = KernelCounts(flops=2e9, dram_bytes=8e9)
-    assert isinstance(counts, Kernel) and counts.arithmetic_intensity == 0.25   # at DRAM, as before
-    assert KernelCounts(flops=1, dram_bytes=0).arithmetic_intensity == math.inf
-    with pytest.raises(RooflineError, match="dram_bytes"):
-        KernelCounts(flops=1)
-    assert roofline.analyze(H100, counts) == roofline.analyze(H100, Kernel(flops=2e9, dram_bytes=8e9))
+def test_a_kernels_json_round_trips_with_its_traffic():
+    k = models.transpose(256, 256, variant="naive_column")
+    again = Kernel.model_validate_json(k.model_dump_json())
+    assert again.traffic == k.traffic and again.dram_bytes == k.dram_bytes
 
 
 def test_predict_without_a_launch_says_what_it_needs():
-    counts = KernelCounts(name="bare", flops=2e9, dram_bytes=8e9)
+    counts = Kernel(name="bare", flops=2e9, dram_bytes=8e9)
     with pytest.raises(RooflineError, match="predict needs a launch: kernel 'bare' has none"):
         roofline.predict(H100, counts)
     with pytest.raises(RooflineError, match="time_cliffs needs a launch"):

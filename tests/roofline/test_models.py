@@ -11,7 +11,7 @@ import pytest
 from roofline import models
 from roofline._errors import RooflineError
 from roofline.memory import warp_transactions
-from roofline.models import _elementwise, _kernel, _matmul, _registry, _stencil, _transpose
+from roofline.models import _elementwise, _matmul, _registry, _stencil, _transpose
 
 # ---------------------------------------------------------------- textbook ratios
 
@@ -418,5 +418,5 @@ def test_intensities_are_infinite_without_bytes():
 
 
 def test_doctests():
-    for module in (models, _elementwise, _kernel, _matmul, _registry, _stencil, _transpose):
+    for module in (models, _elementwise, _matmul, _registry, _stencil, _transpose):
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import roofline
-from roofline import KernelCounts, RooflineError
+from roofline import Kernel, RooflineError
 
 pytest.importorskip("matplotlib")
 
 KERNELS = [
-    KernelCounts(name="stream", flops=2**26, dram_bytes=12 * 2**26, l2_bytes=12 * 2**26),
-    KernelCounts(name="gemm", flops=2 * 4096**3, dram_bytes=3 * 4 * 4096**2,
+    Kernel(name="stream", flops=2**26, dram_bytes=12 * 2**26, l2_bytes=12 * 2**26),
+    Kernel(name="gemm", flops=2 * 4096**3, dram_bytes=3 * 4 * 4096**2,
                  l2_bytes=2 * 4 * 4096**3 / 16, l1_bytes=2 * 4 * 4096**3 / 4),
 ]
 
@@ -58,8 +58,8 @@ def test_ridge_points_and_kernel_points():
 
 def test_axes_extend_past_the_data():
     g = roofline.gpu("T4")
-    tiny = KernelCounts(name="tiny", flops=1, dram_bytes=1e6)
-    huge = KernelCounts(name="huge", flops=1e15, dram_bytes=1)
+    tiny = Kernel(name="tiny", flops=1, dram_bytes=1e6)
+    huge = Kernel(name="huge", flops=1e15, dram_bytes=1)
     fig = roofline.plot_roofline(g, [tiny, huge], levels=["dram"], precisions=g.supported_precisions())
     ax = fig.axes[0]
     x0, x1 = ax.get_xlim()
@@ -129,7 +129,7 @@ def test_export_is_versioned(tmp_path):
 
 def test_only_the_precisions_in_play_by_default():
     g = roofline.gpu("H100-SXM")
-    mixed = [*KERNELS, KernelCounts(name="dgemm", flops=2e12, dram_bytes=1e9, precision="fp64_tensor")]
+    mixed = [*KERNELS, Kernel(name="dgemm", flops=2e12, dram_bytes=1e9, precision="fp64_tensor")]
     _, lines = _lines(roofline.plot_roofline(g, mixed))
     compute = sorted(k for k in lines if k.startswith("ceiling:") and k.split(":")[1] not in ("dram", "l2", "l1"))
     # FP32 and FP64 tensor share a value on the H100 SXM (66.9 TFLOP/s): one line for both
@@ -139,7 +139,7 @@ def test_only_the_precisions_in_play_by_default():
 
 
 def test_kernels_without_flops_are_on_the_bandwidth_panel():
-    copy = KernelCounts(name="copy", flops=0, dram_bytes=8 * 2**26)
+    copy = Kernel(name="copy", flops=0, dram_bytes=8 * 2**26)
     fig = roofline.plot_roofline("H100-SXM", [*KERNELS, copy])
     roof, side = fig.axes[0], fig.axes[1]
     labels = [t.get_text() for t in side.get_yticklabels()]
@@ -151,8 +151,8 @@ def test_kernels_without_flops_are_on_the_bandwidth_panel():
 
 
 def test_coinciding_kernels_share_one_label_and_labels_do_not_overlap():
-    twins = [KernelCounts(name=f"k{i}", flops=2**26, dram_bytes=12 * 2**26) for i in range(3)]
-    spread = [KernelCounts(name=f"s{i}", flops=2**26 * (1 + (i + 1) / 5), dram_bytes=12 * 2**26) for i in range(6)]
+    twins = [Kernel(name=f"k{i}", flops=2**26, dram_bytes=12 * 2**26) for i in range(3)]
+    spread = [Kernel(name=f"s{i}", flops=2**26 * (1 + (i + 1) / 5), dram_bytes=12 * 2**26) for i in range(6)]
     fig = roofline.plot_roofline("H100-SXM", twins + spread)
     ax = fig.axes[0]
     numbers = [t for t in ax.texts if (t.get_gid() or "").startswith("number:")]

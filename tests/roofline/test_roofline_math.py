@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import roofline
-from roofline import KernelCounts, RooflineError
+from roofline import Kernel, RooflineError
 
 WORKED = [
     # PMPP 4th ed. (Hwu, Kirk, El Hajj), ch. 5.1: the naive matmul does 0.25 FLOP/B; on an
@@ -38,7 +38,7 @@ def test_vector_add_time_lower_bound():
     # c = a + b over 2**26 floats: 1 flop and 12 bytes per element. On an H100 SXM the
     # time bound is the DRAM time, 12 * 2**26 B / 3.352e12 B/s = 240 us.
     n = 2**26
-    r = roofline.analyze("H100-SXM", KernelCounts(name="vector_add", flops=n, dram_bytes=12 * n))
+    r = roofline.analyze("H100-SXM", Kernel(name="vector_add", flops=n, dram_bytes=12 * n))
     assert (r.bound, r.bound_level) == ("memory", "dram")
     assert r.arithmetic_intensity == pytest.approx(1 / 12)
     assert r.time_lower_bound_seconds == pytest.approx(12 * n / (5120 / 8 * 5.238e9))
@@ -49,31 +49,31 @@ def test_vector_add_time_lower_bound():
 def test_hierarchical_bound_picks_the_slowest_level():
     g = roofline.gpu("A100-SXM4-40GB")
     # Little DRAM traffic but heavy L2 traffic: L2 binds.
-    counts = KernelCounts(flops=1e9, dram_bytes=1e8, l2_bytes=1e11, l1_bytes=1e11)
+    counts = Kernel(flops=1e9, dram_bytes=1e8, l2_bytes=1e11, l1_bytes=1e11)
     r = roofline.analyze(g, counts)
     assert (r.bound, r.bound_level) == ("memory", "l2")
     assert r.time_lower_bound_seconds == pytest.approx(1e11 / g.l2_bandwidth)
     assert r.arithmetic_intensities == pytest.approx({"dram": 10.0, "l2": 0.01, "l1": 0.01})
     # Heavy arithmetic: compute binds and bound_level is None.
-    r = roofline.analyze(g, KernelCounts(flops=1e15, dram_bytes=1e8, l2_bytes=1e9))
+    r = roofline.analyze(g, Kernel(flops=1e15, dram_bytes=1e8, l2_bytes=1e9))
     assert (r.bound, r.bound_level) == ("compute", None)
     assert r.fraction_of_peak == 1.0
 
 
 def test_precision_selects_the_roof():
-    counts = KernelCounts(flops=1e15, dram_bytes=1e9)
+    counts = Kernel(flops=1e15, dram_bytes=1e9)
     fp32 = roofline.analyze("H100-SXM", counts)
     fp16 = roofline.analyze("H100-SXM", counts, precision="fp16_tensor")
     assert fp16.time_lower_bound_seconds == pytest.approx(fp32.time_lower_bound_seconds * 66.91 / 989.43, rel=1e-3)
 
 
 def test_kernel_model_like_objects_are_accepted():
-    class Model:  # duck-typed like roofline.models.KernelModel
+    class Model:  # duck-typed like roofline.Kernel
         name, flops, dram_bytes, l2_bytes, l1_bytes, precision = "m", 1e9, 1e9, None, None, "fp64"
 
     r = roofline.analyze("A100-SXM4-40GB", Model())
     assert r.precision == "fp64" and r.name == "m"
-    with pytest.raises(TypeError, match="KernelCounts"):
+    with pytest.raises(TypeError, match="roofline.Kernel"):
         roofline.analyze("A100-SXM4-40GB", object())
 
 
@@ -113,7 +113,7 @@ def test_attainable_wrong_types():
 
 def test_nothing_to_bound():
     with pytest.raises(RooflineError, match="nothing to bound"):
-        roofline.analyze("L4", KernelCounts(flops=0, dram_bytes=0))
+        roofline.analyze("L4", Kernel(flops=0, dram_bytes=0))
 
 
 def test_attainable_works_on_arrays_and_infinity():
@@ -129,7 +129,7 @@ def test_analyze_many_agrees_with_analyze():
     l2 = rng.uniform(1e6, 1e12, 50)
     many = roofline.analyze_many("H100-SXM", flops=flops, dram_bytes=dram, l2_bytes=l2)
     for i in range(50):
-        one = roofline.analyze("H100-SXM", KernelCounts(flops=flops[i], dram_bytes=dram[i], l2_bytes=l2[i]))
+        one = roofline.analyze("H100-SXM", Kernel(flops=flops[i], dram_bytes=dram[i], l2_bytes=l2[i]))
         assert many.time_lower_bound_seconds[i] == pytest.approx(one.time_lower_bound_seconds)
         assert many.bound[i] == one.bound
         assert (many.bound_level[i] or None) == one.bound_level
@@ -163,7 +163,7 @@ def test_monotone_and_efficiency_in_unit_interval(a, b, peak, bandwidth):
 @given(flops=st.floats(min_value=1, max_value=1e16), nbytes=st.floats(min_value=1, max_value=1e13))
 def test_analyze_fraction_in_unit_interval_and_time_is_max(flops, nbytes):
     g = roofline.gpu("H100-SXM")
-    r = roofline.analyze(g, KernelCounts(flops=flops, dram_bytes=nbytes))
+    r = roofline.analyze(g, Kernel(flops=flops, dram_bytes=nbytes))
     assert 0 < r.fraction_of_peak <= 1
     assert r.time_lower_bound_seconds == pytest.approx(
         max(flops / g.peak_flops("fp32"), nbytes / g.memory_bandwidth))

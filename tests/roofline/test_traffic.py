@@ -293,7 +293,7 @@ def test_traffic_plugs_into_a_kernel():
     kernel = t.kernel(name="copy", launch=launch)
     assert (kernel.load_bytes, kernel.store_bytes, kernel.l2_bytes, kernel.dram_bytes, kernel.l1_bytes) == (
         4096, 4096, 8192, 8192, 8192)
-    assert roofline.Kernel(name="copy", **t.counts()) == kernel.model_copy(update={"launch": None})
+    assert kernel.traffic == t and t.kernel(name="copy") == kernel.model_copy(update={"launch": None})
     assert t.kernel(name="c", l1_bytes=1).l1_bytes == 1
     assert t.model_dump()["dram_bytes"] == 8192 and t.dram_bytes_by_array == {"x": 4096, "y": 4096}
 
@@ -354,7 +354,7 @@ def test_l1_wavefronts_are_lines_per_warp_access(accesses, block, per_warp):
     t = roofline.traffic(1 << 12 // block, block, accesses)
     warps = (1 << 12 // block) * block // 32
     assert t.l1_wavefronts == per_warp * warps
-    assert t.l1_global_bytes == 128 * t.l1_wavefronts == t.counts()["l1_bytes"]
+    assert t.l1_global_bytes == 128 * t.l1_wavefronts == t.kernel().l1_bytes
 
 
 def _naive_matmul(m):

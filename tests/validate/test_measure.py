@@ -249,7 +249,7 @@ def test_measure_saxpy_on_the_gpu(gpu_session):
     n = 1 << 22
     rng = np.random.default_rng(3)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
-    counts = roofline.KernelCounts(name="saxpy", flops=2 * n, dram_bytes=12 * n, precision="fp32")
+    counts = roofline.Kernel(name="saxpy", flops=2 * n, dram_bytes=12 * n, precision="fp32")
     m = validate.measure(SAXPY, "saxpy", grid=n // 256, block=256, args=[np.int32(n), np.float32(2), x, y.copy()],
                          expected={3: 2 * x.astype(np.float64) + y}, tolerance=1e-6, counts=counts,
                          session=gpu_session, budget_seconds=0.2)
