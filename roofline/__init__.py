@@ -11,53 +11,104 @@ came from.
 ('memory', 'dram')
 """
 
-from . import divergence, memory, models
-from ._chart import CHART_SCHEMA_VERSION, BandwidthPoint, Ceiling, ChartPoint, RooflineChart, roofline_chart
-from ._errors import RooflineError
-from ._export import load_chart, save_chart
-from ._gpu import (
-    DEFAULT_GPU,
-    GPU,
-    MEMORY_LEVELS,
-    ArchRates,
-    Derivation,
-    HostLink,
-    arch_rates,
-    custom_gpu,
-    gpu,
-    gpus,
-    load_gpu,
-)
-from ._kernel import Kernel, Traffic
-from ._measured import MeasuredCeiling, measured_ceilings
-from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
-from ._plot import plot_roofline
-from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
-from ._precision import PRECISIONS
-from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
-from ._locality import Locality, locality
-from ._predict import Calibration, calibration, load_calibration
-from ._terms import (
-    Term,
-    achieved_bandwidth,
-    dram_equivalent_bytes,
-    dram_roof,
-    instructions_from_sass,
-    l2_bytes_with_l1_reuse,
-    mixed_dram_bandwidth,
-)
-from ._time_model import Prediction, predict
-from ._roofline import (
-    RooflineArrays,
-    RooflineResult,
-    analyze,
-    analyze_many,
-    attainable,
-)
-from ._spaces import MemorySpace, memory_space, memory_spaces
-from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
-from ._traffic import Access, Coords, traffic
-from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
+# The names below load on first use (PEP 562): `import roofline` costs no more than its
+# package, and a name pulls in only the modules it needs. The TYPE_CHECKING imports are the
+# same table for type checkers and readers.
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:
+    from . import divergence, memory, models
+    from ._chart import BandwidthPoint, CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
+    from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
+    from ._errors import RooflineError
+    from ._export import load_chart, save_chart
+    from ._gpu import (
+        ArchRates,
+        DEFAULT_GPU,
+        Derivation,
+        GPU,
+        HostLink,
+        MEMORY_LEVELS,
+        arch_rates,
+        custom_gpu,
+        gpu,
+        gpus,
+        load_gpu,
+    )
+    from ._kernel import Kernel, Traffic
+    from ._locality import Locality, locality
+    from ._measured import MeasuredCeiling, measured_ceilings
+    from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
+    from ._plot import plot_roofline
+    from ._precision import PRECISIONS
+    from ._predict import Calibration, calibration, load_calibration
+    from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
+    from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
+    from ._spaces import MemorySpace, memory_space, memory_spaces
+    from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
+    from ._terms import (
+        Term,
+        achieved_bandwidth,
+        dram_equivalent_bytes,
+        dram_roof,
+        instructions_from_sass,
+        l2_bytes_with_l1_reuse,
+        mixed_dram_bandwidth,
+    )
+    from ._time_model import Prediction, predict
+    from ._traffic import Access, Coords, traffic
+    from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
+
+#: Submodules that are public names, and where every other public name lives.
+_SUBMODULES = ("divergence", "memory", "models")
+_LOCATIONS = {
+    "_chart": (
+        "BandwidthPoint", "CHART_SCHEMA_VERSION", "Ceiling", "ChartPoint", "RooflineChart", "roofline_chart",
+    ),
+    "_cliffs": ("TimeCliff", "TimeCliffs", "time_cliffs"),
+    "_errors": ("RooflineError",),
+    "_export": ("load_chart", "save_chart"),
+    "_gpu": (
+        "ArchRates", "DEFAULT_GPU", "Derivation", "GPU", "HostLink", "MEMORY_LEVELS", "arch_rates",
+        "custom_gpu", "gpu", "gpus", "load_gpu",
+    ),
+    "_kernel": ("Kernel", "Traffic"),
+    "_locality": ("Locality", "locality"),
+    "_measured": ("MeasuredCeiling", "measured_ceilings"),
+    "_ncu": ("NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu"),
+    "_plot": ("plot_roofline",),
+    "_precision": ("PRECISIONS",),
+    "_predict": ("Calibration", "calibration", "load_calibration"),
+    "_profile": ("ProfileKernel", "ProfileReport", "format_profile_report", "profile_chart", "profile_report"),
+    "_roofline": ("RooflineArrays", "RooflineResult", "analyze", "analyze_many", "attainable"),
+    "_spaces": ("MemorySpace", "memory_space", "memory_spaces"),
+    "_suite": ("SuiteReport", "SuiteRow", "analyze_suite", "format_suite_table", "write_suite_report"),
+    "_terms": (
+        "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
+        "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth",
+    ),
+    "_time_model": ("Prediction", "predict"),
+    "_traffic": ("Access", "Coords", "traffic"),
+    "_transfer": ("L2Persistence", "TransferTime", "l2_persistence", "transfer_time"),
+}
+_WHERE = {name: module for module, names in _LOCATIONS.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    if name in _SUBMODULES:
+        value = _import_module(f"{__name__}.{name}")
+    elif name in _WHERE:
+        value = getattr(_import_module(f"{__name__}.{_WHERE[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(__all__) | {n for n in globals() if n.startswith("__")})
+
 
 __all__ = [
     "Access",

@@ -22,6 +22,8 @@ import numbers
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from occupancy import MAX_BLOCK_DIMS, MAX_GRID_DIMS
+
 from ._errors import RooflineError
 from ._warps import WARP_SIZE
 
@@ -98,8 +100,6 @@ def boundary_divergence(
     >>> r.total_warps, r.divergent_warps, r.inactive_warps
     (160, 31, 5)
     """
-    from occupancy import MAX_BLOCK_DIMS, MAX_GRID_DIMS
-
     ext = _triple("extent", extent)
     blk = _triple("block", block)
     threads = math.prod(blk)

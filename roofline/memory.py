@@ -13,7 +13,7 @@ Examples
 0.8
 """
 
-from ._memory import (
+from ._warp_access import (
     BankConflicts,
     WarpTransactions,
     bank_conflicts,

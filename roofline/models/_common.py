@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numbers
 
+from occupancy import MAX_GRID_DIMS
+
 from .._errors import RooflineError
 
 __all__ = [
@@ -51,8 +53,6 @@ def check_elements(what: str, count: int) -> int:
 
 def check_grid(grid: tuple[int, ...], what: tuple[str, ...]) -> None:
     """Refuse a grid past CUDA's limits; `what` names the parameter behind each dimension."""
-    from occupancy import MAX_GRID_DIMS
-
     for axis, (blocks, limit, name) in enumerate(zip(grid, MAX_GRID_DIMS, what)):
         if blocks > limit:
             raise RooflineError(

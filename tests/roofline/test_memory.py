@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import roofline._memory
+import roofline._warp_access
 import roofline.memory
 from roofline._errors import RooflineError
 from roofline.memory import bank_conflicts, warp_addresses, warp_transactions
@@ -162,7 +162,7 @@ def test_stride_conflict_degree_is_gcd(stride):
 
 
 def test_doctests():
-    for module in (roofline.memory, roofline._memory):
+    for module in (roofline.memory, roofline._warp_access):
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
 
 

@@ -184,3 +184,25 @@ def test_public_api_is_exactly_all():
     assert len(roofline.__all__) == len(set(roofline.__all__))
     assert roofline.__all__ == sorted(roofline.__all__)
     assert public == set(roofline.__all__)
+
+
+def test_every_public_name_resolves_and_the_lazy_table_matches_the_imports():
+    """`roofline` loads its names on first use (PEP 562): every name of ``__all__`` resolves,
+    and the table it loads them from is the TYPE_CHECKING imports, name for name."""
+    import ast
+    import importlib
+    import subprocess
+    import sys
+
+    fresh = subprocess.run([sys.executable, "-c", "import roofline, sys; print(sorted(m for m in sys.modules "
+                            "if m.startswith('roofline.')))"], capture_output=True, text=True, check=True)
+    assert fresh.stdout.strip() == "[]"  # nothing beyond the package itself on import
+    for name in roofline.__all__:
+        assert getattr(roofline, name) is not None, name
+    tree = ast.parse(importlib.util.find_spec("roofline").loader.get_source("roofline"))
+    guarded = next(node for node in tree.body if isinstance(node, ast.If))
+    imported = {(node.module or "", alias.name) for node in guarded.body for alias in node.names}
+    table = {(module, name) for module, names in roofline._LOCATIONS.items() for name in names}
+    table |= {("", name) for name in roofline._SUBMODULES}
+    assert imported == table
+    assert sorted(name for _, name in table) == roofline.__all__
