@@ -7,12 +7,11 @@ a launch but no formula. These functions turn them into the one kernel descripti
 
 from __future__ import annotations
 
-from typing import Any
-
 import occupancy
 
 from ._errors import RooflineError
-from ._kernel import Kernel, kernel_of
+from ._kernel import Kernel, KernelLike, kernel_of
+from ._ncu import NcuKernel
 
 __all__ = ["counted_kernel", "counts_from", "launch_of"]
 
@@ -41,7 +40,7 @@ def launch_of(
     )
 
 
-def counts_from(kernel: Any) -> Kernel:
+def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
     """A `Kernel` from a `Kernel` (a model, your counts) or an `NcuKernel` (its busiest precision).
 
     An `NcuKernel` holds flops per precision; the roofline takes one precision, so the

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
 from ._gpu import GPU, MEMORY_LEVELS, check_level, gpu as lookup_gpu
-from ._kernel import kernel_of
+from ._kernel import Kernel, KernelLike, kernel_of
 from ._precision import PRECISION_LABELS, PRECISIONS, check_precision
 from ._roofline import analyze
 
@@ -132,7 +132,7 @@ def _memory_label(level: str, value: float) -> str:
     return f"{LEVEL_LABELS[level]} {format_bandwidth(value)}"
 
 
-def kernel_labels(kernels: Iterable[Any]) -> list[str]:
+def kernel_labels(kernels: Iterable[Kernel | KernelLike]) -> list[str]:
     """Unique display names: the kernel's name, plus the parameters that tell apart kernels
     of the same name (``"transpose variant=shared"``, ``"matmul_tiled tile=32"``)."""
     kernels = list(kernels)
@@ -154,14 +154,14 @@ def kernel_labels(kernels: Iterable[Any]) -> list[str]:
     return labels
 
 
-def _sequence(name: str, value: Any) -> list[Any]:
+def _sequence(name: str, value: object) -> list[object]:
     """A list from an iterable argument; a string or a non-iterable is a TypeError."""
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be a sequence, not {type(value).__name__}")
     return list(value)
 
 
-def _measured(name: str, value: Any) -> float:
+def _measured(name: str, value: object) -> float:
     """A measured figure: a finite number > 0."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
@@ -176,7 +176,7 @@ def _measured(name: str, value: Any) -> float:
 
 def roofline_chart(
     gpu: GPU | str,
-    kernels: Iterable[Any] = (),
+    kernels: Iterable[Kernel | KernelLike] = (),
     *,
     precision: str | None = None,
     precisions: Iterable[str] | None = None,

@@ -6,7 +6,6 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -86,7 +85,7 @@ def save_chart(chart: RooflineChart, path: str | Path) -> Path:
     return write_atomic(path, text, RooflineError)
 
 
-def _check_version(version: Any, path: Path, readable: tuple[int, ...]) -> None:
+def _check_version(version: object, path: Path, readable: tuple[int, ...]) -> None:
     try:
         number = int(version)
     except (TypeError, ValueError):
@@ -98,7 +97,7 @@ def _check_version(version: Any, path: Path, readable: tuple[int, ...]) -> None:
         )
 
 
-def _number(row: dict[str, Any], key: str) -> float:
+def _number(row: dict[str, str], key: str) -> float:
     try:
         return float(row[key])
     except (TypeError, ValueError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
@@ -17,7 +17,7 @@ from ._gpu import check_level, short_repr, translate_validation_error
 from ._precision import check_precision
 from ._warps import CACHE_LINE_BYTES
 
-__all__ = ["Kernel", "Traffic", "kernel_of"]
+__all__ = ["Kernel", "KernelLike", "Traffic", "kernel_of"]
 
 _LABEL_KEYS = ("variant", "radius", "tile", "offset", "stride")
 #: A count (flops, bytes, events): ints stay ints.
@@ -211,7 +211,7 @@ class Traffic(BaseModel):
         """dram_load_bytes + dram_store_bytes."""
         return self.dram_load_bytes + self.dram_store_bytes
 
-    def kernel(self, **fields: Any) -> Kernel:
+    def kernel(self, **fields: object) -> Kernel:
         """A `roofline.Kernel` with this traffic and `fields` (``name``, ``flops``, ``launch``, ...).
 
         The kernel's bytes per level come from here (``load_bytes``, ``store_bytes``,
@@ -401,12 +401,21 @@ class Kernel(BaseModel):
         return {"dram": self.dram_bytes, "l2": self.l2_bytes, "l1": self.l1_bytes}[check_level(level)]
 
 
+@runtime_checkable
+class KernelLike(Protocol):
+    """What `kernel_of` takes besides a `Kernel`: an object with a kernel's flops and DRAM
+    bytes (its other attributes named as Kernel's fields are taken too)."""
+
+    flops: float
+    dram_bytes: float | None
+
+
 def _counts() -> tuple[str, ...]:
     """The Kernel's counts: its fields that hold a number of flops, bytes or events."""
     return tuple(name for name, field in Kernel.model_fields.items() if field.annotation in (Count, Count | None))
 
 
-def kernel_of(kernel: object) -> Kernel:
+def kernel_of(kernel: Kernel | KernelLike) -> Kernel:
     """`kernel` as a `Kernel`: a Kernel itself, or any object with ``flops`` and ``dram_bytes``
     (its attributes named as Kernel's fields are taken, None ones left out).
 

@@ -35,6 +35,7 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -303,7 +304,7 @@ class NcuProfile(BaseModel):
 # ---------------------------------------------------------------------------------------
 # extraction, shared by both routes
 
-Getter = Callable[[str], "tuple[Any, str] | None"]
+Getter = Callable[[str], "tuple[str | float, str] | None"]
 
 # Vector-unit flops per precision: (instruction, flops per thread instruction), Nsight's
 # Hierarchical{Double,Single,Half}RooflineChart sections.
@@ -411,7 +412,7 @@ def _tensor_flops(reader: _Reader, alternatives: tuple[tuple[str, ...], ...], cl
 
 def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, missing_cc: str | None) -> NcuKernel:
     missing: dict[str, str] = {}
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
 
     grid = _dims(reader, "launch__grid_dim", "Grid Size")
     block = _dims(reader, "launch__block_dim", "Block Size")
@@ -421,7 +422,7 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
     cluster = _dims(reader, "launch__cluster_dim", None)
     fields["cluster"] = cluster if cluster and any(cluster) else None
 
-    def put(field: str, value: Any, section: str) -> None:
+    def put(field: str, value: object, section: str) -> None:
         fields[field] = value
         if value is None:
             missing[field] = section
@@ -585,7 +586,7 @@ def _load_csv(path: Path) -> NcuProfile:
 # the .ncu-rep route
 
 
-def _ncu_report_module() -> Any:
+def _ncu_report_module() -> ModuleType:
     """Import NVIDIA's ``ncu_report``, looking in the Nsight Compute installations found."""
     try:
         import ncu_report  # type: ignore[import-not-found]
@@ -638,7 +639,7 @@ def _load_report(path: Path) -> NcuProfile:
             action = profiled.action_by_idx(a)
             names = set(action.metric_names())
 
-            def get(name: str, action: Any = action, names: set[str] = names) -> tuple[Any, str] | None:
+            def get(name: str, action: Any = action, names: set[str] = names) -> tuple[str | float, str] | None:
                 if name not in names:
                     return None
                 # IMetric.unit() crashed the interpreter (ncu_report of Nsight Compute 2025.3.1,

@@ -6,13 +6,24 @@ import math
 import numbers
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
+from ._gpu import GPU
+from ._kernel import Kernel, KernelLike
 from ._precision import PRECISION_LABELS
+
+if TYPE_CHECKING:  # matplotlib is imported only when a plot is drawn
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+#: A matplotlib color: a name or an RGB(A) tuple.
+Color = str | tuple[float, ...]
 
 __all__ = ["PLOT_FORMATS", "plot_roofline"]
 
@@ -29,7 +40,7 @@ _MEMORY_COLORS = {"dram": "#1f4e9c", "l2": "#2a9d8f", "l1": "#8a5a9e"}
 _CEILING_COLORS = ("0.3", "#b35806", "#4d9221", "#762a83", "#8c510a", "0.55")
 
 
-def _import_pyplot() -> Any:
+def _import_pyplot() -> ModuleType:
     try:
         import matplotlib
 
@@ -74,15 +85,15 @@ def _group_label(group) -> str:
 
 
 def plot_roofline(
-    chart_or_gpu: RooflineChart | Any,
-    kernels: Iterable[Any] = (),
+    chart_or_gpu: RooflineChart | GPU | str,
+    kernels: Iterable[Kernel | KernelLike] = (),
     *,
     path: str | Path | None = None,
-    ax: Any = None,
+    ax: Axes | None = None,
     dpi: int = 150,
     knee_sharpness: float | None = None,
-    **chart_options: Any,
-) -> Any:
+    **chart_options: object,
+) -> Figure:
     """Draw a log-log roofline: every ceiling, ridge points and labelled kernel points.
 
     Compute ceilings are horizontal lines (equal peaks share one line), memory roofs are
@@ -189,7 +200,7 @@ def plot_roofline(
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
-    legend: list[Any] = []
+    legend: list[Artist] = []
 
     # Compute ceilings: horizontal, from where they meet the fastest memory roof.
     theoretical = [c for c in compute if c.origin == "theoretical"]
@@ -344,7 +355,7 @@ def _kernel_order(chart: RooflineChart) -> list[str]:
     return list(dict.fromkeys([p.kernel for p in chart.points] + [b.kernel for b in chart.bandwidth_points]))
 
 
-def _bandwidth_panel(ax: Any, chart: RooflineChart, names: list[str], colors: dict[str, Any]) -> None:
+def _bandwidth_panel(ax: Axes, chart: RooflineChart, names: list[str], colors: dict[str, Color]) -> None:
     """Every kernel's bandwidth at each level against the memory roofs: kernels without
     flops, which the roofline cannot show, appear here too."""
     from matplotlib.ticker import EngFormatter
@@ -393,8 +404,8 @@ def _bandwidth_panel(ax: Any, chart: RooflineChart, names: list[str], colors: di
     ax.grid(True, axis="x", which="major", linewidth=0.4, alpha=0.5)
 
 
-def _place_numbers(fig: Any, ax: Any, anchors: list[tuple[str, float, float]], numbers: dict[str, int],
-                   colors: dict[str, Any]) -> None:
+def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]], numbers: dict[str, int],
+                   colors: dict[str, Color]) -> None:
     """Number each kernel's anchor point without two labels overlapping.
 
     Kernels whose anchors fall within a few pixels of each other share one label
@@ -450,7 +461,7 @@ def _place_numbers(fig: Any, ax: Any, anchors: list[tuple[str, float, float]], n
         label.set_gid(f"number:{text}")
 
 
-def _darker(color: Any, factor: float = 0.7) -> tuple[float, float, float]:
+def _darker(color: Color, factor: float = 0.7) -> tuple[float, float, float]:
     """The colour darkened, for text that must read on white."""
     from matplotlib.colors import to_rgb
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import re
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +24,7 @@ from ._gpu import GPU, MEMORY_LEVELS
 from ._gpu import gpu as lookup_gpu
 from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
+from ._predict import Calibration
 from ._roofline import analyze
 from ._time_model import predict
 
@@ -117,7 +117,7 @@ def _driver_carveout(arch: str, config: int | None, inputs: dict[str, int]) -> i
     return None
 
 
-def _limit_notes(ours: Any, nsight: dict[str, int], max_blocks: int, carveout: int | None,
+def _limit_notes(ours: occupancy.OccupancyResult, nsight: dict[str, int], max_blocks: int, carveout: int | None,
                  config: int | None) -> list[str]:
     """Why a per-resource block limit differs from Nsight's, resource by resource.
 
@@ -138,7 +138,7 @@ def _limit_notes(ours: Any, nsight: dict[str, int], max_blocks: int, carveout: i
     return notes
 
 
-def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, Any], list[str]]:
+def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, object], list[str]]:
     missing = [f for f in ("registers_per_thread", "static_shared_memory", "dynamic_shared_memory")
                if getattr(k, f) is None]
     if k.arch is None or missing:
@@ -152,7 +152,7 @@ def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, Any], list[str]]:
     carveout = _driver_carveout(k.arch, k.shared_memory_config, inputs)
     ours = default if carveout is None else occupancy.calculate(k.arch, carveout=carveout, **inputs)
     arch = occupancy.architecture(k.arch)
-    fields: dict[str, Any] = {
+    fields: dict[str, object] = {
         "occupancy": ours.occupancy,
         "active_blocks_per_sm": ours.active_blocks_per_sm,
         "limiters": tuple(ours.limiters),
@@ -190,9 +190,10 @@ def _unique_labels(kernels: tuple[NcuKernel, ...]) -> list[str]:
     return out
 
 
-def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Any) -> tuple[dict[str, Any], list[str]]:
+def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibration | None,
+                     ) -> tuple[dict[str, object], list[str]]:
     notes: list[str] = []
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     seconds = k.duration_seconds
     if seconds is None:
         return fields, ["no duration: collect --section SpeedOfLight"]
@@ -236,7 +237,7 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Any) ->
     return fields, notes
 
 
-def _device_of(profile: NcuProfile, gpu: Any) -> GPU:
+def _device_of(profile: NcuProfile, gpu: GPU | str | None) -> GPU:
     if gpu is not None:
         return lookup_gpu(gpu)
     names = {k.device_name for k in profile.kernels if k.device_name}
@@ -255,7 +256,7 @@ def profile_report(
     *,
     gpu: GPU | str | None = None,
     kernel: str | None = None,
-    calibration: Any = None,
+    calibration: Calibration | None = None,
 ) -> ProfileReport:
     """Add gpuroof's analysis to every kernel of an Nsight Compute profile.
 

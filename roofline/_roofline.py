@@ -16,14 +16,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from ._errors import RooflineError
 from ._gpu import GPU, MEMORY_LEVELS, gpu as lookup_gpu
-from ._kernel import Kernel, kernel_of
+from ._kernel import Kernel, KernelLike, kernel_of
 from ._precision import check_precision
 
 __all__ = [
@@ -38,7 +39,7 @@ __all__ = [
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-def _check_positive(name: str, value: Any, *, allow_zero: bool = False, allow_inf: bool = False) -> np.ndarray:
+def _check_positive(name: str, value: npt.ArrayLike, *, allow_zero: bool = False, allow_inf: bool = False) -> np.ndarray:
     """`value` as a float array, every element > 0 (>= 0 with `allow_zero`) and finite
     (+inf too with `allow_inf`)."""
     if isinstance(value, (bool, np.bool_, np.complexfloating)) or not isinstance(
@@ -166,7 +167,7 @@ def compute_roof(device: GPU, kernel: Kernel, precision: str | None = None) -> t
     return p, device.peak_flops(p)
 
 
-def analyze(gpu: GPU | str, kernel: Any, precision: str | None = None) -> RooflineResult:
+def analyze(gpu: GPU | str, kernel: Kernel | KernelLike, precision: str | None = None) -> RooflineResult:
     """Bound a kernel on a GPU with the (hierarchical) roofline.
 
     Parameters
@@ -265,7 +266,7 @@ class RooflineArrays:
 
 def analyze_many(
     gpu: GPU | str,
-    kernels: Sequence[Any] | None = None,
+    kernels: Sequence[Kernel | KernelLike] | None = None,
     *,
     flops=None,
     dram_bytes=None,

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
 
 from . import models
@@ -18,11 +19,11 @@ from ._chart import RooflineChart, kernel_labels, roofline_chart
 from ._errors import RooflineError
 from ._export import save_chart
 from ._gpu import DEFAULT_GPU, GPU, gpu as lookup_gpu
-from ._kernel import kernel_of
+from ._kernel import Kernel, KernelLike, kernel_of
 from ._plot import plot_roofline
 from ._predict import calibration
 from ._roofline import analyze
-from ._time_model import DEFAULT_REGISTERS_PER_THREAD, predict
+from ._time_model import DEFAULT_REGISTERS_PER_THREAD, Prediction, predict
 
 __all__ = [
     "ASSUMED_REGISTERS_PER_THREAD",
@@ -82,7 +83,7 @@ class SuiteReport(BaseModel):
     chart: RooflineChart
 
 
-def _occupancy(device: GPU, launch: Any) -> tuple[int | None, bool, float | None, tuple[str, ...]]:
+def _occupancy(device: GPU, launch: Launch | None) -> tuple[int | None, bool, float | None, tuple[str, ...]]:
     if launch is None:
         return None, False, None, ()
     keywords = launch.occupancy_keywords(assumed_registers_per_thread=ASSUMED_REGISTERS_PER_THREAD)
@@ -92,13 +93,13 @@ def _occupancy(device: GPU, launch: Any) -> tuple[int | None, bool, float | None
     )
 
 
-def _default_suite() -> tuple[Any, ...]:
+def _default_suite() -> tuple[Kernel, ...]:
     if not hasattr(models, "suite"):
         raise RooflineError("roofline.models.suite() is not available in this installation")
     return tuple(models.suite())
 
 
-def _prediction(device: GPU, kernel: Any) -> Any:
+def _prediction(device: GPU, kernel: Kernel) -> Prediction | None:
     """`predict` for a kernel with a launch; None for bare counts or a launch that cannot run."""
     if kernel.launch is None:
         return None
@@ -109,7 +110,7 @@ def _prediction(device: GPU, kernel: Any) -> Any:
 
 
 def analyze_suite(
-    gpu: GPU | str = DEFAULT_GPU, kernels: Iterable[Any] | None = None
+    gpu: GPU | str = DEFAULT_GPU, kernels: Iterable[Kernel | KernelLike] | None = None
 ) -> SuiteReport:
     """Analyze kernels (default: `roofline.models.suite()`) on a GPU: roofline bound, time
     lower bound, the occupancy of each kernel's launch (``occupancy.calculate``) and the

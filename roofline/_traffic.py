@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
 from occupancy import Launch
@@ -62,6 +63,12 @@ _INTERIOR_SAMPLE = 8
 _EXPAND_ELEMENTS = 1 << 23
 # Rows (blocks x threads) evaluated in one numpy call of the exhaustive count.
 _CHUNK_ELEMENTS = 1 << 22
+# A dimension's segmentation key: a grid axis, or ("loop", its length).
+_Key = str | tuple[str, int]
+# One counting pass: "totals" (bytes and sectors by kind) and "distinct" ((array, kind) -> pieces).
+_Pass = dict[str, dict[Hashable, int]]
+# A pass's unit: bytes per piece, or ("elements", array) for one array's elements.
+_Unit = int | tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -142,8 +149,8 @@ class Access(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     array: str = Field(min_length=1, description="The allocation accessed.")
-    index: Callable[[Coords], Any] = Field(description="Element index of each thread.")
-    guard: Callable[[Coords], Any] | None = Field(default=None, description="Threads that execute it.")
+    index: Callable[[Coords], npt.ArrayLike] = Field(description="Element index of each thread.")
+    guard: Callable[[Coords], npt.ArrayLike] | None = Field(default=None, description="Threads that execute it.")
     kind: Literal["load", "store"] = Field(default="load", description="Read or write.")
     element_bytes: int = Field(default=4, description="Bytes per thread.")
     loop: int = Field(default=1, ge=1, description="Iterations of the loop around the access.")
@@ -155,7 +162,7 @@ class Access(BaseModel):
             raise ValueError(f"element_bytes={value} must be one of {', '.join(map(str, _ELEMENT_BYTES))}")
         return value
 
-    def __init__(self, **data: Any) -> None:
+    def __init__(self, **data: object) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -191,7 +198,7 @@ def _dims_of(access: Access) -> tuple[str, ...]:
     return (*_AXES, "loop") if access.loop > 1 else _AXES
 
 
-def _key(access: Access, dim: str) -> Any:
+def _key(access: Access, dim: str) -> _Key:
     """The segmentation a dimension of an access shares: grid axes with every access,
     a loop with the accesses of the same loop length."""
     return ("loop", access.loop) if dim == "loop" else dim
@@ -285,7 +292,7 @@ def _name(dim: str) -> str:
     return "loop iteration" if dim == "loop" else f"blockIdx.{dim}"
 
 
-def _dim(key: Any) -> str:
+def _dim(key: _Key) -> str:
     """The dimension a segmentation key stands for."""
     return key if isinstance(key, str) else "loop"
 
@@ -316,9 +323,9 @@ def _find_segments(
     space: _Space,
     accesses: Sequence[Access],
     slopes: dict,
-    key: Any,
+    key: _Key,
     size: int,
-    probes: dict[Any, list[int]],
+    probes: dict[_Key, list[int]],
     unit: int = SECTOR_BYTES,
 ) -> _Segments:
     """Cut one dimension into its boundary blocks and an interior run.
@@ -412,7 +419,7 @@ def _find_segments(
     return _Segments(size, period, singles, low, count)
 
 
-def _segment_all(space: _Space, accesses: Sequence[Access], slopes: dict, sizes: dict[Any, int],
+def _segment_all(space: _Space, accesses: Sequence[Access], slopes: dict, sizes: dict[_Key, int],
                  unit: int = SECTOR_BYTES) -> dict:
     """Segments of every dimension. The other dimensions are probed at their ends and middle,
     then again at the representatives the first pass found, until the cut is stable."""
@@ -436,13 +443,13 @@ class _Term:
     """Sectors ``base + sum over run dims of step[d] * m[d]`` for ``0 <= m[d] < count[d]``."""
 
     base: np.ndarray  # sorted unique sector numbers of the representatives
-    runs: tuple[tuple[Any, int, int], ...]  # (dim, count, step in sectors > 0)
+    runs: tuple[tuple[_Key, int, int], ...]  # (dim, count, step in sectors > 0)
 
-    def extent(self, without: Any = None) -> tuple[int, int]:
+    def extent(self, without: _Key | None = None) -> tuple[int, int]:
         reach = sum(step * (count - 1) for d, count, step in self.runs if d != without)
         return int(self.base[0]), int(self.base[-1]) + reach
 
-    def shifted(self, d: Any, copies: Sequence[int]) -> list[_Term]:
+    def shifted(self, d: _Key, copies: Sequence[int]) -> list[_Term]:
         """This term with dimension `d` fixed at each of `copies`."""
         step = next(s for e, _, s in self.runs if e == d)
         rest = tuple(r for r in self.runs if r[0] != d)
@@ -476,7 +483,7 @@ def _distinct(terms: Sequence[_Term]) -> int:
     terms = [t for t in terms if t.base.size]
     if not terms:
         return 0
-    steps: dict[Any, set[tuple[int, int]]] = {}
+    steps: dict[_Key, set[tuple[int, int]]] = {}
     for t in terms:
         for d, count, step in t.runs:
             steps.setdefault(d, set()).add((count, step))
@@ -541,7 +548,7 @@ def _rows(per_dim: dict[str, list[tuple[int, int, int | None]]]) -> tuple[dict[s
     return index, weight, residue
 
 
-def _warps(values: np.ndarray, fill: Any) -> np.ndarray:
+def _warps(values: np.ndarray, fill: int | bool) -> np.ndarray:
     """(rows, threads) as (rows * warps, 32), the last warp padded."""
     rows, threads = values.shape
     warps = -(-threads // WARP_SIZE)
@@ -563,9 +570,9 @@ def _partial_sectors(sectors: np.ndarray, mask: np.ndarray, element_bytes: int) 
     return np.bincount(row_of_group, weights=partial, minlength=k.shape[0]).astype(np.int64)
 
 
-def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> dict[str, Any]:
+def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> _Pass:
     """Counts by classes of blocks; distinct `unit`-byte pieces per array (sectors by default)."""
-    sizes: dict[Any, int] = {}
+    sizes: dict[_Key, int] = {}
     for a in accesses:
         for d in _dims_of(a):
             sizes[_key(a, d)] = _size(space, a, d)
@@ -649,7 +656,7 @@ def _check_classes(space, access, where, dims, segments, slopes, i, index, resid
         )
 
 
-def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> dict[str, Any]:
+def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> _Pass:
     totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0}
     units_of: dict[tuple[str, str], list[np.ndarray]] = {}
     for i, access in enumerate(accesses):
@@ -676,7 +683,7 @@ def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BY
     return {"totals": totals, "distinct": distinct}
 
 
-def _result(passes: dict[int, dict[str, Any]], accesses: Sequence[Access]) -> Traffic:
+def _result(passes: dict[_Unit, _Pass], accesses: Sequence[Access]) -> Traffic:
     main = passes[SECTOR_BYTES]
     totals = main["totals"]
     dram = {key: n * SECTOR_BYTES for key, n in main["distinct"].items()}
@@ -899,8 +906,8 @@ def _page_visits(space: _Space, accesses: Sequence[Access], figures: Locality) -
     return visits
 
 
-def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bool = False,
-            locality: Locality | None = None) -> Traffic:
+def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Sequence[Access], *,
+            exhaustive: bool = False, locality: Locality | None = None) -> Traffic:
     """Requested, L2-sector and compulsory DRAM bytes of a launch's global accesses, exactly.
 
     Parameters
@@ -953,7 +960,7 @@ def traffic(grid: Any, block: Any, accesses: Sequence[Access], *, exhaustive: bo
             raise TypeError(f"accesses must hold roofline.Access objects, not {type(a).__name__}")
     space = _Space(shape.grid, shape.block)
     count = _exhaustive if exhaustive else _fast
-    passes: dict[Any, dict[str, Any]] = {unit: count(space, accesses, unit)
+    passes: dict[_Unit, _Pass] = {unit: count(space, accesses, unit)
                                          for unit in (SECTOR_BYTES, BURST_BYTES, LINE_BYTES)}
     for array in {a.array for a in accesses if a.kind == "store"}:
         stores = [a for a in accesses if a.array == array and a.kind == "store"]

@@ -17,7 +17,7 @@ __all__ = ["ModelInfo", "ModelParameter", "catalog", "describe"]
 
 # An example call of each model (small sizes: building one takes milliseconds). Its formula
 # is the model's; a test checks that every model has one.
-_EXAMPLES: dict[str, dict[str, Any]] = {
+_EXAMPLES: dict[str, dict[str, object]] = {
     "aos": {"n": 1 << 20},
     "blur": {"width": 1024, "height": 1024},
     "copy": {"n": 1 << 20},
@@ -110,7 +110,7 @@ def _parameter_docs(doc: str) -> dict[str, str]:
     return out
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     return list(value) if isinstance(value, tuple) else value
 
 

@@ -6,7 +6,6 @@ import difflib
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
 
 from .._errors import RooflineError
 from .._kernel import Kernel
@@ -68,7 +67,7 @@ def names() -> tuple[str, ...]:
     return tuple(sorted(_MODELS))
 
 
-def get(name: str, **params: Any) -> Kernel:
+def get(name: str, **params: object) -> Kernel:
     """Build a kernel model by name: ``get("matmul_tiled", m=4096, tile=32)``.
 
     Parameters
