@@ -69,11 +69,12 @@ def locality(gpu: GPU | str) -> Locality:
     Parameters
     ----------
     gpu : GPU or str
-        A GPU record or a name `roofline.gpu` understands.
+        The GPU (its record, or any name `roofline.gpu` resolves).
 
     Returns
     -------
     Locality
+        Its ``source`` says whether the figures were measured on that GPU.
 
     Raises
     ------

@@ -13,6 +13,7 @@ import pytest
 
 import occupancy
 import roofline
+import roofline._export  # a private module: loaded by name (roofline loads its names lazily)
 import validate
 from gpuroof import main
 from roofline import memory, models

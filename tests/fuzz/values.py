@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import occupancy
 import roofline
+import roofline._export  # a private module: loaded by name (roofline loads its names lazily)
 from fuzzlib import SCRATCH, maybe, odd, odd_floats, odd_ints
 from roofline import models
 

@@ -10,6 +10,7 @@ import pytest
 
 import occupancy
 import roofline
+import roofline._predict  # a private module: loaded by name (roofline loads its names lazily)
 from roofline import models
 from roofline import achieved_bandwidth
 
