@@ -232,3 +232,62 @@ def test_roofline_plot_draws_the_soft_knee():
     assert np.interp(np.log(ridge), np.log(x), y) == pytest.approx(peak / 2 ** (1 / p), rel=1e-3)
     with pytest.raises(roofline.RooflineError, match="knee_sharpness"):
         roofline.plot_roofline(gpu, [models.vector_add(N)], knee_sharpness=0)
+
+
+# ------------------------------------------------------------- the terms and their composition
+
+
+@pytest.mark.parametrize("kernel", [models.copy(1 << 24), models.matmul_tiled(1024, tile=16),
+                                    models.reduction(1 << 22, variant="sequential"), models.transpose(4096, 4096)],
+                         ids=["copy", "matmul", "reduction", "transpose"])
+@pytest.mark.parametrize("gpu", ["H200", "H100 SXM"])
+def test_the_time_is_composed_from_its_named_terms(kernel, gpu):
+    p = roofline.predict(gpu, kernel)
+    names = [t.name for t in p.terms]
+    assert names == ["dram", "l2", "l2_partial_stores", "l1_shared", "arithmetic", "instructions", "launch"]
+    overlapped = max(t.seconds for t in p.terms if t.side != "overhead")
+    assert p.seconds == overlapped + sum(t.seconds for t in p.terms if t.side == "overhead")
+    binding = next(t for t in p.terms if t.name == p.binding)
+    assert binding.limiter == p.limiter
+    assert binding.seconds == (overlapped if binding.side != "overhead" else p.launch_seconds)
+    assert p.dram_seconds == p.terms[0].seconds and p.bytes_in_flight == p.terms[0].inputs["bytes_in_flight"]
+
+
+def test_a_new_term_is_one_function_and_one_line(monkeypatch):
+    """A term added to TERMS takes part in the time and can bind (the next time model's way in)."""
+    from roofline import _time_model
+    from roofline._terms import Setting
+
+    def slow(setting: Setting) -> roofline.Term:
+        return roofline.Term(name="slow", side="memory", seconds=1.0, limiter="memory_latency",
+                             inputs={"blocks": setting.launch.blocks})
+
+    monkeypatch.setattr(_time_model, "TERMS", (*_time_model.TERMS, slow))
+    p = roofline.predict("H200", models.copy(1 << 20))
+    assert p.binding == "slow" and p.seconds == 1.0 + p.launch_seconds and p.limiter == "memory_latency"
+
+
+def test_the_tail_is_named_by_its_share_of_the_waves():
+    from roofline._terms import TAIL_SHARE
+
+    assert TAIL_SHARE == 0.2
+    slots = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=32).active_blocks_per_sm \
+        * roofline.gpu(H100).sm_count
+    for blocks in (slots, slots + 1, 2 * slots, 2 * slots + 1):
+        k = models.copy(blocks * 256 * 4)
+        dram = roofline.predict(H100, k, _launch(k, grid=(blocks, 1, 1), elements_per_thread=4,
+                                                 registers_per_thread=32)).terms[0]
+        tail = dram.seconds > (1 + TAIL_SHARE) * dram.inputs["full_wave_seconds"]
+        assert (dram.limiter == "tail") == tail
+        assert tail == (blocks == slots + 1)  # one block past one wave: a whole block life more
+
+
+def test_locality_figures_say_where_they_come_from():
+    for g in roofline.gpus():
+        figures = roofline.locality(g)
+        assert figures.page_window_threads > 0 and figures.dram_page_bytes > 0
+        measured = g.name == "H200"
+        assert ("measured on the H200" in figures.source) == measured
+        assert ("assumed" in figures.source) != measured
+    with pytest.raises(roofline.RooflineError):
+        roofline.locality("no such GPU")
