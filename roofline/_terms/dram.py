@@ -233,11 +233,13 @@ def dram_term(setting: Setting) -> Term:
         smallest = min(in_flight_rate, dispatch, peak_bw)
         limiter = ("dram_bandwidth" if smallest == peak_bw
                    else "block_scheduling" if smallest == dispatch else "memory_latency")
+    # an unlimited dispatch rate (no dispatch interval measured) is left out: the inputs stay finite for JSON
+    dispatch_input = {"dispatch_bytes_per_second": dispatch} if math.isfinite(dispatch) else {}
     return Term(name="dram", side="memory", seconds=seconds, limiter=limiter, notes=notes, inputs={
-        "dram_equivalent_bytes": dram_bytes, "dram_read_bytes": read_bytes, "dram_written_bytes": written_bytes or 0.0,
+        **dispatch_input, "dram_equivalent_bytes": dram_bytes, "dram_read_bytes": read_bytes, "dram_written_bytes": written_bytes or 0.0,
         "bytes_per_block": bytes_per_block, "bytes_in_flight": min(blocks, slots) * bytes_per_block / rounds,
         "rounds": rounds, "latency_seconds": latency, "block_seconds": block_seconds,
         "barrier_seconds_per_block": tree_seconds, "l1_seconds_per_block": l1_seconds,
         "sm_bytes_per_second": sm_bandwidth, "roof_bytes_per_second": peak_bw,
-        "little_bytes_per_second": in_flight_rate, "dispatch_bytes_per_second": dispatch,
+        "little_bytes_per_second": in_flight_rate,
         "full_wave_seconds": full_wave_seconds, "waves": blocks / slots})
