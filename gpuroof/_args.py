@@ -15,7 +15,7 @@ from typing import Any
 
 import occupancy
 import roofline
-from occupancy._files import check_writable
+from occupancy.common import check_writable
 
 __all__ = [
     "add_arch_option",

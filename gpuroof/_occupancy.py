@@ -138,7 +138,7 @@ def _occupancy(args: argparse.Namespace) -> int:
                              **(cluster_options if cluster_gpu else {}))
     clusters = None
     if cluster is not None:
-        clusters = occupancy.max_active_clusters(cluster_gpu, cluster_size=cluster, **launch.occupancy_keywords(),
+        clusters = occupancy.max_active_clusters(cluster_gpu, launch, cluster_size=cluster,
                                                  **cluster_options)
     if args.plot:
         occupancy.plot_occupancy(arch, launch=launch, path=args.plot)

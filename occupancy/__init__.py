@@ -5,27 +5,70 @@
 0.75
 """
 
-from ._arch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, Architecture, architecture, architectures, load_architecture
-from ._calculator import OccupancyArrays, OccupancyResult, calculate, calculate_many
-from ._cliffs import Cliffs, ClusterCliffs, ClusterPoint, ResourceCliffs, Threshold, cliffs
-from ._clusters import (
-    SCHEDULING_POLICIES,
-    ClusterOccupancy,
-    ClusterSizeResult,
-    max_active_clusters,
-    max_potential_cluster_size,
-)
-from ._compile import CompileError
-from ._driver_config import DriverConfiguration
-from ._errors import OccupancyError
-from ._gpcs import GpcLayout, gpc_layout, gpc_layouts
-from ._kernel_launch import Launch
-from ._kernel_resources import all_kernel_resources, kernel_resources
-from ._launch import BlockSizeResult, available_dynamic_shared_memory, max_potential_block_size
-from ._plot import plot_occupancy
-from ._resources import KernelResources
-from ._rules import LIMITERS, UNLIMITED
-from ._sass import SassCounts, SassLoop, SassSummary
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from ._arch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, Architecture, architecture, architectures, load_architecture
+    from ._block_size import BlockSizeResult, available_dynamic_shared_memory, max_potential_block_size
+    from ._calculator import OccupancyResult, calculate, calculate_many
+    from ._cliffs import Cliffs, ClusterCliffs, ClusterPoint, ResourceCliffs, Threshold, cliffs
+    from ._clusters import (
+        SCHEDULING_POLICIES,
+        ClusterOccupancy,
+        ClusterSizeResult,
+        max_active_clusters,
+        max_potential_cluster_size,
+    )
+    from ._compile import CompileError
+    from ._driver_config import DriverConfiguration
+    from ._errors import OccupancyError
+    from ._gpcs import GpcLayout, gpc_layout, gpc_layouts
+    from ._kernel_resources import all_kernel_resources, kernel_resources
+    from ._launch import Launch
+    from ._plot import plot_occupancy
+    from ._resources import KernelResources
+    from ._rules import LIMITERS, UNLIMITED, OccupancyArrays
+    from ._sass import SassCounts, SassLoop, SassSummary
+
+# Each public name and the private module that holds it: a module is imported when one of
+# its names is first asked for (PEP 562), so `import occupancy` stays cheap and the command
+# line's `calculate` does not import the compiler, the SASS reader or the cluster tables.
+_HOMES = {
+    "_arch": ("MAX_BLOCK_DIMS", "MAX_GRID_DIMS", "Architecture", "architecture", "architectures", "load_architecture"),
+    "_block_size": ("BlockSizeResult", "available_dynamic_shared_memory", "max_potential_block_size"),
+    "_calculator": ("OccupancyResult", "calculate", "calculate_many"),
+    "_cliffs": ("Cliffs", "ClusterCliffs", "ClusterPoint", "ResourceCliffs", "Threshold", "cliffs"),
+    "_clusters": (
+        "SCHEDULING_POLICIES", "ClusterOccupancy", "ClusterSizeResult", "max_active_clusters",
+        "max_potential_cluster_size",
+    ),
+    "_compile": ("CompileError",),
+    "_driver_config": ("DriverConfiguration",),
+    "_errors": ("OccupancyError",),
+    "_gpcs": ("GpcLayout", "gpc_layout", "gpc_layouts"),
+    "_kernel_resources": ("all_kernel_resources", "kernel_resources"),
+    "_launch": ("Launch",),
+    "_plot": ("plot_occupancy",),
+    "_resources": ("KernelResources",),
+    "_rules": ("LIMITERS", "UNLIMITED", "OccupancyArrays"),
+    "_sass": ("SassCounts", "SassLoop", "SassSummary"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'occupancy' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # the next look-up is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Architecture",

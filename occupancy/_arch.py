@@ -8,14 +8,22 @@ import os
 import re
 import tomllib
 from importlib import resources
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ._errors import OccupancyError
-from ._files import as_path, read_json, read_toml
+from .common import as_path, pydantic_error, read_json, read_toml
 
-__all__ = ["Architecture", "MAX_BLOCK_DIMS", "MAX_GRID_DIMS", "architecture", "architectures", "load_architecture"]
+__all__ = [
+    "Architecture",
+    "ArchitectureLike",
+    "MAX_BARRIERS_PER_BLOCK",
+    "MAX_BLOCK_DIMS",
+    "MAX_GRID_DIMS",
+    "architecture",
+    "architectures",
+    "load_architecture",
+]
 
 # CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": the same
 # for every compute capability from 5.0 to 12.x (grid y and z, block z, 1024 threads).
@@ -24,6 +32,9 @@ MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
 
 MAX_BLOCK_DIMS = (1024, 1024, 64)
 """Threads a block may have in x, y and z (and at most ``max_threads_per_block`` in all)."""
+
+MAX_BARRIERS_PER_BLOCK = 16
+"""Named barriers a block may use (``bar.sync`` ids 0-15)."""
 
 
 class Architecture(BaseModel):
@@ -162,6 +173,9 @@ class Architecture(BaseModel):
         return self.name
 
 
+ArchitectureLike = str | tuple[int, int] | Architecture
+"""What `architecture` looks up: ``"sm_90"``, ``"9.0"``, ``(9, 0)`` or an `Architecture`."""
+
 _DATA = "architectures.toml"
 
 
@@ -196,7 +210,7 @@ def _parse(spec: str) -> tuple[int, int] | None:
     return None
 
 
-def architecture(spec: Any) -> Architecture:
+def architecture(spec: ArchitectureLike) -> Architecture:
     """Look up an architecture.
 
     Parameters
@@ -274,7 +288,7 @@ def load_architecture(path: str | os.PathLike[str]) -> Architecture:
     target = as_path(path, OccupancyError)
     where = f"path={str(target)!r}"
     if target.suffix.lower() == ".toml":
-        data: Any = read_toml(target, OccupancyError)
+        data: object = read_toml(target, OccupancyError)
         if set(data) == {"architecture"}:
             data = data["architecture"]
             if isinstance(data, list):
@@ -288,7 +302,4 @@ def load_architecture(path: str | os.PathLike[str]) -> Architecture:
     try:
         return Architecture(**data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        at = ".".join(str(p) for p in err.get("loc", ())) or "architecture"
-        message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        raise OccupancyError(f"{where}: {at}: {message}") from None
+        raise pydantic_error(exc, OccupancyError, where, show_value=False) from None

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict
 
-from . import _validate
-from ._arch import Architecture, architecture
+from ._arch import Architecture, ArchitectureLike, architecture
+from ._checks import LaunchNumbers, checked, gc_mode
 from ._driver_config import DriverConfiguration, driver_configuration
-from ._errors import OccupancyError
-from ._kernel_launch import Launch, resolve
-from ._resources import KernelResources, merge_resources
-from ._rules import LIMITERS, UNLIMITED, evaluate, limiter_names
+from ._launch import Launch, launch_of
+from ._rules import LIMITERS, UNLIMITED, OccupancyArrays, evaluate, launch_numbers, limiter_names
 
-__all__ = ["LAUNCH_DEFAULTS", "OccupancyArrays", "OccupancyResult", "calculate", "calculate_many"]
-
-# Values of the loose launch numbers when neither they nor ``resources`` are given
-# (registers_per_thread and threads_per_block have none: they are required).
-LAUNCH_DEFAULTS = {
-    "static_shared_memory": 0,
-    "dynamic_shared_memory": 0,
-    "block_barriers": 1,
-    "max_threads_per_block": None,
-    "max_dynamic_shared_memory": None,
-}
+__all__ = ["OccupancyResult", "calculate", "calculate_many"]
 
 
 class OccupancyResult(BaseModel):
@@ -73,98 +59,52 @@ class OccupancyResult(BaseModel):
         return {name: getattr(self, f"block_limit_{name}") for name in LIMITERS}
 
 
-@dataclass(frozen=True)
-class OccupancyArrays:
-    """Occupancy of many launches: the fields of :class:`OccupancyResult` as arrays.
-
-    All arrays share the broadcast shape of the inputs. Block limits of resources
-    that do not limit hold ``UNLIMITED`` (2**31 - 1). ``limiter_mask`` has bit
-    ``1 << i`` set when ``LIMITERS[i]`` binds; :meth:`limiters_at` decodes it.
-    """
-
-    active_blocks_per_sm: np.ndarray
-    active_warps_per_sm: np.ndarray
-    active_threads_per_sm: np.ndarray
-    occupancy: np.ndarray
-    warps_per_block: np.ndarray
-    limiter_mask: np.ndarray
-    block_limit_registers: np.ndarray
-    block_limit_shared_memory: np.ndarray
-    block_limit_warps: np.ndarray
-    block_limit_blocks: np.ndarray
-    block_limit_barriers: np.ndarray
-    registers_per_block: np.ndarray
-    shared_memory_per_block: np.ndarray
-    shared_memory_config: np.ndarray
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The broadcast shape of the inputs."""
-        return self.active_blocks_per_sm.shape
-
-    def limiters_at(self, *index: int) -> tuple[str, ...]:
-        """Names of the resources that bind at ``index`` (one integer per dimension)."""
-        shape = self.limiter_mask.shape
-        if len(index) != len(shape):
-            raise OccupancyError(f"index={index} needs {len(shape)} integers, one per dimension of {shape}")
-        for axis, (i, size) in enumerate(zip(index, shape)):
-            _validate.check_range(f"index[{axis}]", _validate.integer(f"index[{axis}]", i), -size, size - 1)
-        return limiter_names(int(self.limiter_mask[index]))
-
-
 def _unlimited_to_none(value: int) -> int | None:
     return None if value >= UNLIMITED else value
 
 
-def _reason(arch: Architecture, v: dict[str, Any], out: dict[str, Any]) -> str:
+def _reason(arch: Architecture, v: LaunchNumbers, out: OccupancyArrays) -> str:
     """Why a valid launch gets no block on an SM."""
     reasons = []
-    if out["block_limit_warps"] == 0:
+    if out.block_limit_warps == 0:
         reasons.append(
-            f"threads_per_block={v['t']} exceeds the kernel's max_threads_per_block={v['mt']}"
+            f"threads_per_block={v.threads_per_block} exceeds the kernel's "
+            f"max_threads_per_block={v.max_threads_per_block}"
         )
-    if out["block_limit_registers"] == 0:
+    if out.block_limit_registers == 0:
         subs = arch.sub_partitions
-        warps = out["warps_per_block"]
-        per_warp = out["registers_per_block"] // warps
+        warps = int(out.warps_per_block)
+        per_warp = int(out.registers_per_block) // warps
         assumed = per_warp * (-(-warps // subs) * subs)
         reasons.append(
-            f"registers: a block of {warps} warps needs {out['registers_per_block']} registers "
+            f"registers: a block of {warps} warps needs {int(out.registers_per_block)} registers "
             f"({per_warp} per warp; {assumed} with its warps rounded up to the {subs} "
             f"sub-partitions) but a block may use at most {arch.max_registers_per_block} on "
             f"{arch.name}"
         )
-    if out["block_limit_shared_memory"] == 0:
-        if v["d"] > v["m"]:
+    if out.block_limit_shared_memory == 0:
+        if v.dynamic_shared_memory > v.max_dynamic_shared_memory:
             reasons.append(
-                f"dynamic_shared_memory={v['d']} exceeds the kernel's "
-                f"max_dynamic_shared_memory={v['m']} (raise it with cudaFuncSetAttribute("
+                f"dynamic_shared_memory={v.dynamic_shared_memory} exceeds the kernel's "
+                f"max_dynamic_shared_memory={v.max_dynamic_shared_memory} (raise it with cudaFuncSetAttribute("
                 f"..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...))"
             )
         else:
             reasons.append(
-                f"shared memory: a block needs {out['shared_memory_per_block']} bytes, over "
+                f"shared memory: a block needs {int(out.shared_memory_per_block)} bytes, over "
                 f"the per-block limit on {arch.name}"
             )
-    if out["block_limit_barriers"] == 0:  # pragma: no cover - 16 barriers always fit one block
-        reasons.append(f"block_barriers={v['b']} exceed the barriers of an SM")
+    if out.block_limit_barriers == 0:  # pragma: no cover - 16 barriers always fit one block
+        reasons.append(f"block_barriers={v.block_barriers} exceed the barriers of an SM")
     return "; ".join(reasons)
 
 
 def calculate(
-    arch: Any,
-    *,
-    threads_per_block: int | None = None,
-    registers_per_thread: int | None = None,
-    static_shared_memory: int | None = None,
-    dynamic_shared_memory: int | None = None,
-    max_dynamic_shared_memory: int | None = None,
-    carveout: int | None = None,
-    block_barriers: int | None = None,
-    max_threads_per_block: int | None = None,
-    partitioned_global_caching: str | bool = "off",
-    resources: KernelResources | None = None,
+    arch: ArchitectureLike,
     launch: Launch | None = None,
+    *,
+    partitioned_global_caching: str | bool = "off",
+    **fields: object,
 ) -> OccupancyResult:
     """Blocks of one launch that fit on an SM, what limits them, and why.
 
@@ -175,39 +115,24 @@ def calculate(
     ----------
     arch : str, tuple or Architecture
         The compute capability, e.g. ``"sm_90"``, ``"9.0"``, ``(9, 0)``.
-    threads_per_block : int
-        Threads in one block, 1 to 1024 (from ``resources`` when it fixes one).
-    registers_per_thread : int
-        Registers per thread as compiled (``cudaFuncAttributes.numRegs``), 0 to 255;
-        required unless ``resources`` gives it.
-    static_shared_memory : int, optional
-        Static (``__shared__``) shared memory per block, bytes; 0 by default.
-    dynamic_shared_memory : int, optional
-        Dynamic shared memory the launch asks for, bytes; 0 by default.
-    max_dynamic_shared_memory : int, optional
-        The kernel attribute ``cudaFuncAttributeMaxDynamicSharedMemorySize``, bytes.
-        None means the runtime's default of 48 KiB minus ``static_shared_memory``;
-        raising it above that is the opt-in. A launch asking for more gets 0 blocks.
-    carveout : int, optional
-        Preferred shared-memory carveout, percent of the SM's shared memory
-        (``cudaFuncAttributePreferredSharedMemoryCarveout``); None for no preference,
-        which lets the SM use its largest configuration. Rounded up to a supported
-        configuration as the driver does; ignored before Volta.
-    block_barriers : int, optional
-        Named barriers the kernel uses (``__syncthreads`` is one), 0 to 16; 1 by default.
-    max_threads_per_block : int, optional
-        The kernel's ``maxThreadsPerBlock`` attribute (``__launch_bounds__``);
-        a larger block gets 0 blocks.
+    launch : Launch, optional
+        The launch; its registers per thread must be known.
     partitioned_global_caching : {"off", "on", "strict"}, optional
         Partitioned global caching (compute capabilities 5.2, 5.3, 6.1, 6.2).
-    resources : KernelResources, optional
-        The compiled kernel (:func:`occupancy.kernel_resources`): its registers, static
-        shared memory, barriers and launch bounds stand in for the loose numbers. A loose
-        number that disagrees with it is an error.
-    launch : Launch, optional
-        The launch as one `occupancy.Launch`, in place of the keywords above from
-        ``threads_per_block`` to ``max_threads_per_block`` and ``resources`` (the launch
-        carries its own); its registers per thread must be known.
+    **fields
+        In place of ``launch``: the fields of `occupancy.Launch` as keywords (the one
+        place they are documented), ``threads_per_block`` for a one-dimensional block.
+        The launch numbers are ``threads_per_block`` (1 to 1024; from ``resources`` when
+        they fix it), ``registers_per_thread`` (``cudaFuncAttributes.numRegs``, 0 to 255;
+        required unless ``resources`` gives it), ``static_shared_memory``,
+        ``dynamic_shared_memory`` and ``max_dynamic_shared_memory`` (bytes; None: the
+        runtime's default of 48 KiB minus static, and a launch asking for more gets 0
+        blocks), ``carveout`` (percent of the SM's shared memory, None for no preference;
+        rounded up to a supported configuration as the driver does), ``block_barriers``
+        (1 by default), ``max_threads_per_block`` (``__launch_bounds__``; a larger block
+        gets 0 blocks) and ``resources`` (:func:`occupancy.kernel_resources`: its
+        numbers stand in for the loose ones, and a loose number that disagrees with it is
+        an error). None counts as not given.
 
     Returns
     -------
@@ -220,7 +145,7 @@ def calculate(
         loose numbers that disagree with ``resources``.
     TypeError
         For values of the wrong type, no ``registers_per_thread`` nor ``resources``, or
-        ``launch=`` together with the keywords it replaces.
+        ``launch`` together with loose keywords.
 
     Examples
     --------
@@ -228,88 +153,69 @@ def calculate(
     >>> r = occupancy.calculate("sm_80", threads_per_block=512, registers_per_thread=33)
     >>> r.active_blocks_per_sm, r.occupancy, r.limiters
     (3, 0.75, ('registers',))
+    >>> occupancy.calculate("sm_80", occupancy.Launch(grid=108, block=512, registers_per_thread=33)).occupancy
+    0.75
     """
-    loose, resources = resolve(
-        "calculate",
-        launch,
-        resources,
-        threads_per_block=threads_per_block,
-        registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory,
-        dynamic_shared_memory=dynamic_shared_memory,
-        block_barriers=block_barriers,
-        max_threads_per_block=max_threads_per_block,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
-        carveout=carveout,
-    )
-    carveout = loose.pop("carveout")
     arch = architecture(arch)
-    gc = _validate.gc_mode(partitioned_global_caching)
-    kernel = merge_resources(arch, resources, LAUNCH_DEFAULTS, **loose)
-    v = _validate.launch(
-        arch,
-        carveout=carveout,
-        arrays=False,
-        **kernel,
-    )
-    raw = evaluate(arch, v["t"], v["r"], v["s"], v["d"], v["m"], v["c"], v["b"], v["mt"], gc)
-    out = {k: (float(x) if k == "occupancy" else int(x)) for k, x in raw.items()}
-    active = out["active_blocks_per_sm"]
+    gc = gc_mode(partitioned_global_caching)
+    v = launch_numbers(arch, launch_of("calculate", launch, fields, arch))
+    out = evaluate(arch, v, gc)
+    active = int(out.active_blocks_per_sm)
     return OccupancyResult(
         arch=arch.name,
-        threads_per_block=v["t"],
-        registers_per_thread=v["r"],
-        static_shared_memory=v["s"],
-        dynamic_shared_memory=v["d"],
-        max_dynamic_shared_memory=v["m"],
-        carveout=None if v["c"] < 0 else v["c"],
-        block_barriers=v["b"],
-        max_threads_per_block=v["mt"],
+        threads_per_block=v.threads_per_block,
+        registers_per_thread=v.registers_per_thread,
+        static_shared_memory=v.static_shared_memory,
+        dynamic_shared_memory=v.dynamic_shared_memory,
+        max_dynamic_shared_memory=v.max_dynamic_shared_memory,
+        carveout=None if v.carveout < 0 else v.carveout,
+        block_barriers=v.block_barriers,
+        max_threads_per_block=v.max_threads_per_block,
         partitioned_global_caching=gc,
         active_blocks_per_sm=active,
-        active_warps_per_sm=out["active_warps_per_sm"],
-        active_threads_per_sm=out["active_threads_per_sm"],
-        occupancy=out["occupancy"],
-        warps_per_block=out["warps_per_block"],
+        active_warps_per_sm=int(out.active_warps_per_sm),
+        active_threads_per_sm=int(out.active_threads_per_sm),
+        occupancy=float(out.occupancy),
+        warps_per_block=int(out.warps_per_block),
         max_warps_per_sm=arch.max_warps_per_sm,
-        limiters=limiter_names(out["limiter_mask"]),
-        block_limit_registers=_unlimited_to_none(out["block_limit_registers"]),
-        block_limit_shared_memory=_unlimited_to_none(out["block_limit_shared_memory"]),
-        block_limit_warps=out["block_limit_warps"],
-        block_limit_blocks=out["block_limit_blocks"],
-        block_limit_barriers=_unlimited_to_none(out["block_limit_barriers"]),
-        registers_per_block=out["registers_per_block"],
-        shared_memory_per_block=out["shared_memory_per_block"],
-        shared_memory_config=out["shared_memory_config"],
-        driver=driver_configuration(arch, barriers=v["b"], carveout=v["c"], out=out),
+        limiters=limiter_names(out.limiter_mask),
+        block_limit_registers=_unlimited_to_none(int(out.block_limit_registers)),
+        block_limit_shared_memory=_unlimited_to_none(int(out.block_limit_shared_memory)),
+        block_limit_warps=int(out.block_limit_warps),
+        block_limit_blocks=int(out.block_limit_blocks),
+        block_limit_barriers=_unlimited_to_none(int(out.block_limit_barriers)),
+        registers_per_block=int(out.registers_per_block),
+        shared_memory_per_block=int(out.shared_memory_per_block),
+        shared_memory_config=int(out.shared_memory_config),
+        driver=driver_configuration(arch, barriers=v.block_barriers, carveout=v.carveout, out=out),
         reason=_reason(arch, v, out) if active == 0 else None,
     )
 
 
-def _small(value: Any) -> Any:
-    """int32 view of a validated array (the lookup tables are int32)."""
+def _small(value: np.ndarray | None) -> np.ndarray | None:
+    """int32 view of a checked array (the lookup tables are int32)."""
     if isinstance(value, np.ndarray) and value.dtype != np.int32:
         return value.astype(np.int32)
     return value
 
 
 def calculate_many(
-    arch: Any,
+    arch: ArchitectureLike,
     *,
-    threads_per_block: Any,
-    registers_per_thread: Any,
-    static_shared_memory: Any = 0,
-    dynamic_shared_memory: Any = 0,
-    max_dynamic_shared_memory: Any = None,
-    carveout: Any = None,
-    block_barriers: Any = 1,
-    max_threads_per_block: Any = None,
+    threads_per_block: ArrayLike,
+    registers_per_thread: ArrayLike,
+    static_shared_memory: ArrayLike = 0,
+    dynamic_shared_memory: ArrayLike = 0,
+    max_dynamic_shared_memory: ArrayLike | None = None,
+    carveout: ArrayLike | None = None,
+    block_barriers: ArrayLike = 1,
+    max_threads_per_block: ArrayLike | None = None,
     partitioned_global_caching: str | bool = "off",
 ) -> OccupancyArrays:
     """:func:`calculate` over numpy arrays, with broadcasting.
 
-    Parameters are those of :func:`calculate`, each a scalar or an array of
-    integers; ``carveout`` may hold -1 for "no preference" and
+    Parameters are the launch numbers of :func:`calculate`, each a scalar or an array
+    of integers; ``carveout`` may hold -1 for "no preference" and
     ``partitioned_global_caching`` is one value for all. Every element equals
     :func:`calculate` on the same values.
 
@@ -331,9 +237,8 @@ def calculate_many(
     [1.0, 0.75, 0.5]
     """
     arch = architecture(arch)
-    gc = _validate.gc_mode(partitioned_global_caching)
-    v = _validate.launch(
-        arch,
+    gc = gc_mode(partitioned_global_caching)
+    numbers = LaunchNumbers(
         threads_per_block=threads_per_block,
         registers_per_thread=registers_per_thread,
         static_shared_memory=static_shared_memory,
@@ -342,9 +247,10 @@ def calculate_many(
         carveout=carveout,
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
-        arrays=True,
     )
-    v = {k: _small(x) for k, x in v.items()}
-    raw = evaluate(arch, v["t"], v["r"], v["s"], v["d"], v["m"], v["c"], v["b"], v["mt"], gc)
-    shape = np.broadcast_shapes(*(np.shape(x) for x in raw.values()))
-    return OccupancyArrays(**{k: np.broadcast_to(x, shape) for k, x in raw.items()})
+    v = checked(arch, numbers, arrays=True)
+    v = LaunchNumbers(**{f: _small(getattr(v, f)) for f in LaunchNumbers.__dataclass_fields__})
+    out = evaluate(arch, v, gc)
+    values = {f: getattr(out, f) for f in OccupancyArrays.__dataclass_fields__}
+    shape = np.broadcast_shapes(*(np.shape(x) for x in values.values()))
+    return OccupancyArrays(**{k: np.broadcast_to(x, shape) for k, x in values.items()})

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import _validate
-from ._arch import Architecture, architecture
-from ._calculator import LAUNCH_DEFAULTS
+from ._arch import MAX_BARRIERS_PER_BLOCK, Architecture, ArchitectureLike, architecture
+from ._checks import LaunchNumbers, gc_mode
+from ._clusters import GpuLike, _layout_for, _policy, check_size, cluster_dims, cluster_limit, clusters
 from ._errors import OccupancyError
-from ._kernel_launch import Launch, resolve
-from ._resources import KernelResources, merge_resources
-from ._rules import MAX_BARRIERS_PER_BLOCK, evaluate
+from ._launch import Launch, launch_of
+from ._rules import OccupancyArrays, evaluate, launch_numbers
 
 __all__ = ["ClusterCliffs", "ClusterPoint", "Cliffs", "ResourceCliffs", "Threshold", "cliffs"]
 
@@ -96,9 +95,9 @@ class Cliffs(BaseModel):
     cluster_size: ClusterCliffs | None = None
 
 
-def _sweep(resource: str, unit: str, values: np.ndarray, current: int, out: dict) -> ResourceCliffs:
-    blocks = np.broadcast_to(out["active_blocks_per_sm"], values.shape).astype(np.int64)
-    occ = np.broadcast_to(out["occupancy"], values.shape)
+def _sweep(resource: str, unit: str, values: np.ndarray, current: int, out: OccupancyArrays) -> ResourceCliffs:
+    blocks = np.broadcast_to(out.active_blocks_per_sm, values.shape).astype(np.int64)
+    occ = np.broadcast_to(out.occupancy, values.shape)
     i = int(np.searchsorted(values, current))
     now = int(blocks[i])
     later = np.flatnonzero(blocks[i + 1 :] < now)
@@ -124,90 +123,66 @@ def _sweep(resource: str, unit: str, values: np.ndarray, current: int, out: dict
     )
 
 
-def sweeps(arch: Architecture, v: dict[str, Any], gc: str) -> dict[str, tuple[np.ndarray, dict]]:
-    """Values and evaluate() output along each resource (shared with the plots)."""
+def sweeps(arch: Architecture, v: LaunchNumbers, gc: str) -> dict[str, tuple[np.ndarray, OccupancyArrays]]:
+    """Values and `evaluate` output along each resource, the others held (shared with the plots)."""
     optin = arch.max_shared_memory_per_block_optin
-    s, d = v["s"], v["d"]
+    s, d, m = v.static_shared_memory, v.dynamic_shared_memory, v.max_dynamic_shared_memory
     # Sweeping shared memory assumes the kernel opts in up to the architecture's limit,
     # unless the launch already asks for more than its attribute allows: then the
     # attribute stays, so the sweep agrees with calculate (0 blocks) at the current value
     # and `gain` says how far to come down.
-    m_sweep = v["m"] if d > v["m"] else max(v["m"], optin - s)
-    base = dict(t=v["t"], r=v["r"], s=s, d=d, m=v["m"], c=v["c"], b=v["b"], mt=v["mt"])
-
-    def run(**change):
-        a = {**base, **change}
-        return evaluate(arch, a["t"], a["r"], a["s"], a["d"], a["m"], a["c"], a["b"], a["mt"], gc)
-
+    m_sweep = m if d > m else max(m, optin - s)
     regs = np.arange(arch.max_registers_per_thread + 1)
     dyn = np.arange(optin - s + 1)
     # Up to the kernel's maximum, and on to the block size asked for when it is larger
     # (0 blocks there, as calculate says).
-    top = arch.max_threads_per_block if v["mt"] is None else max(v["mt"], v["t"])
+    bound = v.max_threads_per_block
+    top = arch.max_threads_per_block if bound is None else max(bound, v.threads_per_block)
     threads = np.arange(1, top + 1)
     bars = np.arange(MAX_BARRIERS_PER_BLOCK + 1)
     return {
-        "registers": (regs, run(r=regs)),
-        "shared_memory": (dyn + s, run(d=dyn, m=m_sweep)),
-        "threads_per_block": (threads, run(t=threads)),
-        "barriers": (bars, run(b=bars)),
+        "registers": (regs, evaluate(arch, replace(v, registers_per_thread=regs), gc)),
+        "shared_memory": (dyn + s, evaluate(arch, replace(v, dynamic_shared_memory=dyn, max_dynamic_shared_memory=m_sweep), gc)),
+        "threads_per_block": (threads, evaluate(arch, replace(v, threads_per_block=threads), gc)),
+        "barriers": (bars, evaluate(arch, replace(v, block_barriers=bars), gc)),
     }
 
 
 def swept(
-    arch: Any,
-    *,
-    partitioned_global_caching: str | bool = "off",
-    resources: Any = None,
-    carveout: int | None = None,
-    **kernel: Any,
-):
-    """Validate one launch and sweep each resource with the others fixed.
+    arch: ArchitectureLike, launch: Launch, partitioned_global_caching: str | bool
+) -> tuple[Architecture, dict[str, tuple[np.ndarray, OccupancyArrays]], dict[str, int]]:
+    """Check one launch and sweep each resource with the others fixed.
 
     Returns the `Architecture`, the sweeps (resource -> (values, results)) and the
     launch's current value of each resource; shared by `cliffs` and `plot_occupancy`.
     """
     arch = architecture(arch)
-    gc = _validate.gc_mode(partitioned_global_caching)
-    kernel = merge_resources(arch, resources, LAUNCH_DEFAULTS, **kernel)
-    v = _validate.launch(
-        arch,
-        arrays=False,
-        carveout=carveout,
-        **kernel,
-    )
+    gc = gc_mode(partitioned_global_caching)
+    v = launch_numbers(arch, launch)
     current = {
-        "registers": v["r"],
-        "shared_memory": v["s"] + v["d"],
-        "threads_per_block": v["t"],
-        "barriers": v["b"],
+        "registers": v.registers_per_thread,
+        "shared_memory": v.static_shared_memory + v.dynamic_shared_memory,
+        "threads_per_block": v.threads_per_block,
+        "barriers": v.block_barriers,
     }
     return arch, sweeps(arch, v, gc), current
 
 
 def cliffs(
-    arch: Any,
+    arch: ArchitectureLike,
+    launch: Launch | None = None,
     *,
-    threads_per_block: int | None = None,
-    registers_per_thread: int | None = None,
-    static_shared_memory: int | None = None,
-    dynamic_shared_memory: int | None = None,
-    max_dynamic_shared_memory: int | None = None,
-    carveout: int | None = None,
-    block_barriers: int | None = None,
-    max_threads_per_block: int | None = None,
     partitioned_global_caching: str | bool = "off",
-    resources: KernelResources | None = None,
-    gpu: Any = None,
+    gpu: GpuLike | None = None,
     cluster_size: int | tuple[int, ...] | None = None,
     non_portable_cluster_size_allowed: bool = False,
     scheduling_policy: str = "spread",
-    launch: Launch | None = None,
+    **fields: object,
 ) -> Cliffs:
     """Headroom, gain and every occupancy threshold along each resource.
 
-    Parameters are those of :func:`occupancy.calculate` (``resources=`` and ``launch=``
-    included; a launch's cluster is the default ``cluster_size``), and, for the cluster-size axis,
+    Parameters are those of :func:`occupancy.calculate` (``launch`` or its fields as
+    keywords; a launch's cluster is the default ``cluster_size``), and, for the cluster-size axis,
     ``gpu`` (a GPU with a GPC layout), ``cluster_size`` (the launch's, optional),
     ``non_portable_cluster_size_allowed`` and ``scheduling_policy`` as in
     :func:`occupancy.max_active_clusters`. Each resource is swept over
@@ -239,24 +214,9 @@ def cliffs(
     >>> c.cluster_size.headroom
     0
     """
-    loose, resources = resolve(
-        "cliffs",
-        launch,
-        resources,
-        threads_per_block=threads_per_block,
-        registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory,
-        dynamic_shared_memory=dynamic_shared_memory,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
-        carveout=carveout,
-        block_barriers=block_barriers,
-        max_threads_per_block=max_threads_per_block,
-    )
     if launch is not None and cluster_size is None:
         cluster_size = launch.cluster
-    arch, sw, current = swept(
-        arch, partitioned_global_caching=partitioned_global_caching, resources=resources, **loose
-    )
+    arch, sw, current = swept(arch, launch_of("cliffs", launch, fields, architecture(arch)), partitioned_global_caching)
     units = {
         "registers": "registers per thread",
         "shared_memory": "bytes per block",
@@ -267,7 +227,7 @@ def cliffs(
     if gpu is not None:
         values, out = sw["registers"]
         # The registers sweep runs over 0..255, so the launch's own blocks sit at its register count.
-        blocks = int(np.broadcast_to(out["active_blocks_per_sm"], values.shape)[current["registers"]])
+        blocks = int(np.broadcast_to(out.active_blocks_per_sm, values.shape)[current["registers"]])
         along_clusters = _cluster_axis(arch, gpu, blocks, cluster_size, non_portable_cluster_size_allowed,
                                        scheduling_policy)
     elif cluster_size is not None:
@@ -279,11 +239,9 @@ def cliffs(
     )
 
 
-def _cluster_axis(arch: Architecture, gpu: Any, blocks: int, cluster_size: Any, non_portable: Any,
-                  policy: Any) -> ClusterCliffs:
+def _cluster_axis(arch: Architecture, gpu: GpuLike, blocks: int, cluster_size: int | tuple[int, ...] | None,
+                  non_portable: bool, policy: str) -> ClusterCliffs:
     """Resident blocks for every cluster size with the launch's blocks per SM held."""
-    from ._clusters import _layout_for, _policy, check_size, cluster_dims, cluster_limit, clusters
-
     layout = _layout_for(gpu)
     if layout.compute_capability != arch.compute_capability:
         raise OccupancyError(

@@ -15,24 +15,29 @@ The rule, learned from ``cuOccupancyMaxActiveClusters`` on an H200 and an H100 (
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import _validate
 from ._arch import architecture
 from ._calculator import OccupancyResult, calculate
+from ._checks import check_range, integer
 from ._errors import OccupancyError
 from ._gpcs import GpcLayout, gpc_layout
+from ._launch import Launch, launch_of
 
 __all__ = [
+    "GpuLike",
     "SCHEDULING_POLICIES",
     "ClusterOccupancy",
     "ClusterSizeResult",
     "max_active_clusters",
     "max_potential_cluster_size",
 ]
+
+GpuLike = str | GpcLayout
+"""A GPU with a GPC layout: a name `occupancy.gpc_layout` knows, or a `GpcLayout`."""
 
 SCHEDULING_POLICIES = ("spread", "load_balancing")
 """``CU_CLUSTER_SCHEDULING_POLICY_SPREAD`` (the default) and ``..._LOAD_BALANCING``."""
@@ -71,18 +76,18 @@ class ClusterSizeResult(BaseModel):
     limit: int = Field(description="The portable or non-portable maximum that applied.")
 
 
-def cluster_dims(value: Any) -> tuple[int, int, int]:
+def cluster_dims(value: int | Sequence[int]) -> tuple[int, int, int]:
     """``cluster_size`` (an int or up to three dims) as (x, y, z)."""
     dims = (value,) if not isinstance(value, (tuple, list)) else tuple(value)
     if not 1 <= len(dims) <= 3:
         raise OccupancyError(f"cluster_size={value!r} must be an int or 1 to 3 dimensions")
-    out = [_validate.integer("cluster_size", d) for d in dims]
+    out = [integer("cluster_size", d) for d in dims]
     for d in out:
-        _validate.check_range("cluster_size", d, 1, None)
+        check_range("cluster_size", d, 1, None)
     return tuple(out + [1] * (3 - len(out)))  # type: ignore[return-value]
 
 
-def _policy(value: Any) -> str:
+def _policy(value: object) -> str:
     if isinstance(value, str) and value.lower() in ("spread", "default"):
         return "spread"
     if isinstance(value, str) and value.lower().replace("-", "_") == "load_balancing":
@@ -90,14 +95,14 @@ def _policy(value: Any) -> str:
     raise OccupancyError(f"scheduling_policy={value!r} is not one of {', '.join(SCHEDULING_POLICIES)}")
 
 
-def cluster_limit(layout: GpcLayout, non_portable: Any) -> int:
+def cluster_limit(layout: GpcLayout, non_portable: bool) -> int:
     """The largest cluster size allowed with or without the non-portable attribute."""
     if not isinstance(non_portable, (bool, np.bool_)):
         raise TypeError(f"non_portable_cluster_size_allowed must be a bool, not {type(non_portable).__name__}")
     return layout.max_nonportable_cluster_size if non_portable else layout.max_cluster_size
 
 
-def check_size(layout: GpcLayout, size: int, non_portable: Any) -> None:
+def check_size(layout: GpcLayout, size: int, non_portable: bool) -> None:
     """Refuse a cluster over the portable (or, with the attribute, the non-portable) limit."""
     limit = cluster_limit(layout, non_portable)
     if size > limit:
@@ -107,7 +112,7 @@ def check_size(layout: GpcLayout, size: int, non_portable: Any) -> None:
         raise OccupancyError(f"cluster_size={size} exceeds the {what} maximum of {limit} blocks on {layout.name}{hint}")
 
 
-def clusters_per_gpc(layout: GpcLayout, blocks_per_sm: Any, size: Any, policy: str) -> np.ndarray:
+def clusters_per_gpc(layout: GpcLayout, blocks_per_sm: ArrayLike, size: ArrayLike, policy: str) -> np.ndarray:
     """Resident clusters of each GPC for blocks per SM and cluster sizes (numpy, broadcast);
     the last axis runs over the GPCs of ``layout``."""
     b = np.minimum(np.asarray(blocks_per_sm, dtype=np.int64), layout.max_blocks_per_sm_in_cluster)[..., None]
@@ -118,12 +123,12 @@ def clusters_per_gpc(layout: GpcLayout, blocks_per_sm: Any, size: Any, policy: s
     return fits if policy == "load_balancing" else np.where(c <= n, fits, 0)
 
 
-def clusters(layout: GpcLayout, blocks_per_sm: Any, size: Any, policy: str) -> np.ndarray:
+def clusters(layout: GpcLayout, blocks_per_sm: ArrayLike, size: ArrayLike, policy: str) -> np.ndarray:
     """Resident clusters on the GPU for blocks per SM and cluster sizes (numpy, broadcast)."""
     return clusters_per_gpc(layout, blocks_per_sm, size, policy).sum(axis=-1)
 
 
-def _layout_for(gpu: Any) -> GpcLayout:
+def _layout_for(gpu: GpuLike) -> GpcLayout:
     layout = gpc_layout(gpu)
     if architecture(layout.compute_capability).major < 9:
         raise OccupancyError(
@@ -133,37 +138,14 @@ def _layout_for(gpu: Any) -> GpcLayout:
     return layout
 
 
-def _launch_keywords(resources: Any, explicit: dict[str, Any]) -> dict[str, Any]:
-    """The launch keywords of `calculate`, with unset ones read from ``resources`` (an object
-    with ``registers_per_thread``, ``static_shared_memory`` and optionally
-    ``max_threads_per_block``, such as a compiled kernel's resources)."""
-    out = dict(explicit)
-    if resources is not None:
-        for name in ("registers_per_thread", "static_shared_memory", "max_threads_per_block"):
-            if out.get(name) is None and getattr(resources, name, None) is not None:
-                out[name] = getattr(resources, name)
-    if out.get("registers_per_thread") is None:
-        raise OccupancyError("registers_per_thread is required (or resources= with registers_per_thread)")
-    if out.get("static_shared_memory") is None:
-        out["static_shared_memory"] = 0
-    return out
-
-
 def max_active_clusters(
-    gpu: Any,
+    gpu: GpuLike,
+    launch: Launch | None = None,
     *,
-    cluster_size: int | Sequence[int],
-    threads_per_block: int,
-    registers_per_thread: int | None = None,
-    static_shared_memory: int | None = None,
-    dynamic_shared_memory: int = 0,
-    max_dynamic_shared_memory: int | None = None,
-    carveout: int | None = None,
-    block_barriers: int = 1,
-    max_threads_per_block: int | None = None,
+    cluster_size: int | Sequence[int] | None = None,
     non_portable_cluster_size_allowed: bool = False,
     scheduling_policy: str = "spread",
-    resources: Any = None,
+    **fields: object,
 ) -> ClusterOccupancy:
     """Clusters of a launch resident at once on a GPU, as ``cuOccupancyMaxActiveClusters``.
 
@@ -172,18 +154,18 @@ def max_active_clusters(
     gpu : str or GpcLayout
         A GPU with a packaged GPC layout (``"H200"``, ``"H100-SXM"``, the spellings
         ``roofline.gpu`` accepts), or a `GpcLayout` (e.g. one measured on the device).
+    launch : Launch, optional
+        The launch; its cluster is the default ``cluster_size``.
     cluster_size : int or tuple of int
         Blocks per cluster, or the cluster's (x, y, z) dimensions; only the product matters.
-    threads_per_block, registers_per_thread, static_shared_memory, dynamic_shared_memory, max_dynamic_shared_memory, carveout, block_barriers, max_threads_per_block
-        As in :func:`occupancy.calculate` (bytes for shared memory).
+        Required unless ``launch`` has a cluster.
     non_portable_cluster_size_allowed : bool, optional
         The kernel attribute ``cudaFuncAttributeNonPortableClusterSizeAllowed``: clusters over
         the portable 8 blocks (up to 16 on Hopper) are refused without it.
     scheduling_policy : {"spread", "load_balancing"}, optional
         The cluster scheduling policy preference.
-    resources : object, optional
-        A compiled kernel's resources; fills ``registers_per_thread``,
-        ``static_shared_memory`` and ``max_threads_per_block`` where not given.
+    **fields
+        In place of ``launch``: its fields as keywords, as in :func:`occupancy.calculate`.
 
     Returns
     -------
@@ -206,21 +188,20 @@ def max_active_clusters(
     (7, 8)
     """
     layout = _layout_for(gpu)
+    arch = architecture(layout.compute_capability)
+    launch = launch_of("max_active_clusters", launch, fields, arch)
+    if cluster_size is None:
+        if launch.cluster is None:
+            raise TypeError("max_active_clusters() needs cluster_size= or a launch with a cluster")
+        cluster_size = launch.cluster
     dims = cluster_dims(cluster_size)
     size = dims[0] * dims[1] * dims[2]
     check_size(layout, size, non_portable_cluster_size_allowed)
     policy = _policy(scheduling_policy)
-    kw = _launch_keywords(resources, dict(
-        threads_per_block=threads_per_block, registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory, dynamic_shared_memory=dynamic_shared_memory,
-        max_dynamic_shared_memory=max_dynamic_shared_memory, carveout=carveout,
-        block_barriers=block_barriers, max_threads_per_block=max_threads_per_block,
-    ))
-    per_sm = calculate(layout.compute_capability, **kw)
+    per_sm = calculate(arch, launch)
     b = per_sm.active_blocks_per_sm
     per_gpc = tuple(int(x) for x in clusters_per_gpc(layout, b, size, policy))
     active = sum(per_gpc)
-    arch = architecture(layout.compute_capability)
     reason = None
     if active == 0:
         if b == 0:
@@ -239,24 +220,18 @@ def max_active_clusters(
 
 
 def max_potential_cluster_size(
-    gpu: Any,
+    gpu: GpuLike,
+    launch: Launch | None = None,
     *,
-    threads_per_block: int,
-    registers_per_thread: int | None = None,
-    static_shared_memory: int | None = None,
-    dynamic_shared_memory: int = 0,
-    max_dynamic_shared_memory: int | None = None,
-    carveout: int | None = None,
-    block_barriers: int = 1,
-    max_threads_per_block: int | None = None,
     non_portable_cluster_size_allowed: bool = False,
     scheduling_policy: str = "spread",
-    resources: Any = None,
+    **fields: object,
 ) -> ClusterSizeResult:
     """The largest cluster size with at least one resident cluster, as
     ``cuOccupancyMaxPotentialClusterSize``.
 
-    Parameters are those of :func:`max_active_clusters` without ``cluster_size``. The answer
+    Parameters are those of :func:`max_active_clusters` without ``cluster_size`` (a
+    launch's cluster is ignored: it is what is searched for). The answer
     is at most 8 blocks (the portable limit) or, with ``non_portable_cluster_size_allowed``,
     the GPU's non-portable limit (16 on Hopper).
 
@@ -274,13 +249,8 @@ def max_potential_cluster_size(
     layout = _layout_for(gpu)
     limit = cluster_limit(layout, non_portable_cluster_size_allowed)
     policy = _policy(scheduling_policy)
-    kw = _launch_keywords(resources, dict(
-        threads_per_block=threads_per_block, registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory, dynamic_shared_memory=dynamic_shared_memory,
-        max_dynamic_shared_memory=max_dynamic_shared_memory, carveout=carveout,
-        block_barriers=block_barriers, max_threads_per_block=max_threads_per_block,
-    ))
-    b = calculate(layout.compute_capability, **kw).active_blocks_per_sm
+    arch = architecture(layout.compute_capability)
+    b = calculate(arch, launch_of("max_potential_cluster_size", launch, fields, arch)).active_blocks_per_sm
     sizes = np.arange(1, limit + 1)
     counts = clusters(layout, b, sizes, policy)
     fitting = np.flatnonzero(counts > 0)

@@ -18,6 +18,7 @@ from importlib import resources
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._arch import Architecture
+from ._rules import UNLIMITED, OccupancyArrays
 
 __all__ = ["DriverConfiguration", "driver_configuration", "unified_l1_shared_memory"]
 
@@ -111,18 +112,18 @@ def launch_config(arch: Architecture, *, blocks: int, alloc: int, warps_per_bloc
     return max(keep, _align(arch, min(target * alloc, unified // 2)))
 
 
-def driver_configuration(arch: Architecture, *, barriers: int, carveout: int, out: dict) -> DriverConfiguration:
-    """The driver's view of one evaluated launch (``out``: the scalar `_rules.evaluate` output)."""
-    from ._rules import UNLIMITED
-
-    alloc = int(out["shared_memory_per_block"])
-    warps = int(out["block_limit_warps"])
-    registers = int(out["block_limit_registers"])
+def driver_configuration(
+    arch: Architecture, *, barriers: int, carveout: int, out: OccupancyArrays
+) -> DriverConfiguration:
+    """The driver's view of one evaluated launch (``out``: `_rules.evaluate` of one launch)."""
+    alloc = int(out.shared_memory_per_block)
+    warps = int(out.block_limit_warps)
+    registers = int(out.block_limit_registers)
     if arch.barriers_limit_occupancy:
         bars = min(arch.max_blocks_per_sm, arch.max_barriers_per_sm // max(barriers, 1))
     else:
         bars = arch.max_blocks_per_sm
-    refused = int(out["block_limit_shared_memory"]) == 0
+    refused = int(out.block_limit_shared_memory) == 0
     others = min(warps, registers, bars, arch.max_blocks_per_sm)
     if refused:
         blocks = 0
@@ -130,7 +131,7 @@ def driver_configuration(arch: Architecture, *, barriers: int, carveout: int, ou
         blocks = others
     else:
         blocks = min(others, arch.shared_memory_per_sm // alloc)
-    config = launch_config(arch, blocks=blocks, alloc=alloc, warps_per_block=int(out["warps_per_block"]),
+    config = launch_config(arch, blocks=blocks, alloc=alloc, warps_per_block=int(out.warps_per_block),
                            carveout=carveout)
     smem_limit: int | None
     if refused:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import OccupancyError
-from ._files import read_json, read_text
+from .common import read_json, read_text
 
 __all__ = ["cupy_input", "is_cupy", "is_numba", "is_triton", "numba_ptx", "triton_cache_kernels", "triton_kernel"]
 

@@ -1,302 +1,373 @@
-"""Launch configuration helpers: the best block size, and dynamic shared memory left."""
+"""Launch: one kernel launch, described once, for `occupancy` and `roofline` alike."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import math
+from collections.abc import Mapping, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from numpy.typing import ArrayLike
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from . import _validate
-from ._arch import architecture
-from ._calculator import LAUNCH_DEFAULTS
+from ._arch import MAX_BARRIERS_PER_BLOCK, MAX_BLOCK_DIMS, MAX_GRID_DIMS, Architecture
+from ._checks import check_range, integer
 from ._errors import OccupancyError
-from ._kernel_launch import Launch, resolve
-from ._resources import KernelResources, merge_resources
-from ._rules import evaluate
+from ._resources import KernelResources
+from .common import pydantic_error
 
-__all__ = ["BlockSizeResult", "available_dynamic_shared_memory", "max_potential_block_size"]
+__all__ = ["Launch", "dims", "launch_of"]
+
+# CUDA's launch limits, the same on every compute capability from 5.0 on (_arch's table).
+MAX_GRID = MAX_GRID_DIMS
+MAX_BLOCK = MAX_BLOCK_DIMS
+MAX_THREADS_PER_BLOCK = 1024
+MAX_REGISTERS_PER_THREAD = 255
+# Thread-block clusters (compute capability 9.0+): 8 blocks is the portable maximum;
+# 16 needs cudaFuncAttributeNonPortableClusterSizeAllowed (CUDA C++ Programming Guide,
+# "Thread Block Clusters").
+MAX_CLUSTER_BLOCKS = 16
+PORTABLE_CLUSTER_BLOCKS = 8
+
+def dims(name: str, value: ArrayLike, limits: Sequence[int | None] = (None, None, None)) -> tuple[int, int, int]:
+    """An int or a 1-3 sequence of ints as a (x, y, z) triple, each from 1 to its limit (None: no limit).
+
+    The one normaliser of grid, block and cluster dimensions.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int or a tuple of 1 to 3 ints, not bool")
+    if isinstance(value, (str, bytes)) or not isinstance(value, (int, np.integer, Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be an int or a tuple of 1 to 3 ints, not {type(value).__name__}")
+    parts = [value] if isinstance(value, (int, np.integer)) else list(np.asarray(value, dtype=object).ravel())
+    if not 1 <= len(parts) <= 3:
+        raise OccupancyError(f"{name}={tuple(parts)!r} must have 1 to 3 dimensions")
+    out = []
+    for axis, (part, limit) in zip("xyz", zip(parts, limits)):
+        if isinstance(part, (bool, np.bool_)) or not isinstance(part, (int, np.integer)):
+            raise TypeError(f"{name}.{axis} must be an int, not {type(part).__name__}")
+        part = int(part)
+        if part < 1:
+            raise OccupancyError(f"{name}.{axis}={part} is below the minimum of 1")
+        if limit is not None and part > limit:
+            raise OccupancyError(f"{name}.{axis}={part} exceeds the maximum of {limit}")
+        out.append(part)
+    return (*out, *([1] * (3 - len(out))))  # type: ignore[return-value]
 
 
-class BlockSizeResult(BaseModel):
-    """The block size with the highest occupancy and the grid that fills the GPU."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    block_size: int
-    min_grid_size: int
-    active_blocks_per_sm: int
-    occupancy: float
-    sm_count: int
+def _count(name: str, value: object, low: int, high: int | None = None) -> int:
+    number = integer(name, value)
+    check_range(name, number, low, high)
+    return number
 
 
-def _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory):
-    s = _validate.integer("static_shared_memory", static_shared_memory)
-    _validate.check_range(
-        "static_shared_memory", s, 0, arch.max_shared_memory_per_block, arch,
-        " bytes of static shared memory per block",
-    )
-    optin = arch.max_shared_memory_per_block_optin
-    if max_dynamic_shared_memory is None:
-        m = arch.max_shared_memory_per_block - s
-    else:
-        m = _validate.integer("max_dynamic_shared_memory", max_dynamic_shared_memory)
-        _validate.check_range(
-            "max_dynamic_shared_memory", m, 0, optin - s, arch,
-            " bytes (the opt-in limit minus static_shared_memory)",
+def _optional(name: str, value: object, low: int, high: int | None = None) -> int | None:
+    return None if value is None else _count(name, value, low, high)
+
+
+def _from_resources(resources: object) -> dict[str, int | tuple[int, int, int] | None]:
+    """The launch fields a `KernelResources` fixes (None where it does not say)."""
+    if not isinstance(resources, KernelResources):
+        raise TypeError(f"resources must be an occupancy.KernelResources, not {type(resources).__name__}")
+    return {
+        "registers_per_thread": resources.registers_per_thread,
+        "static_shared_memory": resources.static_shared_memory,
+        "block_barriers": resources.block_barriers,
+        "max_threads_per_block": resources.max_threads_per_block,
+        "dynamic_shared_memory": resources.dynamic_shared_memory,
+        "max_dynamic_shared_memory": resources.max_dynamic_shared_memory,
+        "cluster": resources.cluster_dims,
+    }
+
+
+def _normalise(data: dict[str, object]) -> dict[str, object]:
+    """Check and normalise the inputs of a `Launch` (raises OccupancyError or TypeError)."""
+    unknown = sorted(set(data) - set(Launch.model_fields))
+    if unknown:
+        raise TypeError(
+            f"Launch got an unexpected field {unknown[0]!r}; fields: {', '.join(Launch.model_fields)}"
         )
-    return s, m
+    for required in ("grid", "block"):
+        if data.get(required) is None:
+            raise TypeError(f"Launch needs {required}= (an int or a tuple of 1 to 3 ints)")
+    out = dict(data)
+    resources = data.get("resources")
+    if resources is not None:
+        fixed = _from_resources(resources)
+        if fixed["cluster"] is not None:
+            fixed["cluster"] = dims("resources.cluster_dims", fixed["cluster"], (MAX_CLUSTER_BLOCKS,) * 3)
+            if data.get("cluster") is not None:
+                data = {**data, "cluster": dims("cluster", data["cluster"], (MAX_CLUSTER_BLOCKS,) * 3)}
+        for name, value in fixed.items():
+            given = data.get(name)
+            if given is not None and value is not None and given != value:
+                raise OccupancyError(
+                    f"{name}={given!r} disagrees with resources.{'cluster_dims' if name == 'cluster' else name}"
+                    f"={value!r} of kernel {resources.kernel!r}; give the kernel's resources or the loose "
+                    "value, not both"
+                )
+            if value is not None:
+                out[name] = value
+        # unlike the numbers above, loads in flight are a count the caller may know better
+        # (the SASS counts instructions, not the accesses of the model): a given value wins
+        sass = resources.sass
+        if data.get("loads_in_flight_per_thread") is None and sass is not None:
+            out["loads_in_flight_per_thread"] = sass.global_loads_in_flight_per_thread or None
+    out["grid"] = dims("grid", data["grid"], MAX_GRID)
+    out["block"] = block = dims("block", data["block"], MAX_BLOCK)
+    threads = math.prod(block)
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise OccupancyError(
+            f"block={block} has {threads} threads; the maximum is {MAX_THREADS_PER_BLOCK} threads per block"
+        )
+    fixed_threads = getattr(resources, "threads_per_block", None)
+    if fixed_threads is not None and threads != fixed_threads:
+        raise OccupancyError(
+            f"block={block} has {threads} threads, but kernel {resources.kernel!r} is launched with "
+            f"resources.threads_per_block={fixed_threads}"
+        )
+    if out.get("cluster") is not None:
+        out["cluster"] = cluster = dims("cluster", out["cluster"], (MAX_CLUSTER_BLOCKS,) * 3)
+        size = math.prod(cluster)
+        if size > MAX_CLUSTER_BLOCKS:
+            raise OccupancyError(
+                f"cluster={cluster} has {size} blocks; the maximum is {MAX_CLUSTER_BLOCKS} "
+                f"({PORTABLE_CLUSTER_BLOCKS} without the non-portable cluster size attribute)"
+            )
+        for axis, g, c in zip("xyz", out["grid"], cluster):
+            if g % c:
+                raise OccupancyError(f"grid.{axis}={g} is not a multiple of cluster.{axis}={c}")
+    out["registers_per_thread"] = _optional(
+        "registers_per_thread", out.get("registers_per_thread"), 0, MAX_REGISTERS_PER_THREAD
+    )
+    out["static_shared_memory"] = _count("static_shared_memory", out.get("static_shared_memory", 0), 0)
+    out["block_barriers"] = _count("block_barriers", out.get("block_barriers", 1), 0, MAX_BARRIERS_PER_BLOCK)
+    out["max_threads_per_block"] = _optional(
+        "max_threads_per_block", out.get("max_threads_per_block"), 1, MAX_THREADS_PER_BLOCK
+    )
+    out["dynamic_shared_memory"] = _count("dynamic_shared_memory", out.get("dynamic_shared_memory", 0), 0)
+    out["max_dynamic_shared_memory"] = _optional("max_dynamic_shared_memory", out.get("max_dynamic_shared_memory"), 0)
+    out["carveout"] = _optional("carveout", out.get("carveout"), 0, 100)
+    out["elements_per_thread"] = _count("elements_per_thread", out.get("elements_per_thread", 1), 1)
+    out["loads_in_flight_per_thread"] = _optional(
+        "loads_in_flight_per_thread", out.get("loads_in_flight_per_thread"), 1
+    )
+    return out
 
 
-def max_potential_block_size(
-    arch: Any,
-    *,
-    registers_per_thread: int | None = None,
-    static_shared_memory: int | None = None,
-    dynamic_shared_memory: int | Callable[[int], int] | None = None,
-    max_dynamic_shared_memory: int | None = None,
-    max_threads_per_block: int | None = None,
-    sm_count: int | None = None,
-    carveout: int | None = None,
-    block_barriers: int | None = None,
-    resources: KernelResources | None = None,
-    launch: Launch | None = None,
-) -> BlockSizeResult:
-    """The block size that maximises occupancy, as ``cudaOccupancyMaxPotentialBlockSize``.
+class Launch(BaseModel):
+    """One kernel launch: grid, block, cluster, the kernel's resources and what each thread does.
 
-    Block sizes from the largest allowed down to one warp, in steps of a warp, are
-    tried; the one with the most active threads per SM wins, the larger block on a tie.
+    The one launch description of gpuroof: `occupancy.calculate`, `occupancy.cliffs`,
+    `occupancy.max_potential_block_size` and `occupancy.plot_occupancy` take it as
+    ``launch=``, and `roofline.Kernel` carries one for `roofline.predict`. As cuda.core's
+    ``LaunchConfig``, ``grid``, ``block`` and ``cluster`` take an int or a tuple of 1 to 3
+    ints and are stored as (x, y, z) triples. Every input is checked against CUDA's launch
+    limits once, at construction; the per-architecture limits (shared memory, registers
+    per block) are checked where an architecture is known, by `occupancy.calculate`.
 
-    Parameters
+    Attributes
     ----------
-    arch : str, tuple or Architecture
-        The compute capability.
-    registers_per_thread : int
-        Registers per thread as compiled.
-    static_shared_memory : int, optional
-        Static shared memory per block, bytes.
-    dynamic_shared_memory : int or callable, optional
-        Dynamic shared memory per block, bytes; or a function of the block size
-        returning it (``cudaOccupancyMaxPotentialBlockSizeVariableSMem``). Sizes whose
-        shared memory cannot launch count as 0 blocks.
-    max_dynamic_shared_memory : int, optional
-        The kernel attribute; None for the default 48 KiB minus static.
-    max_threads_per_block : int, optional
-        The kernel's ``maxThreadsPerBlock`` (``__launch_bounds__``); caps the search.
-    sm_count : int, optional
-        SMs on the device; ``min_grid_size`` is blocks per SM times this
-        (None counts one SM, so ``min_grid_size`` is then blocks per SM).
-    carveout, block_barriers, resources : optional
-        As in :func:`occupancy.calculate`. A kernel whose ``resources`` fix its block
-        size (Triton's) has only that size to choose.
-    launch : Launch, optional
-        The kernel and its launch as one `occupancy.Launch`, in place of the keywords
-        above except ``sm_count``; its block size is ignored (it is what is searched for).
-
-    Returns
-    -------
-    BlockSizeResult
-        ``block_size`` 0 when no block size can launch.
+    grid : tuple of int
+        ``gridDim`` in blocks: x up to 2**31 - 1, y and z up to 65535.
+    block : tuple of int
+        ``blockDim`` in threads: x and y up to 1024, z up to 64, at most 1024 threads.
+    cluster : tuple of int or None
+        Thread-block cluster dimensions in blocks (compute capability 9.0+): at most 16
+        blocks (8 are portable; more need the non-portable cluster size attribute), and
+        each grid dimension a multiple of the cluster's. None: no clusters.
+    resources : occupancy.KernelResources or None
+        What the compiler gave the kernel (`occupancy.kernel_resources`). It fills the
+        fields below that it knows (registers, static shared memory, barriers, launch
+        bounds; the dynamic shared memory a framework's launcher fixes) and a fixed cluster
+        shape, and a block size it fixes must be the block's; a loose value given as well
+        must agree with it. Its SASS summary, when read, gives ``loads_in_flight_per_thread``
+        unless the caller gives one. Not serialised: a dumped launch carries the numbers.
+    registers_per_thread : int or None
+        Registers per thread as compiled, 0 to 255; None while unknown (before compiling).
+    static_shared_memory : int
+        ``__shared__`` bytes per block.
+    block_barriers : int
+        Named barriers the kernel uses (``__syncthreads`` is one), 0 to 16.
+    max_threads_per_block : int or None
+        The kernel's ``__launch_bounds__`` / ``.maxntid`` maximum; None when unset.
+    dynamic_shared_memory : int
+        Dynamic shared memory the launch asks for, bytes.
+    max_dynamic_shared_memory : int or None
+        The kernel attribute ``cudaFuncAttributeMaxDynamicSharedMemorySize``, bytes; None
+        is the runtime's default (48 KiB minus static), which a launch asking for more
+        dynamic shared memory than that cannot run with.
+    carveout : int or None
+        Preferred shared-memory carveout, percent 0 to 100; None for no preference.
+    elements_per_thread : int
+        Elements each thread handles (independent accesses of the same kind), >= 1.
+    loads_in_flight_per_thread : int or None
+        How many of them a thread keeps outstanding at once; None: all of them. With
+        ``resources`` whose SASS was read and none given, the SASS's count
+        (``resources.sass.global_loads_in_flight_per_thread``).
 
     Examples
     --------
     >>> import occupancy
-    >>> r = occupancy.max_potential_block_size("sm_90", registers_per_thread=64, sm_count=132)
-    >>> r.block_size, r.min_grid_size, r.occupancy
-    (1024, 132, 0.5)
+    >>> launch = occupancy.Launch(grid=4096, block=256, registers_per_thread=40)
+    >>> launch.grid, launch.block, launch.threads
+    ((4096, 1, 1), (256, 1, 1), 1048576)
+    >>> occupancy.calculate("sm_90", launch=launch).occupancy
+    0.75
     """
-    loose, resources = resolve(
-        "max_potential_block_size",
-        launch,
-        resources,
-        registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory,
-        dynamic_shared_memory=dynamic_shared_memory,
-        max_threads_per_block=max_threads_per_block,
-        block_barriers=block_barriers,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
-        carveout=carveout,
-    )
-    carveout = loose.pop("carveout")
-    arch = architecture(arch)
-    kernel = merge_resources(
-        arch, resources, {**LAUNCH_DEFAULTS, "threads_per_block": None}, threads_per_block=None, **loose
-    )
-    max_dynamic_shared_memory = kernel["max_dynamic_shared_memory"]
-    registers_per_thread, static_shared_memory, dynamic_shared_memory, block_barriers = (
-        kernel["registers_per_thread"], kernel["static_shared_memory"],
-        kernel["dynamic_shared_memory"], kernel["block_barriers"],
-    )
-    max_threads_per_block = kernel["max_threads_per_block"]
-    if kernel["threads_per_block"] is not None:
-        fixed = kernel["threads_per_block"]
-        max_threads_per_block = fixed if max_threads_per_block is None else min(max_threads_per_block, fixed)
-    r = _validate.integer("registers_per_thread", registers_per_thread)
-    _validate.check_range("registers_per_thread", r, 0, arch.max_registers_per_thread, arch)
-    s, m = _static_and_attribute(arch, static_shared_memory, max_dynamic_shared_memory)
-    limit = arch.max_threads_per_block
-    if max_threads_per_block is not None:
-        mt = _validate.integer("max_threads_per_block", max_threads_per_block)
-        _validate.check_range("max_threads_per_block", mt, 1, arch.max_threads_per_block, arch)
-        limit = min(limit, mt)
-    sms = 1 if sm_count is None else _validate.integer("sm_count", sm_count)
-    _validate.check_range("sm_count", sms, 1, 2**31 - 1)
-    c = -1 if carveout is None else _validate.integer("carveout", carveout)
-    _validate.check_range("carveout", c, -1 if carveout is None else 0, 100, arch, " percent")
-    b = _validate.integer("block_barriers", block_barriers)
-    _validate.check_range("block_barriers", b, 0, 16, arch)
 
-    ws = arch.warp_size
-    aligned = np.arange(-(-limit // ws) * ws, 0, -ws, dtype=np.int64)
-    sizes = np.minimum(aligned, limit)
-    if kernel["threads_per_block"] is not None:
-        sizes = sizes[:1]  # a kernel compiled for one block size launches with no other
-    # Sizes beyond every shared-memory limit are refused by evaluate; clip so int math stays small.
-    ceiling = 2 * arch.shared_memory_per_sm
-    if callable(dynamic_shared_memory):
-        asked = [_validate.integer("dynamic_shared_memory", dynamic_shared_memory(int(n))) for n in sizes]
-        for n, value in zip(sizes, asked):
-            if value < 0:
-                raise OccupancyError(
-                    f"dynamic_shared_memory({int(n)})={value} is below the minimum of 0"
-                )
-        d = np.array([min(value, ceiling) for value in asked], dtype=np.int64)
-    else:
-        d = _validate.integer("dynamic_shared_memory", dynamic_shared_memory)
-        _validate.check_range(
-            "dynamic_shared_memory", d, 0, arch.max_shared_memory_per_block_optin - s, arch,
-            " bytes (the opt-in limit minus static_shared_memory)",
-        )
-    d = np.minimum(d, ceiling)
-    out = evaluate(arch, sizes, r, s, d, m, c, b, None)
-    blocks = np.broadcast_to(out["active_blocks_per_sm"], sizes.shape)
-    threads = sizes * blocks
-    best = int(threads.max())
-    if best == 0:
-        return BlockSizeResult(
-            block_size=0, min_grid_size=0, active_blocks_per_sm=0, occupancy=0.0, sm_count=sms
-        )
-    i = int(np.argmax(threads))  # first maximum = largest block size among ties
-    occ = float(np.broadcast_to(out["occupancy"], sizes.shape)[i])
-    return BlockSizeResult(
-        block_size=int(sizes[i]),
-        min_grid_size=int(blocks[i]) * sms,
-        active_blocks_per_sm=int(blocks[i]),
-        occupancy=occ,
-        sm_count=sms,
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    grid: tuple[int, int, int] = Field(description="gridDim (x, y, z) in blocks.")
+    block: tuple[int, int, int] = Field(description="blockDim (x, y, z) in threads.")
+    cluster: tuple[int, int, int] | None = Field(default=None, description="Cluster dims in blocks.")
+    resources: KernelResources | None = Field(default=None, exclude=True, description="The kernel's KernelResources.")
+    registers_per_thread: int | None = Field(default=None, description="Registers per thread; None: unknown.")
+    static_shared_memory: int = Field(default=0, description="__shared__ bytes per block.")
+    block_barriers: int = Field(default=1, description="Named barriers the kernel uses.")
+    max_threads_per_block: int | None = Field(default=None, description="__launch_bounds__ maximum.")
+    dynamic_shared_memory: int = Field(default=0, description="Dynamic shared bytes per block.")
+    max_dynamic_shared_memory: int | None = Field(
+        default=None, description="cudaFuncAttributeMaxDynamicSharedMemorySize; None: the default."
+    )
+    carveout: int | None = Field(default=None, description="Preferred carveout, percent.")
+    elements_per_thread: int = Field(default=1, description="Elements each thread handles.")
+    loads_in_flight_per_thread: int | None = Field(
+        default=None, description="Accesses a thread keeps outstanding; None: all of them."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _check(cls, data: object) -> dict[str, object]:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"Launch fields must come as a mapping, not {type(data).__name__}")
+        return _normalise(dict(data))
 
-def available_dynamic_shared_memory(
-    arch: Any,
+    def __init__(self, **data: object) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            # Our own checks raise OccupancyError inside pydantic: give it back unwrapped.
+            error = (exc.errors()[0].get("ctx") or {}).get("error")
+            if isinstance(error, OccupancyError):
+                raise error from None
+            raise pydantic_error(exc, OccupancyError, "Launch") from None
+
+    def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Launch:
+        """A copy with ``update`` applied and checked like a new `Launch`.
+
+        Changing one of the numbers that ``resources`` supplies detaches the copy from
+        those resources (the copy describes a different kernel).
+
+        Examples
+        --------
+        >>> import occupancy
+        >>> occupancy.Launch(grid=8, block=256).model_copy(update={"block": 128}).block
+        (128, 1, 1)
+        """
+        if not update:
+            return super().model_copy(deep=deep)
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        sass = getattr(self.resources, "sass", None)
+        if ("resources" in update and "loads_in_flight_per_thread" not in update and sass is not None
+                and self.loads_in_flight_per_thread == sass.global_loads_in_flight_per_thread):
+            data["loads_in_flight_per_thread"] = None  # the new resources' SASS says
+        if self.resources is not None:
+            supplied = {name for name, value in _from_resources(self.resources).items() if value is not None}
+            if set(update) & supplied:
+                data["resources"] = None
+        data.update(update)
+        return type(self)(**data)
+
+    @property
+    def threads_per_block(self) -> int:
+        """Threads in one block."""
+        return math.prod(self.block)
+
+    @property
+    def blocks(self) -> int:
+        """Blocks in the grid."""
+        return math.prod(self.grid)
+
+    @property
+    def threads(self) -> int:
+        """Threads in the grid."""
+        return self.blocks * self.threads_per_block
+
+    @property
+    def cluster_size(self) -> int:
+        """Blocks per cluster (1 without clusters)."""
+        return 1 if self.cluster is None else math.prod(self.cluster)
+
+    def assuming_registers(self, registers_per_thread: int) -> Launch:
+        """This launch, with ``registers_per_thread`` where it does not know its own.
+
+        For a model of a kernel not compiled yet: occupancy needs a register count.
+
+        Examples
+        --------
+        >>> import occupancy
+        >>> occupancy.Launch(grid=1, block=256).assuming_registers(32).registers_per_thread
+        32
+        >>> occupancy.Launch(grid=1, block=256, registers_per_thread=40).assuming_registers(32).registers_per_thread
+        40
+        """
+        if self.registers_per_thread is not None:
+            return self
+        return self.model_copy(update={"registers_per_thread": registers_per_thread})
+
+
+def launch_of(
+    function: str,
+    launch: Launch | None,
+    fields: Mapping[str, object],
+    arch: Architecture | None = None,
     *,
-    registers_per_thread: int | None = None,
-    static_shared_memory: int | None = None,
-    max_dynamic_shared_memory: int | None = None,
-    num_blocks: int,
-    threads_per_block: int | None = None,
-    carveout: int | None = None,
-    block_barriers: int | None = None,
-    match_driver: bool = False,
-    resources: KernelResources | None = None,
-) -> int:
-    """Dynamic shared memory per block that still lets ``num_blocks`` blocks share an SM.
+    searched: bool = False,
+) -> Launch:
+    """The one `Launch` of a call to a public function: ``launch`` as given, or one built from
+    the loose keywords ``fields``.
 
-    Parameters
-    ----------
-    arch : str, tuple or Architecture
-        The compute capability.
-    registers_per_thread, static_shared_memory, max_dynamic_shared_memory, threads_per_block, carveout, block_barriers, resources
-        As in :func:`occupancy.calculate`.
-    num_blocks : int
-        Blocks wanted on each SM, at least 1.
-    match_driver : bool, optional
-        False (default): the largest dynamic shared memory, bytes, with which
-        :func:`occupancy.calculate` really gives at least ``num_blocks`` blocks
-        (never above ``max_dynamic_shared_memory``).
-        True: the value of ``cudaOccupancyAvailableDynamicSMemPerBlock``. It divides
-        the carveout by ``num_blocks`` without leaving room for the 1 KiB the driver
-        reserves per block on compute capability 8.0 and later, so launching
-        ``num_blocks`` blocks with that much dynamic shared memory gives
-        ``num_blocks - 1`` blocks there.
-
-    Returns
-    -------
-    int
-        Bytes of dynamic shared memory per block.
+    ``fields`` are `Launch` fields, with ``threads_per_block`` for a one-dimensional block; a
+    None value counts as not given. ``grid`` defaults to one cluster (or one block), ``block``
+    to the block size that ``resources`` fix; ``registers_per_thread`` and the block size are
+    required (``searched``: the function searches the block size, so none is given and the
+    launch's is a placeholder). ``arch``, when known, names itself in the block-size message.
 
     Raises
     ------
+    TypeError
+        For ``launch`` with loose keywords as well, an unknown keyword, a missing required
+        number, or a value of the wrong type.
     OccupancyError
-        If ``num_blocks`` blocks do not fit even without dynamic shared memory.
-
-    Examples
-    --------
-    >>> import occupancy
-    >>> kw = dict(registers_per_thread=32, threads_per_block=256, num_blocks=2,
-    ...           max_dynamic_shared_memory=200 * 1024)
-    >>> occupancy.available_dynamic_shared_memory("sm_90", **kw)
-    115712
-    >>> occupancy.available_dynamic_shared_memory("sm_90", **kw, match_driver=True)
-    116736
+        For a value out of CUDA's launch limits or one that disagrees with ``resources``.
     """
-    arch = architecture(arch)
-    kernel = merge_resources(
-        arch, resources, LAUNCH_DEFAULTS,
-        registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory,
-        threads_per_block=threads_per_block,
-        block_barriers=block_barriers,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
-    )
-    s, m = _static_and_attribute(arch, kernel["static_shared_memory"], kernel["max_dynamic_shared_memory"])
-    n = _validate.integer("num_blocks", num_blocks)
-    _validate.check_range("num_blocks", n, 1, arch.max_blocks_per_sm, arch, " blocks per SM")
-    v = _validate.launch(
-        arch,
-        threads_per_block=kernel["threads_per_block"],
-        registers_per_thread=kernel["registers_per_thread"],
-        static_shared_memory=s,
-        dynamic_shared_memory=0,
-        max_dynamic_shared_memory=m,
-        carveout=carveout,
-        block_barriers=kernel["block_barriers"],
-        max_threads_per_block=None,
-        arrays=False,
-    )
-    args = (v["t"], v["r"], s)
-    fits = int(evaluate(arch, *args, 0, m, v["c"], v["b"], None)["active_blocks_per_sm"])
-    if fits < n:
-        raise OccupancyError(
-            f"num_blocks={n} exceeds the {fits} blocks per SM that fit on {arch.name} "
-            f"with no dynamic shared memory"
-        )
-    if match_driver:
-        return _driver_available(arch, s, m, n, v["c"])
-    dyn = np.arange(m + 1, dtype=np.int64)
-    blocks = evaluate(arch, *args, dyn, m, v["c"], v["b"], None)["active_blocks_per_sm"]
-    # Blocks never rise with shared memory, so the last fitting size is the answer.
-    return int(np.count_nonzero(blocks >= n) - 1)
-
-
-def _driver_available(arch, static: int, max_dynamic: int, n: int, carveout: int) -> int:
-    """cudaOccupancyAvailableDynamicSMemPerBlock's arithmetic."""
-    unit = arch.shared_memory_allocation_unit
-    configs = arch.shared_memory_carveouts
-
-    def align(size: int) -> int:
-        return next(c for c in configs if c >= size)
-
-    # The driver sizes the per-block limit for a kernel that may use the whole SM.
-    optin = arch.shared_memory_per_sm > arch.max_shared_memory_per_block
-    limit = (
-        arch.max_shared_memory_per_block_optin if optin else arch.max_shared_memory_per_block
-    ) + arch.reserved_shared_memory_per_block
-    if n == 1:
-        per_sm = limit
-    else:
-        wanted = arch.shared_memory_per_sm if carveout < 0 else carveout * arch.shared_memory_per_sm // 100
-        per_sm = align(wanted) or align(1)
-    available = min(per_sm // n // unit * unit, limit) - static
-    return max(0, min(available, max_dynamic))
+    if launch is not None:
+        if not isinstance(launch, Launch):
+            raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+        given = [name for name, value in fields.items() if value is not None]
+        if given:
+            raise TypeError(f"{function}() takes launch= or {given[0]}=, not both")
+        return launch
+    data = {name: value for name, value in fields.items() if value is not None}
+    unknown = sorted(set(data) - set(Launch.model_fields) - {"threads_per_block"})
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    resources = data.get("resources")
+    if resources is not None and not isinstance(resources, KernelResources):
+        raise TypeError(f"resources must be an occupancy.KernelResources, not {type(resources).__name__}")
+    fixed = None if resources is None else resources.threads_per_block
+    if searched and ("threads_per_block" in data or "block" in data):
+        raise TypeError(f"{function}() searches the block size: give no threads_per_block= or block=")
+    if "threads_per_block" in data:
+        if "block" in data:
+            raise TypeError(f"{function}() takes block= or threads_per_block=, not both")
+        threads = integer("threads_per_block", data.pop("threads_per_block"))
+        check_range("threads_per_block", threads, 1, MAX_THREADS_PER_BLOCK, arch)
+        data["block"] = threads
+    elif "block" not in data:
+        if fixed is None and not searched:
+            raise TypeError("threads_per_block is required (give it, or resources= that fix it)")
+        data["block"] = fixed or 1
+    if data.get("registers_per_thread") is None and resources is None:
+        raise TypeError("registers_per_thread is required (give it, or resources=)")
+    data.setdefault("grid", data.get("cluster") or (resources and resources.cluster_dims) or 1)
+    return Launch(**data)

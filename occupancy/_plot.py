@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._arch import ArchitectureLike
 from ._cliffs import swept
 from ._errors import OccupancyError
-from ._files import as_path, atomic_path
-from ._kernel_launch import Launch, resolve
+from ._launch import Launch, launch_of
+from .common import as_path, atomic_path
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["PLOT_FORMATS", "plot_occupancy"]
 
@@ -25,21 +29,13 @@ _PANELS = (
 
 
 def plot_occupancy(
-    arch: Any,
-    *,
-    threads_per_block: int | None = None,
-    registers_per_thread: int | None = None,
-    static_shared_memory: int | None = None,
-    dynamic_shared_memory: int | None = None,
-    max_dynamic_shared_memory: int | None = None,
-    carveout: int | None = None,
-    block_barriers: int | None = None,
-    max_threads_per_block: int | None = None,
-    partitioned_global_caching: str | bool = "off",
-    resources: Any = None,
-    path: str | os.PathLike[str] | None = None,
+    arch: ArchitectureLike,
     launch: Launch | None = None,
-):
+    *,
+    partitioned_global_caching: str | bool = "off",
+    path: str | os.PathLike[str] | None = None,
+    **fields: object,
+) -> Figure:
     """Plot occupancy against block size, registers per thread and shared memory.
 
     Each panel sweeps one resource with the others fixed (as :func:`occupancy.cliffs`
@@ -48,7 +44,7 @@ def plot_occupancy(
 
     Parameters
     ----------
-    arch, threads_per_block, registers_per_thread, ..., resources, launch : optional
+    arch, launch, partitioned_global_caching, **fields
         As in :func:`occupancy.calculate`.
     path : str or os.PathLike, optional
         Where to save the figure: ``.png``, ``.svg`` or ``.pdf`` (the format follows the
@@ -80,27 +76,12 @@ def plot_occupancy(
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_occupancy needs matplotlib: pip install matplotlib") from exc
 
-    loose, resources = resolve(
-        "plot_occupancy",
-        launch,
-        resources,
-        threads_per_block=threads_per_block,
-        registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory,
-        dynamic_shared_memory=dynamic_shared_memory,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
-        carveout=carveout,
-        block_barriers=block_barriers,
-        max_threads_per_block=max_threads_per_block,
-    )
-    arch, data, current = swept(
-        arch, partitioned_global_caching=partitioned_global_caching, resources=resources, **loose
-    )
+    arch, data, current = swept(arch, launch_of("plot_occupancy", launch, fields), partitioned_global_caching)
     fig = Figure(figsize=(13, 4), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
     for ax, (key, label, scale) in zip(axes, _PANELS):
         values, out = data[key]
-        occ = out["occupancy"] * 100
+        occ = out.occupancy * 100
         x = values / scale
         ax.step(x, occ, where="post", color="tab:blue", lw=1.5)
         if key != "threads_per_block":  # block size changes occupancy at every warp

@@ -1,16 +1,14 @@
-"""KernelResources: what the compiler gave one kernel, and how a launch takes it."""
+"""KernelResources: what the compiler gave one kernel, and on which architectures it runs."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._arch import architecture
+from ._arch import Architecture, architecture
 from ._errors import OccupancyError
 from ._sass import SassSummary
 
-__all__ = ["KernelResources", "LOOSE_FIELDS", "merge_resources"]
+__all__ = ["KernelResources", "check_architecture"]
 
 
 class KernelResources(BaseModel):
@@ -94,83 +92,16 @@ class KernelResources(BaseModel):
         return f"{self.kernel} ({self.architecture}): " + ", ".join(parts)
 
 
-# Launch keyword -> the KernelResources field it comes from.
-LOOSE_FIELDS = {
-    "registers_per_thread": "registers_per_thread",
-    "static_shared_memory": "static_shared_memory",
-    "max_threads_per_block": "max_threads_per_block",
-    "block_barriers": "block_barriers",
-    "threads_per_block": "threads_per_block",
-    "dynamic_shared_memory": "dynamic_shared_memory",
-    "max_dynamic_shared_memory": "max_dynamic_shared_memory",
-}
-
-
-def _check_architecture(arch: Any, resources: KernelResources) -> None:
-    """SASS runs on its own major version at the same or a later minor (CUDA's binary compatibility)."""
-    target = architecture(arch)
+def check_architecture(arch: Architecture, resources: KernelResources) -> None:
+    """Refuse resources whose SASS cannot run on ``arch``: SASS runs on its own major version
+    at the same or a later minor (CUDA's binary compatibility)."""
     try:
         built = architecture(resources.architecture)
     except OccupancyError:
         return  # an architecture the tables do not know yet: nothing to compare against
-    if built.major != target.major or built.minor > target.minor:
+    if built.major != arch.major or built.minor > arch.minor:
         raise OccupancyError(
             f"resources of kernel {resources.kernel!r} were compiled for {resources.architecture}, "
-            f"which cannot run on arch={target.name} (SASS runs on the same major version at the "
+            f"which cannot run on arch={arch.name} (SASS runs on the same major version at the "
             f"same or a later minor)"
         )
-
-
-def merge_resources(arch: Any, resources: Any, defaults: dict[str, Any], **loose: Any) -> dict[str, Any]:
-    """Fill the loose launch numbers from ``resources``.
-
-    Parameters
-    ----------
-    arch
-        The architecture the launch is evaluated on.
-    resources : KernelResources or None
-        The kernel's resources.
-    defaults : dict
-        Value of each loose keyword when neither it nor ``resources`` gives one
-        (a missing key means the keyword is required).
-    **loose
-        The keywords as the caller gave them, None where not given.
-
-    Returns
-    -------
-    dict
-        Each keyword of ``loose`` with its value.
-
-    Raises
-    ------
-    OccupancyError
-        When a loose number and ``resources`` disagree (the message names both), or the
-        resources were compiled for an architecture that cannot run on ``arch``.
-    TypeError
-        When ``resources`` is not a KernelResources, or a required number is missing.
-    """
-    out = dict(loose)
-    if resources is not None:
-        if not isinstance(resources, KernelResources):
-            raise TypeError(
-                f"resources must be an occupancy.KernelResources, not {type(resources).__name__}"
-            )
-        _check_architecture(arch, resources)
-        for name, value in loose.items():
-            field = LOOSE_FIELDS.get(name)
-            known = None if field is None else getattr(resources, field)
-            if known is None:
-                continue
-            if value is None:
-                out[name] = known
-            elif not callable(value) and value != known:
-                raise OccupancyError(
-                    f"{name}={value!r} disagrees with resources.{field}={known!r} of kernel "
-                    f"{resources.kernel!r} ({resources.architecture}); give one or the other"
-                )
-    for name, value in out.items():
-        if value is None:
-            if name not in defaults:
-                raise TypeError(f"{name} is required (give it, or resources=)")
-            out[name] = defaults[name]
-    return out

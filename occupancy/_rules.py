@@ -1,8 +1,8 @@
 """The occupancy rules as plain numpy: lookup tables per architecture and one core.
 
 Every public entry point (``calculate``, ``calculate_many``, ``cliffs``,
-``max_potential_block_size``) runs :func:`evaluate`, so scalar and array answers
-cannot drift apart. Inputs reaching this module are already validated.
+``max_potential_block_size``, the cluster functions) runs :func:`evaluate` on a `Launch`
+or on checked arrays of launch numbers, so scalar and array answers cannot drift apart.
 
 The rules (learned from the CUDA runtime's documented behaviour and NVIDIA's
 ``cuda_occupancy.h``):
@@ -26,19 +26,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._arch import Architecture
+from ._arch import MAX_BARRIERS_PER_BLOCK, Architecture
+from ._checks import GC_MODES, LaunchNumbers, check_range, checked, integer
+from ._errors import OccupancyError
+from ._launch import Launch
+from ._resources import check_architecture
+
+__all__ = [
+    "LIMITERS",
+    "OccupancyArrays",
+    "UNLIMITED",
+    "evaluate",
+    "launch_numbers",
+    "limiter_names",
+    "tables",
+]
 
 UNLIMITED = int(np.iinfo(np.int32).max)
 """Block limit of a resource that does not limit (no registers, no shared memory)."""
 
-MAX_BARRIERS_PER_BLOCK = 16
-"""Named barriers a block may use (``bar.sync`` ids 0-15)."""
-
 LIMITERS = ("warps", "registers", "shared_memory", "blocks", "barriers")
 """Limiter names; bit ``1 << i`` in a limiter mask stands for ``LIMITERS[i]``."""
-
-GC_MODES = ("off", "on", "strict")
-
 
 @dataclass(frozen=True)
 class Tables:
@@ -62,7 +70,9 @@ def _align_up_config(arch: Architecture, size: np.ndarray) -> np.ndarray:
     return configs[np.minimum(idx, len(configs) - 1)]
 
 
-def _register_limits(arch: Architecture, regs: np.ndarray, warps: np.ndarray, subs: int, gc: str):
+def _register_limits(
+    arch: Architecture, regs: np.ndarray, warps: np.ndarray, subs: int, gc: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Blocks per SM allowed by registers; also whether partitioned caching stays on."""
     unit = arch.register_allocation_unit
     per_warp = -(-regs * arch.warp_size // unit) * unit
@@ -138,30 +148,53 @@ def tables(arch: Architecture) -> Tables:
     )
 
 
-def _take(table: np.ndarray, index):
+def _take(table: np.ndarray, index: int | np.ndarray) -> np.ndarray:
     if np.ndim(index) == 0:
         return table[int(index)]
     return np.take(table, index)
 
 
-def evaluate(
-    arch: Architecture,
-    threads: np.ndarray | int,
-    registers: np.ndarray | int,
-    static_smem: np.ndarray | int,
-    dynamic_smem: np.ndarray | int,
-    max_dynamic_smem: np.ndarray | int,
-    carveout: np.ndarray | int,
-    barriers: np.ndarray | int,
-    max_threads: np.ndarray | int | None,
-    gc: str = "off",
-) -> dict[str, np.ndarray]:
-    """Occupancy of validated launches (ints or broadcastable int arrays).
+def launch_numbers(arch: Architecture, launch: Launch) -> LaunchNumbers:
+    """The numbers of ``launch`` checked against ``arch`` (its registers must be known)."""
+    if launch.registers_per_thread is None:
+        raise OccupancyError(
+            "registers_per_thread is not known (None): give registers_per_thread= or resources= to the Launch"
+        )
+    if launch.resources is not None:
+        check_architecture(arch, launch.resources)
+    numbers = LaunchNumbers(
+        threads_per_block=launch.threads_per_block,
+        registers_per_thread=launch.registers_per_thread,
+        static_shared_memory=launch.static_shared_memory,
+        dynamic_shared_memory=launch.dynamic_shared_memory,
+        max_dynamic_shared_memory=launch.max_dynamic_shared_memory,
+        carveout=launch.carveout,
+        block_barriers=launch.block_barriers,
+        max_threads_per_block=launch.max_threads_per_block,
+    )
+    return checked(arch, numbers, arrays=False)
 
-    ``carveout`` is -1 for no preference; ``max_threads`` is the kernel's
-    ``maxThreadsPerBlock`` attribute or None. Returns a dict of arrays (or numpy
-    scalars) keyed by the fields of ``OccupancyArrays``.
+
+def evaluate(arch: Architecture, launch: Launch | LaunchNumbers, gc: str = "off") -> OccupancyArrays:
+    """Occupancy of a launch, or of arrays of launches, on one SM of ``arch``.
+
+    Parameters
+    ----------
+    arch : Architecture
+        The architecture.
+    launch : Launch or LaunchNumbers
+        One `Launch` (checked against ``arch`` here), or numbers already `checked`
+        (scalars or broadcastable int arrays).
+    gc : {"off", "on", "strict"}
+        Partitioned global caching.
+
+    Returns
+    -------
+    OccupancyArrays
+        Numbers or arrays of the launch's broadcast shape (not broadcast further).
     """
+    v = launch_numbers(arch, launch) if isinstance(launch, Launch) else launch
+    threads, registers, barriers = v.threads_per_block, v.registers_per_thread, v.block_barriers
     t = tables(arch)
     mode = GC_MODES.index(gc)
     ws = arch.warp_size
@@ -170,29 +203,29 @@ def evaluate(
     rw = registers * t.warps_axis + warps
     reg_limit = _take(t.registers_limit[mode], rw)
     warp_limit = _take(t.warps_limit[mode], rw)
-    if max_threads is not None:
-        warp_limit = np.where(threads > max_threads, 0, warp_limit)
+    if v.max_threads_per_block is not None:
+        warp_limit = np.where(threads > v.max_threads_per_block, 0, warp_limit)
 
     reserved = arch.reserved_shared_memory_per_block
-    static_total = static_smem + reserved
+    static_total = v.static_shared_memory + reserved
     unit = arch.shared_memory_allocation_unit
-    slot = (static_total + dynamic_smem + (unit - 1)) >> t.smem_shift
+    slot = (static_total + v.dynamic_shared_memory + (unit - 1)) >> t.smem_shift
     alloc = slot << t.smem_shift
     # A kernel whose static + maximum dynamic shared memory passes the default limit
     # has opted in (cudaFuncAttributeMaxDynamicSharedMemorySize); the reserved bytes
     # come on top of either limit.
-    optin = (static_total + max_dynamic_smem) > arch.max_shared_memory_per_block
+    optin = (static_total + v.max_dynamic_shared_memory) > arch.max_shared_memory_per_block
     per_block_limit = np.where(
         optin, arch.max_shared_memory_per_block_optin, arch.max_shared_memory_per_block
     ) + reserved
-    refused = (dynamic_smem > max_dynamic_smem) | (alloc > per_block_limit)
+    refused = (v.dynamic_shared_memory > v.max_dynamic_shared_memory) | (alloc > per_block_limit)
     slot = np.minimum(slot, t.smem_slots - 1)
-    if np.ndim(carveout) == 0:
-        row = int(carveout) + 1
+    if np.ndim(v.carveout) == 0:
+        row = int(v.carveout) + 1
         smem_limit = _take(t.smem_blocks[row], slot)
         config = _take(t.smem_config[row], slot)
     else:
-        flat = (carveout + 1) * t.smem_slots + slot
+        flat = (v.carveout + 1) * t.smem_slots + slot
         smem_limit = np.take(t.smem_blocks, flat)
         config = np.take(t.smem_config, flat)
     smem_limit = np.where(refused, 0, smem_limit)
@@ -209,22 +242,61 @@ def evaluate(
         | ((bar_limit == active).astype(np.uint8) << 4)
     )
     active_warps = active * warps
-    return {
-        "active_blocks_per_sm": active,
-        "active_warps_per_sm": active_warps,
-        "active_threads_per_sm": active * threads,
-        "occupancy": active_warps / arch.max_warps_per_sm,
-        "warps_per_block": warps,
-        "limiter_mask": mask,
-        "block_limit_registers": reg_limit,
-        "block_limit_shared_memory": smem_limit,
-        "block_limit_warps": warp_limit,
-        "block_limit_blocks": np.full_like(active, block_limit) if np.ndim(active) else block_limit,
-        "block_limit_barriers": bar_limit,
-        "registers_per_block": _take(t.registers_per_block, rw),
-        "shared_memory_per_block": alloc,
-        "shared_memory_config": config,
-    }
+    return OccupancyArrays(
+        active_blocks_per_sm=active,
+        active_warps_per_sm=active_warps,
+        active_threads_per_sm=active * threads,
+        occupancy=active_warps / arch.max_warps_per_sm,
+        warps_per_block=warps,
+        limiter_mask=mask,
+        block_limit_registers=reg_limit,
+        block_limit_shared_memory=smem_limit,
+        block_limit_warps=warp_limit,
+        block_limit_blocks=np.full_like(active, block_limit) if np.ndim(active) else block_limit,
+        block_limit_barriers=bar_limit,
+        registers_per_block=_take(t.registers_per_block, rw),
+        shared_memory_per_block=alloc,
+        shared_memory_config=config,
+    )
+
+
+@dataclass(frozen=True)
+class OccupancyArrays:
+    """Occupancy of many launches: the fields of :class:`OccupancyResult` as arrays.
+
+    All arrays share the broadcast shape of the inputs. Block limits of resources
+    that do not limit hold ``UNLIMITED`` (2**31 - 1). ``limiter_mask`` has bit
+    ``1 << i`` set when ``LIMITERS[i]`` binds; :meth:`limiters_at` decodes it.
+    """
+
+    active_blocks_per_sm: np.ndarray
+    active_warps_per_sm: np.ndarray
+    active_threads_per_sm: np.ndarray
+    occupancy: np.ndarray
+    warps_per_block: np.ndarray
+    limiter_mask: np.ndarray
+    block_limit_registers: np.ndarray
+    block_limit_shared_memory: np.ndarray
+    block_limit_warps: np.ndarray
+    block_limit_blocks: np.ndarray
+    block_limit_barriers: np.ndarray
+    registers_per_block: np.ndarray
+    shared_memory_per_block: np.ndarray
+    shared_memory_config: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The broadcast shape of the inputs."""
+        return self.active_blocks_per_sm.shape
+
+    def limiters_at(self, *index: int) -> tuple[str, ...]:
+        """Names of the resources that bind at ``index`` (one integer per dimension)."""
+        shape = self.limiter_mask.shape
+        if len(index) != len(shape):
+            raise OccupancyError(f"index={index} needs {len(shape)} integers, one per dimension of {shape}")
+        for axis, (i, size) in enumerate(zip(index, shape)):
+            check_range(f"index[{axis}]", integer(f"index[{axis}]", i), -size, size - 1)
+        return limiter_names(int(self.limiter_mask[index]))
 
 
 def limiter_names(mask: int) -> tuple[str, ...]:

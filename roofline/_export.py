@@ -70,7 +70,7 @@ def save_chart(chart: RooflineChart, path: str | Path) -> Path:
     TypeError
         If `chart` is not a `RooflineChart`.
     """
-    from occupancy._files import as_path, write_atomic
+    from occupancy.common import as_path, write_atomic
 
     if not isinstance(chart, RooflineChart):
         raise TypeError(f"chart must be a RooflineChart, not {type(chart).__name__}")
@@ -163,7 +163,7 @@ def load_chart(path: str | Path) -> RooflineChart:
     OSError
         If the file cannot be read.
     """
-    from occupancy._files import as_path, read_json, read_text
+    from occupancy.common import as_path, read_json, read_text
 
     path = as_path(path, RooflineError)
     suffix = path.suffix.lower()

@@ -606,7 +606,7 @@ def load_gpu(path: str | Path) -> GPU:
     OSError
         If the file cannot be read.
     """
-    from occupancy._files import as_path, read_json, read_toml
+    from occupancy.common import as_path, read_json, read_toml
 
     path = as_path(path, RooflineError)
     where = f"path={str(path)!r}"

@@ -696,7 +696,7 @@ def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
     >>> round(k.flops["bf16_tensor"] / 2 / 4096**3, 3)
     1.0
     """
-    from occupancy._files import as_path
+    from occupancy.common import as_path
 
     file = as_path(path, RooflineError)
     if not file.is_file():

@@ -134,7 +134,7 @@ def plot_roofline(
     TypeError
         Arguments of the wrong type.
     """
-    from occupancy._files import as_path, atomic_path
+    from occupancy.common import as_path, atomic_path
 
     if path is not None and as_path(path, RooflineError).suffix.lower() not in PLOT_FORMATS:
         raise RooflineError(

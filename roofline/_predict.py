@@ -223,7 +223,7 @@ def load_calibration(path: str | Path) -> Calibration:
     OSError
         If the file cannot be read.
     """
-    from occupancy._files import as_path, read_json
+    from occupancy.common import as_path, read_json
 
     path = as_path(path, RooflineError)
     data = read_json(path, RooflineError)

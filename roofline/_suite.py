@@ -256,7 +256,7 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     TypeError
         If `report` is not a `SuiteReport`.
     """
-    from occupancy._files import atomic_path, check_writable, dumps_json, write_atomic
+    from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
 
     if not isinstance(report, SuiteReport):
         raise TypeError(f"report must be a SuiteReport, not {type(report).__name__}")

@@ -230,7 +230,7 @@ def _from_set(report_set: Any) -> tuple[tuple[FamilyRecord, ...], str | None, st
 
 
 def _from_file(path: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
-    from occupancy._files import as_path, read_json
+    from occupancy.common import as_path, read_json
     from roofline import RooflineError
 
     from ._report import ReportSet
@@ -439,7 +439,7 @@ def plot_families(report: FamilyReport, path: str | os.PathLike[str], *, title: 
     Path
         The file written (atomically).
     """
-    from occupancy._files import atomic_path
+    from occupancy.common import atomic_path
     from roofline import RooflineError
 
     if not isinstance(report, FamilyReport):
@@ -501,7 +501,7 @@ def write_family_report(report: FamilyReport, out: str | os.PathLike[str]) -> di
     dict
         "json", "markdown" and "plot" to the paths written.
     """
-    from occupancy._files import check_writable, write_atomic
+    from occupancy.common import check_writable, write_atomic
     from roofline import RooflineError
 
     if not isinstance(report, FamilyReport):

@@ -1,4 +1,4 @@
-"""The calibration file, written in one place (every file goes through `occupancy._files.write_atomic`)."""
+"""The calibration file, written in one place (every file goes through `occupancy.common.write_atomic`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from occupancy._files import as_path, dumps_json, write_atomic
+from occupancy.common import as_path, dumps_json, write_atomic
 from roofline import RooflineError
 
 __all__ = ["write_calibration"]

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from occupancy._files import write_atomic
+from occupancy.common import write_atomic
 from roofline import RooflineError
 
 from ._errors import DeviceError
@@ -118,7 +118,7 @@ def load_report_set(path: str | os.PathLike[str]) -> ReportSet:
     """
     from pydantic import ValidationError
 
-    from occupancy._files import as_path, read_json
+    from occupancy.common import as_path, read_json
     from roofline._gpu import translate_validation_error
 
     file = as_path(path, RooflineError)
@@ -216,7 +216,7 @@ def merge_reports(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLik
     OSError
         When a file cannot be read or `out` cannot be written (checked before any file is read).
     """
-    from occupancy._files import check_writable
+    from occupancy.common import check_writable
 
     if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, Sequence):
         raise TypeError(f"paths must be a sequence of report files or folders, not {type(paths).__name__}")

@@ -90,7 +90,7 @@ def _fit_lines(fit: Any) -> list[str]:
 
 def plot_bandwidth_occupancy(check: Any, path: Path) -> None:
     """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
-    from occupancy._files import atomic_path
+    from occupancy.common import atomic_path
     from roofline import RooflineError
 
     with atomic_path(path, RooflineError) as tmp:
@@ -142,7 +142,7 @@ def _plot(check: Any, path: Path) -> None:
 
 def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
     """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
-    from occupancy._files import check_writable, dumps_json, write_atomic
+    from occupancy.common import check_writable, dumps_json, write_atomic
     from roofline import RooflineError
 
     from ._files import write_calibration

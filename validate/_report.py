@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from occupancy._files import check_writable, write_atomic
+from occupancy.common import check_writable, write_atomic
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 

@@ -95,7 +95,7 @@ def check_run_arguments(
     Shared with `run_validation_devices`, which checks them once in the parent before it
     starts a process per device.
     """
-    from occupancy._files import check_writable
+    from occupancy.common import check_writable
     from roofline import RooflineError
 
     if not isinstance(device, int) or isinstance(device, bool):

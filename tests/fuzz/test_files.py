@@ -19,7 +19,7 @@ import occupancy
 import roofline
 import validate
 from gpuroof import main
-from occupancy import _files
+from occupancy import common as _files
 from registry import REPORT
 from roofline import models
 

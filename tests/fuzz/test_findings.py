@@ -480,7 +480,7 @@ def test_load_report_set_refuses_damaged_files_naming_them(damage, tmp_path):
 
 def test_loaders_refuse_oversized_files_before_reading(tmp_path):
     """A data file is read whole: one far past any gpuroof file (or /dev/zero) is refused up front."""
-    from occupancy._files import MAX_FILE_BYTES
+    from occupancy.common import MAX_FILE_BYTES
 
     path = tmp_path / "report.json"
     with open(path, "wb") as handle:

@@ -215,6 +215,15 @@ def test_public_surface_is_exactly_all():
     assert set(occupancy.__all__) == public - modules
 
 
+def test_every_name_in_all_resolves_in_a_fresh_interpreter():
+    """The names are loaded lazily (PEP 562): each must resolve, and `occupancy.common` too."""
+    code = "import occupancy, occupancy.common; [getattr(occupancy, n) for n in occupancy.__all__]; print('ok')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        occupancy.nothing  # noqa: B018
+
+
 def test_import_loads_neither_matplotlib_nor_cuda():
     code = (
         "import sys, occupancy; occupancy.calculate('sm_90', threads_per_block=256, registers_per_thread=40);"

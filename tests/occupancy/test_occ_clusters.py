@@ -13,7 +13,6 @@ import doctest
 import gzip
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -245,12 +244,17 @@ def test_no_block_fits_gives_no_cluster_and_a_reason():
 
 
 def test_resources_fill_the_kernel_figures():
-    res = SimpleNamespace(registers_per_thread=64, static_shared_memory=0, max_threads_per_block=1024)
+    res = occupancy.KernelResources(kernel="k", architecture="sm_90", registers_per_thread=64,
+                                    max_threads_per_block=1024)
     a = occupancy.max_active_clusters("H200", cluster_size=4, threads_per_block=128, resources=res)
     b = occupancy.max_active_clusters("H200", cluster_size=4, max_threads_per_block=1024, **KW)
     assert a == b
-    with pytest.raises(OccupancyError, match="registers_per_thread is required"):
+    with pytest.raises(TypeError, match="registers_per_thread is required"):
         occupancy.max_active_clusters("H200", cluster_size=4, threads_per_block=128)
+    launch = occupancy.Launch(grid=8, block=128, cluster=4, resources=res)
+    assert occupancy.max_active_clusters("H200", launch) == a
+    assert occupancy.max_potential_cluster_size("H200", launch) == occupancy.max_potential_cluster_size(
+        "H200", threads_per_block=128, resources=res)
 
 
 @pytest.mark.parametrize(("non_portable", "expected"), [(False, 8), (True, 16)])

@@ -1,14 +1,22 @@
-"""Files in and out, for every package: atomic writes and loaders with one clear error.
+"""Helpers the packages share: files, number checks and pydantic errors, each written once.
 
-Every file gpuroof writes (plots, charts, reports, calibrations) goes through
-`write_atomic` or `atomic_path`: the bytes land in a temporary file in the same folder
-and replace the target with one ``os.replace``, so a killed run or a full disk leaves the
-previous file intact and no temporary behind. Every data file gpuroof reads goes through
-`read_json` or `read_toml`: a truncated, non-UTF-8, deeply nested, non-finite or
-oversized (`MAX_FILE_BYTES`) file is one error that names the file. The error type is the caller's (`OccupancyError`,
-``RooflineError``), so each package keeps its own.
+``occupancy`` is the bottom package, so ``roofline``, ``validate`` and ``gpuroof`` import
+these from here (``occupancy.common``) instead of writing their own:
 
-This module sits in the bottom package so that ``roofline`` and ``validate`` share it.
+* atomic writes: every file gpuroof writes (plots, charts, reports, calibrations) goes
+  through `write_atomic` or `atomic_path`: the bytes land in a temporary file in the same
+  folder and replace the target with one ``os.replace``, so a killed run or a full disk
+  leaves the previous file intact and no temporary behind; `check_writable` tests a path
+  before a long run;
+* readers with limits: every data file gpuroof reads goes through `read_json`, `read_toml`
+  or `read_text`: a truncated, non-UTF-8, deeply nested (`MAX_DEPTH`), non-finite or
+  oversized (`MAX_FILE_BYTES`) file is one error that names the file;
+* number checks: `integer` and `check_range`, with messages that name the parameter, the
+  value and the allowed range;
+* `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error.
+
+The error type is the caller's (`OccupancyError`, ``RooflineError``), so each package
+keeps its own.
 """
 
 from __future__ import annotations
@@ -17,23 +25,33 @@ import contextlib
 import errno
 import json
 import math
+import numbers
 import os
 import tempfile
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "as_path",
     "atomic_path",
+    "check_range",
     "check_writable",
     "dumps_json",
+    "integer",
+    "pydantic_error",
     "read_json",
     "read_text",
     "read_toml",
+    "short_repr",
     "write_atomic",
 ]
 
@@ -43,6 +61,8 @@ MAX_DEPTH = 32
 #: Files larger than this are refused before they are read: gpuroof's largest, a validation
 #: report, is about 250 KB per device, so this holds the reports of hundreds of GPUs.
 MAX_FILE_BYTES = 64 * 1024 * 1024
+
+E = TypeVar("E", bound=Exception)
 
 
 def as_path(path: Any, error: type[Exception], name: str = "path") -> Path:
@@ -237,3 +257,53 @@ def read_toml(path: str | os.PathLike[str], error: type[Exception], name: str = 
     except RecursionError:
         raise error(f"{name}={str(target)!r} is nested too deeply to read") from None
     return _check_parsed(data, target, error, name)
+
+
+def integer(name: str, value: object) -> int:
+    """``value`` as a Python int; anything but an integer (a bool or a float too) is a TypeError."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, not bool")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+
+
+def check_range(
+    name: str, value: int | np.ndarray, low: int, high: int | None, error: type[Exception], what: str = ""
+) -> None:
+    """Raise `error` when a number or an array leaves ``[low, high]`` (empty arrays pass).
+
+    ``what`` follows the maximum in the message (a unit, "on sm_90"); ``high`` None: no maximum.
+    """
+    if isinstance(value, np.ndarray):
+        if value.size == 0:
+            return
+        lo, hi = int(value.min()), int(value.max())
+    else:
+        lo = hi = value
+    if lo < low:
+        raise error(f"{name}={lo} is below the minimum of {low}")
+    if high is not None and hi > high:
+        raise error(f"{name}={hi} exceeds the maximum of {high}{what}")
+
+
+def short_repr(value: object, width: int = 80) -> str:
+    """``repr(value)`` on one line, cut to `width` characters (an array's repr spans lines)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def pydantic_error(exc: ValidationError, error: type[E], what: str, *, show_value: bool = True) -> E:
+    """A pydantic ``ValidationError`` as one `error`: ``what: field=value: reason``.
+
+    The first error is told (pydantic lists them all, many lines each); ``show_value``
+    False leaves the value out (``what: field: reason``).
+    """
+    err = exc.errors()[0]
+    message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    where = ".".join(str(p) for p in err.get("loc", ()))
+    if not where:
+        return error(f"{what}: {message}")
+    value = err.get("input")
+    shown = "" if isinstance(value, dict) or not show_value else f"={short_repr(value)}"
+    return error(f"{what}: {where}{shown}: {message}")
