@@ -182,7 +182,7 @@ def cliffs(
     """Headroom, gain and every occupancy threshold along each resource.
 
     Parameters are those of :func:`occupancy.calculate` (``launch`` or its fields as
-    keywords; a launch's cluster is the default ``cluster_size``), and, for the cluster-size axis,
+    keywords; with ``gpu``, a launch's cluster is the default ``cluster_size``), and, for the cluster-size axis,
     ``gpu`` (a GPU with a GPC layout), ``cluster_size`` (the launch's, optional),
     ``non_portable_cluster_size_allowed`` and ``scheduling_policy`` as in
     :func:`occupancy.max_active_clusters`. Each resource is swept over
@@ -214,7 +214,7 @@ def cliffs(
     >>> c.cluster_size.headroom
     0
     """
-    if launch is not None and cluster_size is None:
+    if launch is not None and cluster_size is None and gpu is not None:
         cluster_size = launch.cluster
     arch, sw, current = swept(arch, launch_of("cliffs", launch, fields, architecture(arch)), partitioned_global_caching)
     units = {

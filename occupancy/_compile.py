@@ -7,11 +7,11 @@ stores and loads), and the PTX gives ``.minnctapersm``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
 
-from ._arch import architecture
+from ._arch import ArchitectureLike, architecture
 from ._errors import OccupancyError
 
 __all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptxas_log"]
@@ -37,7 +37,7 @@ class Compiled:
     tool: str
 
 
-def _target(arch: Any) -> str:
+def _target(arch: ArchitectureLike) -> str:
     """``sm_XY`` (keeping an ``a``/``f`` suffix the user asked for) for ``-arch``."""
     if isinstance(arch, str) and re.fullmatch(r"sm_\d{2,3}[af]?", arch.strip()):
         return arch.strip()
@@ -60,7 +60,7 @@ def _check_options(options: Sequence[str]) -> list[str]:
     return out
 
 
-def _nvrtc() -> Any:
+def _nvrtc() -> ModuleType:
     try:
         from cuda.bindings import nvrtc
     except ImportError as exc:
@@ -68,20 +68,20 @@ def _nvrtc() -> Any:
     return nvrtc
 
 
-def _nvrtc_check(nvrtc: Any, result: Any, what: str) -> None:
+def _nvrtc_check(nvrtc: ModuleType, result: int, what: str) -> None:
     if int(result) != 0:
         _, text = nvrtc.nvrtcGetErrorString(result)
         raise OccupancyError(f"{what}: {text.decode() if isinstance(text, bytes) else text}")
 
 
-def _log(nvrtc: Any, program: Any) -> str:
+def _log(nvrtc: ModuleType, program: object) -> str:
     _, size = nvrtc.nvrtcGetProgramLogSize(program)
     buffer = b" " * size
     nvrtc.nvrtcGetProgramLog(program, buffer)
     return buffer.rstrip(b"\0 ").decode("utf-8", "replace")
 
 
-def compile_source(source: str, arch: Any, options: Sequence[str] = (), name: str = "kernel.cu") -> Compiled:
+def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.cu") -> Compiled:
     """Compile CUDA C++ to a cubin for ``arch`` with NVRTC.
 
     Raises
@@ -127,7 +127,7 @@ def compile_source(source: str, arch: Any, options: Sequence[str] = (), name: st
     return Compiled(cubin, ptx.rstrip(b"\0").decode("utf-8", "replace"), log, "NVRTC")
 
 
-def compile_ptx(ptx: str, arch: Any, options: Sequence[str] = (), name: str = "kernel.ptx") -> Compiled:
+def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.ptx") -> Compiled:
     """Assemble PTX to a cubin for ``arch`` with nvJitLink (ptxas inside).
 
     ``options`` are nvJitLink options (``-maxrregcount=N``, ``-lineinfo``, ``-Xptxas=...``).
@@ -153,7 +153,7 @@ def compile_ptx(ptx: str, arch: Any, options: Sequence[str] = (), name: str = "k
     except nvjitlink.nvJitLinkError as exc:
         raise CompileError(f"nvJitLink refused the options {opts}: {exc}") from None
 
-    def text(size_of: Any, get: Any) -> str:
+    def text(size_of: Callable[[int], int], get: Callable[[int, bytearray], object]) -> str:
         buffer = bytearray(size_of(handle))
         get(handle, buffer)
         return bytes(buffer).rstrip(b"\0").decode("utf-8", "replace")

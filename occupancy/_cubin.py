@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import io
 import struct
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._arch import architecture
 from ._errors import OccupancyError
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import Section
 
 __all__ = ["ELF_MAGIC", "EIATTR", "cubin_architecture", "cubin_kernels", "nv_info_records"]
 
@@ -72,7 +76,7 @@ def _words(payload: bytes) -> tuple[int, ...]:
     return struct.unpack_from(f"<{len(payload) // 4}I", payload)
 
 
-def _elf(data: bytes) -> Any:
+def _elf(data: bytes) -> ELFFile:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
 
@@ -83,7 +87,7 @@ def _elf(data: bytes) -> Any:
     return elf
 
 
-def cubin_architecture(elf: Any) -> str:
+def cubin_architecture(elf: ELFFile) -> str:
     """``"sm_XY"`` from the ELF header's ``e_flags``.
 
     ELF ABI version 8 (CUDA 12.8 and later) keeps the SM version in bits 8-15 of
@@ -95,7 +99,7 @@ def cubin_architecture(elf: Any) -> str:
     return f"sm_{sm}"
 
 
-def _symbols(elf: Any) -> list[tuple[str, int, int, int]]:
+def _symbols(elf: ELFFile) -> list[tuple[str, int, int, int]]:
     """(name, st_info, st_other, st_shndx) of every symbol, read straight from .symtab.
 
     pyelftools decodes ``st_other`` into visibility bits only, dropping CUDA's entry flag.
@@ -115,7 +119,7 @@ def _symbols(elf: Any) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[str, Any]]]:
+def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[str, object]]]:
     """Every kernel's resources in one cubin.
 
     ``origin`` starts each entry of ``sources`` (e.g. ``"fatbin sm_90 cubin"``).
@@ -138,7 +142,7 @@ def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[st
             "host objects and libraries carry their kernels in a .nv_fatbin section"
         )
     arch = cubin_architecture(elf)
-    sections: dict[str, Any] = {}
+    sections: dict[str, Section] = {}
     for section in elf.iter_sections():
         sections[section.name] = section
     symbols = _symbols(elf)
@@ -178,7 +182,7 @@ def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[st
                     attrs[_CODE[attr]] = value
         sources: dict[str, str] = {"kernel": f"{where} .symtab (STO_CUDA_ENTRY)",
                                    "architecture": f"{where} ELF header e_flags"}
-        out: dict[str, Any] = {"kernel": name, "architecture": arch}
+        out: dict[str, object] = {"kernel": name, "architecture": arch}
 
         if "EIATTR_REGCOUNT" in info:
             out["registers_per_thread"] = info["EIATTR_REGCOUNT"]

@@ -16,7 +16,7 @@ from .common import read_json, read_text
 __all__ = ["cupy_input", "is_cupy", "is_numba", "is_triton", "numba_ptx", "triton_cache_kernels", "triton_kernel"]
 
 
-def is_triton(obj: Any) -> bool:
+def is_triton(obj: object) -> bool:
     """A Triton ``CompiledKernel``: ``metadata`` with ``num_warps`` and ``shared``."""
     metadata = getattr(obj, "metadata", None)
     return metadata is not None and hasattr(metadata, "num_warps") and hasattr(metadata, "shared")
@@ -28,7 +28,7 @@ def _get(metadata: Any, key: str, default: Any = None) -> Any:
     return getattr(metadata, key, default)
 
 
-def _triton_arch(metadata: Any) -> str | None:
+def _triton_arch(metadata: object) -> str | None:
     target = _get(metadata, "target")
     arch = target.get("arch") if isinstance(target, dict) else getattr(target, "arch", None)
     if isinstance(arch, int):
@@ -38,8 +38,8 @@ def _triton_arch(metadata: Any) -> str | None:
     return None
 
 
-def triton_kernel(metadata: Any, cubin: bytes | None, ptx: str | None, loaded: Any = None,
-                  origin: str = "Triton CompiledKernel") -> dict[str, Any]:
+def triton_kernel(metadata: object, cubin: bytes | None, ptx: str | None, loaded: object = None,
+                  origin: str = "Triton CompiledKernel") -> dict[str, object]:
     """What a Triton kernel says of itself: the binary (if any) and the launch it fixes.
 
     Returns a dict with ``cubin``, ``ptx``, ``arch`` and ``fields`` (KernelResources
@@ -47,7 +47,7 @@ def triton_kernel(metadata: Any, cubin: bytes | None, ptx: str | None, loaded: A
     """
     warps = int(_get(metadata, "num_warps"))
     warp_size = int(_get(metadata, "warp_size", 32) or 32)
-    fields: dict[str, Any] = {
+    fields: dict[str, object] = {
         "kernel": str(_get(metadata, "name")),
         "threads_per_block": warps * warp_size,
         "dynamic_shared_memory": int(_get(metadata, "shared") or 0),
@@ -71,7 +71,7 @@ def triton_kernel(metadata: Any, cubin: bytes | None, ptx: str | None, loaded: A
     return {"cubin": cubin, "ptx": ptx, "arch": _triton_arch(metadata), "fields": fields}
 
 
-def triton_cache_kernels(folder: Path) -> list[dict[str, Any]]:
+def triton_cache_kernels(folder: Path) -> list[dict[str, object]]:
     """Every compiled kernel under a Triton cache folder (``~/.triton/cache`` or one entry of it)."""
     out = []
     for meta_path in sorted(folder.rglob("*.json")):
@@ -100,12 +100,12 @@ def triton_cache_kernels(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def is_cupy(obj: Any) -> bool:
+def is_cupy(obj: object) -> bool:
     """A CuPy ``RawKernel`` or ``RawModule``."""
     return type(obj).__module__.startswith("cupy") and hasattr(obj, "code") and hasattr(obj, "options")
 
 
-def cupy_input(obj: Any) -> tuple[Any, tuple[str, ...], str | None]:
+def cupy_input(obj: object) -> tuple[str | bytes | Path, tuple[str, ...], str | None]:
     """(source or binary, NVRTC options, kernel name) of a CuPy RawKernel/RawModule.
 
     The kernel is compiled here, offline, from the code and options CuPy holds
@@ -122,12 +122,12 @@ def cupy_input(obj: Any) -> tuple[Any, tuple[str, ...], str | None]:
     return obj.code, options, name
 
 
-def is_numba(obj: Any) -> bool:
+def is_numba(obj: object) -> bool:
     """A numba ``cuda.jit`` dispatcher."""
     return hasattr(obj, "inspect_asm") and hasattr(obj, "overloads")
 
 
-def numba_ptx(obj: Any) -> dict[str, str]:
+def numba_ptx(obj: object) -> dict[str, str]:
     """PTX of every signature a numba dispatcher has compiled (``inspect_asm``)."""
     asm = obj.inspect_asm()
     if isinstance(asm, str):

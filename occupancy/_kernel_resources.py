@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._arch import architecture
+from ._arch import ArchitectureLike, architecture
 from ._compile import compile_ptx, compile_source, ptx_directives, ptxas_log
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._errors import OccupancyError
@@ -30,12 +30,12 @@ __all__ = ["all_kernel_resources", "kernel_resources"]
 _FATBIN_BYTES = FATBIN_MAGIC.to_bytes(4, "little")
 
 
-def _sm(arch: Any) -> int:
+def _sm(arch: ArchitectureLike) -> int:
     a = architecture(arch)
     return a.major * 10 + a.minor
 
 
-def _check_runs_on(built: str, arch: Any, what: str) -> None:
+def _check_runs_on(built: str, arch: ArchitectureLike | None, what: str) -> None:
     """SASS runs on its own major version at the same or a later minor."""
     if arch is None:
         return
@@ -52,7 +52,7 @@ def _resources(
     *,
     ptx: str | None = None,
     log: str | None = None,
-    extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> dict[str, KernelResources]:
     """KernelResources of every kernel in a cubin, with what the PTX, ptxas log and SASS add."""
     arch, kernels = cubin_kernels(cubin, origin)
@@ -88,7 +88,7 @@ def _resources(
     return out
 
 
-def _pick(entries: list[FatbinEntry], arch: Any, options: Sequence[str], what: str) -> dict[str, KernelResources]:
+def _pick(entries: list[FatbinEntry], arch: ArchitectureLike | None, options: Sequence[str], what: str) -> dict[str, KernelResources]:
     """The SASS the driver would load for ``arch``: an exact cubin, else a compatible one, else JIT of PTX."""
     cubins = [e for e in entries if e.kind == "cubin"]
     ptxs = [e for e in entries if e.kind == "ptx"]
@@ -149,7 +149,7 @@ def _is_ptx(text: str) -> bool:
     return bool(re.search(r"^\s*\.version\s+\d", text, re.M) and re.search(r"^\s*\.target\s+\w", text, re.M))
 
 
-def _text(text: str, arch: Any, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
+def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
     if _is_ptx(text):
         if arch is None:
             m = re.search(r"^\s*\.target\s+(sm_\d+)", text, re.M)
@@ -165,7 +165,7 @@ def _text(text: str, arch: Any, options: Sequence[str], name: str, include: Path
     return _resources(compiled.cubin, f"CUDA source ({name}) via NVRTC, cubin", ptx=compiled.ptx, log=compiled.log)
 
 
-def _bytes(data: bytes, arch: Any, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
+def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
     if data[:4] == ELF_MAGIC:
         if data[18:20] == (190).to_bytes(2, "little"):  # e_machine EM_CUDA
             out = _resources(data, "cubin")
@@ -183,14 +183,14 @@ def _bytes(data: bytes, arch: Any, options: Sequence[str], name: str, include: P
     return _text(text, arch, options, name, include)
 
 
-def _triton(obj: Any, arch: Any) -> dict[str, KernelResources]:
+def _triton(obj: object, arch: ArchitectureLike | None) -> dict[str, KernelResources]:
     asm = getattr(obj, "asm", None) or {}
     cubin = asm.get("cubin")
     info = triton_kernel(obj.metadata, cubin, asm.get("ptx"), loaded=obj)
     return _triton_info(info, arch)
 
 
-def _triton_info(info: dict[str, Any], arch: Any) -> dict[str, KernelResources]:
+def _triton_info(info: dict[str, Any], arch: ArchitectureLike | None) -> dict[str, KernelResources]:
     fields = info["fields"]
     if info["cubin"] is not None:
         out = _resources(info["cubin"], "Triton cubin", ptx=info["ptx"], extra=fields)
@@ -217,15 +217,16 @@ def _triton_info(info: dict[str, Any], arch: Any) -> dict[str, KernelResources]:
 def _triton_optin(r: KernelResources) -> KernelResources:
     """Triton's launcher raises MAX_DYNAMIC_SHARED_SIZE_BYTES to the opt-in limit less the
     static shared memory when a kernel needs more than 48 KiB (backends/nvidia/driver.c)."""
-    if (r.dynamic_shared_memory or 0) <= 49152:
+    arch = architecture(r.architecture)
+    if (r.dynamic_shared_memory or 0) <= arch.max_shared_memory_per_block:
         return r
-    limit = architecture(r.architecture).max_shared_memory_per_block_optin - r.static_shared_memory
+    limit = arch.max_shared_memory_per_block_optin - r.static_shared_memory
     sources = {**r.sources, "max_dynamic_shared_memory":
                "Triton's launcher: the opt-in limit less static shared memory (shared > 48 KiB)"}
     return r.model_copy(update={"max_dynamic_shared_memory": limit, "sources": sources})
 
 
-def _collect(obj: Any, arch: Any, options: Sequence[str]) -> dict[str, KernelResources]:
+def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str]) -> dict[str, KernelResources]:
     if isinstance(obj, KernelResources):
         _check_runs_on(obj.architecture, arch, f"KernelResources of {obj.kernel}")
         return {obj.kernel: obj}
@@ -264,9 +265,9 @@ def _collect(obj: Any, arch: Any, options: Sequence[str]) -> dict[str, KernelRes
 
 
 def all_kernel_resources(
-    source_or_binary: Any,
+    source_or_binary: object,
     *,
-    arch: Any = None,
+    arch: ArchitectureLike | None = None,
     options: Sequence[str] = (),
 ) -> dict[str, KernelResources]:
     """Resources of every kernel in a source file, PTX, cubin, fatbin or framework kernel.
@@ -319,9 +320,9 @@ def _base_name(symbol: str) -> str:
 
 
 def kernel_resources(
-    source_or_binary: Any,
+    source_or_binary: object,
     *,
-    arch: Any = None,
+    arch: ArchitectureLike | None = None,
     kernel: str | None = None,
     options: Sequence[str] = (),
 ) -> KernelResources:

@@ -63,9 +63,10 @@ MAX_DEPTH = 32
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 E = TypeVar("E", bound=Exception)
+T = TypeVar("T")
 
 
-def as_path(path: Any, error: type[Exception], name: str = "path") -> Path:
+def as_path(path: object, error: type[Exception], name: str = "path") -> Path:
     """`path` as a Path; TypeError for another type, `error` for an empty or NUL-holding name."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a str or os.PathLike, not {type(path).__name__}")
@@ -149,7 +150,7 @@ def check_writable(
     return target
 
 
-def dumps_json(data: Any) -> str:
+def dumps_json(data: object) -> str:
     """`data` as indented JSON text with a final newline; NaN and infinities are refused."""
     return json.dumps(data, indent=2, allow_nan=False) + "\n"
 
@@ -176,7 +177,7 @@ def read_text(path: str | os.PathLike[str], error: type[Exception], name: str = 
         ) from None
 
 
-def _depth(value: Any, limit: int) -> int:
+def _depth(value: object, limit: int) -> int:
     """Nesting depth of lists and dicts, stopping once it passes `limit`."""
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -194,7 +195,7 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
-def _non_finite(value: Any, where: str = "") -> str | None:
+def _non_finite(value: object, where: str = "") -> str | None:
     """Where a NaN or infinite float sits in parsed data, or None."""
     stack = [(value, where)]
     while stack:
@@ -208,7 +209,7 @@ def _non_finite(value: Any, where: str = "") -> str | None:
     return None
 
 
-def _check_parsed(data: Any, target: Path, error: type[Exception], name: str) -> Any:
+def _check_parsed(data: T, target: Path, error: type[Exception], name: str) -> T:
     if _depth(data, MAX_DEPTH) > MAX_DEPTH:
         raise error(f"{name}={str(target)!r} is nested more than {MAX_DEPTH} levels deep")
     where = _non_finite(data)

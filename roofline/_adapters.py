@@ -15,11 +15,6 @@ from ._ncu import NcuKernel
 
 __all__ = ["counted_kernel", "counts_from", "launch_of"]
 
-# The runtime's default cudaFuncAttributeMaxDynamicSharedMemorySize plus static shared
-# memory, on every architecture: a launch that asked for more had opted in.
-_DEFAULT_SHARED_MEMORY = 48 * 1024
-
-
 def launch_of(
     grid: tuple[int, int, int],
     block: tuple[int, int, int],
@@ -33,10 +28,14 @@ def launch_of(
     the runtime's default had opted in to (at least) that much, or the driver would have
     refused it."""
     static, dynamic = int(static_shared_memory or 0), int(dynamic_shared_memory or 0)
+    # The runtime's default cudaFuncAttributeMaxDynamicSharedMemorySize plus static shared
+    # memory (the architecture table's figure, 48 KiB on every one): a launch that asked for
+    # more had opted in.
+    default = min(arch.max_shared_memory_per_block for arch in occupancy.architectures())
     return occupancy.Launch(
         grid=tuple(grid), block=tuple(block), registers_per_thread=registers_per_thread,
         static_shared_memory=static, dynamic_shared_memory=dynamic, block_barriers=block_barriers,
-        max_dynamic_shared_memory=dynamic if dynamic > _DEFAULT_SHARED_MEMORY - static else None,
+        max_dynamic_shared_memory=dynamic if dynamic > default - static else None,
     )
 
 

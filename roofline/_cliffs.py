@@ -17,7 +17,7 @@ from ._kernel import Kernel, kernel_of
 from ._predict import Calibration
 from ._predict import calibration as _packaged_calibration
 from ._terms import Limiter
-from ._time_model import DEFAULT_REGISTERS_PER_THREAD, Prediction, launch_of, predict
+from ._time_model import Prediction, launch_of, occupancy_launch, predict
 
 __all__ = ["TimeCliff", "TimeCliffs", "time_cliffs"]
 
@@ -113,8 +113,7 @@ def time_cliffs(gpu: GPU | str, kernel: Kernel, launch: Launch | None = None, *,
     kernel = kernel_of(kernel)
     launch = launch_of(kernel, launch, "time_cliffs")
     current = predict(record, kernel, launch, calibration=cal)
-    keywords = launch.occupancy_keywords(assumed_registers_per_thread=DEFAULT_REGISTERS_PER_THREAD)
-    found = occupancy_cliffs(record.architecture, **keywords)
+    found = occupancy_cliffs(record.architecture, occupancy_launch(launch))
     # occupancy.cliffs sweeps shared memory as if the kernel opted in to all of it
     default_dynamic = record.architecture.max_shared_memory_per_block - launch.static_shared_memory
     allowed_dynamic = default_dynamic if launch.max_dynamic_shared_memory is None else launch.max_dynamic_shared_memory

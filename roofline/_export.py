@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from occupancy.common import pydantic_error
+
 from ._chart import CHART_SCHEMA_VERSION, BandwidthPoint, Ceiling, ChartPoint, RooflineChart
 from ._errors import RooflineError
 
@@ -182,9 +184,7 @@ def load_chart(path: str | Path) -> RooflineChart:
             raise RooflineError(f"path={str(path)!r} holds NUL bytes: not a CSV chart")
         return _csv_chart(text, path)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "chart"
-        message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        raise RooflineError(f"path={str(path)!r} is not a valid roofline chart: {where}: {message}") from None
+        raise pydantic_error(exc, RooflineError, f"path={str(path)!r} is not a valid roofline chart",
+                             show_value=False) from None
     except csv.Error as exc:
         raise RooflineError(f"path={str(path)!r} is not valid CSV: {exc}") from None

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from occupancy.common import pydantic_error, short_repr
+
 from ._errors import RooflineError
 from ._precision import (
     FP32_ACCUMULATE_PRECISIONS,
@@ -473,20 +475,7 @@ class GPU(BaseModel):
 
 def translate_validation_error(exc: ValidationError, what: str) -> RooflineError:
     """A pydantic ValidationError as one RooflineError line: ``what: field=value: reason``."""
-    err = exc.errors()[0]
-    message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-    where = ".".join(str(p) for p in err.get("loc", ()))
-    if not where:
-        return RooflineError(f"{what}: {message}")
-    value = err.get("input")
-    shown = "" if isinstance(value, dict) else f"={short_repr(value)}"
-    return RooflineError(f"{what}: {where}{shown}: {message}")
-
-
-def short_repr(value: Any, width: int = 80) -> str:
-    """``repr(value)`` on one line, cut to `width` characters (an array's repr spans lines)."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return pydantic_error(exc, RooflineError, what)
 
 
 def _make_gpu(entry: dict[str, Any], what: str) -> GPU:

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from occupancy.common import pydantic_error
+
 from ._errors import RooflineError
 from ._gpu import GPU
 from ._gpu import gpu as _lookup_gpu
@@ -246,6 +248,4 @@ def load_calibration(path: str | Path) -> Calibration:
     try:
         return Calibration.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "calibration"
-        raise RooflineError(f"path={str(path)!r} is not a calibration: {where}: {err['msg']}") from None
+        raise pydantic_error(exc, RooflineError, f"path={str(path)!r} is not a calibration", show_value=False) from None

@@ -92,16 +92,13 @@ class ProfileReport(BaseModel):
 # occupancy of a profiled launch
 
 
-def _occupancy_inputs(k: NcuKernel) -> dict[str, int]:
-    launch = launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread or 0,
-                       static_shared_memory=k.static_shared_memory, dynamic_shared_memory=k.dynamic_shared_memory,
-                       block_barriers=k.block_barriers if k.block_barriers is not None else 1)
-    keywords = launch.occupancy_keywords()
-    del keywords["carveout"]  # the driver's configuration is matched separately (_driver_carveout)
-    return keywords
+def _occupancy_launch(k: NcuKernel) -> occupancy.Launch:
+    return launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread or 0,
+                     static_shared_memory=k.static_shared_memory, dynamic_shared_memory=k.dynamic_shared_memory,
+                     block_barriers=k.block_barriers if k.block_barriers is not None else 1)
 
 
-def _driver_carveout(arch: str, config: int | None, inputs: dict[str, int]) -> int | None:
+def _driver_carveout(arch: str, config: int | None, launch: occupancy.Launch) -> int | None:
     """A carveout (percent) for which the calculator picks the driver's configuration.
 
     The driver picks the smallest shared-memory configuration that keeps the launch's
@@ -112,7 +109,7 @@ def _driver_carveout(arch: str, config: int | None, inputs: dict[str, int]) -> i
     if config is None:
         return None
     for carveout in range(0, 101):
-        if occupancy.calculate(arch, carveout=carveout, **inputs).shared_memory_config == config:
+        if occupancy.calculate(arch, launch.model_copy(update={"carveout": carveout})).shared_memory_config == config:
             return carveout
     return None
 
@@ -144,13 +141,15 @@ def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, object], list[str]]:
     if k.arch is None or missing:
         return {}, [f"occupancy not computed: the profile has no {', '.join(missing) or 'architecture'} "
                     "(collect --section LaunchStats)"]
-    inputs = _occupancy_inputs(k)
+    launch = _occupancy_launch(k)
     try:
-        default = occupancy.calculate(k.arch, **inputs)
+        default = occupancy.calculate(k.arch, launch)
     except ValueError as exc:
         return {}, [f"occupancy not computed: {exc}"]
-    carveout = _driver_carveout(k.arch, k.shared_memory_config, inputs)
-    ours = default if carveout is None else occupancy.calculate(k.arch, carveout=carveout, **inputs)
+    carveout = _driver_carveout(k.arch, k.shared_memory_config, launch)
+    if carveout is not None:
+        launch = launch.model_copy(update={"carveout": carveout})
+    ours = occupancy.calculate(k.arch, launch)
     arch = occupancy.architecture(k.arch)
     fields: dict[str, object] = {
         "occupancy": ours.occupancy,
@@ -164,12 +163,9 @@ def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, object], list[str]]:
     }
     if k.theoretical_occupancy is not None:
         fields["occupancy_agrees"] = math.isclose(ours.occupancy, k.theoretical_occupancy, abs_tol=1e-4)
-    fields["cliffs"] = occupancy.cliffs(k.arch, **({"carveout": carveout} if carveout is not None else {}), **inputs)
+    fields["cliffs"] = occupancy.cliffs(k.arch, launch)
     try:
-        best = occupancy.max_potential_block_size(
-            k.arch, registers_per_thread=inputs["registers_per_thread"],
-            static_shared_memory=inputs["static_shared_memory"], dynamic_shared_memory=inputs["dynamic_shared_memory"],
-            max_dynamic_shared_memory=inputs["max_dynamic_shared_memory"], block_barriers=inputs["block_barriers"])
+        best = occupancy.max_potential_block_size(k.arch, launch.model_copy(update={"carveout": None}))
         fields.update(best_block_size=best.block_size, best_block_occupancy=best.occupancy)
     except ValueError:
         pass

@@ -86,9 +86,9 @@ class SuiteReport(BaseModel):
 def _occupancy(device: GPU, launch: Launch | None) -> tuple[int | None, bool, float | None, tuple[str, ...]]:
     if launch is None:
         return None, False, None, ()
-    keywords = launch.occupancy_keywords(assumed_registers_per_thread=ASSUMED_REGISTERS_PER_THREAD)
-    result = occupancy_calculate(device.architecture, **keywords)
-    return keywords["registers_per_thread"], launch.registers_per_thread is None, float(result.occupancy), tuple(
+    assumed = launch.assuming_registers(ASSUMED_REGISTERS_PER_THREAD)
+    result = occupancy_calculate(device.architecture, assumed)
+    return assumed.registers_per_thread, launch.registers_per_thread is None, float(result.occupancy), tuple(
         result.limiters
     )
 

@@ -12,7 +12,6 @@ in `TERMS`.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from occupancy import Architecture, Launch
 from occupancy import architecture as occupancy_architecture
 from occupancy import calculate as occupancy_calculate
+from occupancy.common import integer
 
 from ._errors import RooflineError
 from ._gpu import GPU
@@ -42,7 +42,9 @@ from ._terms import (
     launch_term,
 )
 
-__all__ = ["DEFAULT_REGISTERS_PER_THREAD", "TERMS", "Prediction", "check_calibration", "launch_of", "predict"]
+__all__ = [
+    "DEFAULT_REGISTERS_PER_THREAD", "TERMS", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "predict",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -190,6 +192,12 @@ def check_calibration(cal: Calibration, record: GPU) -> None:
         )
 
 
+def occupancy_launch(launch: Launch) -> Launch:
+    """The launch's numbers for `occupancy`: registers assumed where unknown, and resources read
+    for another architecture used as they are (the prediction's assumptions note it) rather than refused."""
+    return launch.model_copy(update={"resources": None}).assuming_registers(DEFAULT_REGISTERS_PER_THREAD)
+
+
 def predict(
     gpu: GPU | str,
     kernel: Kernel,
@@ -264,8 +272,7 @@ def predict(
     kernel = kernel_of(kernel)
     launch = launch_of(kernel, launch, "predict")
     assumptions = _assumptions(launch, record.architecture)
-    keywords = launch.occupancy_keywords(assumed_registers_per_thread=DEFAULT_REGISTERS_PER_THREAD)
-    occ = occupancy_calculate(record.architecture, **keywords)
+    occ = occupancy_calculate(record.architecture, occupancy_launch(launch))
     if occ.active_blocks_per_sm == 0:
         raise RooflineError(f"launch cannot run on {record.name}: {occ.reason}")
 
@@ -274,9 +281,7 @@ def predict(
         assumptions += _in_flight_note(launch)
     in_flight = launch.elements_per_thread if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
-        if not 1 <= value <= 2**31 - 1:
+        if not 1 <= integer(name, value) <= 2**31 - 1:
             raise RooflineError(f"{name}={value!r} must be an integer from 1 to 2147483647")
     setting = Setting(gpu=record, calibration=cal, kernel=kernel, launch=launch, occupancy=occ,
                       locality=locality(record), loads_in_flight_per_thread=int(in_flight),

@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from occupancy.common import pydantic_error
+
 from ._families import FAMILIES, FamilyRecord, family_model, json_values
 
 __all__ = [
@@ -203,9 +205,7 @@ def _records(items: Sequence[Any], name: str, in_file: bool = False) -> list[Fam
         try:
             records.append(FamilyRecord.model_validate(item))
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err.get("loc", ())) or "record"
-            raise RooflineError(f"{name}[{i}] is not a family record: {where}: {err['msg']}") from None
+            raise pydantic_error(exc, RooflineError, f"{name}[{i}] is not a family record", show_value=False) from None
     return records
 
 
@@ -251,9 +251,7 @@ def _from_file(path: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, st
                     gpu if isinstance(gpu, str) else None, device if isinstance(device, str) else "",
                     f"{target}: {where}" if isinstance(where, str) and where else str(target))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "content"
-        raise RooflineError(f"source={str(target)!r}: {where}: {err['msg']}") from None
+        raise pydantic_error(exc, RooflineError, f"source={str(target)!r}", show_value=False) from None
     raise RooflineError(f"source={str(target)!r} holds neither a report.json (reports), a families.json (rows) "
                         "nor a records file (records)")
 

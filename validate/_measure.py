@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+import occupancy
 from occupancy import CompileError, KernelResources
 
 from ._compile import kernel_resources
@@ -388,15 +389,6 @@ def _load_kernel(session: Any, resolved: tuple[str, Any, str], name: str, *, arc
 # arguments, launch, check
 
 
-def _dims(name: str, value: Any) -> tuple[int, int, int]:
-    items = (value,) if isinstance(value, (int, np.integer)) else tuple(value) if isinstance(value, (tuple, list)) else ()
-    if not 1 <= len(items) <= 3 or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in items):
-        raise ValueError(f"{name}={value!r} must be an int or 1 to 3 ints")
-    if any(int(v) < 1 for v in items):
-        raise ValueError(f"{name}={value!r}: every dimension must be >= 1")
-    return tuple(int(v) for v in items) + (1,) * (3 - len(items))  # type: ignore[return-value]
-
-
 def _normalise_args(args: Sequence[Any], sizes: Mapping[str, int] | None) -> list[Any]:
     out: list[Any] = []
     for i, a in enumerate(args):
@@ -596,10 +588,8 @@ def measure(
         raise ValueError(f"l2={l2!r} must be 'flush' or 'warm'")
     if not isinstance(kernel, str) or not kernel:
         raise TypeError("kernel must be the kernel's name (a non-empty str)")
-    grid3, block3 = _dims("grid", grid), _dims("block", block)
-    cluster3 = None if cluster is None else _dims("cluster", cluster)
-    if cluster3 is not None and any(g % c for g, c in zip(grid3, cluster3)):
-        raise ValueError(f"grid={grid3} is not a whole number of clusters of {cluster3}")
+    shape = occupancy.Launch(grid=grid, block=block, cluster=cluster)  # dims checked and normalised once
+    grid3, block3, cluster3 = shape.grid, shape.block, shape.cluster
     if isinstance(dynamic_shared_memory, bool) or not isinstance(dynamic_shared_memory, int) or dynamic_shared_memory < 0:
         raise ValueError(f"dynamic_shared_memory={dynamic_shared_memory!r} must be an int >= 0 (bytes)")
     if not tolerance >= 0:
@@ -642,7 +632,8 @@ def measure(
         raise ValueError(f"dynamic_shared_memory={dynamic_shared_memory} plus the kernel's "
                          f"{resources.static_shared_memory} static bytes exceed the {max_dynamic} bytes a block "
                          f"may use on this {device_name}")
-    if dynamic_shared_memory > 48 * 1024:
+    default_limit = occupancy.architecture(arch).max_shared_memory_per_block
+    if dynamic_shared_memory > default_limit:
         session.set_kernel_attribute(loaded, "MAX_DYNAMIC_SHARED_SIZE_BYTES", dynamic_shared_memory)
 
     rng = np.random.default_rng(seed)
@@ -681,15 +672,13 @@ def measure(
     launch()
     session.synchronize()
 
-    import occupancy
-
     occ = occ_driver = None
     try:
         occ = occupancy.calculate(arch, threads_per_block=threads, registers_per_thread=resources.registers_per_thread,
                                   static_shared_memory=resources.static_shared_memory,
                                   dynamic_shared_memory=dynamic_shared_memory,
                                   max_dynamic_shared_memory=max(dynamic_shared_memory,
-                                                                48 * 1024 - resources.static_shared_memory)).occupancy
+                                                                default_limit - resources.static_shared_memory)).occupancy
     except ValueError as exc:
         notes.append(f"occupancy not calculated: {exc}")
     try:

@@ -236,7 +236,7 @@ def test_l1_keeps_the_iteration_before(window, reads):
     assert k.traffic.l1_footprint_bytes_per_block * 8 > 256 * 1024  # the whole footprint does not fit
     k = k.model_copy(update={"traffic": k.traffic.model_copy(update={"l1_window_bytes_per_block": window})})
     launch = k.launch
-    occ = occupancy.calculate("sm_90", **launch.occupancy_keywords(assumed_registers_per_thread=32))
+    occ = occupancy.calculate("sm_90", launch.assuming_registers(32))
     got = roofline.l2_bytes_with_l1_reuse(k, launch, occ)
     expect = {"l2": k.l2_bytes,
               "stream": launch.blocks * k.traffic.l1_stream_bytes_per_block + k.traffic.l2_store_bytes}[reads]

@@ -11,7 +11,7 @@ import pytest
 
 import validate
 from validate._kernel_args import parse_kernel_arg, parse_kernel_args
-from validate._measure import _check_against_kernel, _code_type, _compare, _dims, _normalise_args
+from validate._measure import _check_against_kernel, _code_type, _compare, _normalise_args
 
 SAXPY = r"""
 extern "C" __global__ void saxpy(int n, float a, const float* __restrict__ x, float* __restrict__ y) {
@@ -99,13 +99,15 @@ def test_python_scalars_are_refused_with_the_fix():
 
 
 @pytest.mark.parametrize(
-    "value, message",
-    [(0, "every dimension must be >= 1"), ((1, 2, 3, 4), "1 to 3 ints"), (2.0, "1 to 3 ints"), (True, "1 to 3 ints")],
+    "value, error, message",
+    [(0, ValueError, "grid.x=0 is below the minimum of 1"), ((1, 2, 3, 4), ValueError, "1 to 3 dimensions"),
+     (2.0, TypeError, "grid must be an int"), (True, TypeError, "grid must be an int")],
     ids=["zero", "four", "float", "bool"],
 )
-def test_bad_dims(value, message):
-    with pytest.raises(ValueError, match=message):
-        _dims("grid", value)
+def test_bad_dims(value, error, message):
+    """validate.measure normalises its dims as occupancy.Launch does (the one normaliser)."""
+    with pytest.raises(error, match=message):
+        validate.measure("__global__ void k() {}", "k", grid=value, block=1, args=())
 
 
 def _fake_kernel(*sizes):
@@ -230,7 +232,7 @@ def test_bad_input_is_refused_before_the_gpu_is_touched(monkeypatch):
         (dict(grid=0, block=1, args=[]), ValueError, "grid"),
         (dict(grid=4, block=1, args=[3]), TypeError, "Python int"),
         (dict(grid=4, block=1, args=["f32[4]"], l2="hot"), ValueError, "l2="),
-        (dict(grid=(4, 3), block=1, cluster=(2, 2), args=[]), ValueError, "whole number of clusters"),
+        (dict(grid=(4, 3), block=1, cluster=(2, 2), args=[]), ValueError, "is not a multiple of cluster"),
         (dict(grid=4, block=1, args=[x], expected={1: x}), ValueError, "not arrays of the argument list"),
         (dict(grid=4, block=1, args=[x], dynamic_shared_memory=-1), ValueError, "dynamic_shared_memory"),
     ]
