@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict
@@ -163,14 +165,7 @@ def calculate(
     active = int(out.active_blocks_per_sm)
     return OccupancyResult(
         arch=arch.name,
-        threads_per_block=v.threads_per_block,
-        registers_per_thread=v.registers_per_thread,
-        static_shared_memory=v.static_shared_memory,
-        dynamic_shared_memory=v.dynamic_shared_memory,
-        max_dynamic_shared_memory=v.max_dynamic_shared_memory,
-        carveout=None if v.carveout < 0 else v.carveout,
-        block_barriers=v.block_barriers,
-        max_threads_per_block=v.max_threads_per_block,
+        **(dataclasses.asdict(v) | {"carveout": None if v.carveout < 0 else v.carveout}),
         partitioned_global_caching=gc,
         active_blocks_per_sm=active,
         active_warps_per_sm=int(out.active_warps_per_sm),
@@ -249,8 +244,8 @@ def calculate_many(
         max_threads_per_block=max_threads_per_block,
     )
     v = checked(arch, numbers, arrays=True)
-    v = LaunchNumbers(**{f: _small(getattr(v, f)) for f in LaunchNumbers.__dataclass_fields__})
+    v = LaunchNumbers(**{f.name: _small(getattr(v, f.name)) for f in dataclasses.fields(v)})
     out = evaluate(arch, v, gc)
-    values = {f: getattr(out, f) for f in OccupancyArrays.__dataclass_fields__}
+    values = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}
     shape = np.broadcast_shapes(*(np.shape(x) for x in values.values()))
     return OccupancyArrays(**{k: np.broadcast_to(x, shape) for k, x in values.items()})

@@ -96,6 +96,17 @@ class LaunchNumbers:
     max_threads_per_block: Int | None = None
 
 
+def _check_optin(arch: Architecture, name: str, value: Int, static: Int) -> None:
+    """Refuse dynamic shared memory over the opt-in limit, alone or with the static bytes."""
+    optin = arch.max_shared_memory_per_block_optin
+    check_range(name, value, 0, optin, arch, " bytes (the opt-in limit per block)")
+    hi = _top(static + value)
+    if hi is not None and hi > optin:
+        raise OccupancyError(
+            f"static_shared_memory + {name}={hi} exceeds the opt-in limit of {optin} bytes per block on {arch.name}"
+        )
+
+
 # Only the kernel attributes may be None (the runtime's default, no preference, no bound).
 _OPTIONAL = frozenset({"max_dynamic_shared_memory", "carveout", "max_threads_per_block"})
 
@@ -135,26 +146,13 @@ def checked(arch: Architecture, launch: LaunchNumbers, *, arrays: bool) -> Launc
         " bytes of static shared memory per block",
     )
     check_range("block_barriers", b, 0, MAX_BARRIERS_PER_BLOCK, arch, " barriers per block")
-    optin = arch.max_shared_memory_per_block_optin
-    check_range("dynamic_shared_memory", d, 0, optin, arch, " bytes (the opt-in limit per block)")
-    hi = _top(s + d)
-    if hi is not None and hi > optin:
-        raise OccupancyError(
-            f"static_shared_memory + dynamic_shared_memory={hi} exceeds the opt-in limit of "
-            f"{optin} bytes per block on {arch.name}"
-        )
+    _check_optin(arch, "dynamic_shared_memory", d, s)
     m = given.get("max_dynamic_shared_memory")
     if m is None:
         # The runtime's default for cudaFuncAttributeMaxDynamicSharedMemorySize.
         m = arch.max_shared_memory_per_block - s
     else:
-        check_range("max_dynamic_shared_memory", m, 0, optin, arch, " bytes (the opt-in limit per block)")
-        hi = _top(s + m)
-        if hi is not None and hi > optin:
-            raise OccupancyError(
-                f"static_shared_memory + max_dynamic_shared_memory={hi} exceeds the opt-in "
-                f"limit of {optin} bytes per block on {arch.name}"
-            )
+        _check_optin(arch, "max_dynamic_shared_memory", m, s)
     c = given.get("carveout")
     if c is None:
         c = -1

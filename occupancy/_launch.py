@@ -245,11 +245,7 @@ class Launch(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            # Our own checks raise OccupancyError inside pydantic: give it back unwrapped.
-            error = (exc.errors()[0].get("ctx") or {}).get("error")
-            if isinstance(error, OccupancyError):
-                raise error from None
-            raise pydantic_error(exc, OccupancyError, "Launch") from None
+            raise pydantic_error(exc, OccupancyError, "Launch", unwrap=True) from None
 
     def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Launch:
         """A copy with ``update`` applied and checked like a new `Launch`.

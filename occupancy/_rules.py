@@ -22,7 +22,7 @@ The rules (learned from the CUDA runtime's documented behaviour and NVIDIA's
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -162,16 +162,8 @@ def launch_numbers(arch: Architecture, launch: Launch) -> LaunchNumbers:
         )
     if launch.resources is not None:
         check_architecture(arch, launch.resources)
-    numbers = LaunchNumbers(
-        threads_per_block=launch.threads_per_block,
-        registers_per_thread=launch.registers_per_thread,
-        static_shared_memory=launch.static_shared_memory,
-        dynamic_shared_memory=launch.dynamic_shared_memory,
-        max_dynamic_shared_memory=launch.max_dynamic_shared_memory,
-        carveout=launch.carveout,
-        block_barriers=launch.block_barriers,
-        max_threads_per_block=launch.max_threads_per_block,
-    )
+    # The Launch has every number under the same name (threads_per_block from its block).
+    numbers = LaunchNumbers(**{field.name: getattr(launch, field.name) for field in fields(LaunchNumbers)})
     return checked(arch, numbers, arrays=False)
 
 

@@ -294,13 +294,20 @@ def short_repr(value: object, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def pydantic_error(exc: ValidationError, error: type[E], what: str, *, show_value: bool = True) -> E:
+def pydantic_error(
+    exc: ValidationError, error: type[E], what: str, *, show_value: bool = True, unwrap: bool = False
+) -> E:
     """A pydantic ``ValidationError`` as one `error`: ``what: field=value: reason``.
 
     The first error is told (pydantic lists them all, many lines each); ``show_value``
-    False leaves the value out (``what: field: reason``).
+    False leaves the value out (``what: field: reason``). With ``unwrap``, an `error` that
+    a validator raised itself (pydantic wraps it) comes back as it was raised: for models
+    whose checks already name the field.
     """
     err = exc.errors()[0]
+    raised = (err.get("ctx") or {}).get("error")
+    if unwrap and isinstance(raised, error):
+        return raised
     message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
     where = ".".join(str(p) for p in err.get("loc", ()))
     if not where:

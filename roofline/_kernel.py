@@ -11,9 +11,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
 
 from occupancy import Launch
+from occupancy.common import pydantic_error, short_repr
 
 from ._errors import RooflineError
-from ._gpu import check_level, short_repr, translate_validation_error
+from ._gpu import check_level
 from ._precision import check_precision
 from ._warps import CACHE_LINE_BYTES
 
@@ -344,10 +345,7 @@ class Kernel(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            error = (exc.errors()[0].get("ctx") or {}).get("error")
-            if isinstance(error, RooflineError):
-                raise error from None
-            raise translate_validation_error(exc, type(self).__name__) from None
+            raise pydantic_error(exc, RooflineError, type(self).__name__, unwrap=True) from None
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Kernel:
         """A copy with ``update`` applied and checked like a new kernel.
