@@ -33,7 +33,6 @@ __all__ = ["ELF_MAGIC", "EIATTR", "cubin_architecture", "cubin_kernels", "nv_inf
 ELF_MAGIC = b"\x7fELF"
 EM_CUDA = 190
 STO_CUDA_ENTRY = 0x10
-SHT_CUDA_INFO = 0x70000000
 
 # EIATTR attribute codes read here (the names are cuobjdump's).
 EIATTR = {

@@ -17,9 +17,8 @@ from .common import pydantic_error
 
 __all__ = ["Launch", "dims", "launch_of"]
 
-# CUDA's launch limits, the same on every compute capability from 5.0 on (_arch's table).
-MAX_GRID = MAX_GRID_DIMS
-MAX_BLOCK = MAX_BLOCK_DIMS
+# CUDA's launch limits, the same on every compute capability from 5.0 on (with _arch's
+# MAX_GRID_DIMS and MAX_BLOCK_DIMS).
 MAX_THREADS_PER_BLOCK = 1024
 MAX_REGISTERS_PER_THREAD = 255
 # Thread-block clusters (compute capability 9.0+): 8 blocks is the portable maximum;
@@ -111,8 +110,8 @@ def _normalise(data: dict[str, object]) -> dict[str, object]:
         sass = resources.sass
         if data.get("loads_in_flight_per_thread") is None and sass is not None:
             out["loads_in_flight_per_thread"] = sass.global_loads_in_flight_per_thread or None
-    out["grid"] = dims("grid", data["grid"], MAX_GRID)
-    out["block"] = block = dims("block", data["block"], MAX_BLOCK)
+    out["grid"] = dims("grid", data["grid"], MAX_GRID_DIMS)
+    out["block"] = block = dims("block", data["block"], MAX_BLOCK_DIMS)
     threads = math.prod(block)
     if threads > MAX_THREADS_PER_BLOCK:
         raise OccupancyError(
@@ -156,9 +155,12 @@ def _normalise(data: dict[str, object]) -> dict[str, object]:
 class Launch(BaseModel):
     """One kernel launch: grid, block, cluster, the kernel's resources and what each thread does.
 
-    The one launch description of gpuroof: `occupancy.calculate`, `occupancy.cliffs`,
-    `occupancy.max_potential_block_size` and `occupancy.plot_occupancy` take it as
-    ``launch=``, and `roofline.Kernel` carries one for `roofline.predict`. As cuda.core's
+    The one launch description of gpuroof: every occupancy function (`occupancy.calculate`,
+    `cliffs`, `plot_occupancy`, `max_potential_block_size`, `available_dynamic_shared_memory`,
+    `max_active_clusters`, `max_potential_cluster_size`) takes it as its second argument,
+    ``launch=``, or builds one from these fields given as loose keywords (with
+    ``threads_per_block`` for a one-dimensional ``block``; ``grid`` then defaults to one
+    cluster); `roofline.Kernel` carries one for `roofline.predict`. As cuda.core's
     ``LaunchConfig``, ``grid``, ``block`` and ``cluster`` take an int or a tuple of 1 to 3
     ints and are stored as (x, y, z) triples. Every input is checked against CUDA's launch
     limits once, at construction; the per-architecture limits (shared memory, registers

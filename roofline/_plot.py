@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from occupancy.common import integer
+
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
 from ._gpu import GPU
@@ -140,9 +142,7 @@ def plot_roofline(
         raise RooflineError(
             f"path={str(path)!r} has an unsupported suffix; use one of {', '.join(PLOT_FORMATS)}"
         )
-    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Integral):
-        raise TypeError(f"dpi must be an int, not {type(dpi).__name__}")
-    if not 10 <= dpi <= MAX_DPI:
+    if not 10 <= integer("dpi", dpi) <= MAX_DPI:
         raise RooflineError(f"dpi={dpi} must be from 10 to {MAX_DPI}")
     if knee_sharpness is not None:
         if isinstance(knee_sharpness, bool) or not isinstance(knee_sharpness, numbers.Real):

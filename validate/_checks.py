@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from occupancy.common import integer
+
 __all__ = ["as_float", "check_callables", "check_count", "check_optional_positive", "check_positive", "positive_series"]
 
 
@@ -34,11 +36,10 @@ def check_count(name: str, value: Any, low: int, high: int) -> int:
     """`value` as a count from `low` to `high`: TypeError for a non-int, RooflineError out of range."""
     from roofline import RooflineError
 
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if not low <= value <= high:
-        raise RooflineError(f"{name}={value} must be from {low} to {high}")
-    return int(value)
+    number = integer(name, value)
+    if not low <= number <= high:
+        raise RooflineError(f"{name}={number} must be from {low} to {high}")
+    return number
 
 
 def check_positive(name: str, value: Any, high: float = math.inf, unit: str = "") -> float:

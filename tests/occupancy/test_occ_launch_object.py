@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import occupancy
 from occupancy import Launch, OccupancyError
+from occupancy._rules import evaluate
 
 
 def _resources(**over):
@@ -157,6 +158,42 @@ def test_launch_equals_the_loose_keywords_everywhere(arch, loose):
     search = {k: v for k, v in loose.items() if k != "threads_per_block"}
     assert occupancy.max_potential_block_size(arch, launch=launch, sm_count=100) == occupancy.max_potential_block_size(
         arch, **search, sm_count=100)
+    assert occupancy.calculate(arch, launch) == occupancy.calculate(arch, launch=launch)  # positional too
+    unshared = {k: v for k, v in loose.items() if k != "dynamic_shared_memory"}
+    assert occupancy.available_dynamic_shared_memory(arch, _launch_of(unshared), num_blocks=1) == (
+        occupancy.available_dynamic_shared_memory(arch, **unshared, num_blocks=1))
+    if arch == "sm_90":
+        assert occupancy.max_active_clusters("H200", launch, cluster_size=2) == occupancy.max_active_clusters(
+            "H200", cluster_size=2, **loose)
+        assert occupancy.max_potential_cluster_size("H200", launch) == occupancy.max_potential_cluster_size(
+            "H200", **loose)
+
+
+def test_the_rules_evaluate_a_launch():
+    """`_rules.evaluate` takes the Launch whole; calculate reports the same numbers."""
+    launch = Launch(grid=1, block=(16, 16), registers_per_thread=33)
+    arch = occupancy.architecture("sm_80")
+    out = evaluate(arch, launch)
+    assert int(out.active_blocks_per_sm) == occupancy.calculate(arch, launch).active_blocks_per_sm == 6
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=32, threads=3),
+         "calculate\\(\\) got an unexpected keyword argument 'threads'"),
+        (lambda: occupancy.calculate("sm_90", block=256, threads_per_block=256, registers_per_thread=32),
+         "takes block= or threads_per_block="),
+        (lambda: occupancy.max_potential_block_size("sm_90", threads_per_block=256, registers_per_thread=32),
+         "searches the block size"),
+        (lambda: occupancy.max_active_clusters("H200", threads_per_block=256, registers_per_thread=32),
+         "needs cluster_size="),
+    ],
+    ids=["unknown", "block and threads", "searched", "no cluster"],
+)
+def test_loose_keywords_are_checked_once(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
 
 
 def test_plot_occupancy_takes_a_launch(tmp_path):
