@@ -345,10 +345,10 @@ def launch_of(
         if given:
             raise TypeError(f"{function}() takes launch= or {given[0]}=, not both")
         return launch
-    data = {name: value for name, value in fields.items() if value is not None}
-    unknown = sorted(set(data) - set(Launch.model_fields) - {"threads_per_block"})
+    unknown = sorted(set(fields) - set(Launch.model_fields) - {"threads_per_block"})
     if unknown:
         raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    data = {name: value for name, value in fields.items() if value is not None}
     resources = data.get("resources")
     if resources is not None and not isinstance(resources, KernelResources):
         raise TypeError(f"resources must be an occupancy.KernelResources, not {type(resources).__name__}")

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import occupancy
-from occupancy import OccupancyError
+from occupancy import OccupancyError, common
 
 K = 1024
 ARCHS = occupancy.architectures()
@@ -213,6 +213,15 @@ def test_public_surface_is_exactly_all():
     modules = {n for n in public if type(getattr(occupancy, n)).__name__ == "module"}
     assert sorted(occupancy.__all__) == occupancy.__all__
     assert set(occupancy.__all__) == public - modules
+
+
+def test_common_is_the_shared_helpers_public_module():
+    assert sorted(common.__all__) == common.__all__
+    assert all(callable(getattr(common, name)) or name.isupper() for name in common.__all__)
+    with pytest.raises(TypeError, match="n must be an integer, not float"):
+        common.integer("n", 2.0)
+    with pytest.raises(OccupancyError, match="n=9 exceeds the maximum of 8 blocks"):
+        common.check_range("n", 9, 1, 8, OccupancyError, " blocks")
 
 
 def test_every_name_in_all_resolves_in_a_fresh_interpreter():
