@@ -22,10 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._arch import architecture
 from ._calculator import OccupancyResult, calculate
-from ._checks import check_range, integer
 from ._errors import OccupancyError
 from ._gpcs import GpcLayout, gpc_layout
-from ._launch import Launch, launch_of
+from ._launch import Launch, dims, launch_of
 
 __all__ = [
     "GpuLike",
@@ -77,14 +76,8 @@ class ClusterSizeResult(BaseModel):
 
 
 def cluster_dims(value: int | Sequence[int]) -> tuple[int, int, int]:
-    """``cluster_size`` (an int or up to three dims) as (x, y, z)."""
-    dims = (value,) if not isinstance(value, (tuple, list)) else tuple(value)
-    if not 1 <= len(dims) <= 3:
-        raise OccupancyError(f"cluster_size={value!r} must be an int or 1 to 3 dimensions")
-    out = [integer("cluster_size", d) for d in dims]
-    for d in out:
-        check_range("cluster_size", d, 1, None)
-    return tuple(out + [1] * (3 - len(out)))  # type: ignore[return-value]
+    """``cluster_size`` (an int or up to three dims) as (x, y, z); `check_size` checks the blocks."""
+    return dims("cluster_size", value)
 
 
 def _policy(value: object) -> str:

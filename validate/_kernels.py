@@ -71,11 +71,6 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _dims(value: Any, default: tuple[int, ...]) -> tuple[int, int, int]:
-    dims = tuple(int(v) for v in (value if value is not None else default))
-    return (dims + (1, 1, 1))[:3]  # type: ignore[return-value]
-
-
 _POOL_ELEMENTS = 1 << 27
 _POOLS: dict[int, tuple[np.random.Generator, np.ndarray]] = {}
 
@@ -105,8 +100,7 @@ def _normal(rng: np.random.Generator, *shape: int) -> np.ndarray:
 
 
 def _launch(model: Any) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    launch = model.launch
-    return _dims(launch.grid, (1,)), _dims(launch.block, (1,))
+    return model.launch.grid, model.launch.block  # occupancy.Launch keeps them as (x, y, z)
 
 
 def _elementwise(model: Any, rng: np.random.Generator) -> KernelCase:

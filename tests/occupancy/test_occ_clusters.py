@@ -222,7 +222,7 @@ def test_cluster_dims_multiply():
 @pytest.mark.parametrize(("kw", "message"), [
     (dict(cluster_size=9), "portable maximum of 8 blocks on H200; set non_portable"),
     (dict(cluster_size=17, non_portable_cluster_size_allowed=True), "non-portable maximum of 16"),
-    (dict(cluster_size=0), "cluster_size=0 is below the minimum of 1"),
+    (dict(cluster_size=0), "cluster_size.x=0 is below the minimum of 1"),
     (dict(cluster_size=(2, 2, 2, 2)), "1 to 3 dimensions"),
     (dict(cluster_size=2, scheduling_policy="fast"), "scheduling_policy='fast' is not one of"),
 ], ids=["portable", "over-16", "zero", "four-dims", "policy"])
