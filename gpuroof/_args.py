@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
 
 import occupancy
 import roofline
 from occupancy.common import check_writable
 
 __all__ = [
+    "ParamValue",
     "add_arch_option",
     "add_compiler_options",
     "add_gpu_option",
@@ -37,16 +37,19 @@ __all__ = [
     "target_architecture",
 ]
 
+# A ``--param`` value: a number, a flag, a word, or a comma-separated tuple of them.
+ParamValue = bool | int | float | str | tuple["ParamValue", ...]
+
 # A GPU or architecture given as a file rather than a name: one of these suffixes, or a path.
 _FILE_SUFFIXES = (".toml", ".json")
 
 
-def print_json(data: Any) -> None:
+def print_json(data: object) -> None:
     """Print `data` as indented JSON."""
     print(json.dumps(data, indent=2))
 
 
-def _parse_value(text: str) -> Any:
+def _parse_value(text: str) -> ParamValue:
     """'12' -> 12, '1.5' -> 1.5, '16,16' -> (16, 16), 'true' -> True, otherwise the text."""
     lowered = text.lower()
     if lowered in {"true", "false"}:
@@ -61,7 +64,7 @@ def _parse_value(text: str) -> Any:
     return text
 
 
-def params(pairs: list[str] | None) -> dict[str, Any]:
+def params(pairs: list[str] | None) -> dict[str, ParamValue]:
     """``["n=1024", "block=16,16"]`` -> ``{"n": 1024, "block": (16, 16)}``."""
     out = {}
     for pair in pairs or []:
@@ -123,7 +126,8 @@ def chosen_architecture(args: argparse.Namespace) -> occupancy.Architecture | No
     return None
 
 
-def target_architecture(args: argparse.Namespace, resources: Any = None) -> occupancy.Architecture:
+def target_architecture(args: argparse.Namespace,
+                        resources: occupancy.KernelResources | None = None) -> occupancy.Architecture:
     """The architecture a command works on: ``--arch``, else ``--gpu``'s, else the binary's.
 
     Raises
@@ -151,14 +155,14 @@ def gpu_help(prefix: str) -> str:
     return f"{prefix}: {names} (case, spaces and aliases forgiven), or a GPU file (.toml or .json, roofline.load_gpu)"
 
 
-def add_arch_option(p: argparse.ArgumentParser, prefix: str, **kwargs: Any) -> None:
+def add_arch_option(p: argparse.ArgumentParser, prefix: str) -> None:
     """``--arch NAME|FILE``."""
-    p.add_argument("--arch", metavar="ARCH", help=arch_help(prefix), **kwargs)
+    p.add_argument("--arch", metavar="ARCH", help=arch_help(prefix))
 
 
-def add_gpu_option(p: argparse.ArgumentParser, prefix: str, **kwargs: Any) -> None:
-    """``--gpu NAME|FILE``."""
-    p.add_argument("--gpu", metavar="GPU", help=gpu_help(prefix), **kwargs)
+def add_gpu_option(p: argparse.ArgumentParser, prefix: str, default: str | None = None) -> None:
+    """``--gpu NAME|FILE``, `default` when not given."""
+    p.add_argument("--gpu", metavar="GPU", help=gpu_help(prefix), default=default)
 
 
 def add_compiler_options(p: argparse.ArgumentParser) -> None:
@@ -196,7 +200,8 @@ def compiler_options(args: argparse.Namespace) -> list[str]:
     return options
 
 
-def kernel_resources(args: argparse.Namespace, arch: Any) -> occupancy.KernelResources | None:
+def kernel_resources(args: argparse.Namespace,
+                     arch: occupancy.Architecture | None) -> occupancy.KernelResources | None:
     """The resources of ``--kernel`` in ``--kernel-file`` for `arch` (None when no file is given).
 
     Raises

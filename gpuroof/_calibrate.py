@@ -15,7 +15,7 @@ import validate
 
 from ._args import output_folder
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
 def _handle(args: argparse.Namespace) -> int:
@@ -39,16 +39,15 @@ def _handle(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``calibrate`` to the `gpuroof` parser."""
-    p = subparsers.add_parser(
-        "calibrate",
-        help="measure latency and the bandwidth-vs-concurrency curve; check predictions (needs a GPU)",
-        description="Pointer chase, launch overhead and a copy sweep over block size, resident blocks and "
-        "elements per thread; fits the prediction model and reports predicted against measured bandwidth. "
-        "Exit code 3 when there is no GPU or no cuda-python.",
-    )
+def _calibrate_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof calibrate``'s options."""
+    p.description = ("Pointer chase, launch overhead and a copy sweep over block size, resident blocks and "
+                     "elements per thread; fits the prediction model and reports predicted against measured "
+                     "bandwidth. Exit code 3 when there is no GPU or no cuda-python.")
     p.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
     p.add_argument("--out", default="gpuroof-calibrate", metavar="DIR", help="report folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_handle)
+
+
+PARSERS = {"calibrate": _calibrate_parser}

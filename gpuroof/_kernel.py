@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any
 
 import occupancy
 import roofline
@@ -88,7 +87,8 @@ def _check_choice(args: argparse.Namespace) -> None:
         )
 
 
-def _launch(args: argparse.Namespace, kernel: Any, resources: occupancy.KernelResources | None) -> occupancy.Launch:
+def _launch(args: argparse.Namespace, kernel: roofline.Kernel,
+            resources: occupancy.KernelResources | None) -> occupancy.Launch:
     """The model's launch, or --grid/--block, with the file's resources and the loose numbers (the
     Launch checks that a loose number agrees with the file)."""
     loose = dict(grid=args.grid, block=args.block, registers_per_thread=args.registers,

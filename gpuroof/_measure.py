@@ -8,22 +8,15 @@ import math
 import roofline
 import validate
 
-from ._args import add_gpu_option, gpu, print_json
+from ._args import add_gpu_option, dims, gpu, print_json
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 _ARG_HELP = (
     "a kernel argument, in parameter order (repeat): i32=1024 (scalar; i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 "
     "f64), f32[n]=random (input array: random, zeros, ones, a number or a .npy file), f32[n] (output array, "
     "poisoned with NaN); sizes are integer expressions of --size names"
 )
-
-
-def _dims(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in text.replace("x", ",").split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not N or N,N or N,N,N") from None
 
 
 def _size(text: str) -> tuple[str, int]:
@@ -36,24 +29,20 @@ def _size(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"--size {text!r}: {value!r} is not an integer expression") from None
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``measure`` to the `gpuroof` parser."""
-    p = subparsers.add_parser(
-        "measure",
-        help="time your own kernel on the GPU and compare it with the prediction (needs cuda-python)",
-        description=(
-            "Compile or load FILE (.cu source, .ptx, .cubin, .fatbin), launch KERNEL with the given grid, "
-            "block and arguments, time it with CUDA events (L2 flushed before each launch, or a CUDA graph "
-            "of back-to-back launches with --l2 warm) until the spread is small, and print the median with "
-            "the SM clock. With --flops and --dram-bytes, also the achieved rates and the predicted time. "
-            "Exit code 3 when there is no GPU or no cuda-python."
-        ),
+def _measure_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof measure``'s options."""
+    p.description = (
+        "Compile or load FILE (.cu source, .ptx, .cubin, .fatbin), launch KERNEL with the given grid, "
+        "block and arguments, time it with CUDA events (L2 flushed before each launch, or a CUDA graph "
+        "of back-to-back launches with --l2 warm) until the spread is small, and print the median with "
+        "the SM clock. With --flops and --dram-bytes, also the achieved rates and the predicted time. "
+        "Exit code 3 when there is no GPU or no cuda-python."
     )
     p.add_argument("file", help="CUDA source, PTX, cubin or fatbin")
     p.add_argument("--kernel", required=True, help="kernel name (extern \"C\" name or C++ name expression)")
-    p.add_argument("--grid", required=True, type=_dims, help="blocks: N, N,N or N,N,N")
-    p.add_argument("--block", required=True, type=_dims, help="threads per block: N, N,N or N,N,N")
-    p.add_argument("--cluster", type=_dims, default=None, help="thread-block cluster dimensions (sm_90+)")
+    p.add_argument("--grid", required=True, type=dims, help="blocks: N, N,N or N,N,N")
+    p.add_argument("--block", required=True, type=dims, help="threads per block: N, N,N or N,N,N")
+    p.add_argument("--cluster", type=dims, default=None, help="thread-block cluster dimensions (sm_90+)")
     p.add_argument("--shared", type=int, default=0, metavar="BYTES", help="dynamic shared memory per block")
     p.add_argument("--arg", action="append", default=[], metavar="SPEC", help=_ARG_HELP)
     p.add_argument("--size", action="append", default=[], type=_size, metavar="NAME=N", help="a size name for --arg")
@@ -122,3 +111,6 @@ def _text(m: validate.Measurement) -> str:
     return "\n".join(lines)
 
 
+
+
+PARSERS = {"measure": _measure_parser}

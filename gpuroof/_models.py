@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from roofline import models
 
 from ._args import print_json
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``models`` to the `gpuroof` parser."""
-    p = subparsers.add_parser(
-        "models",
-        help="the built-in kernel models (--model): parameters, formulas and an example",
-        description=(
-            "The built-in kernel models that roofline, plot, predict and cliffs take as --model NAME "
-            "--param KEY=VALUE: what each thread does, the parameters with their defaults, and an example "
-            "call. Models: " + ", ".join(models.names()) + "."
-        ),
+def _models_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof models``'s options."""
+    p.description = (
+        "The built-in kernel models that roofline, plot, predict and cliffs take as --model NAME "
+        "--param KEY=VALUE: what each thread does, the parameters with their defaults, and an example "
+        "call. Models: " + ", ".join(models.names()) + "."
     )
     p.add_argument("name", nargs="?", default=None, choices=models.names(), metavar="MODEL",
                    help="describe one model in full: " + ", ".join(models.names()))
@@ -29,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_handle)
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     return ",".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
@@ -66,3 +61,6 @@ def _handle(args: argparse.Namespace) -> int:
         print(f"    {p.name:<10} {p.annotation:<16} {default}{choices}. {p.description}".rstrip())
     print(f"  example: gpuroof predict --model {info.name} {_example(info)}")
     return 0
+
+
+PARSERS = {"models": _models_parser}

@@ -8,22 +8,18 @@ import roofline
 
 from ._args import add_gpu_option, gpu, print_json
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``ncu`` to the `gpuroof` parser."""
-    p = subparsers.add_parser(
-        "ncu",
-        help="read an Nsight Compute profile: occupancy, cliffs, roofline and prediction per kernel",
-        description=(
-            "Read a profile exported with `ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv` "
-            "(or a .ncu-rep where NVIDIA's ncu_report module imports) and print one line per kernel, "
-            "by time share: gpuroof's exact occupancy and whether it equals Nsight's theoretical "
-            "occupancy, the limiter, the register cliff and the best block size, the measured roofline "
-            "point, and the predicted time of the same launch. Collect the sections "
-            f"{', '.join(roofline.NCU_SECTIONS)}."
-        ),
+def _ncu_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof ncu``'s options."""
+    p.description = (
+        "Read a profile exported with `ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv` "
+        "(or a .ncu-rep where NVIDIA's ncu_report module imports) and print one line per kernel, "
+        "by time share: gpuroof's exact occupancy and whether it equals Nsight's theoretical "
+        "occupancy, the limiter, the register cliff and the best block size, the measured roofline "
+        "point, and the predicted time of the same launch. Collect the sections "
+        f"{', '.join(roofline.NCU_SECTIONS)}."
     )
     p.add_argument("profile", help="raw-page CSV export or .ncu-rep")
     add_gpu_option(p, "database GPU for the ceilings (default: the profiled device's entry)", default=None)
@@ -45,3 +41,6 @@ def _handle(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"wrote {args.plot}")
     return 0
+
+
+PARSERS = {"ncu": _ncu_parser}

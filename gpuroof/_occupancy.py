@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any
-
 import occupancy
 
 from ._args import (
@@ -16,26 +13,23 @@ from ._args import (
     gpu,
     kernel_resources,
     output_file,
+    print_json,
     target_architecture,
 )
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``occupancy`` and ``archs`` subcommands to the `gpuroof` parser."""
+def _occupancy_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof occupancy``'s options."""
     layouts = ", ".join(g.name for g in occupancy.gpc_layouts())
-    p = subparsers.add_parser(
-        "occupancy",
-        help="blocks per SM of a launch, what limits them, and the next cliffs",
-        description=(
-            "Exact occupancy of one kernel launch, no GPU needed: blocks and warps per SM, the "
-            "resources that limit them, the configuration the driver launches with, and every "
-            "occupancy cliff along registers, shared memory, block size and barriers (with --gpu "
-            "and a GPC layout, along cluster size too). Describe the kernel with loose numbers "
-            "(--registers, --smem, ...) or give its file (--source/--cubin FILE --kernel NAME): "
-            "its registers, static shared memory, barriers and launch bounds are read offline."
-        ),
+    p.description = (
+        "Exact occupancy of one kernel launch, no GPU needed: blocks and warps per SM, the "
+        "resources that limit them, the configuration the driver launches with, and every "
+        "occupancy cliff along registers, shared memory, block size and barriers (with --gpu "
+        "and a GPC layout, along cluster size too). Describe the kernel with loose numbers "
+        "(--registers, --smem, ...) or give its file (--source/--cubin FILE --kernel NAME): "
+        "its registers, static shared memory, barriers and launch bounds are read offline."
     )
     add_arch_option(p, "compute capability (default: --gpu's, else the binary's)")
     p.add_argument("--threads", type=int, required=True, help="threads per block")
@@ -66,13 +60,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", default=None, metavar="FILE", help="save occupancy plots to FILE")
     p.set_defaults(func=_occupancy)
 
-    a = subparsers.add_parser(
-        "archs", help="the architectures and their limits",
-        description="Every compute capability the occupancy calculator knows, with its per-SM and per-block "
-                    "limits and shared-memory carveouts (from NVIDIA's tables; each entry names its source).",
-    )
-    a.add_argument("--json", action="store_true", help="print JSON")
-    a.set_defaults(func=_archs)
 
 
 def _launch(args: argparse.Namespace, resources: occupancy.KernelResources | None) -> occupancy.Launch:
@@ -104,7 +91,7 @@ def _cluster(text: str | None, resources: occupancy.KernelResources | None) -> i
     return parts[0] if len(parts) == 1 else parts
 
 
-def _cluster_gpu(args: argparse.Namespace, cluster: Any) -> str | None:
+def _cluster_gpu(args: argparse.Namespace, cluster: int | tuple[int, ...] | None) -> str | None:
     """The GPU whose GPC layout gives the cluster axis: ``--gpu`` when it has a packaged layout,
     or whenever a cluster is asked for (the library then says what is missing)."""
     if not args.gpu:
@@ -148,7 +135,7 @@ def _occupancy(args: argparse.Namespace) -> int:
             data["resources"] = resources.model_dump()
         if clusters is not None:
             data["clusters"] = clusters.model_dump(exclude={"per_sm"})
-        print(json.dumps(data, indent=2))
+        print_json(data)
         return 0
     r = result
     if resources is not None:
@@ -213,7 +200,7 @@ def _occupancy(args: argparse.Namespace) -> int:
 def _archs(args: argparse.Namespace) -> int:
     archs = occupancy.architectures()
     if args.json:
-        print(json.dumps([a.model_dump() for a in archs], indent=2))
+        print_json([a.model_dump() for a in archs])
         return 0
     head = (
         f"{'arch':<8}{'cc':>5}  {'family':<13}{'thr/SM':>7}{'blk/SM':>7}{'regs/blk':>9}"
@@ -228,3 +215,14 @@ def _archs(args: argparse.Namespace) -> int:
             f"{a.max_shared_memory_per_block_optin:>8}{a.reserved_shared_memory_per_block:>6}  {carve}"
         )
     return 0
+
+
+def _archs_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof archs``'s options."""
+    p.description = ("Every compute capability the occupancy calculator knows, with its per-SM and per-block "
+                     "limits and shared-memory carveouts (from NVIDIA's tables; each entry names its source).")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_archs)
+
+
+PARSERS = {"archs": _archs_parser, "occupancy": _occupancy_parser}

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any
 
 import occupancy
 import roofline
 
-from ._args import output_file
+from ._args import output_file, print_json
 from ._kernel import UserKernel, add_kernel_options, describe
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
 def _calibration(args: argparse.Namespace) -> roofline.Calibration | None:
@@ -45,10 +43,10 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                          loads_in_flight_per_thread=args.loads_in_flight)
     _plot(args, k)
     if args.json:
-        data: dict[str, Any] = {"gpu": k.gpu.name, "kernel": k.kernel.name, "launch": k.kernel.launch.model_dump(mode="json")}
+        data: dict[str, object] = {"gpu": k.gpu.name, "kernel": k.kernel.name, "launch": k.kernel.launch.model_dump(mode="json")}
         if k.resources is not None:
             data["resources"] = k.resources.model_dump(mode="json")
-        print(json.dumps({**data, **p.model_dump(mode="json")}, indent=2))
+        print_json({**data, **p.model_dump(mode="json")})
         return 0
     launch = k.kernel.launch
     print(f"{k.kernel.name} on {k.gpu.name}: grid {launch.blocks} x block {launch.threads_per_block}, "
@@ -79,7 +77,7 @@ def _cmd_cliffs(args: argparse.Namespace) -> int:
         data = result.model_dump(mode="json")
         if k.resources is not None:
             data["resources"] = k.resources.model_dump(mode="json")
-        print(json.dumps(data, indent=2))
+        print_json(data)
         return 0
     c = result.current
     print(f"{k.kernel.name} on {k.gpu.name}: now {c.seconds * 1e6:.2f} us with {c.active_blocks_per_sm} blocks/SM "
@@ -110,23 +108,24 @@ _KERNEL = (
 )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``predict`` and ``cliffs`` to the `gpuroof` parser."""
-    p = subparsers.add_parser(
-        "predict", help="predict a kernel's time from occupancy and Little's law",
-        description="Predict a kernel's time on a GPU: occupancy (exact), the bytes the resident warps keep in "
-                    "flight (Little's law), the waves of blocks, the compute issue rate and the launch overhead, "
-                    "next to its roofline bound. " + _KERNEL,
-    )
+def _predict_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof predict``'s options."""
+    p.description = ("Predict a kernel's time on a GPU: occupancy (exact), the bytes the resident warps keep in "
+                     "flight (Little's law), the waves of blocks, the compute issue rate and the launch overhead, "
+                     "next to its roofline bound. " + _KERNEL)
     _add_options(p)
     p.add_argument("--loads-in-flight", type=int, default=None,
                    help="independent loads each thread keeps outstanding (default: elements per thread)")
     p.set_defaults(func=_cmd_predict)
-    p = subparsers.add_parser(
-        "cliffs", help="predicted time at every occupancy cliff of a kernel's launch",
-        description="The predicted time of a kernel now and at every occupancy threshold of registers per "
-                    "thread, shared memory per block and block size (the grid keeps its thread count), each "
-                    "with the blocks per SM and the limiter there. " + _KERNEL,
-    )
+
+
+def _cliffs_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof cliffs``'s options."""
+    p.description = ("The predicted time of a kernel now and at every occupancy threshold of registers per "
+                     "thread, shared memory per block and block size (the grid keeps its thread count), each "
+                     "with the blocks per SM and the limiter there. " + _KERNEL)
     _add_options(p)
     p.set_defaults(func=_cmd_cliffs)
+
+
+PARSERS = {"cliffs": _cliffs_parser, "predict": _predict_parser}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import NamedTuple
 
 import occupancy
 
@@ -23,23 +23,19 @@ from ._args import (
     target_architecture,
 )
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``resources`` and ``block-size`` to the `gpuroof` parser."""
-    p = subparsers.add_parser(
-        "resources",
-        help="every kernel's registers, shared/local memory, barriers and launch bounds, for many architectures",
-        description=(
-            "Like `ptxas -v` for several targets at once, offline (no GPU, no driver): every kernel of "
-            "FILE (CUDA source compiled with NVRTC, PTX assembled with nvJitLink, a cubin, a fatbin, or a "
-            "host object or library with device code) for each --arch, with its registers per thread, "
-            "static shared memory, local memory (stack frame) and spills, barriers and launch bounds, and "
-            "its occupancy and limiter at --threads (default: at its best block size, the "
-            "cudaOccupancyMaxPotentialBlockSize answer). A fatbin gives the SASS the driver would load for "
-            "each architecture."
-        ),
+def _resources_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof resources``'s options."""
+    p.description = (
+        "Like `ptxas -v` for several targets at once, offline (no GPU, no driver): every kernel of "
+        "FILE (CUDA source compiled with NVRTC, PTX assembled with nvJitLink, a cubin, a fatbin, or a "
+        "host object or library with device code) for each --arch, with its registers per thread, "
+        "static shared memory, local memory (stack frame) and spills, barriers and launch bounds, and "
+        "its occupancy and limiter at --threads (default: at its best block size, the "
+        "cudaOccupancyMaxPotentialBlockSize answer). A fatbin gives the SASS the driver would load for "
+        "each architecture."
     )
     p.add_argument("file", help="CUDA source (.cu), PTX (.ptx), cubin, fatbin, host object (.o, .so) or a Triton "
                                 "cache folder")
@@ -56,16 +52,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_resources)
 
-    b = subparsers.add_parser(
-        "block-size",
-        help="the block size with the highest occupancy (cudaOccupancyMaxPotentialBlockSize), offline",
-        description=(
-            "The block size that maximises occupancy, as cudaOccupancyMaxPotentialBlockSize answers it: "
-            "block sizes from the largest allowed down to one warp are tried and the one with the most "
-            "resident threads per SM wins (the larger on a tie). Also the smallest grid that fills the GPU "
-            "(blocks per SM x SMs; with --gpu or --sm-count). Describe the kernel with loose numbers "
-            "(--registers, --smem, ...) or give its file (--source/--cubin FILE --kernel NAME)."
-        ),
+
+def _block_size_parser(b: argparse.ArgumentParser) -> None:
+    """``gpuroof block-size``'s options."""
+    b.description = (
+        "The block size that maximises occupancy, as cudaOccupancyMaxPotentialBlockSize answers it: "
+        "block sizes from the largest allowed down to one warp are tried and the one with the most "
+        "resident threads per SM wins (the larger on a tie). Also the smallest grid that fills the GPU "
+        "(blocks per SM x SMs; with --gpu or --sm-count). Describe the kernel with loose numbers "
+        "(--registers, --smem, ...) or give its file (--source/--cubin FILE --kernel NAME)."
     )
     add_arch_option(b, "compute capability (default: --gpu's, else the binary's)")
     add_gpu_option(b, "GPU: its architecture (unless --arch) and SM count")
@@ -104,7 +99,16 @@ def _targets(args: argparse.Namespace) -> list[tuple[occupancy.Architecture | No
     return list(found.values()) or [(None, None)]
 
 
-def _rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+class _Row(NamedTuple):
+    """One kernel on one architecture: its resources, best block size and occupancy at --threads."""
+
+    arch: str
+    resources: occupancy.KernelResources
+    best: occupancy.BlockSizeResult
+    occ: occupancy.OccupancyResult | None
+
+
+def _rows(args: argparse.Namespace) -> list[_Row]:
     options = compiler_options(args)
     rows = []
     for arch, sm_count in _targets(args):
@@ -120,11 +124,11 @@ def _rows(args: argparse.Namespace) -> list[dict[str, Any]]:
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
             threads = best.block_size if args.threads is None else args.threads
             occ = occupancy.calculate(on, threads_per_block=threads, resources=r) if threads else None
-            rows.append({"arch": on.name, "resources": r, "best": best, "occupancy": occ})
+            rows.append(_Row(on.name, r, best, occ))
     return rows
 
 
-def _dash(value: Any) -> str:
+def _dash(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
@@ -132,22 +136,22 @@ def _resources(args: argparse.Namespace) -> int:
     rows = _rows(args)
     if args.json:
         print_json([
-            {"arch": row["arch"], "resources": row["resources"].model_dump(mode="json"),
-             "occupancy": None if row["occupancy"] is None else row["occupancy"].model_dump(mode="json"),
-             "best_block_size": row["best"].model_dump(mode="json")}
+            {"arch": row.arch, "resources": row.resources.model_dump(mode="json"),
+             "occupancy": None if row.occ is None else row.occ.model_dump(mode="json"),
+             "best_block_size": row.best.model_dump(mode="json")}
             for row in rows
         ])
         return 0
-    width = max(len("kernel"), *(len(row["resources"].kernel) for row in rows))
+    width = max(len("kernel"), *(len(row.resources.kernel) for row in rows))
     at = f"at {args.threads} threads" if args.threads else "at the best block size"
     print(f"{'':<{width}}  {'':<7}{'':>5}{'shared':>8}{'local':>7}{'spills':>10}{'':>9}{'launch':>8}"
           f"{'':>5}  {at}")
     print(f"{'kernel':<{width}}  {'arch':<7}{'regs':>5}{'B':>8}{'B':>7}{'st/ld B':>10}{'barriers':>9}"
           f"{'bounds':>8}{'min':>5}  {'threads':>7}{'blocks':>7}{'occ':>7}  limiter")
     for row in rows:
-        r, occ = row["resources"], row["occupancy"]
+        r, occ = row.resources, row.occ
         spills = "-" if r.spill_store_bytes is None else f"{r.spill_store_bytes}/{r.spill_load_bytes}"
-        head = (f"{r.kernel:<{width}}  {row['arch']:<7}{r.registers_per_thread:>5}{r.static_shared_memory:>8}"
+        head = (f"{r.kernel:<{width}}  {row.arch:<7}{r.registers_per_thread:>5}{r.static_shared_memory:>8}"
                 f"{r.local_memory:>7}{spills:>10}{_dash(r.block_barriers):>9}{_dash(r.max_threads_per_block):>8}"
                 f"{_dash(r.min_blocks_per_sm):>5}  ")
         if occ is None:
@@ -194,3 +198,6 @@ def _block_size(args: argparse.Namespace) -> int:
     print(f"{arch.name}: best block size {best.block_size} threads, {best.active_blocks_per_sm} blocks per SM, "
           f"occupancy {best.occupancy:.1%}; smallest full grid: {grid}")
     return 0
+
+
+PARSERS = {"block-size": _block_size_parser, "resources": _resources_parser}

@@ -1,14 +1,12 @@
 """``gpuroof gpus``, ``gpu``, ``roofline``, ``plot``, ``memory-spaces`` and ``demo``.
 
- Each parses its
-arguments, makes one library call, and prints (``--json`` for machine-readable output).
+Each parses its arguments, makes one library call, and prints (``--json`` for machine-readable output).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 import roofline
 from roofline import models
@@ -16,10 +14,10 @@ from roofline import models
 from ._args import add_gpu_option, gpu, gpu_help, output_file, output_folder, print_json
 from ._kernel import add_kernel_options, describe
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def _gpu_row(g: Any) -> dict[str, Any]:
+def _gpu_row(g: roofline.GPU) -> dict[str, object]:
     return {
         "name": g.name,
         "compute_capability": g.compute_capability,
@@ -34,17 +32,17 @@ def _gpu_row(g: Any) -> dict[str, Any]:
 
 
 def _cmd_gpus(args: argparse.Namespace) -> int:
-    rows = [_gpu_row(g) for g in roofline.gpus()]
+    gpus = roofline.gpus()
     if args.json:
-        print_json(rows)
+        print_json([_gpu_row(g) for g in gpus])
         return 0
     print(f"{'name':<16}{'cc':>6}{'SMs':>6}{'boost MHz':>11}{'memory':>8}{'DRAM GB/s':>11}"
           f"{'FP32 TFLOP/s':>14}{'ridge (flop/B)':>16}")
-    for r in rows:
-        print(f"{r['name']:<16}{r['compute_capability']:>6}{r['sm_count']:>6}"
-              f"{r['boost_clock_hz'] / 1e6:>11.0f}{r['memory_type']:>8}"
-              f"{r['memory_bandwidth'] / 1e9:>11.0f}{r['fp32_flops_per_second'] / 1e12:>14.1f}"
-              f"{r['ridge_point_fp32']:>16.1f}")
+    for g in gpus:
+        print(f"{g.name:<16}{g.compute_capability:>6}{g.sm_count:>6}"
+              f"{g.boost_clock_hz / 1e6:>11.0f}{g.memory_type:>8}"
+              f"{g.memory_bandwidth / 1e9:>11.0f}{g.peak_flops('fp32') / 1e12:>14.1f}"
+              f"{g.ridge_point('fp32'):>16.1f}")
     return 0
 
 
@@ -135,7 +133,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 def _cmd_memory_spaces(args: argparse.Namespace) -> int:
     spaces = roofline.memory_spaces()
-    rows = [s.model_dump(mode="json") if hasattr(s, "model_dump") else dict(s) for s in spaces]
+    rows = [s.model_dump(mode="json") for s in spaces]
     if args.json:
         print_json(rows)
         return 0
@@ -170,53 +168,39 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_kernel_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--flops", type=float, help="floating-point operations of the kernel")
-    p.add_argument("--bytes", type=float, help="bytes moved to/from DRAM")
-    p.add_argument("--l2-bytes", type=float, default=None, help="bytes moved through L2")
-    p.add_argument("--l1-bytes", type=float, default=None, help="bytes moved through L1/shared")
-    p.add_argument("--name", default=None, help="kernel name for --flops/--bytes")
-    p.add_argument("--model", help="a roofline.models kernel (copy, vector_add, matmul_tiled, ...)")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="model argument, repeatable (e.g. --param n=1048576 --param block=16,16)")
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands to the `gpuroof` parser."""
-    p = subparsers.add_parser(
-        "gpus", help="list the GPU database",
-        description="Every GPU of the database with its SMs, clocks, memory and FP32 roofline (`gpuroof gpu NAME` "
-                    "shows one with every derived ceiling and its source).",
-    )
+def _gpus_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof gpus``'s options."""
+    p.description = ("Every GPU of the database with its SMs, clocks, memory and FP32 roofline (`gpuroof gpu NAME` "
+                     "shows one with every derived ceiling and its source).")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_gpus)
 
-    p = subparsers.add_parser(
-        "gpu", help="one GPU: its facts and every derived ceiling",
-        description="One GPU's datasheet facts and every ceiling derived from them (compute per precision, "
-                    "DRAM, L2, L1), each with its formula and source.",
-    )
+
+def _gpu_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof gpu``'s options."""
+    p.description = ("One GPU's datasheet facts and every ceiling derived from them (compute per precision, "
+                     "DRAM, L2, L1), each with its formula and source.")
     p.add_argument("name", help=gpu_help("GPU name or alias, e.g. 'a100 pcie 40gb'"))
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_gpu)
 
-    p = subparsers.add_parser(
-        "roofline", help="bound one kernel on a GPU",
-        description="The (hierarchical) roofline bound of one kernel on a GPU: arithmetic intensity at each "
-                    "memory level given, the ridge point, whether compute or a memory level binds, the attainable "
-                    "throughput and the time lower bound. The kernel is a built-in model (--model NAME --param "
-                    "KEY=VALUE) or your own counts (--flops, --dram-bytes, optionally --l2-bytes, --l1-bytes); "
-                    "--source/--cubin FILE --kernel NAME adds its compiled resources and name.",
-    )
+
+def _roofline_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof roofline``'s options."""
+    p.description = ("The (hierarchical) roofline bound of one kernel on a GPU: arithmetic intensity at each "
+                     "memory level given, the ridge point, whether compute or a memory level binds, the attainable "
+                     "throughput and the time lower bound. The kernel is a built-in model (--model NAME --param "
+                     "KEY=VALUE) or your own counts (--flops, --dram-bytes, optionally --l2-bytes, --l1-bytes); "
+                     "--source/--cubin FILE --kernel NAME adds its compiled resources and name.")
     add_kernel_options(p, launch=False, what="is bounded (its name and resources are shown)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_roofline)
 
-    p = subparsers.add_parser(
-        "plot", help="draw a roofline (PNG/SVG/PDF) or export it (JSON/CSV)",
-        description="Draw a GPU's roofline with one kernel (a model or your counts), the classic suite (--suite) "
-                    "or a chart saved before (--from), or export the chart as JSON or CSV.",
-    )
+
+def _plot_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof plot``'s options."""
+    p.description = ("Draw a GPU's roofline with one kernel (a model or your counts), the classic suite (--suite) "
+                     "or a chart saved before (--from), or export the chart as JSON or CSV.")
     add_kernel_options(p, launch=False, what="is drawn")
     p.add_argument("--suite", action="store_true", help="plot the classic kernel suite")
     p.add_argument("--from", dest="input", help="re-plot a chart saved as JSON or CSV")
@@ -224,20 +208,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_plot)
 
-    p = subparsers.add_parser(
-        "memory-spaces", help="the CUDA memory spaces and their properties",
-        description="Register, local, shared, constant, texture and global memory: where each lives, its "
-                    "caching, access, scope, lifetime and latency, with sources.",
-    )
+
+def _memory_spaces_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof memory-spaces``'s options."""
+    p.description = ("Register, local, shared, constant, texture and global memory: where each lives, its "
+                     "caching, access, scope, lifetime and latency, with sources.")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_memory_spaces)
 
-    p = subparsers.add_parser(
-        "demo", help="the main job: the classic kernel suite on a GPU",
-        description="Bound, occupancy and predicted time of every kernel of the classic suite on a GPU; writes "
-                    "suite.json/.csv/.md and the roofline plot to --out.",
-    )
+
+def _demo_parser(p: argparse.ArgumentParser) -> None:
+    """``gpuroof demo``'s options."""
+    p.description = ("Bound, occupancy and predicted time of every kernel of the classic suite on a GPU; writes "
+                     "suite.json/.csv/.md and the roofline plot to --out.")
     add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
     p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_demo)
+
+
+PARSERS = {
+    "demo": _demo_parser,
+    "gpu": _gpu_parser,
+    "gpus": _gpus_parser,
+    "memory-spaces": _memory_spaces_parser,
+    "plot": _plot_parser,
+    "roofline": _roofline_parser,
+}

@@ -12,20 +12,16 @@ from roofline import models
 
 from ._args import add_gpu_option, gpu, output_folder
 
-__all__ = ["register"]
+__all__ = ["PARSERS"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``validate`` to the `gpuroof` parser."""
-    parser = subparsers.add_parser(
-        "validate",
-        help="measure this GPU and compare the models with it (needs cuda-python)",
-        description=(
-            "Query the GPU, measure its ceilings, check the occupancy calculator against the "
-            "driver, time every kernel of the suite against its roofline prediction, and write "
-            "report.json, report.md and roofline.png. Progress goes to stderr. Exit code 3 "
-            "when there is no GPU or no cuda-python."
-        ),
+def _validate_parser(parser: argparse.ArgumentParser) -> None:
+    """``gpuroof validate``'s options."""
+    parser.description = (
+        "Query the GPU, measure its ceilings, check the occupancy calculator against the "
+        "driver, time every kernel of the suite against its roofline prediction, and write "
+        "report.json, report.md and roofline.png. Progress goes to stderr. Exit code 3 "
+        "when there is no GPU or no cuda-python."
     )
     parser.add_argument("--quick", action="store_true", help="smaller run (about 20 s)")
     parser.add_argument("--kernels", nargs="+", metavar="K",
@@ -40,24 +36,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="only these kernel families, or 'none' (default all): " + ", ".join(validate.FAMILIES))
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=_handle)
-    merge = subparsers.add_parser(
-        "merge-reports",
-        help="merge validation reports (of many GPUs or hosts) into one",
-        description="Read report.json files (or folders holding one) written by gpuroof validate and write "
-        "one report.json and report.md holding every device, with the spread between devices of one model.",
-    )
+
+
+def _merge_reports_parser(merge: argparse.ArgumentParser) -> None:
+    """``gpuroof merge-reports``'s options."""
+    merge.description = ("Read report.json files (or folders holding one) written by gpuroof validate and write "
+                         "one report.json and report.md holding every device, with the spread between devices of "
+                         "one model.")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files or their folders")
     merge.add_argument("--out", required=True, metavar="DIR", help="folder of the merged report")
     merge.set_defaults(func=_merge)
-    families = subparsers.add_parser(
-        "families",
-        help="error by kernel family: predict a validation report's measured families again, on the CPU",
-        description="Read the kernel families a `gpuroof validate` run measured (its report.json or folder, a "
+
+
+def _families_parser(families: argparse.ArgumentParser) -> None:
+    """``gpuroof families``'s options."""
+    families.description = (
+        "Read the kernel families a `gpuroof validate` run measured (its report.json or folder, a "
         "families.json, or a records file such as tests/data/families_h200.json), predict every launch again "
         "with today's roofline.predict and plain roofline, and print the median and worst error per family. "
-        "No GPU needed: this is how a changed model is checked against measurements.",
+        "No GPU needed: this is how a changed model is checked against measurements."
     )
-    families.add_argument("source", metavar="REPORT", help="report.json (or its folder), families.json or a records file")
+    families.add_argument("source", metavar="REPORT",
+                          help="report.json (or its folder), families.json or a records file")
     add_gpu_option(families, "GPU to predict for (default: the one the report names)")
     families.add_argument("--calibration", metavar="FILE",
                           help="calibration JSON (gpuroof calibrate or validate; default: the packaged calibration)")
@@ -165,3 +165,6 @@ def _handle(args: argparse.Namespace) -> int:
     for path in run.files.values():
         print(f"  wrote {path}")
     return 0
+
+
+PARSERS = {"families": _families_parser, "merge-reports": _merge_reports_parser, "validate": _validate_parser}

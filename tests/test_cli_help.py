@@ -14,10 +14,14 @@ from gpuroof import build_parser
 from roofline import models
 
 
-def _subcommands() -> dict[str, argparse.ArgumentParser]:
-    parser = build_parser()
+def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
+
+
+def _subcommands() -> dict[str, argparse.ArgumentParser]:
+    """Every subcommand's parser, each built in full (`build_parser` builds only the one it is given)."""
+    return {name: _choices(build_parser(name))[name] for name in _choices(build_parser())}
 
 
 SUBCOMMANDS = _subcommands()

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import version
 
 import pytest
+
+from gpuroof import build_parser
 
 GPUROOF = [sys.executable, "-m", "gpuroof"]
 
@@ -37,3 +40,45 @@ def test_bad_input_is_one_line_and_exit_2(argv, code, stderr_has):
     assert stderr_has in proc.stderr
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def _loaded_after(argv: list[str]) -> list[str]:
+    """The project modules a fresh process has imported after ``gpuroof ARGV`` (run in-process)."""
+    code = (
+        "import sys\n"
+        "from gpuroof import main\n"
+        f"main({argv!r})\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'gpuroof', 'occupancy', 'roofline', 'validate'})), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr.split()
+
+
+def test_help_imports_no_library():
+    """``gpuroof --help`` lists the subcommands from the table alone: no library is imported."""
+    assert _loaded_after(["--help"]) == ["gpuroof", "gpuroof._main"]
+
+
+@pytest.mark.parametrize(("argv", "module"), [
+    (["archs", "--help"], "gpuroof._occupancy"),
+    (["occupancy", "--arch", "sm_90", "--threads", "256", "--registers", "40"], "gpuroof._occupancy"),
+    (["models", "--help"], "gpuroof._models"),
+], ids=["archs-help", "occupancy", "models-help"])
+def test_a_subcommand_imports_its_own_module_only(argv, module):
+    loaded = _loaded_after(argv)
+    commands = {m for m in loaded if m.startswith("gpuroof._")} - {"gpuroof._main", "gpuroof._args", "gpuroof._kernel"}
+    assert commands == {module}
+    assert not any(m.split(".")[0] == "validate" for m in loaded)
+
+
+def test_version_is_the_installed_package_version():
+    proc = subprocess.run([*GPUROOF, "--version"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout == f"gpuroof {version('gpuroof')}\n"
+
+
+def test_build_parser_refuses_an_unknown_command():
+    with pytest.raises(ValueError, match="no-such-command.*occupancy"):
+        build_parser("no-such-command")

@@ -1,0 +1,116 @@
+"""Benchmark: start-up time of the libraries and the command line against ``import numpy, pydantic``.
+
+Each command runs in a fresh process (one untimed run first, so that bytecode and the disk cache
+are warm), ``--repeat`` times; the best wall time of each is set beside the baseline
+``python -c "import numpy, pydantic"`` with issue 19's targets:
+
+- ``import occupancy`` and ``import roofline``: within 100 ms of the baseline;
+- ``gpuroof --help`` and ``gpuroof occupancy --arch sm_90 --threads 256 --registers 40``:
+  within 1.5 times the baseline.
+
+The CPU time (user + sys) of the best run is printed too: on a loaded machine it moves less
+than the wall time. Exit code 1 when a target is missed. Run with ``make bench`` or
+``python benchmarks/bench_startup.py [--repeat N]`` (the `gpuroof` script next to the
+interpreter, else ``python -m gpuroof``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PYTHON = sys.executable
+_SCRIPT = Path(PYTHON).with_name("gpuroof")
+GPUROOF = [str(_SCRIPT)] if _SCRIPT.exists() else [PYTHON, "-m", "gpuroof"]
+
+BASELINE = [PYTHON, "-c", "import numpy, pydantic"]
+OCCUPANCY_COMMAND = ["occupancy", "--arch", "sm_90", "--threads", "256", "--registers", "40"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A command and its allowance over the baseline: ``extra_seconds`` added, or ``ratio`` times."""
+
+    label: str
+    argv: list[str]
+    extra_seconds: float | None = None
+    ratio: float | None = None
+
+    def limit(self, baseline_seconds: float) -> float:
+        """The slowest wall time that meets the target, in seconds."""
+        if self.extra_seconds is not None:
+            return baseline_seconds + self.extra_seconds
+        return baseline_seconds * (self.ratio or 1.0)
+
+    def describe(self) -> str:
+        return f"+{self.extra_seconds * 1e3:.0f} ms" if self.extra_seconds is not None else f"{self.ratio:g}x"
+
+
+TARGETS = [
+    Target("import occupancy", [PYTHON, "-c", "import occupancy"], extra_seconds=0.100),
+    Target("import roofline", [PYTHON, "-c", "import roofline"], extra_seconds=0.100),
+    Target("gpuroof --help", [*GPUROOF, "--help"], ratio=1.5),
+    Target("gpuroof " + " ".join(OCCUPANCY_COMMAND), [*GPUROOF, *OCCUPANCY_COMMAND], ratio=1.5),
+]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The best of several runs of one command: wall and CPU (user + sys) seconds of that run."""
+
+    wall_seconds: float
+    cpu_seconds: float
+
+
+def _run_once(argv: list[str]) -> Timing:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(wall, cpu)
+
+
+def best_of(argv: list[str], repeat: int) -> Timing:
+    """The fastest of `repeat` fresh processes of `argv`, after one untimed run."""
+    _run_once(argv)
+    return min((_run_once(argv) for _ in range(repeat)), key=lambda t: t.wall_seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command (default 5)")
+    args = parser.parse_args(argv)
+
+    base = best_of(BASELINE, args.repeat)
+    print(f"best of {args.repeat} fresh processes; {PYTHON}")
+    print(f"{'command':<62}{'wall ms':>9}{'cpu ms':>8}{'vs baseline':>20}{'target':>10}{'limit ms':>10}")
+    label = 'python -c "import numpy, pydantic" (baseline)'
+    print(f"{label:<62}{base.wall_seconds * 1e3:>9.0f}{base.cpu_seconds * 1e3:>8.0f}")
+    missed = []
+    for target in TARGETS:
+        t = best_of(target.argv, args.repeat)
+        limit = target.limit(base.wall_seconds)
+        versus = f"{t.wall_seconds / base.wall_seconds:.2f}x, {(t.wall_seconds - base.wall_seconds) * 1e3:+.0f} ms"
+        ok = t.wall_seconds <= limit
+        if not ok:
+            missed.append(target.label)
+        print(f"{target.label:<62}{t.wall_seconds * 1e3:>9.0f}{t.cpu_seconds * 1e3:>8.0f}{versus:>20}"
+              f"{target.describe():>10}{limit * 1e3:>10.0f}  {'ok' if ok else 'MISSED'}")
+    if missed:
+        print(f"missed: {', '.join(missed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
