@@ -1,0 +1,216 @@
+"""The packages' layering, read from the source: ``occupancy <- roofline <- validate <- gpuroof``.
+
+Every import of every module is read with `ast`, those inside functions included: a package
+imports only the packages below it, never another package's private module (``x._y``), and
+no module of a package takes part in an import circle.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Lowest first: each package may import those before it, never those after it.
+PACKAGES = ("occupancy", "roofline", "validate", "gpuroof")
+
+# Imports of another package's private module that the house issue (19) is removing, as
+# (importing module, imported module). The list only shrinks: a pair that no longer occurs
+# fails the test until it is deleted here, and a new pair fails it at once.
+PRIVATE_IMPORTS_BEING_REMOVED: frozenset[tuple[str, str]] = frozenset({
+    ("gpuroof._args", "occupancy._files"),
+    ("roofline._export", "occupancy._files"),
+    ("roofline._gpu", "occupancy._files"),
+    ("roofline._ncu", "occupancy._files"),
+    ("roofline._plot", "occupancy._files"),
+    ("roofline._predict", "occupancy._files"),
+    ("roofline._suite", "occupancy._files"),
+    ("validate._calibration", "roofline._gpu"),
+    ("validate._family_report", "occupancy._files"),
+    ("validate._files", "occupancy._files"),
+    ("validate._files", "roofline._gpu"),
+    ("validate._measure", "roofline._adapters"),
+    ("validate._multi", "occupancy._files"),
+    ("validate._multi", "roofline._gpu"),
+    ("validate._prediction_report", "occupancy._files"),
+    ("validate._report", "occupancy._files"),
+    ("validate._validate", "occupancy._files"),
+})
+
+# Import circles within a package that issue 19 is removing, each as the sorted modules of one
+# circle; shrinks like the list above. An import moved into a function to dodge a circle still
+# closes it (only ``if TYPE_CHECKING:`` imports, which never run, are left out).
+CIRCLES_BEING_REMOVED: frozenset[tuple[str, ...]] = frozenset({
+    ("validate._family_report", "validate._report"),
+})
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, resolved to a dotted module (or a package's attribute)."""
+
+    importer: str
+    target: str
+    line: int
+    in_function: bool
+    type_checking: bool
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES: dict[str, Path] = {
+    _module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
+}
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _walk(node: ast.AST, in_function: bool = False, type_checking: bool = False):
+    """(import node, inside a function, under ``if TYPE_CHECKING``) for every import under `node`."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            yield child, in_function, type_checking
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield from _walk(child, True, type_checking)
+        elif isinstance(child, ast.If) and _is_type_checking(child):
+            yield from _walk(child, in_function, True)
+        else:
+            yield from _walk(child, in_function, type_checking)
+
+
+def _imports(module: str) -> list[Import]:
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node, in_function, type_checking in _walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            # `from x import y`: y is a submodule when one of that name exists, else x's attribute
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        found += [Import(module, target, node.lineno, in_function, type_checking) for target in targets]
+    return found
+
+
+IMPORTS = [imp for module in MODULES for imp in _imports(module)]
+
+
+def _package(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_the_modules_are_found():
+    assert {_package(m) for m in MODULES} == set(PACKAGES)
+    assert len(MODULES) > 100
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_a_package_imports_only_the_packages_below_it(package):
+    allowed = set(PACKAGES[: PACKAGES.index(package)])
+    wrong = sorted(f"{imp.importer}:{imp.line} imports {imp.target}" for imp in IMPORTS
+                   if _package(imp.importer) == package and _package(imp.target) in PACKAGES
+                   and _package(imp.target) != package and _package(imp.target) not in allowed)
+    assert wrong == [], f"{package} may import only {sorted(allowed) or 'none of the others'}"
+
+
+def _private_imports() -> dict[tuple[str, str], str]:
+    """(importer, imported) -> where, for each import of another package's private module."""
+    found = {}
+    for imp in IMPORTS:
+        top = _package(imp.target)
+        if top in PACKAGES and top != _package(imp.importer):
+            if any(part.startswith("_") for part in imp.target.split(".")[1:]):
+                found.setdefault((imp.importer, imp.target), f"{imp.importer}:{imp.line} imports {imp.target}")
+    return found
+
+
+def test_no_package_imports_another_packages_private_module():
+    found = _private_imports()
+    new = sorted(where for pair, where in found.items() if pair not in PRIVATE_IMPORTS_BEING_REMOVED)
+    assert new == [], "import the package's public name instead (or give the helper a public home)"
+
+
+def test_the_private_import_allow_list_only_shrinks():
+    gone = sorted(PRIVATE_IMPORTS_BEING_REMOVED - set(_private_imports()))
+    assert gone == [], "these imports are gone: delete them from PRIVATE_IMPORTS_BEING_REMOVED"
+
+
+def _circles() -> set[tuple[str, ...]]:
+    """The import circles within each package (strongly connected components, Tarjan)."""
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for imp in IMPORTS:
+        if not imp.type_checking and imp.target in MODULES and imp.target != imp.importer and (
+                _package(imp.target) == _package(imp.importer)):
+            graph[imp.importer].add(imp.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: set[tuple[str, ...]] = set()
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(graph[node]):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                circles.add(tuple(sorted(component)))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_import_circles_within_a_package():
+    new = sorted(set(_circles()) - CIRCLES_BEING_REMOVED)
+    assert new == [], f"import circles: {new}"
+
+
+def test_the_circle_allow_list_only_shrinks():
+    gone = sorted(CIRCLES_BEING_REMOVED - _circles())
+    assert gone == [], "these circles are gone: delete them from CIRCLES_BEING_REMOVED"
+
+
+def test_the_reader_sees_imports_inside_functions():
+    """The check is not vacuous: function-level imports and relative imports are resolved."""
+    main_imports = {(imp.target, imp.in_function) for imp in IMPORTS if imp.importer == "gpuroof._main"}
+    assert ("pydantic", False) in main_imports
+    assert ("importlib.metadata", True) in main_imports
+    assert any(imp.target == "gpuroof._main" for imp in IMPORTS if imp.importer == "gpuroof")
+
+
+def test_the_command_line_imports_the_project_at_module_level():
+    """gpuroof's laziness is its subcommand table (`importlib` loads the chosen module), not imports
+    tucked into functions."""
+    inside = sorted(f"{imp.importer}:{imp.line} imports {imp.target}" for imp in IMPORTS
+                    if _package(imp.importer) == "gpuroof" and imp.in_function and _package(imp.target) in PACKAGES)
+    assert inside == []
