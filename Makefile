@@ -3,22 +3,38 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 OUTDIR ?= demo-output
+# pytest-xdist: one worker per core (two on the CI machine); the tests that share the compiled
+# corpus stay on one worker (their xdist_group), so that it is built once.
+JOBS ?= auto
+XDIST = -n $(JOBS) --dist loadgroup
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-full bench clean
 
+# The package alone: all that `gpuroof demo` needs (numpy, pydantic, matplotlib, pyelftools).
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# The test extra on top: pytest, xdist, hypothesis, NVIDIA's compiler wheels, Triton and numba-cuda.
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
 demo: $(VENV)/.installed
 	$(VENV)/bin/gpuroof demo --out $(OUTDIR)
 
-test: $(VENV)/.installed
-	$(PY) -m pytest -q
+# The default suite: the long differential sweeps run a fixed sample of their cases.
+test: $(VENV)/.installed-test
+	$(PY) -m pytest -q $(XDIST)
+
+# Everything, the differential sweeps whole.
+test-full: $(VENV)/.installed-test
+	GPUROOF_TEST_FULL=1 $(PY) -m pytest -q $(XDIST)
 
 bench: $(VENV)/.installed
+	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_occupancy.py
 	$(PY) benchmarks/bench_traffic.py
 

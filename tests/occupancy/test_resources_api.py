@@ -15,6 +15,10 @@ import pytest
 import occupancy
 from occupancy._fatbin import lz4_block_decompress
 
+# One worker builds the session's compiled corpus and framework kernels (tests/occupancy/conftest.py)
+# for all the tests that read them: `make test` runs pytest-xdist with --dist loadgroup.
+pytestmark = pytest.mark.xdist_group("compiled_corpus")
+
 nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-python is not installed: pip install 'gpuroof[compile]'")
 
 SOURCE = """

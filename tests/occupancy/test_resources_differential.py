@@ -17,6 +17,10 @@ import pytest
 import occupancy
 from occupancy._cubin import EIATTR, nv_info_records
 
+# One worker builds the session's compiled corpus and framework kernels (tests/occupancy/conftest.py)
+# for all the tests that read them: `make test` runs pytest-xdist with --dist loadgroup.
+pytestmark = pytest.mark.xdist_group("compiled_corpus")
+
 ARCHS = ("sm_50", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 
 

@@ -27,6 +27,10 @@ import occupancy
 from occupancy import _nvdisasm, _sass
 from occupancy._fatbin import fatbin_entries
 
+# One worker builds the session's compiled corpus and framework kernels (tests/occupancy/conftest.py)
+# for all the tests that read them: `make test` runs pytest-xdist with --dist loadgroup.
+pytestmark = pytest.mark.xdist_group("compiled_corpus")
+
 HERE = Path(__file__).parent
 DATA = HERE.parent / "data" / "sass"
 SOURCE = HERE / "sass_kernels.cu"
