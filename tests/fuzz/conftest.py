@@ -15,6 +15,7 @@ from pathlib import Path
 os.environ.setdefault("MPLBACKEND", "Agg")
 sys.path.insert(0, str(Path(__file__).parent))
 
+import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 import fuzzlib  # noqa: E402
@@ -27,6 +28,12 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=list(HealthCheck),
 )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """Under pytest-xdist (`make test`): add each worker's counters to the summary's."""
+    fuzzlib.STATS.update(getattr(node, "workeroutput", {}).get("fuzz_stats", {}))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -52,5 +59,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 def pytest_sessionfinish(session, exitstatus):
     from values import TMP
+
+    if hasattr(session.config, "workeroutput"):  # a pytest-xdist worker hands its counters on
+        session.config.workeroutput["fuzz_stats"] = dict(fuzzlib.STATS)
 
     shutil.rmtree(TMP, ignore_errors=True)
