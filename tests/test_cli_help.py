@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import pytest
 import occupancy
 import roofline
 from gpuroof import build_parser
+from gpuroof._main import COMMANDS
 from roofline import models
 
 
@@ -76,3 +78,12 @@ def test_help_runs_as_a_process():
     proc = subprocess.run([sys.executable, "-m", "gpuroof", "resources", "--help"], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0 and "ptxas -v" in proc.stdout and "sm_120" in proc.stdout
+
+
+def test_the_table_and_the_modules_agree():
+    """Each subcommand module builds exactly the subcommands the table sends to it."""
+    by_module: dict[str, set[str]] = {}
+    for name, command in COMMANDS.items():
+        by_module.setdefault(command.module, set()).add(name)
+    for module, names in by_module.items():
+        assert set(importlib.import_module(f"gpuroof.{module}").PARSERS) == names, module
