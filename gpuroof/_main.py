@@ -1,8 +1,8 @@
 """The `gpuroof` console command: the subcommand table, argument parsing, the error policy.
 
 `COMMANDS` names each subcommand's module and one-line help. Only the chosen subcommand's
-module is imported and only its parser is built, so ``gpuroof --help`` imports none of
-occupancy, roofline or validate and ``gpuroof occupancy ...`` imports no validate. Each
+module is imported and only its parser is built and registered, so ``gpuroof --help`` imports
+none of occupancy, roofline or validate and ``gpuroof occupancy ...`` imports no validate. Each
 subcommand module maps its subcommands to the functions that build their parsers
 (``PARSERS``); a parser's ``func`` default is the handler that makes the library call.
 Bad input prints one line on stderr and exits 2, a missing GPU or cuda-python exits 3.
@@ -124,13 +124,14 @@ def _parser_builder(command: str) -> Callable[[argparse.ArgumentParser], None]:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Return the `gpuroof` argument parser.
 
-    Every subcommand is listed with its one-line help; only `command`'s parser is built in full
-    (its module imported), so that parsing a command line costs that subcommand alone.
+    Without `command`, every subcommand is listed with its one-line help (enough for ``--help``
+    and for refusing an unknown name); with it, that subcommand alone is registered and built in
+    full (its module imported), so that parsing a command line costs that subcommand alone.
 
     Parameters
     ----------
     command
-        The subcommand to build, one of `COMMANDS`; None builds none (enough for ``--help``).
+        The subcommand to build, one of `COMMANDS`; None builds none.
 
     Raises
     ------
@@ -146,10 +147,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name, entry in COMMANDS.items():
-        sub = subparsers.add_parser(name, help=entry.help)
-        if name == command:
-            _parser_builder(name)(sub)
+    if command is None:
+        for name, entry in COMMANDS.items():
+            subparsers.add_parser(name, help=entry.help)
+    else:
+        _parser_builder(command)(subparsers.add_parser(command, help=COMMANDS[command].help))
     return parser
 
 
