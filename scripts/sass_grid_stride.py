@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 import occupancy  # noqa: E402
 import roofline  # noqa: E402
 import validate  # noqa: E402
+from validate import _compile  # noqa: E402
 from validate._families import family_specs  # noqa: E402
 
 
@@ -28,7 +29,7 @@ def main() -> int:
     data = json.loads((ROOT / "tests" / "data" / "families_h200.json").read_text())
     rows = [r for r in data["rows"] if r["family"] == "grid_stride_low_occupancy"]
     specs = {s.label: s for s in family_specs(132)}  # the H200's 132 SMs
-    source = validate.kernel_source("families.cu")
+    source = _compile.kernel_source("families.cu")
     sass = {}
     for ept in sorted({r["label"].split("ept=")[1].rstrip(")") for r in rows}, key=int):
         r = occupancy.kernel_resources(source, arch="sm_90", kernel="grid_stride_copy", options=[f"-DEPT={ept}"])

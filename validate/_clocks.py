@@ -210,13 +210,12 @@ class ClockMonitor:
         return self._read(time.perf_counter() - self._start)
 
     @contextmanager
-    def watch(self) -> Iterator[list[ClockRecord]]:
-        """Sample before, during (a background thread) and after the block.
+    def sampling(self) -> Iterator[list[ClockSample]]:
+        """Sample in a background thread while the block runs, every ``interval_seconds``.
 
-        Yields a list that holds the `ClockRecord` once the block has finished.
+        Yields the list the readings are appended to (complete once the block has finished;
+        empty without NVML).
         """
-        result: list[ClockRecord] = []
-        before = self.sample()
         samples: list[ClockSample] = []
         stop = threading.Event()
 
@@ -230,11 +229,24 @@ class ClockMonitor:
         if thread is not None:
             thread.start()
         try:
-            yield result
+            yield samples
         finally:
             stop.set()
             if thread is not None:
                 thread.join()
+
+    @contextmanager
+    def watch(self) -> Iterator[list[ClockRecord]]:
+        """Sample before, during (a background thread) and after the block.
+
+        Yields a list that holds the `ClockRecord` once the block has finished.
+        """
+        result: list[ClockRecord] = []
+        before = self.sample()
+        try:
+            with self.sampling() as samples:
+                yield result
+        finally:
             after = self.sample()
             result.append(clock_record(samples, before=before, after=after, max_sm_clock_hz=self.max_sm_clock_hz,
                                        power_limit_watts=self.power_limit_watts))

@@ -6,13 +6,23 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from occupancy import KernelResources
 
 from ._driver import cuda_errors, cuda_modules, require_driver
 
-__all__ = ["compile_kernels", "kernel_resources", "kernel_source", "with_defines"]
+if TYPE_CHECKING:
+    from cuda.core import ObjectCode
+
+__all__ = [
+    "compile_cubin",
+    "compile_kernels",
+    "kernel_resources",
+    "kernel_source",
+    "load_object_code",
+    "with_defines",
+]
 
 
 def kernel_source(filename: str) -> str:
@@ -168,16 +178,80 @@ def compile_kernels(
     # Before NVRTC and cuda.core: loading kernels needs the driver, and cuda.core's own
     # failure to load it leaves a lock held that hangs the process (see require_driver).
     require_driver()
-    core = cuda_modules().core
-    options: dict[str, Any] = {"arch": arch, "std": "c++17", "name": name}
-    if max_register_count is not None:
-        options["max_register_count"] = int(max_register_count)
     with cuda_errors(f"compiling {name} for {arch}"):
-        program = core.Program(source, "c++", core.ProgramOptions(**options))
-        module = program.compile("cubin")
+        module = compile_cubin(source, arch=arch, name=name, max_register_count=max_register_count)
         kernels = {kernel: module.get_kernel(kernel) for kernel in names}
     _CACHE[key] = kernels
     return kernels
+
+
+def compile_cubin(
+    code: str,
+    *,
+    arch: str,
+    name: str,
+    language: Literal["c++", "ptx"] = "c++",
+    std: str | None = None,
+    defines: Mapping[str, object] | None = None,
+    include_paths: Sequence[str] = (),
+    max_register_count: int | None = None,
+    name_expressions: Sequence[str] = (),
+) -> ObjectCode:
+    """The one NVRTC compile of validate: CUDA C++ or PTX to a loaded cubin, through cuda.core.
+
+    Parameters
+    ----------
+    code : str
+        CUDA C++ source or PTX text.
+    arch : str
+        Target, ``"sm_90"``.
+    name : str
+        Program name shown in compiler messages.
+    language : {"c++", "ptx"}
+    std : str, optional
+        C++ dialect (default ``"c++17"``; C++ only).
+    defines, include_paths
+        ``-D`` macros and ``-I`` folders (C++ only).
+    max_register_count : int, optional
+        ``-maxrregcount``.
+    name_expressions : sequence of str
+        C++ names to look up (``"k<float>"``) after compiling.
+
+    Returns
+    -------
+    cuda.core.ObjectCode
+
+    Raises
+    ------
+    Exception
+        Whatever cuda.core raises (``NVRTCError`` with the log): callers translate it, as
+        a bad user source (`occupancy.CompileError`) or a device failure (`DeviceError`).
+    """
+    core = cuda_modules().core
+    options: dict[str, object] = {"arch": arch, "name": name}
+    if language == "c++":
+        options["std"] = std or "c++17"
+        if defines:
+            options["define_macro"] = [(str(k), str(v)) for k, v in defines.items()]
+        if include_paths:
+            options["include_path"] = [str(p) for p in include_paths]
+    if max_register_count is not None:
+        options["max_register_count"] = int(max_register_count)
+    program = core.Program(code, language, core.ProgramOptions(**options))
+    try:
+        if name_expressions:
+            return program.compile("cubin", name_expressions=tuple(name_expressions))
+        return program.compile("cubin")
+    finally:
+        # closed here: cuda.core 1.2's finalizer raised (ignored, but printed) on a
+        # program left to the garbage collector after a failed compile
+        program.close()
+
+
+def load_object_code(payload: bytes, kind: Literal["cubin", "fatbin"]) -> ObjectCode:
+    """A cubin or fatbin loaded through cuda.core (errors are the caller's to translate)."""
+    core = cuda_modules().core
+    return core.ObjectCode.from_cubin(payload) if kind == "cubin" else core.ObjectCode.from_fatbin(payload)
 
 
 def kernel_resources(kernel: Any, name: str | None = None) -> KernelResources:

@@ -20,12 +20,9 @@ through NVML while the timed launches run.
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 import statistics
-import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -36,14 +33,14 @@ from pydantic import BaseModel, ConfigDict, Field
 import occupancy
 from occupancy import CompileError, KernelResources
 
-from ._compile import kernel_resources
+from ._compile import compile_cubin, kernel_resources, load_object_code
 from ._driver import cuda_errors
 from ._errors import DeviceError
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
-from ._checks import check_callables, check_count, check_positive
-from ._timing import MAX_REPETITIONS, MAX_SECONDS, Timer, TimingResult, _percentile, sample_seconds, summarize
+from ._clocks import ClockSample, open_clock_monitor
+from ._timing import TimingResult, benchmark
 
-__all__ = ["ClockReading", "Measurement", "OutputCheck", "benchmark_until_stable", "measure"]
+__all__ = ["ClockReading", "Measurement", "OutputCheck", "measure"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -121,179 +118,14 @@ class Measurement(BaseModel):
         return self.seconds is not None and (self.check is None or self.check.ok)
 
 
-# ---------------------------------------------------------------------------------------
-# timing
-
-
-def benchmark_until_stable(
-    function: Callable[[], Any],
-    *,
-    timer: Timer,
-    warmup: int = 3,
-    min_repetitions: int = 10,
-    max_repetitions: int = 1000,
-    target_spread: float = 0.02,
-    budget_seconds: float = 1.0,
-    launches_per_sample: int = 1,
-    flush: Callable[[], Any] | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-) -> TimingResult:
-    """Time ``function`` in rounds of ``min_repetitions`` until the spread is small.
-
-    Stops when the interquartile range over the median is at most ``target_spread``,
-    when the timed device time reaches ``budget_seconds``, at ``max_repetitions``, or
-    after ``4 x budget_seconds + 1`` seconds of wall time (a slow host). Each sample is
-    divided by ``launches_per_sample`` (a sample that runs a graph of several launches).
-
-    Parameters
-    ----------
-    function : callable
-        Enqueues the work of one sample.
-    timer : Timer
-        Runs ``function`` once, returns seconds (`EventTimer` on a GPU).
-    warmup : int
-        Untimed samples first, >= 0.
-    min_repetitions : int
-        Samples per round, >= 1.
-    max_repetitions : int
-        Cap on samples, >= ``min_repetitions``.
-    target_spread : float
-        Spread at which to stop, > 0.
-    budget_seconds : float
-        Timed device time to spend at most, > 0.
-    launches_per_sample : int
-        Launches in one sample, >= 1.
-    flush : callable, optional
-        Run before every sample, outside the timed region.
-    clock : callable
-        Wall clock (injected in tests).
-
-    Returns
-    -------
-    TimingResult
-        Per launch.
-
-    Raises
-    ------
-    roofline.RooflineError
-        For a count outside its range (``warmup`` from 0, ``min_repetitions`` from 1,
-        ``max_repetitions`` from ``min_repetitions``, ``launches_per_sample`` from 1, each at
-        most a million), ``target_spread`` or ``budget_seconds`` not > 0 and finite (the
-        budget at most a day), or a timer that returns a duration (or a duration per launch)
-        outside [1e-12, 86400] s.
-    TypeError
-        For an argument of the wrong type, or a timer that returns something other than a number.
-
-    Examples
-    --------
-    >>> times = iter([1e-3] * 50)
-    >>> r = benchmark_until_stable(lambda: None, timer=lambda f: (f(), next(times))[1], warmup=1)
-    >>> r.repetitions, r.median_seconds
-    (10, 0.001)
-    """
-    if function is None or timer is None or clock is None:
-        raise TypeError("function, timer and clock are required callables")
-    check_callables(function=function, timer=timer, flush=flush, clock=clock)
-    warmup = check_count("warmup", warmup, 0, MAX_REPETITIONS)
-    min_repetitions = check_count("min_repetitions", min_repetitions, 1, MAX_REPETITIONS)
-    max_repetitions = check_count("max_repetitions", max_repetitions, min_repetitions, MAX_REPETITIONS)
-    launches_per_sample = check_count("launches_per_sample", launches_per_sample, 1, MAX_REPETITIONS)
-    target_spread = check_positive("target_spread", target_spread)
-    budget_seconds = check_positive("budget_seconds", budget_seconds, MAX_SECONDS, " s")
-
-    def sample() -> float:
-        """One sample's device time, seconds (checked, and checked again per launch)."""
-        if flush is not None:
-            flush()
-        seconds = sample_seconds(timer(function))
-        sample_seconds(seconds / launches_per_sample)
-        return seconds
-
-    for _ in range(warmup):
-        sample()
-    start = clock()
-    samples: list[float] = []
-    # Kept sorted as they come, so each round's spread costs a few comparisons, not a sort
-    # of every sample so far (a round of one sample, a million times, must not be quadratic).
-    ordered: list[float] = []
-    timed_seconds = 0.0
-    while True:
-        for _ in range(min(min_repetitions, max_repetitions - len(samples))):
-            seconds = sample()
-            timed_seconds += seconds
-            samples.append(seconds / launches_per_sample)
-            bisect.insort(ordered, samples[-1])
-        if len(samples) >= max_repetitions:
-            break
-        if _spread(ordered) <= target_spread:
-            break
-        if timed_seconds >= budget_seconds or clock() - start > 4 * budget_seconds + 1:
-            break
-    return summarize(samples, warmup=warmup, l2_flushed=flush is not None)
-
-
-def _spread(ordered: list[float]) -> float:
-    """Interquartile range over the median of sorted samples (as `summarize` computes it)."""
-    n = len(ordered)
-    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
-    return (_percentile(ordered, 0.75) - _percentile(ordered, 0.25)) / median
-
-
-class _ClockSampler:
-    """Reads SM and memory clocks through NVML every few milliseconds in a thread."""
-
-    def __init__(self, pci_bus_id: str | None, period_seconds: float = 0.005) -> None:
-        self._period = period_seconds
-        self._sm: list[float] = []
-        self._memory: list[float] = []
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.note: str | None = None
-        self._nvml: Any = None
-        self._handle: Any = None
-        try:
-            import pynvml  # nvidia-ml-py
-
-            pynvml.nvmlInit()
-            if pci_bus_id:
-                self._handle = pynvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id.encode())
-            else:
-                self._handle = pynvml.nvmlDeviceGetHandleByIndex(0)
-            self._nvml = pynvml
-        except Exception as exc:  # noqa: BLE001 - NVML is optional: no clocks, and the report says why
-            self.note = f"clocks not read: NVML unavailable ({type(exc).__name__}: {exc})"
-
-    def _read(self) -> None:
-        nvml = self._nvml
-        self._sm.append(float(nvml.nvmlDeviceGetClockInfo(self._handle, nvml.NVML_CLOCK_SM)) * 1e6)
-        self._memory.append(float(nvml.nvmlDeviceGetClockInfo(self._handle, nvml.NVML_CLOCK_MEM)) * 1e6)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._read()
-            except Exception as exc:  # noqa: BLE001 - a failing read ends sampling, noted
-                self.note = f"clocks not read: {type(exc).__name__}: {exc}"
-                return
-            self._stop.wait(self._period)
-
-    def __enter__(self) -> _ClockSampler:
-        if self._nvml is not None:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def reading(self) -> ClockReading | None:
-        if not self._sm:
-            return None
-        return ClockReading(samples=len(self._sm), sm_clock_hz=statistics.median(self._sm),
-                            sm_clock_min_hz=min(self._sm), sm_clock_max_hz=max(self._sm),
-                            memory_clock_hz=statistics.median(self._memory) if self._memory else None)
+def _clock_reading(samples: list[ClockSample]) -> ClockReading | None:
+    """The SM and memory clocks of the readings taken while the timed launches ran."""
+    sm = [s.sm_clock_hz for s in samples if s.sm_clock_hz is not None]
+    memory = [s.memory_clock_hz for s in samples if s.memory_clock_hz is not None]
+    if not sm:
+        return None
+    return ClockReading(samples=len(sm), sm_clock_hz=statistics.median(sm), sm_clock_min_hz=min(sm),
+                        sm_clock_max_hz=max(sm), memory_clock_hz=statistics.median(memory) if memory else None)
 
 
 # ---------------------------------------------------------------------------------------
@@ -337,25 +169,17 @@ def _kernel_names_in_source(source: str) -> list[str]:
     return sorted(set(re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)", source)))
 
 
-def _load_kernel(session: Any, resolved: tuple[str, Any, str], name: str, *, arch: str,
+def _load_kernel(resolved: tuple[str, Any, str], name: str, *, arch: str,
                  defines: Mapping[str, Any] | None, include_paths: Sequence[str], std: str | None,
                  max_register_count: int | None) -> Any:
-    core = session.cuda.core
     kind, payload, label = resolved
     with cuda_errors(f"loading kernel {name!r} from {label}"):
         if kind in ("cuda", "ptx"):
-            options: dict[str, Any] = {"arch": arch, "name": label}
-            if kind == "cuda":
-                options["std"] = std or "c++17"
-                if defines:
-                    options["define_macro"] = [(str(k), str(v)) for k, v in defines.items()]
-                if include_paths:
-                    options["include_path"] = [str(p) for p in include_paths]
-            if max_register_count is not None:
-                options["max_register_count"] = int(max_register_count)
-            program = core.Program(payload, "c++" if kind == "cuda" else "ptx", core.ProgramOptions(**options))
             try:
-                module = program.compile("cubin", name_expressions=(name,) if kind == "cuda" else ())
+                module = compile_cubin(payload, arch=arch, name=label, language="c++" if kind == "cuda" else "ptx",
+                                       std=std, defines=defines, include_paths=include_paths,
+                                       max_register_count=max_register_count,
+                                       name_expressions=(name,) if kind == "cuda" else ())
             except Exception as exc:
                 # the user's source or PTX is bad input (exit 2), not a missing GPU: one
                 # CompileError carrying the compiler's log, as occupancy.kernel_resources raises
@@ -368,14 +192,8 @@ def _load_kernel(session: Any, resolved: tuple[str, Any, str], name: str, *, arc
                     hint = f"; kernels in the source: {', '.join(known)}" if known else ""
                     raise ValueError(f"kernel={name!r} is not a kernel of {label}{hint}") from None
                 raise CompileError(f"compiling {label} for {arch} failed", log) from None
-            finally:
-                # closed here: cuda.core 1.2's finalizer raised (ignored, but printed) on a
-                # program left to the garbage collector after a failed compile
-                program.close()
-        elif kind == "cubin":
-            module = core.ObjectCode.from_cubin(payload)
         else:
-            module = core.ObjectCode.from_fatbin(payload)
+            module = load_object_code(payload, kind)
     try:
         with cuda_errors(f"finding kernel {name!r} in {label}"):
             return module.get_kernel(name)
@@ -561,7 +379,7 @@ def measure(
         Cold L2 before each timed launch (events around one launch), or warm L2 (a CUDA
         graph of back-to-back launches between one pair of events).
     warmup, min_repetitions, max_repetitions, target_spread, budget_seconds
-        See `benchmark_until_stable`.
+        The stop rules of `benchmark` (``min_repetitions`` is its round size).
     seed : int, optional
         Seed of the random inputs.
     device : int
@@ -617,7 +435,7 @@ def measure(
             pci = str(dev.pci_bus_id)
         except Exception:  # noqa: BLE001 - only used to find the NVML handle
             pci = None
-    loaded = _load_kernel(session, resolved, kernel, arch=arch, defines=defines,
+    loaded = _load_kernel(resolved, kernel, arch=arch, defines=defines,
                           include_paths=include_paths, std=std, max_register_count=max_register_count)
     notes: list[str] = []
     note = _check_against_kernel(loaded, kernel, arguments)
@@ -710,14 +528,15 @@ def measure(
         per_sample = max(1, min(1000, math.ceil(1e-3 / max(estimate, 1e-7))))
         sample, method = _graph_of(session, launch, per_sample)
         flush = None
-    sampler = _ClockSampler(pci)
-    with sampler:
-        timing = benchmark_until_stable(sample, timer=timer, warmup=warmup, min_repetitions=min_repetitions,
-                                        max_repetitions=max_repetitions, target_spread=target_spread,
-                                        budget_seconds=budget_seconds, launches_per_sample=per_sample, flush=flush)
+    monitor = open_clock_monitor(pci)
+    first = monitor.sample()
+    with monitor.sampling() as samples:
+        timing = benchmark(sample, timer=timer, warmup=warmup, repetitions=min_repetitions,
+                           max_repetitions=max_repetitions, target_spread=target_spread,
+                           budget_seconds=budget_seconds, launches_per_sample=per_sample, flush=flush)
         session.synchronize()
-    if sampler.note:
-        notes.append(sampler.note)
+    if not monitor.available:
+        notes.append("clocks not read: NVML unavailable (pip install nvidia-ml-py)")
     if working_set <= l2_bytes and l2 == "warm":
         notes.append(f"the {working_set} bytes of buffers fit in the {l2_bytes}-byte L2: warm timings measure L2")
     seconds = timing.median_seconds
@@ -727,7 +546,7 @@ def measure(
                                   dynamic_shared_memory, seconds)
         notes += more
     return Measurement(method=method, launches_per_sample=per_sample, check=check, timing=timing, seconds=seconds,
-                       clocks=sampler.reading(), notes=tuple(notes), **base, **extra)
+                       clocks=_clock_reading([*([first] if first else []), *samples]), notes=tuple(notes), **base, **extra)
 
 
 def _poisoned_output(session: Any, elements: int, dtype: np.dtype) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._compile import kernel_resources, kernel_source
+from ._compile import compile_cubin, kernel_resources, kernel_source
 from ._driver import cuda_errors, cuda_modules
 
 __all__ = ["ResourceMismatch", "ResourcesCheck", "TritonOccupancy", "check_resources", "resource_corpus"]
@@ -147,7 +147,6 @@ def check_resources(
     import occupancy
 
     start = time.perf_counter()
-    core = cuda_modules().core
     arch = occupancy.architecture(info.compute_capability)
     field_mismatches: list[ResourceMismatch] = []
     launch_mismatches: list[ResourceMismatch] = []
@@ -157,8 +156,7 @@ def check_resources(
     for name, source in corpus.items():
         try:
             with cuda_errors(f"compiling {name}"):
-                options = core.ProgramOptions(arch=info.arch, std="c++17", name=name)
-                module = core.Program(source, "c++", options).compile("cubin")
+                module = compile_cubin(source, arch=info.arch, name=name)
                 cubin = bytes(module.code)
         except Exception as exc:  # noqa: BLE001 - a source the device cannot compile is reported
             errors[name] = str(exc)

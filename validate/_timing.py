@@ -8,9 +8,11 @@ to seconds once, in `EventTimer`.
 
 from __future__ import annotations
 
+import bisect
 import math
 import numbers
 import statistics
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -135,86 +137,136 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
 
 
 def benchmark(
-    function: Callable[[], Any],
+    function: Callable[[], object],
     *,
     timer: Timer,
     warmup: int = 3,
     repetitions: int = 20,
-    budget_seconds: float | None = None,
     max_repetitions: int = 1000,
-    flush: Callable[[], Any] | None = None,
+    budget_seconds: float | None = None,
+    target_spread: float | None = None,
+    launches_per_sample: int = 1,
+    flush: Callable[[], object] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> TimingResult:
-    """Time ``function`` with ``timer``: warm up, then repeat and summarize.
+    """Time ``function`` with ``timer``: warm up, repeat until a stop rule holds, summarize.
 
-    The count is ``repetitions``, raised to fill ``budget_seconds`` of device time
-    when a budget is given (estimated from the warm-up runs, as ``do_bench`` does),
-    never above ``max_repetitions``. ``flush`` runs before every timed repetition,
-    outside the timed region (used to empty L2 when the working set would fit in it).
+    The one timing loop of validate (CuPy's ``cupyx.profiler.benchmark``: the stop rules
+    are options). Without ``target_spread`` the count is ``repetitions``, raised to fill
+    ``budget_seconds`` of device time when a budget is given (estimated from the warm-up
+    runs, as ``do_bench`` does), never above ``max_repetitions``. With ``target_spread``
+    the samples come in rounds of ``repetitions`` until the interquartile range over the
+    median is at most ``target_spread``, the timed device time reaches ``budget_seconds``
+    (default 1 s), ``max_repetitions`` are taken, or ``4 x budget_seconds + 1`` seconds
+    of wall time have passed (a slow host). ``flush`` runs before every run, outside the
+    timed region (used to empty L2 when the working set would fit in it).
 
     Parameters
     ----------
     function : callable
-        Enqueues the device work to time (one kernel launch).
+        Enqueues the device work of one sample (one kernel launch, or a graph of several).
     timer : Timer
         Runs ``function`` once and returns its duration in seconds (`EventTimer` on a GPU).
     warmup : int
         Untimed runs first (module load, clocks ramping up), >= 0.
     repetitions : int
-        Minimum timed runs, >= 1.
+        Minimum timed runs (the round size with ``target_spread``), >= 1.
+    max_repetitions : int
+        Cap on timed runs, >= ``repetitions``.
     budget_seconds : float, optional
         Device time to spend on timed runs, seconds.
-    max_repetitions : int
-        Cap on timed runs.
+    target_spread : float, optional
+        Spread at which to stop, > 0; None for a fixed count.
+    launches_per_sample : int
+        Launches in one sample (each sample is divided by it), >= 1.
     flush : callable, optional
-        Run before each timed repetition.
+        Run before each run.
+    clock : callable
+        Wall clock of the slow-host guard (injected in tests).
 
     Returns
     -------
     TimingResult
+        Per launch.
 
     Raises
     ------
     roofline.RooflineError
-        For a negative ``warmup``, ``repetitions`` < 1 or ``max_repetitions`` < ``repetitions``
-        (each at most a million), a budget outside (0, 86400] s, or a timer that returns a
-        duration outside [1e-12, 86400] s.
+        For a negative ``warmup``, ``repetitions`` < 1, ``max_repetitions`` < ``repetitions``
+        or ``launches_per_sample`` < 1 (each at most a million), a budget outside (0, 86400] s,
+        a ``target_spread`` not > 0 and finite, or a timer that returns a duration (or a
+        duration per launch) outside [1e-12, 86400] s.
     TypeError
-        For a function, timer or flush that is not callable, a count that is not an int, or
-        a timer that returns something other than a number.
+        For a function, timer, flush or clock that is not callable, a count that is not an
+        int, or a timer that returns something other than a number.
 
     Examples
     --------
     >>> fake = iter([1e-3] * 30)
     >>> benchmark(lambda: None, timer=lambda f: (f(), next(fake))[1], warmup=2).repetitions
     20
+    >>> times = iter([1e-3] * 50)
+    >>> r = benchmark(lambda: None, timer=lambda f: (f(), next(times))[1], warmup=1, repetitions=10,
+    ...               target_spread=0.02)
+    >>> r.repetitions, r.median_seconds
+    (10, 0.001)
     """
-    from roofline import RooflineError
-
-    if function is None or timer is None:
-        raise TypeError("function and timer are required callables")
-    check_callables(function=function, timer=timer, flush=flush)
+    if function is None or timer is None or clock is None:
+        raise TypeError("function, timer and clock are required callables")
+    check_callables(function=function, timer=timer, flush=flush, clock=clock)
     warmup = check_count("warmup", warmup, 0, MAX_REPETITIONS)
     repetitions = check_count("repetitions", repetitions, 1, MAX_REPETITIONS)
     max_repetitions = check_count("max_repetitions", max_repetitions, repetitions, MAX_REPETITIONS)
+    launches_per_sample = check_count("launches_per_sample", launches_per_sample, 1, MAX_REPETITIONS)
     if budget_seconds is not None:
         budget_seconds = check_positive("budget_seconds", budget_seconds, MAX_SECONDS, " s")
-    estimates = []
-    for _ in range(warmup):
+    if target_spread is not None:
+        target_spread = check_positive("target_spread", target_spread)
+        budget_seconds = 1.0 if budget_seconds is None else budget_seconds
+
+    def sample() -> float:
+        """One sample's device time, seconds (checked, and checked again per launch)."""
         if flush is not None:
             flush()
-        estimates.append(timer(function))
-    count = repetitions
-    if budget_seconds is not None:
-        usable = [e for e in estimates if isinstance(e, (int, float)) and math.isfinite(e) and e > 0]
-        estimate = statistics.median(usable) if usable else None
-        if estimate is not None:
-            count = max(repetitions, min(max_repetitions, int(min(budget_seconds / estimate, max_repetitions))))
-    samples = []
-    for _ in range(count):
-        if flush is not None:
-            flush()
-        samples.append(timer(function))
+        seconds = sample_seconds(timer(function))
+        sample_seconds(seconds / launches_per_sample)
+        return seconds
+
+    estimates = [sample() for _ in range(warmup)]
+    if target_spread is not None:
+        planned, rounds = max_repetitions, repetitions
+    else:
+        planned = repetitions
+        if budget_seconds is not None and estimates:
+            planned = max(repetitions, min(max_repetitions,
+                                           int(min(budget_seconds / statistics.median(estimates), max_repetitions))))
+        rounds = planned
+    start = clock()
+    samples: list[float] = []
+    # Kept sorted as they come, so each round's spread costs a few comparisons, not a sort
+    # of every sample so far (a round of one sample, a million times, must not be quadratic).
+    ordered: list[float] = []
+    timed_seconds = 0.0
+    while len(samples) < planned:
+        for _ in range(min(rounds, planned - len(samples))):
+            seconds = sample()
+            timed_seconds += seconds
+            samples.append(seconds / launches_per_sample)
+            bisect.insort(ordered, samples[-1])
+        if target_spread is None or len(samples) >= planned:
+            break
+        if _spread(ordered) <= target_spread:
+            break
+        if timed_seconds >= budget_seconds or clock() - start > 4 * budget_seconds + 1:
+            break
     return summarize(samples, warmup=warmup, l2_flushed=flush is not None)
+
+
+def _spread(ordered: list[float]) -> float:
+    """Interquartile range over the median of sorted samples (as `summarize` computes it)."""
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return (_percentile(ordered, 0.75) - _percentile(ordered, 0.25)) / median
 
 
 class EventTimer:

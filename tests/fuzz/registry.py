@@ -301,36 +301,6 @@ def device_infos() -> st.SearchStrategy[Any]:
     )
 
 
-def clock_samples() -> st.SearchStrategy[Any]:
-    """NVML readings as `validate.ClockSample` (an idle, a busy and a throttled one)."""
-    return st.builds(
-        lambda t, hz, reasons: validate.ClockSample(seconds=t, sm_clock_hz=hz, power_watts=300.0, reasons=reasons),
-        st.floats(0, 10), st.one_of(st.none(), st.floats(1e8, 3e9)),
-        st.sampled_from(((), ("gpu_idle",), ("sw_power_cap",), ("hw_slowdown", "gpu_idle"))))
-
-
-def rows() -> st.SearchStrategy[Any]:
-    return st.lists(st.one_of(st.sampled_from(REPORT.kernels), junk()), max_size=5)
-
-
-def cases() -> st.SearchStrategy[Any]:
-    return st.sampled_from([validate.build_case(m, np.random.default_rng(0)) for m in v.SMALL_MODELS
-                            if m.name in validate.supported_kernels()])
-
-
-def outputs_for(case: Any) -> st.SearchStrategy[Any]:
-    good = case.reference(case.inputs)
-    full = {k: np.asarray(good.get(k, np.zeros(shape, dtype))) for k, (shape, dtype) in case.outputs.items()}
-    return st.one_of(
-        st.just(full),
-        st.just({k: np.full_like(a, np.nan) for k, a in full.items()}),
-        st.just({k: a[: max(a.size // 2, 0)] for k, a in full.items()}),
-        st.just({"nope": np.zeros(3)}),
-        st.just({k: "text" for k in full}),
-        junk(),
-    )
-
-
 # ------------------------------------------------------------------ the registry
 
 OCCUPANCY = {
@@ -559,33 +529,15 @@ DIVERGENCE = {
 }
 
 VALIDATE = {
-    "CEILING_NAMES": constant(),
-    "Ceiling": model(validate.Ceiling, REPORT.ceilings.items[0], finite=False),
-    "Ceilings": model(validate.Ceilings, REPORT.ceilings, finite=False),
     "DeviceComparison": model(validate.DeviceComparison, REPORT.comparison, finite=False),
     "DeviceError": error(),
     "DeviceInfo": model(validate.DeviceInfo, REPORT.device, finite=False),
-    "EventTimer": call(args_kwargs(odd())),
-    "FieldDifference": model(validate.FieldDifference, validate.FieldDifference(field="sm_count", device=132, database=144,
-                                                                               relative_difference=-1 / 12), finite=False),
-    "KernelCase": plain(st.tuples(*[odd()] * 8)),
-    "KernelValidation": model(validate.KernelValidation, REPORT.kernels[0], finite=False),
-    "OccupancyCheck": model(validate.OccupancyCheck, REPORT.occupancy_check, finite=False),
-    "OccupancyMismatch": model(validate.OccupancyMismatch, validate.OccupancyMismatch(
-        query="blocks", kernel="k", registers_per_thread=32, static_shared_memory=0, block_barriers=1,
-        threads_per_block=256, dynamic_shared_memory=0, max_dynamic_shared_memory=None, carveout=None,
-        runtime="8", calculated="7"), finite=False),
     "PredictionCheck": model(validate.PredictionCheck, REPORT.prediction, finite=False),
-    "PredictionSummary": model(validate.PredictionSummary, REPORT.summary, finite=False),
-    "ProbeVariant": plain(st.tuples(odd(), odd(), odd(), odd())),
     "REPORT_SCHEMA_VERSION": constant(),
-    "RegimeSummary": model(validate.RegimeSummary, REPORT.summary.overall, finite=False),
     "Session": call(args_kwargs(maybe(st.integers(0, 3)))),
-    "Timer": constant(),
     "TimingResult": model(validate.TimingResult, REPORT.ceilings.items[0].timing, finite=False),
     "ValidationReport": model(validate.ValidationReport, REPORT, finite=False),
     "ValidationRun": plain(st.tuples(odd(), odd())),
-    "VerificationResult": plain(st.tuples(odd(), odd(), odd(), odd())),
     "benchmark": call(st.builds(
         lambda timer, kw: {"args": (lambda: None,), "kwargs": {"timer": timer, **kw}},
         # A callable that raises is the caller's exception to see: only non-callables as junk.
@@ -593,42 +545,12 @@ VALIDATE = {
         st.fixed_dictionaries({}, optional={"warmup": maybe(st.integers(0, 5)), "repetitions": maybe(st.integers(1, 30)),
                                             "budget_seconds": st.one_of(st.none(), maybe(st.floats(1e-4, 0.1))),
                                             "max_repetitions": maybe(st.integers(1, 100)),
+                                            "target_spread": st.one_of(st.none(), maybe(st.floats(0, 1))),
+                                            "launches_per_sample": maybe(st.integers(1, 4)),
                                             "flush": st.one_of(st.none(), st.just(lambda: None),
                                                                junk().filter(lambda x: not callable(x)))}))),
-    "build_case": call(args_kwargs(
-        st.one_of(v.kernel_model, st.sampled_from((models.copy(2**31 - 1), models.matmul_tiled(46340))), v.kernel_like,
-                  st.builds(lambda m, p: m.model_copy(update={"parameters": p}), v.kernel_model,
-                            st.dictionaries(st.sampled_from(("n", "m", "rows", "variant", "block", "pad", "x")),
-                                            maybe(st.integers(1, 64)), max_size=3))),
-        st.one_of(st.just(np.random.default_rng(1)), junk()))),
-    "check_occupancy": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
-    "check_outputs": call(cases().flatmap(lambda case: st.builds(
-        lambda outputs: {"args": (case, outputs), "kwargs": {}}, outputs_for(case)))
-        | args_kwargs(junk(), junk())),
     "compare_device": call(args_kwargs(device_infos())),
-    # Without a GPU every well-formed call is refused by the driver check, before NVRTC runs
-    # (cuda.core's own failure to load libcuda hung the process: validate._driver.require_driver).
-    "compile_kernels": call(st.builds(lambda src, names, kw: {"args": (src, names), "kwargs": kw},
-                                      st.one_of(st.just("extern \"C\" __global__ void k() {}"), st.just("a\x00b"),
-                                                junk()),
-                                      st.one_of(st.just(["k"]), st.just([]), st.just(["k k", "k"]), junk()),
-                                      st.fixed_dictionaries({"arch": maybe(st.sampled_from(
-                                          ("sm_90", "sm_80", "sm_90a", "sm_9000", "compute_90", "sm_٩٠")))},
-                                          optional={"max_register_count": st.one_of(st.none(),
-                                                                                    maybe(st.integers(1, 255))),
-                                                    "name": maybe(st.text(max_size=8))}))),
-    "gpu_slug": call(args_kwargs(maybe(st.text(max_size=20)))),
-    "kernel_resources": gpu("reads a compiled cuda.core Kernel's attributes (a GPU); tests/validate/test_gpu.py"),
-    "kernel_source": call(args_kwargs(maybe(st.sampled_from(("suite.cu", "ceilings.cu", "../__init__.py", "nope.cu", ""))))),
-    "measure_ceilings": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
-    "measured_prediction": call(args_kwargs(
-        v.count, st.one_of(st.dictionaries(v.name_key, v.count, max_size=3), junk()), st.one_of(st.none(), v.count),
-        st.one_of(st.dictionaries(v.name_key, st.one_of(st.none(), v.count), max_size=3), junk()))),
     "open_session": call(args_kwargs(maybe(st.integers(0, 3)))),
-    "probe_source": call(args_kwargs(st.one_of(
-        st.lists(st.builds(validate.ProbeVariant, maybe(st.integers(1, 64)), maybe(st.sampled_from((0, 4, 1024, 49152, 3))),
-                           maybe(st.integers(1, 16)), st.one_of(st.none(), maybe(st.integers(16, 255)))), max_size=3),
-        junk()))),
     "query_device": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
     "render_markdown": call(args_kwargs(make_reports())),
     "run_prediction_check": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
@@ -637,22 +559,8 @@ VALIDATE = {
         kernels=st.one_of(st.none(), st.lists(maybe(st.sampled_from(("copy", "transpose", "nope"))), max_size=2), junk()),
         device=maybe(st.integers(0, 3)), seed=st.one_of(st.none(), maybe(st.integers(0, 2**32))),
         progress=st.one_of(st.just(lambda m: None), junk())), io=True),
-    "select_models": call(args_kwargs(st.one_of(st.none(), st.lists(maybe(st.sampled_from(
-        ("copy", "transpose", "matmul_tiled(tile=16)", "nope"))), max_size=3), junk()), quick=maybe(st.booleans()))),
-    "summarize": call(args_kwargs(
-        st.one_of(st.lists(st.one_of(st.floats(1e-6, 1), odd_floats()), max_size=6), junk()),
-        warmup=maybe(st.integers(0, 5)), l2_flushed=maybe(st.booleans()))),
-    "summarize_predictions": call(args_kwargs(rows())),
-    "supported_kernels": call(args_kwargs()),
-    "with_defines": call(args_kwargs(
-        maybe(st.text(max_size=10)),
-        st.one_of(st.none(), st.dictionaries(st.one_of(st.sampled_from(("TILE", "N", "1X", "A B", "ÄÖ")), v.name_key),
-                                             maybe(st.one_of(st.integers(-5, 64), st.sampled_from(("float", "a\nb")))),
-                                             max_size=3), junk()))),
     "write_prediction_report": call(args_kwargs(st.one_of(junk(), st.just(REPORT.prediction)), v.out_folders()),
                                     io=True, cost=30),
-    "write_report": call(args_kwargs(make_reports(), v.out_folders(), st.one_of(st.just(()), st.just(v.SMALL_MODELS[:2])),
-                                     progress=st.just(lambda m: None)), io=True, cost=30),
 }
 
 # ------------------------------------------------------------------ names main gained beside issue 13
@@ -762,105 +670,22 @@ _report_paths = st.lists(st.one_of(st.builds(lambda case: v.write_case(case), v.
                                    junk()), max_size=3)
 
 VALIDATE.update({
-    "ChasePlan": fields(validate.ChasePlan),
-    "ChasePoint": fields(validate.ChasePoint),
-    "ClockMonitor": call(args_kwargs(st.none(), max_sm_clock_hz=st.one_of(st.none(), odd_floats()),
-                                     power_limit_watts=st.one_of(st.none(), odd_floats()),
-                                     interval_seconds=maybe(st.floats(1e-3, 0.1)))),
-    "ClockReading": fields(validate.ClockReading),
-    "ClockRecord": fields(validate.ClockRecord),
-    "ClockSample": fields(validate.ClockSample),
     "ClusterCheck": fields(validate.ClusterCheck),
-    "ClusterMismatch": fields(validate.ClusterMismatch),
-    "DTYPES": constant(),
-    "GpcLaunch": fields(validate.GpcLaunch),
     "GpcLayoutMeasurement": fields(validate.GpcLayoutMeasurement),
-    "HostLinkFit": fields(validate.HostLinkFit),
-    "HostLinkPoint": fields(validate.HostLinkPoint),
-    "HostLinks": model(validate.HostLinks, REPORT.host_links, finite=False),
     "KernelArg": fields(validate.KernelArg),
-    "LatencyLadder": model(validate.LatencyLadder, REPORT.latency, finite=False),
-    "LatencyLevels": fields(validate.LatencyLevels),
-    "LaunchOverhead": model(validate.LaunchOverhead, REPORT.launch, finite=False),
     "Measurement": fields(validate.Measurement),
-    "OutputCheck": fields(validate.OutputCheck),
-    "Persistence": model(validate.Persistence, REPORT.persistence, finite=False),
-    "PersistencePoint": fields(validate.PersistencePoint),
-    "QueuedEventTimer": gpu("records CUDA events on an open validate.Session's stream (a GPU)"),
-    "Reference": fields(validate.Reference),
-    "References": model(validate.References, REPORT.references, finite=False),
     "ReportSet": model(validate.ReportSet, _SET, finite=False),
-    "ResourceMismatch": fields(validate.ResourceMismatch),
     "ResourcesCheck": fields(validate.ResourcesCheck),
-    "SpreadRow": fields(validate.SpreadRow),
-    "TritonOccupancy": fields(validate.TritonOccupancy),
-    "WorkingSet": model(validate.WorkingSet, REPORT.working_set, finite=False),
-    "WorkingSetPoint": fields(validate.WorkingSetPoint),
-    "apply_references": call(args_kwargs(st.one_of(st.just(REPORT.ceilings), junk()),
-                                         st.one_of(st.just(REPORT.references), junk()))),
-    "benchmark_until_stable": call(st.builds(
-        lambda timer, kw: {"args": (lambda: None,), "kwargs": {"timer": timer, **kw}},
-        st.one_of(fake_timer(), junk().filter(lambda x: not callable(x))),
-        st.fixed_dictionaries({}, optional={"warmup": maybe(st.integers(0, 5)), "min_repetitions": maybe(st.integers(1, 30)),
-                                            "max_repetitions": maybe(st.integers(1, 100)),
-                                            "target_spread": maybe(st.floats(0, 1)),
-                                            "budget_seconds": maybe(st.floats(1e-4, 0.1)),
-                                            "launches_per_sample": maybe(st.integers(1, 4))}))),
     "check_clusters": gpu(_SESSION),
     "check_resources": gpu(_SESSION),
-    # before, after and max_sm_clock_hz are required keywords: always drawn.
-    "clock_record": call(st.fixed_dictionaries({
-        "args": st.tuples(st.one_of(st.just(()), st.lists(st.one_of(clock_samples(), junk()), max_size=3), junk())),
-        "kwargs": st.fixed_dictionaries(
-            {"before": st.one_of(st.none(), clock_samples(), junk()),
-             "after": st.one_of(st.none(), clock_samples(), junk()),
-             "max_sm_clock_hz": st.one_of(st.none(), st.floats(1e8, 3e9), odd_floats(), junk())},
-            optional={"power_limit_watts": st.one_of(st.none(), st.floats(1, 1000), odd_floats(), junk())})})),
-    "device_spread": call(args_kwargs(st.one_of(st.just((REPORT, REPORT)), st.just(()), st.lists(junk(), max_size=2),
-                                                junk()))),
     "driver_cluster_answers": gpu(_SESSION),
-    "fit_link": call(st.one_of(
-        # valid pairs of equal length (times of a latency plus a rate, or any), so the fit runs
-        st.lists(st.integers(1, 1 << 40), min_size=2, max_size=6, unique=True).flatmap(lambda sizes: st.tuples(
-            st.just(sizes), st.one_of(st.lists(st.floats(1e-9, 10), min_size=len(sizes), max_size=len(sizes)),
-                                      st.builds(lambda lat, rate: [lat + x / rate for x in sizes],
-                                                st.floats(1e-7, 1e-4), st.floats(1e8, 1e12))))).map(
-            lambda t: {"args": t}),
-        args_kwargs(st.one_of(st.lists(maybe(st.integers(1, 1 << 30)), max_size=5), junk()),
-                    st.one_of(st.lists(maybe(st.floats(1e-6, 1)), max_size=5), junk())))),
     "load_report_set": file_entry(("report_json", "chart_json", "calibration_json")),
     "measure": gpu("compiles and runs a kernel on a GPU; tests/validate/test_gpu.py runs it on one"),
     "measure_gpc_layout": gpu(_SESSION),
-    "measure_host_links": gpu(_SESSION),
-    "measure_latency_ladder": gpu(_SESSION),
-    "measure_launch_overhead": gpu(_SESSION),
-    "measure_persistence": gpu(_SESSION),
-    "measure_references": gpu("opens the GPU of the index given (cuBLAS, torch); tests/validate/test_gpu.py"),
-    "measure_working_set": gpu(_SESSION),
-    # origin is a required keyword: always drawn.
-    "measured_calibration": call(st.fixed_dictionaries({
-        "args": st.tuples(st.one_of(st.just(dict(REPORT.prediction.calibration)),
-                                    st.just(dict(REPORT.calibration or {})),
-                                    st.builds(lambda seed, value, how: _mutate(dict(REPORT.prediction.calibration),
-                                                                               random.Random(seed), value, how),
-                                              st.integers(0, 2**16), odd(), st.integers(0, 4)),
-                                    st.dictionaries(v.name_key, odd(), max_size=3), junk())),
-        "kwargs": st.fixed_dictionaries({"origin": maybe(st.text(max_size=10))}, optional=dict(
-            latency=st.one_of(st.none(), st.just(REPORT.latency), junk()),
-            launch=st.one_of(st.none(), st.just(REPORT.launch), junk()),
-            working_set=st.one_of(st.none(), st.just(REPORT.working_set), junk())))})),
     "merge_reports": call(args_kwargs(st.one_of(_report_paths, junk()), v.out_folders()), io=True, cost=10),
-    "open_clock_monitor": gpu("reads the GPU's clocks through NVML (a GPU)"),
-    "parse_kernel_arg": call(args_kwargs(maybe(st.sampled_from(("f32[n]", "i32:5", "f32[1024]:out", "u8[n*2]", "x",
-                                                                "f64", "f32[-1]", "f32[99999999999999]",
-                                                                "f32[10**10**10]", "f32[n//0]", "f16=70000", "f32=nan",
-                                                                "i8[n]=300"))),
-                                         st.one_of(st.none(), st.dictionaries(st.just("n"), maybe(st.integers(1, 4096)),
-                                                                             max_size=1), junk()))),
     "parse_kernel_args": call(args_kwargs(st.one_of(st.lists(maybe(st.sampled_from(("f32[n]", "i32:5", "bad"))),
                                                              max_size=3), junk()),
                                           st.one_of(st.none(), st.just({"n": 16}), junk()))),
-    "resource_corpus": call(args_kwargs(maybe(st.booleans()))),
     # out is a required keyword: always drawn.
     "run_validation_devices": call(st.fixed_dictionaries({
         "args": st.tuples(maybe(st.one_of(st.just("all"), st.lists(st.integers(0, 3), max_size=2)))),
@@ -869,8 +694,6 @@ VALIDATE.update({
             kernels=st.one_of(st.none(), st.lists(maybe(st.just("copy")), max_size=2), junk()),
             seed=st.one_of(st.none(), maybe(st.integers(0, 2**32))),
             progress=st.one_of(st.just(lambda m: None), junk())))}), io=True),
-    "split_modes": call(args_kwargs(st.one_of(st.lists(st.one_of(st.floats(1e-6, 1), odd_floats()), max_size=8),
-                                              junk()))),
     "write_calibration": call(args_kwargs(st.one_of(st.just(dict(REPORT.calibration or {})),
                                                     st.dictionaries(v.name_key, odd(), max_size=3), junk()),
                                           v.out_folders()), io=True),
@@ -894,10 +717,6 @@ VALIDATE.update({
     "CalibrationFit": model(validate.CalibrationFit, _FIT_SAMPLE),
     "FitParameter": model(validate.FitParameter, validate.CALIBRATION_FIT_PARAMETERS[0],
                           use=lambda p: poke(p.to_unit, p.from_unit)),
-    "fit_calibration": call(st.fixed_dictionaries({
-        "args": st.tuples(st.sampled_from(("H200", "H100-SXM")), v.calibrations(),
-                          st.one_of(st.lists(st.sampled_from(_SWEEP), max_size=3), st.lists(junk(), max_size=2))),
-        "kwargs": _fit_budget}), cost=3),
     "fit_to_measurements": call(st.fixed_dictionaries({
         "args": st.tuples(v.gpu_any, v.calibrations(), st.one_of(_measured_launches, junk())),
         "kwargs": _fit_budget}), cost=3),
@@ -935,11 +754,6 @@ VALIDATE.update({
         run=lambda target, drawn: (target(v.write_case(drawn["file"])) if "file" in drawn
                                    else target(*drawn["args"], **drawn["kwargs"])), io=True, cost=4),
     "measure_families": gpu(_SESSION),
-    "plot_families": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()), v.out_paths((".png",)),
-                                      title=st.one_of(st.none(), st.text(max_size=8))), io=True, cost=20),
-    "render_family_markdown": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()),
-                                               level=maybe(st.integers(1, 6)), title=st.one_of(st.none(), st.text(max_size=8)),
-                                               plot=st.one_of(st.none(), st.just("families.png")))),
     "write_family_report": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()), v.out_folders()), io=True,
                                 cost=20),
 })

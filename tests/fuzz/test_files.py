@@ -18,6 +18,7 @@ import fuzzlib
 import occupancy
 import roofline
 import validate
+from validate import _report
 from gpuroof import main
 from occupancy import common as _files
 from registry import REPORT
@@ -35,7 +36,7 @@ def _writers(folder: Path):
         ("plot_roofline", lambda: roofline.plot_roofline(chart, path=folder / "r.png", dpi=40), ["r.png"]),
         ("save_chart_json", lambda: roofline.save_chart(chart, folder / "c.json"), ["c.json"]),
         ("save_chart_csv", lambda: roofline.save_chart(chart, folder / "c.csv"), ["c.csv"]),
-        ("write_report", lambda: validate.write_report(REPORT.model_copy(update={"kernels": ()}), folder),
+        ("write_report", lambda: _report.write_report(REPORT.model_copy(update={"kernels": ()}), folder),
          ["report.json", "report.md", "calibration.json", "bandwidth_occupancy.png"]),
         ("write_prediction_report", lambda: validate.write_prediction_report(REPORT.prediction, folder),
          ["calibration.json", "prediction.json", "prediction.md", "bandwidth_occupancy.png"]),

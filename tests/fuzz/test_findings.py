@@ -15,6 +15,7 @@ import occupancy
 import roofline
 import roofline._export  # a private module: loaded by name (roofline loads its names lazily)
 import validate
+from validate import _calibration, _clocks, _compile, _hostlink, _kernel_args, _kernels, _latency, _multi, _reference, _resources_check, _timing
 from gpuroof import main
 from roofline import memory, models
 
@@ -333,12 +334,12 @@ def test_load_calibration_reads_a_validation_report():
 
 def test_validate_kernel_source_refuses_paths_outside_the_package():
     with pytest.raises(roofline.RooflineError, match="known: ceilings.cu"):
-        validate.kernel_source("../__init__.py")
+        _compile.kernel_source("../__init__.py")
 
 
 def test_build_case_refuses_what_would_not_fit_in_memory():
     with pytest.raises(roofline.RooflineError, match="host memory"):
-        validate.build_case(models.copy(2**31 - 1), np.random.default_rng(0))
+        _kernels.build_case(models.copy(2**31 - 1), np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("call", [
@@ -376,18 +377,18 @@ NCU_FILE = "tests/data/ncu/user_kernels.raw.csv"
     (lambda: roofline.profile_chart(None), "must be a ProfileReport"),
     (lambda: roofline.load_ncu(None), "path must be a str"),
     (lambda: roofline.load_ncu(NCU_FILE).matching(b"poly"), "pattern must be a str"),
-    (lambda: validate.apply_references(None, validate.References()), "must be a Ceilings"),
-    (lambda: validate.device_spread(None), "sequence of ValidationReport"),
-    (lambda: validate.device_spread(["report"]), r"reports\[0\] must be a ValidationReport"),
-    (lambda: validate.clock_record([True], before=None, after=None, max_sm_clock_hz=None), "ClockSample"),
-    (lambda: validate.measured_calibration(None, origin="x"), "fitted must be a mapping"),
-    (lambda: validate.measured_calibration({}, origin="x", latency=True), "latency must be a LatencyLadder"),
+    (lambda: _reference.apply_references(None, _reference.References()), "must be a Ceilings"),
+    (lambda: _multi.device_spread(None), "sequence of ValidationReport"),
+    (lambda: _multi.device_spread(["report"]), r"reports\[0\] must be a ValidationReport"),
+    (lambda: _clocks.clock_record([True], before=None, after=None, max_sm_clock_hz=None), "ClockSample"),
+    (lambda: _calibration.measured_calibration(None, origin="x"), "fitted must be a mapping"),
+    (lambda: _calibration.measured_calibration({}, origin="x", latency=True), "latency must be a LatencyLadder"),
     (lambda: validate.write_calibration(roofline.calibration("H200").model_dump(), 5), "folder must be a str"),
-    (lambda: validate.parse_kernel_arg("f32[n]", {"n": None}), r"sizes\['n'\] must be an int"),
+    (lambda: _kernel_args.parse_kernel_arg("f32[n]", {"n": None}), r"sizes\['n'\] must be an int"),
     (lambda: validate.parse_kernel_args(None), "texts must be a sequence"),
-    (lambda: validate.resource_corpus(np.array([1, 2])), "quick must be a bool"),
-    (lambda: validate.fit_link({"a": 1}, [1.0]), "sizes must be a sequence of numbers"),
-    (lambda: validate.split_modes([1e-7, "x", 1e-7, 1e-7]), r"seconds\[1\] must be a number"),
+    (lambda: _resources_check.resource_corpus(np.array([1, 2])), "quick must be a bool"),
+    (lambda: _hostlink.fit_link({"a": 1}, [1.0]), "sizes must be a sequence of numbers"),
+    (lambda: _latency.split_modes([1e-7, "x", 1e-7, 1e-7]), r"seconds\[1\] must be a number"),
 ], ids=["describe-array", "format-profile-none", "format-profile-markdown", "profile-chart-none", "load-ncu-none",
         "ncu-pattern-bytes", "references-none", "spread-none", "spread-str", "clock-record-bool", "calibration-none",
         "calibration-latency", "write-calibration-folder", "kernel-arg-sizes", "kernel-args-none", "corpus-array",
@@ -419,8 +420,8 @@ def _fake_timer(values):
 
 @pytest.mark.parametrize("kwargs,error,match", [
     (dict(warmup=-1), roofline.RooflineError, "warmup=-1 must be from 0"),
-    (dict(min_repetitions=np.array([1, 2])), TypeError, "min_repetitions must be an int"),
-    (dict(max_repetitions=10**7), roofline.RooflineError, "max_repetitions=10000000 must be from 10 to 1000000"),
+    (dict(repetitions=np.array([1, 2])), TypeError, "repetitions must be an int"),
+    (dict(max_repetitions=10**7), roofline.RooflineError, "max_repetitions=10000000 must be from 20 to 1000000"),
     (dict(target_spread=math.nan), roofline.RooflineError, "target_spread=nan must be > 0 and finite"),
     (dict(budget_seconds=math.inf), roofline.RooflineError, "budget_seconds=inf must be > 0"),
     (dict(launches_per_sample="2"), TypeError, "launches_per_sample must be an int"),
@@ -430,32 +431,31 @@ def _fake_timer(values):
 ], ids=["warmup", "min-array", "max-huge", "spread-nan", "budget-inf", "launches-str", "flush", "timer-str",
         "timer-nan"])
 def test_benchmark_until_stable_refuses_bad_arguments(kwargs, error, match):
-    """benchmark_until_stable raised plain ValueError, or TypeError/ValueError from deep inside."""
-    kwargs = {"timer": _fake_timer([1e-3] * 100), **kwargs}
+    """benchmark_until_stable (now `benchmark` with a target spread) raised plain ValueError, or
+    TypeError/ValueError from deep inside."""
+    kwargs = {"timer": _fake_timer([1e-3] * 100), "target_spread": 0.02, **kwargs}
     with pytest.raises(error, match=match):
-        validate.benchmark_until_stable(lambda: None, **kwargs)
+        validate.benchmark(lambda: None, **kwargs)
 
 
 def test_benchmark_until_stable_summarizes_once(monkeypatch):
     """Each round summarized every sample so far: rounds of one sample up to max_repetitions
     took quadratic time (minutes for a fast fake timer); the spread is now kept incrementally."""
-    import validate._measure as measure
-
     calls = []
-    real = measure.summarize
-    monkeypatch.setattr(measure, "summarize", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    real = _timing.summarize
+    monkeypatch.setattr(_timing, "summarize", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
     values = [1e-6, 3e-6, 2e-6] * 1000
-    r = validate.benchmark_until_stable(lambda: None, timer=_fake_timer(values), warmup=0, min_repetitions=2,
-                                        max_repetitions=3000, target_spread=1e-9, budget_seconds=10, clock=lambda: 0.0)
+    r = validate.benchmark(lambda: None, timer=_fake_timer(values), warmup=0, repetitions=2,
+                           max_repetitions=3000, target_spread=1e-9, budget_seconds=10, clock=lambda: 0.0)
     assert r.repetitions == 3000 and calls == [1]
 
 
 def test_clock_record_refuses_non_finite_device_figures():
     """NaN or infinite max_sm_clock_hz went into the record (non-finite, and not valid JSON)."""
     with pytest.raises(roofline.RooflineError, match="max_sm_clock_hz=nan must be > 0 and finite"):
-        validate.clock_record([], before=None, after=None, max_sm_clock_hz=math.nan)
+        _clocks.clock_record([], before=None, after=None, max_sm_clock_hz=math.nan)
     with pytest.raises(roofline.RooflineError, match="power_limit_watts=-1"):
-        validate.ClockMonitor(None, power_limit_watts=-1)
+        _clocks.ClockMonitor(None, power_limit_watts=-1)
 
 
 def _damaged_reports():
@@ -556,7 +556,7 @@ def test_measured_calibration_is_a_valid_calibration():
     """It returned whatever it was given; the run found out only when it built the Calibration."""
     fitted = {**roofline.calibration("H200").model_dump(), "knee_sharpness": -1.0}
     with pytest.raises(roofline.RooflineError, match="knee_sharpness=-1.0"):
-        validate.measured_calibration(fitted, origin="x")
+        _calibration.measured_calibration(fitted, origin="x")
 
 
 def test_write_calibration_writes_only_what_loads_back(tmp_path):
@@ -582,7 +582,7 @@ def test_write_calibration_writes_only_what_loads_back(tmp_path):
 def test_kernel_arg_sizes_and_values_are_bounded(spec, match):
     """Sizes were Python integers of any size (or ZeroDivisionError); values overflowed their type silently."""
     with pytest.raises(roofline.RooflineError, match=match):
-        validate.parse_kernel_arg(spec, {"n": 16})
+        _kernel_args.parse_kernel_arg(spec, {"n": 16})
 
 
 @pytest.mark.parametrize("sizes,seconds,match", [
@@ -593,19 +593,19 @@ def test_kernel_arg_sizes_and_values_are_bounded(spec, match):
 ], ids=["lengths", "empty", "nan", "zero-size"])
 def test_fit_link_refuses_what_it_cannot_fit(sizes, seconds, match):
     with pytest.raises(roofline.RooflineError, match=match):
-        validate.fit_link(sizes, seconds)
+        _hostlink.fit_link(sizes, seconds)
 
 
 def test_split_modes_of_identical_hops():
     """Hops without spread gave separation=inf (invalid JSON in the report), and every hop
     alike counted as two separated modes."""
-    alike = validate.split_modes([2e-7] * 10)
+    alike = _latency.split_modes([2e-7] * 10)
     assert not alike.separated and alike.separation == 0
-    quantised = validate.split_modes([2e-7] * 6 + [3e-7] * 4)
+    quantised = _latency.split_modes([2e-7] * 6 + [3e-7] * 4)
     assert quantised.separated and math.isfinite(quantised.separation)
     assert (quantised.low_seconds, quantised.high_seconds) == pytest.approx((2e-7, 3e-7))
     with pytest.raises(roofline.RooflineError, match="at least 4 latencies"):
-        validate.split_modes([])
+        _latency.split_modes([])
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -622,7 +622,7 @@ def test_compile_kernels_refuses_bad_input_before_nvrtc(kwargs, match, monkeypat
     monkeypatch.setattr(compile_module, "require_driver", lambda: pytest.fail("reached the driver check"))
     kwargs = {"source": 'extern "C" __global__ void k() {}', "names": ["k"], "arch": "sm_90", **kwargs}
     with pytest.raises(roofline.RooflineError, match=match):
-        validate.compile_kernels(kwargs.pop("source"), kwargs.pop("names"), **kwargs)
+        _compile.compile_kernels(kwargs.pop("source"), kwargs.pop("names"), **kwargs)
 
 
 def test_compile_kernels_without_a_driver_never_hangs():
@@ -639,10 +639,10 @@ def test_compile_kernels_without_a_driver_never_hangs():
         pass
     else:
         pytest.skip("a CUDA driver is present: tests/validate/test_gpu.py compiles there")
-    script = ("import validate\n"
+    script = ("import validate\nfrom validate import _compile\n"
               "for _ in range(2):\n"
               "    try:\n"
-              "        validate.compile_kernels('extern \"C\" __global__ void k() {}', ['k'], arch='sm_90')\n"
+              "        _compile.compile_kernels('extern \"C\" __global__ void k() {}', ['k'], arch='sm_90')\n"
               "    except validate.DeviceError as exc:\n"
               "        print(exc)\n"
               "try:\n"
@@ -660,8 +660,8 @@ def test_compile_kernels_without_a_driver_never_hangs():
 def test_summarize_keeps_the_spread_finite():
     """summarize([1.0, 5e-324, 5e-324]) gave spread=inf (iqr over a subnormal median)."""
     with pytest.raises(roofline.RooflineError, match="from 1e-12 to 86400 s"):
-        validate.summarize([1.0, 5e-324, 5e-324])
-    assert validate.summarize([1e-12, 1e-12, 1.0]).spread < 1e13
+        _timing.summarize([1.0, 5e-324, 5e-324])
+    assert _timing.summarize([1e-12, 1e-12, 1.0]).spread < 1e13
 
 
 def test_analyze_many_with_an_array_for_the_precision():

@@ -96,7 +96,7 @@ def cuda_device():
 # -- The resource corpus: kernels compiled by NVIDIA's own tools, for the differential tests --
 
 # Source file -> oldest SM it compiles for (ceilings.cu uses mma.sync m16n8k16, sm_80+).
-# The occupancy probes (validate.probe_source) join on the GPU only: they take ptxas ~10 s
+# The occupancy probes (_occupancy_check.probe_source) join on the GPU only: they take ptxas ~10 s
 # per architecture, and these files already hold more than 50 kernels.
 CORPUS_SOURCES = {"suite.cu": 50, "prediction.cu": 50, "resources.cu": 50, "ceilings.cu": 80}
 # CUDA 13's nvcc targets sm_75 and later (nvcc --list-gpu-arch); the older architectures are
@@ -164,12 +164,11 @@ def cuobjdump_path() -> str | None:
 
 
 def corpus_source(name: str) -> str:
-    import validate
-    from validate._occupancy_check import probe_variants
+    from validate import _compile, _occupancy_check
 
     if name == "probe.cu":
-        return validate.probe_source([v for v in probe_variants() if v.max_register_count is None])
-    return validate.kernel_source(name)
+        return _occupancy_check.probe_source([v for v in _occupancy_check.probe_variants() if v.max_register_count is None])
+    return _compile.kernel_source(name)
 
 
 # NVRTC 12.9 through ctypes, in a child process: cuda.bindings 13 binds NVRTC 13 (which no

@@ -202,12 +202,12 @@ def cubins(nvdisasm, tmp_path_factory) -> dict[str, bytes]:
 def grid_stride(nvdisasm) -> dict[int, bytes]:
     """families.cu's grid_stride_copy for sm_90 at each EPT the H200 measured, through NVRTC
     (as validate compiles it)."""
-    import validate
+    from validate import _compile
     from occupancy._compile import compile_source
 
-    source = validate.kernel_source("families.cu")
+    source = _compile.kernel_source("families.cu")
     try:
-        return {ept: compile_source(validate.with_defines(source, {"EPT": ept}), "sm_90").cubin
+        return {ept: compile_source(_compile.with_defines(source, {"EPT": ept}), "sm_90").cubin
                 for ept in (1, 2, 4, 8, 16)}
     except ImportError as exc:
         pytest.skip(f"NVRTC is not installed: {exc}")

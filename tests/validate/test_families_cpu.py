@@ -11,6 +11,7 @@ import pytest
 
 import roofline
 import validate
+from validate import _family_report, _kernels, _report, _suite, _timing
 from roofline import models
 from validate._families import (
     OFFSETS,
@@ -65,7 +66,7 @@ def test_every_suite_kernel_belongs_to_a_family_and_most_are_not_run_twice():
         assert SUITE_FAMILY[model.name] in validate.FAMILIES
         grid = tuple((tuple(model.launch.grid) + (1, 1))[:3])  # what build_case launches
         block = tuple((tuple(model.launch.block) + (1, 1))[:3])
-        row = validate.KernelValidation(name=model.name, label=model.label, parameters=dict(model.parameters),
+        row = _suite.KernelValidation(name=model.name, label=model.label, parameters=dict(model.parameters),
                                         status="ok", flops=1.0, dram_bytes=1.0, predicted_seconds=None, grid=grid,
                                         block=block, function=model.name)
         spec = _matching_spec(row, specs)
@@ -83,7 +84,7 @@ def test_family_cases_verify_their_own_reference(label):
     case = spec.case(np.random.default_rng(0))
     reference = case.reference(case.inputs)
     outputs = {key: np.asarray(reference[key], dtype) for key, (_, dtype) in case.outputs.items()}
-    assert validate.check_outputs(case, outputs).ok
+    assert _kernels.check_outputs(case, outputs).ok
     kernel = spec.kernel()
     assert kernel.launch.grid[0] == case.grid[0] and kernel.launch.block[0] == case.block[0]
 
@@ -192,7 +193,7 @@ def test_a_launch_without_a_time_is_listed_not_counted(recorded):
     report = validate.family_report([broken, *recorded.records[1:]], "H200")
     assert report.overall.launches == recorded.overall.launches - 1
     assert report.rows[0].error == "not measured: verify_error: boom" and report.rows[0].predict_seconds is None
-    text = validate.render_family_markdown(report)
+    text = _family_report.render_family_markdown(report)
     assert "Launches without a prediction" in text and "boom" in text
 
 
@@ -227,7 +228,7 @@ def test_a_file_without_families_is_refused(tmp_path):
 
 
 def test_markdown_holds_every_family_and_launch(recorded):
-    text = validate.render_family_markdown(recorded, plot="families.png")
+    text = _family_report.render_family_markdown(recorded, plot="families.png")
     for s in recorded.families:
         assert f"| {s.family} | {s.launches} | {s.predict_median_abs_percent:.0f}% |" in text
     assert f"| **all** | {recorded.overall.launches} |" in text
@@ -241,7 +242,7 @@ def test_recorded_markdown_is_current(recorded):
     """docs/results/h200/repredicted/families.md is what `gpuroof families tests/data/families_h200.json`
     writes with today's model (regenerate it when the model changes)."""
     committed = (Path(__file__).parents[2] / "docs/results/h200/repredicted/families.md").read_text()
-    assert committed.splitlines()[:2] == validate.render_family_markdown(recorded).splitlines()[:2]
+    assert committed.splitlines()[:2] == _family_report.render_family_markdown(recorded).splitlines()[:2]
     assert "| **all** | 122 |" in committed
 
 
@@ -260,7 +261,7 @@ def test_plot_is_written_and_spans_every_launch(recorded, tmp_path):
 
     plt.Figure.savefig = capture
     try:
-        path = validate.plot_families(recorded, tmp_path / "families.png")
+        path = _family_report.plot_families(recorded, tmp_path / "families.png")
     finally:
         plt.Figure.savefig = original
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -284,7 +285,7 @@ def test_the_validation_report_carries_the_families(recorded, make_report, tmp_p
     assert "Kernel families: roofline.predict and the plain roofline, by family" in text
     assert "model (ms)" not in text  # the model's errors are in one table: the family report's
     assert "model (ms)" in validate.render_markdown(make_report())
-    files = validate.write_report(report, tmp_path)
+    files = _report.write_report(report, tmp_path)
     assert files["families_plot"].exists()
     loaded = validate.load_report_set(tmp_path / "report.json").reports[0]
     assert loaded.families == recorded
@@ -421,10 +422,10 @@ def test_measure_families_checks_times_and_reuses(fake_device):
     session, info = fake_device
     session.wrong = {"strided_write(stride=8)"}
     suite_model = models.copy(1 << 20)
-    suite_row = validate.KernelValidation(
+    suite_row = _suite.KernelValidation(
         name="copy", label="copy", parameters=dict(suite_model.parameters), status="ok", flops=0.0, dram_bytes=8.0,
         predicted_seconds=None, grid=(4096, 1, 1), block=(256, 1, 1), function="copy", measured_seconds=2e-5,
-        timing=validate.summarize([2e-5, 2e-5]), relative_error=0.0,
+        timing=_timing.summarize([2e-5, 2e-5]), relative_error=0.0,
         resources=__import__("occupancy").KernelResources(kernel="copy", architecture="sm_90", registers_per_thread=10))
     lines = []
     records = validate.measure_families(session, info, quick=True, suite_rows=[suite_row],

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import validate
+from validate import _ceilings, _clocks, _compile, _hostlink, _latency, _launch, _occupancy_check, _workingset
 from roofline import models
 from validate._suite import _run_one
 
@@ -75,7 +76,7 @@ def test_poison_detects_an_unwritten_output(gpu_session, gpu_info):
 
 
 def test_event_timer_measures_device_time(gpu_session, gpu_info):
-    kernels = validate.compile_kernels(validate.kernel_source("ceilings.cu"), ["fma_fp32"], arch=gpu_info.arch)
+    kernels = _compile.compile_kernels(_compile.kernel_source("ceilings.cu"), ["fma_fp32"], arch=gpu_info.arch)
     sink = gpu_session.allocate(4096)
 
     def launcher(iterations):
@@ -93,7 +94,7 @@ def test_event_timer_measures_device_time(gpu_session, gpu_info):
 def test_quick_ceilings_are_plausible(gpu_session, gpu_info):
     entry, _ = validate.compare_device(gpu_info)
     datasheet = {"dram": entry.memory_bandwidth, "fp32": entry.peak_flops("fp32")}
-    ceilings = validate.measure_ceilings(gpu_session, gpu_info, datasheet, quick=True)
+    ceilings = _ceilings.measure_ceilings(gpu_session, gpu_info, datasheet, quick=True)
     assert not ceilings.errors, ceilings.errors
     for name in ("dram_copy", "fp32_fma"):
         item = ceilings.get(name)
@@ -101,7 +102,7 @@ def test_quick_ceilings_are_plausible(gpu_session, gpu_info):
 
 
 def test_occupancy_calculator_matches_driver_quick(gpu_session, gpu_info):
-    check = validate.check_occupancy(gpu_session, gpu_info, quick=True)
+    check = _occupancy_check.check_occupancy(gpu_session, gpu_info, quick=True)
     assert not check.compile_errors, check.compile_errors
     assert check.launches_checked > 1000
     assert len(check.registers_seen) >= 4 and len(check.static_shared_memory_seen) >= 2
@@ -134,7 +135,7 @@ def test_tensor_ceiling_reaches_the_datasheet_on_hopper(gpu_session, gpu_info):
 
 
 def test_latency_ladder_levels_are_ordered(gpu_session, gpu_info):
-    ladder = validate.measure_latency_ladder(gpu_session, gpu_info, quick=True)
+    ladder = _latency.measure_latency_ladder(gpu_session, gpu_info, quick=True)
     levels = ladder.levels
     assert not ladder.errors, ladder.errors
     assert levels.l1_hit_seconds < levels.l2_hit_seconds < levels.dram_seconds
@@ -142,17 +143,17 @@ def test_latency_ladder_levels_are_ordered(gpu_session, gpu_info):
 
 
 def test_working_set_plateaus_are_ordered(gpu_session, gpu_info):
-    plateaus = validate.measure_working_set(gpu_session, gpu_info, quick=True).plateaus
+    plateaus = _workingset.measure_working_set(gpu_session, gpu_info, quick=True).plateaus
     assert plateaus.l1_bytes_per_second > plateaus.l2_bytes_per_second > plateaus.dram_bytes_per_second
 
 
 def test_launch_overhead_without_the_host_is_smaller(gpu_session):
-    launch = validate.measure_launch_overhead(gpu_session, quick=True)
+    launch = _launch.measure_launch_overhead(gpu_session, quick=True)
     assert 0 < launch.graph_kernel_seconds < launch.queued_kernel_seconds < launch.event_pair_seconds
 
 
 def test_host_links_quick(gpu_session, gpu_info):
-    links = validate.measure_host_links(gpu_session, gpu_info, quick=True)
+    links = _hostlink.measure_host_links(gpu_session, gpu_info, quick=True)
     assert not {k for k in links.errors if not k.startswith("managed ")}, links.errors
     pinned = links.fit("pinned", "h2d")
     assert pinned is not None and pinned.bytes_per_second > 1e9
@@ -160,7 +161,7 @@ def test_host_links_quick(gpu_session, gpu_info):
 
 
 def test_clock_monitor_reads_the_device(gpu_session):
-    monitor = validate.open_clock_monitor(str(gpu_session.device.pci_bus_id))
+    monitor = _clocks.open_clock_monitor(str(gpu_session.device.pci_bus_id))
     if not monitor.available:
         pytest.skip("NVML (nvidia-ml-py) not available")
     sample = monitor.sample()

@@ -17,7 +17,21 @@ import pytest
 
 import roofline
 import validate
-from validate import _clocks, _hostlink, _latency, _launch, _multi, _persistence, _tensor, _workingset
+from validate import (
+    _calibration,
+    _clocks,
+    _compile,
+    _hostlink,
+    _latency,
+    _launch,
+    _multi,
+    _persistence,
+    _reference,
+    _tensor,
+    _timing,
+    _workingset,
+)
+from validate import _ceilings as ceiling_types
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
@@ -34,7 +48,7 @@ def h200_report():
 
 
 def _sample(seconds=0.0, clock=1.98e9, reasons=(), power=300.0):
-    return validate.ClockSample(seconds=seconds, sm_clock_hz=clock, memory_clock_hz=3.2e9, power_watts=power,
+    return _clocks.ClockSample(seconds=seconds, sm_clock_hz=clock, memory_clock_hz=3.2e9, power_watts=power,
                                 performance_state=0, reasons=reasons)
 
 
@@ -50,7 +64,7 @@ def _sample(seconds=0.0, clock=1.98e9, reasons=(), power=300.0):
     ids=["full clock", "power cap", "low clock", "idle", "thermal"],
 )
 def test_throttling_verdict(samples, throttled, note):
-    record = validate.clock_record(samples, before=_sample(), after=samples[-1], max_sm_clock_hz=1.98e9,
+    record = _clocks.clock_record(samples, before=_sample(), after=samples[-1], max_sm_clock_hz=1.98e9,
                                    power_limit_watts=700.0)
     assert record.throttled is throttled
     assert note in record.note
@@ -58,7 +72,7 @@ def test_throttling_verdict(samples, throttled, note):
 
 
 def test_no_nvml_means_unknown_not_fine():
-    record = validate.clock_record([], before=None, after=None, max_sm_clock_hz=None)
+    record = _clocks.clock_record([], before=None, after=None, max_sm_clock_hz=None)
     assert record.throttled is None and "NVML" in record.note
 
 
@@ -70,7 +84,7 @@ def test_reason_bits(mask, names):
 
 def test_monitor_samples_around_a_block_with_an_injected_reader():
     clocks = iter([1.98e9, 1.9e9] + [1.7e9] * 1000)
-    monitor = validate.ClockMonitor(lambda t: _sample(t, next(clocks), ("sw_power_cap",)), max_sm_clock_hz=1.98e9,
+    monitor = _clocks.ClockMonitor(lambda t: _sample(t, next(clocks), ("sw_power_cap",)), max_sm_clock_hz=1.98e9,
                                     interval_seconds=0.001)
     with monitor.watch() as record:
         import time
@@ -81,7 +95,7 @@ def test_monitor_samples_around_a_block_with_an_injected_reader():
 
 
 def test_monitor_without_nvml_reads_nothing():
-    monitor = validate.open_clock_monitor(None)
+    monitor = _clocks.open_clock_monitor(None)
     assert not monitor.available and monitor.sample() is None
     with monitor.watch() as record:
         pass
@@ -291,7 +305,7 @@ def test_tensor_compile_target_and_flop_count():
 
 
 def test_tensor_source_holds_every_kernel_of_the_tables():
-    source = validate.kernel_source("tensor.cu")
+    source = _compile.kernel_source("tensor.cu")
     names = {k.kernel for cc in ("8.0", "9.0") for ks in _tensor.tensor_kernels(cc).values() for k in ks}
     for name in names:
         assert f"{name}(" in source or f"({name}," in source or f"{name}," in source
@@ -301,27 +315,27 @@ def test_tensor_source_holds_every_kernel_of_the_tables():
 
 
 def _ceilings(measured=900e12):
-    timing = validate.summarize([1e-3])
-    item = validate.Ceiling(name="bf16_tensor", unit="flops_per_second", measured=measured, work_per_launch=1.0,
+    timing = _timing.summarize([1e-3])
+    item = ceiling_types.Ceiling(name="bf16_tensor", unit="flops_per_second", measured=measured, work_per_launch=1.0,
                             timing=timing, grid=(1, 1, 1), block=(128, 1, 1))
-    copy = validate.Ceiling(name="dram_copy", unit="bytes_per_second", measured=4.2e12, work_per_launch=1.0,
+    copy = ceiling_types.Ceiling(name="dram_copy", unit="bytes_per_second", measured=4.2e12, work_per_launch=1.0,
                             timing=timing, grid=(1, 1, 1), block=(256, 1, 1))
-    return validate.Ceilings(items=(item, copy))
+    return ceiling_types.Ceilings(items=(item, copy))
 
 
 def _references():
     def ref(name, value):
-        return validate.Reference(name=name, value=value, unit="flops_per_second", library="cuBLAS via torch",
+        return _reference.Reference(name=name, value=value, unit="flops_per_second", library="cuBLAS via torch",
                                   description="d", median_seconds=1e-3, repetitions=10)
 
-    return validate.References(items=(ref("cublas_bf16_gemm", 790e12), ref("cupy_memcpy_d2d", 4.3e12),
+    return _reference.References(items=(ref("cublas_bf16_gemm", 790e12), ref("cupy_memcpy_d2d", 4.3e12),
                                       ref("torch_copy", 4.1e12)))
 
 
 @pytest.mark.parametrize("ours, used, source", [(900e12, 900e12, "gpuroof kernel"), (700e12, 790e12, "cublas_bf16_gemm")],
                          ids=["ours higher", "library higher"])
 def test_the_ceiling_is_the_higher_figure_and_says_which(ours, used, source):
-    ceilings = validate.apply_references(_ceilings(ours), _references())
+    ceilings = _reference.apply_references(_ceilings(ours), _references())
     assert ceilings.value("bf16_tensor") == used
     assert ceilings.get("bf16_tensor").value_source.startswith(source)
     assert ceilings.get("bf16_tensor").reference_value == 790e12
@@ -342,14 +356,14 @@ def test_recorded_ceilings_meet_the_targets(h200_report):
 def test_a_negative_tlb_penalty_is_noise_and_recorded_as_zero(h200_report):
     levels = h200_report.latency.levels.model_copy(update={"tlb_miss_penalty_seconds": -5e-10})
     latency = h200_report.latency.model_copy(update={"levels": levels})
-    out = validate.measured_calibration(roofline.calibration("H200").model_dump(), origin="test", latency=latency)
+    out = _calibration.measured_calibration(roofline.calibration("H200").model_dump(), origin="test", latency=latency)
     assert out["tlb_miss_penalty_seconds"] == 0.0
     assert "-0.50 ns: no penalty" in out["sources"]["tlb_miss_penalty_seconds"]
 
 
 def test_measured_calibration_adds_named_figures_with_sources(h200_report):
     fitted = h200_report.prediction.calibration
-    out = validate.measured_calibration(fitted, origin="an NVIDIA H200, test", latency=h200_report.latency,
+    out = _calibration.measured_calibration(fitted, origin="an NVIDIA H200, test", latency=h200_report.latency,
                                         launch=h200_report.launch, working_set=h200_report.working_set,
                                         effects=h200_report.effects)
     cal = roofline.Calibration.model_validate(out)
@@ -435,7 +449,7 @@ def test_persistence_cases():
 @pytest.mark.parametrize("slug", ["h200", "h100-sxm"])
 def test_repredict_recorded_persistence(slug):
     data = json.loads((ROOT / "tests" / "data" / f"persistence_{slug}.json").read_text())
-    recorded = validate.Persistence.model_validate(data["persistence"])
+    recorded = _persistence.Persistence.model_validate(data["persistence"])
     again = _persistence.repredict(recorded, l2_cache_bytes=data["l2_cache_bytes"])
     assert again == recorded  # the committed predictions are today's model's
     alone = [p for p in again.points if p.case.hit_ratio is None]
@@ -449,7 +463,7 @@ def test_repredict_recorded_persistence(slug):
 def test_report_sets_merge_with_the_spread(h200_report, tmp_path):
     other = h200_report.model_copy(update={
         "device": h200_report.device.model_copy(update={"index": 1}),
-        "ceilings": validate.apply_references(h200_report.ceilings, validate.References()),
+        "ceilings": _reference.apply_references(h200_report.ceilings, _reference.References()),
         "runtime_seconds": h200_report.runtime_seconds * 1.5})
     merged = _multi.merge_report_sets([validate.ReportSet(created_utc="t", reports=(other,)),
                                        validate.ReportSet(created_utc="t", reports=(h200_report,))])

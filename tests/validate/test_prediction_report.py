@@ -51,15 +51,15 @@ def test_files_written_and_calibration_loads_back(tmp_path):
 
 def test_validation_report_carries_the_prediction_check(tmp_path, make_report):
     """A full report with a prediction section writes its calibration and sweep plot too."""
-    import validate
+    from validate import _report
 
     check = _check()
     report = make_report().model_copy(update={"prediction": check})
-    files = validate.write_report(report, tmp_path)
+    files = _report.write_report(report, tmp_path)
     assert {"calibration", "sweep_plot"} <= set(files)
     md = files["markdown"].read_text()
     assert f"{check.within_tolerance} of {check.points}" in md
     assert "bandwidth_occupancy.png" in md
     data = json.loads(files["json"].read_text())["reports"][0]
     assert data["prediction"]["points"] == check.points
-    assert validate.ValidationReport.model_validate(data) == report
+    assert _report.ValidationReport.model_validate(data) == report

@@ -18,7 +18,7 @@ import roofline
 import validate
 from roofline import models
 from occupancy import _files
-from validate import _kernels, _suite
+from validate import _compile, _kernels, _occupancy_check, _report, _suite, _timing
 from gpuroof import main
 
 # ---------------------------------------------------------------- public surface
@@ -77,7 +77,7 @@ SAMPLES = [
 @pytest.mark.parametrize("samples", [s for _, s in SAMPLES], ids=[i for i, _ in SAMPLES])
 def test_summarize_matches_numpy(samples):
     # oracle: numpy's percentile (linear interpolation) and the statistics module
-    r = validate.summarize(samples)
+    r = _timing.summarize(samples)
     assert r.median_seconds == pytest.approx(float(np.median(samples)))
     assert r.mean_seconds == pytest.approx(float(np.mean(samples)))
     assert r.min_seconds == min(samples) and r.max_seconds == max(samples)
@@ -92,7 +92,7 @@ def test_summarize_matches_numpy(samples):
                          ids=["empty", "zero", "negative", "nan", "inf"])
 def test_summarize_rejects_bad_samples(bad):
     with pytest.raises(ValueError):
-        validate.summarize(bad)
+        _timing.summarize(bad)
 
 
 class FakeTimer:
@@ -150,33 +150,33 @@ def test_benchmark_rejects_bad_arguments(kwargs):
 
 
 def test_with_defines_prefixes_sorted_macros():
-    assert validate.with_defines("body", {"TILE": 32, "BLOCK": 128}) == "#define BLOCK 128\n#define TILE 32\nbody"
-    assert validate.with_defines("body") == "body"
+    assert _compile.with_defines("body", {"TILE": 32, "BLOCK": 128}) == "#define BLOCK 128\n#define TILE 32\nbody"
+    assert _compile.with_defines("body") == "body"
     with pytest.raises(ValueError):
-        validate.with_defines("body", {"NOT AN IDENTIFIER": 1})
+        _compile.with_defines("body", {"NOT AN IDENTIFIER": 1})
 
 
 def test_every_case_function_is_defined_in_the_suite_source():
-    source = validate.kernel_source("suite.cu")
+    source = _compile.kernel_source("suite.cu")
     rng = np.random.default_rng(0)
     for model in SMALL_MODELS:
-        case = validate.build_case(model, rng)
+        case = _kernels.build_case(model, rng)
         assert f'extern "C" __global__ void {case.function}(' in source, case.function
 
 
 def test_probe_source_generates_one_kernel_per_variant():
-    variants = [validate.ProbeVariant(8, 0, 1), validate.ProbeVariant(40, 4096, 16, 64),
-                validate.ProbeVariant(8, 2052, 4)]
-    src = validate.probe_source(variants)
+    variants = [_occupancy_check.ProbeVariant(8, 0, 1), _occupancy_check.ProbeVariant(40, 4096, 16, 64),
+                _occupancy_check.ProbeVariant(8, 2052, 4)]
+    src = _occupancy_check.probe_source(variants)
     for v in variants:
         assert src.count(f"void {v.name}(") == 1
     assert "__shared__ float s_static[1024];" in src and "__shared__ float s_static[513];" in src
     assert 'bar.sync 15;' in src and 'bar.sync 3;' in src
     assert src.count("s_static[") == 2 * 3  # declaration, store, load for the two with static memory
     with pytest.raises(ValueError):
-        validate.probe_source([validate.ProbeVariant(8, 6, 1)])
+        _occupancy_check.probe_source([_occupancy_check.ProbeVariant(8, 6, 1)])
     with pytest.raises(ValueError):
-        validate.probe_source([validate.ProbeVariant(8, 0, 17)])
+        _occupancy_check.probe_source([_occupancy_check.ProbeVariant(8, 0, 17)])
 
 
 def test_probe_variants_sweep_each_resource():
@@ -249,37 +249,37 @@ def _reference_outputs(case):
 
 @pytest.mark.parametrize("model", SMALL_MODELS, ids=[m.label for m in SMALL_MODELS])
 def test_case_is_consistent_and_its_reference_verifies(model):
-    case = validate.build_case(model, np.random.default_rng(7))
+    case = _kernels.build_case(model, np.random.default_rng(7))
     names = set(case.inputs) | set(case.outputs)
     assert {a for a in case.args if isinstance(a, str)} == names
     assert case.grid == model.launch.grid and case.block == model.launch.block
     outputs = _reference_outputs(case)
-    assert validate.check_outputs(case, outputs).ok
+    assert _kernels.check_outputs(case, outputs).ok
 
 
 def test_check_outputs_catches_unwritten_wrong_and_stray_elements():
-    case = validate.build_case(models.vector_add(64), np.random.default_rng(0))
+    case = _kernels.build_case(models.vector_add(64), np.random.default_rng(0))
     good = _reference_outputs(case)
     unwritten = {"c": good["c"].copy()}
     unwritten["c"][5] = np.nan
-    r = validate.check_outputs(case, unwritten)
+    r = _kernels.check_outputs(case, unwritten)
     assert not r.ok and r.unwritten == 1 and "unwritten" in r.message
     wrong = {"c": good["c"].copy()}
     wrong["c"][3] += 1.0
-    assert not validate.check_outputs(case, wrong).ok
+    assert not _kernels.check_outputs(case, wrong).ok
     # offset_read leaves the last `offset` elements poisoned; writing one is an error
-    case = validate.build_case(models.offset_read(64, 5), np.random.default_rng(0))
+    case = _kernels.build_case(models.offset_read(64, 5), np.random.default_rng(0))
     stray = _reference_outputs(case)
     stray["c"][-1] = 0.0
-    r = validate.check_outputs(case, stray)
+    r = _kernels.check_outputs(case, stray)
     assert not r.ok and "must not" in r.message
 
 
 def test_check_outputs_uses_the_relative_tolerance_for_sums():
-    case = validate.build_case(models.matmul_naive(32), np.random.default_rng(0))
+    case = _kernels.build_case(models.matmul_naive(32), np.random.default_rng(0))
     out = _reference_outputs(case)
-    assert validate.check_outputs(case, {"C": out["C"] * (1 + 1e-6)}).ok
-    assert not validate.check_outputs(case, {"C": out["C"] * (1 + 1e-2)}).ok
+    assert _kernels.check_outputs(case, {"C": out["C"] * (1 + 1e-6)}).ok
+    assert not _kernels.check_outputs(case, {"C": out["C"] * (1 + 1e-2)}).ok
 
 
 def test_unsupported_model_names_the_supported_ones():
@@ -288,7 +288,7 @@ def test_unsupported_model_names_the_supported_ones():
         parameters = {}
 
     with pytest.raises(roofline.RooflineError, match="copy"):
-        validate.build_case(Fake(), np.random.default_rng(0))
+        _kernels.build_case(Fake(), np.random.default_rng(0))
 
 
 # ---------------------------------------------------------------- predictions
@@ -306,7 +306,7 @@ def test_unsupported_model_names_the_supported_ones():
     ids=["dram", "compute", "l1", "unmeasured-level-skipped", "nothing"],
 )
 def test_measured_prediction_takes_the_slowest_roof(flops, level_bytes, peak, bandwidths, want):
-    seconds, binding = validate.measured_prediction(flops, level_bytes, peak, bandwidths)
+    seconds, binding = _suite.measured_prediction(flops, level_bytes, peak, bandwidths)
     assert binding == want[1]
     assert seconds == (pytest.approx(want[0]) if want[0] is not None else None)
 
@@ -315,7 +315,7 @@ def test_summary_per_regime(make_row):
     rows = [make_row("a", "dram", 0.9, 1.0), make_row("b", "dram", 0.5, 1.0), make_row("c", "dram", 0.8, 1.0),
             make_row("d", "compute", 1.0, 2.0), make_row("e", "cache", None, 1.0),
             make_row("f", "dram", 1.0, 1.0, status="verify_error")]
-    s = validate.summarize_predictions(rows)
+    s = _suite.summarize_predictions(rows)
     dram = s.regimes[0]
     assert dram.regime == "dram" and dram.kernels == 3
     assert dram.median_ape_percent == pytest.approx(20.0) and dram.worst_ape_percent == pytest.approx(50.0)
@@ -330,7 +330,7 @@ def test_summary_per_regime(make_row):
 
 def test_report_files_and_json_schema(tmp_path, make_report):
     report = make_report()
-    files = validate.write_report(report, tmp_path / "out")
+    files = _report.write_report(report, tmp_path / "out")
     assert {"json", "markdown"} <= set(files)
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert data["schema_version"] == validate.REPORT_SCHEMA_VERSION
@@ -347,7 +347,7 @@ def test_report_files_and_json_schema(tmp_path, make_report):
 
 
 def test_report_lists_every_mismatch(make_report):
-    m = [validate.OccupancyMismatch(query="active_blocks", kernel=f"k{i}", registers_per_thread=32,
+    m = [_occupancy_check.OccupancyMismatch(query="active_blocks", kernel=f"k{i}", registers_per_thread=32,
                                     static_shared_memory=0, block_barriers=1, threads_per_block=128,
                                     dynamic_shared_memory=i, max_dynamic_shared_memory=None, carveout=None,
                                     runtime="4", calculated="3") for i in range(7)]
@@ -376,7 +376,7 @@ def test_report_plot_uses_roofline_plot(tmp_path, make_report, make_row):
     model = models.vector_add(1 << 20)
     row = make_row(model.label, "dram", 1e-4, 2e-4).model_copy(update={"measured_flops_per_second": 5e9})
     report = report.model_copy(update={"kernels": (row,)})
-    files = validate.write_report(report, tmp_path, [model])
+    files = _report.write_report(report, tmp_path, [model])
     assert files["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

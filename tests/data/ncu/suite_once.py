@@ -13,6 +13,7 @@ import sys
 import numpy as np
 
 import validate
+from validate import _validate
 from validate._driver import driver_call
 from validate._kernels import build_case
 from validate._compile import compile_kernels, kernel_resources, kernel_source, with_defines
@@ -24,7 +25,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     driver = session.cuda.driver
     count = 0
-    for model in validate.select_models():
+    for model in _validate.select_models():
         case = build_case(model, rng)
         source = with_defines(kernel_source("suite.cu"), case.defines)
         kernel = compile_kernels(source, [case.function], arch=info.arch)[case.function]
