@@ -9,7 +9,8 @@ from ._cluster_check import ClusterCheck, check_clusters, driver_cluster_answers
 from ._device import DeviceComparison, DeviceInfo, compare_device, query_device
 from ._errors import DeviceError
 from ._families import FAMILIES, FamilyRecord, family_model, measure_families
-from ._family_report import FamilyReport, FamilyRow, FamilySummary, family_report, write_family_report
+from ._family_report import FamilyReport, FamilyRow, FamilySummary, write_family_report
+from ._family_source import family_report
 from ._files import write_calibration
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 from ._gpc_layout import GpcLayoutMeasurement, measure_gpc_layout

@@ -31,8 +31,10 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+from ._probe import Figures, RunContext
+from ._workingset import WorkingSet
 
-__all__ = ["MemoryEffects", "effects_calibration", "measure_effects"]
+__all__ = ["PROBE", "EffectsProbe", "MemoryEffects", "effects_calibration", "measure_effects", "render_effects"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 GiB = 1 << 30
@@ -298,3 +300,55 @@ def effects_calibration(effects: MemoryEffects) -> dict[str, tuple[float, str]]:
         entries["tree_level_warp_seconds"] = (effects.tree_level_warp_seconds,
                                               "the same line's slope per warp of the block")
     return entries
+
+
+def render_effects(e: MemoryEffects, h: str = "##") -> list[str]:
+    """The memory-effect parameters and what each was derived from."""
+    lines = [f"{h} Memory effects (the time model's probes)", "",
+             "| parameter | value | from |", "| --- | ---: | --- |",
+             f"| DRAM burst | {e.dram_burst_bytes} B | one float per other sector took "
+             f"{e.other_sector_read_seconds / e.sector_read_seconds:.2f} of one per sector |",
+             f"| lone line read | {e.dram_read_line_bytes:.0f} B | {e.line_read_seconds * 1e6:.1f} us for "
+             f"{e.buffer_bytes // 128} lines |",
+             f"| partial line write | {e.dram_partial_write_line_bytes:.0f} B | {e.line_write_seconds * 1e6:.1f} us "
+             f"for {e.buffer_bytes // 128} lines |",
+             f"| L2 partial stores | {e.l2_partial_store_sectors_per_second / 1e9:.1f} G/s | "
+             f"{e.l2_partial_stores} stores in {e.l2_partial_store_seconds * 1e6:.1f} us |",
+             f"| tree level | {e.tree_level_seconds * 1e9:.1f} ns + {e.tree_level_warp_seconds * 1e9:.2f} ns "
+             f"per warp | shared load, add, store, barrier; per level at "
+             + ", ".join(f"{b} threads {t * 1e9:.1f} ns" for b, t in e.tree_level_points.items()) + " |"]
+    if e.dram_page_visit_bytes is not None and e.page_row_seconds:
+        lines.append(f"| DRAM page opened | {e.dram_page_visit_bytes:.0f} B | {e.buffer_bytes >> 20} MiB by 128-byte "
+                     f"chunks: row order {e.page_row_seconds * 1e6:.1f} us, column order "
+                     + ", ".join(f"over {rows} rows {t * 1e6:.1f} us" for rows, t in sorted(e.page_column_seconds.items()))
+                     + " |")
+    lines.append("")
+    return lines
+
+
+class EffectsProbe:
+    """The time model's memory-effect probes (`measure_effects`), after the prediction check: the
+    sustained DRAM bandwidth comes from its fitted calibration."""
+
+    name = "effects"
+    step = "memory effects"
+    stage = "model"
+
+    def run(self, ctx: RunContext) -> MemoryEffects | None:
+        if ctx.entry is None or ctx.fitted is None:
+            return None
+        working_set = ctx.results.get("working_set")
+        plateaus = working_set.plateaus if isinstance(working_set, WorkingSet) else None
+        sustained = ctx.entry.memory_bandwidth * ctx.fitted.sustained_bandwidth_fraction
+        return measure_effects(ctx.session, ctx.info, dram_bytes_per_second=sustained,
+                               read_bytes_per_second=plateaus.dram_bytes_per_second if plateaus else None,
+                               quick=ctx.quick, progress=ctx.progress)
+
+    def figures(self, result: MemoryEffects) -> Figures:
+        return dict(effects_calibration(result))
+
+    def render(self, result: MemoryEffects, heading: str, assets: str) -> list[str]:
+        return render_effects(result, heading)
+
+
+PROBE = EffectsProbe()

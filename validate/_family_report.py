@@ -1,9 +1,8 @@
 """Error by kernel family: `roofline.predict` and the plain roofline against the measured families.
 
-`family_report` predicts every measured launch (a `FamilyRecord`) with today's models, on
-the CPU, and summarises the error per family; it reads the records from a validation
-report, a report.json, a families.json or a recorded records file, so a changed model is
-re-checked against measurements without a GPU. `render_family_markdown`, `plot_families`
+`family_rows` predicts every measured launch (a `FamilyRecord`) with today's models, on
+the CPU, and summarises the error per family (`_family_source.family_report` reads the
+records from a report or file first). `render_family_markdown`, `plot_families`
 (families.png) and `write_family_report` publish it.
 """
 
@@ -18,7 +17,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from occupancy.common import pydantic_error
 
 from ._families import FAMILIES, FamilyRecord, family_model, json_values
 
@@ -26,7 +24,7 @@ __all__ = [
     "FamilyReport",
     "FamilyRow",
     "FamilySummary",
-    "family_report",
+    "family_rows",
     "plot_families",
     "render_family_markdown",
     "write_family_report",
@@ -175,8 +173,8 @@ def _summary(family: str, rows: Sequence[FamilyRow], tolerance: float) -> Family
         roofline_worst_abs_percent=rw, roofline_worst_label=rl)
 
 
-def _report(records: Sequence[FamilyRecord], gpu: Any, calibration: Any, calibration_source: str,
-            device: str = "", source: str = "") -> FamilyReport:
+def family_rows(records: Sequence[FamilyRecord], gpu: Any, calibration: Any, calibration_source: str,
+                device: str = "", source: str = "") -> FamilyReport:
     rows = tuple(_predict_row(r, gpu, calibration) for r in records)
     order = [f for f in FAMILIES if any(r.record.family == f for r in rows)]
     order += sorted({r.record.family for r in rows} - set(order))
@@ -184,143 +182,6 @@ def _report(records: Sequence[FamilyRecord], gpu: Any, calibration: Any, calibra
     return FamilyReport(gpu=gpu.name, device=device, source=source, calibration=calibration.model_dump(mode="json"),
                         calibration_source=calibration_source, rows=rows, families=families,
                         overall=_summary("all", rows, TOLERANCE_PERCENT))
-
-
-# ------------------------------------------------------------------ reading the records
-
-
-def _records(items: Sequence[Any], name: str, in_file: bool = False) -> list[FamilyRecord]:
-    """`items` as records (each a FamilyRecord or its dict); a bad one named by its index."""
-    from roofline import RooflineError
-
-    records = []
-    for i, item in enumerate(items):
-        if isinstance(item, FamilyRecord):
-            records.append(item)
-            continue
-        if not isinstance(item, dict):
-            if in_file:
-                raise RooflineError(f"{name}[{i}] is not a family record (an object)")
-            raise TypeError(f"{name} must hold FamilyRecord or dicts, not {type(item).__name__}")
-        try:
-            records.append(FamilyRecord.model_validate(item))
-        except ValidationError as exc:
-            raise pydantic_error(exc, RooflineError, f"{name}[{i}] is not a family record", show_value=False) from None
-    return records
-
-
-def _from_report(report: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
-    from roofline import RooflineError
-
-    if report.families is None:
-        raise RooflineError(f"the report of {report.device.name} holds no family measurements"
-                            + (f" ({report.families_error})" if report.families_error else ""))
-    where = report.families.source or f"gpuroof validate, {report.created_utc}, {report.host or 'a host'}"
-    return report.families.records, report.comparison.database_gpu, report.device.name, where
-
-
-def _from_set(report_set: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
-    from roofline import RooflineError
-
-    if len(report_set.reports) != 1:
-        devices = ", ".join(f"{r.host}:{r.device.index}" for r in report_set.reports)
-        raise RooflineError(f"the report set holds {len(report_set.reports)} devices ({devices}); give one: "
-                            "family_report(report_set.reports[i])")
-    return _from_report(report_set.reports[0])
-
-
-def _from_file(path: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
-    from occupancy.common import as_path, read_json
-    from roofline import RooflineError
-
-    from ._report import ReportSet
-
-    target = as_path(path, RooflineError, "source")
-    if target.is_dir():
-        target = target / "report.json"
-    data = read_json(target, RooflineError, "source")
-    try:
-        if isinstance(data, dict) and isinstance(data.get("reports"), list):
-            return _from_set(ReportSet.model_validate(data))
-        if isinstance(data, dict) and isinstance(data.get("rows"), list) and "families" in data:
-            report = FamilyReport.model_validate(data)
-            return report.records, report.gpu, report.device, report.source or str(target)
-        if isinstance(data, dict) and isinstance(data.get("records"), list):
-            gpu, device, where = data.get("gpu"), data.get("device", ""), data.get("source", "")
-            return (tuple(_records(data["records"], f"source={str(target)!r}: records", in_file=True)),
-                    gpu if isinstance(gpu, str) else None, device if isinstance(device, str) else "",
-                    f"{target}: {where}" if isinstance(where, str) and where else str(target))
-    except ValidationError as exc:
-        raise pydantic_error(exc, RooflineError, f"source={str(target)!r}", show_value=False) from None
-    raise RooflineError(f"source={str(target)!r} holds neither a report.json (reports), a families.json (rows) "
-                        "nor a records file (records)")
-
-
-def family_report(source: Any, gpu: Any = None, *, calibration: Any = None) -> FamilyReport:
-    """Predict every measured family launch with today's models, on the CPU, and summarise the errors.
-
-    Parameters
-    ----------
-    source : ValidationReport, ReportSet, FamilyReport, path, or sequence of FamilyRecord
-        The measurements: a validation report (of one device), a report.json or its
-        folder, a families.json (`write_family_report`), a records file (a JSON object
-        with ``records`` and ``gpu``, such as ``tests/data/families_h200.json``), or the
-        records themselves (`FamilyRecord` or dicts).
-    gpu : roofline.GPU or str, optional
-        The GPU to predict for; default the one the source names (the report's database
-        entry, the file's ``gpu``).
-    calibration : roofline.Calibration, optional
-        Parameters of `roofline.predict`; default the packaged calibration of `gpu`
-        (`roofline.calibration`): a model or calibration changed since the run is what is
-        checked. `gpuroof validate` passes the run's own fitted calibration.
-
-    Returns
-    -------
-    FamilyReport
-
-    Raises
-    ------
-    roofline.RooflineError
-        No GPU named or unknown, a file that holds no family records, a report set of
-        several devices, a calibration of another GPU.
-    OSError
-        If a file cannot be read.
-
-    Examples
-    --------
-    >>> report = family_report("tests/data/families_h200.json")
-    >>> report.gpu, report.overall.launches > 100
-    ('H200', True)
-    """
-    import roofline
-
-    from ._report import ReportSet, ValidationReport
-
-    if isinstance(source, FamilyReport):
-        records, hint, device, where = source.records, source.gpu, source.device, source.source
-    elif isinstance(source, ValidationReport):
-        records, hint, device, where = _from_report(source)
-    elif isinstance(source, ReportSet):
-        records, hint, device, where = _from_set(source)
-    elif isinstance(source, (str, os.PathLike)):
-        records, hint, device, where = _from_file(source)
-    elif isinstance(source, (list, tuple)):
-        records, hint, device, where = _records(source, "source"), None, "", "records given"
-    else:
-        raise TypeError("source must be a ValidationReport, ReportSet, FamilyReport, a path or a sequence of "
-                        f"FamilyRecord, not {type(source).__name__}")
-    if gpu is None and hint is None:
-        raise roofline.RooflineError("gpu= is needed: the source does not name the GPU its launches ran on")
-    record = roofline.gpu(hint if gpu is None else gpu)
-    if calibration is None:
-        cal, used = roofline.calibration(record), f"packaged: roofline.calibration({record.name!r})"
-    elif isinstance(calibration, roofline.Calibration):
-        if calibration.gpu not in ("generic", record.name) and roofline.gpu(calibration.gpu).name != record.name:
-            raise roofline.RooflineError(f"calibration is for gpu={calibration.gpu!r}, not {record.name!r}")
-        cal, used = calibration, f"given: a calibration of {calibration.gpu}"
-    else:
-        raise TypeError(f"calibration must be a roofline.Calibration, not {type(calibration).__name__}")
-    return _report(records, record, cal, used, device, where)
 
 
 # ------------------------------------------------------------------ publishing

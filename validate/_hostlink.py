@@ -34,6 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._checks import positive_series
 from ._timing import MAX_SECONDS
+from ._probe import Figures, RunContext
+from ._format import format_size
 
 __all__ = [
     "HostLinkFit",
@@ -422,3 +424,54 @@ def measure_host_links(session: Any, info: Any, *, quick: bool = False,
                           f"{s.bytes_per_second / 1e9:.1f} GB/s + {s.latency_seconds * 1e6:.1f} us" for s in fit.segments)
         progress(f"host link {fit.memory} {fit.direction}: {shown} (fit within {fit.max_relative_error:.0%} >= 1 MiB)")
     return HostLinks(points=tuple(points), fits=fits, errors=errors)
+
+
+def render_host_links(links: Any, h: str = "##") -> list[str]:
+    """Every host-link transfer and the fits `roofline.transfer_time` uses."""
+    lines = [f"{h} Host links", "",
+             "Pinned and mapped: CUDA events behind a spin kernel (GPU-side). Pageable and managed device-to-host: "
+             "host clock around the blocking call (the CPU's staging or page faults are part of the cost). "
+             "Managed: first touch migrates the pages, second touch finds them resident.", "",
+             "Fit: seconds = latency + bytes / rate over the sizes >= 1 MiB (two segments where one line misses "
+             "a size by more than 10%); `roofline.transfer_time` uses it.", "",
+             "| memory | direction | from | fit: rate | fit: latency | worst fit error >= 1 MiB |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for fit in links.fits:
+        for segment in fit.segments:
+            lines.append(f"| {fit.memory} | {fit.direction} | {format_size(segment.from_bytes) if segment.from_bytes else '-'} "
+                         f"| {segment.bytes_per_second / 1e9:.2f} GB/s | {segment.latency_seconds * 1e6:.1f} us "
+                         f"| {fit.max_relative_error:.1%} |")
+    kinds = sorted({(p.memory, p.direction, p.touch or "") for p in links.points})
+    sizes = sorted({p.bytes for p in links.points})
+    table = {(p.memory, p.direction, p.touch or "", p.bytes): p for p in links.points}
+    lines += ["", "| size | " + " | ".join(f"{m} {d}{' ' + t if t else ''}" for m, d, t in kinds) + " |",
+              "| --- |" + " --- |" * len(kinds)]
+    for size in sizes:
+        cells = []
+        for m, d, t in kinds:
+            p = table.get((m, d, t, size))
+            cells.append("-" if p is None else f"{p.bytes_per_second / 1e9:.2f} GB/s ({p.median_seconds * 1e6:,.1f} us)")
+        lines.append(f"| {format_size(size)} | " + " | ".join(cells) + " |")
+    for name, error in links.errors.items():
+        lines.append(f"- {name}: {error}")
+    return lines + [""]
+
+
+class HostLinksProbe:
+    """Host links (`measure_host_links`): pinned, pageable, mapped and managed transfers and their fits."""
+
+    name = "host_links"
+    step = "host links"
+    stage = "hierarchy"
+
+    def run(self, ctx: RunContext) -> HostLinks:
+        return measure_host_links(ctx.session, ctx.info, quick=ctx.quick, progress=ctx.progress)
+
+    def figures(self, result: HostLinks) -> Figures:
+        return {}
+
+    def render(self, result: HostLinks, heading: str, assets: str) -> list[str]:
+        return render_host_links(result, heading)
+
+
+PROBE = HostLinksProbe()

@@ -29,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._checks import positive_series
 from ._timing import MAX_SECONDS
+from ._probe import Figures, RunContext
+from ._format import format_ns, format_size
 
 __all__ = [
     "CHASE_HOPS",
@@ -423,3 +425,74 @@ def measure_latency_ladder(session: Any, info: Any, *, quick: bool = False, laun
     progress(f"latency: L1 hit {ns_of(levels.l1_hit_seconds)}, L2 hit {ns_of(levels.l2_hit_seconds)}{split}, "
              f"DRAM {ns_of(levels.dram_seconds)}, TLB miss +{ns_of(levels.tlb_miss_penalty_seconds)}")
     return LatencyLadder(points=tuple(points), levels=levels, errors=errors)
+
+
+def render_latency(ladder: Any, h: str = "##") -> list[str]:
+    """The per-level latencies with their proofs, and every chase of the sweeps."""
+    v = ladder.levels
+    lines = [f"{h} Latency ladder (pointer chases)", "",
+             "One thread, one dependent 8-byte load per hop, every hop's SM cycles recorded in the kernel and "
+             "converted with the kernel's own clock; each chase hits one level by construction.", "",
+             "| level | latency | how the level is established |", "| --- | --- | --- |",
+             f"| L1 hit | {format_ns(v.l1_hit_seconds)} | 128 lines (16 KiB), ld.global.ca, warmed in the same launch |",
+             f"| L2 hit | {format_ns(v.l2_hit_seconds)} | 4,096 random lines over L2/4, ld.global.cg (no L1), warmed |"]
+    if v.l2_near_hit_seconds is not None:
+        lines += [f"| L2 hit, near partition | {format_ns(v.l2_near_hit_seconds)} | low mode of the L2 chase's hops "
+                  f"({1 - v.l2_far_fraction:.0%}) |",
+                  f"| L2 hit, far partition | {format_ns(v.l2_far_hit_seconds)} | high mode ({v.l2_far_fraction:.0%}) |"]
+    lines += [f"| DRAM (L2 miss) | {format_ns(v.dram_seconds)} | {v.dram_proof} |",
+              f"| TLB miss (added to an L2 hit) | {format_ns(v.tlb_miss_penalty_seconds)} | warm L2 chase, one line per "
+              f"widest stride minus one line per 128 B; no penalty up to a "
+              f"{'-' if v.tlb_reach_bytes is None else format_size(v.tlb_reach_bytes)} span |", ""]
+    for note in v.notes:
+        lines.append(f"- {note}")
+    lines += ["", "| chase | sweep | level | span | stride | nodes | load | warm | L2 flushed | pages (2 MiB) "
+              "| median | p10 | p90 | cycles | SM clock (MHz) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for p in ladder.points:
+        q = p.plan
+        lines.append(f"| {q.name} | {q.sweep} | {q.level} | {format_size(q.footprint_bytes)} | {format_size(q.stride_bytes)} "
+                     f"| {q.nodes} | {q.cache} | {'yes' if q.warm else 'no'} | {'yes' if q.flush else 'no'} "
+                     f"| {p.pages_touched} | {format_ns(p.median_seconds)} | {format_ns(p.p10_seconds)} | {format_ns(p.p90_seconds)} "
+                     f"| {p.median_cycles:,.0f} | {p.clock_hz / 1e6:.0f} |")
+    for name, error in ladder.errors.items():
+        lines.append(f"| {name} | failed: {error} | | | | | | | | | | | | | |")
+    return lines + [""]
+
+
+class LatencyProbe:
+    """The latency ladder (`measure_latency_ladder`); gives the calibration each level's latency."""
+
+    name = "latency"
+    step = "latency ladder"
+    stage = "hierarchy"
+
+    def run(self, ctx: RunContext) -> LatencyLadder:
+        return measure_latency_ladder(ctx.session, ctx.info, quick=ctx.quick, progress=ctx.progress)
+
+    def figures(self, result: LatencyLadder) -> Figures:
+        levels = result.levels
+        figures: Figures = {
+            "l1_hit_latency_seconds": (
+                levels.l1_hit_seconds,
+                "pointer chase, 128 lines in 16 KiB, ld.global.ca, warmed in the same launch, median hop"),
+            "l2_hit_latency_seconds": (
+                levels.l2_hit_seconds, "pointer chase, 4096 random lines over L2/4, ld.global.cg, warmed, median hop"),
+            "l2_near_hit_latency_seconds": (levels.l2_near_hit_seconds, "the low mode of the L2-hit chase's hops"),
+            "l2_far_hit_latency_seconds": (levels.l2_far_hit_seconds, "the high mode of the L2-hit chase's hops"),
+            "dram_latency_seconds": (
+                levels.dram_seconds, f"pointer chase that misses L2 by construction ({levels.dram_proof})"),
+        }
+        penalty = levels.tlb_miss_penalty_seconds
+        how = "warm L2 chase at the widest stride minus at one line per hop"
+        if penalty is not None and penalty < 0:
+            # the widest stride as fast as one line per hop, less the chase's noise: no penalty
+            penalty, how = 0.0, f"{how} ({penalty * 1e9:.2f} ns: no penalty, recorded as 0)"
+        figures["tlb_miss_penalty_seconds"] = (penalty, how)
+        return figures
+
+    def render(self, result: LatencyLadder, heading: str, assets: str) -> list[str]:
+        return render_latency(result, heading)
+
+
+PROBE = LatencyProbe()

@@ -1,15 +1,5 @@
-"""Launch cost without Python in the loop, and the event timer that keeps the host out.
-
-CUDA events recorded around a launch made from Python measure the host's launch path too:
-when the GPU is idle, the start event completes as soon as the host submits it, and the
-kernel only arrives after cuda.core's Python launch code has run (about 5 us). So the
-timer here first queues a *spin kernel* that holds the GPU for a while; the host submits
-start event, work and end event behind it, and by the time the start event completes
-the work is already queued: the events then bracket the GPU-side time only. Should the
-host take longer to submit than the spin lasts (a loaded host, a garbage-collection
-pause), the sample may hold host time: it is taken again behind a spin four times
-longer (twice at most), and the late submissions are counted.
-"""
+"""Launch cost without Python in the loop: an empty kernel timed behind a spin kernel
+(`validate._timing.QueuedEventTimer`), on an idle GPU, in a CUDA graph, and on the host."""
 
 from __future__ import annotations
 
@@ -22,74 +12,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._driver import cuda_errors, cuda_modules
+from ._compile import compile_kernels, kernel_source
+from ._probe import Figures, RunContext
+from ._timing import EventTimer, benchmark
 
-__all__ = ["LaunchOverhead", "QueuedEventTimer", "measure_launch_overhead"]
+__all__ = ["LaunchOverhead", "measure_launch_overhead"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-
-#: Attempts per sample: each late one is retried behind a spin four times longer.
-ATTEMPTS = 3
-
-
-class QueuedEventTimer:
-    """Time device work with CUDA events behind a spin kernel, so no host time is counted.
-
-    Parameters
-    ----------
-    session : validate.Session
-        The open device (its stream, its architecture for compiling the spin kernel).
-    spin_seconds : float
-        Spin length ahead of each sample; a late sample is retried behind 4x, then 16x.
-    """
-
-    def __init__(self, session: Any, spin_seconds: float = 50e-6) -> None:
-        self._session = session
-        self.spin_seconds = float(spin_seconds)
-        self.late = 0
-        self.calls = 0
-        self._options: Any = None
-        self._spin: Any = None
-
-    def _spin_launcher(self) -> Callable[[int], None]:
-        if self._options is None:
-            self._options = cuda_modules().core.EventOptions(timing_enabled=True)
-        if self._spin is None:
-            from ._compile import compile_kernels, kernel_source
-
-            kernel = compile_kernels(kernel_source("latency.cu"), ["spin_kernel"], arch=self._session.arch,
-                                     name="latency.cu")["spin_kernel"]
-            core = self._session.cuda.core
-            config = core.LaunchConfig(grid=(1, 1, 1), block=(1, 1, 1))
-            stream = self._session.stream
-
-            def spin(nanoseconds: int) -> None:
-                core.launch(stream, config, kernel, np.uint64(nanoseconds))
-
-            self._spin = spin
-        return self._spin
-
-    def __call__(self, function: Callable[[], Any]) -> float:
-        spin = self._spin_launcher()
-        stream = self._session.stream
-        self.calls += 1
-        for attempt in range(ATTEMPTS):
-            spin_seconds = self.spin_seconds * 4**attempt
-            with cuda_errors("timing with CUDA events"):
-                submitted = time.perf_counter()
-                spin(int(spin_seconds * 1e9))
-                start = stream.record(options=self._options)
-                function()
-                end = stream.record(options=self._options)
-                host_seconds = time.perf_counter() - submitted
-                end.sync()
-                milliseconds = end - start
-            if host_seconds <= spin_seconds:
-                break
-            # The start event may have completed before the work was queued, so this
-            # sample can hold host time: count it and take it again behind a longer spin.
-            self.late += 1
-        return float(milliseconds) * 1e-3
-
 
 class LaunchOverhead(BaseModel):
     """What one launch costs, measured three ways on an empty kernel (seconds)."""
@@ -127,9 +56,6 @@ def measure_launch_overhead(session: Any, *, quick: bool = False,
     -------
     LaunchOverhead
     """
-    from ._compile import compile_kernels, kernel_source
-    from ._timing import EventTimer, benchmark
-
     core = session.cuda.core
     kernel = compile_kernels(kernel_source("latency.cu"), ["empty_kernel"], arch=session.arch,
                              name="latency.cu")["empty_kernel"]
@@ -172,3 +98,39 @@ def measure_launch_overhead(session: Any, *, quick: bool = False,
              f"per kernel in a graph, {idle * 1e6:.2f} us with the Python launch path, host "
              f"{result.host_launch_seconds * 1e6:.2f} us per call")
     return result
+
+
+def render_launch(launch: Any, h: str = "##") -> list[str]:
+    """Launch cost with and without the host."""
+    return [f"{h} Launch overhead", "",
+            "| what | time | how |", "| --- | --- | --- |",
+            f"| empty kernel, GPU side | {launch.queued_kernel_seconds * 1e6:.2f} us | CUDA events around one launch "
+            f"queued behind a spin kernel (no host time), median of {launch.repetitions} |",
+            f"| per kernel, back to back | {launch.graph_kernel_seconds * 1e6:.2f} us | a CUDA graph of "
+            f"{launch.graph_kernels} empty kernels replayed behind a spin kernel, time / {launch.graph_kernels} |",
+            f"| one launch from Python, idle GPU | {launch.event_pair_seconds * 1e6:.2f} us | CUDA events around one "
+            f"cuda.core launch with nothing queued: includes the host's Python launch path |",
+            f"| host time of one launch call | {launch.host_launch_seconds * 1e6:.2f} us | perf_counter over 100 "
+            f"cuda.core launches, median of 5 batches |", ""]
+
+
+class LaunchProbe:
+    """Launch overhead (`measure_launch_overhead`); gives the calibration the per-kernel graph time."""
+
+    name = "launch"
+    step = "launch overhead"
+    stage = "hierarchy"
+
+    def run(self, ctx: RunContext) -> LaunchOverhead:
+        return measure_launch_overhead(ctx.session, quick=ctx.quick, progress=ctx.progress)
+
+    def figures(self, result: LaunchOverhead) -> Figures:
+        return {"graph_kernel_seconds": (
+            result.graph_kernel_seconds,
+            f"CUDA graph of {result.graph_kernels} empty kernels replayed behind a spin kernel, time per kernel")}
+
+    def render(self, result: LaunchOverhead, heading: str, assets: str) -> list[str]:
+        return render_launch(result, heading)
+
+
+PROBE = LaunchProbe()

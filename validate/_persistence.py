@@ -17,6 +17,9 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+from ._probe import Figures, RunContext
+from ._workingset import WorkingSet
+from ._format import format_size
 
 __all__ = [
     "Persistence",
@@ -265,3 +268,57 @@ def measure_persistence(session: Any, info: Any, *, dram_bytes_per_second: float
     return Persistence(points=tuple(points), max_persisting_bytes=info.max_persisting_l2_bytes,
                        max_window_bytes=max_window, dram_bytes_per_second=dram_bytes_per_second,
                        l2_bytes_per_second=l2_bytes_per_second, errors=errors)
+
+
+def render_persistence(persistence: Any, h: str = "##") -> list[str]:
+    """Measured against predicted time ratios of the access-policy windows."""
+    lines = [f"{h} L2 persistence (access-policy window)", "",
+             f"persistingL2CacheMaxSize {format_size(persistence.max_persisting_bytes)}, accessPolicyMaxWindowSize "
+             f"{format_size(persistence.max_window_bytes)}. Time ratio = with the window / without; predicted by "
+             f"`roofline.l2_persistence` with DRAM {persistence.dram_bytes_per_second / 1e12:.2f} TB/s and L2 "
+             f"{persistence.l2_bytes_per_second / 1e12:.2f} TB/s.", "",
+             "| hot set | stream | hit ratio | set-aside | time (us) | baseline (us) | measured ratio | predicted "
+             "| error | buys nothing (predicted) | why |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for p in persistence.points:
+        c = p.case
+        lines.append(
+            f"| {format_size(c.hot_bytes)} | {format_size(c.stream_bytes)} | {'none' if c.hit_ratio is None else c.hit_ratio} | "
+            f"{format_size(c.set_aside_bytes) if c.set_aside_bytes else '0'} | {p.median_seconds * 1e6:,.1f} | "
+            f"{p.baseline_seconds * 1e6:,.1f} | {p.measured_time_ratio:.3f} | "
+            f"{'-' if p.predicted_time_ratio is None else f'{p.predicted_time_ratio:.3f}'} | "
+            f"{'-' if p.error is None else f'{p.error:+.1%}'} | "
+            f"{'-' if p.buys_nothing_predicted is None else ('yes' if p.buys_nothing_predicted else 'no')} | "
+            f"{p.reason} |")
+    for name, error in persistence.errors.items():
+        lines.append(f"- {name}: {error}")
+    return lines + [""]
+
+
+class PersistenceProbe:
+    """L2 persistence (`measure_persistence`), predicted with the working-set plateaus (the
+    ceilings where the sweep failed); not run without both rates."""
+
+    name = "persistence"
+    step = "l2 persistence"
+    stage = "hierarchy"
+
+    def run(self, ctx: RunContext) -> Persistence | None:
+        working_set = ctx.results.get("working_set")
+        plateaus = working_set.plateaus if isinstance(working_set, WorkingSet) else None
+        ceilings = ctx.ceilings
+        dram_rate = (plateaus and plateaus.dram_bytes_per_second) or (ceilings and ceilings.value("dram_read"))
+        l2_rate = (plateaus and plateaus.l2_bytes_per_second) or (ceilings and ceilings.value("l2_read"))
+        if not (dram_rate and l2_rate):
+            return None
+        return measure_persistence(ctx.session, ctx.info, dram_bytes_per_second=dram_rate,
+                                   l2_bytes_per_second=l2_rate, quick=ctx.quick, progress=ctx.progress)
+
+    def figures(self, result: Persistence) -> Figures:
+        return {}
+
+    def render(self, result: Persistence, heading: str, assets: str) -> list[str]:
+        return render_persistence(result, heading)
+
+
+PROBE = PersistenceProbe()

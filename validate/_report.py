@@ -23,6 +23,7 @@ from ._latency import LatencyLadder
 from ._launch import LaunchOverhead
 from ._occupancy_check import OccupancyCheck
 from ._effects import MemoryEffects
+from ._probes import PROBES
 from ._persistence import Persistence
 from ._prediction import PredictionCheck
 from ._reference import References
@@ -242,37 +243,10 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
     if report.references is not None and report.references.errors:
         lines += [f"{h2} Independent figures not measured", ""]
         lines += [f"- {name}: {error}" for name, error in report.references.errors.items()] + [""]
-    if report.launch is not None:
-        lines += sections.render_launch(report.launch, h2)
-    if report.latency is not None:
-        lines += sections.render_latency(report.latency, h2)
-    if report.working_set is not None:
-        lines += sections.render_working_set(report.working_set, h2, f"{assets}working_set.png")
-    if report.host_links is not None:
-        lines += sections.render_host_links(report.host_links, h2)
-    if report.persistence is not None:
-        lines += sections.render_persistence(report.persistence, h2)
-    if report.effects is not None:
-        e = report.effects
-        lines += [f"{h2} Memory effects (the time model's probes)", "",
-                  "| parameter | value | from |", "| --- | ---: | --- |",
-                  f"| DRAM burst | {e.dram_burst_bytes} B | one float per other sector took "
-                  f"{e.other_sector_read_seconds / e.sector_read_seconds:.2f} of one per sector |",
-                  f"| lone line read | {e.dram_read_line_bytes:.0f} B | {e.line_read_seconds * 1e6:.1f} us for "
-                  f"{e.buffer_bytes // 128} lines |",
-                  f"| partial line write | {e.dram_partial_write_line_bytes:.0f} B | {e.line_write_seconds * 1e6:.1f} us "
-                  f"for {e.buffer_bytes // 128} lines |",
-                  f"| L2 partial stores | {e.l2_partial_store_sectors_per_second / 1e9:.1f} G/s | "
-                  f"{e.l2_partial_stores} stores in {e.l2_partial_store_seconds * 1e6:.1f} us |",
-                  f"| tree level | {e.tree_level_seconds * 1e9:.1f} ns + {e.tree_level_warp_seconds * 1e9:.2f} ns "
-                  f"per warp | shared load, add, store, barrier; per level at "
-                  + ", ".join(f"{b} threads {t * 1e9:.1f} ns" for b, t in e.tree_level_points.items()) + " |"]
-        if e.dram_page_visit_bytes is not None and e.page_row_seconds:
-            lines.append(f"| DRAM page opened | {e.dram_page_visit_bytes:.0f} B | {e.buffer_bytes >> 20} MiB by 128-byte "
-                         f"chunks: row order {e.page_row_seconds * 1e6:.1f} us, column order "
-                         + ", ".join(f"over {rows} rows {t * 1e6:.1f} us" for rows, t in sorted(e.page_column_seconds.items()))
-                         + " |")
-        lines.append("")
+    for probe in PROBES:
+        result = getattr(report, probe.name)
+        if result is not None:
+            lines += probe.render(result, h2, assets)
     if report.measurement_errors:
         lines += [f"{h2} Measurements that failed", ""]
         lines += [f"- {name}: {error}" for name, error in report.measurement_errors.items()] + [""]

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._driver import cuda_errors, cuda_modules, driver_call, first_sentence
 from ._errors import DeviceError
-from ._launch import QueuedEventTimer
+from ._timing import QueuedEventTimer
 
 __all__ = ["Session", "open_session"]
 

@@ -3,7 +3,17 @@
 The pattern is Triton's ``do_bench`` (events around each launch, the median of many)
 and CuPy's ``cupyx.profiler.benchmark`` (the timer is an argument, so the statistics
 are tested with a fake timer and no GPU). Milliseconds from CUDA events are converted
-to seconds once, in `EventTimer`.
+to seconds once, in the timers (`EventTimer`, `QueuedEventTimer`).
+
+CUDA events recorded around a launch made from Python measure the host's launch path too:
+when the GPU is idle, the start event completes as soon as the host submits it, and the
+kernel only arrives after cuda.core's Python launch code has run (about 5 us). So the
+session's timer (`QueuedEventTimer`) first queues a *spin kernel* that holds the GPU for a
+while; the host submits start event, work and end event behind it, and by the time the
+start event completes the work is already queued: the events then bracket the GPU-side
+time only. Should the host take longer to submit than the spin lasts (a loaded host, a
+garbage-collection pause), the sample may hold host time: it is taken again behind a spin
+four times longer (twice at most), and the late submissions are counted.
 """
 
 from __future__ import annotations
@@ -16,11 +26,22 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._checks import as_float, check_callables, check_count, check_positive
+from ._compile import compile_kernels, kernel_source
+from ._driver import cuda_errors, cuda_modules
 
-__all__ = ["EventTimer", "MAX_REPETITIONS", "Timer", "TimingResult", "benchmark", "summarize"]
+__all__ = [
+    "EventTimer",
+    "MAX_REPETITIONS",
+    "QueuedEventTimer",
+    "Timer",
+    "TimingResult",
+    "benchmark",
+    "summarize",
+]
 
 MAX_REPETITIONS = 1_000_000
 # One timed repetition of a kernel longer than a day is a broken timer, not a measurement.
@@ -279,18 +300,76 @@ class EventTimer:
     """
 
     def __init__(self, stream: Any) -> None:
-        from ._driver import cuda_modules
-
         self._stream = stream
         self._options = cuda_modules().core.EventOptions(timing_enabled=True)
 
     def __call__(self, function: Callable[[], Any]) -> float:
-        from ._driver import cuda_errors
-
         with cuda_errors("timing with CUDA events"):
             start = self._stream.record(options=self._options)
             function()
             end = self._stream.record(options=self._options)
             end.sync()
             milliseconds = end - start
+        return float(milliseconds) * 1e-3
+
+
+#: Attempts per sample: each late one is retried behind a spin four times longer.
+ATTEMPTS = 3
+
+
+class QueuedEventTimer:
+    """Time device work with CUDA events behind a spin kernel, so no host time is counted.
+
+    Parameters
+    ----------
+    session : validate.Session
+        The open device (its stream, its architecture for compiling the spin kernel).
+    spin_seconds : float
+        Spin length ahead of each sample; a late sample is retried behind 4x, then 16x.
+    """
+
+    def __init__(self, session: Any, spin_seconds: float = 50e-6) -> None:
+        self._session = session
+        self.spin_seconds = float(spin_seconds)
+        self.late = 0
+        self.calls = 0
+        self._options: Any = None
+        self._spin: Any = None
+
+    def _spin_launcher(self) -> Callable[[int], None]:
+        if self._options is None:
+            self._options = cuda_modules().core.EventOptions(timing_enabled=True)
+        if self._spin is None:
+            kernel = compile_kernels(kernel_source("latency.cu"), ["spin_kernel"], arch=self._session.arch,
+                                     name="latency.cu")["spin_kernel"]
+            core = self._session.cuda.core
+            config = core.LaunchConfig(grid=(1, 1, 1), block=(1, 1, 1))
+            stream = self._session.stream
+
+            def spin(nanoseconds: int) -> None:
+                core.launch(stream, config, kernel, np.uint64(nanoseconds))
+
+            self._spin = spin
+        return self._spin
+
+    def __call__(self, function: Callable[[], Any]) -> float:
+        spin = self._spin_launcher()
+        stream = self._session.stream
+        self.calls += 1
+        for attempt in range(ATTEMPTS):
+            spin_seconds = self.spin_seconds * 4**attempt
+            with cuda_errors("timing with CUDA events"):
+                submitted = time.perf_counter()
+                spin(int(spin_seconds * 1e9))
+                start = stream.record(options=self._options)
+                function()
+                end = stream.record(options=self._options)
+                host_seconds = time.perf_counter() - submitted
+                end.sync()
+                milliseconds = end - start
+            if host_seconds <= spin_seconds:
+                break
+            # The start event may have completed before the work was queued, so this
+            # sample can hold host time: count it and take it again behind a longer spin.
+            self.late += 1
         return float(milliseconds) * 1e-3

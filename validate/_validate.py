@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as _dt
+import tomllib
+from importlib import metadata
 import os
 import socket
 import sys
@@ -12,31 +14,29 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import roofline
+from occupancy.common import check_writable
+from roofline import RooflineError, models as roofline_models
 
 from ._calibration import measured_calibration, measurement_origin
 from ._ceilings import measure_ceilings
 from ._clocks import open_clock_monitor
-from ._device import compare_device, query_device
-from ._effects import measure_effects
+from ._device import DeviceInfo, compare_device, query_device
 from ._errors import DeviceError
 from ._families import _check_families, measure_families
-from ._family_report import _report as _family_report
-from ._hostlink import measure_host_links
-from ._latency import measure_latency_ladder
-from ._launch import measure_launch_overhead
+from ._family_report import family_rows
 from ._occupancy_check import check_occupancy
-from ._persistence import measure_persistence
+from ._prediction import run_prediction_check
+from ._probe import Figures, RunContext, Stage
+from ._probes import PROBES
 from ._reference import apply_references, measure_references
 from ._report import ValidationReport, write_report
 from ._session import open_session
 from ._suite import run_suite, summarize_predictions
 from ._tensor import TENSOR_CEILINGS
-from ._workingset import measure_working_set
 
 __all__ = ["ValidationRun", "check_run_arguments", "run_validation", "select_models"]
 
-# Datasheet figure each ceiling is compared with (roofline.GPU names).
-_DATASHEET_KEYS = {"dram": "dram", "l2": "l2", "l1": "l1"}
 _PRECISIONS = ("fp32", "fp64", *TENSOR_CEILINGS)
 
 
@@ -63,9 +63,7 @@ def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) 
     roofline.RooflineError
         For a name that matches no kernel of the suite (the message lists them).
     """
-    from roofline import RooflineError, models
-
-    suite = tuple(models.suite())
+    suite = tuple(roofline_models.suite())
     if not isinstance(quick, bool):
         raise TypeError(f"quick must be a bool, not {type(quick).__name__}")
     if kernels is not None and not isinstance(kernels, (list, tuple)):
@@ -95,9 +93,6 @@ def check_run_arguments(
     Shared with `run_validation_devices`, which checks them once in the parent before it
     starts a process per device.
     """
-    from occupancy.common import check_writable
-    from roofline import RooflineError
-
     if not isinstance(device, int) or isinstance(device, bool):
         raise TypeError(f"device must be an int, not {type(device).__name__}")
     if not 0 <= device <= 2**31 - 1:
@@ -115,10 +110,8 @@ def check_run_arguments(
     return models
 
 
-def _datasheet(entry: Any, info: Any) -> dict[str, float | None]:
+def _datasheet(entry: roofline.GPU | None, info: DeviceInfo) -> dict[str, float | None]:
     """Datasheet figures of the matched database entry; a precision the GPU lacks is None."""
-    import roofline
-
     out: dict[str, float | None] = {"dram": info.memory_bandwidth}
     if entry is None:
         return out
@@ -135,8 +128,6 @@ def _datasheet(entry: Any, info: Any) -> dict[str, float | None]:
 
 def _source_version() -> str:
     """The version in pyproject.toml, for a source checkout that is not installed."""
-    import tomllib
-
     try:
         text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
         return f"{tomllib.loads(text)['project']['version']} (source)"
@@ -237,18 +228,17 @@ def run_validation(
         references = step("references", lambda: measure_references(device, progress=progress))
         if references is not None:
             ceilings = apply_references(ceilings, references)
-    launch = step("launch overhead", lambda: measure_launch_overhead(session, quick=quick, progress=progress))
-    latency = step("latency ladder", lambda: measure_latency_ladder(session, info, quick=quick, progress=progress))
-    working_set = step("working set", lambda: measure_working_set(session, info, quick=quick, progress=progress))
-    host_links = step("host links", lambda: measure_host_links(session, info, quick=quick, progress=progress))
-    plateaus = None if working_set is None else working_set.plateaus
-    dram_rate = (plateaus and plateaus.dram_bytes_per_second) or ceilings.value("dram_read")
-    l2_rate = (plateaus and plateaus.l2_bytes_per_second) or ceilings.value("l2_read")
-    persistence = None
-    if dram_rate and l2_rate:
-        persistence = step("l2 persistence", lambda: measure_persistence(
-            session, info, dram_bytes_per_second=dram_rate, l2_bytes_per_second=l2_rate, quick=quick,
-            progress=progress))
+    ctx = RunContext(session=session, info=info, quick=quick, progress=progress,
+                     out=None if out is None else Path(out), entry=entry, ceilings=ceilings)
+
+    def run_stage(stage: Stage) -> None:
+        for probe in PROBES:
+            if probe.stage == stage:
+                result = step(probe.step, lambda probe=probe: probe.run(ctx))
+                if result is not None:
+                    ctx.results[probe.name] = result
+
+    run_stage("hierarchy")
     measured: dict[str, float | None] = {
         "dram": ceilings.value("dram_copy"), "l2": ceilings.value("l2_read"), "l1": ceilings.value("shared_read"),
         "fp32": ceilings.value("fp32_fma"), "fp64": ceilings.value("fp64_fma"),
@@ -263,21 +253,17 @@ def run_validation(
         progress(f"occupancy check failed: {exc}")
     steps["occupancy check"] = time.perf_counter() - started
     started = time.perf_counter()
-    prediction, prediction_error, calibration, full_calibration, effects = None, None, None, None, None
+    prediction, prediction_error, calibration, full_calibration = None, None, None, None
     try:
-        from ._prediction import run_prediction_check
-
         prediction = run_prediction_check(session, entry, progress=progress, quick=quick)
-        import roofline
-
-        fitted = roofline.Calibration.model_validate(prediction.calibration)
-        sustained = entry.memory_bandwidth * fitted.sustained_bandwidth_fraction
-        effects = step("memory effects", lambda: measure_effects(
-            session, info, dram_bytes_per_second=sustained, read_bytes_per_second=plateaus.dram_bytes_per_second if plateaus else None,
-            quick=quick, progress=progress))
+        ctx.fitted = roofline.Calibration.model_validate(prediction.calibration)
+        run_stage("model")
+        figures: Figures = {}
+        for probe in PROBES:
+            if probe.name in ctx.results:
+                figures.update(probe.figures(ctx.results[probe.name]))
         full_calibration = measured_calibration(prediction.calibration, origin=measurement_origin(info, created),
-                                                latency=latency, launch=launch, working_set=working_set,
-                                                effects=effects)
+                                                figures=figures)
         calibration = roofline.Calibration.model_validate(full_calibration)
     except (DeviceError, ValueError) as exc:
         prediction_error = str(exc)
@@ -296,12 +282,10 @@ def run_validation(
             if entry is None:
                 families_error = f"{len(records)} launches measured, but no database entry to predict them for"
             else:
-                import roofline
-
                 where = ("this run's calibration (fitted to its copy sweep, with its measured figures)"
                          if calibration is not None else "packaged: this run's calibration failed")
-                family_report = _family_report(records, entry, calibration or roofline.calibration(entry), where,
-                                               info.name, f"gpuroof validate, {created}, {socket.gethostname()}")
+                family_report = family_rows(records, entry, calibration or roofline.calibration(entry), where,
+                                            info.name, f"gpuroof validate, {created}, {socket.gethostname()}")
                 o = family_report.overall
                 progress(f"families: roofline.predict median |error| {o.predict_median_abs_percent or 0:.0f}% "
                          f"(worst {o.predict_worst_abs_percent or 0:.0f}%, {o.predict_worst_label}), plain roofline "
@@ -310,8 +294,6 @@ def run_validation(
             families_error = f"{type(exc).__name__}: {exc}"
             progress(f"families failed: {exc}")
     steps["families"] = time.perf_counter() - started
-    from importlib import metadata
-
     try:
         version = metadata.version("gpuroof")
     except metadata.PackageNotFoundError:
@@ -322,10 +304,9 @@ def run_validation(
         quick=quick, runtime_seconds=time.perf_counter() - start, seed=seed, device=info, comparison=comparison,
         ceilings=ceilings, occupancy_check=occupancy_check, occupancy_check_error=occupancy_error, kernels=rows,
         summary=summarize_predictions(rows), prediction=prediction, prediction_error=prediction_error,
-        host=socket.gethostname(), references=references, launch=launch, latency=latency, working_set=working_set,
-        host_links=host_links, persistence=persistence, effects=effects, calibration=full_calibration, measurement_errors=failures,
+        host=socket.gethostname(), references=references, calibration=full_calibration, measurement_errors=failures,
         step_seconds=steps, late_timer_samples=session.timer.late, families=family_report,
-        families_error=families_error,
+        families_error=families_error, **{probe.name: ctx.results.get(probe.name) for probe in PROBES},
     )
     files = {} if out is None else write_report(report, out, models, progress=progress)
     if files:

@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+from ._probe import Figures, RunContext
+from ._format import format_rate, format_size
 
 __all__ = [
     "WorkingSet",
@@ -230,3 +232,58 @@ def plot_working_set(working_set: WorkingSet, *, title: str, l2_cache_bytes: int
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def render_working_set(working_set: Any, h: str = "##", image: str | None = "working_set.png") -> list[str]:
+    """Bandwidth against footprint and the plateaus taken as hierarchical ceilings."""
+    p = working_set.plateaus
+    lines = [f"{h} Working-set sweep (hierarchical read ceilings)", "",
+             f"Each of {working_set.grid} blocks of {working_set.threads_per_block} threads re-reads its own slice "
+             "of the footprint; plateaus are the medians of the points certain to hit each level by capacity.", "",
+             "| level | read bandwidth | points |", "| --- | --- | --- |",
+             f"| L1 | {format_rate(p.l1_bytes_per_second, 'bytes_per_second')} | {p.l1_points} |",
+             f"| L2 | {format_rate(p.l2_bytes_per_second, 'bytes_per_second')} | {p.l2_points} |",
+             f"| DRAM | {format_rate(p.dram_bytes_per_second, 'bytes_per_second')} | {p.dram_points} |", "",
+             "| footprint | ld.global.ca | level | ld.global.cg | level |", "| --- | --- | --- | --- | --- |"]
+    by_size: dict[int, dict[str, Any]] = {}
+    for point in working_set.points:
+        by_size.setdefault(point.footprint_bytes, {})[point.cache] = point
+    for size in sorted(by_size):
+        ca, cg = by_size[size].get("ca"), by_size[size].get("cg")
+        lines.append(f"| {format_size(size)} | {format_rate(ca and ca.bytes_per_second, 'bytes_per_second')} | "
+                     f"{ca.level if ca else '-'} | {format_rate(cg and cg.bytes_per_second, 'bytes_per_second')} | "
+                     f"{cg.level if cg else '-'} |")
+    if image:
+        lines += ["", f"![working-set sweep]({image})"]
+    return lines + [""]
+
+
+class WorkingSetProbe:
+    """The working-set sweep (`measure_working_set`); gives the calibration the read plateaus."""
+
+    name = "working_set"
+    step = "working set"
+    stage = "hierarchy"
+
+    def run(self, ctx: RunContext) -> WorkingSet:
+        return measure_working_set(ctx.session, ctx.info, quick=ctx.quick, progress=ctx.progress)
+
+    def figures(self, result: WorkingSet) -> Figures:
+        plateaus = result.plateaus
+        return {
+            "l1_read_bytes_per_second": (
+                plateaus.l1_bytes_per_second,
+                f"working-set sweep, median of {plateaus.l1_points} ld.global.ca points with footprint <= SMs x 64 KiB"),
+            "l2_read_bytes_per_second": (
+                plateaus.l2_bytes_per_second,
+                f"working-set sweep, median of {plateaus.l2_points} ld.global.cg points with footprint <= L2/2"),
+            "dram_read_bytes_per_second": (
+                plateaus.dram_bytes_per_second,
+                f"working-set sweep, median of {plateaus.dram_points} points with footprint >= 4x L2"),
+        }
+
+    def render(self, result: WorkingSet, heading: str, assets: str) -> list[str]:
+        return render_working_set(result, heading, f"{assets}working_set.png")
+
+
+PROBE = WorkingSetProbe()

@@ -382,7 +382,8 @@ NCU_FILE = "tests/data/ncu/user_kernels.raw.csv"
     (lambda: _multi.device_spread(["report"]), r"reports\[0\] must be a ValidationReport"),
     (lambda: _clocks.clock_record([True], before=None, after=None, max_sm_clock_hz=None), "ClockSample"),
     (lambda: _calibration.measured_calibration(None, origin="x"), "fitted must be a mapping"),
-    (lambda: _calibration.measured_calibration({}, origin="x", latency=True), "latency must be a LatencyLadder"),
+    (lambda: _calibration.measured_calibration({}, origin="x", figures=True), "figures must be a mapping"),
+    (lambda: _calibration.measured_calibration({}, origin="x", figures={"a": 1.0}), "must be a .value, description. pair"),
     (lambda: validate.write_calibration(roofline.calibration("H200").model_dump(), 5), "folder must be a str"),
     (lambda: _kernel_args.parse_kernel_arg("f32[n]", {"n": None}), r"sizes\['n'\] must be an int"),
     (lambda: validate.parse_kernel_args(None), "texts must be a sequence"),
@@ -391,7 +392,7 @@ NCU_FILE = "tests/data/ncu/user_kernels.raw.csv"
     (lambda: _latency.split_modes([1e-7, "x", 1e-7, 1e-7]), r"seconds\[1\] must be a number"),
 ], ids=["describe-array", "format-profile-none", "format-profile-markdown", "profile-chart-none", "load-ncu-none",
         "ncu-pattern-bytes", "references-none", "spread-none", "spread-str", "clock-record-bool", "calibration-none",
-        "calibration-latency", "write-calibration-folder", "kernel-arg-sizes", "kernel-args-none", "corpus-array",
+        "calibration-figures", "calibration-figure-pair", "write-calibration-folder", "kernel-arg-sizes", "kernel-args-none", "corpus-array",
         "fit-link-dict", "split-modes-str"])
 def test_a_wrong_type_is_a_deliberate_type_error(call, match):
     """AttributeError, 'unhashable type', 'truth value of an array is ambiguous' and friends

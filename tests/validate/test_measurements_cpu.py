@@ -32,6 +32,7 @@ from validate import (
     _workingset,
 )
 from validate import _ceilings as ceiling_types
+from validate._probes import PROBES
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
@@ -356,16 +357,19 @@ def test_recorded_ceilings_meet_the_targets(h200_report):
 def test_a_negative_tlb_penalty_is_noise_and_recorded_as_zero(h200_report):
     levels = h200_report.latency.levels.model_copy(update={"tlb_miss_penalty_seconds": -5e-10})
     latency = h200_report.latency.model_copy(update={"levels": levels})
-    out = _calibration.measured_calibration(roofline.calibration("H200").model_dump(), origin="test", latency=latency)
+    out = _calibration.measured_calibration(roofline.calibration("H200").model_dump(), origin="test",
+                                            figures=_latency.PROBE.figures(latency))
     assert out["tlb_miss_penalty_seconds"] == 0.0
     assert "-0.50 ns: no penalty" in out["sources"]["tlb_miss_penalty_seconds"]
 
 
 def test_measured_calibration_adds_named_figures_with_sources(h200_report):
     fitted = h200_report.prediction.calibration
-    out = _calibration.measured_calibration(fitted, origin="an NVIDIA H200, test", latency=h200_report.latency,
-                                        launch=h200_report.launch, working_set=h200_report.working_set,
-                                        effects=h200_report.effects)
+    figures = {}
+    for probe in PROBES:  # what run_validation gives the calibration: every probe's figures
+        if getattr(h200_report, probe.name) is not None:
+            figures.update(probe.figures(getattr(h200_report, probe.name)))
+    out = _calibration.measured_calibration(fitted, origin="an NVIDIA H200, test", figures=figures)
     cal = roofline.Calibration.model_validate(out)
     assert cal.idle_latency_seconds == fitted["idle_latency_seconds"]  # the fitted round trip stays
     assert cal.dram_latency_seconds == h200_report.latency.levels.dram_seconds
@@ -408,9 +412,9 @@ def _timer(monkeypatch, host_delays):
         now[0] += next(host) / 2  # two reads per attempt
         return now[0]
 
-    monkeypatch.setattr(_launch.time, "perf_counter", perf_counter)
+    monkeypatch.setattr(_timing.time, "perf_counter", perf_counter)
     session = type("S", (), {"stream": _Stream(clock)})()
-    timer = _launch.QueuedEventTimer(session, spin_seconds=50e-6)
+    timer = _timing.QueuedEventTimer(session, spin_seconds=50e-6)
     timer._options, spins = object(), []
     timer._spin = spins.append
 
