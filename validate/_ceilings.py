@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._clocks import ClockMonitor, ClockRecord
 from ._compile import compile_kernels, kernel_source
+from ._errors import DeviceError
 from ._tensor import TENSOR_CEILINGS, measure_tensor, tensor_kernels
 from ._timing import TimingResult, benchmark
 
@@ -150,8 +151,6 @@ def measure_ceilings(
     errors: dict[str, str] = {}
 
     def run(name: str, function: Callable[[], Ceiling]) -> None:
-        from ._errors import DeviceError
-
         try:
             if clocks is None:
                 item = function()

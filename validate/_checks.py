@@ -11,8 +11,8 @@ import numbers
 from typing import Any
 
 import numpy as np
-
 from occupancy.common import integer
+from roofline import RooflineError
 
 __all__ = ["as_float", "check_callables", "check_count", "check_optional_positive", "check_positive", "positive_series"]
 
@@ -34,8 +34,6 @@ def check_callables(**functions: Any) -> None:
 
 def check_count(name: str, value: Any, low: int, high: int) -> int:
     """`value` as a count from `low` to `high`: TypeError for a non-int, RooflineError out of range."""
-    from roofline import RooflineError
-
     number = integer(name, value)
     if not low <= number <= high:
         raise RooflineError(f"{name}={number} must be from {low} to {high}")
@@ -44,8 +42,6 @@ def check_count(name: str, value: Any, low: int, high: int) -> int:
 
 def check_positive(name: str, value: Any, high: float = math.inf, unit: str = "") -> float:
     """`value` as a finite float in (0, `high`]: TypeError for a non-number, RooflineError otherwise."""
-    from roofline import RooflineError
-
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
     if not (math.isfinite(number := as_float(value)) and 0 < number <= high):
@@ -66,8 +62,6 @@ def positive_series(name: str, values: Any, low: float, high: float, unit: str =
     TypeError for anything but a list, tuple or 1-D array of real numbers (bools, strings,
     None refused); RooflineError naming the first value out of range (NaN included).
     """
-    from roofline import RooflineError
-
     if isinstance(values, np.ndarray):
         if values.ndim != 1 or values.dtype.kind not in "iuf":
             raise TypeError(f"{name} must be a 1-D array of real numbers, not a {values.ndim}-D {values.dtype} array")

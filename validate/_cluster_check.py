@@ -15,10 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import occupancy
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import KernelResources, compile_kernels, kernel_resources
 from ._driver import cuda_errors, driver_call
+from ._errors import DeviceError
 from ._occupancy_check import ProbeVariant, probe_source
 
 __all__ = [
@@ -174,8 +176,6 @@ def _error_text(exc: BaseException) -> str:
 def set_attribute(session: Any, kernel: Any, function: Any, name: str, value: int) -> None:
     """Set ``CU_FUNC_ATTRIBUTE_<name>`` on the kernel for the session's device, or, where the
     driver refuses that for this attribute, on the kernel's function in the current context."""
-    from ._errors import DeviceError
-
     try:
         session.set_kernel_attribute(kernel, name, value)
     except DeviceError:
@@ -248,8 +248,6 @@ class _Asker:
 
 
 def _load(session: Any, info: Any, variants: Sequence[ProbeVariant]) -> tuple[dict, dict[str, str]]:
-    from ._errors import DeviceError
-
     by_cap: dict[int | None, list[ProbeVariant]] = {}
     for v in variants:
         by_cap.setdefault(v.max_register_count, []).append(v)
@@ -284,8 +282,6 @@ def driver_cluster_answers(
         the driver's active clusters, active blocks per SM and potential cluster size
         (an int, or the driver's error text).
     """
-    import occupancy
-
     arch = occupancy.architecture(info.compute_capability)
     kernels, errors = _load(session, info, cluster_probe_variants(quick))
     table, rows = [], []
@@ -347,8 +343,6 @@ POLICIES = {0: "spread", 1: "spread", 2: "load_balancing"}
 
 def measured_layout(name: str, compute_capability: str, sms_per_gpc: Sequence[int], source: str) -> Any:
     """A `occupancy.GpcLayout` for a layout just measured (the cluster limits of Hopper)."""
-    import occupancy
-
     return occupancy.GpcLayout(
         name=name, compute_capability=compute_capability, sm_count=sum(sms_per_gpc),
         sms_per_gpc=tuple(sms_per_gpc), max_blocks_per_sm_in_cluster=8, max_cluster_size=8,
@@ -362,8 +356,6 @@ def compare_answers(gpu: Any, answers: dict[str, Any]) -> tuple[int, int, list[C
     ``gpu`` is a GPU name with a packaged layout or an `occupancy.GpcLayout`. Returns
     (cluster queries, potential-size queries, mismatches).
     """
-    import occupancy
-
     layout = occupancy.gpc_layout(gpu)
     arch = occupancy.architecture(layout.compute_capability)
     kernels = answers["kernels"]

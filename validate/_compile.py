@@ -6,9 +6,10 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
 from occupancy import KernelResources
+from roofline import RooflineError
 
 from ._driver import cuda_errors, cuda_modules, require_driver
 
@@ -38,8 +39,6 @@ def kernel_source(filename: str) -> str:
     >>> "extern \\"C\\" __global__ void copy" in kernel_source("suite.cu")
     True
     """
-    from roofline import RooflineError
-
     if not isinstance(filename, str):
         raise TypeError(f"filename must be a str, not {type(filename).__name__}")
     known = _kernel_files()
@@ -85,8 +84,6 @@ def with_defines(source: str, defines: Mapping[str, int | str] | None = None) ->
     >>> with_defines("x", {"TILE": 32}).splitlines()[0]
     '#define TILE 32'
     """
-    from roofline import RooflineError
-
     if not isinstance(source, str):
         raise TypeError(f"source must be a str, not {type(source).__name__}")
     if defines is not None and not isinstance(defines, Mapping):
@@ -153,8 +150,6 @@ def compile_kernels(
     TypeError
         For an argument of the wrong type.
     """
-    from roofline import RooflineError
-
     if not isinstance(source, str) or not isinstance(arch, str) or not isinstance(name, str):
         raise TypeError("source, arch and name must be str")
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):

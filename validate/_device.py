@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import occupancy
+import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._driver import cuda_errors
@@ -170,8 +172,6 @@ def _difference(field: str, device: Any, database: Any, tolerance: float = 0.0) 
 
 
 def _find_entry(info: DeviceInfo) -> tuple[Any, str]:
-    import roofline
-
     for candidate in (info.name, re.sub(r"^NVIDIA\s+", "", info.name)):
         try:
             return roofline.gpu(candidate), "name"
@@ -194,8 +194,6 @@ def compare_device(info: DeviceInfo) -> tuple[Any, DeviceComparison]:
     (roofline.GPU or None, DeviceComparison)
         The matched entry (None when nothing matches) and the comparison.
     """
-    import occupancy
-
     if not isinstance(info, DeviceInfo):
         raise TypeError(f"info must be a validate.DeviceInfo, not {type(info).__name__}")
     entry, how = _find_entry(info)

@@ -31,10 +31,21 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+from roofline import locality, mixed_dram_bandwidth
+
+from ._compile import compile_kernels, kernel_source
 from ._probe import Figures, RunContext
+from ._timing import benchmark
 from ._workingset import WorkingSet
 
-__all__ = ["PROBE", "EffectsProbe", "MemoryEffects", "effects_calibration", "measure_effects", "render_effects"]
+__all__ = [
+    "EffectsProbe",
+    "MemoryEffects",
+    "PROBE",
+    "effects_calibration",
+    "measure_effects",
+    "render_effects",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 GiB = 1 << 30
@@ -115,8 +126,6 @@ def page_visit_bytes(buffer_bytes: int, row_seconds: float, column_seconds: dict
     opens ``buffer / dram_page_bytes``; the extra time at the read bandwidth is the extra
     pages' cost: the slope of a line through the origin (at least 0).
     """
-    from roofline import locality
-
     page_bytes = locality("H200").dram_page_bytes  # roofline.traffic's default figures
     extra, pages = [], []
     for rows, seconds in column_seconds.items():
@@ -134,8 +143,6 @@ def page_probe_visit(rows: int) -> int:
     """Bytes of one page the probe's column order over `rows` rows reads per opening, as
     `roofline.traffic` counts them: its window holds ``page_window_threads / 32`` warps,
     each reading one 128-byte chunk; it reads ``window / rows`` adjacent chunks of a row."""
-    from roofline import locality
-
     figures = locality("H200")  # roofline.traffic's default figures
     return min(figures.dram_page_bytes, LINE_BYTES * max(1, figures.page_window_threads // 32 // rows))
 
@@ -163,7 +170,6 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
     intercept = max(1e-9, float(intercept))
     burst = 64 if other_sector_read_seconds >= BURST_RATIO * sector_read_seconds else 32
     lines = buffer_bytes // LINE_BYTES
-    from roofline import mixed_dram_bandwidth
 
     read = read_bytes_per_second or dram_bytes_per_second
     write = mixed_dram_bandwidth(0.0, 1.0, copy_bytes_per_second=dram_bytes_per_second, read_bytes_per_second=read)
@@ -188,8 +194,6 @@ def page_probe_rows(warps: int) -> tuple[int, ...]:
     """Rows of the page probe's column orders for a launch of `warps` warps: as many as
     keep one chunk per row in `roofline.traffic`'s window (128-byte visits) and the eight
     loads of a warp a page apart (``warps / rows >= 8`` chunks), from 1,024 to 65,536."""
-    from roofline import locality
-
     window = locality("H200").page_window_threads // 32  # roofline.traffic's default figures
     return tuple(rows for rows in (1024, 8192, 65536) if rows >= window and warps // rows >= 8)
 
@@ -211,9 +215,6 @@ def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, qu
         A read stream's DRAM bandwidth measured in the same session (the working-set
         sweep's plateau); default the copy's.
     """
-    from ._compile import compile_kernels, kernel_source
-    from ._timing import benchmark
-
     names = ["sparse_read", "sparse_write", "l2_partial_store", "tree_levels", "page_read"]
     kernels = compile_kernels(kernel_source("effects.cu"), names, arch=session.arch, name="effects.cu")
     buffer_bytes = min((GiB // 4) if quick else GiB, info.memory_size_bytes // 4)

@@ -24,11 +24,17 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
-
+import occupancy
+import roofline
 from occupancy import SassSummary
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
+from roofline import RooflineError, models
+from roofline.divergence import branch_divergence
 
+from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
+from ._errors import DeviceError
 from ._kernels import F32, KernelCase, _normal, build_case, check_outputs
+from ._timing import benchmark
 
 __all__ = ["FAMILIES", "FamilyRecord", "family_model", "family_specs", "measure_families"]
 
@@ -104,8 +110,6 @@ class FamilyRecord(BaseModel):
 def sass_summary(source: str, function: str, arch: str) -> Any:
     """`function`'s SASS in figures (`occupancy.SassSummary`: NVRTC, then nvdisasm), or None
     where it cannot be read here (no nvdisasm, no NVRTC); the model then stands alone."""
-    import occupancy
-
     try:
         resources = occupancy.kernel_resources(source, kernel=function, arch=arch)
     except (occupancy.OccupancyError, OSError) as exc:
@@ -143,9 +147,6 @@ class FamilySpec:
 
 
 def _shared_model(grid: int, block: int, stride: int) -> Any:
-    import occupancy
-    import roofline
-
     threads = grid * block
     ways = math.gcd(stride, 32)
     wavefronts = threads // 32 * SHARED_ITERS * ways
@@ -159,10 +160,6 @@ def _shared_model(grid: int, block: int, stride: int) -> Any:
 
 
 def _branch_model(n: int, block: int, uniform: bool) -> Any:
-    import occupancy
-    import roofline
-    from roofline.divergence import branch_divergence
-
     thread = np.arange(block)
     side = (thread // 32) & 1 if uniform else thread & 1  # the kernel's `side` within a block of whole warps
     return roofline.Kernel(
@@ -175,8 +172,6 @@ def _branch_model(n: int, block: int, uniform: bool) -> Any:
 
 
 def _grid_stride_model(n: int, grid: int, block: int, loads_in_flight: int) -> Any:
-    from roofline import models
-
     model = models.copy(n, block=block)
     per_thread = -(-n // (grid * block))
     launch = model.launch.model_copy(update={"grid": (grid, 1, 1), "elements_per_thread": per_thread,
@@ -195,8 +190,6 @@ _FAMILY_MODELS: dict[str, Callable[..., Any]] = {
 
 @functools.lru_cache(maxsize=256)
 def _cached_model(model: str, arguments: str) -> Any:
-    from roofline import RooflineError, models
-
     kwargs = json.loads(arguments)
     if model in _FAMILY_MODELS:
         try:
@@ -232,8 +225,6 @@ def family_model(model: str, arguments: Mapping[str, Any]) -> Any:
     >>> family_model("strided_read", {"n": 1 << 20, "stride": 4}).parameters["stride"]
     4
     """
-    from roofline import RooflineError, models
-
     if not isinstance(model, str):
         raise TypeError(f"model must be a str, not {type(model).__name__}")
     if not isinstance(arguments, Mapping):
@@ -347,8 +338,6 @@ def family_specs(sm_count: int, *, quick: bool = False, families: Sequence[str] 
     >>> len(specs), sorted({s.family for s in specs}) == sorted(FAMILIES)
     (90, True)
     """
-    from roofline import RooflineError
-
     if isinstance(sm_count, bool) or not isinstance(sm_count, int):
         raise TypeError(f"sm_count must be an int, not {type(sm_count).__name__}")
     if not 1 <= sm_count <= 4096:
@@ -413,8 +402,6 @@ def family_specs(sm_count: int, *, quick: bool = False, families: Sequence[str] 
 
 
 def _check_families(families: Sequence[str] | None) -> tuple[str, ...]:
-    from roofline import RooflineError
-
     if families is None:
         return FAMILIES
     if isinstance(families, (str, bytes)) or not isinstance(families, Sequence):
@@ -496,10 +483,6 @@ def measure_families(
         A launch that fails to compile, launch or verify is recorded with its error and
         no time.
     """
-    from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
-    from ._errors import DeviceError
-    from ._timing import benchmark
-
     rng = np.random.default_rng() if rng is None else rng
     specs = family_specs(info.sm_count, quick=quick, families=families)
     wanted = _check_families(families)

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import occupancy
+import roofline
+from occupancy.common import atomic_path, check_writable, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
+from roofline import RooflineError
 
 from ._families import FAMILIES, FamilyRecord, family_model, json_values
 
@@ -116,9 +119,6 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _predict_row(record: FamilyRecord, gpu: Any, calibration: Any) -> FamilyRow:
-    import occupancy
-    import roofline
-
     if record.measured_seconds is None:
         return FamilyRow(record=record, error=f"not measured: {record.error}")
     try:
@@ -231,7 +231,6 @@ def render_family_markdown(report: FamilyReport, *, level: int = 1, title: str |
     """
     if not isinstance(report, FamilyReport):
         raise TypeError(f"report must be a FamilyReport, not {type(report).__name__}")
-    from roofline import RooflineError
 
     if isinstance(level, bool) or not isinstance(level, int):
         raise TypeError(f"level must be an int, not {type(level).__name__}")
@@ -298,9 +297,6 @@ def plot_families(report: FamilyReport, path: str | os.PathLike[str], *, title: 
     Path
         The file written (atomically).
     """
-    from occupancy.common import atomic_path
-    from roofline import RooflineError
-
     if not isinstance(report, FamilyReport):
         raise TypeError(f"report must be a FamilyReport, not {type(report).__name__}")
     if title is not None and not isinstance(title, str):
@@ -360,9 +356,6 @@ def write_family_report(report: FamilyReport, out: str | os.PathLike[str]) -> di
     dict
         "json", "markdown" and "plot" to the paths written.
     """
-    from occupancy.common import check_writable, write_atomic
-    from roofline import RooflineError
-
     if not isinstance(report, FamilyReport):
         raise TypeError(f"report must be a FamilyReport, not {type(report).__name__}")
     folder = check_writable(out, RooflineError, folder=True, name="out")

@@ -8,8 +8,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from occupancy.common import pydantic_error
+import roofline
+from occupancy.common import as_path, pydantic_error, read_json
 from pydantic import ValidationError
+from roofline import RooflineError
 
 from ._families import FamilyRecord
 from ._family_report import FamilyReport, family_rows
@@ -23,8 +25,6 @@ __all__ = ["family_report"]
 
 def _records(items: Sequence[Any], name: str, in_file: bool = False) -> list[FamilyRecord]:
     """`items` as records (each a FamilyRecord or its dict); a bad one named by its index."""
-    from roofline import RooflineError
-
     records = []
     for i, item in enumerate(items):
         if isinstance(item, FamilyRecord):
@@ -42,8 +42,6 @@ def _records(items: Sequence[Any], name: str, in_file: bool = False) -> list[Fam
 
 
 def _from_report(report: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
-    from roofline import RooflineError
-
     if report.families is None:
         raise RooflineError(f"the report of {report.device.name} holds no family measurements"
                             + (f" ({report.families_error})" if report.families_error else ""))
@@ -52,8 +50,6 @@ def _from_report(report: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str
 
 
 def _from_set(report_set: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
-    from roofline import RooflineError
-
     if len(report_set.reports) != 1:
         devices = ", ".join(f"{r.host}:{r.device.index}" for r in report_set.reports)
         raise RooflineError(f"the report set holds {len(report_set.reports)} devices ({devices}); give one: "
@@ -62,9 +58,6 @@ def _from_set(report_set: Any) -> tuple[tuple[FamilyRecord, ...], str | None, st
 
 
 def _from_file(path: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
-    from occupancy.common import as_path, read_json
-    from roofline import RooflineError
-
     target = as_path(path, RooflineError, "source")
     if target.is_dir():
         target = target / "report.json"
@@ -122,8 +115,6 @@ def family_report(source: Any, gpu: Any = None, *, calibration: Any = None) -> F
     >>> report.gpu, report.overall.launches > 100
     ('H200', True)
     """
-    import roofline
-
     if isinstance(source, FamilyReport):
         records, hint, device, where = source.records, source.gpu, source.device, source.source
     elif isinstance(source, ValidationReport):

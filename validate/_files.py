@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from occupancy.common import as_path, dumps_json, write_atomic
-from roofline import RooflineError
+from pydantic import ValidationError
+from roofline import Calibration, RooflineError
+from roofline._gpu import translate_validation_error
 
 __all__ = ["write_calibration"]
 
@@ -28,11 +30,6 @@ def write_calibration(calibration: Mapping[str, Any], folder: str | os.PathLike[
     RooflineError
         When the calibration is not a valid `roofline.Calibration` (the message names the field).
     """
-    from pydantic import ValidationError
-
-    from roofline import Calibration
-    from roofline._gpu import translate_validation_error
-
     if not isinstance(calibration, Mapping):
         raise TypeError(f"calibration must be a mapping (a Calibration as a dict), not {type(calibration).__name__}")
     target = as_path(folder, RooflineError, "folder") / "calibration.json"

@@ -23,7 +23,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import roofline
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from roofline import Calibration, RooflineError
 
 __all__ = ["CALIBRATION_FIT_PARAMETERS", "CalibrationFit", "FitParameter", "fit_to_measurements"]
 
@@ -46,8 +48,6 @@ VALUE_TOLERANCE = 1e-7
 
 
 def _number(name: str, value: Any) -> float:
-    from roofline import RooflineError
-
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
     try:
@@ -86,8 +86,6 @@ class FitParameter(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> FitParameter:
-        from roofline import Calibration, RooflineError
-
         if self.name not in Calibration.model_fields or self.name in ("gpu", "sources"):
             fields = ", ".join(k for k in Calibration.model_fields if k not in ("gpu", "sources"))
             raise RooflineError(f"name={self.name!r} is not a parameter of roofline.Calibration; known: {fields}")
@@ -280,8 +278,6 @@ def fit_to_measurements(
     roofline.RooflineError
         With no launches, a non-positive measured time, or the same parameter twice.
     """
-    import roofline
-
     record = roofline.gpu(gpu)
     if not isinstance(base, roofline.Calibration):
         raise TypeError(f"base must be a roofline.Calibration, not {type(base).__name__}")

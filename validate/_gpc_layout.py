@@ -14,6 +14,7 @@ import ctypes
 from typing import Any
 
 import numpy as np
+import occupancy
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._cluster_check import set_attribute
@@ -121,8 +122,6 @@ def measure_gpc_layout(
     -------
     GpcLayoutMeasurement
     """
-    import occupancy
-
     arch = occupancy.architecture(info.compute_capability)
     kernel = compile_kernels(kernel_source("sm_map.cu"), ["sm_map"], arch=info.arch, name="sm_map")["sm_map"]
     function = driver_call(session.cuda.driver.cuKernelGetFunction, kernel.handle)

@@ -31,22 +31,29 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from ._checks import positive_series
-from ._timing import MAX_SECONDS
-from ._probe import Figures, RunContext
+from ._compile import compile_kernels, kernel_source
+from ._driver import driver_call
+from ._errors import DeviceError
 from ._format import format_size
+from ._probe import Figures, RunContext
+from ._timing import EventTimer, MAX_SECONDS, benchmark
 
 __all__ = [
     "HostLinkFit",
     "HostLinkPoint",
     "HostLinks",
+    "HostLinksProbe",
     "LinkSegment",
+    "PROBE",
     "fit_link",
     "fit_links",
     "fit_segments",
     "host_link_sizes",
     "measure_host_links",
+    "render_host_links",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -170,8 +177,6 @@ def fit_link(sizes: Sequence[int], seconds: Sequence[float]) -> tuple[float, flo
     >>> round(latency * 1e6, 1), round(rate / 1e9, 1), error < 1e-3
     (10.0, 50.0, True)
     """
-    from roofline import RooflineError
-
     # A timed copy is at least a nanosecond and at most a day; sizes fit in 64 bits.
     b = positive_series("sizes", sizes, 1, 2.0**63, " bytes")
     t = positive_series("seconds", seconds, 1e-9, MAX_SECONDS, " s")
@@ -303,11 +308,6 @@ def measure_host_links(session: Any, info: Any, *, quick: bool = False,
         A kind that fails is recorded in ``errors``; managed sizes the card has no room for
         are skipped (and said so).
     """
-    from ._compile import compile_kernels, kernel_source
-    from ._driver import driver_call
-    from ._errors import DeviceError
-    from ._timing import EventTimer, benchmark
-
     driver = session.cuda.driver
     stream = session.stream
     kernels = compile_kernels(kernel_source("memory.cu"), ["read_once", "write_once"], arch=session.arch,

@@ -30,7 +30,6 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-
 from roofline import RooflineError
 
 __all__ = ["DTYPES", "KernelArg", "parse_kernel_arg", "parse_kernel_args"]

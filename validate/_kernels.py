@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from roofline import Kernel, RooflineError, models
 
 __all__ = ["KernelCase", "build_case", "check_outputs", "supported_kernels", "VerificationResult"]
 
@@ -310,8 +311,6 @@ def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
     TypeError
         When `model` is not a kernel model or `rng` not a numpy Generator.
     """
-    from roofline import Kernel, RooflineError, models
-
     name = getattr(model, "name", None)
     builder = _BUILDERS.get(name) if isinstance(name, str) else None
     if builder is None:

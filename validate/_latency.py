@@ -26,11 +26,14 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from ._checks import positive_series
-from ._timing import MAX_SECONDS
-from ._probe import Figures, RunContext
+from ._compile import compile_kernels, kernel_source
+from ._errors import DeviceError
 from ._format import format_ns, format_size
+from ._probe import Figures, RunContext
+from ._timing import MAX_SECONDS
 
 __all__ = [
     "CHASE_HOPS",
@@ -38,11 +41,14 @@ __all__ = [
     "ChasePoint",
     "LatencyLadder",
     "LatencyLevels",
+    "LatencyProbe",
     "ModeSplit",
+    "PROBE",
     "chase_plans",
     "latency_levels",
     "measure_latency_ladder",
     "node_offsets",
+    "render_latency",
     "split_modes",
     "summarize_chase",
 ]
@@ -251,8 +257,6 @@ def split_modes(seconds: Sequence[float] | np.ndarray) -> ModeSplit:
     >>> split.separated, round(split.high_fraction, 2)
     (True, 0.4)
     """
-    from roofline import RooflineError
-
     # A hop is at least a picosecond (a tenth of a cycle at any clock) and at most a day.
     values = np.sort(np.log(positive_series("seconds", seconds, 1e-12, MAX_SECONDS, " s")))
     n = len(values)
@@ -376,9 +380,6 @@ def measure_latency_ladder(session: Any, info: Any, *, quick: bool = False, laun
     progress : callable
         One line per level.
     """
-    from ._compile import compile_kernels, kernel_source
-    from ._errors import DeviceError
-
     plans = chase_plans(info.l2_cache_bytes, info.memory_size_bytes, quick=quick)
     kernels = compile_kernels(kernel_source("latency.cu"), ["chase_link", "chase_ca", "chase_cg"],
                               arch=session.arch, name="latency.cu")

@@ -11,12 +11,18 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._driver import cuda_errors, cuda_modules
 from ._compile import compile_kernels, kernel_source
+from ._driver import cuda_errors, cuda_modules
 from ._probe import Figures, RunContext
 from ._timing import EventTimer, benchmark
 
-__all__ = ["LaunchOverhead", "measure_launch_overhead"]
+__all__ = [
+    "LaunchOverhead",
+    "LaunchProbe",
+    "PROBE",
+    "measure_launch_overhead",
+    "render_launch",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 

@@ -28,16 +28,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
-
 import occupancy
+import roofline
 from occupancy import CompileError, KernelResources
+from pydantic import BaseModel, ConfigDict, Field
+from roofline._adapters import counted_kernel, counts_from, launch_of
 
+from ._clocks import ClockSample, open_clock_monitor
 from ._compile import compile_cubin, kernel_resources, load_object_code
 from ._driver import cuda_errors
 from ._errors import DeviceError
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
-from ._clocks import ClockSample, open_clock_monitor
+from ._session import open_session
 from ._timing import TimingResult, benchmark
 
 __all__ = ["ClockReading", "Measurement", "OutputCheck", "measure"]
@@ -269,9 +271,6 @@ def _compare(outputs: Mapping[int, np.ndarray], expected: Mapping[int, np.ndarra
 
 def _prediction(gpu: Any, counts: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                 resources: KernelResources, dynamic: int, seconds: float | None) -> tuple[dict[str, Any], list[str]]:
-    import roofline
-    from roofline._adapters import counted_kernel, counts_from, launch_of
-
     notes: list[str] = []
     c = counts_from(counts)
     out: dict[str, Any] = {"counts": c.model_dump(mode="json")}
@@ -297,8 +296,6 @@ def _prediction(gpu: Any, counts: Any, grid: tuple[int, int, int], block: tuple[
 
 
 def _database_gpu(name: str, gpu: Any) -> Any:
-    import roofline
-
     if gpu is not None:
         return roofline.gpu(gpu) if isinstance(gpu, str) else gpu
     for candidate in (name, re.sub(r"^NVIDIA\s+", "", name)):
@@ -400,8 +397,6 @@ def measure(
         No GPU, a compile error (with the log), an unknown kernel name, or a launch that
         fails (too many threads, too much shared memory, a fault).
     """
-    from ._session import open_session
-
     if l2 not in ("flush", "warm"):
         raise ValueError(f"l2={l2!r} must be 'flush' or 'warm'")
     if not isinstance(kernel, str) or not kernel:

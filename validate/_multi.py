@@ -18,11 +18,16 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from occupancy.common import write_atomic
+from occupancy.common import as_path, check_writable, read_json, write_atomic
+from pydantic import ValidationError
 from roofline import RooflineError
+from roofline._gpu import translate_validation_error
 
+from ._driver import cuda_modules, driver_call, require_driver
 from ._errors import DeviceError
+from ._families import _check_families
 from ._report import REPORT_SCHEMA_VERSION, ReportSet, SpreadRow, ValidationReport, render_markdown
+from ._validate import check_run_arguments, run_validation
 
 __all__ = [
     "device_count",
@@ -116,11 +121,6 @@ def load_report_set(path: str | os.PathLike[str]) -> ReportSet:
     OSError
         When the file cannot be read.
     """
-    from pydantic import ValidationError
-
-    from occupancy.common import as_path, read_json
-    from roofline._gpu import translate_validation_error
-
     file = as_path(path, RooflineError)
     if file.is_dir():
         file = file / "report.json"
@@ -216,8 +216,6 @@ def merge_reports(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLik
     OSError
         When a file cannot be read or `out` cannot be written (checked before any file is read).
     """
-    from occupancy.common import check_writable
-
     if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, Sequence):
         raise TypeError(f"paths must be a sequence of report files or folders, not {type(paths).__name__}")
     if not paths:
@@ -236,16 +234,12 @@ def device_count() -> int:
     DeviceError
         No cuda-python, or no NVIDIA driver (cuda.bindings cannot load libcuda).
     """
-    from ._driver import cuda_modules, driver_call, require_driver
-
     require_driver()
     return int(driver_call(cuda_modules().driver.cuDeviceGetCount))
 
 
 def _child(device: int, out: str, quick: bool, kernels: Sequence[str] | None, seed: int | None,
            families: Sequence[str] | None = None) -> None:
-    from ._validate import run_validation
-
     def progress(message: str) -> None:
         print(f"gpuroof validate [gpu {device}]: {message}", file=sys.stderr, flush=True)
 
@@ -291,9 +285,6 @@ def run_validation_devices(
     OSError
         If `out` cannot be written (checked before any process starts).
     """
-    from ._families import _check_families
-    from ._validate import check_run_arguments
-
     if isinstance(devices, str):
         if devices != "all":
             raise RooflineError(f"devices={devices!r} must be 'all' or a sequence of device indices")

@@ -17,10 +17,14 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import occupancy
 
 from ._cluster_check import set_attribute
 from ._compile import compile_kernels, kernel_resources
+from ._device import query_device
+from ._driver import driver_call
 from ._occupancy_check import ProbeVariant, probe_source
+from ._session import open_session
 
 __all__ = ["PlannedLaunch", "launch_plan", "parse_ncu_csv", "run_launch_plan"]
 
@@ -100,10 +104,6 @@ def run_launch_plan(session: Any, info: Any, plan: list[PlannedLaunch], manifest
     skipped, so that ncu's rows stay in step with the launched entries. ``manifest``, an open
     text file, receives each entry as a JSON line as soon as it is known.
     """
-    import occupancy
-
-    from ._driver import driver_call
-
     arch = occupancy.architecture(info.compute_capability)
     variants = list(dict.fromkeys(p.variant for p in plan))
     kernels: dict[ProbeVariant, Any] = {}
@@ -171,12 +171,8 @@ def parse_ncu_csv(text: str) -> list[dict[str, str]]:
 
 def main(argv: list[str]) -> int:
     """Run the plan on device 0 and write the manifest, one JSON line per launch, to ``argv[0]``."""
-    from ._device import query_device
-    from ._session import open_session
-
     session = open_session(0)
     info = query_device(session)
-    import occupancy
 
     with open(argv[0], "w", encoding="utf-8") as f:
         entries = run_launch_plan(session, info, launch_plan(occupancy.architecture(info.compute_capability)), f)
@@ -231,8 +227,6 @@ LIMITS = {"warps": "occupancy_limit_warps", "registers": "occupancy_limit_regist
 def compare_launch(launch: dict[str, Any], arch: Any, carveout: int | None = None,
                    max_dynamic: int | None = None) -> dict[str, Any]:
     """One profiled launch against ``occupancy.calculate(...).driver``: the fields that differ."""
-    import occupancy
-
     inputs = _model_inputs(launch, arch, carveout, max_dynamic)
     result = occupancy.calculate(arch, **inputs)
     d = result.driver

@@ -16,11 +16,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+import occupancy
 from occupancy import KernelResources
+from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from ._compile import compile_kernels, kernel_resources, kernel_source
+from ._errors import DeviceError
 
 __all__ = [
     "OccupancyCheck",
@@ -85,8 +87,6 @@ def probe_source(variants: Sequence[ProbeVariant]) -> str:
     >>> "__shared__ float s_static[256];" in src and "bar.sync 2;" in src
     True
     """
-    from roofline import RooflineError
-
     if isinstance(variants, (str, bytes)) or not hasattr(variants, "__iter__"):
         raise TypeError(f"variants must be a sequence of ProbeVariant, not {type(variants).__name__}")
     template = string.Template(kernel_source("occupancy_probe.cu"))
@@ -211,8 +211,6 @@ def check_occupancy(
     -------
     OccupancyCheck
     """
-    import occupancy
-
     start = time.perf_counter()
     arch = occupancy.architecture(info.compute_capability)
     variants = probe_variants(quick)
@@ -221,7 +219,6 @@ def check_occupancy(
         by_cap.setdefault(v.max_register_count, []).append(v)
     kernels: dict[ProbeVariant, Any] = {}
     errors: dict[str, str] = {}
-    from ._errors import DeviceError
 
     for cap, group in by_cap.items():
         try:

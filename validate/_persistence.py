@@ -16,18 +16,27 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import roofline
 from pydantic import BaseModel, ConfigDict, Field
-from ._probe import Figures, RunContext
-from ._workingset import WorkingSet
+
+from ._compile import compile_kernels, kernel_source
+from ._driver import cuda_errors, driver_call
+from ._errors import DeviceError
 from ._format import format_size
+from ._probe import Figures, RunContext
+from ._timing import benchmark
+from ._workingset import WorkingSet
 
 __all__ = [
+    "PROBE",
     "Persistence",
     "PersistenceCase",
     "PersistencePoint",
+    "PersistenceProbe",
     "measure_persistence",
     "persistence_cases",
     "persistence_points",
+    "render_persistence",
     "repredict",
 ]
 
@@ -112,8 +121,6 @@ def persistence_cases(l2_cache_bytes: int, max_persisting_bytes: int, *, quick: 
 
 def _predict(case: PersistenceCase, *, l2_cache_bytes: int, max_persisting_bytes: int, dram: float,
              l2: float) -> Any:
-    import roofline
-
     hot_reads = case.stream_bytes / case.ratio
     return roofline.l2_persistence(
         case.hot_bytes, hit_ratio=case.hit_ratio or 0.0, set_aside_bytes=case.set_aside_bytes if case.hit_ratio else 0,
@@ -198,11 +205,6 @@ def measure_persistence(session: Any, info: Any, *, dram_bytes_per_second: float
     DeviceError
         When the device has no persisting L2 (``max_persisting_l2_bytes`` is 0).
     """
-    from ._compile import compile_kernels, kernel_source
-    from ._driver import cuda_errors, driver_call
-    from ._errors import DeviceError
-    from ._timing import benchmark
-
     if info.max_persisting_l2_bytes <= 0:
         raise DeviceError("the device has no persisting L2 (persistingL2CacheMaxSize is 0)")
     driver = session.cuda.driver

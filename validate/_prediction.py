@@ -20,9 +20,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import occupancy
+import roofline
 from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError, models
 
+from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
+from ._timing import benchmark
 
 __all__ = [
     "CliffCheck",
@@ -125,8 +130,6 @@ def sweep_configurations(quick: bool = False) -> list[tuple[int, int, int | None
 def _launch_for(arch: Any, block_size: int, elements: int, registers: int, dynamic_shared: int, n: int) -> Any:
     """The sweep kernel's launch, as `run_prediction_check` makes it: the kernel opts in to
     the architecture's whole shared memory and prefers the largest carveout."""
-    import occupancy
-
     return occupancy.Launch(
         grid=math.ceil(n / (block_size * elements)),
         block=block_size,
@@ -140,15 +143,11 @@ def _launch_for(arch: Any, block_size: int, elements: int, registers: int, dynam
 
 @functools.lru_cache(maxsize=8)
 def _copy_model(n: int) -> Any:
-    from roofline import models
-
     return models.copy(n)
 
 
 def predict_sweep_point(gpu: Any, calibration: Any, point: SweepPoint, n: int = SWEEP_ELEMENTS) -> SweepPoint:
     """Return `point` with the prediction of `roofline.predict` filled in."""
-    import roofline
-
     kernel = _copy_model(n)
     launch = _launch_for(gpu.architecture, point.block_size, point.elements_per_thread,
                          point.registers_per_thread, point.dynamic_shared_memory, n)
@@ -164,8 +163,6 @@ def predict_sweep_point(gpu: Any, calibration: Any, point: SweepPoint, n: int = 
 
 def _sweep_launches(gpu: Any, points: Sequence[SweepPoint], n: int) -> list[tuple[Any, Any, float]]:
     """(kernel, launch, measured seconds) of each sweep point, as `predict_sweep_point` predicts it."""
-    from roofline import RooflineError
-
     if isinstance(points, (str, bytes)) or not isinstance(points, Sequence):
         raise TypeError(f"points must be a sequence of SweepPoint, not {type(points).__name__}")
     for p in points:
@@ -196,8 +193,6 @@ def fit_sweep(
     (roofline.Calibration, CalibrationFit)
         The fitted calibration, and the fit with its train and test errors.
     """
-    import roofline
-
     record = roofline.gpu(gpu)
     _sweep_launches(record, points, n)  # checks them all
     train = [p for p in points if p.used_for_calibration]
@@ -261,8 +256,6 @@ def fit_calibration(
     >>> abs(predict_sweep_point(gpu, fitted, p).error) < 1e-3
     True
     """
-    import roofline
-
     record = roofline.gpu(gpu)
     fitted, _ = fit_to_measurements(record, base, _sweep_launches(record, points, n), parameters=parameters,
                                     max_evaluations=max_evaluations)
@@ -271,8 +264,6 @@ def fit_calibration(
 
 def _dynamic_shared_for_limit(arch: Any, block_size: int, registers: int, limit: int | None) -> int:
     """Dynamic shared memory that holds residency at `limit` blocks per SM (0 for no limit)."""
-    import occupancy
-
     if limit is None:
         return 0
     natural = occupancy.calculate(arch, threads_per_block=block_size, registers_per_thread=registers,
@@ -311,12 +302,6 @@ def run_prediction_check(
     quick : bool
         A smaller sweep (18 points instead of 80) and fewer repetitions.
     """
-    import occupancy
-    import roofline
-
-    from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
-    from ._timing import benchmark
-
     arch = gpu.architecture
     arch_name = f"sm_{arch.major}{arch.minor}"
     source = kernel_source("prediction.cu")

@@ -10,6 +10,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
+from roofline import RooflineError
+
+from ._files import write_calibration
+from ._prediction import PredictionCheck
+
 __all__ = ["plot_bandwidth_occupancy", "render_prediction_markdown", "write_prediction_report"]
 
 
@@ -90,9 +96,6 @@ def _fit_lines(fit: Any) -> list[str]:
 
 def plot_bandwidth_occupancy(check: Any, path: Path) -> None:
     """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
-    from occupancy.common import atomic_path
-    from roofline import RooflineError
-
     with atomic_path(path, RooflineError) as tmp:
         _plot(check, tmp)
 
@@ -142,12 +145,6 @@ def _plot(check: Any, path: Path) -> None:
 
 def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
     """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
-    from occupancy.common import check_writable, dumps_json, write_atomic
-    from roofline import RooflineError
-
-    from ._files import write_calibration
-    from ._prediction import PredictionCheck
-
     if not isinstance(check, PredictionCheck):
         raise TypeError(f"check must be a PredictionCheck, not {type(check).__name__}")
     folder = check_writable(out, RooflineError, folder=True, name="out")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
-from roofline import GPU, Calibration
+from roofline import Calibration, GPU
 
 from ._ceilings import Ceilings
 from ._device import DeviceInfo

@@ -3,12 +3,14 @@ devices in ``report.json``, written with Markdown and plots."""
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import roofline
 from occupancy.common import check_writable, write_atomic
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
@@ -16,19 +18,20 @@ from roofline import RooflineError
 from . import _measurement_report as sections
 from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
+from ._effects import MemoryEffects
 from ._family_report import FamilyReport, plot_families, render_family_markdown
 from ._files import write_calibration
 from ._hostlink import HostLinks
 from ._latency import LatencyLadder
 from ._launch import LaunchOverhead
 from ._occupancy_check import OccupancyCheck
-from ._effects import MemoryEffects
-from ._probes import PROBES
 from ._persistence import Persistence
 from ._prediction import PredictionCheck
+from ._prediction_report import plot_bandwidth_occupancy, render_prediction_markdown
+from ._probes import PROBES
 from ._reference import References
 from ._suite import KernelValidation, PredictionSummary
-from ._workingset import WorkingSet
+from ._workingset import WorkingSet, plot_working_set
 
 __all__ = ["REPORT_SCHEMA_VERSION", "ReportSet", "ValidationReport", "render_markdown", "write_report"]
 
@@ -234,8 +237,6 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
     elif report.families_error:
         lines += [f"{h2} Kernel families", "", f"Not measured: {report.families_error}", ""]
     if report.prediction is not None:
-        from ._prediction_report import render_prediction_markdown
-
         lines += [render_prediction_markdown(report.prediction, level=level + 1),
                   f"![bandwidth against occupancy]({assets}bandwidth_occupancy.png)", ""]
     elif report.prediction_error:
@@ -255,10 +256,6 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
 
 def _plot_png(report: ValidationReport, models: Sequence[Any]) -> bytes | None:
     """roofline.plot_roofline with the measured ceilings and measured kernel points."""
-    import io
-
-    import roofline
-
     if report.comparison.database_gpu is None:
         return None
     names = {"dram_copy": "dram", "l2_read": "l2", "shared_read": "l1", "fp32_fma": "fp32",
@@ -330,8 +327,6 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
     if calibration is not None:
         written["calibration"] = write_calibration(calibration, folder)
     if report.working_set is not None:
-        from ._workingset import plot_working_set
-
         try:
             png = plot_working_set(report.working_set, title=f"{report.device.name}: read bandwidth against footprint",
                                    l2_cache_bytes=report.device.l2_cache_bytes, sm_count=report.device.sm_count)
@@ -345,8 +340,6 @@ def write_report(report: ValidationReport, out: str | os.PathLike[str], models: 
         except Exception as exc:  # noqa: BLE001 - a plot failure must not lose the measurements
             progress(f"families.png not written: {type(exc).__name__}: {exc}")
     if report.prediction is not None:
-        from ._prediction_report import plot_bandwidth_occupancy
-
         try:
             sweep_path = folder / "bandwidth_occupancy.png"
             plot_bandwidth_occupancy(report.prediction, sweep_path)

@@ -14,10 +14,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import occupancy
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_cubin, kernel_resources, kernel_source
 from ._driver import cuda_errors, cuda_modules
+from ._occupancy_check import probe_source, probe_variants
 
 __all__ = ["ResourceMismatch", "ResourcesCheck", "TritonOccupancy", "check_resources", "resource_corpus"]
 
@@ -87,8 +89,6 @@ def resource_corpus(quick: bool = False) -> dict[str, str]:
     >>> sorted(resource_corpus(quick=True))
     ['ceilings.cu', 'prediction.cu', 'probe.cu', 'resources.cu', 'suite.cu']
     """
-    from ._occupancy_check import probe_source, probe_variants
-
     if not isinstance(quick, bool):
         raise TypeError(f"quick must be a bool, not {type(quick).__name__}")
 
@@ -144,8 +144,6 @@ def check_resources(
     -------
     ResourcesCheck
     """
-    import occupancy
-
     start = time.perf_counter()
     arch = occupancy.architecture(info.compute_capability)
     field_mismatches: list[ResourceMismatch] = []

@@ -8,9 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
-
+import occupancy
+import roofline
 from occupancy import KernelResources
+from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._errors import DeviceError
@@ -133,8 +135,6 @@ def measured_prediction(
     >>> measured_prediction(1e9, {"dram": 4e9}, 1e12, {"dram": 2e12})
     (0.002, 'dram')
     """
-    from roofline import RooflineError
-
     def number(name: str, value: Any, optional: bool = False) -> float | None:
         if value is None and optional:
             return None
@@ -275,8 +275,6 @@ def run_suite(
 def _model_prediction(database_gpu: Any, model: Any, case: Any, resources: KernelResources,
                       calibration: Any) -> dict[str, Any]:
     """`roofline.predict` for the launch as compiled: the real registers and shared memory."""
-    import roofline
-
     if database_gpu is None:
         return {}
     launch = model.launch.model_copy(update={
@@ -294,9 +292,6 @@ def _model_prediction(database_gpu: Any, model: Any, case: Any, resources: Kerne
 
 def _run_one(session: Any, info: Any, model: Any, *, database_gpu: Any, measured: Mapping[str, float | None],
              quick: bool, rng: np.random.Generator, calibration: Any = None) -> KernelValidation:
-    import occupancy
-    import roofline
-
     label = _label(model)
     level_bytes = {"dram": float(model.dram_bytes)}
     if getattr(model, "l2_bytes", None) is not None:

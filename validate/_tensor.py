@@ -17,6 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from ._compile import compile_kernels, kernel_source
+from ._errors import DeviceError
+from ._timing import benchmark
+
 __all__ = ["TENSOR_CEILINGS", "TensorKernel", "TensorMeasurement", "measure_tensor", "tensor_kernels"]
 
 #: Ceiling names (roofline precisions) measured on the tensor cores.
@@ -123,10 +127,6 @@ def measure_tensor(session: Any, info: Any, precision: str, *, quick: bool = Fal
     DeviceError
         When no candidate compiles and runs.
     """
-    from ._compile import compile_kernels, kernel_source
-    from ._errors import DeviceError
-    from ._timing import benchmark
-
     candidates = tensor_kernels(info.compute_capability).get(precision, ())
     if not candidates:
         raise DeviceError(f"no tensor kernel for {precision} on compute capability {info.compute_capability}")

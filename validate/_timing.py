@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from ._checks import as_float, check_callables, check_count, check_positive
 from ._compile import compile_kernels, kernel_source
@@ -88,8 +89,6 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
 
 def sample_seconds(value: Any) -> float:
     """One timed repetition from a timer, checked: a number from a picosecond to a day."""
-    from roofline import RooflineError
-
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"a timer must return a number of seconds, not {type(value).__name__}")
     if not (math.isfinite(seconds := as_float(value)) and MIN_SECONDS <= seconds <= MAX_SECONDS):
@@ -126,8 +125,6 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
     >>> summarize([1e-3, 2e-3, 3e-3]).median_seconds
     0.002
     """
-    from roofline import RooflineError
-
     if isinstance(samples_seconds, (str, bytes)) or not hasattr(samples_seconds, "__iter__"):
         raise TypeError(f"samples_seconds must be a sequence of numbers, not {type(samples_seconds).__name__}")
     samples = []

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as _dt
-import tomllib
-from importlib import metadata
 import os
 import socket
 import sys
 import time
+import tomllib
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 

@@ -15,6 +15,7 @@ Footprints between are transitions and are labelled so.
 
 from __future__ import annotations
 
+import io
 import math
 import statistics
 from collections.abc import Callable, Sequence
@@ -22,16 +23,22 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from ._probe import Figures, RunContext
+
+from ._compile import compile_kernels, kernel_source
 from ._format import format_rate, format_size
+from ._probe import Figures, RunContext
+from ._timing import benchmark
 
 __all__ = [
+    "PROBE",
     "WorkingSet",
     "WorkingSetPlateaus",
     "WorkingSetPoint",
+    "WorkingSetProbe",
     "footprint_level",
     "measure_working_set",
     "plot_working_set",
+    "render_working_set",
     "working_set_footprints",
     "working_set_plateaus",
 ]
@@ -153,9 +160,6 @@ def measure_working_set(session: Any, info: Any, *, quick: bool = False,
     progress : callable
         One summary line.
     """
-    from ._compile import compile_kernels, kernel_source
-    from ._timing import benchmark
-
     kernels = compile_kernels(kernel_source("memory.cu"), ["read_slices_ca", "read_slices_cg"], arch=session.arch,
                               name="memory.cu")
     threads = 256
@@ -197,8 +201,6 @@ def measure_working_set(session: Any, info: Any, *, quick: bool = False,
 
 def plot_working_set(working_set: WorkingSet, *, title: str, l2_cache_bytes: int, sm_count: int) -> bytes:
     """Bandwidth against footprint (log-log), both load kinds, plateaus and capacities marked: PNG bytes."""
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")

@@ -387,7 +387,6 @@ def fake_device(monkeypatch, make_report):
     """measure_families on a fake session: no compiler, kernels are (label, case) pairs."""
     import occupancy
 
-    import validate._compile as compile_module
     import validate._families as families_module
 
     session = _FakeSession()
@@ -410,8 +409,8 @@ def fake_device(monkeypatch, make_report):
         return {names[0]: built["current"]}
 
     monkeypatch.setattr(families_module, "family_specs", specs)
-    monkeypatch.setattr(compile_module, "compile_kernels", compile_kernels)
-    monkeypatch.setattr(compile_module, "kernel_resources",
+    monkeypatch.setattr(families_module, "compile_kernels", compile_kernels)
+    monkeypatch.setattr(families_module, "kernel_resources",
                         lambda kernel, name=None: occupancy.KernelResources(kernel=name, architecture="sm_90",
                                                                             registers_per_thread=16))
     info = validate.DeviceInfo(**{**make_report().device.model_dump(), "sm_count": 4})

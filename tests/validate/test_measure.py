@@ -226,7 +226,7 @@ def test_bad_input_is_refused_before_the_gpu_is_touched(monkeypatch):
     def no_gpu(*args, **kwargs):
         raise AssertionError("the GPU must not be opened for bad input")
 
-    monkeypatch.setattr("validate._session.open_session", no_gpu)
+    monkeypatch.setattr("validate._measure.open_session", no_gpu)
     x = np.zeros(4, np.float32)
     cases = [
         (dict(grid=0, block=1, args=[]), ValueError, "grid"),
