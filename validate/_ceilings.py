@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._clocks import ClockMonitor, ClockRecord
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._errors import DeviceError
+from ._session import Session
 from ._tensor import TENSOR_CEILINGS, measure_tensor, tensor_kernels
 from ._timing import TimingResult, benchmark
 
@@ -96,8 +98,8 @@ def _ceiling(name: str, unit: str, work: float, timing: TimingResult, datasheet:
 
 
 def measure_ceilings(
-    session: Any,
-    info: Any,
+    session: Session,
+    info: DeviceInfo,
     datasheet: Mapping[str, float | None],
     *,
     quick: bool = False,

@@ -13,15 +13,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import occupancy
+import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import KernelResources, compile_kernels, kernel_resources
+from ._device import DeviceInfo
 from ._driver import cuda_errors, driver_call
 from ._errors import DeviceError
 from ._occupancy_check import ProbeVariant, probe_source
+from ._session import Session
+
+if TYPE_CHECKING:
+    from cuda.core import Kernel
 
 __all__ = [
     "ClusterCheck",
@@ -80,7 +86,7 @@ SHAPES = {4: [(2, 2, 1)], 6: [(3, 2, 1)], 8: [(2, 4, 1), (2, 2, 2)], 9: [(3, 3, 
           16: [(4, 4, 1), (2, 8, 1), (2, 2, 4)]}
 
 
-def cluster_query_grid(arch: Any, resources: KernelResources, quick: bool = False) -> list[ClusterQuery]:
+def cluster_query_grid(arch: occupancy.Architecture, resources: KernelResources, quick: bool = False) -> list[ClusterQuery]:
     """The cluster questions asked about one kernel (the opt-in attribute is set to the
     architecture's maximum, so every dynamic size below is a legal launch)."""
     static = resources.static_shared_memory
@@ -173,7 +179,7 @@ def _error_text(exc: BaseException) -> str:
     return f"error: {text}"
 
 
-def set_attribute(session: Any, kernel: Any, function: Any, name: str, value: int) -> None:
+def set_attribute(session: Session, kernel: Kernel, function: Any, name: str, value: int) -> None:
     """Set ``CU_FUNC_ATTRIBUTE_<name>`` on the kernel for the session's device, or, where the
     driver refuses that for this attribute, on the kernel's function in the current context."""
     try:
@@ -187,7 +193,7 @@ def set_attribute(session: Any, kernel: Any, function: Any, name: str, value: in
 class _Asker:
     """Driver occupancy queries of one loaded kernel, with its attributes set as asked."""
 
-    def __init__(self, session: Any, kernel: Any) -> None:
+    def __init__(self, session: Session, kernel: Kernel) -> None:
         self.session = session
         self.kernel = kernel
         driver = session.cuda.driver
@@ -247,11 +253,11 @@ class _Asker:
             return _error_text(exc)
 
 
-def _load(session: Any, info: Any, variants: Sequence[ProbeVariant]) -> tuple[dict, dict[str, str]]:
+def _load(session: Session, info: DeviceInfo, variants: Sequence[ProbeVariant]) -> tuple[dict, dict[str, str]]:
     by_cap: dict[int | None, list[ProbeVariant]] = {}
     for v in variants:
         by_cap.setdefault(v.max_register_count, []).append(v)
-    kernels: dict[ProbeVariant, Any] = {}
+    kernels: dict[ProbeVariant, Kernel] = {}
     errors: dict[str, str] = {}
     for cap, group in by_cap.items():
         try:
@@ -265,8 +271,8 @@ def _load(session: Any, info: Any, variants: Sequence[ProbeVariant]) -> tuple[di
 
 
 def driver_cluster_answers(
-    session: Any,
-    info: Any,
+    session: Session,
+    info: DeviceInfo,
     *,
     quick: bool = False,
     progress: Callable[[str], None] = lambda message: None,
@@ -341,7 +347,7 @@ POLICIES = {0: "spread", 1: "spread", 2: "load_balancing"}
 """CUclusterSchedulingPolicy values: default, spread, load balancing."""
 
 
-def measured_layout(name: str, compute_capability: str, sms_per_gpc: Sequence[int], source: str) -> Any:
+def measured_layout(name: str, compute_capability: str, sms_per_gpc: Sequence[int], source: str) -> occupancy.GpcLayout:
     """A `occupancy.GpcLayout` for a layout just measured (the cluster limits of Hopper)."""
     return occupancy.GpcLayout(
         name=name, compute_capability=compute_capability, sm_count=sum(sms_per_gpc),
@@ -350,7 +356,7 @@ def measured_layout(name: str, compute_capability: str, sms_per_gpc: Sequence[in
     )
 
 
-def compare_answers(gpu: Any, answers: dict[str, Any]) -> tuple[int, int, list[ClusterMismatch]]:
+def compare_answers(gpu: str | occupancy.GpcLayout, answers: dict[str, Any]) -> tuple[int, int, list[ClusterMismatch]]:
     """Compare recorded driver answers (`driver_cluster_answers`) with the calculator.
 
     ``gpu`` is a GPU name with a packaged layout or an `occupancy.GpcLayout`. Returns
@@ -400,10 +406,10 @@ def compare_answers(gpu: Any, answers: dict[str, Any]) -> tuple[int, int, list[C
 
 
 def check_clusters(
-    session: Any,
-    info: Any,
+    session: Session,
+    info: DeviceInfo,
     *,
-    gpu: Any = None,
+    gpu: str | occupancy.GpcLayout | None = None,
     quick: bool = False,
     answers: dict[str, Any] | None = None,
     progress: Callable[[str], None] = lambda message: None,

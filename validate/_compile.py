@@ -14,7 +14,7 @@ from roofline import RooflineError
 from ._driver import cuda_errors, cuda_modules, require_driver
 
 if TYPE_CHECKING:
-    from cuda.core import ObjectCode
+    from cuda.core import Kernel, ObjectCode
 
 __all__ = [
     "compile_cubin",
@@ -104,7 +104,7 @@ def with_defines(source: str, defines: Mapping[str, int | str] | None = None) ->
     return "\n".join([*lines, source]) if lines else source
 
 
-_CACHE: dict[tuple[Any, ...], Any] = {}
+_CACHE: dict[tuple[str, tuple[str, ...], str, int | None], dict[str, Kernel]] = {}
 _ARCH = re.compile(r"sm_[0-9]{2,3}[af]?")
 #: Registers per thread a kernel can use on every architecture since sm_35 (``maxrregcount``).
 _MAX_REGISTERS = 255
@@ -117,7 +117,7 @@ def compile_kernels(
     arch: str,
     max_register_count: int | None = None,
     name: str = "gpuroof",
-) -> dict[str, Any]:
+) -> dict[str, Kernel]:
     """Compile ``source`` to a cubin for ``arch`` with NVRTC and load the named kernels.
 
     Parameters
@@ -249,7 +249,7 @@ def load_object_code(payload: bytes, kind: Literal["cubin", "fatbin"]) -> Object
     return core.ObjectCode.from_cubin(payload) if kind == "cubin" else core.ObjectCode.from_fatbin(payload)
 
 
-def kernel_resources(kernel: Any, name: str | None = None) -> KernelResources:
+def kernel_resources(kernel: Kernel, name: str | None = None) -> KernelResources:
     """What the driver says of a loaded kernel (``cuFuncGetAttribute``), as an
     `occupancy.KernelResources`.
 

@@ -10,6 +10,7 @@ import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._driver import cuda_errors
+from ._session import Session
 
 __all__ = ["DeviceComparison", "DeviceInfo", "FieldDifference", "compare_device", "gpu_slug", "query_device"]
 
@@ -77,7 +78,7 @@ class DeviceComparison(BaseModel):
     )
 
 
-def query_device(session: Any) -> DeviceInfo:
+def query_device(session: Session) -> DeviceInfo:
     """Read the device's properties through cuda.core (NVML clocks where available).
 
     Parameters
@@ -171,7 +172,7 @@ def _difference(field: str, device: Any, database: Any, tolerance: float = 0.0) 
     return FieldDifference(field=field, device=str(device), database=str(database))
 
 
-def _find_entry(info: DeviceInfo) -> tuple[Any, str]:
+def _find_entry(info: DeviceInfo) -> tuple[roofline.GPU | None, str]:
     for candidate in (info.name, re.sub(r"^NVIDIA\s+", "", info.name)):
         try:
             return roofline.gpu(candidate), "name"
@@ -186,7 +187,7 @@ def _find_entry(info: DeviceInfo) -> tuple[Any, str]:
     return None, "none"
 
 
-def compare_device(info: DeviceInfo) -> tuple[Any, DeviceComparison]:
+def compare_device(info: DeviceInfo) -> tuple[roofline.GPU | None, DeviceComparison]:
     """Match the device to a roofline database entry and list the figures that differ.
 
     Returns

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 from roofline import locality, mixed_dram_bandwidth
 
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._probe import Figures, RunContext
+from ._session import Session
 from ._timing import benchmark
 from ._workingset import WorkingSet
 
@@ -198,7 +200,7 @@ def page_probe_rows(warps: int) -> tuple[int, ...]:
     return tuple(rows for rows in (1024, 8192, 65536) if rows >= window and warps // rows >= 8)
 
 
-def measure_effects(session: Any, info: Any, *, dram_bytes_per_second: float, quick: bool = False,
+def measure_effects(session: Session, info: DeviceInfo, *, dram_bytes_per_second: float, quick: bool = False,
                     read_bytes_per_second: float | None = None,
                     progress: Callable[[str], None] = lambda message: None) -> MemoryEffects:
     """Run the probes on the device.

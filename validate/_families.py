@@ -32,8 +32,11 @@ from roofline import RooflineError, models
 from roofline.divergence import branch_divergence
 
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
+from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._kernels import F32, KernelCase, _normal, build_case, check_outputs
+from ._session import Session
+from ._suite import KernelValidation
 from ._timing import benchmark
 
 __all__ = ["FAMILIES", "FamilyRecord", "family_model", "family_specs", "measure_families"]
@@ -107,7 +110,7 @@ class FamilyRecord(BaseModel):
         return json_values(value, "arguments")
 
 
-def sass_summary(source: str, function: str, arch: str) -> Any:
+def sass_summary(source: str, function: str, arch: str) -> occupancy.SassSummary | None:
     """`function`'s SASS in figures (`occupancy.SassSummary`: NVRTC, then nvdisasm), or None
     where it cannot be read here (no nvdisasm, no NVRTC); the model then stands alone."""
     try:
@@ -138,7 +141,7 @@ class FamilySpec:
     source: str
     case: Callable[[np.random.Generator], KernelCase]
 
-    def kernel(self) -> Any:
+    def kernel(self) -> roofline.Kernel:
         """The `roofline.Kernel` that describes the launch."""
         return family_model(self.model, self.arguments)
 
@@ -146,7 +149,7 @@ class FamilySpec:
 # ------------------------------------------------------------------ the family-only kernels
 
 
-def _shared_model(grid: int, block: int, stride: int) -> Any:
+def _shared_model(grid: int, block: int, stride: int) -> roofline.Kernel:
     threads = grid * block
     ways = math.gcd(stride, 32)
     wavefronts = threads // 32 * SHARED_ITERS * ways
@@ -159,7 +162,7 @@ def _shared_model(grid: int, block: int, stride: int) -> Any:
         launch=occupancy.Launch(grid=grid, block=block, static_shared_memory=8192))
 
 
-def _branch_model(n: int, block: int, uniform: bool) -> Any:
+def _branch_model(n: int, block: int, uniform: bool) -> roofline.Kernel:
     thread = np.arange(block)
     side = (thread // 32) & 1 if uniform else thread & 1  # the kernel's `side` within a block of whole warps
     return roofline.Kernel(
@@ -171,7 +174,7 @@ def _branch_model(n: int, block: int, uniform: bool) -> Any:
         launch=occupancy.Launch(grid=-(-n // block), block=block))
 
 
-def _grid_stride_model(n: int, grid: int, block: int, loads_in_flight: int) -> Any:
+def _grid_stride_model(n: int, grid: int, block: int, loads_in_flight: int) -> roofline.Kernel:
     model = models.copy(n, block=block)
     per_thread = -(-n // (grid * block))
     launch = model.launch.model_copy(update={"grid": (grid, 1, 1), "elements_per_thread": per_thread,
@@ -181,7 +184,7 @@ def _grid_stride_model(n: int, grid: int, block: int, loads_in_flight: int) -> A
 
 
 #: Kernels of validate/kernels/families.cu with no `roofline.models` function.
-_FAMILY_MODELS: dict[str, Callable[..., Any]] = {
+_FAMILY_MODELS: dict[str, Callable[..., roofline.Kernel]] = {
     "branches": _branch_model,
     "grid_stride_copy": _grid_stride_model,
     "shared_stride": _shared_model,
@@ -189,7 +192,7 @@ _FAMILY_MODELS: dict[str, Callable[..., Any]] = {
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_model(model: str, arguments: str) -> Any:
+def _cached_model(model: str, arguments: str) -> roofline.Kernel:
     kwargs = json.loads(arguments)
     if model in _FAMILY_MODELS:
         try:
@@ -199,7 +202,7 @@ def _cached_model(model: str, arguments: str) -> Any:
     return models.get(model, **kwargs)
 
 
-def family_model(model: str, arguments: Mapping[str, Any]) -> Any:
+def family_model(model: str, arguments: Mapping[str, Any]) -> roofline.Kernel:
     """The `roofline.Kernel` of a family launch, rebuilt from its record's model and arguments.
 
     Parameters
@@ -418,7 +421,7 @@ def _check_families(families: Sequence[str] | None) -> tuple[str, ...]:
 # ------------------------------------------------------------------ measuring
 
 
-def _suite_record(row: Any, spec: FamilySpec | None) -> FamilyRecord:
+def _suite_record(row: KernelValidation, spec: FamilySpec | None) -> FamilyRecord:
     """A suite kernel's measurement as a family record (its family's label where one matches)."""
     timing = row.timing
     return FamilyRecord(
@@ -433,7 +436,7 @@ def _suite_record(row: Any, spec: FamilySpec | None) -> FamilyRecord:
         error=None if row.status == "ok" else f"{row.status}: {row.error}")
 
 
-def _matching_spec(row: Any, specs: Sequence[FamilySpec]) -> FamilySpec | None:
+def _matching_spec(row: KernelValidation, specs: Sequence[FamilySpec]) -> FamilySpec | None:
     """The family launch that is the suite row's kernel: same model, source, launch and parameters."""
     for spec in specs:
         if spec.model != row.name or spec.source != "suite.cu" or row.grid is None:
@@ -447,12 +450,12 @@ def _matching_spec(row: Any, specs: Sequence[FamilySpec]) -> FamilySpec | None:
 
 
 def measure_families(
-    session: Any,
-    info: Any,
+    session: Session,
+    info: DeviceInfo,
     *,
     quick: bool = False,
     families: Sequence[str] | None = None,
-    suite_rows: Sequence[Any] = (),
+    suite_rows: Sequence[KernelValidation] = (),
     rng: np.random.Generator | None = None,
     progress: Callable[[str], None] = lambda message: None,
 ) -> tuple[FamilyRecord, ...]:

@@ -118,7 +118,7 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [""])[0][:300]
 
 
-def _predict_row(record: FamilyRecord, gpu: Any, calibration: Any) -> FamilyRow:
+def _predict_row(record: FamilyRecord, gpu: roofline.GPU, calibration: roofline.Calibration) -> FamilyRow:
     if record.measured_seconds is None:
         return FamilyRow(record=record, error=f"not measured: {record.error}")
     try:
@@ -173,7 +173,7 @@ def _summary(family: str, rows: Sequence[FamilyRow], tolerance: float) -> Family
         roofline_worst_abs_percent=rw, roofline_worst_label=rl)
 
 
-def family_rows(records: Sequence[FamilyRecord], gpu: Any, calibration: Any, calibration_source: str,
+def family_rows(records: Sequence[FamilyRecord], gpu: roofline.GPU, calibration: roofline.Calibration, calibration_source: str,
                 device: str = "", source: str = "") -> FamilyReport:
     rows = tuple(_predict_row(r, gpu, calibration) for r in records)
     order = [f for f in FAMILIES if any(r.record.family == f for r in rows)]

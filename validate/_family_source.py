@@ -41,7 +41,7 @@ def _records(items: Sequence[Any], name: str, in_file: bool = False) -> list[Fam
     return records
 
 
-def _from_report(report: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
+def _from_report(report: ValidationReport) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
     if report.families is None:
         raise RooflineError(f"the report of {report.device.name} holds no family measurements"
                             + (f" ({report.families_error})" if report.families_error else ""))
@@ -49,7 +49,7 @@ def _from_report(report: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str
     return report.families.records, report.comparison.database_gpu, report.device.name, where
 
 
-def _from_set(report_set: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
+def _from_set(report_set: ReportSet) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
     if len(report_set.reports) != 1:
         devices = ", ".join(f"{r.host}:{r.device.index}" for r in report_set.reports)
         raise RooflineError(f"the report set holds {len(report_set.reports)} devices ({devices}); give one: "
@@ -57,7 +57,7 @@ def _from_set(report_set: Any) -> tuple[tuple[FamilyRecord, ...], str | None, st
     return _from_report(report_set.reports[0])
 
 
-def _from_file(path: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
+def _from_file(path: str | os.PathLike[str]) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
     target = as_path(path, RooflineError, "source")
     if target.is_dir():
         target = target / "report.json"
@@ -79,7 +79,7 @@ def _from_file(path: Any) -> tuple[tuple[FamilyRecord, ...], str | None, str, st
                         "nor a records file (records)")
 
 
-def family_report(source: Any, gpu: Any = None, *, calibration: Any = None) -> FamilyReport:
+def family_report(source: Any, gpu: roofline.GPU | str | None = None, *, calibration: roofline.Calibration | None = None) -> FamilyReport:
     """Predict every measured family launch with today's models, on the CPU, and summarise the errors.
 
     Parameters

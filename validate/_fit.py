@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import occupancy
 import roofline
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from roofline import Calibration, RooflineError
@@ -245,13 +246,13 @@ def _nelder_mead(f: Callable[[np.ndarray], float], x0: np.ndarray, step: float) 
 
 
 def fit_to_measurements(
-    gpu: Any,
-    base: Any,
-    launches: Sequence[tuple[Any, Any, float]],
+    gpu: roofline.GPU | str,
+    base: roofline.Calibration,
+    launches: Sequence[tuple[roofline.Kernel, occupancy.Launch, float]],
     *,
     parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
     max_evaluations: int = 600,
-) -> tuple[Any, CalibrationFit]:
+) -> tuple[roofline.Calibration, CalibrationFit]:
     """Fit `parameters` of `base` so that `roofline.predict` matches the measured launches.
 
     Parameters
@@ -315,7 +316,7 @@ def fit_to_measurements(
     started = time.perf_counter()
     seen: dict[tuple[float, ...], tuple[float, np.ndarray]] = {}
 
-    def calibration_at(values: Sequence[float]) -> Any:
+    def calibration_at(values: Sequence[float]) -> roofline.Calibration:
         return base.model_copy(update=dict(zip(names, (float(v) for v in values))))
 
     def evaluate(values: Sequence[float]) -> tuple[float, np.ndarray]:

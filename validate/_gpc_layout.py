@@ -11,7 +11,7 @@ were resident at once (from the blocks' global-timer spans) next to the driver's
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import occupancy
@@ -19,7 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._cluster_check import set_attribute
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._driver import cuda_errors, driver_call
+from ._session import Session
+
+if TYPE_CHECKING:
+    from cuda.core import Kernel
 
 __all__ = ["GpcLaunch", "GpcLayoutMeasurement", "measure_gpc_layout"]
 
@@ -69,7 +74,7 @@ def _max_overlap(starts: np.ndarray, ends: np.ndarray) -> int:
     return int(np.max(np.cumsum(events[order, 1]))) if len(events) else 0
 
 
-def _launch(session: Any, kernel: Any, function: Any, clusters: int, size: int, threads: int, dyn: int,
+def _launch(session: Session, kernel: Kernel, function: Any, clusters: int, size: int, threads: int, dyn: int,
             args: tuple[Any, ...]) -> None:
     core = session.cuda.core
     try:
@@ -95,8 +100,8 @@ def _launch(session: Any, kernel: Any, function: Any, clusters: int, size: int, 
 
 
 def measure_gpc_layout(
-    session: Any,
-    info: Any,
+    session: Session,
+    info: DeviceInfo,
     *,
     sizes: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16),
     blocks_per_sm: tuple[int, ...] = (1, 2),
@@ -174,7 +179,7 @@ def measure_gpc_layout(
     return GpcLayoutMeasurement(device_name=info.name, sm_count=sms, gpc_sms=tuple(gpcs), launches=tuple(launches))
 
 
-def _driver_clusters(session: Any, function: Any, size: int, threads: int, dyn: int) -> int | None:
+def _driver_clusters(session: Session, function: Any, size: int, threads: int, dyn: int) -> int | None:
     d = session.cuda.driver
     cfg = d.CUlaunchConfig()
     cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = size * 8, 1, 1

@@ -35,11 +35,14 @@ from roofline import RooflineError
 
 from ._checks import positive_series
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._driver import driver_call
 from ._errors import DeviceError
 from ._format import format_size
 from ._probe import Figures, RunContext
+from ._session import Session
 from ._timing import EventTimer, MAX_SECONDS, benchmark
+from ._timing import TimingResult
 
 __all__ = [
     "HostLinkFit",
@@ -288,7 +291,7 @@ def _wall(function: Callable[[], Any]) -> float:
     return time.perf_counter() - started
 
 
-def measure_host_links(session: Any, info: Any, *, quick: bool = False,
+def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = False,
                        progress: Callable[[str], None] = lambda message: None) -> HostLinks:
     """Measure every kind of host memory, both directions, over `host_link_sizes`.
 
@@ -328,7 +331,7 @@ def measure_host_links(session: Any, info: Any, *, quick: bool = False,
                 else (np.uint64(pointer), np.int64(vectors), np.float32(1.0)))
         return session.launcher(kernels[name], grid, (threads, 1, 1), args)
 
-    def record(memory: str, direction: str, nbytes: int, timing: Any, timer: str, touch: str | None = None) -> None:
+    def record(memory: str, direction: str, nbytes: int, timing: TimingResult, timer: str, touch: str | None = None) -> None:
         points.append(HostLinkPoint(memory=memory, direction=direction, touch=touch, bytes=nbytes,
                                     median_seconds=timing.median_seconds,
                                     bytes_per_second=nbytes / timing.median_seconds, spread=timing.spread,
@@ -426,7 +429,7 @@ def measure_host_links(session: Any, info: Any, *, quick: bool = False,
     return HostLinks(points=tuple(points), fits=fits, errors=errors)
 
 
-def render_host_links(links: Any, h: str = "##") -> list[str]:
+def render_host_links(links: HostLinks, h: str = "##") -> list[str]:
     """Every host-link transfer and the fits `roofline.transfer_time` uses."""
     lines = [f"{h} Host links", "",
              "Pinned and mapped: CUDA events behind a spin kernel (GPU-side). Pageable and managed device-to-host: "

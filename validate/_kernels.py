@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import roofline
 from roofline import Kernel, RooflineError, models
 
 __all__ = ["KernelCase", "build_case", "check_outputs", "supported_kernels", "VerificationResult"]
@@ -100,11 +101,11 @@ def _normal(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return entry[1][offset : offset + size].reshape(shape)
 
 
-def _launch(model: Any) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def _launch(model: roofline.Kernel) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     return model.launch.grid, model.launch.block  # occupancy.Launch keeps them as (x, y, z)
 
 
-def _elementwise(model: Any, rng: np.random.Generator) -> KernelCase:
+def _elementwise(model: roofline.Kernel, rng: np.random.Generator) -> KernelCase:
     name, p = model.name, model.parameters
     grid, block = _launch(model)
     n = int(p["n"])
@@ -202,7 +203,7 @@ def box_mean(image: np.ndarray, radius: int) -> np.ndarray:
     return window_sums(image.astype(np.float64)) / window_sums(np.ones((h, w)))
 
 
-def _blur(model: Any, rng: np.random.Generator) -> KernelCase:
+def _blur(model: roofline.Kernel, rng: np.random.Generator) -> KernelCase:
     p = model.parameters
     w, h, r = int(p["width"]), int(p["height"]), int(p.get("radius", 1))
     grid, block = _launch(model)
@@ -212,7 +213,7 @@ def _blur(model: Any, rng: np.random.Generator) -> KernelCase:
                       lambda i: {"out": box_mean(i["image"], r)}, tolerance=1e-6)
 
 
-def _matmul(model: Any, rng: np.random.Generator) -> KernelCase:
+def _matmul(model: roofline.Kernel, rng: np.random.Generator) -> KernelCase:
     p = model.parameters
     m = int(p["m"])
     k = int(p.get("k") or m)
@@ -260,7 +261,7 @@ def transpose_reference(variant: str, matrix: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(matrix.T)
 
 
-def _transpose(model: Any, rng: np.random.Generator) -> KernelCase:
+def _transpose(model: roofline.Kernel, rng: np.random.Generator) -> KernelCase:
     p = model.parameters
     rows = int(p["rows"])
     cols = int(p.get("cols") or rows)
@@ -293,7 +294,7 @@ def supported_kernels() -> tuple[str, ...]:
     return tuple(sorted(_BUILDERS))
 
 
-def build_case(model: Any, rng: np.random.Generator) -> KernelCase:
+def build_case(model: roofline.Kernel, rng: np.random.Generator) -> KernelCase:
     """Build the launchable case of a kernel model, with fresh random inputs from ``rng``.
 
     Parameters

@@ -30,9 +30,11 @@ from roofline import RooflineError
 
 from ._checks import positive_series
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._format import format_ns, format_size
 from ._probe import Figures, RunContext
+from ._session import Session
 from ._timing import MAX_SECONDS
 
 __all__ = [
@@ -364,7 +366,7 @@ def latency_levels(points: Sequence[ChasePoint], *, l2_cache_bytes: int) -> Late
     return LatencyLevels(notes=tuple(notes), **fields)
 
 
-def measure_latency_ladder(session: Any, info: Any, *, quick: bool = False, launches: int = 3,
+def measure_latency_ladder(session: Session, info: DeviceInfo, *, quick: bool = False, launches: int = 3,
                            progress: Callable[[str], None] = lambda message: None) -> LatencyLadder:
     """Run every chase of `chase_plans` on the device and derive the per-level latencies.
 
@@ -428,7 +430,7 @@ def measure_latency_ladder(session: Any, info: Any, *, quick: bool = False, laun
     return LatencyLadder(points=tuple(points), levels=levels, errors=errors)
 
 
-def render_latency(ladder: Any, h: str = "##") -> list[str]:
+def render_latency(ladder: LatencyLadder, h: str = "##") -> list[str]:
     """The per-level latencies with their proofs, and every chase of the sweeps."""
     v = ladder.levels
     lines = [f"{h} Latency ladder (pointer chases)", "",

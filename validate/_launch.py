@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._compile import compile_kernels, kernel_source
 from ._driver import cuda_errors, cuda_modules
 from ._probe import Figures, RunContext
+from ._session import Session
 from ._timing import EventTimer, benchmark
 
 __all__ = [
@@ -45,7 +46,7 @@ class LaunchOverhead(BaseModel):
     late_samples: int = Field(default=0, ge=0, description="Timer samples retried because the host was late.")
 
 
-def measure_launch_overhead(session: Any, *, quick: bool = False,
+def measure_launch_overhead(session: Session, *, quick: bool = False,
                             progress: Callable[[str], None] = lambda message: None) -> LaunchOverhead:
     """Measure the GPU-side cost of an empty kernel, per launch in a graph, and the host's.
 
@@ -106,7 +107,7 @@ def measure_launch_overhead(session: Any, *, quick: bool = False,
     return result
 
 
-def render_launch(launch: Any, h: str = "##") -> list[str]:
+def render_launch(launch: LaunchOverhead, h: str = "##") -> list[str]:
     """Launch cost with and without the host."""
     return [f"{h} Launch overhead", "",
             "| what | time | how |", "| --- | --- | --- |",

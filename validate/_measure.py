@@ -25,7 +25,7 @@ import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
 import numpy as np
 import occupancy
@@ -39,8 +39,11 @@ from ._compile import compile_cubin, kernel_resources, load_object_code
 from ._driver import cuda_errors
 from ._errors import DeviceError
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
-from ._session import open_session
+from ._session import Session, open_session
 from ._timing import TimingResult, benchmark
+
+if TYPE_CHECKING:
+    from cuda.core import Buffer, Kernel, Stream
 
 __all__ = ["ClockReading", "Measurement", "OutputCheck", "measure"]
 
@@ -173,7 +176,7 @@ def _kernel_names_in_source(source: str) -> list[str]:
 
 def _load_kernel(resolved: tuple[str, Any, str], name: str, *, arch: str,
                  defines: Mapping[str, Any] | None, include_paths: Sequence[str], std: str | None,
-                 max_register_count: int | None) -> Any:
+                 max_register_count: int | None) -> Kernel:
     kind, payload, label = resolved
     with cuda_errors(f"loading kernel {name!r} from {label}"):
         if kind in ("cuda", "ptx"):
@@ -226,7 +229,7 @@ def _normalise_args(args: Sequence[Any], sizes: Mapping[str, int] | None) -> lis
     return out
 
 
-def _check_against_kernel(kernel: Any, name: str, args: Sequence[Any]) -> str | None:
+def _check_against_kernel(kernel: Kernel, name: str, args: Sequence[Any]) -> str | None:
     """Compare the argument list with the kernel's parameters (count and sizes); a note if unknown."""
     try:
         info = list(kernel.arguments_info)
@@ -269,7 +272,7 @@ def _compare(outputs: Mapping[int, np.ndarray], expected: Mapping[int, np.ndarra
                        arguments=tuple(sorted(expected)), message=message)
 
 
-def _prediction(gpu: Any, counts: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
+def _prediction(gpu: roofline.GPU, counts: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                 resources: KernelResources, dynamic: int, seconds: float | None) -> tuple[dict[str, Any], list[str]]:
     notes: list[str] = []
     c = counts_from(counts)
@@ -295,7 +298,7 @@ def _prediction(gpu: Any, counts: Any, grid: tuple[int, int, int], block: tuple[
     return out, notes
 
 
-def _database_gpu(name: str, gpu: Any) -> Any:
+def _database_gpu(name: str, gpu: roofline.GPU | str | None) -> roofline.GPU | None:
     if gpu is not None:
         return roofline.gpu(gpu) if isinstance(gpu, str) else gpu
     for candidate in (name, re.sub(r"^NVIDIA\s+", "", name)):
@@ -324,7 +327,7 @@ def measure(
     expected: Mapping[int, np.ndarray] | Callable[[list[Any]], Mapping[int, np.ndarray]] | None = None,
     tolerance: float = 1e-5,
     counts: Any = None,
-    gpu: Any = None,
+    gpu: roofline.GPU | str | None = None,
     l2: Literal["flush", "warm"] = "flush",
     warmup: int = 3,
     min_repetitions: int = 10,
@@ -333,7 +336,7 @@ def measure(
     budget_seconds: float = 1.0,
     seed: int | None = None,
     device: int = 0,
-    session: Any = None,
+    session: Session = None,
 ) -> Measurement:
     """Launch a user's kernel on the GPU, check its outputs, time it, and compare with the prediction.
 
@@ -478,7 +481,7 @@ def measure(
             grid=tuple(g // c for g, c in zip(grid3, cluster3)) if cluster3 else grid3,
             block=block3, cluster=cluster3, shmem_size=dynamic_shared_memory)
 
-    def launch(stream: Any = session.stream) -> None:
+    def launch(stream: Stream = session.stream) -> None:
         with cuda_errors(f"launching {kernel}"):
             core.launch(stream, config, loaded, *device_args)
 
@@ -544,7 +547,7 @@ def measure(
                        clocks=_clock_reading([*([first] if first else []), *samples]), notes=tuple(notes), **base, **extra)
 
 
-def _poisoned_output(session: Any, elements: int, dtype: np.dtype) -> Any:
+def _poisoned_output(session: Session, elements: int, dtype: np.dtype) -> Buffer:
     """A device buffer for an output: NaN for floats (all bits set for integers), so that
     unwritten elements show in the check."""
     if dtype == np.float32:
@@ -555,7 +558,7 @@ def _poisoned_output(session: Any, elements: int, dtype: np.dtype) -> Any:
     return session.upload(np.full(elements, fill, dtype))
 
 
-def _graph_of(session: Any, launch: Callable[[Any], None], count: int) -> tuple[Callable[[], None], str]:
+def _graph_of(session: Session, launch: Callable[[Any], None], count: int) -> tuple[Callable[[], None], str]:
     """A function that replays ``count`` launches captured in one CUDA graph (or, when
     cuda.core cannot capture, enqueues them back to back)."""
     stream = session.stream

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
 
+from ._ceilings import Ceilings
 from ._format import format_mhz, format_rate
 
 __all__ = ["render_ceilings"]
 
 
-def render_ceilings(ceilings: Any, h: str = "##") -> list[str]:
+def render_ceilings(ceilings: Ceilings, h: str = "##") -> list[str]:
     """The ceilings table (ours, the best independent figure, the ceiling used) and the clocks table."""
     lines = [f"{h} Measured ceilings", "",
              "Ours = gpuroof's kernel; independent = the best library figure measured in the same session "

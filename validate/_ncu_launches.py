@@ -14,17 +14,20 @@ import io
 import json
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import occupancy
 
 from ._cluster_check import set_attribute
 from ._compile import compile_kernels, kernel_resources
-from ._device import query_device
+from ._device import DeviceInfo, query_device
 from ._driver import driver_call
 from ._occupancy_check import ProbeVariant, probe_source
-from ._session import open_session
+from ._session import Session, open_session
+
+if TYPE_CHECKING:
+    from cuda.core import Kernel
 
 __all__ = ["PlannedLaunch", "launch_plan", "parse_ncu_csv", "run_launch_plan"]
 
@@ -49,7 +52,7 @@ REGISTER_KERNELS = ((4, None), (200, 32), (200, 40), (200, 48), (200, 64), (200,
 """(live values, register cap) of the probe kernels: about 22 to 255 registers per thread."""
 
 
-def launch_plan(arch: Any, quick: bool = False) -> list[PlannedLaunch]:
+def launch_plan(arch: occupancy.Architecture, quick: bool = False) -> list[PlannedLaunch]:
     """The synthetic launches profiled, most telling first: carveouts, opt-in dynamic shared
     memory, static shared memory, clusters, launch history and grid size, then a grid of
     block sizes x registers x dynamic shared memory with no carveout."""
@@ -97,7 +100,7 @@ def launch_plan(arch: Any, quick: bool = False) -> list[PlannedLaunch]:
     return plan
 
 
-def run_launch_plan(session: Any, info: Any, plan: list[PlannedLaunch], manifest: Any = None) -> list[dict[str, Any]]:
+def run_launch_plan(session: Session, info: DeviceInfo, plan: list[PlannedLaunch], manifest: Any = None) -> list[dict[str, Any]]:
     """Launch every planned configuration once, in order; return one manifest entry each.
 
     A launch the driver would refuse (a block over the kernel's limit) is recorded and
@@ -106,7 +109,7 @@ def run_launch_plan(session: Any, info: Any, plan: list[PlannedLaunch], manifest
     """
     arch = occupancy.architecture(info.compute_capability)
     variants = list(dict.fromkeys(p.variant for p in plan))
-    kernels: dict[ProbeVariant, Any] = {}
+    kernels: dict[ProbeVariant, Kernel] = {}
     for cap in dict.fromkeys(v.max_register_count for v in variants):
         group = [v for v in variants if v.max_register_count == cap]
         loaded = compile_kernels(probe_source(group), [v.name for v in group], arch=info.arch,
@@ -208,7 +211,7 @@ def ncu_launches(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
     return out
 
 
-def _model_inputs(launch: dict[str, Any], arch: Any, carveout: int | None,
+def _model_inputs(launch: dict[str, Any], arch: occupancy.Architecture, carveout: int | None,
                   max_dynamic: int | None) -> dict[str, Any]:
     static, dynamic = int(launch["shared_mem_per_block_static"]), int(launch["shared_mem_per_block_dynamic"])
     if max_dynamic is None and static + dynamic > arch.max_shared_memory_per_block:
@@ -224,7 +227,7 @@ LIMITS = {"warps": "occupancy_limit_warps", "registers": "occupancy_limit_regist
           "barriers": "occupancy_limit_barriers"}
 
 
-def compare_launch(launch: dict[str, Any], arch: Any, carveout: int | None = None,
+def compare_launch(launch: dict[str, Any], arch: occupancy.Architecture, carveout: int | None = None,
                    max_dynamic: int | None = None) -> dict[str, Any]:
     """One profiled launch against ``occupancy.calculate(...).driver``: the fields that differ."""
     inputs = _model_inputs(launch, arch, carveout, max_dynamic)

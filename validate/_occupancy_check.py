@@ -14,7 +14,7 @@ import string
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import occupancy
 from occupancy import KernelResources
@@ -22,7 +22,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
 from ._compile import compile_kernels, kernel_resources, kernel_source
+from ._device import DeviceInfo
 from ._errors import DeviceError
+from ._session import Session
+
+if TYPE_CHECKING:
+    from cuda.core import Kernel
 
 __all__ = [
     "OccupancyCheck",
@@ -123,7 +128,7 @@ def probe_source(variants: Sequence[ProbeVariant]) -> str:
     return "\n".join(parts)
 
 
-def query_grid(arch: Any, resources: KernelResources, quick: bool = False) -> list[tuple[int, int, int | None, int | None]]:
+def query_grid(arch: occupancy.Architecture, resources: KernelResources, quick: bool = False) -> list[tuple[int, int, int | None, int | None]]:
     """The (threads_per_block, dynamic_shared_memory, max_dynamic_shared_memory, carveout)
     launches asked about one kernel. ``max_dynamic_shared_memory`` None is the default
     attribute (48 KiB minus static); an integer is the opt-in. ``carveout`` None is no
@@ -188,7 +193,7 @@ class OccupancyCheck(BaseModel):
         return len(self.mismatches)
 
 
-def _runtime_blocks(kernel: Any, threads: int, dyn: int) -> tuple[int | None, str]:
+def _runtime_blocks(kernel: Kernel, threads: int, dyn: int) -> tuple[int | None, str]:
     try:
         return int(kernel.occupancy.max_active_blocks_per_multiprocessor(threads, dyn)), ""
     except Exception as exc:  # noqa: BLE001 - a refused launch is an answer to compare
@@ -196,8 +201,8 @@ def _runtime_blocks(kernel: Any, threads: int, dyn: int) -> tuple[int | None, st
 
 
 def check_occupancy(
-    session: Any,
-    info: Any,
+    session: Session,
+    info: DeviceInfo,
     *,
     quick: bool = False,
     progress: Callable[[str], None] = lambda message: None,
@@ -217,7 +222,7 @@ def check_occupancy(
     by_cap: dict[int | None, list[ProbeVariant]] = {}
     for v in variants:
         by_cap.setdefault(v.max_register_count, []).append(v)
-    kernels: dict[ProbeVariant, Any] = {}
+    kernels: dict[ProbeVariant, Kernel] = {}
     errors: dict[str, str] = {}
 
     for cap, group in by_cap.items():
@@ -286,7 +291,7 @@ def check_occupancy(
     )
 
 
-def _runtime_potential_block_size(kernel: Any, need: int, max_threads: int, warp_size: int,
+def _runtime_potential_block_size(kernel: Kernel, need: int, max_threads: int, warp_size: int,
                                   threads_per_sm: int, sm_count: int) -> str:
     """``cudaOccupancyMaxPotentialBlockSize`` as cuda_runtime.h defines it: a loop over block
     sizes (largest first, warp-size steps) of the driver's active-blocks query, which honours
@@ -305,7 +310,7 @@ def _runtime_potential_block_size(kernel: Any, need: int, max_threads: int, warp
     return f"block_size={best_block} min_grid_size={best_blocks * sm_count}"
 
 
-def _compare_block_size(occupancy: Any, arch: Any, info: Any, kernel: Any, res: KernelResources,
+def _compare_block_size(occupancy: Any, arch: occupancy.Architecture, info: DeviceInfo, kernel: Kernel, res: KernelResources,
                         v: ProbeVariant, need: int, attribute: int | None,
                         carveout: int | None) -> OccupancyMismatch | None:
     # The driver's cuOccupancyMaxPotentialBlockSize (what cuda.core asks) ignores the kernel's

@@ -13,17 +13,20 @@ lines reset and the limit restored to what it was.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+
 
 import numpy as np
 import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._driver import cuda_errors, driver_call
 from ._errors import DeviceError
 from ._format import format_size
 from ._probe import Figures, RunContext
+from ._session import Session
+from ._timing import TimingResult
 from ._timing import benchmark
 from ._workingset import WorkingSet
 
@@ -120,7 +123,7 @@ def persistence_cases(l2_cache_bytes: int, max_persisting_bytes: int, *, quick: 
 
 
 def _predict(case: PersistenceCase, *, l2_cache_bytes: int, max_persisting_bytes: int, dram: float,
-             l2: float) -> Any:
+             l2: float) -> roofline.L2Persistence:
     hot_reads = case.stream_bytes / case.ratio
     return roofline.l2_persistence(
         case.hot_bytes, hit_ratio=case.hit_ratio or 0.0, set_aside_bytes=case.set_aside_bytes if case.hit_ratio else 0,
@@ -184,7 +187,7 @@ def repredict(persistence: Persistence, *, l2_cache_bytes: int) -> Persistence:
     return persistence.model_copy(update={"points": tuple(sorted(points, key=lambda p: order.get(p.case, 1 << 30)))})
 
 
-def measure_persistence(session: Any, info: Any, *, dram_bytes_per_second: float, l2_bytes_per_second: float,
+def measure_persistence(session: Session, info: DeviceInfo, *, dram_bytes_per_second: float, l2_bytes_per_second: float,
                         quick: bool = False, progress: Callable[[str], None] = lambda message: None) -> Persistence:
     """Measure every `persistence_cases` configuration and compare with `roofline.l2_persistence`.
 
@@ -235,7 +238,7 @@ def measure_persistence(session: Any, info: Any, *, dram_bytes_per_second: float
         w.missProp = driver.CUaccessProperty.CU_ACCESS_PROPERTY_STREAMING
         driver_call(driver.cuStreamSetAttribute, stream, attribute, value)
 
-    timings: dict[PersistenceCase, Any] = {}
+    timings: dict[PersistenceCase, TimingResult] = {}
     errors: dict[str, str] = {}
     try:
         for case in cases:
@@ -272,7 +275,7 @@ def measure_persistence(session: Any, info: Any, *, dram_bytes_per_second: float
                        l2_bytes_per_second=l2_bytes_per_second, errors=errors)
 
 
-def render_persistence(persistence: Any, h: str = "##") -> list[str]:
+def render_persistence(persistence: Persistence, h: str = "##") -> list[str]:
     """Measured against predicted time ratios of the access-policy windows."""
     lines = [f"{h} L2 persistence (access-policy window)", "",
              f"persistingL2CacheMaxSize {format_size(persistence.max_persisting_bytes)}, accessPolicyMaxWindowSize "

@@ -27,6 +27,7 @@ from roofline import RooflineError, models
 
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
+from ._session import Session
 from ._timing import benchmark
 
 __all__ = [
@@ -127,7 +128,7 @@ def sweep_configurations(quick: bool = False) -> list[tuple[int, int, int | None
     return list(itertools.product(SWEEP_BLOCK_SIZES, SWEEP_ELEMENTS_PER_THREAD, SWEEP_BLOCK_LIMITS))
 
 
-def _launch_for(arch: Any, block_size: int, elements: int, registers: int, dynamic_shared: int, n: int) -> Any:
+def _launch_for(arch: occupancy.Architecture, block_size: int, elements: int, registers: int, dynamic_shared: int, n: int) -> Any:
     """The sweep kernel's launch, as `run_prediction_check` makes it: the kernel opts in to
     the architecture's whole shared memory and prefers the largest carveout."""
     return occupancy.Launch(
@@ -142,11 +143,11 @@ def _launch_for(arch: Any, block_size: int, elements: int, registers: int, dynam
 
 
 @functools.lru_cache(maxsize=8)
-def _copy_model(n: int) -> Any:
+def _copy_model(n: int) -> roofline.Kernel:
     return models.copy(n)
 
 
-def predict_sweep_point(gpu: Any, calibration: Any, point: SweepPoint, n: int = SWEEP_ELEMENTS) -> SweepPoint:
+def predict_sweep_point(gpu: roofline.GPU, calibration: roofline.Calibration, point: SweepPoint, n: int = SWEEP_ELEMENTS) -> SweepPoint:
     """Return `point` with the prediction of `roofline.predict` filled in."""
     kernel = _copy_model(n)
     launch = _launch_for(gpu.architecture, point.block_size, point.elements_per_thread,
@@ -161,7 +162,7 @@ def predict_sweep_point(gpu: Any, calibration: Any, point: SweepPoint, n: int = 
     )
 
 
-def _sweep_launches(gpu: Any, points: Sequence[SweepPoint], n: int) -> list[tuple[Any, Any, float]]:
+def _sweep_launches(gpu: roofline.GPU, points: Sequence[SweepPoint], n: int) -> list[tuple[roofline.Kernel, occupancy.Launch, float]]:
     """(kernel, launch, measured seconds) of each sweep point, as `predict_sweep_point` predicts it."""
     if isinstance(points, (str, bytes)) or not isinstance(points, Sequence):
         raise TypeError(f"points must be a sequence of SweepPoint, not {type(points).__name__}")
@@ -178,14 +179,14 @@ def _sweep_launches(gpu: Any, points: Sequence[SweepPoint], n: int) -> list[tupl
 
 
 def fit_sweep(
-    gpu: Any,
-    base: Any,
+    gpu: roofline.GPU,
+    base: roofline.Calibration,
     points: Sequence[SweepPoint],
     *,
     parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
     n: int = SWEEP_ELEMENTS,
     max_evaluations: int = 600,
-) -> tuple[Any, CalibrationFit]:
+) -> tuple[roofline.Calibration, CalibrationFit]:
     """Fit on the points marked ``used_for_calibration`` and check on the others.
 
     Returns
@@ -207,14 +208,14 @@ def fit_sweep(
 
 
 def fit_calibration(
-    gpu: Any,
-    base: Any,
+    gpu: roofline.GPU,
+    base: roofline.Calibration,
     points: Sequence[SweepPoint],
     *,
     parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
     n: int = SWEEP_ELEMENTS,
     max_evaluations: int = 600,
-) -> Any:
+) -> roofline.Calibration:
     """Fit the declared parameters so that `roofline.predict` matches the copy-sweep `points`.
 
     Every candidate calibration predicts every point with `roofline.predict` (the launch of
@@ -262,7 +263,7 @@ def fit_calibration(
     return fitted
 
 
-def _dynamic_shared_for_limit(arch: Any, block_size: int, registers: int, limit: int | None) -> int:
+def _dynamic_shared_for_limit(arch: occupancy.Architecture, block_size: int, registers: int, limit: int | None) -> int:
     """Dynamic shared memory that holds residency at `limit` blocks per SM (0 for no limit)."""
     if limit is None:
         return 0
@@ -277,8 +278,8 @@ def _dynamic_shared_for_limit(arch: Any, block_size: int, registers: int, limit:
 
 
 def run_prediction_check(
-    session: Any,
-    gpu: Any,
+    session: Session,
+    gpu: roofline.GPU,
     *,
     progress: Callable[[str], None] = lambda message: None,
     n: int = SWEEP_ELEMENTS,

@@ -8,18 +8,19 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+
 
 from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
 from roofline import RooflineError
 
 from ._files import write_calibration
+from ._fit import CalibrationFit
 from ._prediction import PredictionCheck
 
 __all__ = ["plot_bandwidth_occupancy", "render_prediction_markdown", "write_prediction_report"]
 
 
-def render_prediction_markdown(check: Any, level: int = 1) -> str:
+def render_prediction_markdown(check: PredictionCheck, level: int = 1) -> str:
     """Markdown of a `PredictionCheck`: calibration, the sweep table, the cliff.
 
     ``level`` is the heading level of its title (2 inside the validation report).
@@ -83,7 +84,7 @@ def render_prediction_markdown(check: Any, level: int = 1) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fit_lines(fit: Any) -> list[str]:
+def _fit_lines(fit: CalibrationFit) -> list[str]:
     if fit is None:
         return []
     test = ("" if fit.test_max_abs_error is None else
@@ -94,13 +95,13 @@ def _fit_lines(fit: Any) -> list[str]:
             f"median {fit.train_median_abs_error:.1%}, worst {fit.train_max_abs_error:.1%}{test}.", ""]
 
 
-def plot_bandwidth_occupancy(check: Any, path: Path) -> None:
+def plot_bandwidth_occupancy(check: PredictionCheck, path: Path) -> None:
     """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
     with atomic_path(path, RooflineError) as tmp:
         _plot(check, tmp)
 
 
-def _plot(check: Any, path: Path) -> None:
+def _plot(check: PredictionCheck, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -143,7 +144,7 @@ def _plot(check: Any, path: Path) -> None:
     plt.close(fig)
 
 
-def write_prediction_report(check: Any, out: str | Path) -> dict[str, Path]:
+def write_prediction_report(check: PredictionCheck, out: str | Path) -> dict[str, Path]:
     """Write calibration.json, prediction.json, prediction.md and bandwidth_occupancy.png to `out`."""
     if not isinstance(check, PredictionCheck):
         raise TypeError(f"check must be a PredictionCheck, not {type(check).__name__}")

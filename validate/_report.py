@@ -254,7 +254,7 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
     return "\n".join(lines)
 
 
-def _plot_png(report: ValidationReport, models: Sequence[Any]) -> bytes | None:
+def _plot_png(report: ValidationReport, models: Sequence[roofline.Kernel]) -> bytes | None:
     """roofline.plot_roofline with the measured ceilings and measured kernel points."""
     if report.comparison.database_gpu is None:
         return None
@@ -283,7 +283,7 @@ def _plot_png(report: ValidationReport, models: Sequence[Any]) -> bytes | None:
     return buffer.getvalue()
 
 
-def write_report(report: ValidationReport, out: str | os.PathLike[str], models: Sequence[Any] = (),
+def write_report(report: ValidationReport, out: str | os.PathLike[str], models: Sequence[roofline.Kernel] = (),
                  progress: Callable[[str], None] = lambda message: None) -> dict[str, Path]:
     """Write report.json (a `ReportSet` of this one report), report.md, the plots and
     calibration.json into ``out``, each atomically.

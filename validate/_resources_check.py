@@ -18,8 +18,10 @@ import occupancy
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_cubin, kernel_resources, kernel_source
+from ._device import DeviceInfo
 from ._driver import cuda_errors, cuda_modules
 from ._occupancy_check import probe_source, probe_variants
+from ._session import Session
 
 __all__ = ["ResourceMismatch", "ResourcesCheck", "TritonOccupancy", "check_resources", "resource_corpus"]
 
@@ -98,7 +100,7 @@ def resource_corpus(quick: bool = False) -> dict[str, str]:
     return corpus
 
 
-def _driver_max_threads(occupancy: Any, arch: Any, r: Any) -> int:
+def _driver_max_threads(occupancy: Any, arch: occupancy.Architecture, r: Any) -> int:
     """The driver's MAX_THREADS_PER_BLOCK: the launch bounds, then the largest block whose
     registers fit (whole warps; the register file of an SM must hold one block)."""
     limit = min(arch.max_threads_per_block, r.max_threads_per_block or arch.max_threads_per_block)
@@ -110,7 +112,7 @@ def _driver_max_threads(occupancy: Any, arch: Any, r: Any) -> int:
     return 0
 
 
-def _launch_grid(arch: Any, static: int, quick: bool) -> list[tuple[int, int]]:
+def _launch_grid(arch: occupancy.Architecture, static: int, quick: bool) -> list[tuple[int, int]]:
     blocks = [32, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 896, 1024, 48, 200]
     dynamic_max = max(0, arch.max_shared_memory_per_block - static)
     dynamic = sorted({d for d in (0, 1, 1024, 4096, 8192, 12288, 16384, 24576, 32768, dynamic_max) if d <= dynamic_max})
@@ -120,8 +122,8 @@ def _launch_grid(arch: Any, static: int, quick: bool) -> list[tuple[int, int]]:
 
 
 def check_resources(
-    session: Any,
-    info: Any,
+    session: Session,
+    info: DeviceInfo,
     *,
     quick: bool = False,
     triton: bool = True,
@@ -258,7 +260,7 @@ def _triton_kernels() -> list[tuple[Any, dict[str, str], dict[str, Any], int, in
     ]
 
 
-def _check_triton(occupancy: Any, arch: Any, info: Any) -> tuple[TritonOccupancy, ...]:
+def _check_triton(occupancy: Any, arch: occupancy.Architecture, info: DeviceInfo) -> tuple[TritonOccupancy, ...]:
     import triton
     from triton.backends.compiler import GPUTarget
 

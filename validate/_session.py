@@ -4,13 +4,16 @@ or in `_compile`, errors translated by `_driver`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._driver import cuda_errors, cuda_modules, driver_call, first_sentence
 from ._errors import DeviceError
 from ._timing import QueuedEventTimer
+
+if TYPE_CHECKING:
+    from cuda.core import Buffer, Kernel
 
 __all__ = ["Session", "open_session"]
 
@@ -43,18 +46,18 @@ class Session:
             cc = self.device.compute_capability
             self.arch = f"sm_{int(cc.major)}{int(cc.minor)}"
         self.index = index
-        self.timer = QueuedEventTimer(self)
-        self._flush_buffer: Any = None
+        self.timer = QueuedEventTimer(self.stream, self.arch)
+        self._flush_buffer: Buffer | None = None
         self._flush_words = 0
-        self._keep: list[Any] = []
+        self._keep: list[object] = []
 
     # memory ---------------------------------------------------------------
-    def allocate(self, nbytes: int) -> Any:
+    def allocate(self, nbytes: int) -> Buffer:
         """Allocate ``nbytes`` of device memory (a cuda.core Buffer)."""
         with cuda_errors(f"allocating {nbytes} bytes"):
             return self.device.allocate(max(int(nbytes), 4), stream=self.stream)
 
-    def upload(self, array: np.ndarray) -> Any:
+    def upload(self, array: np.ndarray) -> Buffer:
         """Copy a host array to a new device buffer."""
         host = np.ascontiguousarray(array)
         buffer = self.allocate(host.nbytes)
@@ -62,14 +65,14 @@ class Session:
         driver_call(self.cuda.driver.cuMemcpyHtoD, int(buffer.handle), host.ctypes.data, host.nbytes)
         return buffer
 
-    def download(self, buffer: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    def download(self, buffer: Buffer, shape: tuple[int, ...], dtype: np.typing.DTypeLike) -> np.ndarray:
         """Copy a device buffer back into a new host array of ``shape`` and ``dtype``."""
         out = np.empty(shape, dtype=dtype)
         self.stream.sync()
         driver_call(self.cuda.driver.cuMemcpyDtoH, out.ctypes.data, int(buffer.handle), out.nbytes)
         return out
 
-    def poison(self, buffer: Any, nbytes: int) -> None:
+    def poison(self, buffer: Buffer, nbytes: int) -> None:
         """Fill a buffer with quiet NaNs so that unwritten outputs show."""
         driver_call(
             self.cuda.driver.cuMemsetD32Async, int(buffer.handle), POISON_WORD, nbytes // 4, self.stream.handle
@@ -91,7 +94,7 @@ class Session:
 
     # launching --------------------------------------------------------------
     def launcher(
-        self, kernel: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...], shared: int = 0
+        self, kernel: Kernel, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[object, ...], shared: int = 0
     ) -> Callable[[], None]:
         """Return a function that enqueues one launch of ``kernel`` on the stream."""
         core = self.cuda.core
@@ -109,7 +112,7 @@ class Session:
         with cuda_errors("waiting for the GPU"):
             self.stream.sync()
 
-    def set_kernel_attribute(self, kernel: Any, name: str, value: int) -> None:
+    def set_kernel_attribute(self, kernel: Kernel, name: str, value: int) -> None:
         """Set a function attribute (``MAX_DYNAMIC_SHARED_SIZE_BYTES``, ``PREFERRED_SHARED_MEMORY_CARVEOUT``).
 
         cuda.core reads kernel attributes but does not set them; this goes through
@@ -118,12 +121,6 @@ class Session:
         driver = self.cuda.driver
         attribute = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
         driver_call(driver.cuKernelSetAttribute, attribute, int(value), kernel.handle, self.device.device_id)
-
-    def get_kernel_attribute(self, kernel: Any, name: str) -> int:
-        """Read a function attribute straight from the driver (cuda.core caches its view)."""
-        driver = self.cuda.driver
-        attribute = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
-        return int(driver_call(driver.cuKernelGetAttribute, attribute, kernel.handle, self.device.device_id))
 
 
 def open_session(index: int = 0) -> Session:

@@ -15,8 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
+from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._kernels import build_case, check_outputs
+from ._session import Session
 from ._timing import TimingResult, benchmark
 
 __all__ = [
@@ -215,7 +217,7 @@ def summarize_predictions(rows: Sequence[KernelValidation]) -> PredictionSummary
                              failed=tuple(r.label for r in rows if r.status != "ok"))
 
 
-def _label(model: Any) -> str:
+def _label(model: roofline.Kernel) -> str:
     label = getattr(model, "label", None)
     if label:
         return str(label)
@@ -224,16 +226,16 @@ def _label(model: Any) -> str:
 
 
 def run_suite(
-    session: Any,
-    info: Any,
-    models: Sequence[Any],
+    session: Session,
+    info: DeviceInfo,
+    models: Sequence[roofline.Kernel],
     *,
-    database_gpu: Any,
+    database_gpu: roofline.GPU | None,
     measured: Mapping[str, float | None],
     quick: bool = False,
     rng: np.random.Generator,
     progress: Callable[[str], None] = lambda message: None,
-    calibration: Any = None,
+    calibration: roofline.Calibration | None = None,
 ) -> tuple[KernelValidation, ...]:
     """Compile, check and time every model's CUDA kernel; predict each from both ceilings.
 
@@ -272,8 +274,8 @@ def run_suite(
     return tuple(rows)
 
 
-def _model_prediction(database_gpu: Any, model: Any, case: Any, resources: KernelResources,
-                      calibration: Any) -> dict[str, Any]:
+def _model_prediction(database_gpu: roofline.GPU | None, model: roofline.Kernel, case: Any, resources: KernelResources,
+                      calibration: roofline.Calibration) -> dict[str, Any]:
     """`roofline.predict` for the launch as compiled: the real registers and shared memory."""
     if database_gpu is None:
         return {}
@@ -290,8 +292,8 @@ def _model_prediction(database_gpu: Any, model: Any, case: Any, resources: Kerne
     return {"model_predicted_seconds": p.seconds, "model_limiter": p.limiter}
 
 
-def _run_one(session: Any, info: Any, model: Any, *, database_gpu: Any, measured: Mapping[str, float | None],
-             quick: bool, rng: np.random.Generator, calibration: Any = None) -> KernelValidation:
+def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, database_gpu: roofline.GPU | None, measured: Mapping[str, float | None],
+             quick: bool, rng: np.random.Generator, calibration: roofline.Calibration | None = None) -> KernelValidation:
     label = _label(model)
     level_bytes = {"dram": float(model.dram_bytes)}
     if getattr(model, "l2_bytes", None) is not None:

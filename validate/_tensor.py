@@ -13,12 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+
 
 import numpy as np
 
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._errors import DeviceError
+from ._session import Session
+from ._timing import TimingResult
 from ._timing import benchmark
 
 __all__ = ["TENSOR_CEILINGS", "TensorKernel", "TensorMeasurement", "measure_tensor", "tensor_kernels"]
@@ -101,13 +104,13 @@ class TensorMeasurement:
     """The timed best candidate of one tensor ceiling."""
 
     work: float
-    timing: Any
+    timing: TimingResult
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     note: str
 
 
-def measure_tensor(session: Any, info: Any, precision: str, *, quick: bool = False,
+def measure_tensor(session: Session, info: DeviceInfo, precision: str, *, quick: bool = False,
                    target_seconds: float | None = None) -> TensorMeasurement:
     """Probe every candidate kernel and shape of `precision`, then time the fastest.
 

@@ -24,7 +24,7 @@ import numbers
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +33,9 @@ from roofline import RooflineError
 from ._checks import as_float, check_callables, check_count, check_positive
 from ._compile import compile_kernels, kernel_source
 from ._driver import cuda_errors, cuda_modules
+
+if TYPE_CHECKING:
+    from cuda.core import EventOptions, Stream
 
 __all__ = [
     "EventTimer",
@@ -55,7 +58,7 @@ MIN_SECONDS = 1e-12
 class Timer(Protocol):
     """Runs a callable once and returns how long its device work took, in seconds."""
 
-    def __call__(self, function: Callable[[], Any]) -> float: ...
+    def __call__(self, function: Callable[[], object]) -> float: ...
 
 
 class TimingResult(BaseModel):
@@ -87,7 +90,7 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def sample_seconds(value: Any) -> float:
+def sample_seconds(value: object) -> float:
     """One timed repetition from a timer, checked: a number from a picosecond to a day."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"a timer must return a number of seconds, not {type(value).__name__}")
@@ -296,11 +299,11 @@ class EventTimer:
         The stream the timed function enqueues its work on.
     """
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Stream) -> None:
         self._stream = stream
         self._options = cuda_modules().core.EventOptions(timing_enabled=True)
 
-    def __call__(self, function: Callable[[], Any]) -> float:
+    def __call__(self, function: Callable[[], object]) -> float:
         with cuda_errors("timing with CUDA events"):
             start = self._stream.record(options=self._options)
             function()
@@ -319,29 +322,32 @@ class QueuedEventTimer:
 
     Parameters
     ----------
-    session : validate.Session
-        The open device (its stream, its architecture for compiling the spin kernel).
+    stream : cuda.core.Stream
+        The open device's stream (`Session.stream`).
+    arch : str
+        Its architecture, ``"sm_90"``, for compiling the spin kernel.
     spin_seconds : float
         Spin length ahead of each sample; a late sample is retried behind 4x, then 16x.
     """
 
-    def __init__(self, session: Any, spin_seconds: float = 50e-6) -> None:
-        self._session = session
+    def __init__(self, stream: Stream, arch: str, spin_seconds: float = 50e-6) -> None:
+        self._stream = stream
+        self._arch = arch
         self.spin_seconds = float(spin_seconds)
         self.late = 0
         self.calls = 0
-        self._options: Any = None
-        self._spin: Any = None
+        self._options: EventOptions | None = None
+        self._spin: Callable[[int], None] | None = None
 
     def _spin_launcher(self) -> Callable[[int], None]:
         if self._options is None:
             self._options = cuda_modules().core.EventOptions(timing_enabled=True)
         if self._spin is None:
-            kernel = compile_kernels(kernel_source("latency.cu"), ["spin_kernel"], arch=self._session.arch,
+            kernel = compile_kernels(kernel_source("latency.cu"), ["spin_kernel"], arch=self._arch,
                                      name="latency.cu")["spin_kernel"]
-            core = self._session.cuda.core
+            core = cuda_modules().core
             config = core.LaunchConfig(grid=(1, 1, 1), block=(1, 1, 1))
-            stream = self._session.stream
+            stream = self._stream
 
             def spin(nanoseconds: int) -> None:
                 core.launch(stream, config, kernel, np.uint64(nanoseconds))
@@ -349,9 +355,9 @@ class QueuedEventTimer:
             self._spin = spin
         return self._spin
 
-    def __call__(self, function: Callable[[], Any]) -> float:
+    def __call__(self, function: Callable[[], object]) -> float:
         spin = self._spin_launcher()
-        stream = self._session.stream
+        stream = self._stream
         self.calls += 1
         for attempt in range(ATTEMPTS):
             spin_seconds = self.spin_seconds * 4**attempt

@@ -48,7 +48,7 @@ class ValidationRun:
         self.files = files
 
 
-def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) -> tuple[Any, ...]:
+def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) -> tuple[roofline.Kernel, ...]:
     """The kernel models to validate: ``roofline.models.suite()``, filtered by name or label.
 
     Parameters
@@ -86,8 +86,8 @@ def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) 
 
 
 def check_run_arguments(
-    *, out: Any, quick: Any, kernels: Any, device: Any, seed: Any, progress: Any
-) -> tuple[Any, ...]:
+    *, out: object, quick: object, kernels: object, device: object, seed: object, progress: object
+) -> tuple[roofline.Kernel, ...]:
     """Check `run_validation`'s arguments before any GPU work; return the models to validate.
 
     Shared with `run_validation_devices`, which checks them once in the parent before it

@@ -25,8 +25,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
 from ._format import format_rate, format_size
 from ._probe import Figures, RunContext
+from ._session import Session
 from ._timing import benchmark
 
 __all__ = [
@@ -147,7 +149,7 @@ def working_set_plateaus(points: Sequence[WorkingSetPoint]) -> WorkingSetPlateau
                               dram_points=len(dram))
 
 
-def measure_working_set(session: Any, info: Any, *, quick: bool = False,
+def measure_working_set(session: Session, info: DeviceInfo, *, quick: bool = False,
                         progress: Callable[[str], None] = lambda message: None) -> WorkingSet:
     """Run the sweep on the device.
 

@@ -414,7 +414,7 @@ def _timer(monkeypatch, host_delays):
 
     monkeypatch.setattr(_timing.time, "perf_counter", perf_counter)
     session = type("S", (), {"stream": _Stream(clock)})()
-    timer = _timing.QueuedEventTimer(session, spin_seconds=50e-6)
+    timer = _timing.QueuedEventTimer(session.stream, "sm_90", spin_seconds=50e-6)
     timer._options, spins = object(), []
     timer._spin = spins.append
 
