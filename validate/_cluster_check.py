@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from typing import Any, TYPE_CHECKING
 
 import occupancy
-import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._compile import KernelResources, compile_kernels, kernel_resources
+from ._compile import KernelResources, kernel_resources
 from ._device import DeviceInfo
+from ._differential import ProbeVariant, ask, counts_agree, error_text, load_probe_kernels
 from ._driver import cuda_errors, driver_call
 from ._errors import DeviceError
-from ._occupancy_check import ProbeVariant, probe_source
 from ._session import Session
 
 if TYPE_CHECKING:
@@ -174,11 +173,6 @@ class ClusterCheck(BaseModel):
         return len(self.mismatches)
 
 
-def _error_text(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return f"error: {text}"
-
-
 def set_attribute(session: Session, kernel: Kernel, function: Any, name: str, value: int) -> None:
     """Set ``CU_FUNC_ATTRIBUTE_<name>`` on the kernel for the session's device, or, where the
     driver refuses that for this attribute, on the kernel's function in the current context."""
@@ -232,42 +226,16 @@ class _Asker:
         return cfg
 
     def active_clusters(self, query: ClusterQuery) -> int | str:
-        try:
-            return int(driver_call(self.driver.cuOccupancyMaxActiveClusters, self.function,
-                                   self._config(query, True)))
-        except Exception as exc:  # noqa: BLE001 - a refused launch is an answer to compare
-            return _error_text(exc)
+        return ask(lambda: driver_call(self.driver.cuOccupancyMaxActiveClusters, self.function,
+                                       self._config(query, True)))
 
     def potential_cluster_size(self, query: ClusterQuery) -> int | str:
-        try:
-            return int(driver_call(self.driver.cuOccupancyMaxPotentialClusterSize, self.function,
-                                   self._config(query, False)))
-        except Exception as exc:  # noqa: BLE001
-            return _error_text(exc)
+        return ask(lambda: driver_call(self.driver.cuOccupancyMaxPotentialClusterSize, self.function,
+                                       self._config(query, False)))
 
     def active_blocks(self, query: ClusterQuery) -> int | str:
-        try:
-            return int(driver_call(self.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor, self.function,
-                                   query.threads_per_block, query.dynamic_shared_memory))
-        except Exception as exc:  # noqa: BLE001
-            return _error_text(exc)
-
-
-def _load(session: Session, info: DeviceInfo, variants: Sequence[ProbeVariant]) -> tuple[dict, dict[str, str]]:
-    by_cap: dict[int | None, list[ProbeVariant]] = {}
-    for v in variants:
-        by_cap.setdefault(v.max_register_count, []).append(v)
-    kernels: dict[ProbeVariant, Kernel] = {}
-    errors: dict[str, str] = {}
-    for cap, group in by_cap.items():
-        try:
-            loaded = compile_kernels(probe_source(group), [v.name for v in group], arch=info.arch,
-                                     max_register_count=cap, name=f"cluster_probe_r{cap or 0}")
-        except DeviceError as exc:
-            errors.update({v.name: str(exc) for v in group})
-            continue
-        kernels.update({v: loaded[v.name] for v in group})
-    return kernels, errors
+        return ask(lambda: driver_call(self.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor, self.function,
+                                       query.threads_per_block, query.dynamic_shared_memory))
 
 
 def driver_cluster_answers(
@@ -289,7 +257,7 @@ def driver_cluster_answers(
         (an int, or the driver's error text).
     """
     arch = occupancy.architecture(info.compute_capability)
-    kernels, errors = _load(session, info, cluster_probe_variants(quick))
+    kernels, errors = load_probe_kernels(info, cluster_probe_variants(quick), "cluster_probe")
     table, rows = [], []
     start = time.perf_counter()
     potential_seen: dict[tuple, int | str] = {}
@@ -306,7 +274,7 @@ def driver_cluster_answers(
             try:
                 asker.configure(q, max_dynamic)
             except Exception as exc:  # noqa: BLE001 - an attribute this driver refuses is recorded
-                rows.append([*head, *[_error_text(exc)] * 3])
+                rows.append([*head, *[error_text(exc)] * 3])
                 continue
             key = (q.threads_per_block, q.dynamic_shared_memory, q.carveout, q.non_portable, q.policy)
             if key not in potential_seen:
@@ -334,13 +302,6 @@ def _calculated(function: Callable[..., Any], field: str, **kw: Any) -> str:
         return str(getattr(function(**kw), field))
     except (ValueError, TypeError) as exc:
         return f"error: {exc}"
-
-
-def _same(driver: int | str, calculated: str) -> bool:
-    if isinstance(driver, str) or calculated.startswith("error"):
-        # A refused launch: the driver's error and the calculator's error, or a zero, agree.
-        return (driver if isinstance(driver, int) else 0) == (0 if calculated.startswith("error") else int(calculated))
-    return str(driver) == calculated
 
 
 POLICIES = {0: "spread", 1: "spread", 2: "load_balancing"}
@@ -388,7 +349,7 @@ def compare_answers(gpu: str | occupancy.GpcLayout, answers: dict[str, Any]) -> 
         clusters += 1
         calc = _calculated(occupancy.max_active_clusters, "active_clusters", gpu=layout, cluster_size=cluster, **kw)
         driver = row[cols["active_clusters"]]
-        if not _same(driver, calc):
+        if not counts_agree(driver, calc):
             mismatches.append(ClusterMismatch(query="max_active_clusters", driver=str(driver), calculated=calc,
                                               **common))
         key = (row[cols["kernel"]], kw["threads_per_block"], kw["dynamic_shared_memory"], carveout,
@@ -399,7 +360,7 @@ def compare_answers(gpu: str | occupancy.GpcLayout, answers: dict[str, Any]) -> 
         potentials += 1
         calc = _calculated(occupancy.max_potential_cluster_size, "cluster_size", gpu=layout, **kw)
         driver = row[cols["potential_cluster_size"]]
-        if not _same(driver, calc):
+        if not counts_agree(driver, calc):
             mismatches.append(ClusterMismatch(query="max_potential_cluster_size", driver=str(driver),
                                               calculated=calc, **{**common, "cluster": (0, 0, 0)}))
     return clusters, potentials, mismatches

@@ -25,9 +25,7 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict

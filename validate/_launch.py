@@ -7,12 +7,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_kernels, kernel_source
-from ._driver import cuda_errors, cuda_modules
+from ._driver import cuda_errors
 from ._probe import Figures, RunContext
 from ._session import Session
 from ._timing import EventTimer, benchmark

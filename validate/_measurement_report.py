@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ._ceilings import Ceilings
 from ._format import format_mhz, format_rate
 

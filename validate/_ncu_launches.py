@@ -14,20 +14,18 @@ import io
 import json
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any, TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import occupancy
 
 from ._cluster_check import set_attribute
-from ._compile import compile_kernels, kernel_resources
+from ._compile import kernel_resources
 from ._device import DeviceInfo, query_device
+from ._differential import ProbeVariant, load_probe_kernels
 from ._driver import driver_call
-from ._occupancy_check import ProbeVariant, probe_source
+from ._errors import DeviceError
 from ._session import Session, open_session
-
-if TYPE_CHECKING:
-    from cuda.core import Kernel
 
 __all__ = ["PlannedLaunch", "launch_plan", "parse_ncu_csv", "run_launch_plan"]
 
@@ -109,12 +107,9 @@ def run_launch_plan(session: Session, info: DeviceInfo, plan: list[PlannedLaunch
     """
     arch = occupancy.architecture(info.compute_capability)
     variants = list(dict.fromkeys(p.variant for p in plan))
-    kernels: dict[ProbeVariant, Kernel] = {}
-    for cap in dict.fromkeys(v.max_register_count for v in variants):
-        group = [v for v in variants if v.max_register_count == cap]
-        loaded = compile_kernels(probe_source(group), [v.name for v in group], arch=info.arch,
-                                 max_register_count=cap, name=f"ncu_probe_r{cap or 0}")
-        kernels.update({v: loaded[v.name] for v in group})
+    kernels, errors = load_probe_kernels(info, variants, "ncu_probe")
+    if errors:  # every planned launch needs its kernel: no partial profile
+        raise DeviceError(next(iter(errors.values())))
     n = 1024
     source = session.upload(np.arange(n, dtype=np.float32))
     most = max(max(p.cluster_size * info.sm_count, p.grid or 0) for p in plan) * 1024

@@ -10,20 +10,17 @@ Every mismatch is kept.
 
 from __future__ import annotations
 
-import string
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, TYPE_CHECKING
 
 import occupancy
 from occupancy import KernelResources
 from pydantic import BaseModel, ConfigDict, Field
-from roofline import RooflineError
 
-from ._compile import compile_kernels, kernel_resources, kernel_source
+from ._compile import kernel_resources
 from ._device import DeviceInfo
-from ._errors import DeviceError
+from ._differential import ProbeVariant, ask, counts_agree, error_text, load_probe_kernels
 from ._session import Session
 
 if TYPE_CHECKING:
@@ -32,28 +29,10 @@ if TYPE_CHECKING:
 __all__ = [
     "OccupancyCheck",
     "OccupancyMismatch",
-    "ProbeVariant",
     "check_occupancy",
-    "probe_source",
     "probe_variants",
     "query_grid",
 ]
-
-
-@dataclass(frozen=True)
-class ProbeVariant:
-    """One generated kernel: live float values, static shared bytes, barriers, register cap."""
-
-    live: int
-    static_shared_memory: int
-    barriers: int
-    max_register_count: int | None = None
-
-    @property
-    def name(self) -> str:
-        """The kernel's C name, unique per variant."""
-        cap = self.max_register_count or 0
-        return f"probe_l{self.live}_s{self.static_shared_memory}_b{self.barriers}_r{cap}"
 
 
 def probe_variants(quick: bool = False) -> tuple[ProbeVariant, ...]:
@@ -81,51 +60,6 @@ def probe_variants(quick: bool = False) -> tuple[ProbeVariant, ...]:
         for live in (16, 120):
             variants.append(ProbeVariant(live, 2052, barriers))
     return tuple(dict.fromkeys(variants))
-
-
-def probe_source(variants: Sequence[ProbeVariant]) -> str:
-    """CUDA C for the given variants, from the ``occupancy_probe.cu`` template.
-
-    Examples
-    --------
-    >>> src = probe_source([ProbeVariant(4, 1024, 3)])
-    >>> "__shared__ float s_static[256];" in src and "bar.sync 2;" in src
-    True
-    """
-    if isinstance(variants, (str, bytes)) or not hasattr(variants, "__iter__"):
-        raise TypeError(f"variants must be a sequence of ProbeVariant, not {type(variants).__name__}")
-    template = string.Template(kernel_source("occupancy_probe.cu"))
-    parts = []
-    for v in variants:
-        if not isinstance(v, ProbeVariant):
-            raise TypeError(f"variants must hold ProbeVariant, not {type(v).__name__}")
-        for name in ("live", "static_shared_memory", "barriers"):
-            value = getattr(v, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-        cap = v.max_register_count
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int)):
-            raise TypeError(f"max_register_count must be an int, not {type(cap).__name__}")
-        if not 1 <= v.live <= 4096:
-            raise RooflineError(f"live={v.live} must be between 1 and 4096 floats")
-        # Static shared memory is at most 48 KiB per block on every architecture.
-        if not 0 <= v.static_shared_memory <= 49152 or v.static_shared_memory % 4:
-            raise RooflineError(
-                f"static_shared_memory={v.static_shared_memory} must be a multiple of 4 bytes from 0 to 49152"
-            )
-        if not 1 <= v.barriers <= 16:
-            raise RooflineError(f"barriers={v.barriers} must be between 1 and 16")
-        words = v.static_shared_memory // 4
-        has_static = words > 0
-        parts.append(template.substitute(
-            name=v.name,
-            live=v.live,
-            static_declaration=f"__shared__ float s_static[{words}];" if has_static else "",
-            static_store=f"s_static[threadIdx.x % {words}] = acc;" if has_static else "",
-            static_load=f"acc += s_static[(threadIdx.x + 1) % {words}];" if has_static else "",
-            barrier_statement=f'asm volatile("bar.sync {v.barriers - 1};" ::: "memory");' if v.barriers > 1 else "",
-        ))
-    return "\n".join(parts)
 
 
 def query_grid(arch: occupancy.Architecture, resources: KernelResources, quick: bool = False) -> list[tuple[int, int, int | None, int | None]]:
@@ -193,11 +127,9 @@ class OccupancyCheck(BaseModel):
         return len(self.mismatches)
 
 
-def _runtime_blocks(kernel: Kernel, threads: int, dyn: int) -> tuple[int | None, str]:
-    try:
-        return int(kernel.occupancy.max_active_blocks_per_multiprocessor(threads, dyn)), ""
-    except Exception as exc:  # noqa: BLE001 - a refused launch is an answer to compare
-        return None, f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+def _runtime_blocks(kernel: Kernel, threads: int, dyn: int) -> int | str:
+    """The driver's active blocks per SM (``cuOccupancyMaxActiveBlocksPerMultiprocessor``), or its refusal."""
+    return ask(lambda: kernel.occupancy.max_active_blocks_per_multiprocessor(threads, dyn))
 
 
 def check_occupancy(
@@ -219,22 +151,7 @@ def check_occupancy(
     start = time.perf_counter()
     arch = occupancy.architecture(info.compute_capability)
     variants = probe_variants(quick)
-    by_cap: dict[int | None, list[ProbeVariant]] = {}
-    for v in variants:
-        by_cap.setdefault(v.max_register_count, []).append(v)
-    kernels: dict[ProbeVariant, Kernel] = {}
-    errors: dict[str, str] = {}
-
-    for cap, group in by_cap.items():
-        try:
-            loaded = compile_kernels(probe_source(group), [v.name for v in group], arch=info.arch,
-                                     max_register_count=cap, name=f"occupancy_probe_r{cap or 0}")
-        except DeviceError as exc:
-            for v in group:
-                errors[v.name] = str(exc)
-            continue
-        for v in group:
-            kernels[v] = loaded[v.name]
+    kernels, errors = load_probe_kernels(info, variants, "occupancy_probe")
     mismatches: list[OccupancyMismatch] = []
     launches = block_checks = 0
     registers_seen, statics_seen = set(), set()
@@ -260,7 +177,7 @@ def check_occupancy(
                     if mismatch is not None:
                         mismatches.append(mismatch)
             launches += 1
-            runtime, runtime_error = _runtime_blocks(kernel, threads, dyn)
+            runtime = _runtime_blocks(kernel, threads, dyn)
             try:
                 calc = occupancy.calculate(
                     arch, threads_per_block=threads, registers_per_thread=res.registers_per_thread,
@@ -268,15 +185,15 @@ def check_occupancy(
                     max_dynamic_shared_memory=attribute, carveout=carveout, block_barriers=v.barriers,
                     max_threads_per_block=res.max_threads_per_block,
                 )
-                calculated, calc_error = calc.active_blocks_per_sm, ""
+                calculated: int | str = calc.active_blocks_per_sm
             except (ValueError, TypeError) as exc:
-                calculated, calc_error = None, f"error: {exc}"
-            if (runtime or 0) != (calculated or 0):
+                calculated = f"error: {exc}"
+            if not counts_agree(runtime, calculated):
                 mismatches.append(OccupancyMismatch(
                     query="active_blocks", kernel=v.name, registers_per_thread=res.registers_per_thread,
                     static_shared_memory=res.static_shared_memory, block_barriers=v.barriers,
                     threads_per_block=threads, dynamic_shared_memory=dyn, max_dynamic_shared_memory=attribute,
-                    carveout=carveout, runtime=runtime_error or str(runtime), calculated=calc_error or str(calculated),
+                    carveout=carveout, runtime=str(runtime), calculated=str(calculated),
                 ))
         # Leave the kernel as compiled, for anyone reusing the cached module.
         session.set_kernel_attribute(kernel, "PREFERRED_SHARED_MEMORY_CARVEOUT", -1)
@@ -300,9 +217,9 @@ def _runtime_potential_block_size(kernel: Kernel, need: int, max_threads: int, w
     aligned = -(-max_threads // warp_size) * warp_size
     for candidate in range(aligned, 0, -warp_size):
         block = min(max_threads, candidate)
-        blocks, error = _runtime_blocks(kernel, block, need)
-        if error:
-            return error
+        blocks = _runtime_blocks(kernel, block, need)
+        if isinstance(blocks, str):
+            return blocks
         if block * blocks > best_threads:
             best_block, best_blocks, best_threads = block, blocks, block * blocks
         if best_threads == threads_per_sm:
@@ -321,8 +238,8 @@ def _compare_block_size(occupancy: Any, arch: occupancy.Architecture, info: Devi
         try:
             r = kernel.occupancy.max_potential_block_size(need, 0)
             runtime = f"block_size={int(r.max_block_size)} min_grid_size={int(r.min_grid_size)}"
-        except Exception as exc:  # noqa: BLE001
-            runtime = f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        except Exception as exc:  # noqa: BLE001 - a refusal is an answer to compare
+            runtime = error_text(exc)
     else:
         runtime = _runtime_potential_block_size(kernel, need, min(arch.max_threads_per_block, res.max_threads_per_block),
                                                 arch.warp_size, arch.max_threads_per_sm, info.sm_count)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-
 import numpy as np
 import roofline
 from pydantic import BaseModel, ConfigDict, Field

@@ -9,7 +9,6 @@ import json
 import math
 from pathlib import Path
 
-
 from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
 from roofline import RooflineError
 

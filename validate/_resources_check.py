@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_cubin, kernel_resources, kernel_source
 from ._device import DeviceInfo
+from ._differential import probe_source
 from ._driver import cuda_errors, cuda_modules
-from ._occupancy_check import probe_source, probe_variants
+from ._occupancy_check import probe_variants
 from ._session import Session
 
 __all__ = ["ResourceMismatch", "ResourcesCheck", "TritonOccupancy", "check_resources", "resource_corpus"]

@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-
 import numpy as np
 
 from ._compile import compile_kernels, kernel_source

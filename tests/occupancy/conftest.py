@@ -96,7 +96,7 @@ def cuda_device():
 # -- The resource corpus: kernels compiled by NVIDIA's own tools, for the differential tests --
 
 # Source file -> oldest SM it compiles for (ceilings.cu uses mma.sync m16n8k16, sm_80+).
-# The occupancy probes (_occupancy_check.probe_source) join on the GPU only: they take ptxas ~10 s
+# The occupancy probes (_differential.probe_source) join on the GPU only: they take ptxas ~10 s
 # per architecture, and these files already hold more than 50 kernels.
 CORPUS_SOURCES = {"suite.cu": 50, "prediction.cu": 50, "resources.cu": 50, "ceilings.cu": 80}
 # CUDA 13's nvcc targets sm_75 and later (nvcc --list-gpu-arch); the older architectures are
@@ -164,10 +164,10 @@ def cuobjdump_path() -> str | None:
 
 
 def corpus_source(name: str) -> str:
-    from validate import _compile, _occupancy_check
+    from validate import _compile, _differential, _occupancy_check
 
     if name == "probe.cu":
-        return _occupancy_check.probe_source([v for v in _occupancy_check.probe_variants() if v.max_register_count is None])
+        return _differential.probe_source([v for v in _occupancy_check.probe_variants() if v.max_register_count is None])
     return _compile.kernel_source(name)
 
 

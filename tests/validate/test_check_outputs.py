@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pytest
 
-import validate
 from validate import _kernels
 from validate._kernels import F32, KernelCase
 

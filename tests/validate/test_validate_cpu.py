@@ -18,7 +18,7 @@ import roofline
 import validate
 from roofline import models
 from occupancy import _files
-from validate import _compile, _kernels, _occupancy_check, _report, _suite, _timing
+from validate import _compile, _differential, _kernels, _occupancy_check, _report, _suite, _timing
 from gpuroof import main
 
 # ---------------------------------------------------------------- public surface
@@ -165,18 +165,18 @@ def test_every_case_function_is_defined_in_the_suite_source():
 
 
 def test_probe_source_generates_one_kernel_per_variant():
-    variants = [_occupancy_check.ProbeVariant(8, 0, 1), _occupancy_check.ProbeVariant(40, 4096, 16, 64),
-                _occupancy_check.ProbeVariant(8, 2052, 4)]
-    src = _occupancy_check.probe_source(variants)
+    variants = [_differential.ProbeVariant(8, 0, 1), _differential.ProbeVariant(40, 4096, 16, 64),
+                _differential.ProbeVariant(8, 2052, 4)]
+    src = _differential.probe_source(variants)
     for v in variants:
         assert src.count(f"void {v.name}(") == 1
     assert "__shared__ float s_static[1024];" in src and "__shared__ float s_static[513];" in src
     assert 'bar.sync 15;' in src and 'bar.sync 3;' in src
     assert src.count("s_static[") == 2 * 3  # declaration, store, load for the two with static memory
     with pytest.raises(ValueError):
-        _occupancy_check.probe_source([_occupancy_check.ProbeVariant(8, 6, 1)])
+        _differential.probe_source([_differential.ProbeVariant(8, 6, 1)])
     with pytest.raises(ValueError):
-        _occupancy_check.probe_source([_occupancy_check.ProbeVariant(8, 0, 17)])
+        _differential.probe_source([_differential.ProbeVariant(8, 0, 17)])
 
 
 def test_probe_variants_sweep_each_resource():
