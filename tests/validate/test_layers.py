@@ -69,3 +69,4 @@ def test_no_import_circle():
     for module in sorted(graph):
         if module not in state:
             visit(module, [])
+

@@ -521,3 +521,19 @@ def test_committed_reports_render_every_section(h200_report):
     # about 70 s of measurements, and the kernel families (about 130 s on an H200)
     assert h200_report.runtime_seconds < 300
     assert h200_report.step_seconds.get("families", 0) < 200
+
+
+# ---------------------------------------------------------------------------- the probe registry
+
+
+def test_every_probe_has_its_report_field_and_its_figures_name_calibration_fields(h200_report):
+    names = [probe.name for probe in PROBES]
+    assert len(set(names)) == len(names)
+    for probe in PROBES:
+        assert probe.name in validate.ValidationReport.model_fields, probe.name
+        assert probe.stage in ("hierarchy", "model")
+        result = getattr(h200_report, probe.name)
+        assert result is not None, f"the committed H200 report has no {probe.name}"
+        assert set(probe.figures(result)) <= set(roofline.Calibration.model_fields), probe.name
+        section = probe.render(result, "##", "")
+        assert section[0].startswith("## ") and section[0][3:] in validate.render_markdown(h200_report)
