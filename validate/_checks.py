@@ -32,7 +32,7 @@ def check_callables(**functions: Any) -> None:
             raise TypeError(f"{name} must be a callable, not {type(function).__name__}")
 
 
-def check_count(name: str, value: Any, low: int, high: int) -> int:
+def check_count(name: str, value: object, low: int, high: int) -> int:
     """`value` as a count from `low` to `high`: TypeError for a non-int, RooflineError out of range."""
     number = integer(name, value)
     if not low <= number <= high:
@@ -40,7 +40,7 @@ def check_count(name: str, value: Any, low: int, high: int) -> int:
     return number
 
 
-def check_positive(name: str, value: Any, high: float = math.inf, unit: str = "") -> float:
+def check_positive(name: str, value: object, high: float = math.inf, unit: str = "") -> float:
     """`value` as a finite float in (0, `high`]: TypeError for a non-number, RooflineError otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
@@ -50,13 +50,13 @@ def check_positive(name: str, value: Any, high: float = math.inf, unit: str = ""
     return number
 
 
-def check_optional_positive(name: str, value: Any, unit: str = "") -> float | None:
+def check_optional_positive(name: str, value: object, unit: str = "") -> float | None:
     """None, or `value` checked by `check_positive` (a device figure NVML may not give)."""
     return None if value is None else check_positive(name, value, unit=unit)
 
 
 
-def positive_series(name: str, values: Any, low: float, high: float, unit: str = "") -> np.ndarray:
+def positive_series(name: str, values: object, low: float, high: float, unit: str = "") -> np.ndarray:
     """A 1-D sequence of real numbers, each in [`low`, `high`], as a float array.
 
     TypeError for anything but a list, tuple or 1-D array of real numbers (bools, strings,

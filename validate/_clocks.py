@@ -253,7 +253,7 @@ class ClockMonitor:
 
 
 def _nvml_reader(nvml: Any, handle: Any) -> Callable[[float], ClockSample]:
-    def optional(read: Callable[[], Any]) -> Any:
+    def optional(read: Callable[[], object]) -> Any:
         try:
             return read()
         except nvml.NVMLError:  # a field this GPU or driver does not report
@@ -301,7 +301,7 @@ def open_clock_monitor(pci_bus_id: str | None) -> ClockMonitor:
         return ClockMonitor(None)
     read = _nvml_reader(nvml, handle)
 
-    def fixed(read_one: Callable[[], Any], scale: float) -> float | None:
+    def fixed(read_one: Callable[[], object], scale: float) -> float | None:
         try:
             value = float(read_one()) * scale
         except nvml.NVMLError:

@@ -297,7 +297,7 @@ def driver_cluster_answers(
     }
 
 
-def _calculated(function: Callable[..., Any], field: str, **kw: Any) -> str:
+def _calculated(function: Callable[..., object], field: str, **kw: object) -> str:
     try:
         return str(getattr(function(**kw), field))
     except (ValueError, TypeError) as exc:

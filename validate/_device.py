@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import occupancy
@@ -138,7 +139,7 @@ def query_device(session: Session) -> DeviceInfo:
     return DeviceInfo(**info)
 
 
-def _maybe(read: Any) -> Any:
+def _maybe(read: Callable[[], object]) -> Any:
     try:
         return read()
     except Exception:  # noqa: BLE001 - optional properties differ between drivers

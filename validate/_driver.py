@@ -56,7 +56,7 @@ def cuda_modules() -> CudaModules:
     )
 
 
-def _error_name(driver: Any, code: Any) -> str:
+def _error_name(driver: Any, code: object) -> str:
     try:
         err, name = driver.cuGetErrorName(code)
         if name:
@@ -66,7 +66,7 @@ def _error_name(driver: Any, code: Any) -> str:
     return str(code)
 
 
-def driver_call(function: Callable[..., Any], *args: Any) -> Any:
+def driver_call(function: Callable[..., object], *args: object) -> Any:
     """Call a ``cuda.bindings.driver`` function and check its ``CUresult``.
 
     Parameters

@@ -121,7 +121,7 @@ def sass_summary(source: str, function: str, arch: str) -> occupancy.SassSummary
     return resources.sass
 
 
-def json_values(value: Any, name: str) -> Any:
+def json_values(value: object, name: str) -> Any:
     """`value` if it is plain JSON (finite numbers); a ValueError naming `name` otherwise."""
     try:
         json.dumps(value, allow_nan=False)

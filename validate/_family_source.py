@@ -79,7 +79,7 @@ def _from_file(path: str | os.PathLike[str]) -> tuple[tuple[FamilyRecord, ...], 
                         "nor a records file (records)")
 
 
-def family_report(source: Any, gpu: roofline.GPU | str | None = None, *, calibration: roofline.Calibration | None = None) -> FamilyReport:
+def family_report(source: object, gpu: roofline.GPU | str | None = None, *, calibration: roofline.Calibration | None = None) -> FamilyReport:
     """Predict every measured family launch with today's models, on the CPU, and summarise the errors.
 
     Parameters

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 import occupancy
@@ -48,7 +47,7 @@ SIMPLEX_TOLERANCE = 1e-4
 VALUE_TOLERANCE = 1e-7
 
 
-def _number(name: str, value: Any) -> float:
+def _number(name: str, value: object) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
     try:

@@ -27,7 +27,7 @@ import ctypes
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -285,7 +285,7 @@ def _host_view(pointer: int, nbytes: int) -> np.ndarray:
     return np.frombuffer((ctypes.c_char * nbytes).from_address(pointer), dtype=np.uint8)
 
 
-def _wall(function: Callable[[], Any]) -> float:
+def _wall(function: Callable[[], object]) -> float:
     started = time.perf_counter()
     function()
     return time.perf_counter() - started
@@ -339,7 +339,7 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
 
     first_touch_timer = EventTimer(stream)
 
-    def host_timer(function: Callable[[], Any]) -> float:
+    def host_timer(function: Callable[[], object]) -> float:
         session.synchronize()
         return _wall(function)
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -157,7 +157,7 @@ def _number(spec: str, text: str, type_name: str, what: str) -> float | int:
     return number
 
 
-def _check_sizes(sizes: Any) -> Mapping[str, int]:
+def _check_sizes(sizes: object) -> Mapping[str, int]:
     if sizes is None:
         return {}
     if not isinstance(sizes, Mapping):
@@ -249,7 +249,7 @@ def parse_kernel_args(texts: Sequence[str], sizes: Mapping[str, int] | None = No
     return tuple(parse_kernel_arg(t, sizes) for t in texts)
 
 
-def _described(argument: Any) -> str:
+def _described(argument: object) -> str:
     """How an argument of `measure` reads in a message."""
     if isinstance(argument, KernelArg):
         return argument.text or f"{argument.kind} {argument.dtype}"

@@ -21,6 +21,7 @@ through NVML while the timed launches run.
 from __future__ import annotations
 
 import math
+import os
 import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -137,7 +138,7 @@ def _clock_reading(samples: list[ClockSample]) -> ClockReading | None:
 # loading the kernel
 
 
-def _code_type(code: Any, code_type: str | None) -> tuple[CodeType, Any, str]:
+def _code_type(code: object, code_type: str | None) -> tuple[CodeType, Any, str]:
     """Decide what ``code`` is; return (type, payload, name for messages)."""
     allowed = ("cuda", "ptx", "cubin", "fatbin")
     if code_type is not None and code_type not in allowed:
@@ -310,7 +311,7 @@ def _database_gpu(name: str, gpu: roofline.GPU | str | None) -> roofline.GPU | N
 
 
 def measure(
-    code: Any,
+    code: str | bytes | os.PathLike[str],
     kernel: str,
     *,
     grid: Any,

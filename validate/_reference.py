@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -98,7 +97,7 @@ def apply_references(ceilings: Ceilings, references: References) -> Ceilings:
     return ceilings.model_copy(update={"items": tuple(items)})
 
 
-def _median_seconds(run: Callable[[], Any], timer: Callable[[Callable[[], Any]], float], warmup: int,
+def _median_seconds(run: Callable[[], object], timer: Callable[[Callable[[], object]], float], warmup: int,
                     repetitions: int) -> float:
     for _ in range(warmup):
         timer(run)
@@ -112,7 +111,7 @@ def _torch_references(index: int, quick: bool, n: int) -> tuple[list[Reference],
     library = f"cuBLAS via torch {torch.__version__}"
     stream = torch.cuda.current_stream(device)
 
-    def timer(run: Callable[[], Any]) -> float:
+    def timer(run: Callable[[], object]) -> float:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record(stream)
         run()
@@ -180,7 +179,7 @@ def _cupy_references(index: int, quick: bool) -> list[Reference]:
     with cupy.cuda.Device(index):
         stream = cupy.cuda.Stream(non_blocking=True)
 
-        def timer(run: Callable[[], Any]) -> float:
+        def timer(run: Callable[[], object]) -> float:
             start, end = cupy.cuda.Event(), cupy.cuda.Event()
             start.record(stream)
             run()

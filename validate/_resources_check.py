@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import occupancy
+from occupancy import KernelResources
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_cubin, kernel_resources, kernel_source
@@ -101,7 +103,7 @@ def resource_corpus(quick: bool = False) -> dict[str, str]:
     return corpus
 
 
-def _driver_max_threads(occupancy: Any, arch: occupancy.Architecture, r: Any) -> int:
+def _driver_max_threads(occupancy: ModuleType, arch: occupancy.Architecture, r: KernelResources) -> int:
     """The driver's MAX_THREADS_PER_BLOCK: the launch bounds, then the largest block whose
     registers fit (whole warps; the register file of an SM must hold one block)."""
     limit = min(arch.max_threads_per_block, r.max_threads_per_block or arch.max_threads_per_block)
@@ -261,7 +263,7 @@ def _triton_kernels() -> list[tuple[Any, dict[str, str], dict[str, Any], int, in
     ]
 
 
-def _check_triton(occupancy: Any, arch: occupancy.Architecture, info: DeviceInfo) -> tuple[TritonOccupancy, ...]:
+def _check_triton(occupancy: ModuleType, arch: occupancy.Architecture, info: DeviceInfo) -> tuple[TritonOccupancy, ...]:
     import triton
     from triton.backends.compiler import GPUTarget
 

@@ -137,7 +137,7 @@ def measured_prediction(
     >>> measured_prediction(1e9, {"dram": 4e9}, 1e12, {"dram": 2e12})
     (0.002, 'dram')
     """
-    def number(name: str, value: Any, optional: bool = False) -> float | None:
+    def number(name: str, value: object, optional: bool = False) -> float | None:
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):

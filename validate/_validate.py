@@ -205,7 +205,7 @@ def run_validation(
     failures: dict[str, str] = {}
     steps: dict[str, float] = {}
 
-    def step(name: str, measure: Callable[[], Any]) -> Any:
+    def step(name: str, measure: Callable[[], object]) -> Any:
         # A measurement that fails is recorded and the run goes on: the others still count.
         started = time.perf_counter()
         try:

@@ -69,4 +69,3 @@ def test_no_import_circle():
     for module in sorted(graph):
         if module not in state:
             visit(module, [])
-
