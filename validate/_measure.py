@@ -176,7 +176,7 @@ def _kernel_names_in_source(source: str) -> list[str]:
 
 
 def _load_kernel(resolved: tuple[str, Any, str], name: str, *, arch: str,
-                 defines: Mapping[str, Any] | None, include_paths: Sequence[str], std: str | None,
+                 defines: Mapping[str, object] | None, include_paths: Sequence[str], std: str | None,
                  max_register_count: int | None) -> Kernel:
     kind, payload, label = resolved
     with cuda_errors(f"loading kernel {name!r} from {label}"):
@@ -213,8 +213,8 @@ def _load_kernel(resolved: tuple[str, Any, str], name: str, *, arch: str,
 # arguments, launch, check
 
 
-def _normalise_args(args: Sequence[Any], sizes: Mapping[str, int] | None) -> list[Any]:
-    out: list[Any] = []
+def _normalise_args(args: Sequence[object], sizes: Mapping[str, int] | None) -> list[object]:
+    out: list[object] = []
     for i, a in enumerate(args):
         if isinstance(a, str):
             a = parse_kernel_arg(a, sizes)
@@ -230,7 +230,7 @@ def _normalise_args(args: Sequence[Any], sizes: Mapping[str, int] | None) -> lis
     return out
 
 
-def _check_against_kernel(kernel: Kernel, name: str, args: Sequence[Any]) -> str | None:
+def _check_against_kernel(kernel: Kernel, name: str, args: Sequence[object]) -> str | None:
     """Compare the argument list with the kernel's parameters (count and sizes); a note if unknown."""
     try:
         info = list(kernel.arguments_info)
@@ -314,18 +314,18 @@ def measure(
     code: str | bytes | os.PathLike[str],
     kernel: str,
     *,
-    grid: Any,
-    block: Any,
-    args: Sequence[Any],
-    cluster: Any = None,
+    grid: int | Sequence[int],
+    block: int | Sequence[int],
+    args: Sequence[object],
+    cluster: int | Sequence[int] | None = None,
     dynamic_shared_memory: int = 0,
     sizes: Mapping[str, int] | None = None,
     code_type: CodeType | None = None,
-    defines: Mapping[str, Any] | None = None,
+    defines: Mapping[str, object] | None = None,
     include_paths: Sequence[str] = (),
     std: str | None = None,
     max_register_count: int | None = None,
-    expected: Mapping[int, np.ndarray] | Callable[[list[Any]], Mapping[int, np.ndarray]] | None = None,
+    expected: Mapping[int, np.ndarray] | Callable[[list[object]], Mapping[int, np.ndarray]] | None = None,
     tolerance: float = 1e-5,
     counts: Any = None,
     gpu: roofline.GPU | str | None = None,
@@ -454,8 +454,8 @@ def measure(
         session.set_kernel_attribute(loaded, "MAX_DYNAMIC_SHARED_SIZE_BYTES", dynamic_shared_memory)
 
     rng = np.random.default_rng(seed)
-    host: list[Any] = []
-    device_args: list[Any] = []
+    host: list[object] = []
+    device_args: list[object] = []
     buffers: dict[int, tuple[Any, tuple[int, ...], Any]] = {}
     for i, a in enumerate(arguments):
         if isinstance(a, np.generic):
@@ -559,7 +559,7 @@ def _poisoned_output(session: Session, elements: int, dtype: np.dtype) -> Buffer
     return session.upload(np.full(elements, fill, dtype))
 
 
-def _graph_of(session: Session, launch: Callable[[Any], None], count: int) -> tuple[Callable[[], None], str]:
+def _graph_of(session: Session, launch: Callable[[Stream], None], count: int) -> tuple[Callable[[], None], str]:
     """A function that replays ``count`` launches captured in one CUDA graph (or, when
     cuda.core cannot capture, enqueues them back to back)."""
     stream = session.stream
