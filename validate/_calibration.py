@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from occupancy.common import pydantic_error
 from pydantic import ValidationError
-from roofline import Calibration
-from roofline._gpu import translate_validation_error
+from roofline import Calibration, RooflineError
 
 from ._device import DeviceInfo
 
@@ -85,5 +85,5 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str,
     try:
         Calibration.model_validate(out)
     except ValidationError as exc:
-        raise translate_validation_error(exc, "fitted with the measured figures is not a valid calibration") from None
+        raise pydantic_error(exc, RooflineError, "fitted with the measured figures is not a valid calibration") from None
     return out

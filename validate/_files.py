@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from occupancy.common import as_path, dumps_json, write_atomic
+from occupancy.common import as_path, dumps_json, pydantic_error, write_atomic
 from pydantic import ValidationError
 from roofline import Calibration, RooflineError
-from roofline._gpu import translate_validation_error
 
 __all__ = ["write_calibration"]
 
@@ -36,5 +35,5 @@ def write_calibration(calibration: Mapping[str, Any], folder: str | os.PathLike[
     try:
         valid = Calibration.model_validate(dict(calibration))
     except ValidationError as exc:
-        raise translate_validation_error(exc, "the calibration is not written") from None
+        raise pydantic_error(exc, RooflineError, "the calibration is not written") from None
     return write_atomic(target, dumps_json(valid.model_dump(mode="json", exclude_unset=True)), RooflineError)

@@ -18,10 +18,9 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from occupancy.common import as_path, check_writable, read_json, write_atomic
+from occupancy.common import as_path, check_writable, pydantic_error, read_json, write_atomic
 from pydantic import ValidationError
 from roofline import RooflineError
-from roofline._gpu import translate_validation_error
 
 from ._driver import cuda_modules, driver_call, require_driver
 from ._errors import DeviceError
@@ -132,7 +131,7 @@ def load_report_set(path: str | os.PathLike[str]) -> ReportSet:
             report = ValidationReport.model_validate(data)
             return ReportSet(created_utc=report.created_utc, reports=(report,))
     except ValidationError as exc:
-        raise translate_validation_error(exc, f"path={str(file)!r} is not a valid gpuroof validation report") from None
+        raise pydantic_error(exc, RooflineError, f"path={str(file)!r} is not a valid gpuroof validation report") from None
     raise RooflineError(f"path={str(file)!r} holds no gpuroof validation report")
 
 

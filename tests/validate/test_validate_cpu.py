@@ -17,7 +17,7 @@ import pytest
 import roofline
 import validate
 from roofline import models
-from occupancy import _files
+from occupancy import common
 from validate import _compile, _differential, _kernels, _occupancy_check, _report, _suite, _timing
 from gpuroof import main
 
@@ -365,7 +365,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
-        _files.write_atomic(path, b"new", ValueError)
+        common.write_atomic(path, b"new", ValueError)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
