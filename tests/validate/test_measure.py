@@ -269,7 +269,7 @@ def test_measure_refuses_a_wrong_argument_list_and_a_block_too_large(gpu_session
     with pytest.raises(ValueError, match="takes 4 arguments, 3 given"):
         validate.measure(SAXPY, "saxpy", grid=1, block=256, args=[np.int32(256), np.float32(1), x],
                          session=gpu_session)
-    with pytest.raises(ValueError, match="has 2048 threads"):
+    with pytest.raises(ValueError, match="block.x=2048 exceeds the maximum of 1024"):
         validate.measure(SAXPY, "saxpy", grid=1, block=2048, args=[np.int32(256), np.float32(1), x, x],
                          session=gpu_session)
     with pytest.raises(ValueError, match="kernels in the source: saxpy"):
