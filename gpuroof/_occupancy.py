@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import occupancy
+import roofline
 
 from ._args import (
     add_arch_option,
@@ -22,7 +23,7 @@ __all__ = ["PARSERS"]
 
 def _occupancy_parser(p: argparse.ArgumentParser) -> None:
     """``gpuroof occupancy``'s options."""
-    layouts = ", ".join(g.name for g in occupancy.gpc_layouts())
+    layouts = ", ".join(g.name for g in roofline.gpc_layouts())
     p.description = (
         "Exact occupancy of one kernel launch, no GPU needed: blocks and warps per SM, the "
         "resources that limit them, the configuration the driver launches with, and every "
@@ -91,14 +92,14 @@ def _cluster(text: str | None, resources: occupancy.KernelResources | None) -> i
     return parts[0] if len(parts) == 1 else parts
 
 
-def _cluster_gpu(args: argparse.Namespace, cluster: int | tuple[int, ...] | None) -> str | None:
-    """The GPU whose GPC layout gives the cluster axis: ``--gpu`` when it has a packaged layout,
+def _cluster_gpu(args: argparse.Namespace, cluster: int | tuple[int, ...] | None) -> occupancy.GpcLayout | None:
+    """The GPC layout that gives the cluster axis: ``--gpu``'s when it has a packaged layout,
     or whenever a cluster is asked for (the library then says what is missing)."""
     if not args.gpu:
         return None
-    name = gpu(args.gpu).name
-    if cluster is not None or name in {g.name for g in occupancy.gpc_layouts()}:
-        return name
+    record = gpu(args.gpu)
+    if cluster is not None or record.name in {g.name for g in roofline.gpc_layouts()}:
+        return roofline.gpc_layout(record)
     return None
 
 
@@ -117,7 +118,7 @@ def _occupancy(args: argparse.Namespace) -> int:
     if launch.cluster is not None and cluster_gpu is None:
         raise occupancy.OccupancyError(
             f"kernel {resources.kernel!r} is compiled for clusters of {launch.cluster} blocks (__cluster_dims__): "
-            "give --gpu, a GPU with a GPC layout (" + ", ".join(g.name for g in occupancy.gpc_layouts()) + ")"
+            "give --gpu, a GPU with a GPC layout (" + ", ".join(g.name for g in roofline.gpc_layouts()) + ")"
         )
     result = occupancy.calculate(arch, launch=launch)
     cluster_options = dict(non_portable_cluster_size_allowed=args.non_portable, scheduling_policy=args.cluster_policy)

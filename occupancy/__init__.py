@@ -23,7 +23,7 @@ if _typing.TYPE_CHECKING:
     from ._compile import CompileError
     from ._driver_config import DriverConfiguration
     from ._errors import OccupancyError
-    from ._gpcs import GpcLayout, gpc_layout, gpc_layouts
+    from ._gpcs import GpcLayout
     from ._kernel_resources import all_kernel_resources, kernel_resources
     from ._launch import Launch
     from ._plot import plot_occupancy
@@ -46,7 +46,7 @@ _HOMES = {
     "_compile": ("CompileError",),
     "_driver_config": ("DriverConfiguration",),
     "_errors": ("OccupancyError",),
-    "_gpcs": ("GpcLayout", "gpc_layout", "gpc_layouts"),
+    "_gpcs": ("GpcLayout",),
     "_kernel_resources": ("all_kernel_resources", "kernel_resources"),
     "_launch": ("Launch",),
     "_plot": ("plot_occupancy",),
@@ -103,8 +103,6 @@ __all__ = [
     "calculate",
     "calculate_many",
     "cliffs",
-    "gpc_layout",
-    "gpc_layouts",
     "kernel_resources",
     "load_architecture",
     "max_active_clusters",

@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._arch import MAX_BARRIERS_PER_BLOCK, Architecture, ArchitectureLike, architecture
 from ._checks import LaunchNumbers, gc_mode
-from ._clusters import GpuLike, _layout_for, _policy, check_size, cluster_dims, cluster_limit, clusters
+from ._clusters import _layout_for, _policy, check_size, cluster_dims, cluster_limit, clusters
 from ._errors import OccupancyError
+from ._gpcs import GpcLayout
 from ._launch import Launch, launch_of
 from ._rules import OccupancyArrays, evaluate, launch_numbers
 
@@ -173,7 +174,7 @@ def cliffs(
     launch: Launch | None = None,
     *,
     partitioned_global_caching: str | bool = "off",
-    gpu: GpuLike | None = None,
+    gpu: GpcLayout | None = None,
     cluster_size: int | tuple[int, ...] | None = None,
     non_portable_cluster_size_allowed: bool = False,
     scheduling_policy: str = "spread",
@@ -183,7 +184,7 @@ def cliffs(
 
     Parameters are those of :func:`occupancy.calculate` (``launch`` or its fields as
     keywords; with ``gpu``, a launch's cluster is the default ``cluster_size``), and, for the cluster-size axis,
-    ``gpu`` (a GPU with a GPC layout), ``cluster_size`` (the launch's, optional),
+    ``gpu`` (the GPU's `GpcLayout`, e.g. ``roofline.gpc_layout("H200")``), ``cluster_size`` (the launch's, optional),
     ``non_portable_cluster_size_allowed`` and ``scheduling_policy`` as in
     :func:`occupancy.max_active_clusters`. Each resource is swept over
     its legal range with the others fixed: registers per thread 0-255, shared memory
@@ -202,13 +203,13 @@ def cliffs(
 
     Examples
     --------
-    >>> import occupancy
+    >>> import occupancy, roofline
     >>> c = occupancy.cliffs("sm_80", threads_per_block=512, registers_per_thread=32)
     >>> c.registers.headroom, c.registers.thresholds[-1].value
     (0, 129)
     >>> c = occupancy.cliffs("sm_90", threads_per_block=128, registers_per_thread=64,
     ...                      dynamic_shared_memory=120_000, max_dynamic_shared_memory=120_000,
-    ...                      gpu="H200", cluster_size=4)
+    ...                      gpu=roofline.gpc_layout("H200"), cluster_size=4)
     >>> [(p.cluster_size, p.active_blocks) for p in c.cluster_size.points][2:5]
     [(3, 117), (4, 120), (5, 110)]
     >>> c.cluster_size.headroom
@@ -231,7 +232,9 @@ def cliffs(
         along_clusters = _cluster_axis(arch, gpu, blocks, cluster_size, non_portable_cluster_size_allowed,
                                        scheduling_policy)
     elif cluster_size is not None:
-        raise OccupancyError(f"cluster_size={cluster_size!r} needs gpu= (a GPU with a GPC layout, e.g. 'H200')")
+        raise OccupancyError(
+            f"cluster_size={cluster_size!r} needs gpu= (a GPU's GpcLayout, e.g. roofline.gpc_layout('H200'))"
+        )
     return Cliffs(
         arch=arch.name,
         **{k: _sweep(k, units[k], values, current[k], out) for k, (values, out) in sw.items()},
@@ -239,7 +242,7 @@ def cliffs(
     )
 
 
-def _cluster_axis(arch: Architecture, gpu: GpuLike, blocks: int, cluster_size: int | tuple[int, ...] | None,
+def _cluster_axis(arch: Architecture, gpu: GpcLayout, blocks: int, cluster_size: int | tuple[int, ...] | None,
                   non_portable: bool, policy: str) -> ClusterCliffs:
     """Resident blocks for every cluster size with the launch's blocks per SM held."""
     layout = _layout_for(gpu)

@@ -23,20 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._arch import architecture
 from ._calculator import OccupancyResult, calculate
 from ._errors import OccupancyError
-from ._gpcs import GpcLayout, gpc_layout
+from ._gpcs import GpcLayout
 from ._launch import Launch, dims, launch_of
 
 __all__ = [
-    "GpuLike",
     "SCHEDULING_POLICIES",
     "ClusterOccupancy",
     "ClusterSizeResult",
     "max_active_clusters",
     "max_potential_cluster_size",
 ]
-
-GpuLike = str | GpcLayout
-"""A GPU with a GPC layout: a name `occupancy.gpc_layout` knows, or a `GpcLayout`."""
 
 SCHEDULING_POLICIES = ("spread", "load_balancing")
 """``CU_CLUSTER_SCHEDULING_POLICY_SPREAD`` (the default) and ``..._LOAD_BALANCING``."""
@@ -121,8 +117,12 @@ def clusters(layout: GpcLayout, blocks_per_sm: ArrayLike, size: ArrayLike, polic
     return clusters_per_gpc(layout, blocks_per_sm, size, policy).sum(axis=-1)
 
 
-def _layout_for(gpu: GpuLike) -> GpcLayout:
-    layout = gpc_layout(gpu)
+def _layout_for(layout: GpcLayout) -> GpcLayout:
+    if not isinstance(layout, GpcLayout):
+        raise TypeError(
+            f"gpu must be an occupancy.GpcLayout (roofline.gpc_layout('H200') finds a packaged one), "
+            f"not {type(layout).__name__}"
+        )
     if architecture(layout.compute_capability).major < 9:
         raise OccupancyError(
             f"gpu={layout.name!r} is compute capability {layout.compute_capability}; thread-block "
@@ -132,7 +132,7 @@ def _layout_for(gpu: GpuLike) -> GpcLayout:
 
 
 def max_active_clusters(
-    gpu: GpuLike,
+    gpu: GpcLayout,
     launch: Launch | None = None,
     *,
     cluster_size: int | Sequence[int] | None = None,
@@ -144,9 +144,9 @@ def max_active_clusters(
 
     Parameters
     ----------
-    gpu : str or GpcLayout
-        A GPU with a packaged GPC layout (``"H200"``, ``"H100-SXM"``, the spellings
-        ``roofline.gpu`` accepts), or a `GpcLayout` (e.g. one measured on the device).
+    gpu : GpcLayout
+        The GPU's GPC layout: ``roofline.gpc_layout("H200")`` for a packaged GPU, or one
+        measured on the device.
     launch : Launch, optional
         The launch; its cluster is the default ``cluster_size``.
     cluster_size : int or tuple of int
@@ -166,14 +166,16 @@ def max_active_clusters(
 
     Raises
     ------
+    TypeError
+        For a `gpu` that is not a `GpcLayout`.
     OccupancyError
-        For an unknown GPU, a GPU before compute capability 9.0, a cluster over the allowed
+        For a GPU before compute capability 9.0, a cluster over the allowed
         size, or launch values out of range.
 
     Examples
     --------
-    >>> import occupancy
-    >>> r = occupancy.max_active_clusters("H200", cluster_size=16, threads_per_block=128,
+    >>> import occupancy, roofline
+    >>> r = occupancy.max_active_clusters(roofline.gpc_layout("H200"), cluster_size=16, threads_per_block=128,
     ...                                   registers_per_thread=64, dynamic_shared_memory=120_000,
     ...                                   max_dynamic_shared_memory=120_000,
     ...                                   non_portable_cluster_size_allowed=True)
@@ -213,7 +215,7 @@ def max_active_clusters(
 
 
 def max_potential_cluster_size(
-    gpu: GpuLike,
+    gpu: GpcLayout,
     launch: Launch | None = None,
     *,
     non_portable_cluster_size_allowed: bool = False,
@@ -234,8 +236,8 @@ def max_potential_cluster_size(
 
     Examples
     --------
-    >>> import occupancy
-    >>> occupancy.max_potential_cluster_size("H200", threads_per_block=256,
+    >>> import occupancy, roofline
+    >>> occupancy.max_potential_cluster_size(roofline.gpc_layout("H200"), threads_per_block=256,
     ...                                      registers_per_thread=32).cluster_size
     8
     """

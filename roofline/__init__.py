@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
     from . import divergence, memory, models
+    from ._calibration import Calibration, load_calibration
     from ._chart import BandwidthPoint, CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
     from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
     from ._errors import RooflineError
     from ._export import load_chart, save_chart
+    from ._facts import calibration, gpc_layout, gpc_layouts, gpu, gpus, measured_ceilings
     from ._gpu import (
         ArchRates,
         DEFAULT_GPU,
@@ -32,17 +34,14 @@ if _TYPE_CHECKING:
         MEMORY_LEVELS,
         arch_rates,
         custom_gpu,
-        gpu,
-        gpus,
         load_gpu,
     )
     from ._kernel import Kernel, Traffic
     from ._locality import Locality, locality
-    from ._measured import MeasuredCeiling, measured_ceilings
+    from ._measured import LinkSegment, MeasuredCeiling
     from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
     from ._plot import plot_roofline
     from ._precision import PRECISIONS
-    from ._predict import Calibration, calibration, load_calibration
     from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
     from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
     from ._spaces import MemorySpace, memory_space, memory_spaces
@@ -63,23 +62,24 @@ if _TYPE_CHECKING:
 #: Submodules that are public names, and where every other public name lives.
 _SUBMODULES = ("divergence", "memory", "models")
 _LOCATIONS = {
+    "_calibration": ("Calibration", "load_calibration"),
     "_chart": (
         "BandwidthPoint", "CHART_SCHEMA_VERSION", "Ceiling", "ChartPoint", "RooflineChart", "roofline_chart",
     ),
     "_cliffs": ("TimeCliff", "TimeCliffs", "time_cliffs"),
     "_errors": ("RooflineError",),
     "_export": ("load_chart", "save_chart"),
+    "_facts": ("calibration", "gpc_layout", "gpc_layouts", "gpu", "gpus", "measured_ceilings"),
     "_gpu": (
         "ArchRates", "DEFAULT_GPU", "Derivation", "GPU", "HostLink", "MEMORY_LEVELS", "arch_rates",
-        "custom_gpu", "gpu", "gpus", "load_gpu",
+        "custom_gpu", "load_gpu",
     ),
     "_kernel": ("Kernel", "Traffic"),
     "_locality": ("Locality", "locality"),
-    "_measured": ("MeasuredCeiling", "measured_ceilings"),
+    "_measured": ("LinkSegment", "MeasuredCeiling"),
     "_ncu": ("NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu"),
     "_plot": ("plot_roofline",),
     "_precision": ("PRECISIONS",),
-    "_predict": ("Calibration", "calibration", "load_calibration"),
     "_profile": ("ProfileKernel", "ProfileReport", "format_profile_report", "profile_chart", "profile_report"),
     "_roofline": ("RooflineArrays", "RooflineResult", "analyze", "analyze_many", "attainable"),
     "_spaces": ("MemorySpace", "memory_space", "memory_spaces"),
@@ -125,6 +125,7 @@ __all__ = [
     "HostLink",
     "Kernel",
     "L2Persistence",
+    "LinkSegment",
     "Locality",
     "MEMORY_LEVELS",
     "MeasuredCeiling",
@@ -160,6 +161,8 @@ __all__ = [
     "dram_roof",
     "format_profile_report",
     "format_suite_table",
+    "gpc_layout",
+    "gpc_layouts",
     "gpu",
     "gpus",
     "instructions_from_sass",

@@ -11,7 +11,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
-from ._gpu import GPU, MEMORY_LEVELS, check_level, gpu as lookup_gpu
+from ._facts import gpu as lookup_gpu
+from ._gpu import GPU, MEMORY_LEVELS, check_level
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._precision import PRECISION_LABELS, PRECISIONS, check_precision
 from ._roofline import analyze

@@ -14,8 +14,8 @@ from ._errors import RooflineError
 from ._gpu import GPU
 from ._gpu import gpu as _lookup_gpu
 from ._kernel import Kernel, kernel_of
-from ._predict import Calibration
-from ._predict import calibration as _packaged_calibration
+from ._calibration import Calibration
+from ._facts import calibration as _packaged_calibration
 from ._terms import Limiter
 from ._time_model import Prediction, launch_of, occupancy_launch, predict
 

@@ -1,18 +1,19 @@
-"""The GPU database: frozen `GPU` records, their derived peaks, and forgiving lookup."""
+"""The `GPU` record: datasheet facts and the peaks derived from them (the database is `_facts`)."""
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from occupancy.common import pydantic_error, short_repr
+import occupancy
+from occupancy.common import as_path, pydantic_error, read_json, read_toml, short_repr
 
 from ._errors import RooflineError
 from ._precision import (
@@ -22,9 +23,6 @@ from ._precision import (
     TENSOR_PRECISIONS,
     check_precision,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from occupancy import Architecture
 
 __all__ = [
     "DEFAULT_GPU",
@@ -36,9 +34,8 @@ __all__ = [
     "arch_rates",
     "check_level",
     "custom_gpu",
-    "gpu",
-    "gpus",
     "load_gpu",
+    "make_gpu",
     "translate_validation_error",
 ]
 
@@ -212,7 +209,8 @@ class GPU(BaseModel):
 
     Examples
     --------
-    >>> h100 = gpu("H100-SXM")
+    >>> import roofline
+    >>> h100 = roofline.gpu("H100-SXM")
     >>> round(h100.peak_flops("fp32") / 1e12, 1)
     66.9
     >>> round(h100.memory_bandwidth / 1e12, 2)
@@ -282,10 +280,8 @@ class GPU(BaseModel):
         return _arch_table().get(self.compute_capability)
 
     @property
-    def architecture(self) -> Architecture:
+    def architecture(self) -> occupancy.Architecture:
         """The `occupancy.Architecture` (occupancy rules) of this compute capability."""
-        import occupancy
-
         return occupancy.architecture(self.compute_capability)
 
     def supported_precisions(self) -> tuple[str, ...]:
@@ -374,7 +370,8 @@ class GPU(BaseModel):
 
         Examples
         --------
-        >>> round(gpu("A100-SXM4-40GB").peak_flops("fp16_tensor") / 1e12)
+        >>> import roofline
+        >>> round(roofline.gpu("A100-SXM4-40GB").peak_flops("fp16_tensor") / 1e12)
         312
         """
         return self.peak_derivation(precision, sparse).value
@@ -464,7 +461,8 @@ class GPU(BaseModel):
 
         Examples
         --------
-        >>> round(gpu("H100-SXM").ridge_point("fp32"), 1)
+        >>> import roofline
+        >>> round(roofline.gpu("H100-SXM").ridge_point("fp32"), 1)
         20.0
         """
         return self.peak_flops(precision, sparse) / self.bandwidth(level)
@@ -478,96 +476,12 @@ def translate_validation_error(exc: ValidationError, what: str) -> RooflineError
     return pydantic_error(exc, RooflineError, what)
 
 
-def _make_gpu(entry: dict[str, Any], what: str) -> GPU:
+def make_gpu(entry: Mapping[str, Any], what: str) -> GPU:
+    """A `GPU` from its fields, any invalid field raised as one RooflineError that names `what`."""
     try:
         return GPU(**entry)
     except RooflineError as exc:
         raise RooflineError(f"{what}: {exc}") from None
-
-
-@functools.lru_cache(maxsize=1)
-def _database() -> tuple[GPU, ...]:
-    text = resources.files("roofline").joinpath("data/gpus.toml").read_text("utf-8")
-    return tuple(_make_gpu(e, "roofline/data/gpus.toml") for e in tomllib.loads(text)["gpu"])
-
-
-def _key(text: str) -> str:
-    key = re.sub(r"[^a-z0-9]", "", text.lower())
-    for prefix in ("nvidia", "tesla", "geforce"):
-        key = key.removeprefix(prefix)
-    return key
-
-
-@functools.lru_cache(maxsize=1)
-def _index() -> dict[str, GPU]:
-    index: dict[str, GPU] = {}
-    for entry in _database():
-        for spelling in (entry.name, *entry.aliases):
-            index.setdefault(_key(spelling), entry)
-    return index
-
-
-def gpus(matching: str | None = None) -> tuple[GPU, ...]:
-    """The GPUs in the packaged database, in database order; with `matching`, those whose
-    name or an alias starts with it (forgiving case and punctuation, as `gpu` does).
-
-    Examples
-    --------
-    >>> "H100-SXM" in [g.name for g in gpus()]
-    True
-    >>> [g.name for g in gpus("A100 PCIe")]
-    ['A100-PCIe-40GB', 'A100-PCIe-80GB']
-    """
-    if matching is None:
-        return _database()
-    if not isinstance(matching, str):
-        raise TypeError(f"matching must be a str, not {type(matching).__name__}")
-    key = _key(matching)
-    return tuple(g for g in _database() if any(_key(s).startswith(key) for s in (g.name, *g.aliases)))
-
-
-def gpu(name: str | GPU) -> GPU:
-    """Look up a GPU by name or alias, forgiving case, spaces and punctuation.
-
-    ``"a100 pcie 40gb"``, ``"A100-PCIe-40GB"`` and the driver's ``"NVIDIA A100-PCIE-40GB"``
-    all find the same entry; a leading NVIDIA/Tesla/GeForce is ignored. A `GPU` is
-    returned unchanged. An alias the database gives wins (``"H100"`` is the H100-SXM's, as
-    ``gpu_info`` lists it); a prefix that several entries share and no alias claims
-    (``"A100-SXM4"``) is refused with the candidates listed, rather than one picked silently.
-
-    Raises
-    ------
-    RooflineError
-        If nothing matches, or several entries do; the message lists the candidates, or
-        close matches and the known names.
-
-    Examples
-    --------
-    >>> gpu("a100 pcie 40gb").name
-    'A100-PCIe-40GB'
-    >>> gpu("NVIDIA H100 80GB HBM3").name
-    'H100-SXM'
-    """
-    if isinstance(name, GPU):
-        return name
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str or GPU, not {type(name).__name__}")
-    index = _index()
-    key = _key(name)
-    for entry in _database():
-        if _key(entry.name) == key:
-            return entry
-    if key in index:  # a name or an alias the database gives (``H100`` is the H100-SXM's)
-        return index[key]
-    # a family prefix that no alias claims: refused rather than one of them picked silently
-    family = [g.name for g in _database() if _key(g.name).startswith(key)] if key else []
-    if len(family) > 1:
-        raise RooflineError(f"GPU {name!r} matches {len(family)} GPUs: {', '.join(family)}; name one of them")
-    close = difflib.get_close_matches(key, list(index), n=8, cutoff=0.6)
-    names = list(dict.fromkeys(index[k].name for k in close))
-    known = ", ".join(g.name for g in _database())
-    hint = f"; close matches: {', '.join(names)}" if names else ""
-    raise RooflineError(f"unknown GPU {name!r}{hint}; known: {known}")
 
 
 def custom_gpu(**fields: Any) -> GPU:
@@ -580,11 +494,12 @@ def custom_gpu(**fields: Any) -> GPU:
     >>> g.peak_flops("fp32")
     1280000000000.0
     """
-    return _make_gpu(fields, "custom_gpu")
+    return make_gpu(fields, "custom_gpu")
 
 
 def load_gpu(path: str | Path) -> GPU:
-    """Read one GPU from a TOML or JSON file (the `GPU` fields; TOML may use ``[[gpu]]``).
+    """Read one GPU from a TOML or JSON file (the `GPU` fields; TOML may put them in ``[gpu]``,
+    as a facts file of ``roofline/data/gpus/`` does, or ``[[gpu]]``).
 
     Raises
     ------
@@ -595,8 +510,6 @@ def load_gpu(path: str | Path) -> GPU:
     OSError
         If the file cannot be read.
     """
-    from occupancy.common import as_path, read_json, read_toml
-
     path = as_path(path, RooflineError)
     where = f"path={str(path)!r}"
     data: Any = (
@@ -609,4 +522,4 @@ def load_gpu(path: str | Path) -> GPU:
         data = entries[0]
     if not isinstance(data, dict):
         raise RooflineError(f"{where} must hold a table of GPU fields")
-    return _make_gpu(data, str(path))
+    return make_gpu(data, str(path))

@@ -4,20 +4,19 @@
 them were measured, not derived, and only on the H200: the sectors of one warp store whose
 pieces L1 still combines with those of the warps that store right after it, the window of
 consecutive blocks whose requests to one DRAM page one opening serves, and the page size.
-They live in ``roofline/data/locality.toml`` with their source; a GPU without an entry of
-its own takes the generic one, whose source says it is the H200's figure assumed.
+They live in the ``[locality]`` section of each GPU's facts file
+(``roofline/data/gpus/<gpu>.toml``) with their source, which says where they are the H200's
+figures assumed; a GPU outside the database (a `custom_gpu`) takes the H200's, said so too.
 """
 
 from __future__ import annotations
 
 import functools
-import tomllib
-from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._facts import facts_of, gpu_facts
 from ._gpu import GPU
-from ._gpu import gpu as _lookup_gpu
 
 __all__ = ["Locality", "locality"]
 
@@ -57,14 +56,25 @@ class Locality(BaseModel):
     source: str = Field(min_length=1, description="Where the figures come from.")
 
 
+# The source of the figures a GPU outside the database takes.
+_ASSUMED = "the H200's measured figures, assumed: not measured on this GPU"
+
+
 @functools.cache
-def _table() -> dict[str, Locality]:
-    text = resources.files("roofline").joinpath("data/locality.toml").read_text("utf-8")
-    return {name: Locality(**entry) for name, entry in tomllib.loads(text).items()}
+def _packaged(name: str) -> Locality:
+    entry = gpu_facts(name)
+    if entry.locality is None:
+        return _assumed()
+    return Locality(**entry.locality)
+
+
+@functools.cache
+def _assumed() -> Locality:
+    return _packaged(MEASURED_ON).model_copy(update={"source": _ASSUMED})
 
 
 def locality(gpu: GPU | str) -> Locality:
-    """The locality figures of `gpu`: its own entry, else the H200's, said so in ``source``.
+    """The locality figures of `gpu` (its facts file's), else the H200's, said so in ``source``.
 
     Parameters
     ----------
@@ -87,5 +97,5 @@ def locality(gpu: GPU | str) -> Locality:
     >>> roofline.locality("H100 SXM").source.startswith("the H200's measured figures, assumed")
     True
     """
-    table = _table()
-    return table.get(_lookup_gpu(gpu).name, table["generic"])
+    entry = facts_of(gpu)
+    return _assumed() if entry is None else _packaged(entry.gpu.name)

@@ -20,11 +20,11 @@ from occupancy import Cliffs
 from ._adapters import counted_kernel, counts_from, launch_of
 from ._chart import BandwidthPoint, ChartPoint, RooflineChart, roofline_chart
 from ._errors import RooflineError
+from ._facts import gpu as lookup_gpu
 from ._gpu import GPU, MEMORY_LEVELS
-from ._gpu import gpu as lookup_gpu
 from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
-from ._predict import Calibration
+from ._calibration import Calibration
 from ._roofline import analyze
 from ._time_model import predict
 

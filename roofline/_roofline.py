@@ -23,7 +23,8 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from ._errors import RooflineError
-from ._gpu import GPU, MEMORY_LEVELS, gpu as lookup_gpu
+from ._facts import gpu as lookup_gpu
+from ._gpu import GPU, MEMORY_LEVELS
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._precision import check_precision
 

@@ -18,10 +18,11 @@ from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
 from ._errors import RooflineError
 from ._export import save_chart
-from ._gpu import DEFAULT_GPU, GPU, gpu as lookup_gpu
+from ._facts import calibration
+from ._facts import gpu as lookup_gpu
+from ._gpu import DEFAULT_GPU, GPU
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._plot import plot_roofline
-from ._predict import calibration
 from ._roofline import analyze
 from ._time_model import DEFAULT_REGISTERS_PER_THREAD, Prediction, predict
 

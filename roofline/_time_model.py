@@ -26,8 +26,8 @@ from ._gpu import GPU
 from ._gpu import gpu as _lookup_gpu
 from ._kernel import Kernel, kernel_of
 from ._locality import locality
-from ._predict import Calibration
-from ._predict import calibration as _packaged_calibration
+from ._calibration import Calibration
+from ._facts import calibration as _packaged_calibration
 from ._roofline import analyze
 from ._terms import (
     Limiter,

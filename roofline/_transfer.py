@@ -20,26 +20,25 @@ Best Practices Guide: "batching many small transfers into one larger transfer pe
 significantly better"), 1 us (one link round trip) for mapped accesses. Both are
 assumptions of order of magnitude; pass ``latency_seconds`` to override.
 
-Where `gpuroof validate` has measured the GPU's host link (``roofline/data/host_links.toml``,
-each entry with its source), the measured rate and latency of that memory kind and
-direction replace the factors above: ``seconds = latency + bytes / rate``, fitted to
-transfers of 1 MiB to 1 GiB, in two size segments where the rate changes with size.
+Where `gpuroof validate` has measured the GPU's host link (the ``[host_links]`` section of
+its facts file, ``roofline/data/gpus/<gpu>.toml``, each entry with its source), the measured
+rate and latency of that memory kind and direction replace the factors above:
+``seconds = latency + bytes / rate``, fitted to transfers of 1 MiB to 1 GiB, in two size
+segments where the rate changes with size.
 Managed memory (first touch: the pages migrate) has no datasheet model and needs such a
 measurement.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
-import tomllib
-from importlib import resources
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
+from ._facts import measured_link, measured_link_gpus
 
 __all__ = [
     "L2Persistence",
@@ -73,18 +72,6 @@ Direction = Literal["h2d", "d2h"]
 
 # No transfer or cache window exceeds a 64-bit address space; the bound keeps times finite.
 MAX_BYTES = 2**64
-
-
-@functools.cache
-def _measured_links() -> dict[str, Any]:
-    text = resources.files("roofline").joinpath("data/host_links.toml").read_text("utf-8")
-    return tomllib.loads(text)
-
-
-def _measured_link(gpu: Any, memory: str, direction: str) -> dict[str, Any] | None:
-    """The packaged measurement of `gpu`'s host link for one memory kind and direction."""
-    name = getattr(gpu, "name", None)
-    return _measured_links().get(name, {}).get(memory, {}).get(direction) if name else None
 
 
 class TransferTime(BaseModel):
@@ -175,7 +162,7 @@ def transfer_time(
 ) -> TransferTime:
     """Time to move ``bytes`` between host and device over the GPU's host link.
 
-    A GPU whose host link was measured (``roofline/data/host_links.toml``) uses the measured
+    A GPU whose host link was measured (``[host_links]`` of its facts file) uses the measured
     rate and latency of `memory` and `direction`, unless `pageable_factor` or `efficiency`
     is given; otherwise the datasheet link rate times those factors.
 
@@ -247,17 +234,17 @@ def transfer_time(
         raise RooflineError(
             f"accesses={accesses} must be from 1 to 2147483647, and 1 unless memory='mapped'"
         )
-    measured = None if (pageable_factor is not None or efficiency is not None) else \
-        _measured_link(gpu, memory, direction)
+    name = getattr(gpu, "name", None)
+    measured = None if (pageable_factor is not None or efficiency is not None or not isinstance(name, str)) else \
+        measured_link(name, memory, direction)
     if measured is not None:
         # The measured fit has one segment, or two where the rate changes with size.
-        segments = sorted(measured["segments"], key=lambda seg: seg["from_bytes"])
-        segment = [seg for seg in segments if seg["from_bytes"] <= size] or segments[:1]
-        rate = float(segment[-1]["bytes_per_second"])
-        default_latency = float(segment[-1]["latency_seconds"])
-        source = measured["source"]
+        segment = measured.segment(size)
+        rate = segment.bytes_per_second
+        default_latency = segment.latency_seconds
+        source = measured.source
     elif memory == "managed":
-        known = sorted(name for name, kinds in _measured_links().items() if "managed" in kinds)
+        known = sorted(measured_link_gpus("managed"))
         raise RooflineError(
             f"memory='managed' needs a measured migration rate; {getattr(gpu, 'name', 'this GPU')!r} has none "
             f"(measured: {', '.join(known) or 'none'}; run gpuroof validate on it)"

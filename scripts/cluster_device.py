@@ -20,7 +20,7 @@ def _progress(message):
 
 
 def main(argv):
-    import occupancy
+    import roofline
     import validate
     from validate._cluster_check import check_clusters, driver_cluster_answers, measured_layout
     from validate._gpc_layout import measure_gpc_layout
@@ -49,7 +49,7 @@ def main(argv):
     (out / "driver_clusters.json").write_text(json.dumps(answers, separators=(",", ":")))
     _progress(f"{len(answers['rows'])} driver answers written")
     try:
-        gpu = occupancy.gpc_layout(info.name)
+        gpu = roofline.gpc_layout(info.name)
         _progress(f"checking against the packaged layout of {gpu.name}: {gpu.sms_per_gpc}")
     except ValueError:
         if layout is None:

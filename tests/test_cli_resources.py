@@ -233,7 +233,7 @@ def test_occupancy_of_a_kernel_with_cluster_dims_counts_its_clusters(capsys, fil
                          "--json")
     assert code == 0, err
     r = occupancy.kernel_resources(files / "cluster.cu", arch="sm_90")
-    want = occupancy.max_active_clusters("H200", cluster_size=(2, 1, 1), threads_per_block=128, resources=r)
+    want = occupancy.max_active_clusters(roofline.gpc_layout("H200"), cluster_size=(2, 1, 1), threads_per_block=128, resources=r)
     data = json.loads(out)
     assert r.cluster_dims == (2, 1, 1) and data["clusters"]["active_clusters"] == want.active_clusters
     assert data["cliffs"]["cluster_size"]["value"] == 2

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TYPE_CHECKING
 
 import occupancy
+import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import KernelResources, kernel_resources
@@ -323,7 +324,7 @@ def compare_answers(gpu: str | occupancy.GpcLayout, answers: dict[str, Any]) -> 
     ``gpu`` is a GPU name with a packaged layout or an `occupancy.GpcLayout`. Returns
     (cluster queries, potential-size queries, mismatches).
     """
-    layout = occupancy.gpc_layout(gpu)
+    layout = roofline.gpc_layout(gpu)
     arch = occupancy.architecture(layout.compute_capability)
     kernels = answers["kernels"]
     cols = {name: i for i, name in enumerate(answers["columns"])}

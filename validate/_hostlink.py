@@ -33,6 +33,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
+from roofline import LinkSegment
+
 from ._checks import positive_series
 from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
@@ -85,16 +87,6 @@ class HostLinkPoint(BaseModel):
     repetitions: int = Field(gt=0)
     timer: Literal["events", "host"] = Field(
         description="events: CUDA events behind a spin kernel (GPU-side); host: perf_counter around a blocking call.")
-
-
-class LinkSegment(BaseModel):
-    """``seconds = latency_seconds + bytes / bytes_per_second`` for transfers from `from_bytes` up."""
-
-    model_config = _FROZEN
-
-    from_bytes: int = Field(ge=0)
-    latency_seconds: float = Field(ge=0)
-    bytes_per_second: float = Field(gt=0)
 
 
 class HostLinkFit(BaseModel):

@@ -15,7 +15,7 @@ from .._errors import RooflineError
 from .._gpu import GPU
 from .._kernel import Kernel
 from .._locality import Locality
-from .._predict import Calibration
+from .._calibration import Calibration
 
 __all__ = ["Limiter", "Setting", "Side", "Term", "finite_nonnegative", "finite_positive"]
 

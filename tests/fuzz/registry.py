@@ -565,9 +565,11 @@ VALIDATE = {
 
 # ------------------------------------------------------------------ names main gained beside issue 13
 
-_GPC = occupancy.gpc_layouts()
-_CLUSTERS = occupancy.max_active_clusters("H100-SXM", cluster_size=2, threads_per_block=128, registers_per_thread=32)
-_CLUSTER_SIZE = occupancy.max_potential_cluster_size("H100-SXM", threads_per_block=128, registers_per_thread=32)
+_GPC = roofline.gpc_layouts()
+_CLUSTERS = occupancy.max_active_clusters(roofline.gpc_layout("H100-SXM"), cluster_size=2, threads_per_block=128,
+                                          registers_per_thread=32)
+_CLUSTER_SIZE = occupancy.max_potential_cluster_size(roofline.gpc_layout("H100-SXM"), threads_per_block=128,
+                                                     registers_per_thread=32)
 _NCU = roofline.load_ncu(v.ROOT / "tests/data/ncu/user_kernels.raw.csv")
 _PROFILE = roofline.profile_report(_NCU, gpu="H200")
 _MEASURED = roofline.measured_ceilings("H200")
@@ -589,6 +591,8 @@ cluster_kw = dict(registers_per_thread=v.registers, static_shared_memory=v.stati
                   non_portable_cluster_size_allowed=maybe(st.booleans()),
                   scheduling_policy=maybe(st.sampled_from(occupancy.SCHEDULING_POLICIES)))
 gpc_names = maybe(st.sampled_from((*(g.name for g in _GPC), "H100", "A100-SXM4-40GB", "nope")))
+# the cluster functions take a layout: the packaged ones, one that is no GpcLayout, or a name
+gpc_layouts = maybe(st.sampled_from((*_GPC, "H200")))
 kernel_files = st.one_of(
     junk(), st.just("no-such-file.cu"),
     st.builds(lambda suffix, data: (lambda p: (p.write_bytes(data), p)[1])(v.fresh(suffix)),
@@ -614,13 +618,11 @@ OCCUPANCY.update({
     "SassSummary": model(occupancy.SassSummary, _SASS, use=str),
     "all_kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80")))),
                                  io=True, cost=5),
-    "gpc_layout": call(args_kwargs(gpc_names)),
-    "gpc_layouts": call(args_kwargs()),
     "kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
                                          kernel=maybe(st.sampled_from(("k", "nope")))), io=True, cost=5),
-    "max_active_clusters": call(st.fixed_dictionaries({"args": st.tuples(gpc_names), "kwargs": st.fixed_dictionaries(
+    "max_active_clusters": call(st.fixed_dictionaries({"args": st.tuples(gpc_layouts), "kwargs": st.fixed_dictionaries(
         {"cluster_size": cluster_sizes, "threads_per_block": v.threads}, optional=cluster_kw)})),
-    "max_potential_cluster_size": call(st.fixed_dictionaries({"args": st.tuples(gpc_names), "kwargs": st.fixed_dictionaries(
+    "max_potential_cluster_size": call(st.fixed_dictionaries({"args": st.tuples(gpc_layouts), "kwargs": st.fixed_dictionaries(
         {"threads_per_block": v.threads}, optional=cluster_kw)})),
 })
 
@@ -633,6 +635,10 @@ ROOFLINE.update({
     "Kernel": model(roofline.Kernel, models.copy(1024), json_too=False,
                     use=lambda k: (roofline.analyze("H100-SXM", k), poke(k.bytes_at))),
     "MeasuredCeiling": model(roofline.MeasuredCeiling, next(iter(_MEASURED.values())), finite=False),
+    "LinkSegment": model(roofline.LinkSegment, roofline.LinkSegment(from_bytes=0, latency_seconds=1e-6,
+                                                                    bytes_per_second=1e10)),
+    "gpc_layout": call(args_kwargs(st.one_of(gpc_names, st.sampled_from(_GPC)))),
+    "gpc_layouts": call(args_kwargs()),
     "NCU_SECTIONS": constant(),
     "NcuKernel": model(roofline.NcuKernel, _NCU.kernels[0], finite=False),
     "NcuProfile": model(roofline.NcuProfile, _NCU, finite=False, json_too=False),

@@ -7,6 +7,7 @@ import json
 import pytest
 
 import occupancy
+import roofline
 from gpuroof import main
 
 
@@ -87,7 +88,7 @@ def test_occupancy_with_a_cluster_prints_the_resident_clusters(capsys):
     assert "driver launches with  135168 B shared memory, 126976 B L1 (measured)" in out
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    want = occupancy.max_active_clusters("H200", cluster_size=16, threads_per_block=128, registers_per_thread=64,
+    want = occupancy.max_active_clusters(roofline.gpc_layout("H200"), cluster_size=16, threads_per_block=128, registers_per_thread=64,
                                          dynamic_shared_memory=120000, max_dynamic_shared_memory=120000,
                                          non_portable_cluster_size_allowed=True)
     assert data["clusters"]["active_clusters"] == want.active_clusters == 7

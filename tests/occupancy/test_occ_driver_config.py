@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import occupancy
+import roofline
 from occupancy import _driver_config
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -100,7 +101,7 @@ def test_cluster_launches_match_nsight_computes_resident_clusters():
     assert len(rows) >= 20
     for row in rows:
         kw = _inputs(row, None)
-        r = occupancy.max_active_clusters("H100-SXM" if row["gpu"] == "h100" else "H200",
+        r = occupancy.max_active_clusters(roofline.gpc_layout("H100-SXM" if row["gpu"] == "h100" else "H200"),
                                           cluster_size=int(row["cluster_size"]), non_portable_cluster_size_allowed=True,
                                           **kw)
         assert r.active_clusters == int(row["cluster_max_active"]), row

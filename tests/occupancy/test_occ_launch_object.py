@@ -10,8 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import occupancy
+import roofline
 from occupancy import Launch, OccupancyError
 from occupancy._rules import evaluate
+
+H200 = roofline.gpc_layout("H200")
 
 
 def _resources(**over):
@@ -115,7 +118,7 @@ def test_a_launch_carries_its_resources_to_occupancy():
     with pytest.raises(OccupancyError, match="compiled for sm_80, which cannot run on arch=sm_90"):
         occupancy.calculate("sm_90", launch=old)
     assert occupancy.cliffs("sm_90", launch=Launch(grid=8, block=128, registers_per_thread=32, cluster=4),
-                            gpu="H200").cluster_size.value == 4
+                            gpu=roofline.gpc_layout("H200")).cluster_size.value == 4
 
 
 def test_model_copy_checks_like_a_new_launch():
@@ -163,10 +166,10 @@ def test_launch_equals_the_loose_keywords_everywhere(arch, loose):
     assert occupancy.available_dynamic_shared_memory(arch, _launch_of(unshared), num_blocks=1) == (
         occupancy.available_dynamic_shared_memory(arch, **unshared, num_blocks=1))
     if arch == "sm_90":
-        assert occupancy.max_active_clusters("H200", launch, cluster_size=2) == occupancy.max_active_clusters(
-            "H200", cluster_size=2, **loose)
-        assert occupancy.max_potential_cluster_size("H200", launch) == occupancy.max_potential_cluster_size(
-            "H200", **loose)
+        assert occupancy.max_active_clusters(H200, launch, cluster_size=2) == occupancy.max_active_clusters(
+            H200, cluster_size=2, **loose)
+        assert occupancy.max_potential_cluster_size(H200, launch) == occupancy.max_potential_cluster_size(
+            H200, **loose)
 
 
 def test_the_rules_evaluate_a_launch():
@@ -186,7 +189,7 @@ def test_the_rules_evaluate_a_launch():
          "takes block= or threads_per_block="),
         (lambda: occupancy.max_potential_block_size("sm_90", threads_per_block=256, registers_per_thread=32),
          "searches the block size"),
-        (lambda: occupancy.max_active_clusters("H200", threads_per_block=256, registers_per_thread=32),
+        (lambda: occupancy.max_active_clusters(H200, threads_per_block=256, registers_per_thread=32),
          "needs cluster_size="),
     ],
     ids=["unknown", "block and threads", "searched", "no cluster"],

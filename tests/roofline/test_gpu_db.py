@@ -37,7 +37,7 @@ def test_entry_names_its_sources(g):
 
 
 def test_aliases_do_not_collide():
-    from roofline._gpu import _key
+    from roofline._facts import _key
 
     seen = {}
     for g in ALL:

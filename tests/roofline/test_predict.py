@@ -10,7 +10,7 @@ import pytest
 
 import occupancy
 import roofline
-import roofline._predict  # a private module: loaded by name (roofline loads its names lazily)
+import roofline._calibration  # a private module: loaded by name (roofline loads its names lazily)
 from roofline import models
 from roofline import achieved_bandwidth
 
@@ -128,7 +128,7 @@ def test_bad_loads_in_flight(bad, error):
 
 def test_calibration_sources_and_defaults():
     cal = roofline.calibration("h100 sxm")
-    assert set(cal.measured) | set(cal.defaulted) == set(roofline._predict.CALIBRATION_PARAMETERS)
+    assert set(cal.measured) | set(cal.defaulted) == set(roofline._calibration.CALIBRATION_PARAMETERS)
     for name in cal.measured:
         assert cal.sources[name].startswith("measured")
     unknown = roofline.calibration("T4")

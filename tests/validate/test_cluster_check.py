@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import occupancy
+import roofline
 import validate
 from validate import _cluster_check, _ncu_launches
 from occupancy import KernelResources
@@ -116,8 +117,8 @@ def test_cluster_occupancy_matches_the_driver_on_the_device(gpu_session, gpu_inf
     for launch in layout.launches:
         assert launch.max_resident_clusters == launch.driver_max_active_clusters
     try:
-        gpu = occupancy.gpc_layout(gpu_info.name)
-    except occupancy.OccupancyError:
+        gpu = roofline.gpc_layout(gpu_info.name)
+    except roofline.RooflineError:
         gpu = _cluster_check.measured_layout(gpu_info.name, gpu_info.compute_capability, layout.sms_per_gpc, "test")
     check = validate.check_clusters(gpu_session, gpu_info, gpu=gpu, quick=True)
     assert check.cluster_queries > 500 and check.mismatches == ()

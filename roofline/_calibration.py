@@ -1,64 +1,39 @@
-"""The time model's calibration: its parameters and measured figures per GPU, and their loaders.
+"""The calibration of the time model: per-GPU parameters and measured figures, each with its source.
 
-The model itself is `roofline._time_model` (composed of the terms in ``roofline/_terms``).
+A GPU's calibration is the generic defaults (``roofline/data/calibration_defaults.toml``)
+overridden entry by entry by the ``[calibration]`` section of its facts file
+(``roofline/data/gpus/<gpu>.toml``, read by `roofline.calibration`); `load_calibration` reads
+one that ``gpuroof validate`` or ``gpuroof calibrate`` wrote.
 """
 
 from __future__ import annotations
 
 import functools
-import math
-import numbers
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from occupancy.common import pydantic_error
+from occupancy.common import as_path, pydantic_error, read_json
 
 from ._errors import RooflineError
-from ._gpu import GPU
-from ._gpu import gpu as _lookup_gpu
 
-__all__ = ["CALIBRATION_FIGURES", "CALIBRATION_PARAMETERS", "Calibration", "calibration", "load_calibration"]
+__all__ = [
+    "CALIBRATION_FIGURES",
+    "CALIBRATION_PARAMETERS",
+    "Calibration",
+    "calibration_defaults",
+    "load_calibration",
+    "make_calibration",
+]
 
 # A calibration's figures are finite: one infinite parameter makes every prediction NaN.
 _FINITE = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-#: Parameters of the calibration, in the order reports list them.
-CALIBRATION_PARAMETERS = (
-    "idle_latency_seconds",
-    "sustained_bandwidth_fraction",
-    "knee_sharpness",
-    "sm_bandwidth_bytes_per_second",
-    "block_dispatch_seconds",
-    "launch_overhead_seconds",
-    "fma_latency_cycles",
-)
-
-#: Measured figures a calibration may carry beside the model's parameters (None when not
-#: measured on that GPU): the latency ladder, launch cost without the host, and the
-#: working-set plateaus (`gpuroof validate`). The time model reads them by name.
-CALIBRATION_FIGURES = (
-    "l1_hit_latency_seconds",
-    "l2_hit_latency_seconds",
-    "l2_near_hit_latency_seconds",
-    "l2_far_hit_latency_seconds",
-    "dram_latency_seconds",
-    "tlb_miss_penalty_seconds",
-    "graph_kernel_seconds",
-    "l1_read_bytes_per_second",
-    "l2_read_bytes_per_second",
-    "dram_read_bytes_per_second",
-    "dram_burst_bytes",
-    "dram_read_line_bytes",
-    "dram_partial_write_line_bytes",
-    "l2_partial_store_sectors_per_second",
-    "tree_level_seconds",
-    "tree_level_warp_seconds",
-    "dram_page_visit_bytes",
-)
+# Marks the fields that are measured figures (None unless measured), not model parameters.
+_FIGURE = {"figure": True}
 
 
 class Calibration(BaseModel):
@@ -127,23 +102,23 @@ class Calibration(BaseModel):
     block_dispatch_seconds: float = Field(ge=0)
     launch_overhead_seconds: float = Field(ge=0)
     fma_latency_cycles: float = Field(gt=0)
-    l1_hit_latency_seconds: float | None = Field(default=None, gt=0)
-    l2_hit_latency_seconds: float | None = Field(default=None, gt=0)
-    l2_near_hit_latency_seconds: float | None = Field(default=None, gt=0)
-    l2_far_hit_latency_seconds: float | None = Field(default=None, gt=0)
-    dram_latency_seconds: float | None = Field(default=None, gt=0)
-    tlb_miss_penalty_seconds: float | None = Field(default=None, ge=0)
-    graph_kernel_seconds: float | None = Field(default=None, gt=0)
-    l1_read_bytes_per_second: float | None = Field(default=None, gt=0)
-    l2_read_bytes_per_second: float | None = Field(default=None, gt=0)
-    dram_read_bytes_per_second: float | None = Field(default=None, gt=0)
-    dram_burst_bytes: float | None = Field(default=None, ge=32, le=256)
-    dram_read_line_bytes: float | None = Field(default=None, gt=0)
-    dram_partial_write_line_bytes: float | None = Field(default=None, gt=0)
-    l2_partial_store_sectors_per_second: float | None = Field(default=None, gt=0)
-    tree_level_seconds: float | None = Field(default=None, gt=0)
-    tree_level_warp_seconds: float | None = Field(default=None, ge=0)
-    dram_page_visit_bytes: float | None = Field(default=None, ge=0)
+    l1_hit_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_hit_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_near_hit_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_far_hit_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    dram_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    tlb_miss_penalty_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
+    graph_kernel_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l1_read_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_read_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    dram_read_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    dram_burst_bytes: float | None = Field(default=None, ge=32, le=256, json_schema_extra=_FIGURE)
+    dram_read_line_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    dram_partial_write_line_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_partial_store_sectors_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    tree_level_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    tree_level_warp_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
+    dram_page_visit_bytes: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property
@@ -157,55 +132,51 @@ class Calibration(BaseModel):
         return tuple(k for k in CALIBRATION_PARAMETERS if k not in self.measured)
 
 
+#: Parameters of the calibration, in the order reports list them: the model's fields that are
+#: not measured figures.
+CALIBRATION_PARAMETERS: tuple[str, ...] = tuple(
+    name for name, field in Calibration.model_fields.items()
+    if name not in ("gpu", "sources") and field.json_schema_extra != _FIGURE
+)
+
+#: Measured figures a calibration may carry beside the model's parameters (None when not
+#: measured on that GPU): the latency ladder, launch cost without the host, and the
+#: working-set plateaus (`gpuroof validate`). The time model reads them by name.
+CALIBRATION_FIGURES: tuple[str, ...] = tuple(
+    name for name, field in Calibration.model_fields.items() if field.json_schema_extra == _FIGURE
+)
+
+
 @functools.cache
-def _calibration_table() -> dict[str, dict[str, Any]]:
-    text = resources.files("roofline").joinpath("data/calibration.toml").read_text("utf-8")
-    return tomllib.loads(text)
+def calibration_defaults() -> dict[str, dict[str, Any]]:
+    """The generic entries (``{name: {"value": ..., "source": ...}}``) every GPU starts from."""
+    text = resources.files("roofline").joinpath("data/calibration_defaults.toml").read_text("utf-8")
+    return tomllib.loads(text)["calibration"]
 
 
-def _make_calibration(name: str, entry: dict[str, Any]) -> Calibration:
-    # TOML has no null: a parameter without a "value" is None (derived at prediction time)
+def make_calibration(name: str, entries: Mapping[str, Mapping[str, Any]]) -> Calibration:
+    """A `Calibration` for GPU `name` from ``{parameter: {"value": ..., "source": ...}}`` entries.
+
+    TOML has no null: an entry without a ``value`` is None (derived at prediction time).
+
+    Raises
+    ------
+    RooflineError
+        For an unknown entry name, an entry without a source, or a value out of range.
+    """
     names = (*CALIBRATION_PARAMETERS, *CALIBRATION_FIGURES)
-    unknown = sorted(set(entry) - set(names))
+    unknown = sorted(set(entries) - set(names))
     if unknown:
         raise RooflineError(f"calibration for {name!r} has unknown entries {unknown}; known: {', '.join(names)}")
-    values = {k: entry[k].get("value") for k in names if k in entry}
-    sources = {k: entry[k]["source"] for k in names if k in entry}
+    missing = sorted(k for k, entry in entries.items() if not entry.get("source"))
+    if missing:
+        raise RooflineError(f"calibration for {name!r}: entries {missing} name no source")
+    values = {k: entries[k].get("value") for k in names if k in entries}
+    sources = {k: entries[k]["source"] for k in names if k in entries}
     try:
         return Calibration(gpu=name, sources=sources, **values)
     except ValidationError as exc:
         raise RooflineError(f"calibration for {name!r} is invalid: {exc.errors()[0]['msg']}") from None
-
-
-def calibration(gpu: GPU | str) -> Calibration:
-    """Return the packaged calibration for `gpu`, falling back per parameter to generic defaults.
-
-    Parameters
-    ----------
-    gpu : GPU or str
-        A GPU record or a name `roofline.gpu` understands.
-
-    Returns
-    -------
-    Calibration
-        Its ``sources`` say, for each parameter, whether it was measured on that GPU model or
-        is the generic default.
-
-    Examples
-    --------
-    >>> import roofline
-    >>> roofline.calibration("H100 SXM").idle_latency_seconds > 0
-    True
-    """
-    record = _lookup_gpu(gpu)
-    table = _calibration_table()
-    merged = dict(table["generic"])
-    merged.update(table.get(record.name, {}))
-    return _make_calibration(record.name, merged)
-
-
-# `predict` and `time_cliffs` take a `calibration` argument that shadows the function
-_packaged_calibration = calibration
 
 
 def load_calibration(path: str | Path) -> Calibration:
@@ -225,8 +196,6 @@ def load_calibration(path: str | Path) -> Calibration:
     OSError
         If the file cannot be read.
     """
-    from occupancy.common import as_path, read_json
-
     path = as_path(path, RooflineError)
     data = read_json(path, RooflineError)
     if isinstance(data, dict) and isinstance(data.get("reports"), list):
