@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict
 from occupancy import Launch
 from occupancy import cliffs as occupancy_cliffs
 
-from ._errors import RooflineError
-from ._gpu import GPU
-from ._gpu import gpu as _lookup_gpu
-from ._kernel import Kernel, kernel_of
 from ._calibration import Calibration
+from ._errors import RooflineError
 from ._facts import calibration as _packaged_calibration
+from ._facts import gpu as _lookup_gpu
+from ._gpu import GPU
+from ._kernel import Kernel, kernel_of
 from ._terms import Limiter
 from ._time_model import Prediction, launch_of, occupancy_launch, predict
 

@@ -21,13 +21,13 @@ from occupancy import architecture as occupancy_architecture
 from occupancy import calculate as occupancy_calculate
 from occupancy.common import integer
 
+from ._calibration import Calibration
 from ._errors import RooflineError
+from ._facts import calibration as _packaged_calibration
+from ._facts import gpu as _lookup_gpu
 from ._gpu import GPU
-from ._gpu import gpu as _lookup_gpu
 from ._kernel import Kernel, kernel_of
 from ._locality import locality
-from ._calibration import Calibration
-from ._facts import calibration as _packaged_calibration
 from ._roofline import analyze
 from ._terms import (
     Limiter,
