@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Callable
 
 import occupancy
 import roofline
 from occupancy.common import check_writable
+
+from ._help import LazyHelp
 
 __all__ = [
     "ParamValue",
@@ -143,24 +146,28 @@ def target_architecture(args: argparse.Namespace,
     raise occupancy.OccupancyError("give --arch (e.g. --arch sm_90) or --gpu (e.g. --gpu H100)")
 
 
-def arch_help(prefix: str) -> str:
+def _text(prefix: str | Callable[[], str]) -> str:
+    return prefix() if callable(prefix) else prefix
+
+
+def arch_help(prefix: str | Callable[[], str]) -> LazyHelp:
     """Help text of an ``--arch`` option: `prefix`, then every architecture the tables know."""
-    names = ", ".join(a.name for a in occupancy.architectures())
-    return f"{prefix}: {names} (also 9.0, 90, sm_90a), or an architecture file (occupancy.load_architecture)"
+    return LazyHelp(lambda: f"{_text(prefix)}: {', '.join(a.name for a in occupancy.architectures())} "
+                            "(also 9.0, 90, sm_90a), or an architecture file (occupancy.load_architecture)")
 
 
-def gpu_help(prefix: str) -> str:
+def gpu_help(prefix: str | Callable[[], str]) -> LazyHelp:
     """Help text of a ``--gpu`` option: `prefix`, then every GPU of the database."""
-    names = ", ".join(g.name for g in roofline.gpus())
-    return f"{prefix}: {names} (case, spaces and aliases forgiven), or a GPU file (.toml or .json, roofline.load_gpu)"
+    return LazyHelp(lambda: f"{_text(prefix)}: {', '.join(g.name for g in roofline.gpus())} (case, spaces and "
+                            "aliases forgiven), or a GPU file (.toml or .json, roofline.load_gpu)")
 
 
-def add_arch_option(p: argparse.ArgumentParser, prefix: str) -> None:
+def add_arch_option(p: argparse.ArgumentParser, prefix: str | Callable[[], str]) -> None:
     """``--arch NAME|FILE``."""
     p.add_argument("--arch", metavar="ARCH", help=arch_help(prefix))
 
 
-def add_gpu_option(p: argparse.ArgumentParser, prefix: str, default: str | None = None) -> None:
+def add_gpu_option(p: argparse.ArgumentParser, prefix: str | Callable[[], str], default: str | None = None) -> None:
     """``--gpu NAME|FILE``, `default` when not given."""
     p.add_argument("--gpu", metavar="GPU", help=gpu_help(prefix), default=default)
 

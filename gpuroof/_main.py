@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from pydantic import ValidationError
 
+from ._help import HelpFormatter
+
 __all__ = ["COMMANDS", "Command", "build_parser", "main", "one_line"]
 
 EXIT_OK = 0
@@ -70,6 +72,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (then exit 2), like every other error."""
 
     def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_NUMBER
 

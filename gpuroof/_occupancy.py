@@ -23,7 +23,6 @@ __all__ = ["PARSERS"]
 
 def _occupancy_parser(p: argparse.ArgumentParser) -> None:
     """``gpuroof occupancy``'s options."""
-    layouts = ", ".join(g.name for g in roofline.gpc_layouts())
     p.description = (
         "Exact occupancy of one kernel launch, no GPU needed: blocks and warps per SM, the "
         "resources that limit them, the configuration the driver launches with, and every "
@@ -48,8 +47,8 @@ def _occupancy_parser(p: argparse.ArgumentParser) -> None:
                    help="block barriers the kernel uses (default 1, or the kernel file's)")
     p.add_argument("--max-threads", type=int, default=None, metavar="N",
                    help="the kernel's max threads per block (default: none, or the kernel file's launch bounds)")
-    add_gpu_option(p, "GPU: chooses the architecture when --arch is not given; with a GPC layout "
-                      f"({layouts}) adds the cluster-size cliffs")
+    add_gpu_option(p, lambda: "GPU: chooses the architecture when --arch is not given; with a GPC layout "
+                              f"({', '.join(g.name for g in roofline.gpc_layouts())}) adds the cluster-size cliffs")
     p.add_argument("--cluster", default=None, metavar="N|X,Y,Z",
                    help="thread-block cluster size or dimensions (needs --gpu; default: the kernel's __cluster_dims__)")
     p.add_argument("--non-portable", action="store_true",

@@ -52,7 +52,7 @@ class Architecture(BaseModel):
     (64, 232448)
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str = Field(description='Canonical name, e.g. "sm_90".')
     compute_capability: str = Field(description='"major.minor", e.g. "9.0".')

@@ -21,7 +21,7 @@ __all__ = ["BlockSizeResult", "available_dynamic_shared_memory", "max_potential_
 class BlockSizeResult(BaseModel):
     """The block size with the highest occupancy and the grid that fills the GPU."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     block_size: int
     min_grid_size: int

@@ -25,7 +25,7 @@ class OccupancyResult(BaseModel):
     memory, or barriers on an architecture where they do not count).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     arch: str
     threads_per_block: int

@@ -21,7 +21,7 @@ __all__ = ["ClusterCliffs", "ClusterPoint", "Cliffs", "ResourceCliffs", "Thresho
 class Threshold(BaseModel):
     """From ``value`` on (up to the next threshold) the SM holds this many blocks."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     value: int
     active_blocks_per_sm: int
@@ -38,7 +38,7 @@ class ResourceCliffs(BaseModel):
     ``minimum..maximum`` where occupancy changes.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     resource: str
     unit: str
@@ -55,7 +55,7 @@ class ResourceCliffs(BaseModel):
 class ClusterPoint(BaseModel):
     """Resident clusters and blocks on the whole GPU at one cluster size."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     cluster_size: int
     active_clusters: int
@@ -71,7 +71,7 @@ class ClusterCliffs(BaseModel):
     when no smaller size holds more). Both need ``value``, the launch's cluster size.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     gpu: str
     value: int | None
@@ -86,7 +86,7 @@ class Cliffs(BaseModel):
     """Cliffs of one launch along registers, shared memory, block size and barriers, and,
     for a GPU, along the cluster size."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     arch: str
     registers: ResourceCliffs

@@ -41,7 +41,7 @@ SCHEDULING_POLICIES = ("spread", "load_balancing")
 class ClusterOccupancy(BaseModel):
     """Resident clusters of one cluster launch on one GPU."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     gpu: str
     cluster_dims: tuple[int, int, int]
@@ -63,7 +63,7 @@ class ClusterOccupancy(BaseModel):
 class ClusterSizeResult(BaseModel):
     """The largest cluster that can be resident (cuOccupancyMaxPotentialClusterSize)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     gpu: str
     cluster_size: int = Field(description="Blocks; 0 when no cluster can be resident.")

@@ -30,7 +30,7 @@ class DriverConfiguration(BaseModel):
     (``launch__occupancy_limit_*``); ``None`` where the resource is not used.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     shared_memory_config: int = Field(description="Bytes of shared memory the SM is configured with.")
     l1_cache: int | None = Field(description="Bytes of L1 data cache left (None before Volta).")

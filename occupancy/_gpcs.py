@@ -24,7 +24,7 @@ class GpcLayout(BaseModel):
     (20, 16)
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str = Field(description='The roofline database name, e.g. "H200".')
     aliases: tuple[str, ...] = Field(default=(), description="Other spellings of the name.")

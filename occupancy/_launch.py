@@ -216,7 +216,7 @@ class Launch(BaseModel):
     0.75
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True, arbitrary_types_allowed=True)
 
     grid: tuple[int, int, int] = Field(description="gridDim (x, y, z) in blocks.")
     block: tuple[int, int, int] = Field(description="blockDim (x, y, z) in threads.")

@@ -28,7 +28,7 @@ class KernelResources(BaseModel):
     0.75
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kernel: str = Field(min_length=1, description="The kernel's symbol name (mangled for C++).")
     architecture: str = Field(description='The SASS architecture it was compiled for, e.g. "sm_90".')

@@ -32,7 +32,7 @@ from ._nvdisasm import Disassembly, Instruction, NvdisasmError, disassemble
 
 __all__ = ["SassCounts", "SassLoop", "SassSummary", "Summaries", "sass_summaries", "summarize"]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 # Opcode (without modifiers) -> SassCounts field. FFMA2/FADD2/FMUL2 are Blackwell's paired
 # FP32 instructions; LD/ST are generic-address accesses, in practice global memory.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from occupancy.common import pydantic_error
+from occupancy.common import as_path, pydantic_error, read_json, read_text, write_atomic
 
 from ._chart import CHART_SCHEMA_VERSION, BandwidthPoint, Ceiling, ChartPoint, RooflineChart
 from ._errors import RooflineError
@@ -72,7 +72,6 @@ def save_chart(chart: RooflineChart, path: str | Path) -> Path:
     TypeError
         If `chart` is not a `RooflineChart`.
     """
-    from occupancy.common import as_path, write_atomic
 
     if not isinstance(chart, RooflineChart):
         raise TypeError(f"chart must be a RooflineChart, not {type(chart).__name__}")
@@ -165,7 +164,6 @@ def load_chart(path: str | Path) -> RooflineChart:
     OSError
         If the file cannot be read.
     """
-    from occupancy.common import as_path, read_json, read_text
 
     path = as_path(path, RooflineError)
     suffix = path.suffix.lower()

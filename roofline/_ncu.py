@@ -40,6 +40,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from occupancy.common import as_path
+
 from ._errors import RooflineError
 
 __all__ = ["NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu", "short_kernel_name"]
@@ -696,7 +698,6 @@ def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
     >>> round(k.flops["bf16_tensor"] / 2 / 4096**3, 3)
     1.0
     """
-    from occupancy.common import as_path
 
     file = as_path(path, RooflineError)
     if not file.is_file():

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from occupancy.common import integer
+from occupancy.common import as_path, atomic_path, integer
 
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
@@ -136,7 +136,6 @@ def plot_roofline(
     TypeError
         Arguments of the wrong type.
     """
-    from occupancy.common import as_path, atomic_path
 
     if path is not None and as_path(path, RooflineError).suffix.lower() not in PLOT_FORMATS:
         raise RooflineError(

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
+from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
 
 from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
@@ -257,7 +258,6 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     TypeError
         If `report` is not a `SuiteReport`.
     """
-    from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
 
     if not isinstance(report, SuiteReport):
         raise TypeError(f"report must be a SuiteReport, not {type(report).__name__}")
