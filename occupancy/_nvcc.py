@@ -22,13 +22,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ._compile import CompileError, Compiled, target_sm
 
-__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_version", "ptxas_compile",
-           "resource_usage"]
+__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_version", "ptxas_compile"]
 
 
 def _find(tool: str) -> str | None:
@@ -162,55 +160,3 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
         ptx_files = sorted(Path(tmp).glob("*.ptx"))
         ptx = "\n".join(p.read_text("utf-8", "replace") for p in ptx_files)
         return Compiled(cubin.read_bytes(), ptx, log, f"nvcc {nvcc_version(nvcc)}")
-
-
-_ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(\w+)'")
-_FUNCTION = re.compile(r"Function properties for (\S+)")
-_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
-_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(.*)")
-
-
-@dataclass(frozen=True)
-class ResourceUsage:
-    """One function's line of ``ptxas -v``/``nvcc --resource-usage``."""
-
-    registers_per_thread: int
-    block_barriers: int
-    static_shared_memory: int
-    stack_frame: int
-    spill_store_bytes: int
-    spill_load_bytes: int
-    cumulative_stack: int | None
-
-
-def resource_usage(log: str) -> dict[str, ResourceUsage]:
-    """Each entry function's figures from a ``ptxas -v`` or ``nvcc --resource-usage`` log.
-
-    Examples
-    --------
-    >>> log = '''ptxas info    : Compiling entry function 'k' for 'sm_90'
-    ... ptxas info    : Function properties for k
-    ...     8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
-    ... ptxas info    : Used 24 registers, used 1 barriers, 8 bytes cumulative stack size, 512 bytes smem'''
-    >>> resource_usage(log)["k"].static_shared_memory
-    512
-    """
-    out: dict[str, ResourceUsage] = {}
-    entry: str | None = None
-    function: str | None = None
-    frame = (0, 0, 0)
-    for line in log.splitlines():
-        if m := _ENTRY.search(line):
-            entry, frame = m[1], (0, 0, 0)
-        elif m := _FUNCTION.search(line):
-            function = m[1]  # a device function's properties may sit inside an entry's block
-        elif (m := _FRAME.search(line)) and function == entry:
-            frame = (int(m[1]), int(m[2]), int(m[3]))
-        elif entry is not None and (m := _USED.search(line)):
-            rest = m[3]
-            smem = re.search(r"(\d+) bytes smem", rest)
-            stack = re.search(r"(\d+) bytes cumulative stack size", rest)
-            out[entry] = ResourceUsage(int(m[1]), int(m[2] or 0), int(smem[1]) if smem else 0, frame[0],
-                                       frame[1], frame[2], int(stack[1]) if stack else None)
-            entry = None
-    return out
