@@ -6,6 +6,7 @@ The records are those ``gpuroof resources --json`` prints (``arch``, ``resources
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -28,7 +29,7 @@ GATE_FIELDS = MappingProxyType({
 class ResourceChange(BaseModel):
     """One figure of one kernel on one architecture that differs from the baseline."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     kernel: str = Field(description="The kernel's symbol.")
     name: str = Field(description="Its demangled name, else the symbol.")
@@ -43,7 +44,7 @@ class ResourceChange(BaseModel):
 class ResourceComparison(BaseModel):
     """Every change from the baseline; ``regressed`` when one of them is a regression."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     changes: tuple[ResourceChange, ...]
     compared: int = Field(description="Kernel and architecture pairs found in both.")
@@ -74,7 +75,7 @@ class ResourceComparison(BaseModel):
 
 
 def _number(value: object, what: str) -> int | float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise OccupancyError(f"{what}={value!r} is not a number")
     return value
 
@@ -145,6 +146,11 @@ def compare_resources(
     >>> result.regressed, result.changes[0].field, result.changes[0].current
     (True, 'registers', 40)
     """
+    if tolerance is not None and not isinstance(tolerance, Mapping):
+        raise TypeError(f"tolerance must be a dict such as {{'registers': 0}}, not {type(tolerance).__name__}")
+    for what, records in (("baseline", baseline), ("current", current)):
+        if not isinstance(records, (list, tuple)):
+            raise OccupancyError(f"{what}: a list of `gpuroof resources --json` records, not {type(records).__name__}")
     limits = dict.fromkeys(GATE_FIELDS, 0.0)
     for key, value in (tolerance or {}).items():
         if key not in GATE_FIELDS:
@@ -152,8 +158,6 @@ def compare_resources(
         if _number(value, f"tolerance {key}") < 0:
             raise OccupancyError(f"tolerance {key}={value} is negative")
         limits[key] = float(value)
-    if isinstance(baseline, Mapping) or isinstance(current, Mapping):
-        raise OccupancyError("the baseline and the build are lists of `gpuroof resources --json` records")
     before = {(k, a): (n, f, lim) for k, n, a, f, lim in
               (_figures(row, f"baseline record {i}") for i, row in enumerate(baseline))}
     after = {(k, a): (n, f, lim) for k, n, a, f, lim in

@@ -442,6 +442,9 @@ def kernel_resources_by_architecture(
     >>> sorted(found), [r.architecture for r in found["sm_90"].values()]
     (['sm_80', 'sm_90'], ['sm_90'])
     """
+    if not isinstance(archs, (str, list, tuple)):
+        raise TypeError(f"archs must be a list of architectures such as ['sm_80', 'sm_90'], "
+                        f"not {type(archs).__name__}")
     targets: list[ArchitectureLike | None] = [archs] if isinstance(archs, str) else list(archs)
     if not targets and compile_commands is not None:
         targets = list(compile_command(source_or_binary, compile_commands).architectures)

@@ -109,6 +109,8 @@ def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str 
     OccupancyError
         When no kernel or several match (the message lists them).
     """
+    if not isinstance(kernel, str):
+        raise TypeError(f"kernel must be a string (a symbol or a C++ name), not {type(kernel).__name__}")
     if kernel in names:
         return kernel
     want = _squash(kernel)
