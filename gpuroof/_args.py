@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from collections.abc import Callable
 
 import occupancy
@@ -173,14 +174,25 @@ def add_gpu_option(p: argparse.ArgumentParser, prefix: str | Callable[[], str], 
 
 
 def add_compiler_options(p: argparse.ArgumentParser) -> None:
-    """``-D``, ``-I``, ``--std``, ``--maxrregcount``, ``--lineinfo``: passed to NVRTC (or nvJitLink for PTX)."""
-    g = p.add_argument_group("compiling CUDA source (NVRTC) or PTX (nvJitLink), offline")
+    """``-D``, ``-I``, ``--std``, ``--maxrregcount``, ``--lineinfo``, ``-O``, ``--use-fast-math``, ``-rdc``,
+    ``-G``, ``-Xcompiler``, ``--nvcc-options``: passed to nvcc (NVRTC takes those it knows; nvJitLink for PTX)."""
+    g = p.add_argument_group("compiling CUDA source (your nvcc, else NVRTC) or PTX (nvJitLink), offline")
     g.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="define a macro")
     g.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
                    help="include folder (the file's own folder is searched too)")
     g.add_argument("--std", default=None, metavar="STD", help="C++ dialect, e.g. c++17")
     g.add_argument("--maxrregcount", type=int, default=None, metavar="N", help="cap registers per thread")
     g.add_argument("--lineinfo", action="store_true", help="generate line information (-lineinfo)")
+    g.add_argument("-O", dest="optimize", default=None, metavar="LEVEL", help="nvcc's optimisation level, e.g. -O3")
+    g.add_argument("--use-fast-math", "--use_fast_math", dest="fast_math", action="store_true",
+                   help="--use_fast_math")
+    g.add_argument("-rdc", "--relocatable-device-code", dest="rdc", action="store_true",
+                   help="relocatable device code (-rdc=true): ptxas allocates as for separate compilation")
+    g.add_argument("-G", dest="device_debug", action="store_true", help="device debug code (-G)")
+    g.add_argument("-Xcompiler", dest="host_options", action="append", default=[], metavar="=OPT",
+                   help="host-compiler options, as -Xcompiler=-fopenmp")
+    g.add_argument("--nvcc-options", dest="nvcc_options", action="append", default=[], metavar="'OPTS'",
+                   help="any other nvcc options, quoted, e.g. --nvcc-options '--expt-relaxed-constexpr -Xptxas -O2'")
 
 
 def add_kernel_file_options(p: argparse.ArgumentParser, *, what: str) -> None:
@@ -196,7 +208,7 @@ def add_kernel_file_options(p: argparse.ArgumentParser, *, what: str) -> None:
 
 
 def compiler_options(args: argparse.Namespace) -> list[str]:
-    """NVRTC/nvJitLink options of ``-D``, ``-I``, ``--std``, ``--maxrregcount``, ``--lineinfo``."""
+    """The compiler options of ``-D``, ``-I``, ``--std``, ``--maxrregcount``, ``--lineinfo`` and the nvcc ones."""
     options = [f"-D{d}" for d in args.defines] + [f"-I{i}" for i in args.includes]
     if args.std:
         options.append(f"-std={args.std}")
@@ -204,6 +216,12 @@ def compiler_options(args: argparse.Namespace) -> list[str]:
         options.append(f"--maxrregcount={args.maxrregcount}")
     if args.lineinfo:
         options.append("-lineinfo")
+    if args.optimize is not None:
+        options.append(f"-O{args.optimize}")
+    options += ["--use_fast_math"] * args.fast_math + ["-rdc=true"] * args.rdc + ["-G"] * args.device_debug
+    options += [f"-Xcompiler={o.removeprefix('=')}" for o in args.host_options]
+    for text in args.nvcc_options:
+        options += shlex.split(text)
     return options
 
 

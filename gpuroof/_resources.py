@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 from typing import NamedTuple
 
 import occupancy
@@ -29,9 +31,10 @@ __all__ = ["PARSERS"]
 def _resources_parser(p: argparse.ArgumentParser) -> None:
     """``gpuroof resources``'s options."""
     p.description = (
-        "Like `ptxas -v` for several targets at once, offline (no GPU, no driver): every kernel of "
-        "FILE (CUDA source compiled with NVRTC, PTX assembled with nvJitLink, a cubin, a fatbin, or a "
-        "host object or library with device code) for each --arch, with its registers per thread, "
+        "Like `ptxas -v` (`nvcc --resource-usage`) for several targets at once, offline (no GPU, no driver): every "
+        "kernel of FILE (CUDA source compiled by your nvcc, device code only, one architecture per "
+        "parallel compile, or by NVRTC when no nvcc is found; PTX assembled by ptxas, else nvJitLink; a cubin, a "
+        "fatbin, or a host object or library with device code) for each --arch, with its registers per thread, "
         "static shared memory, local memory (stack frame) and spills, barriers and launch bounds, and "
         "its occupancy and limiter at --threads (default: at its best block size, the "
         "cudaOccupancyMaxPotentialBlockSize answer). A fatbin gives the SASS the driver would load for "
@@ -45,10 +48,24 @@ def _resources_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", action="append", default=[], metavar="GPU",
                    help=gpu_help("add this GPU's architecture (and its SM count for the best grid); repeatable"))
     p.add_argument("--kernel", default=None, metavar="NAME",
-                   help="only this kernel (its symbol, or its C++ name when unambiguous)")
+                   help="only this kernel: its symbol, its C++ name (softmax<256>, ns::k) or a prefix only it has")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads per block for the occupancy columns (default: each kernel's best block size)")
     add_compiler_options(p)
+    p.add_argument("--compile-commands", default=None, metavar="JSON",
+                   help="compile_commands.json (CMake, Bear): compile FILE with its own command's options "
+                        "and, without --arch, for its architectures")
+    p.add_argument("--compiler", choices=occupancy.COMPILERS, default="auto",
+                   help="for CUDA source: nvcc when found (auto), or force nvcc or NVRTC")
+    p.add_argument("--baseline", default=None, metavar="JSON",
+                   help="a regression gate: compare with this earlier `--json` output; exit 1 when a kernel's "
+                        "registers, spills, static shared memory or stack rose, or its occupancy fell")
+    p.add_argument("--tolerance", default=None, metavar="K=V,...",
+                   help="how much worse each figure may get with --baseline: "
+                        + ", ".join(f"{k} ({v})" for k, v in occupancy.GATE_FIELDS.items()) + "; default 0 each")
+    p.add_argument("--lines", action="store_true",
+                   help="where the registers go: per source line of each kernel (built with -lineinfo), the peak "
+                        "of live registers, the local stores/loads (STL/LDL: spills) and their bytes")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_resources)
 
@@ -109,18 +126,21 @@ class _Row(NamedTuple):
 
 
 def _rows(args: argparse.Namespace) -> list[_Row]:
-    options = compiler_options(args)
+    targets = _targets(args)
+    given = [arch for arch, _ in targets if arch is not None]
+    chosen = {arch.name: (arch, sm_count) for arch, sm_count in targets if arch is not None}
+    try:
+        by_arch = occupancy.kernel_resources_by_architecture(
+            args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
+            compile_commands=args.compile_commands)
+    except ImportError as exc:  # nothing to compile with: one line naming what to install
+        raise occupancy.OccupancyError(str(exc).splitlines()[0]) from None
     rows = []
-    for arch, sm_count in _targets(args):
-        if args.kernel is None:
-            found = occupancy.all_kernel_resources(args.file, arch=arch, options=options)
-        else:
-            r = occupancy.kernel_resources(args.file, arch=arch, kernel=args.kernel, options=options)
-            found = {r.kernel: r}
+    for name, found in by_arch.items():
         if not found:
             raise occupancy.OccupancyError(f"{args.file} holds no kernel (no __global__ function was compiled)")
         for r in found.values():
-            on = arch or occupancy.architecture(r.architecture)
+            on, sm_count = chosen.get(name) or (occupancy.architecture(r.architecture), None)
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
             threads = best.block_size if args.threads is None else args.threads
             occ = occupancy.calculate(on, threads_per_block=threads, resources=r) if threads else None
@@ -132,17 +152,94 @@ def _dash(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
-def _resources(args: argparse.Namespace) -> int:
-    rows = _rows(args)
-    if args.json:
-        print_json([
-            {"arch": row.arch, "resources": row.resources.model_dump(mode="json"),
+def _records(rows: list[_Row]) -> list[dict[str, object]]:
+    """The rows as `gpuroof resources --json` prints them (and --baseline reads them)."""
+    return [{"arch": row.arch, "resources": row.resources.model_dump(mode="json"),
              "occupancy": None if row.occ is None else row.occ.model_dump(mode="json"),
              "best_block_size": row.best.model_dump(mode="json")}
-            for row in rows
-        ])
+            for row in rows]
+
+
+def _tolerance(text: str | None) -> dict[str, float]:
+    """``"registers=0,occupancy=0.05"`` -> {"registers": 0.0, "occupancy": 0.05} (``5%`` is 0.05)."""
+    out = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        key, sep, value = part.partition("=")
+        try:
+            number = float(value.strip().rstrip("%")) / (100 if value.strip().endswith("%") else 1)
+        except ValueError:
+            number = None
+        if not sep or number is None:
+            raise occupancy.OccupancyError(f"--tolerance {part!r}: give NAME=NUMBER, NAME one of "
+                                           + ", ".join(occupancy.GATE_FIELDS))
+        out[key.strip()] = number
+    return out
+
+
+def _gate(args: argparse.Namespace, records: list[dict[str, object]]) -> int:
+    path = Path(args.baseline)
+    if not path.is_file():
+        raise FileNotFoundError(f"--baseline: no such file: {args.baseline!r}")
+    try:
+        baseline = json.loads(path.read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise occupancy.OccupancyError(f"--baseline {args.baseline}: not JSON ({exc})") from None
+    result = occupancy.compare_resources(baseline, records, _tolerance(args.tolerance))
+    if args.json:
+        print_json({**result.model_dump(mode="json"), "regressed": result.regressed})
+    else:
+        print(result)
+    return 1 if result.regressed else 0
+
+
+def _source_text(file: str, line: int, cache: dict[str, list[str]]) -> str:
+    if file not in cache:
+        try:
+            cache[file] = Path(file).read_text("utf-8", "replace").splitlines()
+        except OSError:
+            cache[file] = []
+    text = cache[file]
+    return text[line - 1].strip() if 0 < line <= len(text) else ""
+
+
+def _lines(args: argparse.Namespace) -> int:
+    if args.baseline is not None:
+        raise occupancy.OccupancyError("--lines and --baseline do not go together")
+    targets = [arch for arch, _ in _targets(args)]
+    found = []
+    for arch in targets:
+        kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
+                                         compiler=args.compiler, compile_commands=args.compile_commands)
+        found.extend(kernels.values())
+    if args.json:
+        print_json([k.model_dump(mode="json") for k in found])
         return 0
-    width = max(len("kernel"), *(len(row.resources.kernel) for row in rows))
+    cache: dict[str, list[str]] = {}
+    for k in found:
+        print(f"{k.demangled or k.kernel} ({k.architecture}): {k.registers_per_thread} registers per thread, "
+              f"at most {k.peak_live_registers} live at once (nvdisasm's life ranges)")
+        print(f"  {'line':<28}{'instr':>6}{'live':>6}{'STL':>5}{'LDL':>5}{'local st/ld B':>15}  source")
+        for r in k.lines:
+            where = f"{Path(r.file).name}:{r.line}" if r.file else "(no line)"
+            spills = f"{r.local_store_bytes}/{r.local_load_bytes}" if r.local_stores or r.local_loads else ""
+            print(f"  {where:<28}{r.instructions:>6}{r.peak_live_registers:>6}{r.local_stores or '':>5}"
+                  f"{r.local_loads or '':>5}{spills:>15}  {_source_text(r.file, r.line, cache)[:60]}")
+    return 0
+
+
+def _resources(args: argparse.Namespace) -> int:
+    if args.lines:
+        return _lines(args)
+    tolerance = _tolerance(args.tolerance)
+    if tolerance and args.baseline is None:
+        raise occupancy.OccupancyError("--tolerance applies to a gate: give --baseline FILE too")
+    rows = _rows(args)
+    if args.baseline is not None:
+        return _gate(args, _records(rows))
+    if args.json:
+        print_json(_records(rows))
+        return 0
+    width = max(len("kernel"), *(len(row.resources.demangled or row.resources.kernel) for row in rows))
     at = f"at {args.threads} threads" if args.threads else "at the best block size"
     print(f"{'':<{width}}  {'':<7}{'':>5}{'shared':>8}{'local':>7}{'spills':>10}{'':>9}{'launch':>8}"
           f"{'':>5}  {at}")
@@ -151,7 +248,7 @@ def _resources(args: argparse.Namespace) -> int:
     for row in rows:
         r, occ = row.resources, row.occ
         spills = "-" if r.spill_store_bytes is None else f"{r.spill_store_bytes}/{r.spill_load_bytes}"
-        head = (f"{r.kernel:<{width}}  {row.arch:<7}{r.registers_per_thread:>5}{r.static_shared_memory:>8}"
+        head = (f"{r.demangled or r.kernel:<{width}}  {row.arch:<7}{r.registers_per_thread:>5}{r.static_shared_memory:>8}"
                 f"{r.local_memory:>7}{spills:>10}{_dash(r.block_barriers):>9}{_dash(r.max_threads_per_block):>8}"
                 f"{_dash(r.min_blocks_per_sm):>5}  ")
         if occ is None:

@@ -23,9 +23,17 @@ if _typing.TYPE_CHECKING:
     from ._compile import CompileError
     from ._driver_config import DriverConfiguration
     from ._errors import OccupancyError
+    from ._gate import GATE_FIELDS, ResourceChange, ResourceComparison, compare_resources
     from ._gpcs import GpcLayout
-    from ._kernel_resources import all_kernel_resources, kernel_resources
+    from ._kernel_resources import (
+        COMPILERS,
+        all_kernel_resources,
+        kernel_resources,
+        kernel_resources_by_architecture,
+        source_lines,
+    )
     from ._launch import Launch
+    from ._lines import KernelLines, SourceLine
     from ._plot import plot_occupancy
     from ._resources import KernelResources
     from ._rules import LIMITERS, UNLIMITED, OccupancyArrays
@@ -46,9 +54,13 @@ _HOMES = {
     "_compile": ("CompileError",),
     "_driver_config": ("DriverConfiguration",),
     "_errors": ("OccupancyError",),
+    "_gate": ("GATE_FIELDS", "ResourceChange", "ResourceComparison", "compare_resources"),
     "_gpcs": ("GpcLayout",),
-    "_kernel_resources": ("all_kernel_resources", "kernel_resources"),
+    "_kernel_resources": (
+        "COMPILERS", "all_kernel_resources", "kernel_resources", "kernel_resources_by_architecture", "source_lines",
+    ),
     "_launch": ("Launch",),
+    "_lines": ("KernelLines", "SourceLine"),
     "_plot": ("plot_occupancy",),
     "_resources": ("KernelResources",),
     "_rules": ("LIMITERS", "UNLIMITED", "OccupancyArrays"),
@@ -73,6 +85,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Architecture",
     "BlockSizeResult",
+    "COMPILERS",
     "Cliffs",
     "ClusterCliffs",
     "ClusterOccupancy",
@@ -80,7 +93,9 @@ __all__ = [
     "ClusterSizeResult",
     "CompileError",
     "DriverConfiguration",
+    "GATE_FIELDS",
     "GpcLayout",
+    "KernelLines",
     "KernelResources",
     "LIMITERS",
     "Launch",
@@ -89,11 +104,14 @@ __all__ = [
     "OccupancyArrays",
     "OccupancyError",
     "OccupancyResult",
+    "ResourceChange",
     "ResourceCliffs",
+    "ResourceComparison",
     "SCHEDULING_POLICIES",
     "SassCounts",
     "SassLoop",
     "SassSummary",
+    "SourceLine",
     "Threshold",
     "UNLIMITED",
     "all_kernel_resources",
@@ -103,10 +121,13 @@ __all__ = [
     "calculate",
     "calculate_many",
     "cliffs",
+    "compare_resources",
     "kernel_resources",
+    "kernel_resources_by_architecture",
     "load_architecture",
     "max_active_clusters",
     "max_potential_block_size",
     "max_potential_cluster_size",
     "plot_occupancy",
+    "source_lines",
 ]

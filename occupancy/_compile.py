@@ -14,7 +14,7 @@ from types import ModuleType
 from ._arch import ArchitectureLike, architecture
 from ._errors import OccupancyError
 
-__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptxas_log"]
+__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptxas_log", "target_sm"]
 
 INSTALL_HINT = "pip install 'gpuroof[compile]' (cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink)"
 
@@ -37,7 +37,7 @@ class Compiled:
     tool: str
 
 
-def _target(arch: ArchitectureLike) -> str:
+def target_sm(arch: ArchitectureLike) -> str:
     """``sm_XY`` (keeping an ``a``/``f`` suffix the user asked for) for ``-arch``."""
     if isinstance(arch, str) and re.fullmatch(r"sm_\d{2,3}[af]?", arch.strip()):
         return arch.strip()
@@ -92,7 +92,7 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
         When cuda-python or the NVRTC library is missing.
     """
     nvrtc = _nvrtc()
-    target = _target(arch)
+    target = target_sm(arch)
     opts = [f"-arch={target}", "--ptxas-options=-v", *_check_options(options)]
     try:
         result, supported = nvrtc.nvrtcGetSupportedArchs()
@@ -124,7 +124,8 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
             nvrtc.nvrtcGetPTX(program, ptx)
     finally:
         nvrtc.nvrtcDestroyProgram(program)
-    return Compiled(cubin, ptx.rstrip(b"\0").decode("utf-8", "replace"), log, "NVRTC")
+    _, major, minor = nvrtc.nvrtcVersion()
+    return Compiled(cubin, ptx.rstrip(b"\0").decode("utf-8", "replace"), log, f"NVRTC {major}.{minor}")
 
 
 def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.ptx") -> Compiled:
@@ -143,7 +144,7 @@ def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), n
         from cuda.bindings import nvjitlink
     except ImportError as exc:
         raise ImportError(f"assembling PTX needs cuda-python's nvJitLink ({exc}): {INSTALL_HINT}") from None
-    target = _target(arch)
+    target = target_sm(arch)
     opts = [f"-arch={target}", "-Xptxas=-v", *_check_options(options)]
     data = ptx.encode()
     try:
@@ -170,7 +171,8 @@ def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), n
         log = text(nvjitlink.get_info_log_size, nvjitlink.get_info_log)
     finally:
         nvjitlink.destroy(handle)
-    return Compiled(bytes(cubin), ptx, log, "nvJitLink")
+    major, minor = nvjitlink.version()
+    return Compiled(bytes(cubin), ptx, log, f"nvJitLink {major}.{minor}")
 
 
 _FUNCTION = re.compile(r"Function properties for (\S+)")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ._arch import ArchitectureLike, architecture
-from ._compile import compile_ptx, compile_source, ptx_directives, ptxas_log
+from ._compile import CompileError, Compiled, compile_ptx, compile_source, ptx_directives, ptxas_log
+from ._compile_commands import compile_command
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._errors import OccupancyError
 from ._fatbin import FATBIN_MAGIC, FatbinEntry, fatbin_entries
@@ -22,10 +24,18 @@ from ._frameworks import (
     triton_cache_kernels,
     triton_kernel,
 )
+from ._lines import KernelLines, line_listing
+from ._names import demangle, match_kernel
+from ._nvcc import find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
+from ._nvrtc_hints import nvrtc_failure, nvrtc_include_options
 from ._resources import KernelResources
 from ._sass import sass_summaries
 
-__all__ = ["all_kernel_resources", "kernel_resources"]
+__all__ = ["COMPILERS", "all_kernel_resources", "kernel_resources", "kernel_resources_by_architecture",
+           "source_lines"]
+
+# compiler= for CUDA C++ source: "auto" is nvcc for a file when one is found, else NVRTC.
+COMPILERS = ("auto", "nvcc", "nvrtc")
 
 _FATBIN_BYTES = FATBIN_MAGIC.to_bytes(4, "little")
 
@@ -53,9 +63,11 @@ def _resources(
     ptx: str | None = None,
     log: str | None = None,
     extra: Mapping[str, object] | None = None,
+    compiler: str | None = None,
 ) -> dict[str, KernelResources]:
     """KernelResources of every kernel in a cubin, with what the PTX, ptxas log and SASS add."""
     arch, kernels = cubin_kernels(cubin, origin)
+    names = demangle([fields["kernel"] for fields in kernels])
     sass = sass_summaries(cubin, arch) if kernels else None
     spills = ptxas_log(log) if log else {}
     directives = ptx_directives(ptx) if ptx else {}
@@ -63,6 +75,11 @@ def _resources(
     for fields in kernels:
         name = fields["kernel"]
         sources = fields["sources"]
+        if name in names:
+            fields["demangled"] = names[name]
+        if compiler is not None:
+            fields["compiler"] = compiler
+            sources["compiler"] = f"{origin}: the compiler that made it"
         if name in spills:
             fields["spill_store_bytes"] = spills[name]["spill_store_bytes"]
             fields["spill_load_bytes"] = spills[name]["spill_load_bytes"]
@@ -115,9 +132,10 @@ def _pick(entries: list[FatbinEntry], arch: ArchitectureLike | None, options: Se
             out: dict[str, KernelResources] = {}
             for e in (e for e in older if e.sm == top):
                 text = e.data.decode("utf-8", "replace")
-                compiled = compile_ptx(text, arch, options, name=f"compute_{top}.ptx")
-                out.update(_resources(compiled.cubin, f"{what} compute_{top} PTX, nvJitLink for "
-                                      f"{architecture(arch).name}, cubin", ptx=text, log=compiled.log))
+                compiled = _assemble(text, arch, options, name=f"compute_{top}.ptx")
+                out.update(_resources(compiled.cubin, f"{what} compute_{top} PTX, {compiled.tool} for "
+                                      f"{architecture(arch).name}, cubin", ptx=text, log=compiled.log,
+                                      compiler=compiled.tool))
             return out
     out = {}
     for e in chosen:
@@ -156,13 +174,86 @@ def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name
             arch = m[1] if m else None
         if arch is None:
             raise OccupancyError("PTX without a .target sm_XX: give arch=")
-        compiled = compile_ptx(text, arch, options, name=name)
-        return _resources(compiled.cubin, f"PTX ({name}) via nvJitLink, cubin", ptx=text, log=compiled.log)
+        compiled = _assemble(text, arch, options, name=name)
+        return _resources(compiled.cubin, f"PTX ({name}) via {compiled.tool.split()[0]}, cubin", ptx=text,
+                          log=compiled.log, compiler=compiled.tool)
     if arch is None:
         raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
-    opts = [*options, f"-I{include}"] if include is not None else list(options)
-    compiled = compile_source(text, arch, opts, name=name)
-    return _resources(compiled.cubin, f"CUDA source ({name}) via NVRTC, cubin", ptx=compiled.ptx, log=compiled.log)
+    opts = [*_nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options()]
+    try:
+        compiled = compile_source(text, arch, opts, name=name)
+    except CompileError as exc:
+        if include is None:  # a string of source, meant for NVRTC: its whole log helps
+            raise
+        raise _one_line(nvrtc_failure(exc.log, os.fspath(include / name), arch, options), exc.log) from None
+    return _resources(compiled.cubin, f"CUDA source ({name}) via NVRTC, cubin", ptx=compiled.ptx, log=compiled.log,
+                      compiler=compiled.tool)
+
+
+def _assemble(ptx: str, arch: ArchitectureLike, options: Sequence[str], name: str) -> Compiled:
+    """PTX assembled as a whole program, as ``ptxas -v`` and the driver's JIT do: by ptxas when
+    one is found, else by nvJitLink (which assembles relocatable code, ``ptxas -c``: a kernel
+    can get more registers than the driver would give it)."""
+    if find_ptxas() is not None:
+        return ptxas_compile(ptx, arch, options, name=name)
+    return compile_ptx(ptx, arch, options, name=name)
+
+
+def _one_line(message: str, log: str) -> CompileError:
+    """A CompileError whose message is one line; the compiler's whole log stays in ``.log``."""
+    error = CompileError(message)
+    error.log = log
+    return error
+
+
+def _nvrtc_options(options: Sequence[str]) -> list[str]:
+    """nvcc's options less those NVRTC does not take (-O, host-compiler options)."""
+    out: list[str] = []
+    skip = False
+    for option in options:
+        if skip:
+            skip = False
+        elif option in ("-Xcompiler", "--compiler-options", "-ccbin"):
+            skip = True
+        elif not re.match(r"-O\d?$|-Xcompiler=|--compiler-options=|-forward-unknown|--expt-", option):
+            out.append(option)
+    return out
+
+
+def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
+                 cwd: str | None) -> dict[str, KernelResources]:
+    """A CUDA C++ file compiled by nvcc, as the project builds it; by NVRTC when there is no nvcc."""
+    nvcc = find_nvcc() if compiler != "nvrtc" else None
+    if nvcc is None:
+        if compiler == "nvcc":
+            raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
+                                 "/usr/local/cuda, nvidia-cuda-nvcc)")
+        try:
+            return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
+        except ImportError:
+            raise ImportError(f"{path.name}: compiling CUDA C++ needs nvcc (the CUDA toolkit, or CUDA_HOME) or "
+                              "NVRTC: pip install 'gpuroof[compile]'") from None
+    if arch is None:
+        raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
+    try:
+        compiled = nvcc_compile(path, arch, options, cwd=cwd)
+    except CompileError as exc:
+        errors = list(dict.fromkeys(line.strip() for line in exc.log.splitlines() if "error" in line))
+        errors = errors or exc.log.splitlines()[-1:]
+        raise _one_line(f"{exc.args[0].splitlines()[0]}: {'; '.join(errors[:3])}",
+                        exc.log) from None
+    return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
+                      log=compiled.log, compiler=compiled.tool)
+
+
+def _is_source_file(path: Path) -> bool:
+    if path.suffix in (".cu", ".cuh", ".cpp", ".cc", ".cxx"):
+        return True
+    if path.suffix in (".ptx", ".cubin", ".fatbin", ".o", ".so", ".a"):
+        return False
+    head = path.read_bytes()[:4096]
+    return head[:4] not in (ELF_MAGIC, _FATBIN_BYTES) and b"\0" not in head and not _is_ptx(
+        head.decode("utf-8", "replace"))
 
 
 def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
@@ -201,9 +292,9 @@ def _triton_info(info: dict[str, Any], arch: ArchitectureLike | None) -> dict[st
         if info["ptx"] is None:
             raise OccupancyError(f"Triton kernel {fields['kernel']!r} has neither a cubin nor PTX")
         target = arch or info["arch"]
-        compiled = compile_ptx(info["ptx"], target, name=f"{fields['kernel']}.ptx")
-        return _resources(compiled.cubin, "Triton PTX via nvJitLink, cubin", ptx=info["ptx"],
-                          log=compiled.log, extra=fields)
+        compiled = _assemble(info["ptx"], target, (), name=f"{fields['kernel']}.ptx")
+        return _resources(compiled.cubin, f"Triton PTX via {compiled.tool.split()[0]}, cubin", ptx=info["ptx"],
+                          log=compiled.log, extra=fields, compiler=compiled.tool)
     sources = fields.pop("sources")
     sources.update(kernel="Triton metadata.name", architecture="Triton metadata.target")
     built = info["arch"] or (architecture(arch).name if arch is not None else None)
@@ -226,7 +317,8 @@ def _triton_optin(r: KernelResources) -> KernelResources:
     return r.model_copy(update={"max_dynamic_shared_memory": limit, "sources": sources})
 
 
-def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str]) -> dict[str, KernelResources]:
+def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str = "auto",
+             cwd: str | None = None) -> dict[str, KernelResources]:
     if isinstance(obj, KernelResources):
         _check_runs_on(obj.architecture, arch, f"KernelResources of {obj.kernel}")
         return {obj.kernel: obj}
@@ -242,7 +334,7 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str])
         return out
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return _bytes(bytes(obj), arch, options, "<bytes>", None)
-    if isinstance(obj, str) and ("\n" in obj or len(obj) > 4096):
+    if isinstance(obj, str) and ("\n" in obj or len(obj) > 4096 or re.search(r"__global__|\.entry\s|[{};]", obj)):
         return _text(obj, arch, options, "<source>", None)
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
@@ -253,9 +345,9 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str])
                     out[name if name not in out else f"{name}@{len(out)}"] = r
             return out
         if not path.is_file():
-            if isinstance(obj, str) and not re.search(r"\.(cu|cuh|ptx|cubin|fatbin|o|so|json)$", obj):
-                return _text(obj, arch, options, "<source>", None)
             raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
+        if _is_source_file(path):
+            return _source_file(path, arch, options, compiler, cwd)
         return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
     raise TypeError(
         "kernel_resources takes CUDA source, PTX, a cubin or fatbin (bytes or path), a Triton "
@@ -269,6 +361,8 @@ def all_kernel_resources(
     *,
     arch: ArchitectureLike | None = None,
     options: Sequence[str] = (),
+    compiler: str = "auto",
+    compile_commands: str | os.PathLike[str] | None = None,
 ) -> dict[str, KernelResources]:
     """Resources of every kernel in a source file, PTX, cubin, fatbin or framework kernel.
 
@@ -293,30 +387,86 @@ def all_kernel_resources(
     """
     if isinstance(options, (str, bytes)):
         raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
+    options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
+    return _collect(source_or_binary, arch, options, compiler, cwd)
+
+
+def _with_command(source: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
+                  compile_commands: str | os.PathLike[str] | None,
+                  ) -> tuple[tuple[str, ...], str | None, ArchitectureLike | None]:
+    """(options, folder, arch) with the compile command's options first, its folder, and its
+    architecture when ``arch`` is None; ``compiler`` checked."""
+    if compiler not in COMPILERS:
+        raise OccupancyError(f"compiler={compiler!r} is not one of {', '.join(COMPILERS)}")
+    cwd = None
+    if compile_commands is not None:
+        if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
+            raise OccupancyError("compile_commands= applies to a source file: give its path")
+        command = compile_command(source, compile_commands)
+        options, cwd = (*command.options, *options), command.directory
+        if arch is None:
+            if len(command.architectures) != 1:
+                raise OccupancyError(f"{command.file} is built for {', '.join(command.architectures) or 'no '}"
+                                     " architecture: give arch=")
+            arch = command.architectures[0]
     if arch is not None:
         architecture(arch)  # an unknown name fails here, listing the known ones
-    return _collect(source_or_binary, arch, tuple(options))
+    return tuple(options), cwd, arch
 
 
-def _base_name(symbol: str) -> str:
-    """The unqualified function name of an Itanium-mangled symbol (``_Z5saxpyifPKfPf`` -> saxpy)."""
-    m = re.match(r"_Z(N)?", symbol)
-    if not m:
-        return symbol
-    i, names = m.end(), []
-    while True:
-        while i < len(symbol) and symbol[i] in "KVrL":  # cv-qualifiers, internal linkage
-            i += 1
-        d = re.match(r"\d+", symbol[i:])
-        if not d:
-            break
-        n = int(d[0])
-        start = i + len(d[0])
-        names.append(symbol[start : start + n])
-        i = start + n
-        if not m[1] or (i < len(symbol) and symbol[i] in "EI"):
-            break
-    return names[-1] if names else symbol
+def kernel_resources_by_architecture(
+    source_or_binary: object,
+    archs: Sequence[ArchitectureLike] | str = (),
+    *,
+    kernel: str | None = None,
+    options: Sequence[str] = (),
+    compiler: str = "auto",
+    compile_commands: str | os.PathLike[str] | None = None,
+) -> dict[str, dict[str, KernelResources]]:
+    """Every kernel's resources for several architectures, compiled in parallel.
+
+    Parameters are those of :func:`kernel_resources`; ``archs`` defaults to the compile
+    command's architectures (``compile_commands=``), else the binary's own.
+
+    Returns
+    -------
+    dict
+        Architecture name (``"sm_90"``, or the binary's own) to the kernels' resources by symbol;
+        with ``kernel=``, only that kernel.
+
+    Examples
+    --------
+    >>> import occupancy
+    >>> src = 'extern "C" __global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }'
+    >>> found = occupancy.kernel_resources_by_architecture(src, ["sm_80", "sm_90"])
+    >>> sorted(found), [r.architecture for r in found["sm_90"].values()]
+    (['sm_80', 'sm_90'], ['sm_90'])
+    """
+    if not isinstance(archs, (str, list, tuple)):
+        raise TypeError(f"archs must be a list of architectures such as ['sm_80', 'sm_90'], "
+                        f"not {type(archs).__name__}")
+    targets: list[ArchitectureLike | None] = [archs] if isinstance(archs, str) else list(archs)
+    if not targets and compile_commands is not None:
+        targets = list(compile_command(source_or_binary, compile_commands).architectures)
+    targets = targets or [None]
+
+    def one(arch: ArchitectureLike | None) -> dict[str, KernelResources]:
+        found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
+                                     compile_commands=compile_commands)
+        if kernel is None:
+            return found
+        name = match_kernel(kernel, list(found), {n: r.demangled for n, r in found.items()})
+        return {name: found[name]}
+
+    # nvcc runs as a process and NVRTC releases the GIL: one thread per architecture.
+    with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
+        results = list(pool.map(one, targets))
+    out: dict[str, dict[str, KernelResources]] = {}
+    for arch, found in zip(targets, results):
+        key = architecture(arch).name if arch is not None else next(
+            (r.architecture for r in found.values()), "?")
+        out[key] = found
+    return out
 
 
 def kernel_resources(
@@ -325,12 +475,17 @@ def kernel_resources(
     arch: ArchitectureLike | None = None,
     kernel: str | None = None,
     options: Sequence[str] = (),
+    compiler: str = "auto",
+    compile_commands: str | os.PathLike[str] | None = None,
 ) -> KernelResources:
     """Registers, shared and local memory, barriers and launch bounds of one compiled kernel.
 
-    No GPU and no driver are needed: binaries are read with pyelftools, CUDA C++ is
-    compiled with NVRTC and PTX assembled with nvJitLink (cuda-python, ``pip install
-    'gpuroof[compile]'``) for any architecture they support.
+    No GPU and no driver are needed: binaries are read with pyelftools. A CUDA C++ file
+    is compiled by the user's own nvcc (device code only, ``--resource-usage``; host code
+    and every header the build finds compile as they do there), or by NVRTC when no nvcc
+    is found; CUDA C++ given as a string is compiled by NVRTC. PTX is assembled with
+    nvJitLink (cuda-python, ``pip install 'gpuroof[compile]'``). ``compiler`` on the
+    result says which compiler and version made the figures.
 
     Parameters
     ----------
@@ -346,12 +501,21 @@ def kernel_resources(
         same major version at a lower minor, else PTX assembled for ``arch``). For a
         cubin it must be one the cubin runs on. PTX defaults to its ``.target``.
     kernel : str, optional
-        The kernel's name: its symbol, or for C++ kernels the unqualified function name
-        if that is unambiguous. Needed when the input holds several kernels.
+        The kernel: its symbol, its demangled name, a C++ name expression without the
+        parameters (``softmax<256>``, ``ns::k``) or a prefix only one kernel has. Needed
+        when the input holds several kernels.
     options : sequence of str, optional
-        Compiler options: NVRTC's for source (``-DN=4``, ``-Iinclude``, ``-std=c++17``,
-        ``--maxrregcount=64``, ``-lineinfo``), nvJitLink's for PTX (``-maxrregcount=64``).
-        A source file's own folder is on the include path.
+        Compiler options: nvcc's for a source file (``-DN=4``, ``-Iinclude``, ``-std=c++17``,
+        ``-O3``, ``--use_fast_math``, ``-maxrregcount=64``, ``-lineinfo``, ``-rdc=true``,
+        ``-G``, ``-Xcompiler ...``; NVRTC is given those it takes), nvJitLink's for PTX
+        (``-maxrregcount=64``). A source file's own folder is on the include path.
+    compiler : {"auto", "nvcc", "nvrtc"}
+        For a CUDA C++ file: ``"auto"`` uses nvcc when one is found (``$GPUROOF_NVCC``,
+        ``PATH``, ``$CUDA_HOME``, ``$CUDA_PATH``, /usr/local/cuda, NVIDIA's nvcc wheel),
+        else NVRTC.
+    compile_commands : path, optional
+        A ``compile_commands.json`` (CMake, Bear): the file is compiled with its own
+        command's options, in its folder, for its architecture unless ``arch`` is given.
 
     Returns
     -------
@@ -363,7 +527,9 @@ def kernel_resources(
     OccupancyError
         When the kernel is not found or is ambiguous (the message lists the kernels),
         the input holds nothing for ``arch``, or compilation fails (a
-        :class:`~occupancy.CompileError`, carrying the compiler log).
+        :class:`~occupancy.CompileError`: one line, with the compiler's log in ``.log``).
+    FileNotFoundError
+        When a path does not exist.
     ImportError
         When compiling needs cuda-python, NVRTC or nvJitLink and they are missing.
     TypeError
@@ -372,6 +538,7 @@ def kernel_resources(
     See Also
     --------
     all_kernel_resources : every kernel of the input, by name.
+    kernel_resources_by_architecture : every kernel for several architectures at once.
 
     Examples
     --------
@@ -392,7 +559,8 @@ def kernel_resources(
     >>> r.sources["registers_per_thread"]
     'CUDA source (<source>) via NVRTC, cubin .nv.info EIATTR_REGCOUNT'
     """
-    found = all_kernel_resources(source_or_binary, arch=arch, options=options)
+    found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
+                                 compile_commands=compile_commands)
     names = list(found)
     if kernel is None:
         if len(found) == 1:
@@ -401,11 +569,83 @@ def kernel_resources(
             f"the input holds {len(found)} kernels; choose one with kernel=: " + ", ".join(names)
             if found else "the input holds no kernel (no __global__ function was compiled)"
         )
-    if kernel in found:
-        return found[kernel]
-    matches = [n for n in names if _base_name(n) == kernel]
-    if len(matches) == 1:
-        return found[matches[0]]
-    if matches:
-        raise OccupancyError(f"kernel={kernel!r} is ambiguous: " + ", ".join(matches))
-    raise OccupancyError(f"kernel={kernel!r} not found; the input holds " + (", ".join(names) or "no kernel"))
+    return found[match_kernel(kernel, names, {n: r.demangled for n, r in found.items()})]
+
+
+def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str, cwd: str | None) -> bytes:
+    """The cubin of a source file, source text, PTX or cubin, built with line information."""
+    lineinfo = [*options, "-lineinfo"] if "-lineinfo" not in options else list(options)
+    if isinstance(obj, (bytes, bytearray, memoryview)) and bytes(obj[:4]) == ELF_MAGIC:
+        return bytes(obj)
+    if isinstance(obj, (str, os.PathLike)) and not (isinstance(obj, str) and "\n" in obj):
+        path = Path(obj)
+        if not path.is_file():
+            raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
+        data = path.read_bytes()
+        if data[:4] == ELF_MAGIC:
+            return data
+        if _is_source_file(path) and compiler != "nvrtc" and find_nvcc() is not None:
+            if arch is None:
+                raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
+            return nvcc_compile(path, arch, lineinfo, cwd=cwd).cubin
+        obj = data.decode("utf-8", "replace")
+    if not isinstance(obj, str):
+        raise TypeError(f"source_lines takes CUDA source, PTX or a cubin (a path or its contents), "
+                        f"not {type(obj).__name__}")
+    if _is_ptx(obj):
+        m = re.search(r"^\s*\.target\s+(sm_\d+)", obj, re.M)
+        return _assemble(obj, arch or (m[1] if m else "sm_90"), lineinfo, "<ptx>").cubin
+    if arch is None:
+        raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
+    return compile_source(obj, arch, [*_nvrtc_options(lineinfo), *nvrtc_include_options()]).cubin
+
+
+def source_lines(
+    source_or_binary: object,
+    *,
+    arch: ArchitectureLike | None = None,
+    kernel: str | None = None,
+    options: Sequence[str] = (),
+    compiler: str = "auto",
+    compile_commands: str | os.PathLike[str] | None = None,
+) -> dict[str, KernelLines]:
+    """Where the registers go: per source line of each kernel, the peak of live registers and
+    the local stores and loads (spills), read with nvdisasm from a ``-lineinfo`` build.
+
+    Parameters are those of :func:`kernel_resources`; a source file or PTX is compiled with
+    ``-lineinfo`` added, a cubin is read as it is (it must hold line information).
+
+    Returns
+    -------
+    dict
+        Kernel symbol to :class:`KernelLines` (only ``kernel`` when given).
+
+    Raises
+    ------
+    OccupancyError
+        When the kernel is not found, the cubin has no line information, or no nvdisasm is
+        installed (``pip install nvidia-cuda-nvdisasm``).
+
+    Examples
+    --------
+    >>> import occupancy
+    >>> src = '''
+    ... extern "C" __global__ void k(float* x) {
+    ...     x[threadIdx.x] *= 2.0f;
+    ... }
+    ... '''
+    >>> k = occupancy.source_lines(src, arch="sm_90")["k"]
+    >>> k.peak_live_registers <= k.registers_per_thread
+    True
+    """
+    if isinstance(options, (str, bytes)):
+        raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
+    options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
+    cubin = _line_cubin(source_or_binary, arch, options, compiler, cwd)
+    built, kernels = cubin_kernels(cubin, "cubin")
+    registers = {str(k["kernel"]): int(k["registers_per_thread"]) for k in kernels}
+    names = demangle(list(registers))
+    if kernel is not None:
+        chosen = match_kernel(kernel, list(registers), names)
+        registers = {chosen: registers[chosen]}
+    return line_listing(cubin, registers, built, {k: names.get(k) for k in registers})

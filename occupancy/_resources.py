@@ -31,6 +31,10 @@ class KernelResources(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kernel: str = Field(min_length=1, description="The kernel's symbol name (mangled for C++).")
+    demangled: str | None = Field(
+        default=None, description="The C++ name of a mangled symbol (``softmax<256>(float*)``); None "
+        "for an extern \"C\" kernel or where no demangler was found.",
+    )
     architecture: str = Field(description='The SASS architecture it was compiled for, e.g. "sm_90".')
     registers_per_thread: int = Field(ge=0, le=255, description="32-bit registers per thread.")
     static_shared_memory: int = Field(default=0, ge=0, description="__shared__ bytes per block.")
@@ -74,6 +78,10 @@ class KernelResources(BaseModel):
         default=None,
         description="What the kernel's SASS says (instruction counts, loops, global loads in flight), "
         "read with nvdisasm; None where no cubin or no nvdisasm was at hand (``sources['sass']`` says why).",
+    )
+    compiler: str | None = Field(
+        default=None, description='The compiler and version that made the cubin, e.g. "nvcc 13.0", '
+        '"NVRTC 13.0", "ptxas 13.0"; None for a binary read as given.',
     )
     sources: dict[str, str] = Field(
         default_factory=dict, description="Field name -> where its value was read."

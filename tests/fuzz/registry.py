@@ -600,7 +600,34 @@ kernel_files = st.one_of(
               st.one_of(st.binary(max_size=64), st.just(b"\x7fELF" + bytes(60)),
                         st.just(b"__global__ void k(float *x) { x[0] = 1; }"), st.just(b"__global__ void k( {"))))
 
+# Two records of `gpuroof resources --json`: a kernel whose registers rose from 32 to 40.
+_GATE_ROW = {"arch": "sm_90", "resources": {"kernel": "k", "registers_per_thread": 32, "spill_store_bytes": 0,
+                                            "spill_load_bytes": 0},
+             "occupancy": {"occupancy": 1.0, "threads_per_block": 256, "limiters": ["warps"]}}
+_GATE_ROWS = [_GATE_ROW, {**_GATE_ROW, "arch": "sm_80"}]
+_GATE_WORSE = [{**_GATE_ROW, "resources": {**_GATE_ROW["resources"], "registers_per_thread": 40}}]
+_GATE = occupancy.compare_resources(_GATE_ROWS, _GATE_WORSE)
+_LINES = occupancy.KernelLines(kernel="k", architecture="sm_90", registers_per_thread=32, peak_live_registers=30,
+                               tool="nvdisasm", lines=(occupancy.SourceLine(
+                                   file="k.cu", line=3, instructions=10, peak_live_registers=30, local_stores=2,
+                                   local_loads=2, local_store_bytes=8, local_load_bytes=8),))
+gate_rows = st.one_of(st.just(_GATE_ROWS), st.just(_GATE_WORSE), junk(), st.lists(st.one_of(st.just(_GATE_ROW), junk()),
+                                                                                   max_size=3))
+
 OCCUPANCY.update({
+    "COMPILERS": constant(),
+    "GATE_FIELDS": constant(),
+    "KernelLines": model(occupancy.KernelLines, _LINES),
+    "SourceLine": model(occupancy.SourceLine, _LINES.lines[0]),
+    "source_lines": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
+                                     kernel=maybe(st.sampled_from(("k", "nope")))), io=True, cost=5),
+    "ResourceChange": model(occupancy.ResourceChange, _GATE.changes[-1]),
+    "ResourceComparison": model(occupancy.ResourceComparison, _GATE, use=str),
+    "compare_resources": call(args_kwargs(gate_rows, gate_rows, tolerance=maybe(st.sampled_from(
+        ({"registers": 8}, {"occupancy": 0.25}, {"nope": 1}, {"spills": -1}))))),
+    "kernel_resources_by_architecture": call(args_kwargs(kernel_files, maybe(st.sampled_from((["sm_90"], "sm_80"))),
+                                                         kernel=maybe(st.sampled_from(("k", "nope")))),
+                                             io=True, cost=5),
     "ClusterCliffs": fields(occupancy.ClusterCliffs),
     "ClusterOccupancy": model(occupancy.ClusterOccupancy, _CLUSTERS, finite=False),
     "ClusterPoint": fields(occupancy.ClusterPoint),

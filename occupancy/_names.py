@@ -1,0 +1,138 @@
+"""Kernel names: C++ symbols demangled for people, and ``kernel=`` matched however it is spelled.
+
+Demangling runs the toolkit's ``cu++filt`` or binutils' ``c++filt`` once per list of
+names (Itanium mangling, the same for host and device code).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ._errors import OccupancyError
+
+__all__ = ["base_name", "demangle", "match_kernel"]
+
+
+@functools.cache
+def _demangler() -> str | None:
+    for name in ("cu++filt", "c++filt"):
+        found = shutil.which(name)
+        if found:
+            return found
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            candidate = Path(os.environ[var]) / "bin" / "cu++filt"
+            if candidate.is_file():
+                return os.fspath(candidate)
+    return None
+
+
+def demangle(symbols: Sequence[str]) -> dict[str, str]:
+    """Symbol -> C++ name for the mangled ones (``_Z``) among ``symbols``; empty when no
+    demangler is installed.
+
+    Examples
+    --------
+    >>> demangle(["_Z5saxpyfPf", "plain"]).get("_Z5saxpyfPf", "saxpy(float, float*)")
+    'saxpy(float, float*)'
+    """
+    mangled = [s for s in symbols if s.startswith("_Z")]
+    tool = _demangler()
+    if not mangled or tool is None:
+        return {}
+    try:
+        done = subprocess.run([tool], input="\n".join(mangled) + "\n", capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    lines = done.stdout.splitlines()
+    if len(lines) != len(mangled):
+        return {}
+    return {s: d for s, d in zip(mangled, lines) if d != s}
+
+
+def base_name(symbol: str) -> str:
+    """The unqualified function name of an Itanium-mangled symbol (``_Z5saxpyifPKfPf`` -> saxpy)."""
+    m = re.match(r"_Z(N)?", symbol)
+    if not m:
+        return symbol
+    i, names = m.end(), []
+    while True:
+        while i < len(symbol) and symbol[i] in "KVrL":  # cv-qualifiers, internal linkage
+            i += 1
+        d = re.match(r"\d+", symbol[i:])
+        if not d:
+            break
+        n = int(d[0])
+        start = i + len(d[0])
+        names.append(symbol[start : start + n])
+        i = start + n
+        if not m[1] or (i < len(symbol) and symbol[i] in "EI"):
+            break
+    return names[-1] if names else symbol
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"\s+", "", name)
+
+
+def _without_parameters(demangled: str) -> str:
+    """``void ns::k<256>(float*)`` -> ``ns::k<256>``: the name before the outermost parameter
+    list, less a function template's return type."""
+    depth, start = 0, 0
+    for i, ch in enumerate(demangled):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            start = i + 1
+        elif ch == "(" and depth == 0:
+            return demangled[start:i]
+    return demangled[start:]
+
+
+def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str | None]) -> str:
+    """The one symbol among ``names`` that ``kernel`` names.
+
+    ``kernel`` may be the symbol, the demangled name, a C++ name expression without the
+    parameters (``softmax_fp16<256>``, ``ns::k``), or a prefix of one of these that only
+    one kernel has.
+
+    Raises
+    ------
+    OccupancyError
+        When no kernel or several match (the message lists them).
+    """
+    if not isinstance(kernel, str):
+        raise TypeError(f"kernel must be a string (a symbol or a C++ name), not {type(kernel).__name__}")
+    if kernel in names:
+        return kernel
+    want = _squash(kernel)
+
+    def forms(symbol: str) -> list[str]:
+        out = [symbol, base_name(symbol)]
+        if demangled.get(symbol):
+            full = demangled[symbol] or ""
+            out += [_squash(full), _squash(_without_parameters(full)),
+                    _squash(_without_parameters(full)).rsplit("::", 1)[-1]]
+        return out
+
+    def label(symbol: str) -> str:
+        return f"{demangled[symbol]} ({symbol})" if demangled.get(symbol) else symbol
+
+    for test in (lambda f: f == want,
+                 lambda f: f.split("<", 1)[0] == want,
+                 lambda f: f.startswith(want)):
+        matches = [n for n in names if any(test(f) for f in forms(n))]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise OccupancyError(f"kernel={kernel!r} is ambiguous; it names " + "; ".join(map(label, matches)))
+    raise OccupancyError(f"kernel={kernel!r} not found; the input holds "
+                         + ("; ".join(map(label, names)) or "no kernel"))

@@ -1,0 +1,162 @@
+"""Compiling CUDA C++ with the user's own nvcc (device code only, one architecture per call),
+and PTX with ptxas as a whole program.
+
+nvcc is the reference: NVRTC's front end emits different PTX for the same source and
+options (register counts differ by a few), refuses host code and searches no include
+folder. So a source file is compiled as the project builds it, ``nvcc -cubin -gencode
+arch=compute_XY,code=sm_XY --resource-usage``, and its cubin is read like any other;
+the resource-usage log gives what the cubin does not keep (spill bytes).
+
+PTX is assembled by ``ptxas -v`` as a whole program, as nvcc and the driver's JIT do:
+nvJitLink assembles it as relocatable code (``ptxas -c``), which can give a kernel more
+registers (an SGEMM: 238 instead of 167).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._compile import CompileError, Compiled, target_sm
+
+__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_version", "ptxas_compile"]
+
+
+def _find(tool: str) -> str | None:
+    """``$GPUROOF_<TOOL>``, ``PATH``, ``$CUDA_HOME``/``$CUDA_PATH``, ``/usr/local/cuda``, then
+    NVIDIA's wheels (``nvidia/cuda_nvcc/bin``, ``nvidia/cu13/bin``)."""
+    candidates: list[Path | str | None] = [os.environ.get(f"GPUROOF_{tool.upper()}"), shutil.which(tool)]
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            candidates.append(Path(os.environ[var]) / "bin" / tool)
+    candidates.append(Path("/usr/local/cuda/bin") / tool)
+    for entry in sys.path:
+        for sub in ("nvidia/cuda_nvcc/bin", "nvidia/cu13/bin", "nvidia/cu12/bin"):
+            candidates.append(Path(entry) / sub / tool)
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.fspath(candidate)
+    return None
+
+
+@functools.cache
+def find_nvcc() -> str | None:
+    """The nvcc to compile with (``$GPUROOF_NVCC``, ``PATH``, ``$CUDA_HOME``/``$CUDA_PATH``,
+    ``/usr/local/cuda``, NVIDIA's nvcc wheel); None when there is none.
+
+    Examples
+    --------
+    >>> find_nvcc() is None or find_nvcc().endswith("nvcc")
+    True
+    """
+    return _find("nvcc")
+
+
+@functools.cache
+def find_ptxas() -> str | None:
+    """The ptxas to assemble PTX with, found as nvcc is; None when there is none."""
+    return _find("ptxas")
+
+
+@functools.cache
+def nvcc_version(tool: str) -> str:
+    """``"13.0"`` from ``nvcc --version`` or ``ptxas --version`` ("... release 13.0, V13.0.88")."""
+    try:
+        text = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CompileError(f"{tool} --version failed: {exc}") from None
+    m = re.search(r"release (\d+\.\d+)", text)
+    return m[1] if m else "?"
+
+
+def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str = "kernel.ptx") -> Compiled:
+    """Assemble PTX for ``arch`` with ``ptxas -v`` as a whole program, as nvcc does.
+
+    ``options`` are nvJitLink's spelling (``-maxrregcount=N``, ``-lineinfo``, ``-Xptxas=...``)
+    or ptxas's.
+
+    Raises
+    ------
+    CompileError
+        When ptxas reports an error.
+    FileNotFoundError
+        When no ptxas is found.
+    """
+    ptxas = find_ptxas()
+    if ptxas is None:
+        raise FileNotFoundError("no ptxas found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    opts = []
+    for option in options:
+        opts.extend(option.removeprefix("-Xptxas=").split(",") if option.startswith("-Xptxas=") else [option])
+    with tempfile.TemporaryDirectory(prefix="gpuroof-ptxas-") as tmp:
+        source, cubin = Path(tmp) / "in.ptx", Path(tmp) / "out.cubin"
+        source.write_text(ptx, "utf-8")
+        command = [ptxas, "-v", f"-arch={target_sm(arch)}", *opts, os.fspath(source), "-o", os.fspath(cubin)]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            raise CompileError(f"ptxas did not finish assembling {name} in 600 s") from None
+        log = done.stdout + done.stderr
+        if done.returncode != 0:
+            raise CompileError(f"ptxas could not assemble {name} for {target_sm(arch)}", log.replace(
+                os.fspath(source), name))
+        return Compiled(cubin.read_bytes(), ptx, log, f"ptxas {nvcc_version(ptxas)}")
+
+
+def nvcc_command(path: str | os.PathLike[str], arch: object, options: Sequence[str] = (),
+                 nvcc: str = "nvcc") -> list[str]:
+    """The nvcc command line that compiles ``path``'s device code for ``arch`` with its resource usage.
+
+    Examples
+    --------
+    >>> " ".join(nvcc_command("k.cu", "sm_90", ["-O3"]))
+    'nvcc -cubin -gencode arch=compute_90,code=sm_90 --resource-usage -O3 k.cu'
+    """
+    sm = target_sm(arch)
+    digits = sm.removeprefix("sm_")
+    return [nvcc, "-cubin", "-gencode", f"arch=compute_{digits},code={sm}", "--resource-usage",
+            *options, os.fspath(path)]
+
+
+def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[str] = (),
+                 cwd: str | os.PathLike[str] | None = None) -> Compiled:
+    """Compile the device code of the CUDA C++ file ``path`` for ``arch`` with nvcc.
+
+    ``options`` are nvcc's (``-I``, ``-D``, ``-std=c++17``, ``-O3``, ``--use_fast_math``,
+    ``-maxrregcount=N``, ``-lineinfo``, ``-rdc=true``, ``-G``, ``-Xcompiler ...``); host code
+    and every header the project's build finds compile as they do there. ``cwd`` is the
+    folder nvcc runs in (a compile command's ``directory``).
+
+    Raises
+    ------
+    CompileError
+        When nvcc reports an error (its messages are in ``.log``).
+    FileNotFoundError
+        When no nvcc is found.
+    """
+    nvcc = find_nvcc()
+    if nvcc is None:
+        raise FileNotFoundError("no nvcc found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    source = Path(cwd or ".", path).resolve()
+    with tempfile.TemporaryDirectory(prefix="gpuroof-nvcc-") as tmp:
+        cubin = Path(tmp) / "out.cubin"
+        # -keep leaves the PTX behind, for .minnctapersm, which the cubin does not keep.
+        command = [*nvcc_command(source, arch, options, nvcc), "-o", os.fspath(cubin), "-keep", "-keep-dir", tmp]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=600)
+        except subprocess.TimeoutExpired:
+            raise CompileError(f"nvcc did not finish compiling {source} in 600 s") from None
+        log = done.stdout + done.stderr
+        if done.returncode != 0:
+            shown = " ".join(nvcc_command(path, arch, options))
+            raise CompileError(f"nvcc could not compile {source} for {target_sm(arch)} ({shown})", log)
+        ptx_files = sorted(Path(tmp).glob("*.ptx"))
+        ptx = "\n".join(p.read_text("utf-8", "replace") for p in ptx_files)
+        return Compiled(cubin.read_bytes(), ptx, log, f"nvcc {nvcc_version(nvcc)}")

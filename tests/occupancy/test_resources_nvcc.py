@@ -1,0 +1,254 @@
+"""Resources of an ordinary project file (host code, standard and CUDA headers, cooperative
+groups, templates, launch bounds, big static shared memory, spills) compiled by nvcc, against
+what ``nvcc --resource-usage`` itself prints for the same file (run here, not hard-coded)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import occupancy
+from occupancy._nvcc import find_nvcc, nvcc_version
+
+DATA = Path(__file__).resolve().parents[2] / "docs" / "examples"
+SOURCE = DATA / "project_kernels.cu"  # shown in docs/your-kernel.md
+ARCHS = ("sm_80", "sm_90", "sm_100", "sm_120")
+NVCC = find_nvcc()
+
+pytestmark = pytest.mark.skipif(NVCC is None, reason="no nvcc (PATH, CUDA_HOME, CUDA_PATH, nvidia-cuda-nvcc)")
+
+
+def nvcc_printout(path: Path, archs: tuple[str, ...]) -> dict[tuple[str, str], dict[str, int]]:
+    """(kernel, sm_XY) -> registers, barriers, smem, stack frame and spills as nvcc prints them."""
+    gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in archs]
+    done = subprocess.run([NVCC, "-c", "--resource-usage", *gencode, str(path), "-o", "/dev/null"],
+                          capture_output=True, text=True, check=True)
+    return printout(done.stdout + done.stderr)
+
+
+def printout(log: str) -> dict[tuple[str, str], dict[str, int]]:
+    out: dict[tuple[str, str], dict[str, int]] = {}
+    entry = arch = function = None
+    frame = (0, 0, 0)
+    for line in log.splitlines():
+        if m := re.search(r"Compiling entry function '([^']+)' for '(\w+)'", line):
+            entry, arch, frame = m[1], m[2], (0, 0, 0)
+        elif m := re.search(r"Function properties for (\S+)", line):
+            function = m[1]
+        elif (m := re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)) \
+                and function == entry:
+            frame = tuple(int(g) for g in m.groups())
+        elif (m := re.search(r"Used (\d+) registers, used (\d+) barriers", line)) and entry:
+            smem = re.search(r"(\d+) bytes smem", line)
+            out[entry, arch] = {"registers_per_thread": int(m[1]), "block_barriers": int(m[2]),
+                                "static_shared_memory": int(smem[1]) if smem else 0, "local_memory": frame[0],
+                                "spill_store_bytes": frame[1], "spill_load_bytes": frame[2]}
+            entry = None
+    return out
+
+
+@pytest.fixture(scope="module")
+def oracle() -> dict[tuple[str, str], dict[str, int]]:
+    return nvcc_printout(SOURCE, ARCHS)
+
+
+@pytest.fixture(scope="module")
+def found() -> dict[str, dict[str, occupancy.KernelResources]]:
+    """The file compiled once per architecture, in parallel."""
+    return occupancy.kernel_resources_by_architecture(SOURCE, ARCHS)
+
+
+FIELDS = ("registers_per_thread", "static_shared_memory", "local_memory", "spill_store_bytes",
+          "spill_load_bytes", "block_barriers")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_every_kernel_equals_nvcc_resource_usage(found, oracle, arch):
+    kernels = found[arch]
+    assert sorted(kernels) == sorted(k for k, a in oracle if a == arch)
+    for name, r in kernels.items():
+        got = {field: getattr(r, field) for field in FIELDS}
+        assert got == oracle[name, arch], name
+        assert r.compiler == f"nvcc {nvcc_version(NVCC)}"
+
+
+def test_the_file_exercises_what_it_claims(found, oracle):
+    """Spills, a stack frame, > 32 KiB of static shared memory, barriers: the cases are real."""
+    r = found["sm_90"]
+    assert r["_Z13spilling_loopPKfPfi"].spill_store_bytes > 0
+    assert r["local_array"].local_memory == 256 and r["local_array"].spill_store_bytes == 0
+    assert r["_ZN4gemm5tiledEPKfS1_Pfi"].static_shared_memory == 40960
+    tiled = r["_ZN4gemm5tiledEPKfS1_Pfi"]
+    assert (tiled.max_threads_per_block, tiled.min_blocks_per_sm) == (256, 2)
+
+
+def test_names_are_demangled_and_kernel_takes_any_spelling(found):
+    r = found["sm_90"]
+    assert r["_Z12softmax_fp16ILi256EEvPK6__halfPS0_i"].demangled == \
+        "void softmax_fp16<256>(__half const*, __half*, int)"
+    assert r["local_array"].demangled is None
+    names = list(r)
+    demangled = {n: k.demangled for n, k in r.items()}
+    from occupancy._names import match_kernel
+
+    for spelling, symbol in (("softmax_fp16<256>", "_Z12softmax_fp16ILi256EEvPK6__halfPS0_i"),
+                             ("softmax_fp16 < 128 >", "_Z12softmax_fp16ILi128EEvPK6__halfPS0_i"),
+                             ("gemm::tiled", "_ZN4gemm5tiledEPKfS1_Pfi"),
+                             ("tiled", "_ZN4gemm5tiledEPKfS1_Pfi"),
+                             ("spill", "_Z13spilling_loopPKfPfi"),
+                             ("grid_sum(float const*, float*, int)", "_Z8grid_sumPKfPfi"),
+                             ("_Z8grid_sumPKfPfi", "_Z8grid_sumPKfPfi")):
+        assert match_kernel(spelling, names, demangled) == symbol, spelling
+    with pytest.raises(occupancy.OccupancyError, match=r"ambiguous(?=.*softmax_fp16<128>)(?=.*softmax_fp16<256>)"):
+        match_kernel("softmax_fp16", names, demangled)
+    with pytest.raises(occupancy.OccupancyError, match="not found"):
+        match_kernel("nothing", names, demangled)
+
+
+def test_ptx_is_assembled_as_a_whole_program_like_ptxas_v(tmp_path):
+    """The PTX route gives what `ptxas -v` gives (not `ptxas -c`, nvJitLink's relocatable code)."""
+    from occupancy._nvcc import find_ptxas
+
+    ptx = tmp_path / "k.ptx"
+    subprocess.run([NVCC, "-ptx", "-arch=sm_90", str(SOURCE), "-o", str(ptx)], check=True)
+    done = subprocess.run([find_ptxas(), "-v", "-arch=sm_90", str(ptx), "-o", "/dev/null"],
+                          capture_output=True, text=True, check=True)
+    want = printout(done.stdout + done.stderr)
+    found = occupancy.all_kernel_resources(ptx, arch="sm_90")
+    assert {(name, "sm_90"): {f: getattr(r, f) for f in FIELDS} for name, r in found.items()} == want
+    assert {r.compiler.split()[0] for r in found.values()} == {"ptxas"}
+
+
+def test_a_missing_path_is_no_such_file():
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        occupancy.kernel_resources(str(DATA / "missing.cu"), arch="sm_90")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        occupancy.kernel_resources("kernels/softmax", arch="sm_90")
+
+
+def test_nvrtc_on_host_code_is_one_line_naming_the_nvcc_command():
+    with pytest.raises(occupancy.CompileError) as info:
+        occupancy.kernel_resources(SOURCE, arch="sm_90", compiler="nvrtc")
+    message = str(info.value)
+    assert "\n" not in message and "project_kernels.cu:4" in message and "cassert" in message
+    assert "nvcc -cubin -gencode arch=compute_90,code=sm_90 --resource-usage" in message
+    assert "catastrophic" in info.value.log
+
+
+def test_compile_commands_reproduce_the_files_flags(tmp_path, oracle):
+    """-DTILE=16 from the compile database shrinks gemm::tiled's shared memory four times."""
+    database = tmp_path / "compile_commands.json"
+    database.write_text(json.dumps([{
+        "directory": str(tmp_path),
+        "command": f"/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DTILE=16 -O3 -std=c++17 "
+                   f"--generate-code=arch=compute_90,code=[compute_90,sm_90] -x cu -c {SOURCE} "
+                   f"-o CMakeFiles/k.dir/project_kernels.cu.o -MD -MT x.o -MF x.o.d",
+        "file": str(SOURCE)}]))
+    r = occupancy.kernel_resources(SOURCE, kernel="gemm::tiled", compile_commands=database)
+    assert (r.architecture, r.static_shared_memory) == ("sm_90", 40960 // 4)
+    assert r.compiler.startswith("nvcc ")
+
+
+def gpuroof(capsys, *argv):
+    from gpuroof import main
+
+    code = main(["resources", *(str(a) for a in argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    """`gpuroof resources --json` of the file for sm_90: the gate's baseline."""
+    import contextlib
+    import io
+
+    from gpuroof import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["resources", str(SOURCE), "--arch", "sm_90", "--threads", "256", "--json"]) == 0
+    path = tmp_path_factory.mktemp("gate") / "baseline.json"
+    path.write_text(out.getvalue())
+    return path
+
+
+def test_cli_json_keeps_both_names_and_the_compiler(baseline):
+    rows = json.loads(baseline.read_text())
+    by_kernel = {row["resources"]["kernel"]: row["resources"] for row in rows}
+    assert by_kernel["_Z8grid_sumPKfPfi"]["demangled"] == "grid_sum(float const*, float*, int)"
+    assert {r["compiler"] for r in by_kernel.values()} == {f"nvcc {nvcc_version(NVCC)}"}
+
+
+def test_gate_passes_an_unchanged_build(capsys, baseline):
+    code, out, err = gpuroof(capsys, SOURCE, "--arch", "sm_90", "--threads", "256", "--baseline", baseline)
+    assert code == 0, err
+    assert out.strip() == "6 kernel/architecture pairs compared: no regression"
+
+
+def test_gate_fails_a_planted_regression(capsys, baseline):
+    """-DLIVE=64: the spilling loop keeps 64 values live instead of 48 and spills more."""
+    code, out, err = gpuroof(capsys, SOURCE, "--arch", "sm_90", "--threads", "256", "--baseline", baseline,
+                             "-DLIVE=64", "--tolerance", "registers=0,spills=0,occupancy=0")
+    assert code == 1, err
+    assert re.search(r"REGRESSION  spilling_loop\(float const\*, float\*, int\) \(sm_90\): spills \d+ -> \d+", out)
+    assert out.rstrip().endswith("regression(s)")
+
+
+def test_gate_refuses_bad_input(capsys, baseline, tmp_path):
+    (tmp_path / "bad.json").write_text('{"not": "a list"}')
+    for argv in (("--baseline", tmp_path / "bad.json"), ("--baseline", tmp_path / "missing.json"),
+                 ("--baseline", baseline, "--tolerance", "nope=1"), ("--tolerance", "registers=1")):
+        code, _, err = gpuroof(capsys, SOURCE, "--arch", "sm_90", *argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1, (argv, err)
+
+
+def test_cli_kernel_by_cxx_name_and_missing_file(capsys):
+    code, out, _ = gpuroof(capsys, SOURCE, "--arch", "sm_90", "--kernel", "softmax_fp16<128>")
+    assert code == 0 and "softmax_fp16<128>" in out and "softmax_fp16<256>" not in out
+    code, _, err = gpuroof(capsys, DATA / "missing.cu", "--arch", "sm_90")
+    assert code == 2 and "no such file" in err
+
+
+def test_cli_without_a_compiler_names_what_to_install(capsys, monkeypatch):
+    """No nvcc and no NVRTC: one line naming the compile extra, exit 2."""
+    import builtins
+
+    monkeypatch.setattr("occupancy._kernel_resources.find_nvcc", lambda: None)
+    real_import = builtins.__import__
+
+    def no_cuda(name, *args, **kwargs):
+        if name.startswith("cuda"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_cuda)
+    code, _, err = gpuroof(capsys, SOURCE, "--arch", "sm_90")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "pip install 'gpuroof[compile]'" in err and "nvcc" in err
+
+
+def test_lines_put_the_spills_on_the_loop_that_holds_them(found):
+    """Checked by hand against the source: the STL/LDL bytes of the spilling loop's lines add up
+    to ptxas's spill stores and loads, and the loops (not the prologue) hold them."""
+    (k,) = occupancy.source_lines(SOURCE, arch="sm_90", kernel="spilling_loop").values()
+    resources = found["sm_90"]["_Z13spilling_loopPKfPfi"]
+    assert sum(r.local_store_bytes for r in k.lines) == resources.spill_store_bytes
+    assert sum(r.local_load_bytes for r in k.lines) == resources.spill_load_bytes
+    text = SOURCE.read_text().splitlines()
+    heavy = max(k.lines, key=lambda r: r.local_store_bytes + r.local_load_bytes)
+    assert "for (int" in text[heavy.line - 1]
+    assert k.registers_per_thread == resources.registers_per_thread
+    assert 0 < k.peak_live_registers <= k.registers_per_thread
+    assert all(Path(r.file).name == SOURCE.name for r in k.lines if r.local_stores)
+
+
+def test_cli_lines_json(capsys):
+    code, out, err = gpuroof(capsys, SOURCE, "--arch", "sm_90", "--kernel", "local_array", "--lines", "--json")
+    assert code == 0, err
+    (k,) = json.loads(out)
+    assert k["kernel"] == "local_array" and any(r["local_stores"] for r in k["lines"])
