@@ -10,6 +10,7 @@ which GPU, when, by which command).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from occupancy.common import pydantic_error
@@ -17,8 +18,10 @@ from pydantic import ValidationError
 from roofline import Calibration, RooflineError
 
 from ._device import DeviceInfo
+from ._prediction import PredictionCheck
+from ._probe import Probe, RunContext
 
-__all__ = ["measured_calibration", "measurement_origin"]
+__all__ = ["PROBE", "RunCalibration", "measured_calibration", "measurement_origin"]
 
 
 def measurement_origin(info: DeviceInfo, created_utc: str, command: str = "gpuroof validate") -> str:
@@ -87,3 +90,35 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str,
     except ValidationError as exc:
         raise pydantic_error(exc, RooflineError, "fitted with the measured figures is not a valid calibration") from None
     return out
+
+
+@dataclass(frozen=True)
+class RunCalibration:
+    """The run's calibration: as report.json and calibration.json hold it, and as the model takes it."""
+
+    values: dict[str, Any]
+    calibration: Calibration
+
+
+class CalibrationProbe(Probe[RunCalibration]):
+    """The prediction check's fit with every earlier probe's figures (`measured_calibration`),
+    which the kernel suite and the families predict with; a failure is the prediction check's."""
+
+    name = "calibration"
+    step = "calibration"
+    needs = ("prediction",)
+    error_field = "prediction_error"
+
+    def run(self, ctx: RunContext) -> RunCalibration | None:
+        prediction = ctx.result("prediction", PredictionCheck)
+        if prediction is None:
+            return None
+        values = measured_calibration(prediction.calibration, origin=measurement_origin(ctx.info, ctx.created_utc),
+                                      figures=ctx.figures)
+        return RunCalibration(values, Calibration.model_validate(values))
+
+    def fields(self, result: RunCalibration) -> Mapping[str, object]:
+        return {"calibration": result.values}
+
+
+PROBE = CalibrationProbe()

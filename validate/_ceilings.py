@@ -11,17 +11,19 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
+import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._clocks import ClockMonitor, ClockRecord
 from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._errors import DeviceError
+from ._probe import Probe, RunContext
 from ._session import Session
 from ._tensor import TENSOR_CEILINGS, measure_tensor, tensor_kernels
 from ._timing import TimingResult, benchmark
 
-__all__ = ["CEILING_NAMES", "Ceiling", "Ceilings", "TARGETS", "measure_ceilings"]
+__all__ = ["CEILING_NAMES", "Ceiling", "Ceilings", "PROBE", "TARGETS", "datasheet_figures", "measure_ceilings"]
 
 CEILING_NAMES = (
     "dram_read", "dram_write", "dram_copy", "dram_triad", "l2_read", "shared_read",
@@ -246,3 +248,38 @@ def measure_ceilings(
 
         run(precision, tensor)
     return Ceilings(items=tuple(items), errors=errors)
+
+
+_PRECISIONS = ("fp32", "fp64", *TENSOR_CEILINGS)
+
+
+def datasheet_figures(entry: roofline.GPU | None, info: DeviceInfo) -> dict[str, float | None]:
+    """Datasheet figures of the matched database entry; a precision the GPU lacks is None."""
+    out: dict[str, float | None] = {"dram": info.memory_bandwidth}
+    if entry is None:
+        return out
+    for level in ("dram", "l2", "l1"):
+        out[level] = float(entry.bandwidth(level))
+    supported = entry.supported_precisions()
+    for precision in _PRECISIONS:
+        try:
+            out[precision] = float(entry.peak_flops(precision)) if precision in supported else None
+        except roofline.RooflineError:  # no per-SM rate table for this compute capability
+            out[precision] = None
+    return out
+
+
+class CeilingsProbe(Probe[Ceilings]):
+    """The measured ceilings (`measure_ceilings`) against the database entry's datasheet, with
+    clocks and power around each; the report cannot be written without them."""
+
+    name = "ceilings"
+    step = "ceilings"
+    required = True
+
+    def run(self, ctx: RunContext) -> Ceilings:
+        return measure_ceilings(ctx.session, ctx.info, datasheet_figures(ctx.entry, ctx.info), quick=ctx.quick,
+                                progress=ctx.progress, clocks=ctx.clocks)
+
+
+PROBE = CeilingsProbe()

@@ -29,11 +29,12 @@ from collections.abc import Callable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
-from roofline import locality, mixed_dram_bandwidth
+from roofline import Calibration, locality, mixed_dram_bandwidth
 
 from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
-from ._probe import Figures, RunContext
+from ._prediction import PredictionCheck
+from ._probe import Figures, Probe, RunContext
 from ._session import Session
 from ._timing import benchmark
 from ._workingset import WorkingSet
@@ -327,20 +328,22 @@ def render_effects(e: MemoryEffects, h: str = "##") -> list[str]:
     return lines
 
 
-class EffectsProbe:
+class EffectsProbe(Probe[MemoryEffects]):
     """The time model's memory-effect probes (`measure_effects`), after the prediction check: the
     sustained DRAM bandwidth comes from its fitted calibration."""
 
     name = "effects"
     step = "memory effects"
-    stage = "model"
+    needs = ("prediction",)
 
     def run(self, ctx: RunContext) -> MemoryEffects | None:
-        if ctx.entry is None or ctx.fitted is None:
+        prediction = ctx.result("prediction", PredictionCheck)
+        if ctx.entry is None or prediction is None:
             return None
-        working_set = ctx.results.get("working_set")
-        plateaus = working_set.plateaus if isinstance(working_set, WorkingSet) else None
-        sustained = ctx.entry.memory_bandwidth * ctx.fitted.sustained_bandwidth_fraction
+        fitted = Calibration.model_validate(prediction.calibration)
+        working_set = ctx.result("working_set", WorkingSet)
+        plateaus = working_set.plateaus if working_set is not None else None
+        sustained = ctx.entry.memory_bandwidth * fitted.sustained_bandwidth_fraction
         return measure_effects(ctx.session, ctx.info, dram_bytes_per_second=sustained,
                                read_bytes_per_second=plateaus.dram_bytes_per_second if plateaus else None,
                                quick=ctx.quick, progress=ctx.progress)

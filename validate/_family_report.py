@@ -21,9 +21,12 @@ from occupancy.common import atomic_path, check_writable, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from roofline import RooflineError
 
-from ._families import FAMILIES, FamilyRecord, family_model, json_values
+from ._calibration import RunCalibration
+from ._families import FAMILIES, FamilyRecord, family_model, json_values, measure_families
+from ._probe import Probe, RunContext
 
 __all__ = [
+    "PROBE",
     "FamilyReport",
     "FamilyRow",
     "FamilySummary",
@@ -364,3 +367,36 @@ def write_family_report(report: FamilyReport, out: str | os.PathLike[str]) -> di
     write_atomic(files["markdown"], render_family_markdown(report, plot="families.png"), RooflineError)
     plot_families(report, files["plot"])
     return files
+
+
+class FamiliesProbe(Probe[FamilyReport]):
+    """Check and time the kernel families (the suite's kernels among them, `measure_families`)
+    and give `roofline.predict`'s and the plain roofline's error per family with this run's
+    calibration (the packaged one where it failed); its section is laid out by `render_markdown`
+    after the kernels."""
+
+    name = "families"
+    step = "families"
+    error_field = "families_error"
+
+    def run(self, ctx: RunContext) -> FamilyReport | None:
+        if not ctx.families:
+            return None
+        records = measure_families(ctx.session, ctx.info, quick=ctx.quick, families=ctx.families,
+                                   suite_rows=ctx.result("kernels", tuple) or (), rng=ctx.rng, progress=ctx.progress)
+        if ctx.entry is None:
+            raise RooflineError(f"{len(records)} launches measured, but no database entry to predict them for")
+        calibration = ctx.result("calibration", RunCalibration)
+        where = ("this run's calibration (fitted to its copy sweep, with its measured figures)"
+                 if calibration is not None else "packaged: this run's calibration failed")
+        report = family_rows(records, ctx.entry,
+                             roofline.calibration(ctx.entry) if calibration is None else calibration.calibration,
+                             where, ctx.info.name, f"gpuroof validate, {ctx.created_utc}, {ctx.host}")
+        o = report.overall
+        ctx.progress(f"families: roofline.predict median |error| {o.predict_median_abs_percent or 0:.0f}% "
+                     f"(worst {o.predict_worst_abs_percent or 0:.0f}%, {o.predict_worst_label}), plain roofline "
+                     f"{o.roofline_median_abs_percent or 0:.0f}%")
+        return report
+
+
+PROBE = FamiliesProbe()

@@ -41,7 +41,7 @@ from ._device import DeviceInfo
 from ._driver import driver_call
 from ._errors import DeviceError
 from ._format import format_size
-from ._probe import Figures, RunContext
+from ._probe import Probe, RunContext
 from ._session import Session
 from ._timing import EventTimer, MAX_SECONDS, benchmark
 from ._timing import TimingResult
@@ -452,18 +452,14 @@ def render_host_links(links: HostLinks, h: str = "##") -> list[str]:
     return lines + [""]
 
 
-class HostLinksProbe:
+class HostLinksProbe(Probe[HostLinks]):
     """Host links (`measure_host_links`): pinned, pageable, mapped and managed transfers and their fits."""
 
     name = "host_links"
     step = "host links"
-    stage = "hierarchy"
 
     def run(self, ctx: RunContext) -> HostLinks:
         return measure_host_links(ctx.session, ctx.info, quick=ctx.quick, progress=ctx.progress)
-
-    def figures(self, result: HostLinks) -> Figures:
-        return {}
 
     def render(self, result: HostLinks, heading: str, assets: str) -> list[str]:
         return render_host_links(result, heading)

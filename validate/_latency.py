@@ -33,7 +33,7 @@ from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._format import format_ns, format_size
-from ._probe import Figures, RunContext
+from ._probe import Figures, Probe, RunContext
 from ._session import Session
 from ._timing import MAX_SECONDS
 
@@ -463,12 +463,11 @@ def render_latency(ladder: LatencyLadder, h: str = "##") -> list[str]:
     return lines + [""]
 
 
-class LatencyProbe:
+class LatencyProbe(Probe[LatencyLadder]):
     """The latency ladder (`measure_latency_ladder`); gives the calibration each level's latency."""
 
     name = "latency"
     step = "latency ladder"
-    stage = "hierarchy"
 
     def run(self, ctx: RunContext) -> LatencyLadder:
         return measure_latency_ladder(ctx.session, ctx.info, quick=ctx.quick, progress=ctx.progress)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_kernels, kernel_source
 from ._driver import cuda_errors
-from ._probe import Figures, RunContext
+from ._probe import Figures, Probe, RunContext
 from ._session import Session
 from ._timing import EventTimer, benchmark
 
@@ -119,12 +119,11 @@ def render_launch(launch: LaunchOverhead, h: str = "##") -> list[str]:
             f"cuda.core launches, median of 5 batches |", ""]
 
 
-class LaunchProbe:
+class LaunchProbe(Probe[LaunchOverhead]):
     """Launch overhead (`measure_launch_overhead`); gives the calibration the per-kernel graph time."""
 
     name = "launch"
     step = "launch overhead"
-    stage = "hierarchy"
 
     def run(self, ctx: RunContext) -> LaunchOverhead:
         return measure_launch_overhead(ctx.session, quick=ctx.quick, progress=ctx.progress)

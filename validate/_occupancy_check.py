@@ -21,12 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._compile import kernel_resources
 from ._device import DeviceInfo
 from ._differential import ProbeVariant, ask, counts_agree, error_text, load_probe_kernels
+from ._probe import Probe, RunContext
 from ._session import Session
 
 if TYPE_CHECKING:
     from cuda.core import Kernel
 
 __all__ = [
+    "PROBE",
     "OccupancyCheck",
     "OccupancyMismatch",
     "check_occupancy",
@@ -261,3 +263,18 @@ def _compare_block_size(occupancy: Any, arch: occupancy.Architecture, info: Devi
         dynamic_shared_memory=need, max_dynamic_shared_memory=attribute, carveout=carveout,
         runtime=runtime, calculated=calculated,
     )
+
+
+class OccupancyCheckProbe(Probe[OccupancyCheck]):
+    """The occupancy calculator against the driver (`check_occupancy`); its section is laid out
+    by `render_markdown` before the kernels."""
+
+    name = "occupancy_check"
+    step = "occupancy check"
+    error_field = "occupancy_check_error"
+
+    def run(self, ctx: RunContext) -> OccupancyCheck:
+        return check_occupancy(ctx.session, ctx.info, quick=ctx.quick, progress=ctx.progress)
+
+
+PROBE = OccupancyCheckProbe()

@@ -18,12 +18,13 @@ import numpy as np
 import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._ceilings import Ceilings
 from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._driver import cuda_errors, driver_call
 from ._errors import DeviceError
 from ._format import format_size
-from ._probe import Figures, RunContext
+from ._probe import Probe, RunContext
 from ._session import Session
 from ._timing import TimingResult
 from ._timing import benchmark
@@ -299,27 +300,23 @@ def render_persistence(persistence: Persistence, h: str = "##") -> list[str]:
     return lines + [""]
 
 
-class PersistenceProbe:
+class PersistenceProbe(Probe[Persistence]):
     """L2 persistence (`measure_persistence`), predicted with the working-set plateaus (the
     ceilings where the sweep failed); not run without both rates."""
 
     name = "persistence"
     step = "l2 persistence"
-    stage = "hierarchy"
 
     def run(self, ctx: RunContext) -> Persistence | None:
-        working_set = ctx.results.get("working_set")
-        plateaus = working_set.plateaus if isinstance(working_set, WorkingSet) else None
-        ceilings = ctx.ceilings
+        working_set = ctx.result("working_set", WorkingSet)
+        plateaus = working_set.plateaus if working_set is not None else None
+        ceilings = ctx.result("ceilings", Ceilings)
         dram_rate = (plateaus and plateaus.dram_bytes_per_second) or (ceilings and ceilings.value("dram_read"))
         l2_rate = (plateaus and plateaus.l2_bytes_per_second) or (ceilings and ceilings.value("l2_read"))
         if not (dram_rate and l2_rate):
             return None
         return measure_persistence(ctx.session, ctx.info, dram_bytes_per_second=dram_rate,
                                    l2_bytes_per_second=l2_rate, quick=ctx.quick, progress=ctx.progress)
-
-    def figures(self, result: Persistence) -> Figures:
-        return {}
 
     def render(self, result: Persistence, heading: str, assets: str) -> list[str]:
         return render_persistence(result, heading)

@@ -27,10 +27,12 @@ from roofline import RooflineError, models
 
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
+from ._probe import Probe, RunContext
 from ._session import Session
 from ._timing import benchmark
 
 __all__ = [
+    "PROBE",
     "CliffCheck",
     "PredictionCheck",
     "SweepPoint",
@@ -422,3 +424,20 @@ def run_prediction_check(
         max_abs_error=max(errors),
         fit=fit,
     )
+
+
+class PredictionCheckProbe(Probe[PredictionCheck]):
+    """The copy sweep and the fit of the time model's parameters (`run_prediction_check`) on the
+    database entry; its section is laid out by `render_markdown` after the kernel families."""
+
+    name = "prediction"
+    step = "prediction check"
+    error_field = "prediction_error"
+
+    def run(self, ctx: RunContext) -> PredictionCheck:
+        if ctx.entry is None:
+            raise RooflineError("no database entry for this device: the prediction check predicts for one")
+        return run_prediction_check(ctx.session, ctx.entry, progress=ctx.progress, quick=ctx.quick)
+
+
+PROBE = PredictionCheckProbe()

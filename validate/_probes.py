@@ -1,4 +1,5 @@
-"""The probe registry: every measurement `run_validation` runs in its loop, in run and report order.
+"""The probe registry: every step `run_validation` runs in its loop, in run order (a probe comes
+after those whose results it needs) and in the order `render_markdown` renders their sections.
 
 Adding a probe: a module with its measurement, result model and a `validate._probe.Probe`
 (``PROBE``), and one line here (its result also needs a field, named as the probe, in
@@ -7,16 +8,37 @@ Adding a probe: a module with its measurement, result model and a `validate._pro
 
 from __future__ import annotations
 
-from . import _effects, _hostlink, _latency, _launch, _persistence, _workingset
+from . import (
+    _calibration,
+    _ceilings,
+    _effects,
+    _family_report,
+    _hostlink,
+    _latency,
+    _launch,
+    _occupancy_check,
+    _persistence,
+    _prediction,
+    _reference,
+    _suite,
+    _workingset,
+)
 from ._probe import Probe
 
 __all__ = ["PROBES"]
 
 PROBES: tuple[Probe, ...] = (
+    _ceilings.PROBE,
+    _reference.PROBE,
     _launch.PROBE,
     _latency.PROBE,
     _workingset.PROBE,
     _hostlink.PROBE,
     _persistence.PROBE,
+    _occupancy_check.PROBE,
+    _prediction.PROBE,
     _effects.PROBE,
+    _calibration.PROBE,
+    _suite.PROBE,
+    _family_report.PROBE,
 )

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._ceilings import Ceilings
+from ._probe import Probe, RunContext
 
-__all__ = ["REFERENCE_FOR", "Reference", "References", "apply_references", "measure_references"]
+__all__ = ["PROBE", "REFERENCE_FOR", "Reference", "References", "apply_references", "measure_references"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -242,3 +243,26 @@ def measure_references(index: int, *, quick: bool = False, gemm_size: int = 8192
         progress(f"reference {item.name}: {item.value / scale:,.1f} {unit} ({item.library})")
     return References(items=tuple(items), errors=errors)
 
+
+
+class ReferencesProbe(Probe[References]):
+    """cuBLAS and library copies in the same session (`measure_references`), full runs only; they
+    refine the ceilings: the run's ``"ceilings"`` result becomes `apply_references`' (what the
+    report, L2 persistence and the kernel suite use)."""
+
+    name = "references"
+    step = "references"
+    needs = ("ceilings",)
+
+    def applies(self, ctx: RunContext) -> bool:
+        return not ctx.quick and super().applies(ctx)
+
+    def run(self, ctx: RunContext) -> References:
+        references = measure_references(ctx.session.index, progress=ctx.progress)
+        ceilings = ctx.result("ceilings", Ceilings)
+        if ceilings is not None:
+            ctx.results["ceilings"] = apply_references(ceilings, references)
+        return references
+
+
+PROBE = ReferencesProbe()

@@ -14,14 +14,18 @@ from occupancy import KernelResources
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
+from ._calibration import RunCalibration
+from ._ceilings import Ceilings
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._kernels import build_case, check_outputs
+from ._probe import Probe, RunContext
 from ._session import Session
 from ._timing import TimingResult, benchmark
 
 __all__ = [
+    "PROBE",
     "KernelValidation",
     "PredictionSummary",
     "RegimeSummary",
@@ -385,3 +389,32 @@ def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, data
         ape_percent_model=_ape(base.get("model_predicted_seconds"), t),
         **base,
     )
+
+
+#: Report name of a measured ceiling -> the roofline level or precision it stands for.
+_MEASURED = {"dram": "dram_copy", "l2": "l2_read", "l1": "shared_read", "fp32": "fp32_fma", "fp64": "fp64_fma",
+             "fp16_tensor": "fp16_tensor", "bf16_tensor": "bf16_tensor"}
+
+
+class SuiteProbe(Probe[tuple[KernelValidation, ...]]):
+    """Compile, check and time every kernel of the suite (`run_suite`) against its prediction
+    with the database entry, the measured ceilings and the run's calibration; the report cannot
+    be written without it."""
+
+    name = "kernels"
+    step = "kernels"
+    required = True
+
+    def run(self, ctx: RunContext) -> tuple[KernelValidation, ...]:
+        ceilings = ctx.result("ceilings", Ceilings)
+        measured = {level: ceilings.value(name) if ceilings is not None else None for level, name in _MEASURED.items()}
+        calibration = ctx.result("calibration", RunCalibration)
+        return run_suite(ctx.session, ctx.info, ctx.models, database_gpu=ctx.entry, measured=measured,
+                         quick=ctx.quick, rng=ctx.rng, progress=ctx.progress,
+                         calibration=None if calibration is None else calibration.calibration)
+
+    def fields(self, result: tuple[KernelValidation, ...]) -> Mapping[str, object]:
+        return {"kernels": result, "summary": summarize_predictions(result)}
+
+
+PROBE = SuiteProbe()

@@ -11,33 +11,25 @@ import tomllib
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 import roofline
 from occupancy.common import check_writable
 from roofline import RooflineError, models as roofline_models
 
-from ._calibration import measured_calibration, measurement_origin
-from ._ceilings import measure_ceilings
 from ._clocks import open_clock_monitor
-from ._device import DeviceInfo, compare_device, query_device
+from ._device import compare_device, query_device
 from ._errors import DeviceError
-from ._families import _check_families, measure_families
-from ._family_report import family_rows
-from ._occupancy_check import check_occupancy
-from ._prediction import run_prediction_check
-from ._probe import Figures, RunContext, Stage
+from ._families import _check_families
+from ._probe import RunContext
 from ._probes import PROBES
-from ._reference import apply_references, measure_references
 from ._report import ValidationReport, write_report
 from ._session import open_session
-from ._suite import run_suite, summarize_predictions
-from ._tensor import TENSOR_CEILINGS
 
 __all__ = ["ValidationRun", "check_run_arguments", "run_validation", "select_models"]
 
-_PRECISIONS = ("fp32", "fp64", *TENSOR_CEILINGS)
+T = TypeVar("T")
 
 
 class ValidationRun:
@@ -110,22 +102,6 @@ def check_run_arguments(
     return models
 
 
-def _datasheet(entry: roofline.GPU | None, info: DeviceInfo) -> dict[str, float | None]:
-    """Datasheet figures of the matched database entry; a precision the GPU lacks is None."""
-    out: dict[str, float | None] = {"dram": info.memory_bandwidth}
-    if entry is None:
-        return out
-    for level in ("dram", "l2", "l1"):
-        out[level] = float(entry.bandwidth(level))
-    supported = entry.supported_precisions()
-    for precision in _PRECISIONS:
-        try:
-            out[precision] = float(entry.peak_flops(precision)) if precision in supported else None
-        except roofline.RooflineError:  # no per-SM rate table for this compute capability
-            out[precision] = None
-    return out
-
-
 def _source_version() -> str:
     """The version in pyproject.toml, for a source checkout that is not installed."""
     try:
@@ -194,24 +170,28 @@ def run_validation(
     wanted_families = _check_families(families)
     start = time.perf_counter()
     seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
-    rng = np.random.default_rng(seed)
     session = open_session(device)
     info = query_device(session)
     entry, comparison = compare_device(info)
     progress(f"{info.name} (sm_{info.arch[3:]}, {info.sm_count} SMs); database entry {comparison.database_gpu}; "
              f"{len(comparison.differences)} datasheet differences")
-    datasheet = _datasheet(entry, info)
-    created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     failures: dict[str, str] = {}
     steps: dict[str, float] = {}
+    errors: dict[str, str | None] = {}
 
-    def step(name: str, measure: Callable[[], object]) -> Any:
+    def step(name: str, measure: Callable[[], T], required: bool = False, error_field: str | None = None) -> T | None:
         # A measurement that fails is recorded and the run goes on: the others still count.
         started = time.perf_counter()
         try:
             return measure()
         except (DeviceError, ValueError, MemoryError) as exc:
-            failures[name] = f"{type(exc).__name__}: {exc}"
+            if required:
+                raise
+            message = f"{type(exc).__name__}: {exc}"
+            if error_field is None:
+                failures[name] = message
+            else:
+                errors[error_field] = message
             progress(f"{name} failed: {exc}")
             return None
         finally:
@@ -220,93 +200,30 @@ def run_validation(
     clocks = open_clock_monitor(step("pci bus id", lambda: str(session.device.pci_bus_id)))
     if not clocks.available:
         progress("NVML not available (pip install nvidia-ml-py): clocks and power not read")
-    started = time.perf_counter()
-    ceilings = measure_ceilings(session, info, datasheet, quick=quick, progress=progress, clocks=clocks)
-    steps["ceilings"] = time.perf_counter() - started
-    references = None
-    if not quick:
-        references = step("references", lambda: measure_references(device, progress=progress))
-        if references is not None:
-            ceilings = apply_references(ceilings, references)
     ctx = RunContext(session=session, info=info, quick=quick, progress=progress,
-                     out=None if out is None else Path(out), entry=entry, ceilings=ceilings)
-
-    def run_stage(stage: Stage) -> None:
-        for probe in PROBES:
-            if probe.stage == stage:
-                result = step(probe.step, lambda probe=probe: probe.run(ctx))
-                if result is not None:
-                    ctx.results[probe.name] = result
-
-    run_stage("hierarchy")
-    measured: dict[str, float | None] = {
-        "dram": ceilings.value("dram_copy"), "l2": ceilings.value("l2_read"), "l1": ceilings.value("shared_read"),
-        "fp32": ceilings.value("fp32_fma"), "fp64": ceilings.value("fp64_fma"),
-        "fp16_tensor": ceilings.value("fp16_tensor"), "bf16_tensor": ceilings.value("bf16_tensor"),
-    }
-    occupancy_check, occupancy_error = None, None
-    started = time.perf_counter()
-    try:
-        occupancy_check = check_occupancy(session, info, quick=quick, progress=progress)
-    except (DeviceError, ValueError) as exc:
-        occupancy_error = str(exc)
-        progress(f"occupancy check failed: {exc}")
-    steps["occupancy check"] = time.perf_counter() - started
-    started = time.perf_counter()
-    prediction, prediction_error, calibration, full_calibration = None, None, None, None
-    try:
-        prediction = run_prediction_check(session, entry, progress=progress, quick=quick)
-        ctx.fitted = roofline.Calibration.model_validate(prediction.calibration)
-        run_stage("model")
-        figures: Figures = {}
-        for probe in PROBES:
-            if probe.name in ctx.results:
-                figures.update(probe.figures(ctx.results[probe.name]))
-        full_calibration = measured_calibration(prediction.calibration, origin=measurement_origin(info, created),
-                                                figures=figures)
-        calibration = roofline.Calibration.model_validate(full_calibration)
-    except (DeviceError, ValueError) as exc:
-        prediction_error = str(exc)
-        progress(f"prediction check failed: {exc}")
-    steps["prediction check"] = time.perf_counter() - started
-    started = time.perf_counter()
-    rows = run_suite(session, info, models, database_gpu=entry, measured=measured, quick=quick, rng=rng,
-                     progress=progress, calibration=calibration)
-    steps["kernels"] = time.perf_counter() - started
-    started = time.perf_counter()
-    family_report, families_error = None, None
-    if wanted_families:
-        try:
-            records = measure_families(session, info, quick=quick, families=wanted_families, suite_rows=rows, rng=rng,
-                                       progress=progress)
-            if entry is None:
-                families_error = f"{len(records)} launches measured, but no database entry to predict them for"
-            else:
-                where = ("this run's calibration (fitted to its copy sweep, with its measured figures)"
-                         if calibration is not None else "packaged: this run's calibration failed")
-                family_report = family_rows(records, entry, calibration or roofline.calibration(entry), where,
-                                            info.name, f"gpuroof validate, {created}, {socket.gethostname()}")
-                o = family_report.overall
-                progress(f"families: roofline.predict median |error| {o.predict_median_abs_percent or 0:.0f}% "
-                         f"(worst {o.predict_worst_abs_percent or 0:.0f}%, {o.predict_worst_label}), plain roofline "
-                         f"{o.roofline_median_abs_percent or 0:.0f}%")
-        except (DeviceError, ValueError, MemoryError) as exc:
-            families_error = f"{type(exc).__name__}: {exc}"
-            progress(f"families failed: {exc}")
-    steps["families"] = time.perf_counter() - started
+                     out=None if out is None else Path(out), entry=entry, clocks=clocks, models=models,
+                     families=wanted_families, rng=np.random.default_rng(seed),
+                     created_utc=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     host=socket.gethostname())
+    for probe in PROBES:
+        if not probe.applies(ctx):
+            continue
+        result = step(probe.step, lambda probe=probe: probe.run(ctx), probe.required, probe.error_field)
+        if result is not None:
+            ctx.results[probe.name] = result
+            ctx.figures.update(probe.figures(result))
+    fields: dict[str, object] = {}
+    for probe in PROBES:
+        if probe.name in ctx.results:
+            fields.update(probe.fields(ctx.results[probe.name]))
     try:
         version = metadata.version("gpuroof")
     except metadata.PackageNotFoundError:
         version = _source_version()
     report = ValidationReport(
-        gpuroof_version=version,
-        created_utc=created,
-        quick=quick, runtime_seconds=time.perf_counter() - start, seed=seed, device=info, comparison=comparison,
-        ceilings=ceilings, occupancy_check=occupancy_check, occupancy_check_error=occupancy_error, kernels=rows,
-        summary=summarize_predictions(rows), prediction=prediction, prediction_error=prediction_error,
-        host=socket.gethostname(), references=references, calibration=full_calibration, measurement_errors=failures,
-        step_seconds=steps, late_timer_samples=session.timer.late, families=family_report,
-        families_error=families_error, **{probe.name: ctx.results.get(probe.name) for probe in PROBES},
+        gpuroof_version=version, created_utc=ctx.created_utc, quick=quick,
+        runtime_seconds=time.perf_counter() - start, seed=seed, device=info, comparison=comparison, host=ctx.host,
+        measurement_errors=failures, step_seconds=steps, late_timer_samples=session.timer.late, **errors, **fields,
     )
     files = {} if out is None else write_report(report, out, models, progress=progress)
     if files:

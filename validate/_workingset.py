@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._format import format_rate, format_size
-from ._probe import Figures, RunContext
+from ._probe import Figures, Probe, RunContext
 from ._session import Session
 from ._timing import benchmark
 
@@ -262,12 +262,11 @@ def render_working_set(working_set: Any, h: str = "##", image: str | None = "wor
     return lines + [""]
 
 
-class WorkingSetProbe:
+class WorkingSetProbe(Probe[WorkingSet]):
     """The working-set sweep (`measure_working_set`); gives the calibration the read plateaus."""
 
     name = "working_set"
     step = "working set"
-    stage = "hierarchy"
 
     def run(self, ctx: RunContext) -> WorkingSet:
         return measure_working_set(ctx.session, ctx.info, quick=ctx.quick, progress=ctx.progress)
