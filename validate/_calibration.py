@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from occupancy.common import pydantic_error
 from pydantic import ValidationError
 from roofline import Calibration, RooflineError
 
 from ._device import DeviceInfo
+from ._files import JsonDict
 from ._prediction import PredictionCheck
 from ._probe import Probe, RunContext
 
@@ -29,8 +29,8 @@ def measurement_origin(info: DeviceInfo, created_utc: str, command: str = "gpuro
     return f"an {info.name}, CUDA driver {info.driver_version}, {created_utc[:10]}, {command}"
 
 
-def measured_calibration(fitted: Mapping[str, Any], *, origin: str,
-                         figures: Mapping[str, tuple[float | None, str]] | None = None) -> dict[str, Any]:
+def measured_calibration(fitted: Mapping[str, object], *, origin: str,
+                         figures: Mapping[str, tuple[float | None, str]] | None = None) -> JsonDict:
     """`fitted` (a `roofline.Calibration` as a dict) with the run's measured figures added.
 
     Parameters
@@ -96,7 +96,7 @@ def measured_calibration(fitted: Mapping[str, Any], *, origin: str,
 class RunCalibration:
     """The run's calibration: as report.json and calibration.json hold it, and as the model takes it."""
 
-    values: dict[str, Any]
+    values: JsonDict
     calibration: Calibration
 
 

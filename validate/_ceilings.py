@@ -8,7 +8,7 @@ independent library figure (cuBLAS, CuPy) measured higher in the same session.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import roofline
@@ -173,7 +173,7 @@ def measure_ceilings(
         flag = f"; {item.clocks.note}" if item.clocks is not None and item.clocks.throttled else ""
         progress(f"ceiling {name}: {item.measured / scale:,.1f} {unit}{ds}{flag}")
 
-    def timed(kernel: str, args: tuple[Any, ...], shared: int = 0, on: tuple[int, int, int] = grid,
+    def timed(kernel: str, args: tuple[object, ...], shared: int = 0, on: tuple[int, int, int] = grid,
               repetitions: int | None = None) -> TimingResult:
         launch = session.launcher(kernels[kernel], on, block, args, shared)
         result = benchmark(launch, timer=session.timer, warmup=3 if repetitions is None else 1,
@@ -181,7 +181,7 @@ def measure_ceilings(
         session.synchronize()
         return result
 
-    def best_dram(name: str, kind: str, work: float, args: tuple[Any, ...], note: str) -> Ceiling:
+    def best_dram(name: str, kind: str, work: float, args: tuple[object, ...], note: str) -> Ceiling:
         # Sweep the variants and grids briefly, then time the fastest properly.
         grids = [(blocks * waves, 1, 1) for waves in (1, 4)]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
 
 import numpy as np
 from occupancy.common import integer
@@ -25,7 +24,7 @@ def as_float(value: numbers.Real) -> float:
         return math.inf
 
 
-def check_callables(**functions: Any) -> None:
+def check_callables(**functions: object) -> None:
     """TypeError naming the first argument that is neither callable nor None (None: not given)."""
     for name, function in functions.items():
         if function is not None and not callable(function):
@@ -53,7 +52,6 @@ def check_positive(name: str, value: object, high: float = math.inf, unit: str =
 def check_optional_positive(name: str, value: object, unit: str = "") -> float | None:
     """None, or `value` checked by `check_positive` (a device figure NVML may not give)."""
     return None if value is None else check_positive(name, value, unit=unit)
-
 
 
 def positive_series(name: str, values: object, low: float, high: float, unit: str = "") -> np.ndarray:

@@ -16,6 +16,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 from contextlib import contextmanager
 from typing import Any
 
@@ -252,7 +253,7 @@ class ClockMonitor:
                                        power_limit_watts=self.power_limit_watts))
 
 
-def _nvml_reader(nvml: Any, handle: Any) -> Callable[[float], ClockSample]:
+def _nvml_reader(nvml: ModuleType, handle: object) -> Callable[[float], ClockSample]:
     def optional(read: Callable[[], object]) -> Any:
         try:
             return read()

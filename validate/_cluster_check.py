@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import occupancy
 import roofline
@@ -24,9 +24,11 @@ from ._device import DeviceInfo
 from ._differential import ProbeVariant, ask, counts_agree, error_text, load_probe_kernels
 from ._driver import cuda_errors, driver_call
 from ._errors import DeviceError
+from ._files import JsonDict
 from ._session import Session
 
 if TYPE_CHECKING:
+    from cuda.bindings.driver import CUfunction, CUlaunchConfig
     from cuda.core import Kernel
 
 __all__ = [
@@ -174,7 +176,7 @@ class ClusterCheck(BaseModel):
         return len(self.mismatches)
 
 
-def set_attribute(session: Session, kernel: Kernel, function: Any, name: str, value: int) -> None:
+def set_attribute(session: Session, kernel: Kernel, function: CUfunction, name: str, value: int) -> None:
     """Set ``CU_FUNC_ATTRIBUTE_<name>`` on the kernel for the session's device, or, where the
     driver refuses that for this attribute, on the kernel's function in the current context."""
     try:
@@ -208,7 +210,7 @@ class _Asker:
         self.set("NON_PORTABLE_CLUSTER_SIZE_ALLOWED", int(query.non_portable))
         self.set("CLUSTER_SCHEDULING_POLICY_PREFERENCE", query.policy)
 
-    def _config(self, query: ClusterQuery, with_cluster: bool) -> Any:
+    def _config(self, query: ClusterQuery, with_cluster: bool) -> CUlaunchConfig:
         d = self.driver
         cfg = d.CUlaunchConfig()
         x, y, z = query.cluster
@@ -245,7 +247,7 @@ def driver_cluster_answers(
     *,
     quick: bool = False,
     progress: Callable[[str], None] = lambda message: None,
-) -> dict[str, Any]:
+) -> JsonDict:
     """The driver's raw answers over the cluster sweep, as plain JSON-ready data.
 
     Returns
@@ -318,7 +320,7 @@ def measured_layout(name: str, compute_capability: str, sms_per_gpc: Sequence[in
     )
 
 
-def compare_answers(gpu: str | occupancy.GpcLayout, answers: dict[str, Any]) -> tuple[int, int, list[ClusterMismatch]]:
+def compare_answers(gpu: str | occupancy.GpcLayout, answers: JsonDict) -> tuple[int, int, list[ClusterMismatch]]:
     """Compare recorded driver answers (`driver_cluster_answers`) with the calculator.
 
     ``gpu`` is a GPU name with a packaged layout or an `occupancy.GpcLayout`. Returns
@@ -373,7 +375,7 @@ def check_clusters(
     *,
     gpu: str | occupancy.GpcLayout | None = None,
     quick: bool = False,
-    answers: dict[str, Any] | None = None,
+    answers: JsonDict | None = None,
     progress: Callable[[str], None] = lambda message: None,
 ) -> ClusterCheck:
     """Compare ``occupancy.max_active_clusters`` and ``max_potential_cluster_size`` with the driver.

@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import Any, Literal, TYPE_CHECKING
+from typing import Literal, TYPE_CHECKING
 
 from occupancy import KernelResources
 from roofline import RooflineError
@@ -271,7 +271,7 @@ def kernel_resources(kernel: Kernel, name: str | None = None) -> KernelResources
     attribute = "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_{})".format
     with cuda_errors("reading kernel attributes"):
         a = kernel.attributes
-        fields: dict[str, Any] = dict(
+        fields: dict[str, object] = dict(
             registers_per_thread=int(a.num_regs),
             static_shared_memory=int(a.shared_size_bytes),
             local_memory=int(a.local_size_bytes),

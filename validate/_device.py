@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import occupancy
 import roofline
@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._driver import cuda_errors
 from ._session import Session
+
+if TYPE_CHECKING:
+    from cuda.core import Device
 
 __all__ = ["DeviceComparison", "DeviceInfo", "FieldDifference", "compare_device", "gpu_slug", "query_device"]
 
@@ -146,7 +149,7 @@ def _maybe(read: Callable[[], object]) -> Any:
         return None
 
 
-def _nvml_clocks(device: Any) -> dict[str, float]:
+def _nvml_clocks(device: Device) -> dict[str, float]:
     """SM clocks from NVML through cuda.core.system, MHz converted to Hz; {} if unavailable."""
     try:
         clock = device.to_system_device().get_clock("sm")
@@ -158,7 +161,7 @@ def _nvml_clocks(device: Any) -> dict[str, float]:
         return {}
 
 
-def _difference(field: str, device: Any, database: Any, tolerance: float = 0.0) -> FieldDifference | None:
+def _difference(field: str, device: object, database: object, tolerance: float = 0.0) -> FieldDifference | None:
     if database is None:
         return None
     if isinstance(device, (int, float)) and isinstance(database, (int, float)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any
 
 from ._errors import DeviceError
@@ -22,7 +23,7 @@ INSTALL_HINT = "install cuda-python: pip install 'gpuroof[gpu]'"
 class CudaModules:
     """The imported cuda-python modules (``cuda.core`` and ``cuda.bindings.driver``)."""
 
-    def __init__(self, core: Any, driver: Any, core_version: str, bindings_version: str) -> None:
+    def __init__(self, core: ModuleType, driver: ModuleType, core_version: str, bindings_version: str) -> None:
         self.core = core
         self.driver = driver
         self.core_version = core_version
@@ -56,7 +57,7 @@ def cuda_modules() -> CudaModules:
     )
 
 
-def _error_name(driver: Any, code: object) -> str:
+def _error_name(driver: ModuleType, code: object) -> str:
     try:
         err, name = driver.cuGetErrorName(code)
         if name:

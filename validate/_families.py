@@ -21,7 +21,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import occupancy
@@ -34,6 +34,7 @@ from roofline.divergence import branch_divergence
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceInfo
 from ._errors import DeviceError
+from ._files import JsonDict
 from ._kernels import F32, KernelCase, _normal, build_case, check_outputs
 from ._session import Session
 from ._suite import KernelValidation
@@ -83,7 +84,7 @@ class FamilyRecord(BaseModel):
     family: str
     label: str
     model: str = Field(description="roofline.models name, or shared_stride / branches / grid_stride_copy.")
-    arguments: dict[str, Any] = Field(description="Keyword arguments of the model function (JSON values).")
+    arguments: JsonDict = Field(description="Keyword arguments of the model function (JSON values).")
     source: str = Field(description="File of validate/kernels holding the CUDA function.")
     function: str
     grid: tuple[PositiveInt, PositiveInt, PositiveInt]
@@ -106,7 +107,7 @@ class FamilyRecord(BaseModel):
 
     @field_validator("arguments")
     @classmethod
-    def _json_values(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _json_values(cls, value: JsonDict) -> JsonDict:
         return json_values(value, "arguments")
 
 
@@ -121,7 +122,7 @@ def sass_summary(source: str, function: str, arch: str) -> occupancy.SassSummary
     return resources.sass
 
 
-def json_values(value: object, name: str) -> Any:
+def json_values(value: JsonDict, name: str) -> JsonDict:
     """`value` if it is plain JSON (finite numbers); a ValueError naming `name` otherwise."""
     try:
         json.dumps(value, allow_nan=False)
@@ -137,7 +138,7 @@ class FamilySpec:
     family: str
     label: str
     model: str
-    arguments: Mapping[str, Any]
+    arguments: Mapping[str, object]
     source: str
     case: Callable[[np.random.Generator], KernelCase]
 
@@ -202,7 +203,7 @@ def _cached_model(model: str, arguments: str) -> roofline.Kernel:
     return models.get(model, **kwargs)
 
 
-def family_model(model: str, arguments: Mapping[str, Any]) -> roofline.Kernel:
+def family_model(model: str, arguments: Mapping[str, object]) -> roofline.Kernel:
     """The `roofline.Kernel` of a family launch, rebuilt from its record's model and arguments.
 
     Parameters
@@ -311,7 +312,7 @@ def _grid_stride_case(n: int, grid: int, block: int, ept: int) -> Callable[[np.r
     return build
 
 
-def _suite_case(model: str, arguments: Mapping[str, Any]) -> Callable[[np.random.Generator], KernelCase]:
+def _suite_case(model: str, arguments: Mapping[str, object]) -> Callable[[np.random.Generator], KernelCase]:
     return lambda rng: build_case(family_model(model, arguments), rng)
 
 
@@ -352,7 +353,7 @@ def family_specs(sm_count: int, *, quick: bool = False, families: Sequence[str] 
     square = 512 if quick else 8192
     specs: list[FamilySpec] = []
 
-    def add(family: str, label: str, model: str, arguments: dict[str, Any], source: str = "suite.cu",
+    def add(family: str, label: str, model: str, arguments: JsonDict, source: str = "suite.cu",
             case: Callable[[np.random.Generator], KernelCase] | None = None) -> None:
         if family in wanted:
             specs.append(FamilySpec(family, label, model, arguments, source, case or _suite_case(model, arguments)))
@@ -510,7 +511,7 @@ def measure_families(
         if spec.label in reused:
             continue
         case = spec.case(rng)
-        base: dict[str, Any] = dict(family=spec.family, label=spec.label, model=spec.model,
+        base: dict[str, object] = dict(family=spec.family, label=spec.label, model=spec.model,
                                     arguments=dict(spec.arguments), source=spec.source, function=case.function,
                                     grid=case.grid, block=case.block,
                                     dynamic_shared_memory=case.dynamic_shared_memory)

@@ -13,7 +13,6 @@ import os
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import occupancy
 import roofline
@@ -23,6 +22,7 @@ from roofline import RooflineError
 
 from ._calibration import RunCalibration
 from ._families import FAMILIES, FamilyRecord, family_model, json_values, measure_families
+from ._files import JsonDict
 from ._probe import Probe, RunContext
 
 __all__ = [
@@ -90,7 +90,7 @@ class FamilyReport(BaseModel):
     gpu: str = Field(description="Database GPU the launches were predicted for.")
     device: str = Field(default="", description="The device measured (its name).")
     source: str = Field(default="", description="Where the measurements come from.")
-    calibration: dict[str, Any] = Field(description="The roofline.Calibration used, with its sources.")
+    calibration: JsonDict = Field(description="The roofline.Calibration used, with its sources.")
     calibration_source: str
     tolerance_percent: float = TOLERANCE_PERCENT
     rows: tuple[FamilyRow, ...]
@@ -99,7 +99,7 @@ class FamilyReport(BaseModel):
 
     @field_validator("calibration")
     @classmethod
-    def _json_values(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _json_values(cls, value: JsonDict) -> JsonDict:
         return json_values(value, "calibration")
 
     @property

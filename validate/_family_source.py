@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
 import roofline
 from occupancy.common import as_path, pydantic_error, read_json
@@ -23,7 +22,7 @@ __all__ = ["family_report"]
 # ------------------------------------------------------------------ reading the records
 
 
-def _records(items: Sequence[Any], name: str, in_file: bool = False) -> list[FamilyRecord]:
+def _records(items: Sequence[object], name: str, in_file: bool = False) -> list[FamilyRecord]:
     """`items` as records (each a FamilyRecord or its dict); a bad one named by its index."""
     records = []
     for i, item in enumerate(items):

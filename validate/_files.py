@@ -11,10 +11,15 @@ from occupancy.common import as_path, dumps_json, pydantic_error, write_atomic
 from pydantic import ValidationError
 from roofline import Calibration, RooflineError
 
-__all__ = ["write_calibration"]
+__all__ = ["JsonDict", "write_calibration"]
+
+#: A JSON object as report.json and calibration.json hold it. Its values stay `Any` on purpose
+#: (the one such place in validate): a run fills them from numpy scalars and tuples, which
+#: `pydantic.JsonValue` refuses, and they become JSON only when written.
+JsonDict = dict[str, Any]
 
 
-def write_calibration(calibration: Mapping[str, Any], folder: str | os.PathLike[str]) -> Path:
+def write_calibration(calibration: Mapping[str, object], folder: str | os.PathLike[str]) -> Path:
     """Write ``calibration.json`` (a `roofline.Calibration` as JSON) into `folder`; return its path.
 
     The one writer of that file: `gpuroof validate` and `gpuroof calibrate` both call it. Written

@@ -11,7 +11,7 @@ were resident at once (from the blocks' global-timer spans) next to the driver's
 from __future__ import annotations
 
 import ctypes
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import numpy as np
 import occupancy
@@ -24,6 +24,7 @@ from ._driver import cuda_errors, driver_call
 from ._session import Session
 
 if TYPE_CHECKING:
+    from cuda.bindings.driver import CUfunction
     from cuda.core import Kernel
 
 __all__ = ["GpcLaunch", "GpcLayoutMeasurement", "measure_gpc_layout"]
@@ -74,8 +75,8 @@ def _max_overlap(starts: np.ndarray, ends: np.ndarray) -> int:
     return int(np.max(np.cumsum(events[order, 1]))) if len(events) else 0
 
 
-def _launch(session: Session, kernel: Kernel, function: Any, clusters: int, size: int, threads: int, dyn: int,
-            args: tuple[Any, ...]) -> None:
+def _launch(session: Session, kernel: Kernel, function: CUfunction, clusters: int, size: int, threads: int, dyn: int,
+            args: tuple[object, ...]) -> None:
     core = session.cuda.core
     try:
         with cuda_errors("launching sm_map"):
@@ -179,7 +180,7 @@ def measure_gpc_layout(
     return GpcLayoutMeasurement(device_name=info.name, sm_count=sms, gpc_sms=tuple(gpcs), launches=tuple(launches))
 
 
-def _driver_clusters(session: Session, function: Any, size: int, threads: int, dyn: int) -> int | None:
+def _driver_clusters(session: Session, function: CUfunction, size: int, threads: int, dyn: int) -> int | None:
     d = session.cuda.driver
     cfg = d.CUlaunchConfig()
     cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = size * 8, 1, 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import roofline
@@ -39,8 +38,8 @@ class KernelCase:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     inputs: Mapping[str, np.ndarray]
-    outputs: Mapping[str, tuple[tuple[int, ...], Any]]
-    args: tuple[Any, ...]
+    outputs: Mapping[str, tuple[tuple[int, ...], type[np.generic]]]
+    args: tuple[object, ...]
     reference: Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]
     defines: Mapping[str, int] = field(default_factory=dict)
     dynamic_shared_memory: int = 0
@@ -279,7 +278,7 @@ def _transpose(model: roofline.Kernel, rng: np.random.Generator) -> KernelCase:
                       lambda i: {"out": transpose_reference(variant, i["in"])}, defines=defines)
 
 
-_BUILDERS: dict[str, Callable[[Any, np.random.Generator], KernelCase]] = {
+_BUILDERS: dict[str, Callable[[Kernel, np.random.Generator], KernelCase]] = {
     **{n: _elementwise for n in ("copy", "vector_add", "triad", "offset_read", "offset_write",
                                  "strided_read", "strided_write", "aos", "soa", "reduction")},
     "blur": _blur,

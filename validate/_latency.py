@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -335,7 +335,7 @@ def latency_levels(points: Sequence[ChasePoint], *, l2_cache_bytes: int) -> Late
     by_name = {p.plan.name: p for p in points}
     notes = []
     l1, l2, dram = by_name.get("l1"), by_name.get("l2"), by_name.get("dram")
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     if l1:
         fields["l1_hit_seconds"] = l1.median_seconds
     if l2:

@@ -39,6 +39,7 @@ from ._clocks import ClockSample, open_clock_monitor
 from ._compile import compile_cubin, kernel_resources, load_object_code
 from ._driver import cuda_errors
 from ._errors import DeviceError
+from ._files import JsonDict
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
 from ._session import Session, open_session
 from ._timing import TimingResult, benchmark
@@ -109,7 +110,7 @@ class Measurement(BaseModel):
     timing: TimingResult | None = None
     seconds: float | None = None
     clocks: ClockReading | None = None
-    counts: dict[str, Any] | None = Field(default=None, description="flops, precision and bytes per level.")
+    counts: JsonDict | None = Field(default=None, description="flops, precision and bytes per level.")
     achieved_flops_per_second: float | None = None
     achieved_bytes_per_second: dict[str, float] = Field(default_factory=dict)
     predicted_seconds: float | None = None
@@ -138,7 +139,7 @@ def _clock_reading(samples: list[ClockSample]) -> ClockReading | None:
 # loading the kernel
 
 
-def _code_type(code: object, code_type: str | None) -> tuple[CodeType, Any, str]:
+def _code_type(code: object, code_type: str | None) -> tuple[CodeType, str | bytes, str]:
     """Decide what ``code`` is; return (type, payload, name for messages)."""
     allowed = ("cuda", "ptx", "cubin", "fatbin")
     if code_type is not None and code_type not in allowed:
@@ -175,7 +176,7 @@ def _kernel_names_in_source(source: str) -> list[str]:
     return sorted(set(re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)", source)))
 
 
-def _load_kernel(resolved: tuple[str, Any, str], name: str, *, arch: str,
+def _load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str,
                  defines: Mapping[str, object] | None, include_paths: Sequence[str], std: str | None,
                  max_register_count: int | None) -> Kernel:
     kind, payload, label = resolved
@@ -274,10 +275,10 @@ def _compare(outputs: Mapping[int, np.ndarray], expected: Mapping[int, np.ndarra
 
 
 def _prediction(gpu: roofline.GPU, counts: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
-                resources: KernelResources, dynamic: int, seconds: float | None) -> tuple[dict[str, Any], list[str]]:
+                resources: KernelResources, dynamic: int, seconds: float | None) -> tuple[JsonDict, list[str]]:
     notes: list[str] = []
     c = counts_from(counts)
-    out: dict[str, Any] = {"counts": c.model_dump(mode="json")}
+    out: JsonDict = {"counts": c.model_dump(mode="json")}
     if seconds:
         out["achieved_flops_per_second"] = c.flops / seconds
         out["achieved_bytes_per_second"] = {
@@ -456,7 +457,7 @@ def measure(
     rng = np.random.default_rng(seed)
     host: list[object] = []
     device_args: list[object] = []
-    buffers: dict[int, tuple[Any, tuple[int, ...], Any]] = {}
+    buffers: dict[int, tuple[Buffer, tuple[int, ...], np.dtype]] = {}
     for i, a in enumerate(arguments):
         if isinstance(a, np.generic):
             host.append(a)
@@ -504,7 +505,7 @@ def measure(
     except Exception as exc:  # noqa: BLE001 - informational cross-check
         notes.append(f"driver occupancy not read: {type(exc).__name__}")
 
-    base: dict[str, Any] = dict(
+    base: dict[str, object] = dict(
         kernel=kernel, device=device_name, arch=arch, grid=grid3, block=block3, cluster=cluster3,
         dynamic_shared_memory=dynamic_shared_memory, resources=resources, occupancy=occ,
         occupancy_driver=occ_driver, l2_flushed=l2 == "flush",
@@ -539,7 +540,7 @@ def measure(
     if working_set <= l2_bytes and l2 == "warm":
         notes.append(f"the {working_set} bytes of buffers fit in the {l2_bytes}-byte L2: warm timings measure L2")
     seconds = timing.median_seconds
-    extra: dict[str, Any] = {}
+    extra: dict[str, object] = {}
     if counts is not None:
         extra, more = _prediction(_database_gpu(device_name, gpu), counts, grid3, block3, resources,
                                   dynamic_shared_memory, seconds)

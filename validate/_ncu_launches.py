@@ -14,7 +14,7 @@ import io
 import json
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TextIO
 
 import numpy as np
 import occupancy
@@ -25,6 +25,7 @@ from ._device import DeviceInfo, query_device
 from ._differential import ProbeVariant, load_probe_kernels
 from ._driver import driver_call
 from ._errors import DeviceError
+from ._files import JsonDict
 from ._session import Session, open_session
 
 __all__ = ["PlannedLaunch", "launch_plan", "parse_ncu_csv", "run_launch_plan"]
@@ -98,7 +99,7 @@ def launch_plan(arch: occupancy.Architecture, quick: bool = False) -> list[Plann
     return plan
 
 
-def run_launch_plan(session: Session, info: DeviceInfo, plan: list[PlannedLaunch], manifest: Any = None) -> list[dict[str, Any]]:
+def run_launch_plan(session: Session, info: DeviceInfo, plan: list[PlannedLaunch], manifest: TextIO | None = None) -> list[JsonDict]:
     """Launch every planned configuration once, in order; return one manifest entry each.
 
     A launch the driver would refuse (a block over the kernel's limit) is recorded and
@@ -115,7 +116,7 @@ def run_launch_plan(session: Session, info: DeviceInfo, plan: list[PlannedLaunch
     most = max(max(p.cluster_size * info.sm_count, p.grid or 0) for p in plan) * 1024
     sink = session.allocate(4 * most)
     core = session.cuda.core
-    entries: list[dict[str, Any]] = []
+    entries: list[JsonDict] = []
     for p in plan:
         kernel = kernels[p.variant]
         res = kernel_resources(kernel)
@@ -187,11 +188,11 @@ KILO_METRICS = ("shared_mem_config_size", "shared_mem_per_block_static", "shared
 """Launch metrics Nsight Compute reports in Kbyte (10^3 bytes) or Kbyte/block."""
 
 
-def ncu_launches(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
+def ncu_launches(rows: list[dict[str, str]]) -> list[JsonDict]:
     """The launch metrics of parsed ncu rows as numbers (bytes for shared memory)."""
     out = []
     for r in rows:
-        d: dict[str, Any] = {"id": int(r["ID"]), "kernel": r["Kernel Name"]}
+        d: JsonDict = {"id": int(r["ID"]), "kernel": r["Kernel Name"]}
         for key, value in r.items():
             if not key.startswith("launch__"):
                 continue
@@ -206,8 +207,8 @@ def ncu_launches(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
     return out
 
 
-def _model_inputs(launch: dict[str, Any], arch: occupancy.Architecture, carveout: int | None,
-                  max_dynamic: int | None) -> dict[str, Any]:
+def _model_inputs(launch: JsonDict, arch: occupancy.Architecture, carveout: int | None,
+                  max_dynamic: int | None) -> JsonDict:
     static, dynamic = int(launch["shared_mem_per_block_static"]), int(launch["shared_mem_per_block_dynamic"])
     if max_dynamic is None and static + dynamic > arch.max_shared_memory_per_block:
         # A profile does not say the kernel's attribute; a launch above 48 KiB opted in.
@@ -222,8 +223,8 @@ LIMITS = {"warps": "occupancy_limit_warps", "registers": "occupancy_limit_regist
           "barriers": "occupancy_limit_barriers"}
 
 
-def compare_launch(launch: dict[str, Any], arch: occupancy.Architecture, carveout: int | None = None,
-                   max_dynamic: int | None = None) -> dict[str, Any]:
+def compare_launch(launch: JsonDict, arch: occupancy.Architecture, carveout: int | None = None,
+                   max_dynamic: int | None = None) -> JsonDict:
     """One profiled launch against ``occupancy.calculate(...).driver``: the fields that differ."""
     inputs = _model_inputs(launch, arch, carveout, max_dynamic)
     result = occupancy.calculate(arch, **inputs)

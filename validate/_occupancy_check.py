@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import occupancy
+from types import ModuleType
 from occupancy import KernelResources
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -162,7 +163,7 @@ def check_occupancy(
         registers_seen.add(res.registers_per_thread)
         statics_seen.add(res.static_shared_memory)
         grid = query_grid(arch, res, quick)
-        state: tuple[Any, Any] = ("unset", "unset")
+        state: tuple[int | str | None, int | str | None] = ("unset", "unset")
         for threads, dyn, attribute, carveout in grid:
             if state != (attribute, carveout):
                 default_max = max(0, arch.max_shared_memory_per_block - res.static_shared_memory)
@@ -229,7 +230,7 @@ def _runtime_potential_block_size(kernel: Kernel, need: int, max_threads: int, w
     return f"block_size={best_block} min_grid_size={best_blocks * sm_count}"
 
 
-def _compare_block_size(occupancy: Any, arch: occupancy.Architecture, info: DeviceInfo, kernel: Kernel, res: KernelResources,
+def _compare_block_size(occupancy: ModuleType, arch: occupancy.Architecture, info: DeviceInfo, kernel: Kernel, res: KernelResources,
                         v: ProbeVariant, need: int, attribute: int | None,
                         carveout: int | None) -> OccupancyMismatch | None:
     # The driver's cuOccupancyMaxPotentialBlockSize (what cuda.core asks) ignores the kernel's

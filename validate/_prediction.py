@@ -17,7 +17,6 @@ import itertools
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 import occupancy
@@ -26,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError, models
 
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
+from ._files import JsonDict
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 from ._probe import Probe, RunContext
 from ._session import Session
@@ -106,7 +106,7 @@ class PredictionCheck(BaseModel):
     model_config = _FROZEN
 
     gpu: str
-    calibration: dict[str, Any]
+    calibration: JsonDict
     pointer_chase_latency_seconds: float
     launch_overhead_seconds: float
     sweep: tuple[SweepPoint, ...]
@@ -130,7 +130,7 @@ def sweep_configurations(quick: bool = False) -> list[tuple[int, int, int | None
     return list(itertools.product(SWEEP_BLOCK_SIZES, SWEEP_ELEMENTS_PER_THREAD, SWEEP_BLOCK_LIMITS))
 
 
-def _launch_for(arch: occupancy.Architecture, block_size: int, elements: int, registers: int, dynamic_shared: int, n: int) -> Any:
+def _launch_for(arch: occupancy.Architecture, block_size: int, elements: int, registers: int, dynamic_shared: int, n: int) -> occupancy.Launch:
     """The sweep kernel's launch, as `run_prediction_check` makes it: the kernel opts in to
     the architecture's whole shared memory and prefers the largest carveout."""
     return occupancy.Launch(

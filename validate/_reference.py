@@ -244,7 +244,6 @@ def measure_references(index: int, *, quick: bool = False, gemm_size: int = 8192
     return References(items=tuple(items), errors=errors)
 
 
-
 class ReferencesProbe(Probe[References]):
     """cuBLAS and library copies in the same session (`measure_references`), full runs only; they
     refine the ceilings: the run's ``"ceilings"`` result becomes `apply_references`' (what the

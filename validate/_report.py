@@ -8,7 +8,6 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import roofline
 from occupancy.common import check_writable, write_atomic
@@ -20,7 +19,7 @@ from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
 from ._effects import MemoryEffects
 from ._family_report import FamilyReport, plot_families, render_family_markdown
-from ._files import write_calibration
+from ._files import JsonDict, write_calibration
 from ._hostlink import HostLinks
 from ._latency import LatencyLadder
 from ._launch import LaunchOverhead
@@ -67,7 +66,7 @@ class ValidationReport(BaseModel):
     host_links: HostLinks | None = None
     persistence: Persistence | None = None
     effects: MemoryEffects | None = Field(default=None, description="The time model's memory-effect probes.")
-    calibration: dict[str, Any] | None = Field(
+    calibration: JsonDict | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")
     step_seconds: dict[str, float] = Field(default_factory=dict, description="Wall time of each step of the run.")

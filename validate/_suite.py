@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import occupancy
@@ -19,7 +19,8 @@ from ._ceilings import Ceilings
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._device import DeviceInfo
 from ._errors import DeviceError
-from ._kernels import build_case, check_outputs
+from ._files import JsonDict
+from ._kernels import KernelCase, build_case, check_outputs
 from ._probe import Probe, RunContext
 from ._session import Session
 from ._timing import TimingResult, benchmark
@@ -49,7 +50,7 @@ class KernelValidation(BaseModel):
 
     name: str
     label: str
-    parameters: dict[str, Any]
+    parameters: JsonDict
     status: Literal["ok", "unsupported", "compile_error", "launch_error", "verify_error"]
     error: str | None = None
     function: str | None = None
@@ -278,8 +279,8 @@ def run_suite(
     return tuple(rows)
 
 
-def _model_prediction(database_gpu: roofline.GPU | None, model: roofline.Kernel, case: Any, resources: KernelResources,
-                      calibration: roofline.Calibration) -> dict[str, Any]:
+def _model_prediction(database_gpu: roofline.GPU | None, model: roofline.Kernel, case: KernelCase, resources: KernelResources,
+                      calibration: roofline.Calibration) -> JsonDict:
     """`roofline.predict` for the launch as compiled: the real registers and shared memory."""
     if database_gpu is None:
         return {}
@@ -305,7 +306,7 @@ def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, data
     if getattr(model, "l1_bytes", None) is not None:
         level_bytes["l1"] = float(model.l1_bytes)
     precision = getattr(model, "precision", "fp32") or "fp32"
-    base: dict[str, Any] = dict(
+    base: dict[str, object] = dict(
         name=model.name, label=label, parameters=dict(model.parameters), flops=float(model.flops),
         dram_bytes=float(model.dram_bytes), l2_bytes=level_bytes.get("l2"), l1_bytes=level_bytes.get("l1"),
         precision=precision, model_registers_per_thread=model.launch.registers_per_thread,

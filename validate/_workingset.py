@@ -19,7 +19,7 @@ import io
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -238,7 +238,7 @@ def plot_working_set(working_set: WorkingSet, *, title: str, l2_cache_bytes: int
     return buffer.getvalue()
 
 
-def render_working_set(working_set: Any, h: str = "##", image: str | None = "working_set.png") -> list[str]:
+def render_working_set(working_set: WorkingSet, h: str = "##", image: str | None = "working_set.png") -> list[str]:
     """Bandwidth against footprint and the plateaus taken as hierarchical ceilings."""
     p = working_set.plateaus
     lines = [f"{h} Working-set sweep (hierarchical read ceilings)", "",
@@ -249,7 +249,7 @@ def render_working_set(working_set: Any, h: str = "##", image: str | None = "wor
              f"| L2 | {format_rate(p.l2_bytes_per_second, 'bytes_per_second')} | {p.l2_points} |",
              f"| DRAM | {format_rate(p.dram_bytes_per_second, 'bytes_per_second')} | {p.dram_points} |", "",
              "| footprint | ld.global.ca | level | ld.global.cg | level |", "| --- | --- | --- | --- | --- |"]
-    by_size: dict[int, dict[str, Any]] = {}
+    by_size: dict[int, dict[str, WorkingSetPoint]] = {}
     for point in working_set.points:
         by_size.setdefault(point.footprint_bytes, {})[point.cache] = point
     for size in sorted(by_size):
