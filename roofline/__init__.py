@@ -2,7 +2,8 @@
 
 How fast can a kernel possibly go on a given GPU, and what is in the way: DRAM, a cache
 level, or arithmetic? Every ceiling is derived from datasheet facts and says where it
-came from.
+came from. A kernel that ran (profiled, or timed by ``validate.measure``) becomes the same
+`Kernel` with its launch through `measured_launch` and `counted_kernel`.
 
 >>> import roofline
 >>> h100 = roofline.gpu("H100 SXM")
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
     from . import divergence, memory, models
+    from ._adapters import counted_kernel, measured_launch
     from ._calibration import Calibration, load_calibration
     from ._chart import BandwidthPoint, CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
     from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
@@ -62,6 +64,7 @@ if _TYPE_CHECKING:
 #: Submodules that are public names, and where every other public name lives.
 _SUBMODULES = ("divergence", "memory", "models")
 _LOCATIONS = {
+    "_adapters": ("counted_kernel", "measured_launch"),
     "_calibration": ("Calibration", "load_calibration"),
     "_chart": (
         "BandwidthPoint", "CHART_SCHEMA_VERSION", "Ceiling", "ChartPoint", "RooflineChart", "roofline_chart",
@@ -155,6 +158,7 @@ __all__ = [
     "arch_rates",
     "attainable",
     "calibration",
+    "counted_kernel",
     "custom_gpu",
     "divergence",
     "dram_equivalent_bytes",
@@ -174,6 +178,7 @@ __all__ = [
     "load_ncu",
     "locality",
     "measured_ceilings",
+    "measured_launch",
     "memory",
     "memory_space",
     "memory_spaces",

@@ -13,30 +13,59 @@ from ._errors import RooflineError
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._ncu import NcuKernel
 
-__all__ = ["counted_kernel", "counts_from", "launch_of"]
+__all__ = ["counted_kernel", "counts_from", "measured_launch"]
 
-def launch_of(
-    grid: tuple[int, int, int],
-    block: tuple[int, int, int],
+
+def measured_launch(
+    grid: int | tuple[int, ...],
+    block: int | tuple[int, ...],
     *,
-    registers_per_thread: int | None,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
+    registers_per_thread: int | None = None,
+    static_shared_memory: int | None = 0,
+    dynamic_shared_memory: int | None = 0,
     block_barriers: int = 1,
 ) -> occupancy.Launch:
-    """The `occupancy.Launch` of a launch that ran: one with more dynamic shared memory than
-    the runtime's default had opted in to (at least) that much, or the driver would have
-    refused it."""
-    static, dynamic = int(static_shared_memory or 0), int(dynamic_shared_memory or 0)
+    """The `occupancy.Launch` of a launch that ran (profiled or timed).
+
+    A launch that ran with more dynamic shared memory than the runtime's default allows had
+    opted in to (at least) that much, or the driver would have refused it: the launch says so
+    (``max_dynamic_shared_memory``).
+
+    Parameters
+    ----------
+    grid, block : int or tuple of int
+        Blocks per grid and threads per block, as launched.
+    registers_per_thread : int, optional
+        Registers per thread of the kernel (None: not known).
+    static_shared_memory, dynamic_shared_memory : int or None
+        Bytes per block; None is 0.
+    block_barriers : int
+        Named barriers per block.
+
+    Raises
+    ------
+    occupancy.OccupancyError
+        For a launch `occupancy.Launch` refuses.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> roofline.measured_launch((132, 1, 1), (256, 1, 1), registers_per_thread=32,
+    ...                          dynamic_shared_memory=96 * 1024).max_dynamic_shared_memory
+    98304
+    """
+    fields = dict(grid=grid, block=block, registers_per_thread=registers_per_thread,
+                  static_shared_memory=0 if static_shared_memory is None else static_shared_memory,
+                  dynamic_shared_memory=0 if dynamic_shared_memory is None else dynamic_shared_memory,
+                  block_barriers=block_barriers)
+    launch = occupancy.Launch(**fields)  # checked before the arithmetic below
     # The runtime's default cudaFuncAttributeMaxDynamicSharedMemorySize plus static shared
     # memory (the architecture table's figure, 48 KiB on every one): a launch that asked for
     # more had opted in.
     default = min(arch.max_shared_memory_per_block for arch in occupancy.architectures())
-    return occupancy.Launch(
-        grid=tuple(grid), block=tuple(block), registers_per_thread=registers_per_thread,
-        static_shared_memory=static, dynamic_shared_memory=dynamic, block_barriers=block_barriers,
-        max_dynamic_shared_memory=dynamic if dynamic > default - static else None,
-    )
+    if launch.dynamic_shared_memory > default - launch.static_shared_memory:
+        return occupancy.Launch(**fields, max_dynamic_shared_memory=launch.dynamic_shared_memory)
+    return launch
 
 
 def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
@@ -68,6 +97,35 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
     return kernel_of(kernel)
 
 
-def counted_kernel(counts: Kernel, launch: occupancy.Launch) -> Kernel:
-    """`counts` with the given launch, for `predict`."""
-    return counts.model_copy(update={"launch": launch, "formula": counts.formula or "counted (profile or user counts)"})
+def counted_kernel(counts: Kernel | KernelLike | NcuKernel, launch: occupancy.Launch | None = None) -> Kernel:
+    """A `Kernel` to predict from measured counts, with the launch that ran.
+
+    Parameters
+    ----------
+    counts : Kernel, NcuKernel or object with ``flops`` and ``dram_bytes``
+        Your counts (flops, bytes per level) or a profiled kernel (`counts_from`'s rules:
+        an `NcuKernel` gives its busiest precision).
+    launch : occupancy.Launch, optional
+        The launch that ran (`measured_launch`); None keeps the counts' own.
+
+    Raises
+    ------
+    TypeError
+        For counts without ``flops`` and ``dram_bytes`` or a launch that is not an `occupancy.Launch`.
+    RooflineError
+        For a profiled kernel without DRAM bytes.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> launch = roofline.measured_launch(1024, 256, registers_per_thread=16)
+    >>> k = roofline.counted_kernel(roofline.Kernel(flops=0, dram_bytes=8 << 20), launch)
+    >>> k.launch.threads_per_block, k.formula
+    (256, 'counted (profile or user counts)')
+    """
+    if launch is not None and not isinstance(launch, occupancy.Launch):
+        raise TypeError(f"launch must be an occupancy.Launch (see roofline.measured_launch), not {type(launch).__name__}")
+    kernel = counts_from(counts)
+    if launch is None:
+        return kernel
+    return kernel.model_copy(update={"launch": launch, "formula": kernel.formula or "counted (profile or user counts)"})

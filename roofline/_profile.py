@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import occupancy
 from occupancy import Cliffs
 
-from ._adapters import counted_kernel, counts_from, launch_of
+from ._adapters import counted_kernel, counts_from, measured_launch
 from ._chart import BandwidthPoint, ChartPoint, RooflineChart, roofline_chart
 from ._errors import RooflineError
 from ._facts import gpu as lookup_gpu
@@ -93,9 +93,9 @@ class ProfileReport(BaseModel):
 
 
 def _occupancy_launch(k: NcuKernel) -> occupancy.Launch:
-    return launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread or 0,
-                     static_shared_memory=k.static_shared_memory, dynamic_shared_memory=k.dynamic_shared_memory,
-                     block_barriers=k.block_barriers if k.block_barriers is not None else 1)
+    return measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread or 0,
+                           static_shared_memory=k.static_shared_memory, dynamic_shared_memory=k.dynamic_shared_memory,
+                           block_barriers=k.block_barriers if k.block_barriers is not None else 1)
 
 
 def _driver_carveout(arch: str, config: int | None, launch: occupancy.Launch) -> int | None:
@@ -219,9 +219,9 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
     if k.registers_per_thread is None:
         notes.append("no prediction: the profile has no registers per thread (collect --section LaunchStats)")
         return fields, notes
-    launch = launch_of(k.grid, k.block, registers_per_thread=k.registers_per_thread,
-                       static_shared_memory=k.static_shared_memory or 0,
-                       dynamic_shared_memory=k.dynamic_shared_memory or 0)
+    launch = measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
+                             static_shared_memory=k.static_shared_memory or 0,
+                             dynamic_shared_memory=k.dynamic_shared_memory or 0)
     try:
         p = predict(device, counted_kernel(counts, launch), calibration=calibration)
     except (RooflineError, ValueError) as exc:

@@ -26,14 +26,13 @@ import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TYPE_CHECKING
+from typing import Literal, TYPE_CHECKING
 
 import numpy as np
 import occupancy
 import roofline
 from occupancy import CompileError, KernelResources
 from pydantic import BaseModel, ConfigDict, Field
-from roofline._adapters import counted_kernel, counts_from, launch_of
 
 from ._clocks import ClockSample, open_clock_monitor
 from ._compile import compile_cubin, kernel_resources, load_object_code
@@ -274,10 +273,10 @@ def _compare(outputs: Mapping[int, np.ndarray], expected: Mapping[int, np.ndarra
                        arguments=tuple(sorted(expected)), message=message)
 
 
-def _prediction(gpu: roofline.GPU, counts: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
+def _prediction(gpu: roofline.GPU, counts: object, grid: tuple[int, int, int], block: tuple[int, int, int],
                 resources: KernelResources, dynamic: int, seconds: float | None) -> tuple[JsonDict, list[str]]:
     notes: list[str] = []
-    c = counts_from(counts)
+    c = roofline.counted_kernel(counts)
     out: JsonDict = {"counts": c.model_dump(mode="json")}
     if seconds:
         out["achieved_flops_per_second"] = c.flops / seconds
@@ -287,10 +286,11 @@ def _prediction(gpu: roofline.GPU, counts: Any, grid: tuple[int, int, int], bloc
     if gpu is None:
         notes.append("no prediction: the GPU is not in gpuroof's database (pass gpu=)")
         return out, notes
-    launch = launch_of(grid, block, registers_per_thread=resources.registers_per_thread,
-                       static_shared_memory=resources.static_shared_memory, dynamic_shared_memory=dynamic)
+    launch = roofline.measured_launch(grid, block, registers_per_thread=resources.registers_per_thread,
+                                      static_shared_memory=resources.static_shared_memory,
+                                      dynamic_shared_memory=dynamic)
     try:
-        p = roofline.predict(gpu, counted_kernel(c, launch))
+        p = roofline.predict(gpu, roofline.counted_kernel(c, launch))
     except (ValueError, TypeError) as exc:
         notes.append(f"no prediction: {exc}")
         return out, notes
@@ -328,7 +328,7 @@ def measure(
     max_register_count: int | None = None,
     expected: Mapping[int, np.ndarray] | Callable[[list[object]], Mapping[int, np.ndarray]] | None = None,
     tolerance: float = 1e-5,
-    counts: Any = None,
+    counts: object = None,
     gpu: roofline.GPU | str | None = None,
     l2: Literal["flush", "warm"] = "flush",
     warmup: int = 3,

@@ -438,6 +438,16 @@ ROOFLINE = {
                     dpi=maybe(st.sampled_from((50, 72, 100))), knee_sharpness=st.one_of(st.none(), maybe(st.floats(0.5, 8))),
                     ax=st.one_of(st.none(), junk())),
     ), io=True, cost=12),
+    "measured_launch": call(args_kwargs(
+        st.one_of(v.grid3, maybe(st.integers(1, 4096))), st.one_of(v.block3, maybe(st.integers(1, 1024))),
+        registers_per_thread=st.one_of(st.none(), maybe(st.integers(0, 255))),
+        static_shared_memory=st.one_of(st.none(), maybe(st.integers(0, 48 * 1024))),
+        dynamic_shared_memory=st.one_of(st.none(), maybe(st.integers(0, 300_000))),
+        block_barriers=maybe(st.integers(1, 16)),
+    )),
+    "counted_kernel": call(args_kwargs(
+        st.one_of(v.kernel_model, v.kernel_like, st.deferred(lambda: st.just(_NCU.kernels[0]))), st.one_of(st.none(), v.launch_like),
+    )),
     "predict": call(args_kwargs(
         v.gpu_any, st.one_of(v.kernel_model, v.kernel_like), st.one_of(st.none(), v.launch_like),
         calibration=st.one_of(st.none(), v.calibrations()), loads_in_flight_per_thread=st.one_of(st.none(), maybe(st.integers(1, 16))),
