@@ -127,14 +127,16 @@ def run_validation(
 ) -> ValidationRun:
     """Validate the models on a real GPU and write the report.
 
-    Steps: query the device and match it to the database; measure the ceilings (clocks and
+    Steps: query the device and match it to the database; then the probes of
+    `validate._probes.PROBES`, in a loop and in that order: measure the ceilings (clocks and
     power around each; cuBLAS and library copies beside them, not in quick runs); launch
     overhead, the latency ladder, the working-set sweep, host links and L2 persistence;
-    check the occupancy calculator against the driver; calibrate the prediction model;
-    compile, check and time every kernel of the suite and compare each with its
-    prediction; check and time the kernel families (the suite's kernels among them) and
-    give `roofline.predict`'s and the plain roofline's error per family; write report.json,
-    report.md, the plots and calibration.json into ``out``.
+    check the occupancy calculator against the driver; fit the prediction model, measure
+    the memory effects and calibrate from every probe's figures; compile, check and time
+    every kernel of the suite and compare each with its prediction; check and time the
+    kernel families (the suite's kernels among them) and give `roofline.predict`'s and the
+    plain roofline's error per family. Write report.json, report.md, the plots and
+    calibration.json into ``out``.
 
     Parameters
     ----------
