@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field
 
 from ._arch import MAX_BARRIERS_PER_BLOCK, MAX_BLOCK_DIMS, MAX_GRID_DIMS, Architecture
 from ._checks import check_range, integer
 from ._errors import OccupancyError
 from ._resources import KernelResources
-from .common import pydantic_error
+from .common import CheckedModel
 
 __all__ = ["Launch", "dims", "launch_of"]
 
@@ -152,7 +153,7 @@ def _normalise(data: dict[str, object]) -> dict[str, object]:
     return out
 
 
-class Launch(BaseModel):
+class Launch(CheckedModel):
     """One kernel launch: grid, block, cluster, the kernel's resources and what each thread does.
 
     The one launch description of gpuroof: every occupancy function (`occupancy.calculate`,
@@ -236,21 +237,14 @@ class Launch(BaseModel):
         default=None, description="Accesses a thread keeps outstanding; None: all of them."
     )
 
-    @model_validator(mode="before")
+    error: ClassVar[type[Exception]] = OccupancyError
+
     @classmethod
-    def _check(cls, data: object) -> dict[str, object]:
-        if not isinstance(data, Mapping):
-            raise TypeError(f"Launch fields must come as a mapping, not {type(data).__name__}")
-        return _normalise(dict(data))
+    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
+        return _normalise(data)
 
-    def __init__(self, **data: object) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise pydantic_error(exc, OccupancyError, "Launch", unwrap=True) from None
-
-    def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Launch:
-        """A copy with ``update`` applied and checked like a new `Launch`.
+    def copy_fields(self, update: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields a copy (`model_copy(update=...)`) starts from.
 
         Changing one of the numbers that ``resources`` supplies detaches the copy from
         those resources (the copy describes a different kernel).
@@ -261,9 +255,7 @@ class Launch(BaseModel):
         >>> occupancy.Launch(grid=8, block=256).model_copy(update={"block": 128}).block
         (128, 1, 1)
         """
-        if not update:
-            return super().model_copy(deep=deep)
-        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data = super().copy_fields(update)
         sass = getattr(self.resources, "sass", None)
         if ("resources" in update and "loads_in_flight_per_thread" not in update and sass is not None
                 and self.loads_in_flight_per_thread == sass.global_loads_in_flight_per_thread):
@@ -272,8 +264,7 @@ class Launch(BaseModel):
             supplied = {name for name, value in _from_resources(self.resources).items() if value is not None}
             if set(update) & supplied:
                 data["resources"] = None
-        data.update(update)
-        return type(self)(**data)
+        return data
 
     @property
     def threads_per_block(self) -> int:

@@ -13,7 +13,10 @@ these from here (``occupancy.common``) instead of writing their own:
   oversized (`MAX_FILE_BYTES`) file is one error that names the file;
 * number checks: `integer` and `check_range`, with messages that name the parameter, the
   value and the allowed range;
-* `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error.
+* `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error;
+* `CheckedModel`: the base of the value objects checked once at construction
+  (`occupancy.Launch`, ``roofline.Kernel``): one normaliser, the package's own errors, and
+  copies checked like new instances.
 
 The error type is the caller's (`OccupancyError`, ``RooflineError``), so each package
 keeps its own.
@@ -29,16 +32,15 @@ import numbers
 import os
 import tempfile
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 __all__ = [
+    "CheckedModel",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "as_path",
@@ -315,3 +317,48 @@ def pydantic_error(
     value = err.get("input")
     shown = "" if isinstance(value, dict) or not show_value else f"={short_repr(value)}"
     return error(f"{what}: {where}{shown}: {message}")
+
+
+M = TypeVar("M", bound="CheckedModel")
+
+
+class CheckedModel(BaseModel):
+    """A value object checked and normalised once, at construction (cuda.core's ``LaunchConfig``).
+
+    Subclasses set `error` (their package's error type) and override `normalise` (the one place
+    their input is checked) and, where an update makes other fields stale, `copy_fields`.
+    Construction runs `normalise`; a pydantic error becomes one line of `error`; `model_copy`
+    with an update builds a new instance, so a copy is checked like one.
+    """
+
+    error: ClassVar[type[Exception]] = ValueError
+
+    @classmethod
+    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """The checked, normalised fields of a new instance (raises `error` or TypeError)."""
+        return data
+
+    def copy_fields(self, update: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields a copy starts from before `update` is applied (all of them here)."""
+        return {name: getattr(self, name) for name in type(self).model_fields}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check(cls, data: object) -> dict[str, Any]:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"{cls.__name__} fields must come as a mapping, not {type(data).__name__}")
+        return cls.normalise(dict(data))
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise pydantic_error(exc, self.error, type(self).__name__, unwrap=True) from None
+
+    def model_copy(self: M, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> M:
+        """A copy with `update` applied and checked like a new instance."""
+        if not update:
+            return super().model_copy(deep=deep)
+        data = self.copy_fields(update)
+        data.update(update)
+        return type(self)(**data)

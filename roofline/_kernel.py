@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from occupancy import Launch
-from occupancy.common import pydantic_error, short_repr
+from occupancy.common import CheckedModel, short_repr
 
 from ._errors import RooflineError
 from ._gpu import check_level
@@ -233,7 +233,7 @@ class Traffic(BaseModel):
         return Kernel(**{**levels, "traffic": self, **fields})
 
 
-class Kernel(BaseModel):
+class Kernel(CheckedModel):
     """What one kernel does: its work, the bytes it moves at each level, and its launch.
 
     One description for every roofline function and for the built-in models
@@ -334,21 +334,14 @@ class Kernel(BaseModel):
     parameters: dict[str, Any] = Field(default_factory=dict, description="Model parameters, JSON-able.")
     formula: str = Field(default="", description="What each thread does, C-like.")
 
-    @model_validator(mode="before")
+    error: ClassVar[type[Exception]] = RooflineError
+
     @classmethod
-    def _check(cls, data: object) -> dict[str, Any]:
-        if not isinstance(data, Mapping):
-            raise TypeError(f"{cls.__name__} fields must come as a mapping, not {type(data).__name__}")
-        return _normalise(dict(data))
+    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
+        return _normalise(data)
 
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise pydantic_error(exc, RooflineError, type(self).__name__, unwrap=True) from None
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Kernel:
-        """A copy with ``update`` applied and checked like a new kernel.
+    def copy_fields(self, update: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields a copy (`model_copy(update=...)`) starts from.
 
         Totals that follow from updated parts are recomputed (``requested_bytes`` from
         ``load_bytes`` and ``store_bytes``, ``flops`` from ``flops_by_precision``) unless
@@ -360,15 +353,12 @@ class Kernel(BaseModel):
         >>> models.copy(1024).model_copy(update={"store_bytes": 0}).requested_bytes
         4096
         """
-        if not update:
-            return super().model_copy(deep=deep)
-        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data = super().copy_fields(update)
         if {"load_bytes", "store_bytes"} & set(update) and "requested_bytes" not in update:
             data.pop("requested_bytes")
         if "flops_by_precision" in update and "flops" not in update:
             data.pop("flops")
-        data.update(update)
-        return type(self)(**data)
+        return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property
