@@ -167,7 +167,9 @@ def _is_ptx(text: str) -> bool:
     return bool(re.search(r"^\s*\.version\s+\d", text, re.M) and re.search(r"^\s*\.target\s+\w", text, re.M))
 
 
-def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
+def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str,
+                  include: Path | None) -> tuple[Compiled, str]:
+    """PTX (assembled) or CUDA source text (NVRTC) compiled, and what the cubin was made from."""
     if _is_ptx(text):
         if arch is None:
             m = re.search(r"^\s*\.target\s+(sm_\d+)", text, re.M)
@@ -175,8 +177,7 @@ def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name
         if arch is None:
             raise OccupancyError("PTX without a .target sm_XX: give arch=")
         compiled = _assemble(text, arch, options, name=name)
-        return _resources(compiled.cubin, f"PTX ({name}) via {compiled.tool.split()[0]}, cubin", ptx=text,
-                          log=compiled.log, compiler=compiled.tool)
+        return compiled, f"PTX ({name}) via {compiled.tool.split()[0]}, cubin"
     if arch is None:
         raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
     opts = [*_nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options()]
@@ -186,7 +187,12 @@ def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name
         if include is None:  # a string of source, meant for NVRTC: its whole log helps
             raise
         raise _one_line(nvrtc_failure(exc.log, os.fspath(include / name), arch, options), exc.log) from None
-    return _resources(compiled.cubin, f"CUDA source ({name}) via NVRTC, cubin", ptx=compiled.ptx, log=compiled.log,
+    return compiled, f"CUDA source ({name}) via NVRTC, cubin"
+
+
+def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
+    compiled, what = _compile_text(text, arch, options, name, include)
+    return _resources(compiled.cubin, what, ptx=text if _is_ptx(text) else compiled.ptx, log=compiled.log,
                       compiler=compiled.tool)
 
 
@@ -233,17 +239,22 @@ def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[st
         except ImportError:
             raise ImportError(f"{path.name}: compiling CUDA C++ needs nvcc (the CUDA toolkit, or CUDA_HOME) or "
                               "NVRTC: pip install 'gpuroof[compile]'") from None
+    compiled = _nvcc_file(path, arch, options, cwd)
+    return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
+                      log=compiled.log, compiler=compiled.tool)
+
+
+def _nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], cwd: str | None) -> Compiled:
+    """A CUDA C++ file compiled by nvcc for `arch`; a failure is one line naming the errors."""
     if arch is None:
         raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
     try:
-        compiled = nvcc_compile(path, arch, options, cwd=cwd)
+        return nvcc_compile(path, arch, options, cwd=cwd)
     except CompileError as exc:
         errors = list(dict.fromkeys(line.strip() for line in exc.log.splitlines() if "error" in line))
         errors = errors or exc.log.splitlines()[-1:]
         raise _one_line(f"{exc.args[0].splitlines()[0]}: {'; '.join(errors[:3])}",
                         exc.log) from None
-    return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
-                      log=compiled.log, compiler=compiled.tool)
 
 
 def _is_source_file(path: Path) -> bool:
@@ -573,31 +584,26 @@ def kernel_resources(
 
 
 def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str, cwd: str | None) -> bytes:
-    """The cubin of a source file, source text, PTX or cubin, built with line information."""
+    """The cubin of a source file, source text, PTX or cubin, built with line information
+    (by the compile paths `kernel_resources` takes)."""
     lineinfo = [*options, "-lineinfo"] if "-lineinfo" not in options else list(options)
     if isinstance(obj, (bytes, bytearray, memoryview)) and bytes(obj[:4]) == ELF_MAGIC:
         return bytes(obj)
+    name, include = "<source>", None
     if isinstance(obj, (str, os.PathLike)) and not (isinstance(obj, str) and "\n" in obj):
         path = Path(obj)
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
+        if _is_source_file(path) and compiler != "nvrtc" and find_nvcc() is not None:
+            return _nvcc_file(path, arch, lineinfo, cwd).cubin
         data = path.read_bytes()
         if data[:4] == ELF_MAGIC:
             return data
-        if _is_source_file(path) and compiler != "nvrtc" and find_nvcc() is not None:
-            if arch is None:
-                raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
-            return nvcc_compile(path, arch, lineinfo, cwd=cwd).cubin
-        obj = data.decode("utf-8", "replace")
+        obj, name, include = data.decode("utf-8", "replace"), path.name, path.parent
     if not isinstance(obj, str):
         raise TypeError(f"source_lines takes CUDA source, PTX or a cubin (a path or its contents), "
                         f"not {type(obj).__name__}")
-    if _is_ptx(obj):
-        m = re.search(r"^\s*\.target\s+(sm_\d+)", obj, re.M)
-        return _assemble(obj, arch or (m[1] if m else "sm_90"), lineinfo, "<ptx>").cubin
-    if arch is None:
-        raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
-    return compile_source(obj, arch, [*_nvrtc_options(lineinfo), *nvrtc_include_options()]).cubin
+    return _compile_text(obj, arch, lineinfo, name, include)[0].cubin
 
 
 def source_lines(
