@@ -37,3 +37,36 @@ def test_merge_reports_of_two_hosts_writes_one_report(tmp_path, capsys):
 def test_merge_reports_of_a_missing_file_exits_2(tmp_path, capsys):
     assert main(["merge-reports", str(tmp_path / "nothing.json"), "--out", str(tmp_path / "o")]) == 2
     assert "nothing.json" in capsys.readouterr().err
+
+
+# Run in a fresh process, with every GPU hidden (where there is one): the exit code, the lines on
+# stderr and what the run had built or loaded by the time it gave up.
+_NO_GPU_PROBE = """
+import contextlib, io, json, pathlib, sys
+from gpuroof._main import main
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    code = main(["validate", "--out", sys.argv[1]])
+from roofline.models._registry import suite
+maps = pathlib.Path("/proc/self/maps")
+print(json.dumps({"code": code, "stderr": err.getvalue(), "suite_built": suite.cache_info().currsize,
+                  "matplotlib": "matplotlib" in sys.modules,
+                  "nvrtc_loaded": maps.exists() and "libnvrtc" in maps.read_text()}))
+"""
+
+
+def test_validate_without_a_gpu_fails_before_building_anything(tmp_path):
+    """Issue 21: it built the whole kernel suite (9 s) before it looked for the GPU. The time
+    itself is a benchmark (benchmarks/bench_startup.py); here, that nothing heavy was done."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _NO_GPU_PROBE, str(tmp_path / "out")], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["code"] == 3  # gpuroof's documented exit code for "no GPU or no cuda-python"
+    lines = seen["stderr"].strip().splitlines()
+    assert len(lines) == 1 and ("GPU" in lines[0] or "cuda-python" in lines[0]), lines
+    assert seen["suite_built"] == 0 and not seen["matplotlib"] and not seen["nvrtc_loaded"]

@@ -55,32 +55,42 @@ def select_models(kernels: Sequence[str] | None = None, *, quick: bool = False) 
     roofline.RooflineError
         For a name that matches no kernel of the suite (the message lists them).
     """
+    _check_kernel_names(kernels, quick)
     suite = tuple(roofline_models.suite())
-    if not isinstance(quick, bool):
-        raise TypeError(f"quick must be a bool, not {type(quick).__name__}")
-    if kernels is not None and not isinstance(kernels, (list, tuple)):
-        raise TypeError(f"kernels must be a sequence of names, not {type(kernels).__name__}")
     if kernels:
         wanted = list(kernels)
-        for k in wanted:
-            if not isinstance(k, str):
-                raise TypeError(f"kernels must hold names (str), not {type(k).__name__}")
-        chosen = tuple(m for m in suite if m.name in wanted or getattr(m, "label", m.name) in wanted)
-        known = {m.name for m in suite} | {getattr(m, "label", m.name) for m in suite}
-        unknown = [k for k in wanted if k not in known]
-        if unknown:
-            raise RooflineError(f"kernels={unknown} not in the suite; known: {', '.join(sorted(known))}")
-        suite = chosen
+        suite = tuple(m for m in suite if m.name in wanted or getattr(m, "label", m.name) in wanted)
     if quick:
         seen: set[str] = set()
         suite = tuple(m for m in suite if not (m.name in seen or seen.add(m.name)))
     return suite
 
 
+def _check_kernel_names(kernels: object, quick: object) -> None:
+    """Refuse `select_models`' bad arguments without building the suite when the names are the
+    models' own: building it (every kernel's traffic) takes seconds, more than finding no GPU.
+    Only a name that is not a model's (a label such as a size variant) needs the suite."""
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be a bool, not {type(quick).__name__}")
+    if kernels is not None and not isinstance(kernels, (list, tuple)):
+        raise TypeError(f"kernels must be a sequence of names, not {type(kernels).__name__}")
+    for k in kernels or ():
+        if not isinstance(k, str):
+            raise TypeError(f"kernels must hold names (str), not {type(k).__name__}")
+    others = [k for k in kernels or () if k not in roofline_models.names()]
+    if others:
+        suite = roofline_models.suite()
+        known = {m.name for m in suite} | {getattr(m, "label", m.name) for m in suite}
+        unknown = [k for k in others if k not in known]
+        if unknown:
+            raise RooflineError(f"kernels={unknown} not in the suite; known: {', '.join(sorted(known))}")
+
+
 def check_run_arguments(
     *, out: object, quick: object, kernels: object, device: object, seed: object, progress: object
-) -> tuple[roofline.Kernel, ...]:
-    """Check `run_validation`'s arguments before any GPU work; return the models to validate.
+) -> None:
+    """Check `run_validation`'s arguments before any GPU work, cheaply: the suite is built only
+    after a GPU was found, so that a machine without one hears so at once.
 
     Shared with `run_validation_devices`, which checks them once in the parent before it
     starts a process per device.
@@ -95,11 +105,10 @@ def check_run_arguments(
         raise RooflineError(f"seed={seed} must be >= 0")
     if not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-    models = select_models(kernels, quick=quick)
+    _check_kernel_names(kernels, quick)
     if out is not None:
         # Before the GPU run: a folder that cannot be written must not cost the measurements.
         check_writable(out, RooflineError, folder=True, name="out")
-    return models
 
 
 def _source_version() -> str:
@@ -168,11 +177,13 @@ def run_validation(
     OSError
         If `out` cannot be written (checked before the GPU is touched).
     """
-    models = check_run_arguments(out=out, quick=quick, kernels=kernels, device=device, seed=seed, progress=progress)
+    check_run_arguments(out=out, quick=quick, kernels=kernels, device=device, seed=seed, progress=progress)
     wanted_families = _check_families(families)
     start = time.perf_counter()
     seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
+    # The GPU first: without one the run ends here, before the suite is built.
     session = open_session(device)
+    models = select_models(kernels, quick=quick)
     info = query_device(session)
     entry, comparison = compare_device(info)
     progress(f"{info.name} (sm_{info.arch[3:]}, {info.sm_count} SMs); database entry {comparison.database_gpu}; "
