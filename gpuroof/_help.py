@@ -27,6 +27,12 @@ class HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, building `LazyHelp` texts (``_get_help_string`` is the hook that
     argparse's own ``ArgumentDefaultsHelpFormatter`` overrides)."""
 
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # The example that ends a subcommand's help is a command line to copy: kept as written.
+        if text.startswith("Example:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help
         return text.build() if isinstance(text, LazyHelp) else super()._get_help_string(action)

@@ -30,37 +30,61 @@ EXIT_NO_DEVICE = 3
 
 
 class Command(NamedTuple):
-    """A subcommand: the `gpuroof` module that builds and runs it, and its line in ``gpuroof --help``."""
+    """A subcommand: the `gpuroof` module that builds and runs it, its line in ``gpuroof --help``
+    and the command line its own ``--help`` ends with (paths are the repository's; a trailing
+    backslash continues a line)."""
 
     module: str
     help: str
+    example: str
 
 
 COMMANDS: Mapping[str, Command] = {
-    "occupancy": Command("_occupancy", "blocks per SM of a launch, what limits them, and the next cliffs"),
-    "archs": Command("_occupancy", "the architectures and their limits"),
+    "occupancy": Command("_occupancy", "blocks per SM of a launch, what limits them, and the next cliffs",
+                         "gpuroof occupancy --arch sm_90 --threads 256 --registers 40"),
+    "archs": Command("_occupancy", "the architectures and their limits",
+                     "gpuroof archs"),
     "resources": Command("_resources", "every kernel's registers, shared/local memory, barriers and launch "
-                                       "bounds, for many architectures"),
+                                       "bounds, for many architectures",
+                         "gpuroof resources docs/examples/project_kernels.cu --arch sm_80,sm_90 --threads 256"),
     "block-size": Command("_resources", "the block size with the highest occupancy "
-                                        "(cudaOccupancyMaxPotentialBlockSize), offline"),
-    "gpus": Command("_roofline", "list the GPU database"),
-    "gpu": Command("_roofline", "one GPU: its facts and every derived ceiling"),
-    "roofline": Command("_roofline", "bound one kernel on a GPU"),
-    "plot": Command("_roofline", "draw a roofline (PNG/SVG/PDF) or export it (JSON/CSV)"),
-    "memory-spaces": Command("_roofline", "the CUDA memory spaces and their properties"),
-    "demo": Command("_roofline", "the main job: the classic kernel suite on a GPU"),
-    "models": Command("_models", "the built-in kernel models (--model): parameters, formulas and an example"),
-    "predict": Command("_predict", "predict a kernel's time from occupancy and Little's law"),
-    "cliffs": Command("_predict", "predicted time at every occupancy cliff of a kernel's launch"),
-    "ncu": Command("_ncu", "read an Nsight Compute profile: occupancy, cliffs, roofline and prediction per kernel"),
+                                        "(cudaOccupancyMaxPotentialBlockSize), offline",
+                          "gpuroof block-size --gpu H100 --registers 40 --smem 8192"),
+    "gpus": Command("_roofline", "list the GPU database",
+                    "gpuroof gpus"),
+    "gpu": Command("_roofline", "one GPU: its facts and every derived ceiling",
+                   "gpuroof gpu H100"),
+    "roofline": Command("_roofline", "bound one kernel on a GPU",
+                        "gpuroof roofline --gpu H100 --model matmul_tiled --param m=4096 --param tile=32"),
+    "plot": Command("_roofline", "draw a roofline (PNG/SVG/PDF) or export it (JSON/CSV)",
+                    "gpuroof plot --gpu H100 --model triad --param n=67108864 -o triad.png"),
+    "memory-spaces": Command("_roofline", "the CUDA memory spaces and their properties",
+                             "gpuroof memory-spaces"),
+    "demo": Command("_roofline", "the main job: the classic kernel suite on a GPU",
+                    "gpuroof demo --out demo-output"),
+    "models": Command("_models", "the built-in kernel models (--model): parameters, formulas and an example",
+                      "gpuroof models transpose"),
+    "predict": Command("_predict", "predict a kernel's time from occupancy and Little's law",
+                       "gpuroof predict --gpu H200 --model copy --param n=67108864 --block 128"),
+    "cliffs": Command("_predict", "predicted time at every occupancy cliff of a kernel's launch",
+                      "gpuroof cliffs --gpu H200 --model copy --param n=67108864"),
+    "ncu": Command("_ncu", "read an Nsight Compute profile: occupancy, cliffs, roofline and prediction per kernel",
+                   "gpuroof ncu tests/data/ncu/user_kernels.raw.csv"),
     "measure": Command("_measure", "time your own kernel on the GPU and compare it with the prediction "
-                                   "(needs cuda-python)"),
-    "validate": Command("_validate", "measure this GPU and compare the models with it (needs cuda-python)"),
-    "merge-reports": Command("_validate", "merge validation reports (of many GPUs or hosts) into one"),
+                                   "(needs cuda-python)",
+                       "gpuroof measure docs/examples/saxpy3.cu --kernel saxpy3 --grid 32768 --block 256 --size n=2**26 \\\n"
+                       "      --arg f32=2 --arg 'f32[n]=random' --arg 'f32[n]=random' --arg 'f32[n]=random' --arg 'f32[n]' \\\n"
+                       "      --arg u64=67108864 --flops 201326592 --dram-bytes 1073741824"),
+    "validate": Command("_validate", "measure this GPU and compare the models with it (needs cuda-python)",
+                        "gpuroof validate --quick --out my-gpu"),
+    "merge-reports": Command("_validate", "merge validation reports (of many GPUs or hosts) into one",
+                             "gpuroof merge-reports docs/results/h200 docs/results/h100-sxm --out merged"),
     "families": Command("_validate", "error by kernel family: predict a validation report's measured families "
-                                     "again, on the CPU"),
+                                     "again, on the CPU",
+                        "gpuroof families tests/data/families_h200.json"),
     "calibrate": Command("_calibrate", "measure latency and the bandwidth-vs-concurrency curve; check "
-                                       "predictions (needs a GPU)"),
+                                       "predictions (needs a GPU)",
+                         "gpuroof calibrate --out my-gpu"),
 }
 
 # What argparse takes for a negative number rather than an option: with exponents and
@@ -154,7 +178,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         for name, entry in COMMANDS.items():
             subparsers.add_parser(name, help=entry.help)
     else:
-        _parser_builder(command)(subparsers.add_parser(command, help=COMMANDS[command].help))
+        sub = subparsers.add_parser(command, help=COMMANDS[command].help)
+        _parser_builder(command)(sub)
+        sub.epilog = f"Example:\n  {COMMANDS[command].example}"
     return parser
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import subprocess
 import sys
 
@@ -93,3 +94,48 @@ def test_the_table_and_the_modules_agree():
         by_module.setdefault(command.module, set()).add(name)
     for module, names in by_module.items():
         assert set(importlib.import_module(f"gpuroof.{module}").PARSERS) == names, module
+
+
+# Examples not run here, with the reason: they need a GPU, or take seconds of CPU that the
+# docs tests or the commands' own tests already spend.
+NOT_RUN = {
+    "measure": "needs a GPU",
+    "validate": "needs a GPU",
+    "calibrate": "needs a GPU",
+    "demo": "14 s (tests/roofline runs the demo suite)",
+    "families": "25 s (tests/validate runs family_report)",
+    "resources": "compiles with nvcc for two architectures (tests/test_docs.py runs two such commands)",
+}
+
+
+def _example(name: str) -> list[str]:
+    """The command line under "Example:" at the end of `gpuroof name --help`, as arguments."""
+    text = SUBCOMMANDS[name].format_help()
+    assert "\nExample:\n" in text, f"gpuroof {name} --help has no Example section"
+    lines = text.split("\nExample:\n", 1)[1].strip().splitlines()
+    command = lines.pop(0).strip()
+    while command.endswith("\\") and lines:
+        command = command[:-1] + " " + lines.pop(0).strip()
+    assert not lines, f"gpuroof {name} --help goes on after its example: {lines}"
+    words = shlex.split(command)
+    assert words[:2] == ["gpuroof", name], f"gpuroof {name}'s example runs {words[:2]}"
+    return words[1:]
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_help_ends_with_an_example_that_parses(name):
+    argv = _example(name)
+    args = build_parser(name).parse_args(argv)  # a usage error would exit 2
+    assert args.command == name
+
+
+@pytest.mark.parametrize("name", sorted(set(SUBCOMMANDS) - set(NOT_RUN)))
+def test_help_example_runs(name, in_a_clone, capsys):
+    from gpuroof import main
+
+    assert main(_example(name)) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.strip(), f"gpuroof {name}'s example printed nothing"
+
+
+def test_the_examples_not_run_are_subcommands():
+    assert set(NOT_RUN) <= set(SUBCOMMANDS)

@@ -40,7 +40,7 @@ def test_doc_example_runs(name, index, code, capsys):
 # compared line by line with what the page shows; ``GPUROOF_UPDATE_DOCS=1 pytest tests/test_docs.py``
 # writes the fresh output into the page instead. A line that is only ``...`` stands for any
 # number of lines the page leaves out. The command runs in a scratch folder that sees the
-# repository's folders, so a file it writes (``--plot saxpy3.png``) lands there. Commands that measure a GPU show one run's timings: they
+# repository's folders (`in_a_clone`), so a file it writes (``--plot saxpy3.png``) lands there. Commands that measure a GPU show one run's timings: they
 # are recorded, not regenerated.
 ROOT = DOCS.parent
 PAGES = (ROOT / "README.md", *sorted(DOCS.glob("*.md")))
@@ -89,15 +89,11 @@ def test_the_docs_show_command_outputs():
 
 
 @pytest.mark.parametrize("shown", SHOWN, ids=[f"{s.page.name}:{' '.join(s.argv)[:60]}" for s in SHOWN])
-def test_shown_output_is_what_the_command_prints(shown, capsys, monkeypatch, tmp_path):
+def test_shown_output_is_what_the_command_prints(shown, capsys, in_a_clone):
     if shown.argv[0] in MEASURED_ON_A_GPU:
         pytest.skip(f"gpuroof {shown.argv[0]} shows one run's measured timings on a GPU")
     from gpuroof import main
 
-    # the repository's folders seen from a scratch folder, where the files a command writes go
-    for folder in ("docs", "tests", "benchmarks", "validate"):
-        (tmp_path / folder).symlink_to(ROOT / folder, target_is_directory=True)
-    monkeypatch.chdir(tmp_path)
     capsys.readouterr()
     assert main(shown.argv) == 0, capsys.readouterr().err
     produced = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
