@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 import validate
 
 from ._args import output_folder
+from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
@@ -24,10 +24,8 @@ def _handle(args: argparse.Namespace) -> int:
     session = validate.open_session(args.device)
     entry, _ = validate.compare_device(validate.query_device(session))
 
-    def progress(message: str) -> None:
-        print(f"[calibrate] {message}", file=sys.stderr, flush=True)
-
-    check = validate.run_prediction_check(session, entry, progress=progress)
+    with progress_bar(args, lines=True) as bar:
+        check = validate.run_prediction_check(session, entry, progress=bar)
     files = validate.write_prediction_report(check, args.out)
     if args.json:
         print(json.dumps(json.loads(check.model_dump_json()), indent=2))

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from pydantic import ValidationError
 
 from ._help import HelpFormatter
+from ._progress import add_quiet_option
 
 __all__ = ["COMMANDS", "Command", "build_parser", "main", "one_line"]
 
@@ -180,6 +181,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     else:
         sub = subparsers.add_parser(command, help=COMMANDS[command].help)
         _parser_builder(command)(sub)
+        add_quiet_option(sub)
         sub.epilog = f"Example:\n  {COMMANDS[command].example}"
     return parser
 

@@ -7,6 +7,7 @@ import argparse
 from roofline import models
 
 from ._args import print_json
+from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
@@ -37,7 +38,8 @@ def _example(info: models.ModelInfo) -> str:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    infos = models.catalog() if args.name is None else (models.describe(args.name),)
+    with progress_bar(args) as bar:
+        infos = models.catalog(progress=bar) if args.name is None else (models.describe(args.name),)
     if args.json:
         print_json([info.model_dump(mode="json") for info in infos])
         return 0

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 
 import roofline
+from occupancy.common import ProgressStep
 
 from ._args import add_gpu_option, gpu, print_json
+from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
@@ -31,9 +33,12 @@ def _ncu_parser(p: argparse.ArgumentParser) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    report = roofline.profile_report(args.profile, gpu=gpu(args.gpu) if args.gpu else None, kernel=args.kernel)
-    if args.plot:
-        roofline.plot_roofline(roofline.profile_chart(report), path=args.plot)
+    with progress_bar(args) as bar:
+        bar(ProgressStep(f"reading {args.profile}", 0, 2 if args.plot else 1))
+        report = roofline.profile_report(args.profile, gpu=gpu(args.gpu) if args.gpu else None, kernel=args.kernel)
+        if args.plot:
+            bar(ProgressStep(f"drawing {args.plot}", 1, 2))
+            roofline.plot_roofline(roofline.profile_chart(report), path=args.plot)
     if args.json:
         print_json(report.model_dump(mode="json", exclude={"kernels": {"__all__": {"cliffs"}}}))
         return 0

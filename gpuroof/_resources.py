@@ -24,6 +24,7 @@ from ._args import (
     print_json,
     target_architecture,
 )
+from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
@@ -130,9 +131,10 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
     given = [arch for arch, _ in targets if arch is not None]
     chosen = {arch.name: (arch, sm_count) for arch, sm_count in targets if arch is not None}
     try:
-        by_arch = occupancy.kernel_resources_by_architecture(
-            args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
-            compile_commands=args.compile_commands)
+        with progress_bar(args) as bar:
+            by_arch = occupancy.kernel_resources_by_architecture(
+                args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
+                compile_commands=args.compile_commands, progress=bar)
     except ImportError as exc:  # nothing to compile with: one line naming what to install
         raise occupancy.OccupancyError(str(exc).splitlines()[0]) from None
     rows = []

@@ -9,10 +9,12 @@ import argparse
 from pathlib import Path
 
 import roofline
+from occupancy.common import ProgressStep
 from roofline import models
 
 from ._args import add_gpu_option, gpu, gpu_help, output_file, output_folder, print_json
 from ._kernel import add_kernel_options, describe
+from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
@@ -109,21 +111,24 @@ def _cmd_roofline(args: argparse.Namespace) -> int:
 
 def _cmd_plot(args: argparse.Namespace) -> int:
     output_file(args.output, "--output")
-    if args.input:
-        chart = roofline.load_chart(args.input)
-    else:
-        if args.suite:
-            kernels = list(models.suite())
-        elif args.model or args.flops is not None or args.dram_bytes is not None:
-            kernels = [describe(args, launch=False).kernel]
-        else:
-            kernels = []
-        chart = roofline.roofline_chart(gpu(args.gpu), kernels, precision=args.precision)
     out = Path(args.output)
-    if out.suffix.lower() in {".json", ".csv"}:
-        roofline.save_chart(chart, out)
-    else:
-        roofline.plot_roofline(chart, path=out)
+    with progress_bar(args) as bar:
+        if args.input:
+            chart = roofline.load_chart(args.input)
+        else:
+            if args.suite:
+                bar(ProgressStep("building the kernel suite", 0, 2))
+                kernels = list(models.suite())
+            elif args.model or args.flops is not None or args.dram_bytes is not None:
+                kernels = [describe(args, launch=False).kernel]
+            else:
+                kernels = []
+            chart = roofline.roofline_chart(gpu(args.gpu), kernels, precision=args.precision)
+        if out.suffix.lower() in {".json", ".csv"}:
+            roofline.save_chart(chart, out)
+        else:
+            bar(ProgressStep(f"drawing {out}", 1, 2))
+            roofline.plot_roofline(chart, path=out)
     if args.json:
         print_json({"output": str(out), "chart": chart.model_dump(mode="json")})
     else:
@@ -150,8 +155,10 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     output_folder(args.out, "--out")
-    report = roofline.analyze_suite(gpu(args.gpu))
-    paths = roofline.write_suite_report(report, args.out)
+    with progress_bar(args) as bar:
+        report = roofline.analyze_suite(gpu(args.gpu), progress=bar)
+        bar(f"writing the tables and the roofline plot to {args.out}")
+        paths = roofline.write_suite_report(report, args.out)
     if args.json:
         print_json({"files": {k: str(v) for k, v in paths.items()},
                **report.model_dump(mode="json", exclude={"chart"})})

@@ -11,6 +11,7 @@ import validate
 from roofline import models
 
 from ._args import add_gpu_option, gpu, output_folder
+from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
@@ -92,7 +93,9 @@ def _families(args: argparse.Namespace) -> int:
     if args.out is not None:
         output_folder(args.out, "--out")
     calibration = roofline.load_calibration(args.calibration) if args.calibration else None
-    report = validate.family_report(args.source, None if args.gpu is None else gpu(args.gpu), calibration=calibration)
+    with progress_bar(args) as bar:
+        report = validate.family_report(args.source, None if args.gpu is None else gpu(args.gpu),
+                                        calibration=calibration, progress=bar)
     if args.json:
         print(json.dumps(json.loads(report.model_dump_json()), indent=2))
     else:
@@ -119,8 +122,10 @@ def _merge(args: argparse.Namespace) -> int:
 
 def _handle(args: argparse.Namespace) -> int:
     if args.devices is not None:
-        merged = validate.run_validation_devices(args.devices, out=args.out, quick=args.quick, kernels=args.kernels,
-                                                 seed=args.seed, families=_chosen_families(args.families))
+        with progress_bar(args, lines=True) as bar:
+            merged = validate.run_validation_devices(args.devices, out=args.out, quick=args.quick,
+                                                     kernels=args.kernels, seed=args.seed,
+                                                     families=_chosen_families(args.families), progress=bar)
         if args.json:
             print(merged.model_dump_json(indent=2))
             return 0
@@ -131,8 +136,9 @@ def _handle(args: argparse.Namespace) -> int:
         print(f"  wrote {args.out}/report.json, {args.out}/report.md")
         return 0
     device = 0 if args.device is None else args.device
-    run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=device, seed=args.seed,
-                                  families=_chosen_families(args.families))
+    with progress_bar(args, lines=True) as bar:
+        run = validate.run_validation(out=args.out, quick=args.quick, kernels=args.kernels, device=device,
+                                      seed=args.seed, families=_chosen_families(args.families), progress=bar)
     report = run.report
     if args.json:
         print(json.dumps(json.loads(report.model_dump_json()), indent=2))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from ._lines import KernelLines, line_listing
 from ._names import demangle, match_kernel
 from ._nvcc import find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
 from ._nvrtc_hints import nvrtc_failure, nvrtc_include_options
+from ._progress import Progress, no_progress, step as progress_step
 from ._resources import KernelResources
 from ._sass import sass_summaries
 
@@ -433,11 +434,13 @@ def kernel_resources_by_architecture(
     options: Sequence[str] = (),
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
+    progress: Progress = no_progress,
 ) -> dict[str, dict[str, KernelResources]]:
     """Every kernel's resources for several architectures, compiled in parallel.
 
     Parameters are those of :func:`kernel_resources`; ``archs`` defaults to the compile
-    command's architectures (``compile_commands=``), else the binary's own.
+    command's architectures (``compile_commands=``), else the binary's own. ``progress``
+    receives one message per architecture compiled (an `occupancy.common.ProgressStep`).
 
     Returns
     -------
@@ -470,8 +473,13 @@ def kernel_resources_by_architecture(
         return {name: found[name]}
 
     # nvcc runs as a process and NVRTC releases the GIL: one thread per architecture.
+    names = ["the binary's architecture" if a is None else str(getattr(a, "name", a)) for a in targets]
+    progress_step(progress, f"compiling for {', '.join(names)}", 0, len(targets))
     with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
-        results = list(pool.map(one, targets))
+        futures = [pool.submit(one, arch) for arch in targets]
+        for done, future in enumerate(as_completed(futures), start=1):
+            progress_step(progress, f"compiled {done} of {len(targets)} architectures", done, len(targets))
+        results = [future.result() for future in futures]
     out: dict[str, dict[str, KernelResources]] = {}
     for arch, found in zip(targets, results):
         key = architecture(arch).name if arch is not None else next(

@@ -14,6 +14,8 @@ these from here (``occupancy.common``) instead of writing their own:
 * number checks: `integer` and `check_range`, with messages that name the parameter, the
   value and the allowed range;
 * `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error;
+* progress: `ProgressStep`, `progress_step` and `no_progress`, the one protocol by which long
+  library work reports how far it is (a callback that receives ``str`` messages);
 * `CheckedModel`: the base of the value objects checked once at construction
   (`occupancy.Launch`, ``roofline.Kernel``): one normaliser, the package's own errors, and
   copies checked like new instances.
@@ -39,16 +41,22 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 from pydantic import BaseModel, ValidationError, model_validator
 
+from ._progress import Progress, ProgressStep, no_progress, step as progress_step
+
 __all__ = [
     "CheckedModel",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "Progress",
+    "ProgressStep",
     "as_path",
     "atomic_path",
     "check_range",
     "check_writable",
     "dumps_json",
     "integer",
+    "no_progress",
+    "progress_step",
     "pydantic_error",
     "read_json",
     "read_text",

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
-from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
+from occupancy.common import Progress, atomic_path, check_writable, dumps_json, no_progress, progress_step, write_atomic
 
 from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
@@ -112,7 +112,8 @@ def _prediction(device: GPU, kernel: Kernel) -> Prediction | None:
 
 
 def analyze_suite(
-    gpu: GPU | str = DEFAULT_GPU, kernels: Iterable[Kernel | KernelLike] | None = None
+    gpu: GPU | str = DEFAULT_GPU, kernels: Iterable[Kernel | KernelLike] | None = None, *,
+    progress: Progress = no_progress,
 ) -> SuiteReport:
     """Analyze kernels (default: `roofline.models.suite()`) on a GPU: roofline bound, time
     lower bound, the occupancy of each kernel's launch (``occupancy.calculate``) and the
@@ -121,6 +122,15 @@ def analyze_suite(
     Each kernel is a `roofline.Kernel` with ``dram_bytes``; one with a ``launch`` also
     gets its occupancy and predicted time. Launches without a register estimate are given
     `ASSUMED_REGISTERS_PER_THREAD` (``registers_assumed`` is then True).
+
+    Parameters
+    ----------
+    gpu : GPU or str
+        The GPU (a `roofline.GPU` or a database name).
+    kernels : iterable of Kernel, optional
+        The kernels; default the classic suite (built here: seconds of traffic analysis).
+    progress : callable
+        Receives one message per kernel, an `occupancy.common.ProgressStep` (done of total).
 
     Examples
     --------
@@ -132,9 +142,14 @@ def analyze_suite(
     device = lookup_gpu(gpu)
     if kernels is not None and (isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__")):
         raise TypeError(f"kernels must be a sequence of kernel models or counts, not {type(kernels).__name__}")
-    kernels = _default_suite() if kernels is None else tuple(kernel_of(k) for k in kernels)
+    if kernels is None:
+        progress_step(progress, "building the kernel suite", 0, 1)
+        kernels = _default_suite()
+    else:
+        kernels = tuple(kernel_of(k) for k in kernels)
     rows = []
-    for kernel, label in zip(kernels, kernel_labels(kernels)):
+    for done, (kernel, label) in enumerate(zip(kernels, kernel_labels(kernels))):
+        progress_step(progress, f"kernel {label}", done, len(kernels))
         result = analyze(device, kernel)
         launch = kernel.launch
         registers, assumed, occ, limiters = _occupancy(device, launch)
@@ -170,6 +185,7 @@ def analyze_suite(
             predicted_limiter=None if predicted is None else predicted.limiter,
         ))
     chart = roofline_chart(device, kernels, title=f"Roofline: classic kernels on {device.name}")
+    progress_step(progress, "suite analysed", len(kernels), len(kernels))
     return SuiteReport(gpu=device.name, rows=tuple(rows), chart=chart)
 
 

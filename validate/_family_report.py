@@ -16,7 +16,7 @@ from pathlib import Path
 
 import occupancy
 import roofline
-from occupancy.common import atomic_path, check_writable, write_atomic
+from occupancy.common import Progress, atomic_path, check_writable, no_progress, progress_step, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from roofline import RooflineError
 
@@ -177,8 +177,12 @@ def _summary(family: str, rows: Sequence[FamilyRow], tolerance: float) -> Family
 
 
 def family_rows(records: Sequence[FamilyRecord], gpu: roofline.GPU, calibration: roofline.Calibration, calibration_source: str,
-                device: str = "", source: str = "") -> FamilyReport:
-    rows = tuple(_predict_row(r, gpu, calibration) for r in records)
+                device: str = "", source: str = "", progress: Progress = no_progress) -> FamilyReport:
+    predicted = []
+    for done, record in enumerate(records):
+        progress_step(progress, f"family {record.family}", done, len(records))
+        predicted.append(_predict_row(record, gpu, calibration))
+    rows = tuple(predicted)
     order = [f for f in FAMILIES if any(r.record.family == f for r in rows)]
     order += sorted({r.record.family for r in rows} - set(order))
     families = tuple(_summary(f, [r for r in rows if r.record.family == f], TOLERANCE_PERCENT) for f in order)

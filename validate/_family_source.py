@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 
 import roofline
-from occupancy.common import as_path, pydantic_error, read_json
+from occupancy.common import Progress, as_path, no_progress, pydantic_error, read_json
 from pydantic import ValidationError
 from roofline import RooflineError
 
@@ -78,7 +78,8 @@ def _from_file(path: str | os.PathLike[str]) -> tuple[tuple[FamilyRecord, ...], 
                         "nor a records file (records)")
 
 
-def family_report(source: object, gpu: roofline.GPU | str | None = None, *, calibration: roofline.Calibration | None = None) -> FamilyReport:
+def family_report(source: object, gpu: roofline.GPU | str | None = None, *, calibration: roofline.Calibration | None = None,
+                  progress: Progress = no_progress) -> FamilyReport:
     """Predict every measured family launch with today's models, on the CPU, and summarise the errors.
 
     Parameters
@@ -95,6 +96,8 @@ def family_report(source: object, gpu: roofline.GPU | str | None = None, *, cali
         Parameters of `roofline.predict`; default the packaged calibration of `gpu`
         (`roofline.calibration`): a model or calibration changed since the run is what is
         checked. `gpuroof validate` passes the run's own fitted calibration.
+    progress : callable
+        Receives one message per launch predicted, an `occupancy.common.ProgressStep`.
 
     Returns
     -------
@@ -138,6 +141,6 @@ def family_report(source: object, gpu: roofline.GPU | str | None = None, *, cali
         cal, used = calibration, f"given: a calibration of {calibration.gpu}"
     else:
         raise TypeError(f"calibration must be a roofline.Calibration, not {type(calibration).__name__}")
-    return family_rows(records, record, cal, used, device, where)
+    return family_rows(records, record, cal, used, device, where, progress)
 
 

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import numpy as np
 import roofline
-from occupancy.common import check_writable
+from occupancy.common import ProgressStep, check_writable
 from roofline import RooflineError, models as roofline_models
 
 from ._clocks import open_clock_monitor
@@ -162,7 +162,8 @@ def run_validation(
     families : sequence of str, optional
         Only these kernel families (`validate.FAMILIES`); default all, an empty sequence none.
     progress : callable
-        Receives one line per step (default: stderr).
+        Receives one line per step (default: stderr); before each probe an
+        `occupancy.common.ProgressStep` that says which of how many it is.
 
     Returns
     -------
@@ -218,9 +219,11 @@ def run_validation(
                      families=wanted_families, rng=np.random.default_rng(seed),
                      created_utc=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                      host=socket.gethostname())
-    for probe in PROBES:
+    for done, probe in enumerate(PROBES):
+        # whether a probe applies depends on the results before it: a skipped one counts as done
         if not probe.applies(ctx):
             continue
+        progress(ProgressStep(probe.step, done, len(PROBES)))
         result = step(probe.step, lambda probe=probe: probe.run(ctx), probe.required, probe.error_field)
         if result is not None:
             ctx.results[probe.name] = result

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from occupancy.common import Progress, no_progress, progress_step
+
 from .._errors import RooflineError
 from ._registry import _MODELS, get, names
 from ._reduction import REDUCTION_VARIANTS
@@ -172,8 +174,14 @@ def describe(name: str) -> ModelInfo:
     )
 
 
-def catalog() -> tuple[ModelInfo, ...]:
+def catalog(*, progress: Progress = no_progress) -> tuple[ModelInfo, ...]:
     """Every built-in model, described (`describe`), in name order.
+
+    Parameters
+    ----------
+    progress : callable
+        Receives one message per model, an `occupancy.common.ProgressStep` (done of total):
+        describing one builds its example kernel.
 
     Examples
     --------
@@ -181,4 +189,9 @@ def catalog() -> tuple[ModelInfo, ...]:
     >>> [m.name for m in models.catalog()] == list(models.names())
     True
     """
-    return tuple(describe(name) for name in names())
+    known = names()
+    described = []
+    for done, name in enumerate(known):
+        progress_step(progress, f"model {name}", done, len(known))
+        described.append(describe(name))
+    return tuple(described)
