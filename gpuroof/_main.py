@@ -21,7 +21,6 @@ from typing import NamedTuple
 from pydantic import ValidationError
 
 from ._help import HelpFormatter
-from ._progress import add_quiet_option
 
 __all__ = ["COMMANDS", "Command", "build_parser", "main", "one_line"]
 
@@ -181,7 +180,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     else:
         sub = subparsers.add_parser(command, help=COMMANDS[command].help)
         _parser_builder(command)(sub)
-        add_quiet_option(sub)
+        # every subcommand takes it, so that scripts may always pass it (gpuroof._progress reads it)
+        sub.add_argument("-q", "--quiet", action="store_true",
+                         help="no progress on stderr (a bar shows only when stderr is a terminal)")
         sub.epilog = f"Example:\n  {COMMANDS[command].example}"
     return parser
 

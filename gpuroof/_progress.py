@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
-__all__ = ["ProgressBar", "add_quiet_option", "progress_bar"]
+__all__ = ["ProgressBar", "progress_bar"]
 
 _WIDTH = 24  # characters of the bar itself
 
@@ -83,15 +83,10 @@ class ProgressBar:
             self.drawing = False
 
 
-def add_quiet_option(parser: argparse.ArgumentParser) -> None:
-    """``-q/--quiet``: every subcommand has it (build_parser adds it), so scripts may always pass it."""
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="no progress on stderr (a bar shows only when stderr is a terminal)")
-
-
 @contextlib.contextmanager
 def progress_bar(args: argparse.Namespace, label: str | None = None, *, lines: bool = False) -> Iterator[ProgressBar]:
-    """The progress bar of the parsed command `args` (its ``--quiet``), erased when the block ends."""
+    """The progress bar of the parsed command `args` (its ``--quiet``, which `build_parser` gives
+    every subcommand), erased when the block ends."""
     bar = ProgressBar(label or args.command, quiet=bool(getattr(args, "quiet", False)), lines=lines)
     try:
         yield bar
