@@ -19,6 +19,7 @@ import roofline
 from occupancy.common import check_writable
 
 from ._help import LazyHelp
+from ._progress import progress_bar
 
 __all__ = [
     "ParamValue",
@@ -243,8 +244,10 @@ def kernel_resources(args: argparse.Namespace,
                 f"{given[0]} applies to a kernel file: give --source/--cubin FILE too"
             )
         return None
-    return occupancy.kernel_resources(args.kernel_file, arch=arch, kernel=args.kernel,
-                                      options=compiler_options(args))
+    with progress_bar(args) as bar:  # nvcc or NVRTC: seconds for a real kernel file
+        bar(f"compiling {args.kernel_file}" + (f" for {arch.name}" if arch is not None else ""))
+        return occupancy.kernel_resources(args.kernel_file, arch=arch, kernel=args.kernel,
+                                          options=compiler_options(args))
 
 
 def output_file(path: str, option: str) -> None:

@@ -9,6 +9,7 @@ import roofline
 import validate
 
 from ._args import add_gpu_option, dims, gpu, print_json
+from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
@@ -70,9 +71,12 @@ def _handle(args: argparse.Namespace) -> int:
         counts = roofline.Kernel(name=args.kernel, flops=args.flops, dram_bytes=args.dram_bytes,
                                  l2_bytes=args.l2_bytes, precision=args.precision)
     defines = dict(d.partition("=")[::2] for d in args.defines)
-    m = validate.measure(args.file, args.kernel, grid=args.grid, block=args.block, cluster=args.cluster,
-                         dynamic_shared_memory=args.shared, args=kernel_args, defines=defines or None,
-                         counts=counts, gpu=gpu(args.gpu) if args.gpu else None, l2=args.l2, budget_seconds=args.budget, device=args.device)
+    with progress_bar(args) as bar:
+        bar(f"compiling, checking and timing {args.kernel} on the GPU")
+        m = validate.measure(args.file, args.kernel, grid=args.grid, block=args.block, cluster=args.cluster,
+                             dynamic_shared_memory=args.shared, args=kernel_args, defines=defines or None,
+                             counts=counts, gpu=gpu(args.gpu) if args.gpu else None, l2=args.l2,
+                             budget_seconds=args.budget, device=args.device)
     if args.json:
         print_json(m.model_dump(mode="json"))
         return 0
