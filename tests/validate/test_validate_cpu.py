@@ -403,6 +403,8 @@ def test_cli_prints_summary_and_json(monkeypatch, capsys, tmp_path, make_report)
 
     monkeypatch.setattr("validate.run_validation", fake_run)
     assert main(["validate", "--quick", "--kernels", "copy", "triad", "--device", "1", "--out", str(tmp_path)]) == 0
+    progress = seen.pop("progress")  # the command line's progress bar (gpuroof/_progress.py)
+    assert callable(progress) and type(progress).__name__ == "ProgressBar"
     assert seen == {"out": str(tmp_path), "quick": True, "kernels": ["copy", "triad"], "device": 1, "seed": None,
                     "families": None}
     out = capsys.readouterr().out
