@@ -44,7 +44,14 @@ if _TYPE_CHECKING:
     from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
     from ._plot import plot_roofline
     from ._precision import PRECISIONS
-    from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
+    from ._profile import (
+        ProfileKernel,
+        ProfileReport,
+        format_profile_report,
+        nsight_calibration,
+        profile_chart,
+        profile_report,
+    )
     from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
     from ._spaces import MemorySpace, memory_space, memory_spaces
     from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
@@ -83,7 +90,9 @@ _LOCATIONS = {
     "_ncu": ("NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu"),
     "_plot": ("plot_roofline",),
     "_precision": ("PRECISIONS",),
-    "_profile": ("ProfileKernel", "ProfileReport", "format_profile_report", "profile_chart", "profile_report"),
+    "_profile": (
+        "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
+    ),
     "_roofline": ("RooflineArrays", "RooflineResult", "analyze", "analyze_many", "attainable"),
     "_spaces": ("MemorySpace", "memory_space", "memory_spaces"),
     "_suite": ("SuiteReport", "SuiteRow", "analyze_suite", "format_suite_table", "write_suite_report"),
@@ -184,6 +193,7 @@ __all__ = [
     "memory_spaces",
     "mixed_dram_bandwidth",
     "models",
+    "nsight_calibration",
     "plot_roofline",
     "predict",
     "profile_chart",

@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from occupancy import SassSummary
 from occupancy.common import as_path
 
 from ._errors import RooflineError
@@ -241,6 +242,12 @@ class NcuKernel(BaseModel):
     achieved_occupancy: float | None = None
     theoretical_occupancy: float | None = None
     block_limits: dict[str, int] = Field(default_factory=dict)
+    global_load_instructions: float | None = Field(
+        default=None, description="Warp-level global load instructions executed (smsp__inst_executed_op_global_ld.sum).")
+    sass: SassSummary | None = Field(
+        default=None, description="The kernel's SASS summary (from the report's source page or a binary), as "
+                                  "occupancy.kernel_resources gives it on the source path.")
+    sass_source: str | None = Field(default=None, description="Where the SASS was read, or why there is none.")
     missing: dict[str, str] = Field(default_factory=dict)
 
     @property
@@ -439,6 +446,9 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
     put("block_barriers", reader.integer("launch__barrier_count"), "LaunchStats")
     # not every section set collects it: absent is not a missing section the report names
     fields["instructions"] = reader.number("smsp__inst_executed.sum") or reader.number("inst_executed")
+    fields["global_load_instructions"] = (reader.number("smsp__inst_executed_op_global_ld.sum")
+                                          if reader.has("smsp__inst_executed_op_global_ld.sum")
+                                          else reader.number("smsp__sass_inst_executed_op_global_ld.sum"))
     put("sm_count", reader.integer("launch__sm_count") or reader.integer("device__attribute_multiprocessor_count"),
         "LaunchStats")
     put("duration_seconds", reader.number("gpu__time_duration.sum"), "SpeedOfLight")
@@ -835,7 +845,37 @@ def _load_report(path: Path) -> NcuProfile:
     return NcuProfile(path=str(path), format="ncu-rep", kernels=tuple(kernels), checks=tuple(checks))
 
 
-def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
+def _with_sass(profile: NcuProfile, file: Path, binary: str | os.PathLike[str] | None) -> NcuProfile:
+    """Each kernel with its SASS (`roofline._ncu_sass`): from `binary`, else the report's source page;
+    the profile's checks say where it came from, or why there is none, once."""
+    profile = _read_sass(profile, file, binary)
+    sources = sorted({k.sass_source for k in profile.kernels if k.sass_source})
+    with_sass = sum(1 for k in profile.kernels if k.sass is not None)
+    line = f"SASS for {with_sass} of {len(profile.kernels)} kernels: " + "; ".join(sources)
+    return profile.model_copy(update={"checks": (*profile.checks, line)})
+
+
+def _read_sass(profile: NcuProfile, file: Path, binary: str | os.PathLike[str] | None) -> NcuProfile:
+    from ._ncu_sass import binary_sass, report_sass
+
+    kernels = profile.kernels
+    if binary is not None:
+        found = binary_sass(as_path(binary, RooflineError), [(k.name, k.demangled_name, k.arch) for k in kernels],
+                            short_kernel_name)
+        updated = [k.model_copy(update={"sass": sass, "sass_source": why}) for k, (sass, why) in zip(kernels, found)]
+        return profile.model_copy(update={"kernels": tuple(updated)})
+    report = file if file.suffix == ".ncu-rep" else file.with_suffix(".ncu-rep")
+    if not report.is_file():
+        why = (f"no SASS: no {report.name} beside the export to read its source page from; "
+               "name the program (binary=, gpuroof ncu --binary APP)")
+        return profile.model_copy(update={"kernels": tuple(k.model_copy(update={"sass_source": why}) for k in kernels)})
+    sass, why = report_sass(report, {k.id: k.arch for k in kernels})
+    updated = [k.model_copy(update={"sass": None if sass is None else sass.get(k.id), "sass_source": why})
+               for k in kernels]
+    return profile.model_copy(update={"kernels": tuple(updated)})
+
+
+def load_ncu(path: str | os.PathLike[str], *, binary: str | os.PathLike[str] | None = None) -> NcuProfile:
     """Read an Nsight Compute profile: one `NcuKernel` per profiled launch.
 
     Parameters
@@ -846,6 +886,12 @@ def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
         or a ``.ncu-rep`` file, read through NVIDIA's ``ncu_report`` module when it can be
         imported. Collect the sections in `NCU_SECTIONS`; without one, the fields it supplies
         are None and listed in each kernel's ``missing``.
+    binary : str or path, optional
+        The program (executable, shared library, fatbin or cubin) whose kernels were
+        profiled: each kernel's SASS is read from it (`occupancy.all_kernel_resources`).
+        Without it, the SASS comes from the report's source page (the ``.ncu-rep`` given,
+        or the one of the same name beside a CSV; ``ncu`` on PATH prints it). Each
+        kernel's ``sass_source`` says where its SASS came from, or why it has none.
 
     Returns
     -------
@@ -884,6 +930,5 @@ def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
     file = as_path(path, RooflineError)
     if not file.is_file():
         raise RooflineError(f"path={str(file)!r}: no such file")
-    if file.suffix == ".ncu-rep":
-        return _load_report(file)
-    return _load_csv(file)
+    profile = _load_report(file) if file.suffix == ".ncu-rep" else _load_csv(file)
+    return _with_sass(profile, file, binary)

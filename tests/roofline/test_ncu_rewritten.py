@@ -16,7 +16,7 @@ TORCH = DATA / "torch_roofline.raw.csv"
 
 
 def _by_id(profile: roofline.NcuProfile) -> dict[int, dict]:
-    return {k.id: k.model_dump() for k in profile.kernels}
+    return {k.id: k.model_dump(exclude={"sass_source"}) for k in profile.kernels}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def test_a_rewritten_export_reads_as_the_original(original, name, ids):
     profile = roofline.load_ncu(DATA / name)
     assert [k.id for k in profile.kernels] == ids
     for k in profile.kernels:
-        assert _same(k.model_dump(), original[k.id])
+        assert _same(k.model_dump(exclude={"sass_source"}), original[k.id])
 
 
 def _same(a: dict, b: dict) -> bool:
