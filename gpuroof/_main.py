@@ -53,6 +53,8 @@ COMMANDS: Mapping[str, Command] = {
     "predict": Command("_predict", "predict a kernel's time from occupancy and Little's law"),
     "cliffs": Command("_predict", "predicted time at every occupancy cliff of a kernel's launch"),
     "ncu": Command("_ncu", "read an Nsight Compute profile: occupancy, cliffs, roofline and prediction per kernel"),
+    "profile": Command("_profile", "run a program under Nsight Compute as gpuroof reads it and print `gpuroof ncu`'s "
+                                   "table"),
     "measure": Command("_measure", "time your own kernel on the GPU and compare it with the prediction "
                                    "(needs cuda-python)"),
     "validate": Command("_validate", "measure this GPU and compare the models with it (needs cuda-python)"),
