@@ -29,7 +29,8 @@ def _profile_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--binary", default=None, metavar="APP",
                    help="the program's binary or kernels' source for the SASS (default: the report's source page)")
     add_gpu_option(p, "database GPU for the ceilings (default: the profiled device's entry)", default=None)
-    p.add_argument("--plot", default=None, metavar="FILE", help="write the roofline (.png, .svg or .pdf)")
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="write the FLOP roofline beside the instruction roofline (.png, .svg or .pdf)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...", help="the program to profile")
@@ -45,7 +46,8 @@ def _handle(args: argparse.Namespace) -> int:
     run = validate.profile_program(command, output=args.output, kernel=args.kernel, launch_count=args.launch_count,
                                    binary=args.binary, gpu=gpu(args.gpu) if args.gpu else None)
     if args.plot:
-        roofline.plot_roofline(roofline.profile_chart(run.report), path=args.plot)
+        roofline.plot_roofline(roofline.profile_chart(run.report), path=args.plot,
+                               instructions=roofline.instruction_roofline(run.report))
     if args.json:
         print_json({"report_path": run.report_path, "csv_path": run.csv_path, "command": list(run.command),
                     **run.report.model_dump(mode="json", exclude={"kernels": {"__all__": {"cliffs"}}})})

@@ -416,7 +416,8 @@ def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SAS
     Raises
     ------
     OccupancyError
-        For a listing with no function, or without an architecture when none is given.
+        For a listing with no function, an unknown architecture, or none given and none in
+        the listing.
 
     Examples
     --------
@@ -440,6 +441,11 @@ def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SAS
             raise OccupancyError("architecture=None and the listing names none (no 'code for sm_XX'): "
                                  "give architecture='sm_90', say")
         architecture = found[1] or found[2].lower()
+    from ._arch import architecture as lookup
+
+    architecture = lookup(architecture).name  # a known architecture, or the package's error
+    if not isinstance(tool, str):
+        raise TypeError(f"tool must be a str, not {type(tool).__name__}")
     parsed = parse_listing(listing, tool)
     out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool)
            for name, instrs in parsed.functions.items() if instrs}

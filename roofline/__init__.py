@@ -44,6 +44,7 @@ if _TYPE_CHECKING:
     from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
     from ._plot import plot_roofline
     from ._precision import PRECISIONS
+    from ._instruction_roofline import InstructionCeiling, InstructionPoint, InstructionRoofline, instruction_roofline
     from ._profile import (
         ProfileKernel,
         ProfileReport,
@@ -90,6 +91,7 @@ _LOCATIONS = {
     "_ncu": ("NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu"),
     "_plot": ("plot_roofline",),
     "_precision": ("PRECISIONS",),
+    "_instruction_roofline": ("InstructionCeiling", "InstructionPoint", "InstructionRoofline", "instruction_roofline"),
     "_profile": (
         "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
     ),
@@ -135,6 +137,9 @@ __all__ = [
     "Derivation",
     "GPU",
     "HostLink",
+    "InstructionCeiling",
+    "InstructionPoint",
+    "InstructionRoofline",
     "Kernel",
     "L2Persistence",
     "LinkSegment",
@@ -178,6 +183,7 @@ __all__ = [
     "gpc_layouts",
     "gpu",
     "gpus",
+    "instruction_roofline",
     "instructions_from_sass",
     "l2_bytes_with_l1_reuse",
     "l2_persistence",

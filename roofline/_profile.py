@@ -27,7 +27,7 @@ from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
 from ._calibration import Calibration
 from ._roofline import analyze
-from ._time_model import predict
+from ._time_model import check_calibration, predict
 
 __all__ = ["ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report"]
 
@@ -315,6 +315,7 @@ def nsight_calibration(gpu: GPU | str, calibration: Calibration | None = None) -
     """
     device = lookup_gpu(gpu)
     cal = calibration if calibration is not None else packaged_calibration(device)
+    check_calibration(cal, device)
     empty = cal.nsight_empty_kernel_seconds
     if empty is None:
         return cal, (f"launch cost {cal.launch_overhead_seconds * 1e6:.2f} us as CUDA events see it: the calibration "
