@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -136,3 +137,72 @@ def test_json_and_plot(fake_ncu, tmp_path):
     data = json.loads(out)
     assert data["csv_path"] == "gpuroof-profile.csv" and len(data["kernels"]) == 5
     assert data["command"][0] == "ncu" and (tmp_path / "r.png").stat().st_size > 10_000
+
+
+# ---------------------------------------------------------------------------------- on a GPU
+
+ONE_BLOCK = r'''
+extern "C" __global__ void one_block_copy(const float* __restrict__ x, float* __restrict__ y, int n) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) y[i] = x[i];
+}
+'''
+PROGRAM_TEXT = '''import sys
+import numpy as np
+import validate
+n = 4096
+x = np.arange(n, dtype=np.float32)
+validate.measure(sys.argv[1], "one_block_copy", grid=1, block=256, args=[x, np.zeros(n, np.float32), np.int32(n)],
+                 min_repetitions=5, max_repetitions=5, warmup=0)
+'''
+
+
+@pytest.mark.gpu
+def test_on_the_device_a_one_block_kernel_is_profiled_with_its_sass_and_predicted_within_15_percent(tmp_path):
+    """Issue 22's checks on the device: the source page's SASS equals nvdisasm's, Nsight counts 16
+    loads per thread, occupancy equals Nsight's, and with the empty kernel's Nsight duration the
+    one-block kernel's prediction is within 15 % of its Nsight duration."""
+    import occupancy
+    import roofline
+    import validate
+    from validate._nsight_launch import measure_nsight_launch
+
+    if shutil.which("ncu") is None:
+        pytest.skip("ncu is not on PATH")
+    source = tmp_path / "one_block.cu"
+    source.write_text(ONE_BLOCK)
+    program = tmp_path / "one_block.py"
+    program.write_text(PROGRAM_TEXT)
+    try:
+        run = validate.profile_program([sys.executable, str(program), str(source)], output=tmp_path / "one",
+                                       kernel="one_block_copy", launch_count=5)
+    except validate.DeviceError as exc:
+        pytest.skip(str(exc))
+    report = run.report
+    assert len(report.kernels) == 5 and report.occupancy_agreeing == report.occupancy_compared == 5
+    expected = occupancy.kernel_resources(source, arch=report.kernels[0].kernel.arch, kernel="one_block_copy").sass
+    for row in report.kernels:
+        assert row.kernel.sass is not None, row.kernel.sass_source
+        assert row.kernel.sass.model_dump(exclude={"disassembler"}) == expected.model_dump(exclude={"disassembler"})
+        assert any("16 global loads per thread (Nsight's count)" in n for n in row.notes), row.notes
+    launch = measure_nsight_launch()
+    assert launch.empty_kernel_seconds is not None, launch.skipped
+    cal = roofline.calibration(report.gpu).model_copy(update={"nsight_empty_kernel_seconds":
+                                                              launch.empty_kernel_seconds})
+    again = roofline.profile_report(run.csv_path, calibration=cal)
+    gaps = [row.gap for row in again.kernels]
+    print(f"empty kernel {launch.empty_kernel_seconds * 1e6:.2f} us; one-block copy measured/predicted {gaps}")
+    assert all(0.85 <= g <= 1.15 for g in gaps), gaps
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("program, message", [
+    (["-c", "import sys; sys.exit(3)"], "the program failed under ncu"),
+    (["-c", "pass"], "the program ran no kernel"),
+], ids=["fails", "no-kernel"])
+def test_on_the_device_real_ncu_s_messages_give_one_clear_line(program, message):
+    if shutil.which("ncu") is None:
+        pytest.skip("ncu is not on PATH")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["profile", "-o", "/tmp/gpuroof-profile-check", "--", sys.executable, *program])
+    assert status == 2 and message in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1
