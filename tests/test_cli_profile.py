@@ -206,3 +206,10 @@ def test_on_the_device_real_ncu_s_messages_give_one_clear_line(program, message)
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         status = main(["profile", "-o", "/tmp/gpuroof-profile-check", "--", sys.executable, *program])
     assert status == 2 and message in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1
+
+
+def test_ncu_binary_option_names_a_missing_binary(tmp_path):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["ncu", str(EXPORT), "--binary", str(tmp_path / "app.missing")])
+    assert status == 2 and "binary=" in err.getvalue() and "app.missing': no such file" in err.getvalue()
