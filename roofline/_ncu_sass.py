@@ -121,9 +121,10 @@ def source_page_sass(text: str, architectures: dict[int, str | None], where: str
             cells = next(csv.reader([line]), [])
         except csv.Error:
             continue
-        names = [c.strip() for c in cells]
-        if "Address" in names and "Source" in names:
-            columns = (names.index("Address"), names.index("Source"))
+        # "Address" or "# Address", and "Source": the columns are found by name
+        names = [c.strip().lstrip("#").strip().lower() for c in cells]
+        if "address" in names and "source" in names:
+            columns = (names.index("address"), names.index("source"))
             tables.append([])
             continue
         if columns is None or len(cells) <= max(columns):
@@ -172,4 +173,8 @@ def report_sass(report: Path, architectures: dict[int, str | None]) -> tuple[dic
     if done.returncode != 0:
         last = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or [f"exit {done.returncode}"]
         return None, f"no SASS: ncu could not print {report.name}'s source page ({last[0][:200]})"
-    return source_page_sass(done.stdout, architectures, str(report)), f"{report.name} (Nsight Compute source page)"
+    try:
+        found = source_page_sass(done.stdout, architectures, str(report))
+    except RooflineError as exc:  # a page laid out otherwise: no SASS, said, rather than no profile
+        return None, f"no SASS: {exc}"
+    return found, f"{report.name} (Nsight Compute source page)"

@@ -140,3 +140,20 @@ def test_profile_report_uses_the_nsight_launch():
     for a, b in zip(before.kernels, after.kernels):
         assert b.predicted_seconds == pytest.approx(a.predicted_seconds - (2.72e-6 - (1.4e-6 - 0.613e-6)), abs=2e-8)
     assert any("launch cost 0.79 us" in c for c in after.checks)
+
+
+@pytest.mark.parametrize("stdout, code, said", [
+    ("==PROF== nothing here\n", 0, "no SASS: x.ncu-rep: the source page holds SASS for 0 kernels"),
+    ("", 1, "no SASS: ncu could not print x.ncu-rep's source page"),
+], ids=["another-layout", "ncu-fails"])
+def test_a_source_page_that_cannot_be_read_leaves_the_profile_without_sass_and_says_why(monkeypatch, tmp_path,
+                                                                                        stdout, code, said):
+    import subprocess
+
+    from roofline import _ncu_sass
+
+    monkeypatch.setattr(_ncu_sass.shutil, "which", lambda name: "/opt/ncu/ncu")
+    monkeypatch.setattr(_ncu_sass.subprocess, "run",
+                        lambda command, **kw: subprocess.CompletedProcess(command, code, stdout, "==ERROR== x"))
+    sass, why = _ncu_sass.report_sass(tmp_path / "x.ncu-rep", {0: "sm_90"})
+    assert sass is None and why.startswith("no SASS: ") and said.removeprefix("no SASS: ") in why
