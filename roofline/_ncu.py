@@ -689,7 +689,8 @@ def _check_metric_names(path: Path, header: list[str]) -> None:
     metrics = [name for name in header if "__" in name]
     if metrics and not any(name in header for name in _CORE_METRICS):
         raise RooflineError(
-            f"{path} holds {len(metrics)} metrics but none of those gpuroof reads ({', '.join(_CORE_METRICS[:3])}, ...): "
+            f"{path} holds {len(metrics)} metrics but none of those gpuroof reads "
+            f"({', '.join(_CORE_METRICS[:3])}, ...): "
             "an export of another Nsight Compute version, which names them otherwise (gpuroof reads the names of "
             "Nsight Compute 2025.3, whose sections NCU_SECTIONS lists)")
 

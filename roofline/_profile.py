@@ -29,7 +29,9 @@ from ._calibration import Calibration
 from ._roofline import analyze
 from ._time_model import check_calibration, predict
 
-__all__ = ["ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report"]
+__all__ = [
+    "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _LIMIT_ORDER = ("warps", "registers", "shared_memory", "blocks", "barriers")
@@ -276,7 +278,8 @@ def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
         return launch, f"no SASS (the profile's checks say why): {assumed}"
     in_flight = launch.loads_in_flight_per_thread or launch.elements_per_thread
     rounds = -(-launch.elements_per_thread // min(in_flight, launch.elements_per_thread))
-    count = f"{elements} global loads per thread ({how})" if elements else "global loads per thread not counted (1 assumed)"
+    count = (f"{elements} global loads per thread ({how})" if elements
+             else "global loads per thread not counted (1 assumed)")
     trips = f"{rounds} round trip" + ("s" if rounds != 1 else "")
     return launch, (f"SASS from {k.sass_source}: {sass.global_loads_in_flight_per_thread} "
                     f"{sass.global_load_instruction or 'global loads'} in flight per thread, {count}: {trips}")
