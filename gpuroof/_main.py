@@ -70,6 +70,9 @@ COMMANDS: Mapping[str, Command] = {
                       "gpuroof cliffs --gpu H200 --model copy --param n=67108864"),
     "ncu": Command("_ncu", "read an Nsight Compute profile: occupancy, cliffs, roofline and prediction per kernel",
                    "gpuroof ncu tests/data/ncu/user_kernels.raw.csv"),
+    "profile": Command("_profile", "run a program under Nsight Compute as gpuroof reads it and print `gpuroof ncu`'s "
+                                   "table",
+                       "gpuroof profile --kernel copy -o copy -- ./app 1024"),
     "measure": Command("_measure", "time your own kernel on the GPU and compare it with the prediction "
                                    "(needs cuda-python)",
                        "gpuroof measure docs/examples/saxpy3.cu --kernel saxpy3 --grid 32768 --block 256 --size n=2**26 \\\n"

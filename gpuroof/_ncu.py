@@ -26,7 +26,11 @@ def _ncu_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("profile", help="raw-page CSV export or .ncu-rep")
     add_gpu_option(p, "database GPU for the ceilings (default: the profiled device's entry)", default=None)
     p.add_argument("--kernel", default=None, metavar="REGEX", help="only kernels whose name or NVTX range matches")
-    p.add_argument("--plot", default=None, metavar="FILE", help="write the roofline (.png, .svg or .pdf)")
+    p.add_argument("--binary", default=None, metavar="APP",
+                   help="the profiled program, library, cubin or the kernels' source: each kernel's SASS is read "
+                        "from it (default: the .ncu-rep's source page, where ncu runs)")
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="write the FLOP roofline beside the instruction roofline (.png, .svg or .pdf)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_handle)
@@ -35,10 +39,12 @@ def _ncu_parser(p: argparse.ArgumentParser) -> None:
 def _handle(args: argparse.Namespace) -> int:
     with progress_bar(args) as bar:
         bar(ProgressStep(f"reading {args.profile}", 0, 2 if args.plot else 1))
-        report = roofline.profile_report(args.profile, gpu=gpu(args.gpu) if args.gpu else None, kernel=args.kernel)
+        report = roofline.profile_report(args.profile, gpu=gpu(args.gpu) if args.gpu else None, kernel=args.kernel,
+                                         binary=args.binary)
         if args.plot:
             bar(ProgressStep(f"drawing {args.plot}", 1, 2))
-            roofline.plot_roofline(roofline.profile_chart(report), path=args.plot)
+            roofline.plot_roofline(roofline.profile_chart(report), path=args.plot,
+                                   instructions=roofline.instruction_roofline(report))
     if args.json:
         print_json(report.model_dump(mode="json", exclude={"kernels": {"__all__": {"cliffs"}}}))
         return 0

@@ -37,7 +37,7 @@ if _typing.TYPE_CHECKING:
     from ._plot import plot_occupancy
     from ._resources import KernelResources
     from ._rules import LIMITERS, UNLIMITED, OccupancyArrays
-    from ._sass import SassCounts, SassLoop, SassSummary
+    from ._sass import SassCounts, SassLoop, SassSummary, read_sass
 
 # Each public name and the private module that holds it: a module is imported when one of
 # its names is first asked for (PEP 562), so `import occupancy` stays cheap and the command
@@ -64,7 +64,7 @@ _HOMES = {
     "_plot": ("plot_occupancy",),
     "_resources": ("KernelResources",),
     "_rules": ("LIMITERS", "UNLIMITED", "OccupancyArrays"),
-    "_sass": ("SassCounts", "SassLoop", "SassSummary"),
+    "_sass": ("SassCounts", "SassLoop", "SassSummary", "read_sass"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -129,5 +129,6 @@ __all__ = [
     "max_potential_block_size",
     "max_potential_cluster_size",
     "plot_occupancy",
+    "read_sass",
     "source_lines",
 ]

@@ -126,6 +126,10 @@ def _version(path: str) -> str:
 
 
 _SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
+# cuobjdump -sass names each function on a line of its own, and its branches an address
+_FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
+_ADDRESS_TARGET = re.compile(r"^0x[0-9a-fA-F]+$")
+_BRANCHES = ("BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU")
 _LABEL = re.compile(r"^\s*([.\w$]+):\s*$")
 _LINE = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s*(.*?)\s*;")
 _BODY = re.compile(r"(?:(@!?U?P(?:T|\d+))\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*)$")
@@ -151,7 +155,9 @@ def _split_operands(text: str) -> tuple[str, ...]:
 
 
 def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
-    """The instructions of each ``.text.<function>`` section of an ``nvdisasm -c`` listing.
+    """The instructions of each ``.text.<function>`` section of an ``nvdisasm -c`` listing,
+    or of each ``Function : <name>`` of a ``cuobjdump -sass`` listing (branch targets as
+    addresses, ``BRA 0x130``, become labels at those offsets).
 
     Lines that are not instructions (directives, comments, labels) are skipped; labels
     are kept to resolve branch targets.
@@ -162,7 +168,7 @@ def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
     waiting: list[str] = []
     name = ""
     for line in text.splitlines():
-        m = _SECTION.match(line)
+        m = _SECTION.match(line) or _FUNCTION.match(line)
         if m:
             name = m[1]
             current = functions.setdefault(name, [])
@@ -186,7 +192,15 @@ def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
             continue
         guard, opcode, rest = body[1], body[2], body[3]
         target = _TARGET.search(rest)
-        current.append(Instruction(offset, guard, opcode, _split_operands(rest), target[1] if target else None))
+        operands = _split_operands(rest)
+        name_of_target = target[1] if target else None
+        if name_of_target is None and opcode.split(".", 1)[0] in _BRANCHES:
+            # cuobjdump's `BRA 0x130`: the address is the label
+            address = next((o for o in operands if _ADDRESS_TARGET.match(o)), None)
+            if address is not None:
+                name_of_target = address
+                labels[name].setdefault(address, int(address, 16))
+        current.append(Instruction(offset, guard, opcode, operands, name_of_target))
     return Disassembly({k: tuple(v) for k, v in functions.items()}, labels, tool)
 
 

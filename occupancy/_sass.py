@@ -28,9 +28,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ._nvdisasm import Disassembly, Instruction, NvdisasmError, disassemble
+from ._errors import OccupancyError
+from ._nvdisasm import Disassembly, Instruction, NvdisasmError, disassemble, parse_listing
 
-__all__ = ["SassCounts", "SassLoop", "SassSummary", "Summaries", "sass_summaries", "summarize"]
+__all__ = ["SassCounts", "SassLoop", "SassSummary", "Summaries", "read_sass", "sass_summaries", "summarize"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -384,3 +385,71 @@ def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
     functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool)
                  for name, instrs in listing.functions.items()}
     return Summaries(functions, listing.tool, None)
+
+
+_CODE_FOR = re.compile(r"\bcode for (sm_\d+[a-z]?)|EF_CUDA_(SM\d+[A-Z]?)\b")
+
+
+def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SASS listing") -> dict[str, SassSummary]:
+    """The `SassSummary` of every function of a SASS listing you already have.
+
+    The same reader as `kernel_resources` (which runs nvdisasm on a cubin itself), for a
+    listing made elsewhere: ``cuobjdump -sass APP`` (an executable, library, fatbin or
+    cubin), ``nvdisasm -c`` of a cubin, or the instructions of Nsight Compute's source page
+    written out in either form (offsets from the function's start, ``/*0130*/``).
+
+    Parameters
+    ----------
+    listing : str
+        The listing's text: ``Function : NAME`` (cuobjdump) or ``.section .text.NAME``
+        (nvdisasm) before each function's instructions.
+    architecture : str, optional
+        The SASS architecture (``"sm_90"``); default the listing's ``code for sm_XX``.
+    tool : str
+        What made the listing, kept in ``SassSummary.disassembler``.
+
+    Returns
+    -------
+    dict
+        Function name (as the listing prints it, mangled for C++) to its summary.
+
+    Raises
+    ------
+    OccupancyError
+        For a listing with no function, an unknown architecture, or none given and none in
+        the listing.
+
+    Examples
+    --------
+    >>> import occupancy
+    >>> listing = '''
+    ...     Function : copy
+    ...     /*0000*/  LDG.E R2, desc[UR4][R2.64] ;
+    ...     /*0010*/  STG.E desc[UR4][R4.64], R2 ;
+    ...     /*0020*/  @!P0 BRA 0x0 ;
+    ...     /*0030*/  EXIT ;
+    ... '''
+    >>> s = occupancy.read_sass(listing, "sm_90")["copy"]
+    >>> s.instructions.global_loads, len(s.loops), s.global_loads_in_flight_per_thread
+    (1, 1, 1)
+    """
+    if not isinstance(listing, str):
+        raise TypeError(f"listing must be a str (the text of a SASS listing), not {type(listing).__name__}")
+    if architecture is None:
+        found = _CODE_FOR.search(listing)
+        if found is None:
+            raise OccupancyError("architecture=None and the listing names none (no 'code for sm_XX'): "
+                                 "give architecture='sm_90', say")
+        architecture = found[1] or found[2].lower()
+    from ._arch import architecture as lookup
+
+    architecture = lookup(architecture).name  # a known architecture, or the package's error
+    if not isinstance(tool, str):
+        raise TypeError(f"tool must be a str, not {type(tool).__name__}")
+    parsed = parse_listing(listing, tool)
+    out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool)
+           for name, instrs in parsed.functions.items() if instrs}
+    if not out:
+        raise OccupancyError(f"the {tool} holds no function with instructions ('Function : NAME' or "
+                             "'.section .text.NAME' followed by /*offset*/ lines)")
+    return out

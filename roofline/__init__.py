@@ -44,7 +44,15 @@ if _TYPE_CHECKING:
     from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
     from ._plot import plot_roofline
     from ._precision import PRECISIONS
-    from ._profile import ProfileKernel, ProfileReport, format_profile_report, profile_chart, profile_report
+    from ._instruction_roofline import InstructionCeiling, InstructionPoint, InstructionRoofline, instruction_roofline
+    from ._profile import (
+        ProfileKernel,
+        ProfileReport,
+        format_profile_report,
+        nsight_calibration,
+        profile_chart,
+        profile_report,
+    )
     from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
     from ._spaces import MemorySpace, memory_space, memory_spaces
     from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
@@ -83,7 +91,10 @@ _LOCATIONS = {
     "_ncu": ("NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu"),
     "_plot": ("plot_roofline",),
     "_precision": ("PRECISIONS",),
-    "_profile": ("ProfileKernel", "ProfileReport", "format_profile_report", "profile_chart", "profile_report"),
+    "_instruction_roofline": ("InstructionCeiling", "InstructionPoint", "InstructionRoofline", "instruction_roofline"),
+    "_profile": (
+        "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
+    ),
     "_roofline": ("RooflineArrays", "RooflineResult", "analyze", "analyze_many", "attainable"),
     "_spaces": ("MemorySpace", "memory_space", "memory_spaces"),
     "_suite": ("SuiteReport", "SuiteRow", "analyze_suite", "format_suite_table", "write_suite_report"),
@@ -126,6 +137,9 @@ __all__ = [
     "Derivation",
     "GPU",
     "HostLink",
+    "InstructionCeiling",
+    "InstructionPoint",
+    "InstructionRoofline",
     "Kernel",
     "L2Persistence",
     "LinkSegment",
@@ -169,6 +183,7 @@ __all__ = [
     "gpc_layouts",
     "gpu",
     "gpus",
+    "instruction_roofline",
     "instructions_from_sass",
     "l2_bytes_with_l1_reuse",
     "l2_persistence",
@@ -184,6 +199,7 @@ __all__ = [
     "memory_spaces",
     "mixed_dram_bandwidth",
     "models",
+    "nsight_calibration",
     "plot_roofline",
     "predict",
     "profile_chart",

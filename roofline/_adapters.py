@@ -24,6 +24,8 @@ def measured_launch(
     static_shared_memory: int | None = 0,
     dynamic_shared_memory: int | None = 0,
     block_barriers: int = 1,
+    resources: occupancy.KernelResources | None = None,
+    elements_per_thread: int = 1,
 ) -> occupancy.Launch:
     """The `occupancy.Launch` of a launch that ran (profiled or timed).
 
@@ -41,6 +43,11 @@ def measured_launch(
         Bytes per block; None is 0.
     block_barriers : int
         Named barriers per block.
+    resources : occupancy.KernelResources, optional
+        The kernel's resources with its SASS (a profiled kernel's, `load_ncu`): the launch
+        takes its loads in flight per thread from the SASS, as on the source path.
+    elements_per_thread : int
+        Global loads each thread makes (a profile's count), 1 when not known.
 
     Raises
     ------
@@ -57,7 +64,9 @@ def measured_launch(
     fields = dict(grid=grid, block=block, registers_per_thread=registers_per_thread,
                   static_shared_memory=0 if static_shared_memory is None else static_shared_memory,
                   dynamic_shared_memory=0 if dynamic_shared_memory is None else dynamic_shared_memory,
-                  block_barriers=block_barriers)
+                  block_barriers=block_barriers, elements_per_thread=elements_per_thread)
+    if resources is not None:
+        fields["resources"] = resources
     launch = occupancy.Launch(**fields)  # checked before the arithmetic below
     # The runtime's default cudaFuncAttributeMaxDynamicSharedMemorySize plus static shared
     # memory (the architecture table's figure, 48 KiB on every one): a launch that asked for

@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from occupancy import SassSummary
 from occupancy.common import as_path
 
 from ._errors import RooflineError
@@ -241,6 +242,12 @@ class NcuKernel(BaseModel):
     achieved_occupancy: float | None = None
     theoretical_occupancy: float | None = None
     block_limits: dict[str, int] = Field(default_factory=dict)
+    global_load_instructions: float | None = Field(
+        default=None, description="Warp-level global load instructions executed (smsp__inst_executed_op_global_ld.sum).")
+    sass: SassSummary | None = Field(
+        default=None, description="The kernel's SASS summary (from the report's source page or a binary), as "
+                                  "occupancy.kernel_resources gives it on the source path.")
+    sass_source: str | None = Field(default=None, description="Where the SASS was read, or why there is none.")
     missing: dict[str, str] = Field(default_factory=dict)
 
     @property
@@ -280,6 +287,8 @@ class NcuProfile(BaseModel):
     path: str
     format: Literal["csv", "ncu-rep"]
     kernels: tuple[NcuKernel, ...]
+    checks: tuple[str, ...] = Field(
+        default=(), description="What load_ncu cross-checked and what it assumed (kernel IDs, units, a possible cut).")
 
     def matching(self, pattern: str) -> NcuProfile:
         """The kernels whose name, demangled name or NVTX range matches a regular expression.
@@ -437,6 +446,9 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
     put("block_barriers", reader.integer("launch__barrier_count"), "LaunchStats")
     # not every section set collects it: absent is not a missing section the report names
     fields["instructions"] = reader.number("smsp__inst_executed.sum") or reader.number("inst_executed")
+    fields["global_load_instructions"] = (reader.number("smsp__inst_executed_op_global_ld.sum")
+                                          if reader.has("smsp__inst_executed_op_global_ld.sum")
+                                          else reader.number("smsp__sass_inst_executed_op_global_ld.sum"))
     put("sm_count", reader.integer("launch__sm_count") or reader.integer("device__attribute_multiprocessor_count"),
         "LaunchStats")
     put("duration_seconds", reader.number("gpu__time_duration.sum"), "SpeedOfLight")
@@ -518,37 +530,121 @@ def _nvtx_names(cell: str, skip: int) -> list[str]:
     return names
 
 
-def _csv_rows(path: Path, text: str) -> tuple[list[str], list[str] | None, list[list[str]]]:
+def _cells(line: str) -> list[str]:
+    """One line as CSV cells (a line that is not CSV, program output, gives what csv makes of it)."""
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return []
+
+
+def _is_header(cells: list[str]) -> bool:
+    names = {c.strip() for c in cells}
+    return "ID" in names and "Kernel Name" in names
+
+
+class _Table:
+    """The rows of a raw-page export, each with the units its block declared, and what was checked."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[dict[str, str], dict[str, str], int]] = []  # cells, units, line
+        self.checks: list[str] = []
+        self.header: list[str] = []
+
+
+def _unit_of(units: dict[str, str] | None, name: str) -> str:
+    return units.get(name, "") if units else ""
+
+
+def _same_unit(a: str, b: str) -> bool:
+    if a.strip() == b.strip():
+        return True
+    try:
+        return _unit_factor(a) == _unit_factor(b) and bool(a.strip()) == bool(b.strip())
+    except ValueError:
+        return False
+
+
+def _csv_rows(path: Path, text: str) -> _Table:
+    """The table of a raw-page export, however it was re-written.
+
+    Nsight writes every cell quoted, the "ID" and "Kernel Name" columns first and one
+    units row; a file re-written by a spreadsheet or pandas may quote only where needed,
+    reorder the columns, keep a subset of the rows, add an index column, or hold two
+    exports one after the other (each with its header and units row). Columns are found
+    by name in each block's header; a units row is the row whose ID and kernel name are
+    empty. Two blocks that print one metric in different units are refused.
+    """
     lines = text.splitlines()
     # A CSV printed while profiling (``ncu --csv ... > out.csv``) carries ==PROF== and the
-    # program's own lines before the table; the table starts at the "ID" header.
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
+    # program's own lines before the table; the table starts at the header naming "ID"
+    # and "Kernel Name".
+    start = next((i for i, line in enumerate(lines) if "ID" in line and "Kernel Name" in line
+                  and _is_header(_cells(line))), None)
     if start is None:
         first = lines[0][:120] if lines else ""
         raise RooflineError(
             f"{path} is not an Nsight Compute CSV export (no \"ID\",\"Kernel Name\" header; first line: {first!r}); "
             "export one with: ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv")
-    kept = [line for line in lines[start:] if not line.startswith("==")]
-    rows = list(csv.reader(io.StringIO("\n".join(kept))))
-    header = rows[0]
-    if "Kernel Name" not in header:
-        raise RooflineError(f"{path} is not an Nsight Compute kernel export: its header has no 'Kernel Name' column")
-    if "Metric Name" in header and "Metric Value" in header:
-        raise RooflineError(
-            f"{path} is an Nsight Compute --page details export; gpuroof reads the raw page: "
-            "ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv")
-    body = rows[1:]
-    units = None
-    if body and body[0] and body[0][0] == "":
-        units, body = body[0], body[1:]
-    for number, row in enumerate(body, start=2 + (units is not None)):
+    kept = [(n, line) for n, line in enumerate(lines[start:], start=start + 1) if not line.startswith("==")]
+    # strict: a quoted cell left open at the end (a file cut inside it) is an error, not a short value
+    reader = csv.reader(io.StringIO("\n".join(line for _, line in kept)), strict=True)
+    table = _Table()
+    header: list[str] = []
+    units: dict[str, str] | None = None
+    seen_units: dict[str, tuple[str, int]] = {}
+    blocks = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            number = kept[min(reader.line_num, len(kept)) - 1][0]
+            raise RooflineError(f"{path}: line {number} is not well-formed CSV ({exc}); "
+                                "the file looks truncated or edited") from None
+        number = kept[reader.line_num - 1][0] if reader.line_num - 1 < len(kept) else len(lines)
+        if not row or (len(row) == len(header) and not any(cell.strip() for cell in row)):
+            continue  # blank lines, and the empty rows a spreadsheet leaves
+        if _is_header(row):
+            header, units, blocks = [c.strip() for c in row], None, blocks + 1
+            if "Metric Name" in header and "Metric Value" in header:
+                raise RooflineError(
+                    f"{path} is an Nsight Compute --page details export; gpuroof reads the raw page: "
+                    "ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv")
+            table.header = header
+            continue
         if len(row) != len(header):
             raise RooflineError(
                 f"{path}: line {number} has {len(row)} of the header's {len(header)} columns; "
                 "the file looks truncated or edited")
-    if not body:
+        cells = dict(zip(header, row))
+        if not cells["ID"].strip() and not cells["Kernel Name"].strip():
+            units = cells
+            for name, unit in cells.items():
+                if name in ("ID", "Kernel Name"):
+                    continue
+                if name in seen_units and not _same_unit(seen_units[name][0], unit):
+                    first, line = seen_units[name]
+                    raise RooflineError(
+                        f"{path} mixes units: {name} is in {first or 'no unit'!r} on line {line} and in "
+                        f"{unit or 'no unit'!r} on line {number}; re-export the profile once with one "
+                        "--print-units (ncu --import PROFILE.ncu-rep --csv --page raw --print-units base)")
+                seen_units.setdefault(name, (unit, number))
+            continue
+        table.rows.append((cells, units or {}, number))
+        if units is None and seen_units:
+            raise RooflineError(
+                f"{path}: the rows from line {number} have no units row, unlike those before; "
+                "the file joins exports whose units cannot be told apart")
+    if not table.rows:
         raise RooflineError(f"{path} holds no profiled kernel (a header and no rows)")
-    return header, units, body
+    if not seen_units:
+        table.checks.append("no units row: every value read in base units (byte, second, hertz; "
+                            "what --print-units base prints)")
+    if blocks > 1:
+        table.checks.append(f"{blocks} exports joined, in the same units")
+    return table
 
 
 def _load_csv(path: Path) -> NcuProfile:
@@ -559,29 +655,110 @@ def _load_csv(path: Path) -> NcuProfile:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise RooflineError(f"{path} is not a text file; give an ncu --csv --page raw export or a .ncu-rep") from None
-    header, units, body = _csv_rows(path, text)
-    columns = {name: i for i, name in enumerate(header)}
+    table = _csv_rows(path, text)
+    _check_metric_names(path, table.header)
     kernels = []
-    for row in body:
-        def get(name: str, row: list[str] = row) -> tuple[str, str] | None:
-            i = columns.get(name)
-            if i is None:
-                return None
-            return row[i], (units[i] if units else "")
+    for cells, units, number in table.rows:
+        def get(name: str, cells: dict[str, str] = cells, units: dict[str, str] = units) -> tuple[str, str] | None:
+            value = cells.get(name)
+            return None if value is None else (value, _unit_of(units, name))
 
-        index_text = row[columns["ID"]] if "ID" in columns else str(len(kernels))
+        index_text = cells["ID"]
         try:
-            index = int(index_text.replace(",", ""))
+            index = int(float(index_text.replace(",", "")))
         except ValueError:
-            raise RooflineError(f"{path}: kernel ID {index_text!r} is not an integer") from None
+            raise RooflineError(f"{path}: line {number}: kernel ID {index_text!r} is not an integer") from None
         nvtx = []
         for column, skip in ((_NVTX_PUSH_POP, 1), (_NVTX_START_END, 2)):
-            for name, i in columns.items():
+            for name, cell in cells.items():
                 if name.startswith(column):
-                    nvtx += _nvtx_names(row[i], skip)
-        kernels.append(_kernel(_Reader(get, str(path)), index=index, demangled=row[columns["Kernel Name"]],
-                               nvtx="/".join(nvtx) or None, missing_cc=row[columns["CC"]] if "CC" in columns else None))
-    return NcuProfile(path=str(path), format="csv", kernels=tuple(kernels))
+                    nvtx += _nvtx_names(cell, skip)
+        kernels.append(_kernel(_Reader(get, str(path)), index=index, demangled=cells["Kernel Name"],
+                               nvtx="/".join(nvtx) or None, missing_cc=cells.get("CC")))
+    checks = table.checks + _cross_checks(path, kernels, ends_with_newline=text.endswith(("\n", "\r")))
+    return NcuProfile(path=str(path), format="csv", kernels=tuple(kernels), checks=tuple(checks))
+
+
+# Metrics every export of the sections gpuroof asks for holds, under Nsight Compute 2025.3's
+# names; an export with none of them comes from a version that names them otherwise.
+_CORE_METRICS = ("gpu__time_duration.sum", "launch__registers_per_thread", "launch__grid_size",
+                 "launch__block_size", "sm__cycles_elapsed.avg.per_second", "dram__bytes.sum.per_second")
+
+
+def _check_metric_names(path: Path, header: list[str]) -> None:
+    metrics = [name for name in header if "__" in name]
+    if metrics and not any(name in header for name in _CORE_METRICS):
+        raise RooflineError(
+            f"{path} holds {len(metrics)} metrics but none of those gpuroof reads "
+            f"({', '.join(_CORE_METRICS[:3])}, ...): "
+            "an export of another Nsight Compute version, which names them otherwise (gpuroof reads the names of "
+            "Nsight Compute 2025.3, whose sections NCU_SECTIONS lists)")
+
+
+def _ranges(ids: list[int]) -> str:
+    out, start = [], None
+    for i, n in enumerate(ids):
+        if start is None:
+            start = n
+        if i + 1 == len(ids) or ids[i + 1] != n + 1:
+            out.append(str(start) if start == n else f"{start}-{n}")
+            start = None
+    return ", ".join(out)
+
+
+def _cross_checks(path: Path, kernels: list[NcuKernel], *, ends_with_newline: bool) -> list[str]:
+    """What the kernel IDs say: duplicates refused; gaps, a start past 0 and a possible cut stated.
+
+    Nsight numbers the profiled launches 0, 1, 2, ... in a report; an export of the whole
+    report holds them all, in order. A CSV carries no kernel count, so a file cut after a
+    whole row reads as a shorter profile: the last line says so when the file does not
+    end with the line break Nsight writes, and otherwise the count is checked against the
+    ``.ncu-rep`` beside the file when one is there and ``ncu_report`` imports.
+    """
+    seen: dict[int, int] = {}
+    for position, k in enumerate(kernels):
+        if k.id in seen:
+            raise RooflineError(f"{path}: kernel ID {k.id} appears twice (rows {seen[k.id] + 1} and {position + 1}): "
+                                "two exports of different profiles joined? keep one")
+        seen[k.id] = position
+    ids = sorted(seen)
+    checks = []
+    holes = sorted(set(range(ids[0], ids[-1] + 1)) - set(ids))
+    if ids[0] != 0 or holes:
+        checks.append(f"kernel IDs {_ranges(ids)}: a subset of the profile's launches"
+                      + (f" ({len(holes)} missing between them)" if holes else ""))
+    else:
+        checks.append(f"kernel IDs 0-{ids[-1]} without a gap")
+    if [k.id for k in kernels] != sorted(seen):
+        checks.append("rows not in kernel ID order (kept in the file's order)")
+    if not ends_with_newline:
+        checks.append(f"the file does not end with a line break, as Nsight's exports do: it may be cut after "
+                      f"kernel ID {kernels[-1].id}")
+    if path.suffix == ".ncu-rep":
+        return checks  # the report itself: every launch it holds
+    report = path.with_suffix(".ncu-rep")
+    counted = _report_count(report) if report.is_file() else None
+    if counted is not None:
+        if counted > len(kernels) and not holes and ids[0] == 0:
+            raise RooflineError(f"{path} holds {len(kernels)} kernels, {report.name} beside it {counted}: "
+                                f"the CSV is cut after kernel ID {ids[-1]}; export it again")
+        checks.append(f"{len(kernels)} of the {counted} kernels of {report.name}")
+    elif ends_with_newline:
+        checks.append("a CSV export holds no kernel count: a file cut after a whole row would read as a "
+                      "shorter profile (keep the .ncu-rep beside it to have the count checked)")
+    return checks
+
+
+def _report_count(report: Path) -> int | None:
+    """Kernels in a ``.ncu-rep``, where NVIDIA's ``ncu_report`` reads it (else None)."""
+    module = _ncu_report_module()
+    if module is None:
+        return None
+    try:
+        context = module.load_report(str(report))
+        return sum(context.range_by_idx(r).num_actions() for r in range(context.num_ranges()))
+    except Exception:  # noqa: BLE001 - ncu_report raises its own types; no count is no check
+        return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -633,7 +810,9 @@ def _load_report(path: Path) -> NcuProfile:
     try:
         context = module.load_report(str(path))
     except Exception as exc:  # noqa: BLE001 - ncu_report raises its own types
-        raise RooflineError(f"{path} could not be read by ncu_report: {exc}") from None
+        raise RooflineError(f"{path} could not be read by the ncu_report module found ({exc}); a report written by "
+                            "another Nsight Compute version reads with that version's ncu, or export it there: "
+                            "ncu --import PROFILE.ncu-rep --csv --page raw > PROFILE.csv") from None
     kernels = []
     for r in range(context.num_ranges()):
         profiled = context.range_by_idx(r)
@@ -657,15 +836,47 @@ def _load_report(path: Path) -> NcuProfile:
             except Exception:  # noqa: BLE001 - profiles taken without --nvtx have no state
                 nvtx = []
             kernel_id = get("ID")
-            kernels.append(_kernel(_Reader(get, str(path)), index=len(kernels) if kernel_id is None else kernel_id[0],
+            kernels.append(_kernel(_Reader(get, str(path)),
+                                   index=len(kernels) if kernel_id is None else int(kernel_id[0]),
                                    demangled=action.name(module.IAction.NameBase_DEMANGLED),
                                    nvtx="/".join(nvtx) or None, missing_cc=None))
     if not kernels:
         raise RooflineError(f"{path} holds no profiled kernel")
-    return NcuProfile(path=str(path), format="ncu-rep", kernels=tuple(kernels))
+    checks = _cross_checks(path, kernels, ends_with_newline=True)
+    return NcuProfile(path=str(path), format="ncu-rep", kernels=tuple(kernels), checks=tuple(checks))
 
 
-def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
+def _with_sass(profile: NcuProfile, file: Path, binary: str | os.PathLike[str] | None) -> NcuProfile:
+    """Each kernel with its SASS (`roofline._ncu_sass`): from `binary`, else the report's source page;
+    the profile's checks say where it came from, or why there is none, once."""
+    profile = _read_sass(profile, file, binary)
+    sources = sorted({k.sass_source for k in profile.kernels if k.sass_source})
+    with_sass = sum(1 for k in profile.kernels if k.sass is not None)
+    line = f"SASS for {with_sass} of {len(profile.kernels)} kernels: " + "; ".join(sources)
+    return profile.model_copy(update={"checks": (*profile.checks, line)})
+
+
+def _read_sass(profile: NcuProfile, file: Path, binary: str | os.PathLike[str] | None) -> NcuProfile:
+    from ._ncu_sass import binary_sass, report_sass
+
+    kernels = profile.kernels
+    if binary is not None:
+        found = binary_sass(as_path(binary, RooflineError), [(k.name, k.demangled_name, k.arch) for k in kernels],
+                            short_kernel_name)
+        updated = [k.model_copy(update={"sass": sass, "sass_source": why}) for k, (sass, why) in zip(kernels, found)]
+        return profile.model_copy(update={"kernels": tuple(updated)})
+    report = file if file.suffix == ".ncu-rep" else file.with_suffix(".ncu-rep")
+    if not report.is_file():
+        why = (f"no SASS: no {report.name} beside the export to read its source page from; "
+               "name the program (binary=, gpuroof ncu --binary APP)")
+        return profile.model_copy(update={"kernels": tuple(k.model_copy(update={"sass_source": why}) for k in kernels)})
+    sass, why = report_sass(report, {k.id: k.arch for k in kernels})
+    updated = [k.model_copy(update={"sass": None if sass is None else sass.get(k.id), "sass_source": why})
+               for k in kernels]
+    return profile.model_copy(update={"kernels": tuple(updated)})
+
+
+def load_ncu(path: str | os.PathLike[str], *, binary: str | os.PathLike[str] | None = None) -> NcuProfile:
     """Read an Nsight Compute profile: one `NcuKernel` per profiled launch.
 
     Parameters
@@ -676,17 +887,35 @@ def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
         or a ``.ncu-rep`` file, read through NVIDIA's ``ncu_report`` module when it can be
         imported. Collect the sections in `NCU_SECTIONS`; without one, the fields it supplies
         are None and listed in each kernel's ``missing``.
+    binary : str or path, optional
+        The program (executable, shared library, fatbin or cubin) whose kernels were
+        profiled: each kernel's SASS is read from it (`occupancy.all_kernel_resources`).
+        Without it, the SASS comes from the report's source page (the ``.ncu-rep`` given,
+        or the one of the same name beside a CSV; ``ncu`` on PATH prints it). Each
+        kernel's ``sass_source`` says where its SASS came from, or why it has none.
 
     Returns
     -------
     NcuProfile
 
+    A CSV re-written by hand, a spreadsheet or pandas reads the same: any quoting, the
+    columns in any order or a subset of them, an index column, a subset of the rows in any
+    order, two exports joined (each with its header and units row). ``NcuProfile.checks``
+    says what was cross-checked and assumed: whether the kernel IDs run from 0 without a gap
+    (else a subset), and whether the file may be cut. A CSV holds no kernel count, so a file
+    cut after a whole row cannot be told from a shorter profile; it is caught when the
+    ``.ncu-rep`` of the same name lies beside it (and ``ncu_report`` imports), and named
+    when the file does not end with Nsight's final line break.
+
     Raises
     ------
     RooflineError
         A missing or empty file, a file that is not an Nsight Compute raw-page export (a
-        details-page export, another tool's CSV), a truncated CSV, an unknown unit, or a
-        ``.ncu-rep`` without ``ncu_report``; the message names the file.
+        details-page export, another tool's CSV), a CSV cut inside a row or shorter than the
+        ``.ncu-rep`` beside it, one that mixes units (the metric and both units named) or
+        repeats a kernel ID, an export of another Nsight Compute version (none of the metric
+        names gpuroof reads), an unknown unit, or a ``.ncu-rep`` without ``ncu_report`` (or
+        that its ``ncu_report`` cannot read); the message names the file.
 
     Examples
     --------
@@ -702,6 +931,5 @@ def load_ncu(path: str | os.PathLike[str]) -> NcuProfile:
     file = as_path(path, RooflineError)
     if not file.is_file():
         raise RooflineError(f"path={str(file)!r}: no such file")
-    if file.suffix == ".ncu-rep":
-        return _load_report(file)
-    return _load_csv(file)
+    profile = _load_report(file) if file.suffix == ".ncu-rep" else _load_csv(file)
+    return _with_sass(profile, file, binary)

@@ -16,6 +16,7 @@ from occupancy.common import as_path, atomic_path, integer
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
 from ._gpu import GPU
+from ._instruction_roofline import InstructionRoofline
 from ._kernel import Kernel, KernelLike
 from ._precision import PRECISION_LABELS
 
@@ -94,6 +95,7 @@ def plot_roofline(
     ax: Axes | None = None,
     dpi: int = 150,
     knee_sharpness: float | None = None,
+    instructions: InstructionRoofline | None = None,
     **chart_options: object,
 ) -> Figure:
     """Draw a log-log roofline: every ceiling, ridge points and labelled kernel points.
@@ -124,6 +126,11 @@ def plot_roofline(
         compute ceiling: ``(1 / (I x B)**p + 1 / P**p) ** (-1/p)`` (dotted), the smooth
         corner real kernels follow near the ridge (`roofline.achieved_bandwidth`'s soft
         minimum; ``roofline.calibration(gpu).knee_sharpness`` is a measured ``p``).
+    instructions
+        An `InstructionRoofline` (`instruction_roofline` of a profile report): drawn in a
+        panel beside the FLOP roofline, warp instructions/s against warp instructions per
+        32-byte transaction at each level, under the issue ceiling and each level's
+        transaction roof (Ding & Williams). Needs a new figure (no ``ax``).
 
     Returns
     -------
@@ -163,17 +170,23 @@ def plot_roofline(
     from matplotlib.ticker import EngFormatter
 
     names = _kernel_order(chart)
+    if instructions is not None:
+        if not isinstance(instructions, InstructionRoofline):
+            raise TypeError(f"instructions must be a roofline.InstructionRoofline, not {type(instructions).__name__}")
+        if ax is not None:
+            raise RooflineError("instructions= draws a panel of its own: leave ax out")
+        names += [n for n in dict.fromkeys(p.kernel for p in instructions.points) if n not in names]
     panel = bool(chart.bandwidth_points) and ax is None
     own_figure = ax is None
+    inst_ax = None
     if ax is None:
-        fig = Figure(figsize=(15, 8.5) if panel else (11, 7.5), layout="constrained")
-        if panel:
-            grid = fig.add_gridspec(1, 2, width_ratios=(2.3, 1))
-            ax = fig.add_subplot(grid[0])
-            side = fig.add_subplot(grid[1])
-        else:
-            ax = fig.add_subplot()
-            side = None
+        widths = (2.3, *((1.7,) if instructions is not None else ()), *((1,) if panel else ()))
+        size = {1: (11, 7.5), 2: (15, 8.5)}.get(len(widths), (21, 8.5))
+        fig = Figure(figsize=size, layout="constrained")
+        grid = fig.add_gridspec(1, len(widths), width_ratios=widths)
+        ax = fig.add_subplot(grid[0])
+        inst_ax = fig.add_subplot(grid[1]) if instructions is not None else None
+        side = fig.add_subplot(grid[len(widths) - 1]) if panel else None
     else:
         fig, side = ax.figure, None
 
@@ -328,12 +341,64 @@ def plot_roofline(
 
     if side is not None:
         _bandwidth_panel(side, chart, names, colors)
+    if inst_ax is not None and instructions is not None:
+        _instruction_panel(inst_ax, instructions, {name: i + 1 for i, name in enumerate(names)}, colors)
     _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors)
 
     if path is not None:
         with atomic_path(path, RooflineError) as tmp:
             fig.savefig(tmp, dpi=dpi)
     return fig
+
+
+def _instruction_panel(ax: Axes, ir: InstructionRoofline, numbers: dict[str, int], colors: dict[str, Color]) -> None:
+    """The instruction roofline: warp instructions/s against warp instructions per transaction."""
+    from matplotlib.ticker import EngFormatter
+
+    issue = ir.issue_rate
+    roofs = [c for c in ir.ceilings if c.kind == "memory"]
+    xs = [p.instructions_per_transaction for p in ir.points] + [issue / r.value for r in roofs]
+    ys = [p.instructions_per_second for p in ir.points] + [issue]
+    x_lo, x_hi = _decade_floor(min(xs) / 2), _decade_ceil(max(xs) * 2)
+    y_lo, y_hi = _decade_floor(min(ys + [min(r.value for r in roofs) * x_lo]) / 2), issue * 3
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, y_hi)
+    fastest = max(r.value for r in roofs)
+    (line,) = ax.plot([issue / fastest, x_hi], [issue, issue], color="#b22222", linewidth=2.0, zorder=2)
+    line.set_gid("instruction-ceiling:issue")
+    ax.text(x_hi / 1.15, issue * 1.08, f"issue {issue / 1e9:,.0f} warp GIPS", ha="right", va="bottom",
+            fontsize=7.5, color="#b22222", bbox=_TEXT_BOX)
+    for r in sorted(roofs, key=lambda c: c.value):
+        end = min(x_hi, issue / r.value)
+        (line,) = ax.plot([x_lo, end], [r.value * x_lo, r.value * end], color=_MEMORY_COLORS.get(r.name, "0.2"),
+                          linewidth=1.6 if r.name == "dram" else 1.2, zorder=2)
+        line.set_gid(f"instruction-ceiling:{r.name}")
+        x_text = max(x_lo * 1.5, end / 30)
+        p0 = ax.transData.transform((x_text, r.value * x_text))
+        p1 = ax.transData.transform((x_text * 10, r.value * x_text * 10))
+        angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
+        ax.text(x_text, r.value * x_text * 1.25, f"{LEVEL_LABELS.get(r.name, r.name)} {r.value / 1e9:,.0f} G txn/s",
+                rotation=angle, rotation_mode="anchor", fontsize=7.5, color=line.get_color(), ha="left",
+                va="bottom", bbox=_TEXT_BOX)
+    for name in dict.fromkeys(p.kernel for p in ir.points):
+        color = colors.get(name, "0.4")
+        pts = sorted((p for p in ir.points if p.kernel == name), key=lambda p: p.instructions_per_transaction)
+        (line,) = ax.plot([p.instructions_per_transaction for p in pts], [p.instructions_per_second for p in pts],
+                          color=color, linewidth=0.9, alpha=0.7, linestyle=":", zorder=3)
+        line.set_gid(f"instruction-kernel:{name}")
+        for p in pts:
+            ax.plot([p.instructions_per_transaction], [p.instructions_per_second], marker=_LEVEL_MARKERS[p.level],
+                    markersize=6, linestyle="none", markerfacecolor="none", markeredgecolor=color, zorder=4)
+        anchor = next((p for p in pts if p.level == "dram"), pts[0])
+        ax.annotate(str(numbers.get(name, "?")), (anchor.instructions_per_transaction, anchor.instructions_per_second),
+                    xytext=(4, 4), textcoords="offset points", fontsize=7.5, color=_darker(color), zorder=5)
+    ax.yaxis.set_major_formatter(EngFormatter(unit="inst/s"))
+    ax.set_xlabel("Instruction intensity (warp instructions per 32-byte transaction)")
+    ax.set_ylabel("Warp instructions per second")
+    ax.set_title("Instruction roofline (Ding & Williams), measured", fontsize=10)
+    ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
 
 
 def _shorten(name: str, width: int = 44) -> str:

@@ -20,15 +20,18 @@ from occupancy import Cliffs
 from ._adapters import counted_kernel, counts_from, measured_launch
 from ._chart import BandwidthPoint, ChartPoint, RooflineChart, roofline_chart
 from ._errors import RooflineError
+from ._facts import calibration as packaged_calibration
 from ._facts import gpu as lookup_gpu
 from ._gpu import GPU, MEMORY_LEVELS
 from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
 from ._calibration import Calibration
 from ._roofline import analyze
-from ._time_model import predict
+from ._time_model import check_calibration, predict
 
-__all__ = ["ProfileKernel", "ProfileReport", "format_profile_report", "profile_chart", "profile_report"]
+__all__ = [
+    "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _LIMIT_ORDER = ("warps", "registers", "shared_memory", "blocks", "barriers")
@@ -86,6 +89,8 @@ class ProfileReport(BaseModel):
     total_seconds: float | None
     occupancy_compared: int = Field(description="Kernels with both occupancies known.")
     occupancy_agreeing: int = Field(description="Of those, kernels where gpuroof's equals Nsight's theoretical.")
+    checks: tuple[str, ...] = Field(
+        default=(), description="load_ncu's cross-checks of the profile, and the launch definition predict used.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,18 +224,117 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
     if k.registers_per_thread is None:
         notes.append("no prediction: the profile has no registers per thread (collect --section LaunchStats)")
         return fields, notes
-    launch = measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
-                             static_shared_memory=k.static_shared_memory or 0,
-                             dynamic_shared_memory=k.dynamic_shared_memory or 0)
     try:
-        p = predict(device, counted_kernel(counts, launch), calibration=calibration)
+        launch, sass_note = _profiled_launch(k)
+        clocked, clock_note = _at_profile_clock(device, k)
+        p = predict(clocked, counted_kernel(counts, launch), calibration=calibration)
     except (RooflineError, ValueError) as exc:
         notes.append(f"no prediction: {exc}")
         return fields, notes
+    notes += [sass_note, *clock_note]
     fields.update(predicted_seconds=p.seconds, predicted_limiter=p.limiter, gap=seconds / p.seconds)
     if k.cluster:
         notes.append(f"launched in clusters of {k.cluster}: the prediction does not model clusters")
     return fields, notes
+
+
+def _loads_per_thread(k: NcuKernel) -> float | None:
+    """Global loads each thread issued: Nsight's warp-level count over the grid's warps' lanes."""
+    if k.global_load_instructions is None:
+        return None
+    return k.global_load_instructions * 32 / (k.blocks * k.threads_per_block)
+
+
+def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
+    """The launch to predict, with the kernel's SASS where the profile or a binary gave it.
+
+    The SASS reaches `predict` as on the source path: in the launch's
+    `occupancy.KernelResources`, whose summary sets the loads a thread keeps in flight and
+    the instruction mix. The loads each thread makes are Nsight's count where collected
+    (``smsp__inst_executed_op_global_ld.sum``), else the SASS's own for straight-line code;
+    their round trips are those loads over the loads in flight. Returns the launch and the
+    one line that says where these came from, or what was assumed without them.
+    """
+    sass = k.sass
+    loads = _loads_per_thread(k)
+    elements, how = None, ""
+    if loads is not None and loads >= 1:
+        elements, how = int(round(loads)), "Nsight's count"
+    elif sass is not None and not sass.loops and sass.instructions.global_loads:
+        elements, how = sass.instructions.global_loads, "the SASS, straight-line code"
+    resources = None
+    if sass is not None:
+        resources = occupancy.KernelResources(
+            kernel=k.name, architecture=sass.architecture, registers_per_thread=k.registers_per_thread or 0,
+            static_shared_memory=k.static_shared_memory or 0, sass=sass,
+            sources={"sass": k.sass_source or "the profile"})
+    launch = measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
+                             static_shared_memory=k.static_shared_memory or 0,
+                             dynamic_shared_memory=k.dynamic_shared_memory or 0, resources=resources,
+                             elements_per_thread=elements or 1)
+    if sass is None:
+        assumed = (f"all {elements} global loads per thread ({how}) assumed in flight at once: one round trip"
+                   if elements and elements > 1 else "one global load round trip per thread assumed")
+        return launch, f"no SASS (the profile's checks say why): {assumed}"
+    in_flight = launch.loads_in_flight_per_thread or launch.elements_per_thread
+    rounds = -(-launch.elements_per_thread // min(in_flight, launch.elements_per_thread))
+    count = (f"{elements} global loads per thread ({how})" if elements
+             else "global loads per thread not counted (1 assumed)")
+    trips = f"{rounds} round trip" + ("s" if rounds != 1 else "")
+    return launch, (f"SASS from {k.sass_source}: {sass.global_loads_in_flight_per_thread} "
+                    f"{sass.global_load_instruction or 'global loads'} in flight per thread, {count}: {trips}")
+
+
+def _at_profile_clock(device: GPU, k: NcuKernel) -> tuple[GPU, list[str]]:
+    """The GPU at the SM clock the profile ran at (the issue and compute rates follow it)."""
+    clock = k.sm_clock_hz
+    if clock is None or abs(clock / device.boost_clock_hz - 1) < 0.01:
+        return device, []
+    ratio = clock / device.boost_clock_hz
+    update: dict[str, object] = {"boost_clock_hz": clock}
+    if device.tensor_clock_hz:
+        update["tensor_clock_hz"] = device.tensor_clock_hz * ratio
+    return device.model_copy(update=update), [
+        f"predicted at the profile's SM clock, {clock / 1e6:.0f} MHz (the datasheet's boost: "
+        f"{device.boost_clock_hz / 1e6:.0f} MHz)"]
+
+
+def nsight_calibration(gpu: GPU | str, calibration: Calibration | None = None) -> tuple[Calibration, str]:
+    """The calibration with the launch cost as Nsight Compute measures a kernel.
+
+    Nsight's ``gpu__time_duration`` of an empty one-block kernel
+    (``nsight_empty_kernel_seconds``, measured by ``gpuroof validate`` where ``ncu`` runs)
+    already holds a block's memory round trip, which the memory term counts for every
+    kernel: the launch term is the empty kernel's duration less what the model gives the
+    smallest kernel without its launch (one warp, one 128-byte line), so that `predict`
+    of that kernel is Nsight's figure and the round trip is counted once. Without the
+    figure the calibration is returned unchanged (CUDA events' launch cost) and the line
+    returned says so.
+
+    Returns
+    -------
+    tuple of Calibration and str
+        The calibration and one line naming the launch definition used.
+    """
+    device = lookup_gpu(gpu)
+    cal = calibration if calibration is not None else packaged_calibration(device)
+    check_calibration(cal, device)
+    empty = cal.nsight_empty_kernel_seconds
+    if empty is None:
+        return cal, (f"launch cost {cal.launch_overhead_seconds * 1e6:.2f} us as CUDA events see it: the calibration "
+                     "has no Nsight empty-kernel duration (gpuroof validate measures it where ncu runs)")
+    from ._kernel import Kernel
+
+    smallest = Kernel(name="smallest", flops=0, dram_bytes=128,
+                      launch=measured_launch(1, 32, registers_per_thread=16))
+    p = predict(device, smallest, calibration=cal)
+    launch = max(0.0, empty - (p.seconds - p.launch_seconds))
+    sources = {**cal.sources, "launch_overhead_seconds": (
+        f"Nsight's empty-kernel duration {empty * 1e6:.2f} us less the model's smallest kernel "
+        f"{(p.seconds - p.launch_seconds) * 1e6:.2f} us (its memory round trip)")}
+    return cal.model_copy(update={"launch_overhead_seconds": launch, "sources": sources}), (
+        f"launch cost {launch * 1e6:.2f} us: Nsight's empty-kernel duration {empty * 1e6:.2f} us less the "
+        "memory round trip the model counts in every kernel")
 
 
 def _device_of(profile: NcuProfile, gpu: GPU | str | None) -> GPU:
@@ -253,6 +357,7 @@ def profile_report(
     gpu: GPU | str | None = None,
     kernel: str | None = None,
     calibration: Calibration | None = None,
+    binary: str | os.PathLike[str] | None = None,
 ) -> ProfileReport:
     """Add gpuroof's analysis to every kernel of an Nsight Compute profile.
 
@@ -271,7 +376,13 @@ def profile_report(
     kernel : str, optional
         Regular expression: only kernels whose name or NVTX range matches.
     calibration : Calibration, optional
-        Parameters of `predict`; default the packaged one of the GPU.
+        Parameters of `predict`; default the packaged one of the GPU. Profiled launches
+        are predicted with the launch cost as Nsight measures a kernel where the
+        calibration has Nsight's empty-kernel duration (`nsight_calibration`), and at the
+        profile's SM clock.
+    binary : str or path, optional
+        The profiled program (or its kernels' source), for each kernel's SASS when
+        `profile` is a file (`load_ncu`'s ``binary``).
 
     Returns
     -------
@@ -290,10 +401,14 @@ def profile_report(
     ('H200', 12, 12)
     """
     if not isinstance(profile, NcuProfile):
-        profile = load_ncu(profile)
+        profile = load_ncu(profile, binary=binary)
+    elif binary is not None:
+        raise RooflineError("binary= reads the SASS while a profile file is loaded: pass the file, or "
+                            "load_ncu(path, binary=...) yourself")
     if kernel is not None:
         profile = profile.matching(kernel)
     device = _device_of(profile, gpu)
+    calibration, launch_note = nsight_calibration(device, calibration)
     durations = [k.duration_seconds for k in profile.kernels if k.duration_seconds is not None]
     total = sum(durations) if durations else None
     rows = []
@@ -308,6 +423,7 @@ def profile_report(
     rows.sort(key=lambda r: -(r.time_share or 0.0))
     compared = [r for r in rows if r.occupancy_agrees is not None]
     return ProfileReport(path=profile.path, gpu=device.name, kernels=tuple(rows), total_seconds=total,
+                         checks=profile.checks + (launch_note,),
                          occupancy_compared=len(compared),
                          occupancy_agreeing=sum(1 for r in compared if r.occupancy_agrees))
 
@@ -401,6 +517,7 @@ def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> s
     notes = [f"{i}. {row.label}: {note}" for i, row in enumerate(report.kernels, start=1)
              for note in (*row.limit_notes, *row.notes)]
     notes += _footnotes(report)
+    notes += [f"profile: {check}" for check in report.checks]
     if markdown:
         out = [summary, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in lines]

@@ -17,6 +17,7 @@ from ._gpc_layout import GpcLayoutMeasurement, measure_gpc_layout
 from ._kernel_args import KernelArg, parse_kernel_args
 from ._measure import Measurement, measure
 from ._multi import load_report_set, merge_reports, run_validation_devices
+from ._ncu_profile import ProfileRun, profile_program
 from ._prediction import PredictionCheck, run_prediction_check
 from ._prediction_report import write_prediction_report
 from ._report import REPORT_SCHEMA_VERSION, ReportSet, ValidationReport, render_markdown
@@ -42,6 +43,7 @@ __all__ = [
     "KernelArg",
     "Measurement",
     "PredictionCheck",
+    "ProfileRun",
     "REPORT_SCHEMA_VERSION",
     "ReportSet",
     "ResourcesCheck",
@@ -64,6 +66,7 @@ __all__ = [
     "merge_reports",
     "open_session",
     "parse_kernel_args",
+    "profile_program",
     "query_device",
     "render_markdown",
     "run_prediction_check",

@@ -23,6 +23,7 @@ from ._files import JsonDict, write_calibration
 from ._hostlink import HostLinks
 from ._latency import LatencyLadder
 from ._launch import LaunchOverhead
+from ._nsight_launch import NsightLaunch
 from ._occupancy_check import OccupancyCheck
 from ._persistence import Persistence
 from ._prediction import PredictionCheck
@@ -61,6 +62,8 @@ class ValidationReport(BaseModel):
     host: str = Field(default="", description="Host name, so reports of many hosts can be merged.")
     references: References | None = Field(default=None, description="cuBLAS and library copies, same session.")
     launch: LaunchOverhead | None = None
+    nsight_launch: NsightLaunch | None = Field(
+        default=None, description="An empty kernel's duration under Nsight Compute (or why it was not measured).")
     latency: LatencyLadder | None = None
     working_set: WorkingSet | None = None
     host_links: HostLinks | None = None

@@ -528,6 +528,15 @@ def test_committed_reports_render_every_section(h200_report):
 # ---------------------------------------------------------------------------- the probe registry
 
 
+# Probes added since the committed reports were run on a GPU: the next `gpuroof validate` on the
+# device fills their fields (scripts/device_validate.sh); until then they are checked on a result
+# built here.
+NOT_IN_COMMITTED_REPORTS = {
+    "nsight_launch": validate._nsight_launch.NsightLaunch(empty_kernel_seconds=1.4e-6, spread_seconds=1e-7,
+                                                          launches=20, command="ncu ..."),
+}
+
+
 def test_every_probe_has_its_report_field_and_its_figures_name_calibration_fields(h200_report):
     names = [probe.name for probe in PROBES]
     assert len(set(names)) == len(names)
@@ -536,14 +545,16 @@ def test_every_probe_has_its_report_field_and_its_figures_name_calibration_field
         assert probe.error_field is None or probe.error_field in validate.ValidationReport.model_fields, probe.name
         earlier = set(names[:i])
         assert set(probe.needs) <= earlier, f"{probe.name} needs a probe that runs after it: {probe.needs}"
-        result = getattr(h200_report, probe.name)
+        result = getattr(h200_report, probe.name) or NOT_IN_COMMITTED_REPORTS.get(probe.name)
         assert result is not None, f"the committed H200 report has no {probe.name}"
         if probe.name in ("kernels", "calibration"):  # their results are not report fields as they are
             continue
         assert set(probe.figures(result)) <= set(roofline.Calibration.model_fields), probe.name
         assert set(probe.fields(result)) <= set(validate.ValidationReport.model_fields), probe.name
         section = probe.render(result, "##", "")
-        assert not section or (section[0].startswith("## ") and section[0][3:] in validate.render_markdown(h200_report))
+        assert not section or section[0].startswith("## ")
+        if probe.name not in NOT_IN_COMMITTED_REPORTS:
+            assert not section or section[0][3:] in validate.render_markdown(h200_report)
 
 
 def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figures(h200_report, monkeypatch):
@@ -569,12 +580,14 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
                                 (_hostlink, "measure_host_links", r.host_links),
                                 (_persistence, "measure_persistence", r.persistence), (_effects, "measure_effects", r.effects)):
         monkeypatch.setattr(module, name, lambda *a, value=value, **k: value)
+    monkeypatch.setattr(validate._nsight_launch, "measure_nsight_launch",
+                        lambda *a, **k: validate._nsight_launch.NsightLaunch(skipped="ncu is not on PATH"))
     run = validate.run_validation(families=(), progress=lambda message: None)
     report = run.report
     assert list(report.step_seconds) == ["pci bus id", *(probe.step for probe in PROBES)]
     for probe in PROBES:
         assert probe.step in report.step_seconds
-        if probe.name not in ("calibration", "families"):  # the calibration's sources carry the date
+        if probe.name not in ("calibration", "families", *NOT_IN_COMMITTED_REPORTS):  # sources carry the date
             assert getattr(report, probe.name) == getattr(r, probe.name), probe.name
     assert report.summary == r.summary and report.families is None
     assert report.measurement_errors == {}
@@ -584,5 +597,5 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     assert set(report.calibration["sources"]) == set(r.calibration["sources"])
     text = validate.render_markdown(report)
     for probe in PROBES:
-        section = probe.render(getattr(r, probe.name), "##", "")
+        section = probe.render(getattr(report, probe.name), "##", "")
         assert not section or section[0] in text
