@@ -6,7 +6,7 @@ import argparse
 
 import roofline
 
-from ._args import add_gpu_option, gpu, print_json
+from ._args import FIGURE_FORMATS, add_gpu_option, add_output, gpu, print_json
 
 __all__ = ["PARSERS"]
 
@@ -24,7 +24,8 @@ def _ncu_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("profile", help="raw-page CSV export or .ncu-rep")
     add_gpu_option(p, "database GPU for the ceilings (default: the profiled device's entry)", default=None)
     p.add_argument("--kernel", default=None, metavar="REGEX", help="only kernels whose name or NVTX range matches")
-    p.add_argument("--plot", default=None, metavar="FILE", help="write the roofline (.png, .svg or .pdf)")
+    add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
+               help="write the roofline (.png, .svg or .pdf)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_handle)

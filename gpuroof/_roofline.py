@@ -11,7 +11,7 @@ from pathlib import Path
 import roofline
 from roofline import models
 
-from ._args import add_gpu_option, gpu, gpu_help, output_file, output_folder, print_json
+from ._args import FIGURE_FORMATS, add_gpu_option, add_output, gpu, gpu_help, print_json
 from ._kernel import add_kernel_options, describe
 
 __all__ = ["PARSERS"]
@@ -108,7 +108,6 @@ def _cmd_roofline(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    output_file(args.output, "--output")
     if args.input:
         chart = roofline.load_chart(args.input)
     else:
@@ -149,7 +148,6 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    output_folder(args.out, "--out")
     report = roofline.analyze_suite(gpu(args.gpu))
     paths = roofline.write_suite_report(report, args.out)
     if args.json:
@@ -204,7 +202,8 @@ def _plot_parser(p: argparse.ArgumentParser) -> None:
     add_kernel_options(p, launch=False, what="is drawn")
     p.add_argument("--suite", action="store_true", help="plot the classic kernel suite")
     p.add_argument("--from", dest="input", help="re-plot a chart saved as JSON or CSV")
-    p.add_argument("-o", "--output", required=True, help="output file (.png .svg .pdf .json .csv)")
+    add_output(p, "-o", "--output", formats=(*FIGURE_FORMATS, ".json", ".csv"), required=True,
+               help="output file (.png .svg .pdf .json .csv)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_plot)
 
@@ -222,7 +221,7 @@ def _demo_parser(p: argparse.ArgumentParser) -> None:
     p.description = ("Bound, occupancy and predicted time of every kernel of the classic suite on a GPU; writes "
                      "suite.json/.csv/.md and the roofline plot to --out.")
     add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
-    p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
+    add_output(p, "--out", folder=True, default="demo-output", help="output directory (default demo-output)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_demo)
 
