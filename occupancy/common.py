@@ -258,11 +258,19 @@ def atomic_path(path: str | os.PathLike[str], error: type[Exception], name: str 
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        # An error about this file (or its temporary, or with no file named: a write) is
-        # said once, here, naming the target; one about another file passes unchanged.
-        if isinstance(exc, OSError) and getattr(exc, "gpuroof_path", exc.filename) in (None, tmp, str(target)):
+        # An error about this file (its temporary, a folder on its way, or no file named: a
+        # write) is said once, here, naming the target; one about another file passes unchanged.
+        if isinstance(exc, OSError) and _about(getattr(exc, "gpuroof_path", exc.filename), target, tmp):
             raise file_error(exc, target, name, "cannot be written") from None
         raise
+
+
+def _about(filename: object, target: Path, tmp: str | None) -> bool:
+    """Whether an error's file name is `target`, its temporary `tmp`, a folder above it, or none."""
+    if filename is None:
+        return True
+    text = os.fsdecode(filename) if isinstance(filename, (str, bytes, os.PathLike)) else str(filename)
+    return text in (tmp, str(target)) or Path(text) in target.parents
 
 
 def write_atomic(
