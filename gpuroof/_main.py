@@ -174,33 +174,43 @@ def _is_device_error(exc: BaseException) -> bool:
     return validate is not None and isinstance(exc, validate.DeviceError)
 
 
-def _output_option(args: argparse.Namespace | None, path: str) -> str | None:
-    """The output option (``--out``, ``--plot``, ...) whose file is `path` or whose folder holds it."""
+def _option_for(parser: argparse.ArgumentParser, args: argparse.Namespace | None, path: str) -> tuple[str, bool] | None:
+    """The option (or positional) of the command line that named `path`, and whether it is an
+    output: the one whose value is `path`, or an output folder that holds it."""
+    if args is None or not getattr(args, "command", None):
+        return None
+    outputs = {out.dest: out for out in getattr(args, "outputs", ())}
+    chosen = next((a.choices.get(args.command) for a in parser._actions
+                   if isinstance(a, argparse._SubParsersAction)), None)
     where = os.path.abspath(path)
-    for out in getattr(args, "outputs", ()):
-        value = getattr(args, out.dest, None)
-        if isinstance(value, str) and value.strip():
+    for action in chosen._actions if chosen is not None else ():
+        values = getattr(args, action.dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not isinstance(value, str) or not value.strip():
+                continue
             given = os.path.abspath(value)
-            if where == given or (out.folder and where.startswith(given.rstrip(os.sep) + os.sep)):
-                return out.option
+            out = outputs.get(action.dest)
+            inside = out is not None and out.folder and where.startswith(given.rstrip(os.sep) + os.sep)
+            if where == given or inside:
+                name = action.option_strings[-1] if action.option_strings else str(action.metavar or action.dest)
+                return name, out is not None
     return None
 
 
-def _file_error_line(exc: OSError, args: argparse.Namespace | None) -> str:
+def _file_error_line(exc: OSError, parser: argparse.ArgumentParser, args: argparse.Namespace | None) -> str:
     """An OSError as one line naming the option (or the file) and the cause in words: the
-    output option that named the file where one did, the standard output where none is named
-    and stdout is what fails."""
+    option that named the file where one did, the standard output where print failed."""
     from occupancy.common import file_error  # loaded already by every command that can raise one
 
-    path = getattr(exc, "gpuroof_path", None) or exc.filename
     if getattr(exc, "gpuroof_stdout", False):
         return "standard output cannot be written: " + file_error(exc, "-").gpuroof_cause  # type: ignore[attr-defined]
+    path = getattr(exc, "gpuroof_path", None) or exc.filename
     if path is None:
         return file_error(exc, "-").gpuroof_cause  # type: ignore[attr-defined]
     path = os.fsdecode(path) if isinstance(path, bytes) else str(path)
-    option = _output_option(args, path)
-    if option is not None:
-        return one_line(file_error(exc, path, option, "cannot be written"))
+    named = _option_for(parser, args, path)
+    if named is not None:
+        return one_line(file_error(exc, path, named[0], "cannot be written" if named[1] else ""))
     if hasattr(exc, "gpuroof_path"):
         return one_line(exc)
     return one_line(file_error(exc, path, "file"))
@@ -294,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not isinstance(exc, (ValueError, TypeError, OSError)):
             raise
         if isinstance(exc, OSError):
-            line = _file_error_line(exc, args)
+            line = _file_error_line(exc, parser, args)
             if line.startswith("standard output"):
                 _silence_stdout()
         else:

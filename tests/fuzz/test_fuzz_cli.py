@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import resource
 import subprocess
@@ -158,7 +159,8 @@ COMMANDS: dict[str, tuple[st.SearchStrategy[list[str]], float]] = {
                         ("--json",), positional=file_token(("chart_csv", "calibration_json"))), 1),
     "families": (options({}, {"--gpu": GPU, "--calibration": file_token(("calibration_json", "report_json")),
                               "--out": folder_token()}, ("--json",),
-                         positional=file_token(("families_json", "report_json", "chart_json"))), 10),
+                         positional=st.one_of(file_token(("families_json", "report_json", "chart_json")),
+                                              st.builds(lambda: _record_file([])))), 10),
     "merge-reports": (options({"--out": folder_token()}, {}, (), positional=file_token(("report_json", "chart_json"))),
                       3),
 }
@@ -251,3 +253,54 @@ def test_real_process_under_a_memory_limit(argv, code, says):
     assert done.returncode == code, done.stderr
     assert says in done.stderr
 
+
+
+# ------------------------------------------------------------------ issue 21: the standard output and empty files
+
+
+def _close_stdout() -> None:
+    os.close(1)
+
+
+@pytest.mark.parametrize(
+    "argv,stdout,says",
+    [
+        (["gpus"], "closed", "gpuroof: error: standard output is closed; what gpuroof prints would be lost "
+                             "(redirect it to a file or /dev/null instead)"),
+        (["gpus"], "/dev/full", "gpuroof: error: standard output cannot be written: no space left on the device"),
+        (["gpus", "--help"], "/dev/full",
+         "gpuroof: error: standard output cannot be written: no space left on the device"),
+    ],
+    ids=["closed", "full", "help-full"],
+)
+def test_output_that_cannot_be_written_is_an_error_exit(argv, stdout, says):
+    """Issue 21: `gpuroof gpus >&-` exited 0 with its output lost (Python sets sys.stdout to
+    None and print does nothing); `> /dev/full` (a full disk) printed "Exception ignored"
+    and exited 120. Both are one line on stderr and exit 2."""
+    if stdout == "/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with contextlib.ExitStack() as stack:
+        if stdout == "closed":
+            kwargs = {"preexec_fn": _close_stdout}
+        else:
+            kwargs = {"stdout": stack.enter_context(open(stdout, "w"))}
+        done = subprocess.run([*GPUROOF, *argv], stderr=subprocess.PIPE, text=True, timeout=120, **kwargs)
+    check_run(argv, done.returncode, done.stderr)
+    assert done.returncode == 2
+    assert done.stderr == says + "\n"
+
+
+def _record_file(records: list) -> str:
+    path = v.fresh(".json")
+    path.write_text(json.dumps({"gpu": "H200", "records": records}))
+    return str(path)
+
+
+def test_families_of_a_file_without_records_is_an_error():
+    """Issue 21: `gpuroof families` on a records file with no records exited 0 with an empty
+    table, though family_report's docstring calls a file without records an error."""
+    path = _record_file([])
+    code, out, err = run_in_process(["families", path])
+    check_run(["families", path], code, err)
+    assert (code, out) == (2, "")
+    assert err == f"gpuroof: error: source={path!r} holds no family records; nothing to predict\n"
