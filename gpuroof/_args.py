@@ -270,7 +270,9 @@ def add_output(p: argparse.ArgumentParser, *flags: str, folder: bool = False, fo
     """
     action = p.add_argument(*flags, **kwargs)
     known = p.get_default("outputs") or ()
-    p.set_defaults(outputs=(*known, Output(action.option_strings[-1], action.dest, folder, tuple(formats))))
+    # main calls check_outputs (found here, as it finds `func`) before the command's handler
+    p.set_defaults(outputs=(*known, Output(action.option_strings[-1], action.dest, folder, tuple(formats))),
+                   check_outputs=check_outputs)
     return action
 
 

@@ -200,13 +200,15 @@ def _option_for(parser: argparse.ArgumentParser, args: argparse.Namespace | None
 def _file_error_line(exc: OSError, parser: argparse.ArgumentParser, args: argparse.Namespace | None) -> str:
     """An OSError as one line naming the option (or the file) and the cause in words: the
     option that named the file where one did, the standard output where print failed."""
-    from occupancy.common import file_error  # loaded already by every command that can raise one
-
+    common = sys.modules.get("occupancy.common")  # loaded by every subcommand; looked up, not imported
+    if common is None:  # pragma: no cover - a subcommand that loads none of the project
+        return one_line(exc)
+    file_error = common.file_error
     if getattr(exc, "gpuroof_stdout", False):
-        return "standard output cannot be written: " + file_error(exc, "-").gpuroof_cause  # type: ignore[attr-defined]
+        return "standard output cannot be written: " + file_error(exc, "-").gpuroof_cause
     path = getattr(exc, "gpuroof_path", None) or exc.filename
     if path is None:
-        return file_error(exc, "-").gpuroof_cause  # type: ignore[attr-defined]
+        return file_error(exc, "-").gpuroof_cause
     path = os.fsdecode(path) if isinstance(path, bytes) else str(path)
     named = _option_for(parser, args, path)
     if named is not None:
@@ -282,10 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as exc:  # --help, --version, or a one-line usage error argparse printed
             sys.stdout.flush()  # argparse ignores a failed write: the help to a full disk is an error here
             return int(exc.code or 0) if exc.code in (0, None) else EXIT_BAD_INPUT
-        if getattr(args, "outputs", None):
-            from ._args import check_outputs  # the subcommand's module imported it already
-
-            check_outputs(args)  # every output option, before the command's work starts
+        if getattr(args, "check_outputs", None):  # set by _args.add_output
+            args.check_outputs(args)  # every output option, before the command's work starts
         code = int(args.func(args) or EXIT_OK)
         sys.stdout.flush()  # a full disk or a closed descriptor is an error here, not at exit
         return code
