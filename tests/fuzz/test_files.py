@@ -301,14 +301,14 @@ def test_a_full_disk_names_the_option_the_file_and_the_cause(where, tmp_path, mo
 
 
 def _limit_file_size() -> None:
-    limit = 20_000  # bytes: the chart's SVG is larger
+    limit = 1000  # bytes: the chart's JSON is about 2 KB
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
 
 def test_a_file_size_limit_is_one_line_naming_the_option(tmp_path):
     """EFBIG under `ulimit -f` (RLIMIT_FSIZE), a real process: Python ignores SIGXFSZ, so the
     write fails with `[Errno 27] File too large`; the user reads the option, the file and why."""
-    target = tmp_path / "x.svg"
+    target = tmp_path / "x.json"  # the chart as JSON: no matplotlib to load, a quick process
     done = subprocess.run([*GPUROOF, "plot", "--model", "copy", "--param", "n=4096", "-o", str(target)],
                           capture_output=True, text=True, timeout=120, preexec_fn=_limit_file_size,
                           env={**os.environ, "MPLBACKEND": "Agg"})

@@ -199,6 +199,7 @@ def check_run(argv: list[str], code: int, stderr: str) -> None:
         STATS["cli_wrong_exit"] += 1
     assert code in (0, 2, 3), f"gpuroof {argv!r} exited {code}: {stderr}"
     assert "Traceback" not in stderr, stderr
+    assert "[Errno" not in stderr, f"gpuroof {argv!r}: a raw OSError, not the cause in words: {stderr!r}"
     if code != 0:
         assert len(lines) == 1, f"gpuroof {argv!r}: {len(lines)} lines on stderr: {stderr!r}"
         assert lines[0].startswith("gpuroof"), lines[0]
