@@ -295,8 +295,14 @@ def check_writable(
 
     Creates nothing that stays: a probe file is written and removed in the nearest folder
     that exists on the way to `path` (the only test that holds for every filesystem and
-    user, root included), so a long run can check its output before it starts. Raises
-    OSError naming the path when it cannot be written.
+    user, root included), and every name still to be made is held against the folder's
+    longest name (``NAME_MAX``), so a long run can check its output before it starts.
+
+    Raises
+    ------
+    OSError
+        When it cannot be written: one line naming `name`, `path` and the cause in words
+        (`file_error`), e.g. ``--out='x' cannot be written: a part of the path is a file``.
     """
     target = as_path(path, error, name)
     try:

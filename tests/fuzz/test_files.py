@@ -448,3 +448,34 @@ def test_a_write_removes_the_temporary_a_killed_write_left_and_no_other(tmp_path
     finally:
         live.kill()
         live.wait(timeout=30)
+
+
+@pytest.mark.parametrize(
+    "writer,age_seconds,removed",
+    [("pid-1", 0, False), ("started-after-the-temporary", 3600, True), ("unknown-pid", 0, True)],
+    ids=["a-live-process-that-may-be-the-writer", "a-reused-pid", "no-such-process"],
+)
+def test_a_temporary_is_stale_only_when_its_writer_is_gone(writer, age_seconds, removed, tmp_path):
+    """The pid in a temporary's name may be reused: a process that started after the
+    temporary was last written cannot be its writer (Linux: /proc/PID/stat's start time)."""
+    if writer == "started-after-the-temporary" and not os.path.exists("/proc/self/stat"):
+        pytest.skip("no /proc: a process's start time is unknown here")
+    proc = subprocess.Popen(["sleep", "60"]) if writer == "started-after-the-temporary" else None
+    try:
+        pid = {"pid-1": 1, "unknown-pid": 4_000_000}.get(writer) or proc.pid
+        temp = tmp_path / f".x.json.{pid}.abcd1234.tmp.json"
+        temp.write_text("half")
+        then = time.time() - age_seconds
+        os.utime(temp, (then, then))
+        _files.write_atomic(tmp_path / "x.json", "{}", ValueError)
+        assert temp.exists() is not removed
+    finally:
+        if proc is not None:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def test_cli_names_the_input_option_of_a_file_it_cannot_read(tmp_path, capsys):
+    path = str(tmp_path / "missing-folder" / "c.json")
+    assert main(["predict", "--model", "copy", "--param", "n=1024", "--calibration", path]) == 2
+    assert _one_error_line(capsys) == f"gpuroof: error: --calibration={path!r} cannot be read: no such file or folder"
