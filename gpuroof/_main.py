@@ -201,8 +201,9 @@ def _file_error_line(exc: OSError, parser: argparse.ArgumentParser, args: argpar
     """An OSError as one line naming the option (or the file) and the cause in words: the
     option that named the file where one did, the standard output where print failed."""
     common = sys.modules.get("occupancy.common")  # loaded by every subcommand; looked up, not imported
-    if common is None:  # pragma: no cover - a subcommand that loads none of the project
-        return one_line(exc)
+    if common is None:  # `gpuroof --help` loads none of the project: the system's words, lower case
+        cause = (exc.strerror or str(exc)).lower()
+        return f"standard output cannot be written: {cause}" if getattr(exc, "gpuroof_stdout", False) else cause
     file_error = common.file_error
     if getattr(exc, "gpuroof_stdout", False):
         return "standard output cannot be written: " + file_error(exc, "-").gpuroof_cause

@@ -271,8 +271,9 @@ def _close_stdout() -> None:
         (["gpus"], "/dev/full", "gpuroof: error: standard output cannot be written: no space left on the device"),
         (["gpus", "--help"], "/dev/full",
          "gpuroof: error: standard output cannot be written: no space left on the device"),
+        (["--help"], "/dev/full", "gpuroof: error: standard output cannot be written: no space left on device"),
     ],
-    ids=["closed", "full", "help-full"],
+    ids=["closed", "full", "help-full", "top-help-full"],
 )
 def test_output_that_cannot_be_written_is_an_error_exit(argv, stdout, says):
     """Issue 21: `gpuroof gpus >&-` exited 0 with its output lost (Python sets sys.stdout to
