@@ -13,30 +13,33 @@ import json
 import os
 import shlex
 from collections.abc import Callable
+from typing import NamedTuple
 
 import occupancy
 import roofline
-from occupancy.common import check_writable
+from occupancy.common import FIGURE_FORMATS, check_figure_path, check_writable
 
 from ._help import LazyHelp
 from ._progress import progress_bar
 
 __all__ = [
+    "FIGURE_FORMATS",
+    "Output",
     "ParamValue",
     "add_arch_option",
     "add_compiler_options",
     "add_gpu_option",
     "add_kernel_file_options",
+    "add_output",
     "arch_help",
     "architecture",
+    "check_outputs",
     "chosen_architecture",
     "compiler_options",
     "dims",
     "gpu",
     "gpu_help",
     "kernel_resources",
-    "output_file",
-    "output_folder",
     "params",
     "print_json",
     "target_architecture",
@@ -250,11 +253,46 @@ def kernel_resources(args: argparse.Namespace,
                                           options=compiler_options(args))
 
 
-def output_file(path: str, option: str) -> None:
-    """Refuse an output file that cannot be written, before any work (one clear error)."""
-    check_writable(path, roofline.RooflineError, name=option)
+class Output(NamedTuple):
+    """An option naming what a command writes: a file (of one of `formats`, when given) or a folder."""
+
+    option: str
+    dest: str
+    folder: bool
+    formats: tuple[str, ...]
 
 
-def output_folder(path: str, option: str) -> None:
-    """Refuse an output folder that cannot be written, before any work (one clear error)."""
-    check_writable(path, roofline.RooflineError, folder=True, name=option)
+def add_output(p: argparse.ArgumentParser, *flags: str, folder: bool = False, formats: tuple[str, ...] = (),
+               **kwargs: object) -> argparse.Action:
+    """Add an option naming a file (or, with `folder`, a folder) the command writes.
+
+    Every output option is declared here, so that `gpuroof.main` checks them all, once,
+    before the command's work starts (`check_outputs`): a path that cannot be written, or a
+    file whose suffix is not one of `formats` (`FIGURE_FORMATS` for a figure), is one error
+    naming the option, not a failure after the whole analysis.
+    """
+    action = p.add_argument(*flags, **kwargs)
+    known = p.get_default("outputs") or ()
+    # main calls check_outputs (found here, as it finds `func`) before the command's handler
+    p.set_defaults(outputs=(*known, Output(action.option_strings[-1], action.dest, folder, tuple(formats))),
+                   check_outputs=check_outputs)
+    return action
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, every output the command line names that cannot be written.
+
+    Raises
+    ------
+    roofline.RooflineError
+        A file suffix not among the option's formats.
+    OSError
+        A path that cannot be written: one line naming the option, the path and the cause.
+    """
+    for out in getattr(args, "outputs", ()):
+        value = getattr(args, out.dest, None)
+        if value is None:
+            continue
+        if out.formats:
+            check_figure_path(value, roofline.RooflineError, out.option, out.formats)
+        check_writable(value, roofline.RooflineError, folder=out.folder, name=out.option)

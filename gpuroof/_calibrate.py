@@ -12,15 +12,13 @@ import json
 
 import validate
 
-from ._args import output_folder
+from ._args import add_output
 from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
 
 
 def _handle(args: argparse.Namespace) -> int:
-    # Before the GPU run: a folder that cannot be written must not cost the measurements.
-    output_folder(args.out, "--out")
     session = validate.open_session(args.device)
     entry, _ = validate.compare_device(validate.query_device(session))
 
@@ -43,7 +41,8 @@ def _calibrate_parser(p: argparse.ArgumentParser) -> None:
                      "elements per thread; fits the prediction model and reports predicted against measured "
                      "bandwidth. Exit code 3 when there is no GPU or no cuda-python.")
     p.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
-    p.add_argument("--out", default="gpuroof-calibrate", metavar="DIR", help="report folder")
+    # checked before the GPU run: a folder that cannot be written must not cost the measurements
+    add_output(p, "--out", folder=True, default="gpuroof-calibrate", metavar="DIR", help="report folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_handle)
 

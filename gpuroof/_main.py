@@ -5,7 +5,9 @@ module is imported and only its parser is built and registered, so ``gpuroof --h
 none of occupancy, roofline or validate and ``gpuroof occupancy ...`` imports no validate. Each
 subcommand module maps its subcommands to the functions that build their parsers
 (``PARSERS``); a parser's ``func`` default is the handler that makes the library call.
-Bad input prints one line on stderr and exits 2, a missing GPU or cuda-python exits 3.
+Bad input prints one line on stderr and exits 2, a missing GPU or cuda-python exits 3. Every
+output option is declared with `_args.add_output` and checked here before the command's work
+starts; a file error is said here, once, naming the option and the cause in words.
 """
 
 from __future__ import annotations
@@ -204,19 +206,126 @@ def _is_device_error(exc: BaseException) -> bool:
     return validate is not None and isinstance(exc, validate.DeviceError)
 
 
+def _option_for(parser: argparse.ArgumentParser, args: argparse.Namespace | None, path: str) -> tuple[str, bool] | None:
+    """The option (or positional) of the command line that named `path`, and whether it is an
+    output: the one whose value is `path`, or an output folder that holds it."""
+    if args is None or not getattr(args, "command", None):
+        return None
+    outputs = {out.dest: out for out in getattr(args, "outputs", ())}
+    chosen = next((a.choices.get(args.command) for a in parser._actions
+                   if isinstance(a, argparse._SubParsersAction)), None)
+    where = os.path.abspath(path)
+    for action in chosen._actions if chosen is not None else ():
+        values = getattr(args, action.dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not isinstance(value, str) or not value.strip():
+                continue
+            given = os.path.abspath(value)
+            out = outputs.get(action.dest)
+            inside = out is not None and out.folder and where.startswith(given.rstrip(os.sep) + os.sep)
+            if where == given or inside:
+                name = action.option_strings[-1] if action.option_strings else str(action.metavar or action.dest)
+                return name, out is not None
+    return None
+
+
+def _file_error_line(exc: OSError, parser: argparse.ArgumentParser, args: argparse.Namespace | None) -> str:
+    """An OSError as one line naming the option (or the file) and the cause in words: the
+    option that named the file where one did, the standard output where print failed."""
+    common = sys.modules.get("occupancy.common")  # loaded by every subcommand; looked up, not imported
+    if common is None:  # `gpuroof --help` loads none of the project: the system's words, lower case
+        cause = (exc.strerror or str(exc)).lower()
+        return f"standard output cannot be written: {cause}" if getattr(exc, "gpuroof_stdout", False) else cause
+    file_error = common.file_error
+    if getattr(exc, "gpuroof_stdout", False):
+        return "standard output cannot be written: " + file_error(exc, "-").gpuroof_cause
+    path = getattr(exc, "gpuroof_path", None) or exc.filename
+    if path is None:
+        return file_error(exc, "-").gpuroof_cause
+    path = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+    named = _option_for(parser, args, path)
+    if named is not None:
+        return one_line(file_error(exc, path, named[0], "cannot be written" if named[1] else ""))
+    if hasattr(exc, "gpuroof_path"):
+        return one_line(exc)
+    return one_line(file_error(exc, path, "file"))
+
+
+class _Stdout:
+    """The standard output, its write errors marked as its own (``gpuroof_stdout``): an
+    OSError from ``print`` names no file, and a full disk under ``> out.txt`` must be told
+    apart from one under ``--out``."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+        self.error: OSError | None = None  # the first write error, also one a caller swallowed (argparse does)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)  # type: ignore[attr-defined]
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()  # type: ignore[attr-defined]
+        except OSError as exc:
+            raise self._failed(exc) from None
+        if self.error is not None:
+            raise self.error
+
+    def _failed(self, exc: OSError) -> OSError:
+        exc.gpuroof_stdout = True  # type: ignore[attr-defined]
+        self.error = self.error or exc
+        return exc
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point the standard output at /dev/null, so that the interpreter's last flush of what is
+    left in its buffer neither fails again nor prints "Exception ignored" (and exit 120)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):  # an in-memory stdout (tests): nothing to silence
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `gpuroof` command; return its exit code."""
+    """Run the `gpuroof` command; return its exit code.
+
+    Exit codes: 0 done (also when the reader of a pipe stops early: ``gpuroof gpus | head``);
+    2 bad input, an output that cannot be written (checked before any work) or a closed or
+    failing standard output; 3 no GPU or no cuda-python; 130 interrupted. Every error is one
+    line on stderr.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is None:  # started with stdout closed (`gpuroof gpus >&-`): what it prints would be lost
+        print("gpuroof: error: standard output is closed; what gpuroof prints would be lost "
+              "(redirect it to a file or /dev/null instead)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     parser = build_parser(_chosen(argv))
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)  # type: ignore[assignment]
+    args: argparse.Namespace | None = None
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its one-line usage error
-        return int(exc.code or 0) if exc.code in (0, None) else EXIT_BAD_INPUT
-    try:
-        return int(args.func(args) or EXIT_OK)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a one-line usage error argparse printed
+            sys.stdout.flush()  # argparse ignores a failed write: the help to a full disk is an error here
+            return int(exc.code or 0) if exc.code in (0, None) else EXIT_BAD_INPUT
+        if getattr(args, "check_outputs", None):  # set by _args.add_output
+            args.check_outputs(args)  # every output option, before the command's work starts
+        code = int(args.func(args) or EXIT_OK)
+        sys.stdout.flush()  # a full disk or a closed descriptor is an error here, not at exit
+        return code
     except BrokenPipeError:
-        # the reader went away (`gpuroof ... | head`): not an error; silence the final flush
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader went away (`gpuroof ... | head`): it has what it wanted; exit 0 quietly,
+        # as ripgrep does, and silence the interpreter's final flush.
+        _silence_stdout()
         return EXIT_OK
     except KeyboardInterrupt:
         print("gpuroof: interrupted", file=sys.stderr)
@@ -227,8 +336,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_NO_DEVICE
         if not isinstance(exc, (ValueError, TypeError, OSError)):
             raise
-        print(f"gpuroof: error: {one_line(exc)}", file=sys.stderr)
+        if isinstance(exc, OSError):
+            line = _file_error_line(exc, parser, args)
+            if line.startswith("standard output"):
+                _silence_stdout()
+        else:
+            line = one_line(exc)
+        print(f"gpuroof: error: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    finally:
+        if isinstance(sys.stdout, _Stdout):
+            sys.stdout = stdout
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ import argparse
 import roofline
 from occupancy.common import ProgressStep
 
-from ._args import add_gpu_option, gpu, print_json
+from ._args import FIGURE_FORMATS, add_gpu_option, add_output, gpu, print_json
 from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
@@ -29,8 +29,8 @@ def _ncu_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--binary", default=None, metavar="APP",
                    help="the profiled program, library, cubin or the kernels' source: each kernel's SASS is read "
                         "from it (default: the .ncu-rep's source page, where ncu runs)")
-    p.add_argument("--plot", default=None, metavar="FILE",
-                   help="write the FLOP roofline beside the instruction roofline (.png, .svg or .pdf)")
+    add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
+               help="write the FLOP roofline beside the instruction roofline (.png, .svg or .pdf)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_handle)

@@ -7,13 +7,14 @@ import occupancy
 import roofline
 
 from ._args import (
+    FIGURE_FORMATS,
     add_arch_option,
     add_gpu_option,
     add_kernel_file_options,
+    add_output,
     chosen_architecture,
     gpu,
     kernel_resources,
-    output_file,
     print_json,
     target_architecture,
 )
@@ -57,7 +58,8 @@ def _occupancy_parser(p: argparse.ArgumentParser) -> None:
                    help="cluster scheduling policy (default spread)")
     add_kernel_file_options(p, what="gives the resources")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--plot", default=None, metavar="FILE", help="save occupancy plots to FILE")
+    add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
+               help="save occupancy plots to FILE (.png .svg .pdf)")
     p.set_defaults(func=_occupancy)
 
 
@@ -107,8 +109,6 @@ def _fmt_limit(value: int | None) -> str:
 
 
 def _occupancy(args: argparse.Namespace) -> int:
-    if args.plot:
-        output_file(args.plot, "--plot")
     resources = kernel_resources(args, chosen_architecture(args))
     arch = target_architecture(args, resources)
     launch = _launch(args, resources)

@@ -7,7 +7,7 @@ import argparse
 import occupancy
 import roofline
 
-from ._args import output_file, print_json
+from ._args import FIGURE_FORMATS, add_output, print_json
 from ._kernel import UserKernel, add_kernel_options, describe
 
 __all__ = ["PARSERS"]
@@ -36,8 +36,6 @@ def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    if args.plot:
-        output_file(args.plot, "--plot")
     k = describe(args, launch=True)
     p = roofline.predict(k.gpu, k.kernel, calibration=_calibration(args),
                          loads_in_flight_per_thread=args.loads_in_flight)
@@ -68,8 +66,6 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 
 def _cmd_cliffs(args: argparse.Namespace) -> int:
-    if args.plot:
-        output_file(args.plot, "--plot")
     k = describe(args, launch=True)
     result = roofline.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
     _plot(args, k)
@@ -96,7 +92,8 @@ def _cmd_cliffs(args: argparse.Namespace) -> int:
 def _add_options(p: argparse.ArgumentParser) -> None:
     add_kernel_options(p, launch=True, what="gives the registers and shared memory of the launch")
     p.add_argument("--calibration", help="calibration JSON written by `gpuroof calibrate`")
-    p.add_argument("--plot", default=None, metavar="FILE", help="also draw the kernel on the GPU's roofline (.png .svg .pdf)")
+    add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
+               help="also draw the kernel on the GPU's roofline (.png .svg .pdf)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 

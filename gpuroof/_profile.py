@@ -7,7 +7,7 @@ import argparse
 import roofline
 import validate
 
-from ._args import add_gpu_option, gpu, output_file, print_json
+from ._args import FIGURE_FORMATS, add_gpu_option, add_output, gpu, print_json
 
 __all__ = ["PARSERS"]
 
@@ -29,8 +29,8 @@ def _profile_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--binary", default=None, metavar="APP",
                    help="the program's binary or kernels' source for the SASS (default: the report's source page)")
     add_gpu_option(p, "database GPU for the ceilings (default: the profiled device's entry)", default=None)
-    p.add_argument("--plot", default=None, metavar="FILE",
-                   help="write the FLOP roofline beside the instruction roofline (.png, .svg or .pdf)")
+    add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
+               help="write the FLOP roofline beside the instruction roofline (.png, .svg or .pdf)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...", help="the program to profile")
@@ -41,8 +41,6 @@ def _handle(args: argparse.Namespace) -> int:
     command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if not command:
         raise ValueError("no program to profile: give it after --, e.g. gpuroof profile -- ./app 1024")
-    if args.plot:
-        output_file(args.plot, "--plot")
     run = validate.profile_program(command, output=args.output, kernel=args.kernel, launch_count=args.launch_count,
                                    binary=args.binary, gpu=gpu(args.gpu) if args.gpu else None)
     if args.plot:

@@ -12,7 +12,7 @@ import roofline
 from occupancy.common import ProgressStep
 from roofline import models
 
-from ._args import add_gpu_option, gpu, gpu_help, output_file, output_folder, print_json
+from ._args import FIGURE_FORMATS, add_gpu_option, add_output, gpu, gpu_help, print_json
 from ._kernel import add_kernel_options, describe
 from ._progress import progress_bar
 
@@ -110,7 +110,6 @@ def _cmd_roofline(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    output_file(args.output, "--output")
     out = Path(args.output)
     with progress_bar(args) as bar:
         if args.input:
@@ -154,7 +153,6 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    output_folder(args.out, "--out")
     with progress_bar(args) as bar:
         report = roofline.analyze_suite(gpu(args.gpu), progress=bar)
         bar(f"writing the tables and the roofline plot to {args.out}")
@@ -211,7 +209,8 @@ def _plot_parser(p: argparse.ArgumentParser) -> None:
     add_kernel_options(p, launch=False, what="is drawn")
     p.add_argument("--suite", action="store_true", help="plot the classic kernel suite")
     p.add_argument("--from", dest="input", help="re-plot a chart saved as JSON or CSV")
-    p.add_argument("-o", "--output", required=True, help="output file (.png .svg .pdf .json .csv)")
+    add_output(p, "-o", "--output", formats=(*FIGURE_FORMATS, ".json", ".csv"), required=True,
+               help="output file (.png .svg .pdf .json .csv)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_plot)
 
@@ -229,7 +228,7 @@ def _demo_parser(p: argparse.ArgumentParser) -> None:
     p.description = ("Bound, occupancy and predicted time of every kernel of the classic suite on a GPU; writes "
                      "suite.json/.csv/.md and the roofline plot to --out.")
     add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
-    p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
+    add_output(p, "--out", folder=True, default="demo-output", help="output directory (default demo-output)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_demo)
 

@@ -10,7 +10,7 @@ import roofline
 import validate
 from roofline import models
 
-from ._args import add_gpu_option, gpu, output_folder
+from ._args import add_gpu_option, add_output, gpu
 from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
@@ -31,7 +31,7 @@ def _validate_parser(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--device", type=int, default=None, metavar="N", help="CUDA device index (default 0)")
     where.add_argument("--devices", metavar="all|N,M", type=_devices,
                        help="several GPUs at once, one process each, one merged report (DEVICES: 'all' or indices)")
-    parser.add_argument("--out", default="gpuroof-validate", metavar="DIR", help="report folder")
+    add_output(parser, "--out", folder=True, default="gpuroof-validate", metavar="DIR", help="report folder")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: fresh)")
     parser.add_argument("--families", nargs="+", metavar="F", type=_family,
                         help="only these kernel families, or 'none' (default all): " + ", ".join(validate.FAMILIES))
@@ -45,7 +45,7 @@ def _merge_reports_parser(merge: argparse.ArgumentParser) -> None:
                          "one report.json and report.md holding every device, with the spread between devices of "
                          "one model.")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files or their folders")
-    merge.add_argument("--out", required=True, metavar="DIR", help="folder of the merged report")
+    add_output(merge, "--out", folder=True, required=True, metavar="DIR", help="folder of the merged report")
     merge.set_defaults(func=_merge)
 
 
@@ -62,7 +62,8 @@ def _families_parser(families: argparse.ArgumentParser) -> None:
     add_gpu_option(families, "GPU to predict for (default: the one the report names)")
     families.add_argument("--calibration", metavar="FILE",
                           help="calibration JSON (gpuroof calibrate or validate; default: the packaged calibration)")
-    families.add_argument("--out", metavar="DIR", help="write families.json, families.md and families.png here")
+    add_output(families, "--out", folder=True, metavar="DIR",
+               help="write families.json, families.md and families.png here")
     families.add_argument("--json", action="store_true", help="print the family report as JSON")
     families.set_defaults(func=_families)
 
@@ -90,8 +91,6 @@ def _chosen_families(names: list[str] | None) -> list[str] | None:
 
 
 def _families(args: argparse.Namespace) -> int:
-    if args.out is not None:
-        output_folder(args.out, "--out")
     calibration = roofline.load_calibration(args.calibration) if args.calibration else None
     with progress_bar(args) as bar:
         report = validate.family_report(args.source, None if args.gpu is None else gpu(args.gpu),

@@ -11,15 +11,15 @@ from ._arch import ArchitectureLike
 from ._cliffs import swept
 from ._errors import OccupancyError
 from ._launch import Launch, launch_of
-from .common import as_path, atomic_path
+from .common import FIGURE_FORMATS, check_figure_path, save_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["PLOT_FORMATS", "plot_occupancy"]
 
-#: File suffixes `plot_occupancy` writes.
-PLOT_FORMATS = (".png", ".svg", ".pdf")
+#: File suffixes `plot_occupancy` writes (every figure gpuroof writes takes these).
+PLOT_FORMATS = FIGURE_FORMATS
 
 _PANELS = (
     ("threads_per_block", "threads per block", 1),
@@ -62,11 +62,7 @@ def plot_occupancy(
         If matplotlib is not installed.
     """
     if path is not None:
-        target = as_path(path, OccupancyError)
-        if target.suffix.lower() not in PLOT_FORMATS:
-            raise OccupancyError(
-                f"path={str(target)!r} has an unsupported suffix; use one of {', '.join(PLOT_FORMATS)}"
-            )
+        check_figure_path(path, OccupancyError)
     try:
         import matplotlib
 
@@ -102,6 +98,5 @@ def plot_occupancy(
         f"{current['shared_memory']} B shared memory per block"
     )
     if path is not None:
-        with atomic_path(path, OccupancyError) as tmp:
-            fig.savefig(tmp, dpi=120)
+        save_figure(fig, path, OccupancyError, dpi=120)
     return fig

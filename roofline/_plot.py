@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from occupancy.common import as_path, atomic_path, integer
+from occupancy.common import FIGURE_FORMATS, check_figure_path, integer, save_figure
 
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
@@ -30,8 +30,8 @@ Color = str | tuple[float, ...]
 
 __all__ = ["PLOT_FORMATS", "plot_roofline"]
 
-#: File suffixes `plot_roofline` can write.
-PLOT_FORMATS: tuple[str, ...] = (".png", ".svg", ".pdf")
+#: File suffixes `plot_roofline` can write (every figure gpuroof writes takes these).
+PLOT_FORMATS: tuple[str, ...] = FIGURE_FORMATS
 # An 11 x 6.5 inch figure at 1200 dpi is already 100 megapixels; more runs out of memory.
 MAX_DPI = 1200
 MAX_KNEE_SHARPNESS = 64
@@ -144,10 +144,8 @@ def plot_roofline(
         Arguments of the wrong type.
     """
 
-    if path is not None and as_path(path, RooflineError).suffix.lower() not in PLOT_FORMATS:
-        raise RooflineError(
-            f"path={str(path)!r} has an unsupported suffix; use one of {', '.join(PLOT_FORMATS)}"
-        )
+    if path is not None:
+        check_figure_path(path, RooflineError)
     if not 10 <= integer("dpi", dpi) <= MAX_DPI:
         raise RooflineError(f"dpi={dpi} must be from 10 to {MAX_DPI}")
     if knee_sharpness is not None:
@@ -346,8 +344,7 @@ def plot_roofline(
     _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors)
 
     if path is not None:
-        with atomic_path(path, RooflineError) as tmp:
-            fig.savefig(tmp, dpi=dpi)
+        save_figure(fig, path, RooflineError, dpi=dpi)
     return fig
 
 

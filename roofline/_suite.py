@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
-from occupancy.common import Progress, atomic_path, check_writable, dumps_json, no_progress, progress_step, write_atomic
+from occupancy.common import (Progress, check_writable, dumps_json, no_progress, progress_step,
+                               save_figure, write_atomic)
 
 from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
@@ -301,6 +302,5 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     except RooflineError:  # a custom GPU outside the database has no calibration
         knee = None
     fig = plot_roofline(report.chart, path=paths["plot_png"], knee_sharpness=knee)
-    with atomic_path(paths["plot_svg"], RooflineError) as tmp:
-        fig.savefig(tmp)
+    save_figure(fig, paths["plot_svg"], RooflineError)
     return paths

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import occupancy
 import roofline
-from occupancy.common import Progress, atomic_path, check_writable, no_progress, progress_step, write_atomic
+from occupancy.common import (Progress, check_figure_path, check_writable, no_progress, progress_step,
+                               save_figure, write_atomic)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from roofline import RooflineError
 
@@ -303,11 +304,20 @@ def plot_families(report: FamilyReport, path: str | os.PathLike[str], *, title: 
     -------
     Path
         The file written (atomically).
+
+    Raises
+    ------
+    roofline.RooflineError
+        A `path` whose suffix is not one of ``occupancy.common.FIGURE_FORMATS`` (before
+        drawing), or a report with nothing to plot.
+    OSError
+        When the file cannot be written (one line naming `path` and the cause).
     """
     if not isinstance(report, FamilyReport):
         raise TypeError(f"report must be a FamilyReport, not {type(report).__name__}")
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str, not {type(title).__name__}")
+    check_figure_path(path, RooflineError)
     try:
         import matplotlib
     except ImportError:
@@ -349,10 +359,10 @@ def plot_families(report: FamilyReport, path: str | os.PathLike[str], *, title: 
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=min(7, len(labels)), fontsize=8)
     fig.suptitle(title or f"{report.device or report.gpu}: predicted against measured time, per kernel family")
-    with atomic_path(path, RooflineError) as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    return Path(os.fspath(path))
+    try:
+        return save_figure(fig, path, RooflineError, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def write_family_report(report: FamilyReport, out: str | os.PathLike[str]) -> dict[str, Path]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import roofline
 from occupancy.common import Progress, as_path, no_progress, pydantic_error, read_json
@@ -60,6 +61,14 @@ def _from_file(path: str | os.PathLike[str]) -> tuple[tuple[FamilyRecord, ...], 
     target = as_path(path, RooflineError, "source")
     if target.is_dir():
         target = target / "report.json"
+    found = _read_file(target)
+    if not found[0]:
+        # an error, not an empty summary: a run whose families all failed, or a cut file
+        raise RooflineError(f"source={str(target)!r} holds no family records; nothing to predict")
+    return found
+
+
+def _read_file(target: Path) -> tuple[tuple[FamilyRecord, ...], str | None, str, str]:
     data = read_json(target, RooflineError, "source")
     try:
         if isinstance(data, dict) and isinstance(data.get("reports"), list):

@@ -9,7 +9,7 @@ import json
 import math
 from pathlib import Path
 
-from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
+from occupancy.common import check_figure_path, check_writable, dumps_json, save_figure, write_atomic
 from roofline import RooflineError
 
 from ._files import write_calibration
@@ -96,11 +96,17 @@ def _fit_lines(fit: CalibrationFit) -> list[str]:
 
 def plot_bandwidth_occupancy(check: PredictionCheck, path: Path) -> None:
     """Draw measured and predicted copy bandwidth against resident warps per SM to `path` (atomic)."""
-    with atomic_path(path, RooflineError) as tmp:
-        _plot(check, tmp)
+    check_figure_path(path, RooflineError)
+    import matplotlib.pyplot as plt
+
+    fig = _draw(check)
+    try:
+        save_figure(fig, path, RooflineError, dpi=120)
+    finally:
+        plt.close(fig)
 
 
-def _plot(check: PredictionCheck, path: Path) -> None:
+def _draw(check: PredictionCheck):  # -> matplotlib.figure.Figure
     import matplotlib
 
     matplotlib.use("Agg")
@@ -139,8 +145,7 @@ def _plot(check: PredictionCheck, path: Path) -> None:
     for ax in (left, right):
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(f"{check.gpu}: roofline.predict against the copy sweep")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 def write_prediction_report(check: PredictionCheck, out: str | Path) -> dict[str, Path]:

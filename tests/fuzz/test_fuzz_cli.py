@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import resource
 import subprocess
@@ -161,7 +162,8 @@ COMMANDS: dict[str, tuple[st.SearchStrategy[list[str]], float]] = {
                         ("--json",), positional=file_token(("chart_csv", "calibration_json"))), 1),
     "families": (options({}, {"--gpu": GPU, "--calibration": file_token(("calibration_json", "report_json")),
                               "--out": folder_token()}, ("--json",),
-                         positional=file_token(("families_json", "report_json", "chart_json"))), 10),
+                         positional=st.one_of(file_token(("families_json", "report_json", "chart_json")),
+                                              st.builds(lambda: _record_file([])))), 10),
     "merge-reports": (options({"--out": folder_token()}, {}, (), positional=file_token(("report_json", "chart_json"))),
                       3),
 }
@@ -200,6 +202,7 @@ def check_run(argv: list[str], code: int, stderr: str) -> None:
         STATS["cli_wrong_exit"] += 1
     assert code in (0, 2, 3), f"gpuroof {argv!r} exited {code}: {stderr}"
     assert "Traceback" not in stderr, stderr
+    assert "[Errno" not in stderr, f"gpuroof {argv!r}: a raw OSError, not the cause in words: {stderr!r}"
     if code != 0:
         assert len(lines) == 1, f"gpuroof {argv!r}: {len(lines)} lines on stderr: {stderr!r}"
         assert lines[0].startswith("gpuroof"), lines[0]
@@ -254,3 +257,55 @@ def test_real_process_under_a_memory_limit(argv, code, says):
     assert done.returncode == code, done.stderr
     assert says in done.stderr
 
+
+
+# ------------------------------------------------------------------ issue 21: the standard output and empty files
+
+
+def _close_stdout() -> None:
+    os.close(1)
+
+
+@pytest.mark.parametrize(
+    "argv,stdout,says",
+    [
+        (["gpus"], "closed", "gpuroof: error: standard output is closed; what gpuroof prints would be lost "
+                             "(redirect it to a file or /dev/null instead)"),
+        (["gpus"], "/dev/full", "gpuroof: error: standard output cannot be written: no space left on the device"),
+        (["gpus", "--help"], "/dev/full",
+         "gpuroof: error: standard output cannot be written: no space left on the device"),
+        (["--help"], "/dev/full", "gpuroof: error: standard output cannot be written: no space left on device"),
+    ],
+    ids=["closed", "full", "help-full", "top-help-full"],
+)
+def test_output_that_cannot_be_written_is_an_error_exit(argv, stdout, says):
+    """Issue 21: `gpuroof gpus >&-` exited 0 with its output lost (Python sets sys.stdout to
+    None and print does nothing); `> /dev/full` (a full disk) printed "Exception ignored"
+    and exited 120. Both are one line on stderr and exit 2."""
+    if stdout == "/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with contextlib.ExitStack() as stack:
+        if stdout == "closed":
+            kwargs = {"preexec_fn": _close_stdout}
+        else:
+            kwargs = {"stdout": stack.enter_context(open(stdout, "w"))}
+        done = subprocess.run([*GPUROOF, *argv], stderr=subprocess.PIPE, text=True, timeout=120, **kwargs)
+    check_run(argv, done.returncode, done.stderr)
+    assert done.returncode == 2
+    assert done.stderr == says + "\n"
+
+
+def _record_file(records: list) -> str:
+    path = v.fresh(".json")
+    path.write_text(json.dumps({"gpu": "H200", "records": records}))
+    return str(path)
+
+
+def test_families_of_a_file_without_records_is_an_error():
+    """Issue 21: `gpuroof families` on a records file with no records exited 0 with an empty
+    table, though family_report's docstring calls a file without records an error."""
+    path = _record_file([])
+    code, out, err = run_in_process(["families", path])
+    check_run(["families", path], code, err)
+    assert (code, out) == (2, "")
+    assert err == f"gpuroof: error: source={path!r} holds no family records; nothing to predict\n"

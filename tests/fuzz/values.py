@@ -237,7 +237,9 @@ def out_paths(suffixes: tuple[str, ...]) -> st.SearchStrategy[Any]:
         st.sampled_from(suffixes).map(fresh),
         st.sampled_from(suffixes).map(lambda s: str(fresh(s))),
         st.sampled_from((str(TMP), str(blocker / "under-a-file.png"), "/proc/no/such/x.png", "", "\x00.png",
-                         str(fresh(".exe")), str(fresh("")), str(TMP / "new" / "deeper" / "x.png"))),
+                         str(fresh(".exe")), str(fresh("")), str(TMP / "new" / "deeper" / "x.png"),
+                         # issue 21: a name past 255 bytes, in the folder part and in the file's own name
+                         str(TMP / ("a" * 300) / "x.png"), str(TMP / ("b" * 300 + ".png")))),
         odd(),
     )
 
@@ -247,7 +249,7 @@ def out_folders() -> st.SearchStrategy[Any]:
     blocker.write_text("x")
     return st.one_of(
         st.builds(lambda: str(fresh())), st.just(str(TMP)), st.just(str(blocker)), st.just(str(blocker / "sub")),
-        st.just("/proc/no/such/folder"), st.just(""), odd(),
+        st.just("/proc/no/such/folder"), st.just(""), st.just(str(TMP / ("c" * 300))), odd(),
     )
 
 

@@ -95,7 +95,8 @@ def test_writes_png_svg_pdf(tmp_path, suffix, magic):
 
 
 def test_bad_suffix():
-    with pytest.raises(RooflineError, match="unsupported suffix"):
+    with pytest.raises(RooflineError, match=r"path='r.bmp' has the suffix '.bmp'; a figure is written as one of "
+                                            r"\.png, \.svg, \.pdf"):
         roofline.plot_roofline("L4", KERNELS, path="r.bmp")
 
 

@@ -200,7 +200,7 @@ def test_a_launch_without_a_time_is_listed_not_counted(recorded):
 @pytest.mark.parametrize(
     "source, kwargs, error, message",
     [([], {}, roofline.RooflineError, "gpu= is needed"),
-     ("no-such-file.json", {}, OSError, "No such file"),
+     ("no-such-file.json", {}, FileNotFoundError, "^source=.no-such-file.json. cannot be read: no such file or folder$"),
      (3.0, {}, TypeError, "source must be"),
      ([object()], {"gpu": "H200"}, TypeError, "FamilyRecord"),
      ([{"family": "x"}], {"gpu": "H200"}, roofline.RooflineError, r"source\[0\] is not a family record"),
