@@ -74,7 +74,7 @@ COMMANDS: Mapping[str, Command] = {
                    "gpuroof ncu tests/data/ncu/user_kernels.raw.csv"),
     "profile": Command("_profile", "run a program under Nsight Compute as gpuroof reads it and print `gpuroof ncu`'s "
                                    "table",
-                       "gpuroof profile --kernel copy -o copy -- ./app 1024"),
+                       "gpuroof profile --kernel saxpy -o saxpy --plot saxpy.png -- ./app 1048576"),
     "measure": Command("_measure", "time your own kernel on the GPU and compare it with the prediction "
                                    "(needs cuda-python)",
                        "gpuroof measure docs/examples/saxpy3.cu --kernel saxpy3 --grid 32768 --block 256 --size n=2**26 \\\n"

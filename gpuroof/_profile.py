@@ -19,8 +19,7 @@ def _profile_parser(p: argparse.ArgumentParser) -> None:
         f"({', '.join(validate._ncu_profile.PROFILE_SECTIONS)}), at the clocks the program runs at "
         "(--clock-control none), keep the report (REPORT.ncu-rep) and its raw-page export in base units "
         "(REPORT.csv), and print `gpuroof ncu`'s table. Exit code 3 when ncu is missing or cannot read "
-        "the GPU's counters; 2 when the program fails or runs no kernel. "
-        "Example: gpuroof profile --kernel saxpy -o saxpy --plot saxpy.png -- ./app 1048576"
+        "the GPU's counters; 2 when the program fails or runs no kernel."
     )
     p.add_argument("--kernel", default=None, metavar="REGEX", help="profile only kernels whose name matches")
     p.add_argument("--launch-count", type=int, default=None, metavar="N", help="profile at most N launches")

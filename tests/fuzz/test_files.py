@@ -293,7 +293,7 @@ def test_a_full_disk_names_the_option_the_file_and_the_cause(where, tmp_path, mo
     assert _one_error_line(capsys) == f"gpuroof: error: --output={str(target)!r} cannot be written: " \
                                       "no space left on the device"
     real = roofline.analyze_suite
-    monkeypatch.setattr(roofline, "analyze_suite", lambda gpu: real(gpu, kernels=KERNELS[:1]))  # small and quick
+    monkeypatch.setattr(roofline, "analyze_suite", lambda gpu, **kw: real(gpu, kernels=KERNELS[:1], **kw))  # small and quick
     assert main(["demo", "--out", str(tmp_path / "d")]) == 2
     assert _one_error_line(capsys) == f"gpuroof: error: --out={str(tmp_path / 'd' / 'suite.json')!r} cannot be " \
                                       "written: no space left on the device"
@@ -320,7 +320,7 @@ def test_a_file_size_limit_is_one_line_naming_the_option(tmp_path):
 
 # Every option of every subcommand that names a file or folder it writes.
 OUTPUTS = {("calibrate", "--out"), ("demo", "--out"), ("families", "--out"), ("merge-reports", "--out"),
-           ("ncu", "--plot"), ("occupancy", "--plot"), ("plot", "--output"), ("predict", "--plot"),
+           ("ncu", "--plot"), ("occupancy", "--plot"), ("profile", "--plot"), ("plot", "--output"), ("predict", "--plot"),
            ("cliffs", "--plot"), ("validate", "--out")}
 # What each subcommand needs besides the output (the handler never runs in these tests).
 NEEDS = {"ncu": ["profile.csv"], "families": ["report.json"], "merge-reports": ["report.json"],
