@@ -7,7 +7,7 @@ stores and loads), and the PTX gives ``.minnctapersm``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -81,8 +81,12 @@ def _log(nvrtc: ModuleType, program: object) -> str:
     return buffer.rstrip(b"\0 ").decode("utf-8", "replace")
 
 
-def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.cu") -> Compiled:
+def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.cu",
+                   headers: Mapping[str, str] | None = None) -> Compiled:
     """Compile CUDA C++ to a cubin for ``arch`` with NVRTC.
+
+    ``headers`` maps include names to their text (NVRTC's in-memory headers, found by
+    ``#include`` and ``-include`` before the include path).
 
     Raises
     ------
@@ -106,7 +110,9 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
             + ", ".join(f"sm_{a}" for a in supported)
             + " (NVRTC 12.x, nvidia-cuda-nvrtc-cu12 with cuda-bindings 12.x, still targets sm_50-sm_72)"
         )
-    result, program = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    headers = dict(headers or {})
+    result, program = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), len(headers),
+                                               [t.encode() for t in headers.values()], [n.encode() for n in headers])
     _nvrtc_check(nvrtc, result, "nvrtcCreateProgram")
     try:
         (result,) = nvrtc.nvrtcCompileProgram(program, len(opts), [o.encode() for o in opts])

@@ -27,7 +27,7 @@ from ._frameworks import (
 from ._lines import KernelLines, line_listing
 from ._names import demangle, match_kernel
 from ._nvcc import find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
-from ._nvrtc_hints import nvrtc_failure, nvrtc_include_options
+from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options
 from ._resources import KernelResources
 from ._sass import sass_summaries
 
@@ -180,9 +180,11 @@ def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[st
         return compiled, f"PTX ({name}) via {compiled.tool.split()[0]}, cubin"
     if arch is None:
         raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
-    opts = [*_nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options()]
+    implicit, header = IMPLICIT_HEADER
+    opts = [*_nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options(),
+            f"-include={implicit}"]
     try:
-        compiled = compile_source(text, arch, opts, name=name)
+        compiled = compile_source(text, arch, opts, name=name, headers={implicit: header})
     except CompileError as exc:
         if include is None:  # a string of source, meant for NVRTC: its whole log helps
             raise
