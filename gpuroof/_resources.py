@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -100,20 +101,31 @@ def _block_size_parser(b: argparse.ArgumentParser) -> None:
     b.set_defaults(func=_block_size)
 
 
-def _targets(args: argparse.Namespace) -> list[tuple[occupancy.Architecture | None, int | None]]:
-    """(architecture, SM count) of each --arch and --gpu, once per architecture (a GPU's SM count
-    kept); [(None, None)] for the binary's own."""
-    found: dict[str, tuple[occupancy.Architecture, int | None]] = {}
+class _Target(NamedTuple):
+    """One architecture to compile for: its name as compiled (``sm_90a`` keeps its suffix), its
+    rules, and a GPU's SM count."""
+
+    name: str | None
+    arch: occupancy.Architecture | None
+    sm_count: int | None
+
+
+def _targets(args: argparse.Namespace) -> list[_Target]:
+    """Each --arch and --gpu once per architecture (a GPU's SM count kept); one target with no
+    architecture for the binary's own."""
+    found: dict[str, _Target] = {}
     for spec in args.arch:
         for part in filter(None, (p.strip() for p in spec.split(","))):
             a = architecture(part)
-            found.setdefault(a.name, (a, None))
+            # sm_90a, sm_100f: the architecture-specific targets (setmaxnreg, wgmma) compile as spelled
+            name = part if re.fullmatch(r"sm_\d+[af]", part) else a.name
+            found.setdefault(name, _Target(name, a, None))
     for spec in args.gpu:
         g = gpu(spec)
         a = g.architecture
-        if found.get(a.name, (a, None))[1] is None:
-            found[a.name] = (a, g.sm_count)
-    return list(found.values()) or [(None, None)]
+        if found.get(a.name, _Target(a.name, a, None)).sm_count is None:
+            found[a.name] = _Target(a.name, a, g.sm_count)
+    return list(found.values()) or [_Target(None, None, None)]
 
 
 class _Row(NamedTuple):
@@ -127,8 +139,8 @@ class _Row(NamedTuple):
 
 def _rows(args: argparse.Namespace) -> list[_Row]:
     targets = _targets(args)
-    given = [arch for arch, _ in targets if arch is not None]
-    chosen = {arch.name: (arch, sm_count) for arch, sm_count in targets if arch is not None}
+    given = [t.name for t in targets if t.name is not None]
+    chosen = {t.name: (t.arch, t.sm_count) for t in targets if t.name is not None}
     try:
         by_arch = occupancy.kernel_resources_by_architecture(
             args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
@@ -144,7 +156,7 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
             threads = best.block_size if args.threads is None else args.threads
             occ = occupancy.calculate(on, threads_per_block=threads, resources=r) if threads else None
-            rows.append(_Row(on.name, r, best, occ))
+            rows.append(_Row(name if name in chosen else on.name, r, best, occ))
     return rows
 
 
@@ -205,7 +217,7 @@ def _source_text(file: str, line: int, cache: dict[str, list[str]]) -> str:
 def _lines(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         raise occupancy.OccupancyError("--lines and --baseline do not go together")
-    targets = [arch for arch, _ in _targets(args)]
+    targets = [t.name for t in _targets(args)]
     found = []
     for arch in targets:
         kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
@@ -258,6 +270,12 @@ def _resources(args: argparse.Namespace) -> int:
         else:
             print(head + f"{occ.threads_per_block:>7}{occ.active_blocks_per_sm:>7}{occ.occupancy:>7.0%}  "
                   + ", ".join(occ.limiters))
+        if r.warp_group_registers:
+            print(f"{'':<{width}}  setmaxnreg: warp groups run with "
+                  + " and ".join(f"{n} ({'inc' if n > r.registers_per_thread else 'dec'})"
+                                 for n in r.warp_group_registers)
+                  + f" registers per thread; regs ({r.registers_per_thread}) is the launch's count, "
+                  "the one occupancy uses")
     return 0
 
 

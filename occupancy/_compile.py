@@ -14,7 +14,8 @@ from types import ModuleType
 from ._arch import ArchitectureLike, architecture
 from ._errors import OccupancyError
 
-__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptxas_log", "target_sm"]
+__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptx_setmaxnreg", "ptxas_log",
+           "target_sm"]
 
 INSTALL_HINT = "pip install 'gpuroof[compile]' (cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink)"
 
@@ -225,4 +226,28 @@ def ptx_directives(ptx: str) -> dict[str, dict[str, tuple[int, ...]]]:
         brace = ptx.find("{", close)
         head = ptx[close:brace if brace >= 0 else len(ptx)]
         out[m[1]] = {d[1]: tuple(int(x) for x in re.findall(r"\d+", d[2])) for d in _DIRECTIVE.finditer(head)}
+    return out
+
+
+_FUNCTION_START = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?:entry|func)\b", re.M)
+_SETMAXNREG = re.compile(r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32\s+(\d+)")
+
+
+def ptx_setmaxnreg(ptx: str) -> dict[str, tuple[int, ...]]:
+    """The register counts each ``.entry``'s warp groups switch to with ``setmaxnreg``, in
+    increasing order (entries that use none are left out).
+
+    Examples
+    --------
+    >>> ptx_setmaxnreg(".visible .entry k(\n)\n{\n setmaxnreg.dec.sync.aligned.u32 40;\n"
+    ...                " setmaxnreg.inc.sync.aligned.u32 232;\n ret;\n}")
+    {'k': (40, 232)}
+    """
+    starts = [m.start() for m in _FUNCTION_START.finditer(ptx)] + [len(ptx)]
+    out: dict[str, tuple[int, ...]] = {}
+    for begin, end in zip(starts, starts[1:]):
+        entry = _ENTRY.search(ptx, begin, end)
+        counts = sorted({int(n) for n in _SETMAXNREG.findall(ptx, begin, end)})
+        if entry is not None and counts:
+            out[entry[1]] = tuple(counts)
     return out

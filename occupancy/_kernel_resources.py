@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from ._arch import ArchitectureLike, architecture
-from ._compile import CompileError, Compiled, compile_ptx, compile_source, ptx_directives, ptxas_log
+from ._compile import (
+    CompileError,
+    Compiled,
+    compile_ptx,
+    compile_source,
+    ptx_directives,
+    ptx_setmaxnreg,
+    ptxas_log,
+)
 from ._compile_commands import compile_command
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._errors import OccupancyError
@@ -71,6 +79,7 @@ def _resources(
     sass = sass_summaries(cubin, arch) if kernels else None
     spills = ptxas_log(log) if log else {}
     directives = ptx_directives(ptx) if ptx else {}
+    setmaxnreg = ptx_setmaxnreg(ptx) if ptx else {}
     out: dict[str, KernelResources] = {}
     for fields in kernels:
         name = fields["kernel"]
@@ -95,6 +104,13 @@ def _resources(
                 sources["sass"] = f"{origin} .text.{name}, disassembled by {summary.disassembler}"
             else:
                 sources["sass"] = f"not read: {sass.reason or f'no .text.{name} in the listing'}"
+        if sass is not None and name in sass.functions:
+            if sass.functions[name].setmaxnreg_registers:
+                fields["warp_group_registers"] = sass.functions[name].setmaxnreg_registers
+                sources["warp_group_registers"] = f"{sources['sass']}: USETMAXREG"
+        elif name in setmaxnreg:
+            fields["warp_group_registers"] = setmaxnreg[name]
+            sources["warp_group_registers"] = "PTX setmaxnreg.inc/.dec"
         if extra:
             for key, value in extra.items():
                 if key == "sources":
@@ -476,8 +492,11 @@ def kernel_resources_by_architecture(
         results = list(pool.map(one, targets))
     out: dict[str, dict[str, KernelResources]] = {}
     for arch, found in zip(targets, results):
-        key = architecture(arch).name if arch is not None else next(
-            (r.architecture for r in found.values()), "?")
+        if isinstance(arch, str) and re.fullmatch(r"sm_\d+[af]", arch.strip()):
+            key = arch.strip()  # an architecture-specific target keeps its suffix
+        else:
+            key = architecture(arch).name if arch is not None else next(
+                (r.architecture for r in found.values()), "?")
         out[key] = found
     return out
 
