@@ -109,6 +109,12 @@ class _Target(NamedTuple):
     arch: occupancy.Architecture | None
     sm_count: int | None
 
+    @property
+    def compile_for(self) -> str | occupancy.Architecture | None:
+        """What the compiler is given: the spelled name of a suffixed target, else the rules
+        (a custom architecture file compiles for its compute capability)."""
+        return self.name if self.name is not None and self.name != getattr(self.arch, "name", None) else self.arch
+
 
 def _targets(args: argparse.Namespace) -> list[_Target]:
     """Each --arch and --gpu once per architecture (a GPU's SM count kept); one target with no
@@ -139,7 +145,7 @@ class _Row(NamedTuple):
 
 def _rows(args: argparse.Namespace) -> list[_Row]:
     targets = _targets(args)
-    given = [t.name for t in targets if t.name is not None]
+    given = [t.compile_for for t in targets if t.name is not None]
     chosen = {t.name: (t.arch, t.sm_count) for t in targets if t.name is not None}
     try:
         by_arch = occupancy.kernel_resources_by_architecture(
@@ -217,7 +223,7 @@ def _source_text(file: str, line: int, cache: dict[str, list[str]]) -> str:
 def _lines(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         raise occupancy.OccupancyError("--lines and --baseline do not go together")
-    targets = [t.name for t in _targets(args)]
+    targets = [t.compile_for for t in _targets(args)]
     found = []
     for arch in targets:
         kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
