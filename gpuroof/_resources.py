@@ -56,8 +56,10 @@ def _resources_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--compile-commands", default=None, metavar="JSON",
                    help="compile_commands.json (CMake, Bear): compile FILE with its own command's options "
                         "and, without --arch, for its architectures")
-    p.add_argument("--compiler", choices=occupancy.COMPILERS, default="auto",
-                   help="for CUDA source: nvcc when found (auto), or force nvcc or NVRTC")
+    p.add_argument("--compiler", default="auto", metavar="{auto,nvcc,nvrtc,PATH}",
+                   help="for CUDA source: nvcc when found (auto), or force nvcc or NVRTC; or the path of an "
+                        "nvcc (another toolkit's, e.g. /usr/local/cuda-12.8/bin/nvcc; PTX then uses the ptxas "
+                        "beside it) or of a ptxas (for PTX)")
     p.add_argument("--baseline", default=None, metavar="JSON",
                    help="a regression gate: compare with this earlier `--json` output; exit 1 when a kernel's "
                         "registers, spills, static shared memory or stack rose, or its occupancy fell")
