@@ -96,3 +96,14 @@ def test_what_only_nvcc_compiles_is_one_line(tmp_path, source, where, cause):
     assert message.startswith(f"{where}: NVRTC cannot compile it: {cause}"), message
     assert message.endswith(f"nvcc -cubin -gencode arch=compute_90,code=sm_90 --resource-usage -DN=4 {cu}")
     assert "error" in info.value.log  # NVRTC's own messages stay in .log
+
+
+def test_cli_shows_the_one_line_not_nvrtcs_first_error(tmp_path, capsys):
+    from gpuroof import main
+
+    cu = tmp_path / "k.cu"
+    cu.write_text(FAILURES[0][1])
+    assert main(["resources", str(cu), "--arch", "sm_90", "--compiler", "nvrtc"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gpuroof: error: k.cu:1: NVRTC cannot compile it: <cstdio>") and "catastrophic" not in err
+    assert len(err.splitlines()) == 1 and err.endswith(f"--resource-usage {cu}")
