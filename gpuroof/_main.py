@@ -136,6 +136,8 @@ def one_line(message: object) -> str:
         more = f" (and {message.error_count() - 1} more)" if message.error_count() > 1 else ""
         return f"{message.title}: {where}{shown}: {reason}{more}" if where else f"{message.title}: {reason}{more}"
     log = getattr(message, "log", "")
+    if log and len(str(message).splitlines()) == 1:
+        return str(message)  # already summarised from its log (occupancy's NVRTC and nvcc failures)
     if log:
         head = str(message).splitlines()[0] if str(message) else type(message).__name__
         errors = [line.strip() for line in log.splitlines() if "error" in line.lower()]

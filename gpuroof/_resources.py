@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,8 +57,10 @@ def _resources_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--compile-commands", default=None, metavar="JSON",
                    help="compile_commands.json (CMake, Bear): compile FILE with its own command's options "
                         "and, without --arch, for its architectures")
-    p.add_argument("--compiler", choices=occupancy.COMPILERS, default="auto",
-                   help="for CUDA source: nvcc when found (auto), or force nvcc or NVRTC")
+    p.add_argument("--compiler", default="auto", metavar="{auto,nvcc,nvrtc,PATH}",
+                   help="for CUDA source: nvcc when found (auto), or force nvcc or NVRTC; or the path of an "
+                        "nvcc (another toolkit's, e.g. /usr/local/cuda-12.8/bin/nvcc; PTX then uses the ptxas "
+                        "beside it) or of a ptxas (for PTX)")
     p.add_argument("--baseline", default=None, metavar="JSON",
                    help="a regression gate: compare with this earlier `--json` output; exit 1 when a kernel's "
                         "registers, spills, static shared memory or stack rose, or its occupancy fell")
@@ -101,20 +104,37 @@ def _block_size_parser(b: argparse.ArgumentParser) -> None:
     b.set_defaults(func=_block_size)
 
 
-def _targets(args: argparse.Namespace) -> list[tuple[occupancy.Architecture | None, int | None]]:
-    """(architecture, SM count) of each --arch and --gpu, once per architecture (a GPU's SM count
-    kept); [(None, None)] for the binary's own."""
-    found: dict[str, tuple[occupancy.Architecture, int | None]] = {}
+class _Target(NamedTuple):
+    """One architecture to compile for: its name as compiled (``sm_90a`` keeps its suffix), its
+    rules, and a GPU's SM count."""
+
+    name: str | None
+    arch: occupancy.Architecture | None
+    sm_count: int | None
+
+    @property
+    def compile_for(self) -> str | occupancy.Architecture | None:
+        """What the compiler is given: the spelled name of a suffixed target, else the rules
+        (a custom architecture file compiles for its compute capability)."""
+        return self.name if self.name is not None and self.name != getattr(self.arch, "name", None) else self.arch
+
+
+def _targets(args: argparse.Namespace) -> list[_Target]:
+    """Each --arch and --gpu once per architecture (a GPU's SM count kept); one target with no
+    architecture for the binary's own."""
+    found: dict[str, _Target] = {}
     for spec in args.arch:
         for part in filter(None, (p.strip() for p in spec.split(","))):
             a = architecture(part)
-            found.setdefault(a.name, (a, None))
+            # sm_90a, sm_100f: the architecture-specific targets (setmaxnreg, wgmma) compile as spelled
+            name = part if re.fullmatch(r"sm_\d+[af]", part) else a.name
+            found.setdefault(name, _Target(name, a, None))
     for spec in args.gpu:
         g = gpu(spec)
         a = g.architecture
-        if found.get(a.name, (a, None))[1] is None:
-            found[a.name] = (a, g.sm_count)
-    return list(found.values()) or [(None, None)]
+        if found.get(a.name, _Target(a.name, a, None)).sm_count is None:
+            found[a.name] = _Target(a.name, a, g.sm_count)
+    return list(found.values()) or [_Target(None, None, None)]
 
 
 class _Row(NamedTuple):
@@ -128,8 +148,8 @@ class _Row(NamedTuple):
 
 def _rows(args: argparse.Namespace) -> list[_Row]:
     targets = _targets(args)
-    given = [arch for arch, _ in targets if arch is not None]
-    chosen = {arch.name: (arch, sm_count) for arch, sm_count in targets if arch is not None}
+    given = [t.compile_for for t in targets if t.name is not None]
+    chosen = {t.name: (t.arch, t.sm_count) for t in targets if t.name is not None}
     try:
         with progress_bar(args) as bar:
             by_arch = occupancy.kernel_resources_by_architecture(
@@ -146,7 +166,7 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
             threads = best.block_size if args.threads is None else args.threads
             occ = occupancy.calculate(on, threads_per_block=threads, resources=r) if threads else None
-            rows.append(_Row(on.name, r, best, occ))
+            rows.append(_Row(name if name in chosen else on.name, r, best, occ))
     return rows
 
 
@@ -207,7 +227,7 @@ def _source_text(file: str, line: int, cache: dict[str, list[str]]) -> str:
 def _lines(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         raise occupancy.OccupancyError("--lines and --baseline do not go together")
-    targets = [arch for arch, _ in _targets(args)]
+    targets = [t.compile_for for t in _targets(args)]
     found = []
     for arch in targets:
         kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
@@ -260,6 +280,12 @@ def _resources(args: argparse.Namespace) -> int:
         else:
             print(head + f"{occ.threads_per_block:>7}{occ.active_blocks_per_sm:>7}{occ.occupancy:>7.0%}  "
                   + ", ".join(occ.limiters))
+        if r.warp_group_registers:
+            print(f"{'':<{width}}  setmaxnreg: warp groups run with "
+                  + " and ".join(f"{n} ({'inc' if n > r.registers_per_thread else 'dec'})"
+                                 for n in r.warp_group_registers)
+                  + f" registers per thread; regs ({r.registers_per_thread}) is the launch's count, "
+                  "the one occupancy uses")
     return 0
 
 

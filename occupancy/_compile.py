@@ -7,14 +7,15 @@ stores and loads), and the PTX gives ``.minnctapersm``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
 from ._arch import ArchitectureLike, architecture
 from ._errors import OccupancyError
 
-__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptxas_log", "target_sm"]
+__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptx_setmaxnreg", "ptxas_log",
+           "target_sm"]
 
 INSTALL_HINT = "pip install 'gpuroof[compile]' (cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink)"
 
@@ -81,8 +82,12 @@ def _log(nvrtc: ModuleType, program: object) -> str:
     return buffer.rstrip(b"\0 ").decode("utf-8", "replace")
 
 
-def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.cu") -> Compiled:
+def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.cu",
+                   headers: Mapping[str, str] | None = None) -> Compiled:
     """Compile CUDA C++ to a cubin for ``arch`` with NVRTC.
+
+    ``headers`` maps include names to their text (NVRTC's in-memory headers, found by
+    ``#include`` and ``-include`` before the include path).
 
     Raises
     ------
@@ -106,7 +111,9 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
             + ", ".join(f"sm_{a}" for a in supported)
             + " (NVRTC 12.x, nvidia-cuda-nvrtc-cu12 with cuda-bindings 12.x, still targets sm_50-sm_72)"
         )
-    result, program = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    headers = dict(headers or {})
+    result, program = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), len(headers),
+                                               [t.encode() for t in headers.values()], [n.encode() for n in headers])
     _nvrtc_check(nvrtc, result, "nvrtcCreateProgram")
     try:
         (result,) = nvrtc.nvrtcCompileProgram(program, len(opts), [o.encode() for o in opts])
@@ -219,4 +226,28 @@ def ptx_directives(ptx: str) -> dict[str, dict[str, tuple[int, ...]]]:
         brace = ptx.find("{", close)
         head = ptx[close:brace if brace >= 0 else len(ptx)]
         out[m[1]] = {d[1]: tuple(int(x) for x in re.findall(r"\d+", d[2])) for d in _DIRECTIVE.finditer(head)}
+    return out
+
+
+_FUNCTION_START = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?:entry|func)\b", re.M)
+_SETMAXNREG = re.compile(r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32\s+(\d+)")
+
+
+def ptx_setmaxnreg(ptx: str) -> dict[str, tuple[int, ...]]:
+    """The register counts each ``.entry``'s warp groups switch to with ``setmaxnreg``, in
+    increasing order (entries that use none are left out).
+
+    Examples
+    --------
+    >>> ptx_setmaxnreg(".visible .entry k(\n)\n{\n setmaxnreg.dec.sync.aligned.u32 40;\n"
+    ...                " setmaxnreg.inc.sync.aligned.u32 232;\n ret;\n}")
+    {'k': (40, 232)}
+    """
+    starts = [m.start() for m in _FUNCTION_START.finditer(ptx)] + [len(ptx)]
+    out: dict[str, tuple[int, ...]] = {}
+    for begin, end in zip(starts, starts[1:]):
+        entry = _ENTRY.search(ptx, begin, end)
+        counts = sorted({int(n) for n in _SETMAXNREG.findall(ptx, begin, end)})
+        if entry is not None and counts:
+            out[entry[1]] = tuple(counts)
     return out

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from ._arch import ArchitectureLike, architecture
-from ._compile import CompileError, Compiled, compile_ptx, compile_source, ptx_directives, ptxas_log
+from ._compile import (
+    CompileError,
+    Compiled,
+    compile_ptx,
+    compile_source,
+    ptx_directives,
+    ptx_setmaxnreg,
+    ptxas_log,
+)
 from ._compile_commands import compile_command
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._errors import OccupancyError
@@ -27,7 +35,7 @@ from ._frameworks import (
 from ._lines import KernelLines, line_listing
 from ._names import demangle, match_kernel
 from ._nvcc import find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
-from ._nvrtc_hints import nvrtc_failure, nvrtc_include_options
+from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options
 from ._progress import Progress, no_progress, step as progress_step
 from ._resources import KernelResources
 from ._sass import sass_summaries
@@ -35,8 +43,21 @@ from ._sass import sass_summaries
 __all__ = ["COMPILERS", "all_kernel_resources", "kernel_resources", "kernel_resources_by_architecture",
            "source_lines"]
 
-# compiler= for CUDA C++ source: "auto" is nvcc for a file when one is found, else NVRTC.
+# compiler= for CUDA C++ source: "auto" is nvcc for a file when one is found, else NVRTC; or the
+# path of an nvcc or ptxas executable (another toolkit's).
 COMPILERS = ("auto", "nvcc", "nvrtc")
+
+
+def _tool(compiler: str, name: str) -> str | None:
+    """The ``name`` executable (``nvcc``, ``ptxas``) that ``compiler=PATH`` names: the path itself,
+    or its sibling in the same folder; None for "auto", "nvcc" and "nvrtc"."""
+    if compiler in COMPILERS:
+        return None
+    path = Path(compiler)
+    tool = path if path.name.startswith(name) else path.with_name(name)
+    if not tool.is_file():
+        raise OccupancyError(f"compiler={os.fspath(compiler)!r}: no {name} beside it ({os.fspath(tool)})")
+    return os.fspath(tool)
 
 _FATBIN_BYTES = FATBIN_MAGIC.to_bytes(4, "little")
 
@@ -72,6 +93,7 @@ def _resources(
     sass = sass_summaries(cubin, arch) if kernels else None
     spills = ptxas_log(log) if log else {}
     directives = ptx_directives(ptx) if ptx else {}
+    setmaxnreg = ptx_setmaxnreg(ptx) if ptx else {}
     out: dict[str, KernelResources] = {}
     for fields in kernels:
         name = fields["kernel"]
@@ -96,6 +118,13 @@ def _resources(
                 sources["sass"] = f"{origin} .text.{name}, disassembled by {summary.disassembler}"
             else:
                 sources["sass"] = f"not read: {sass.reason or f'no .text.{name} in the listing'}"
+        if sass is not None and name in sass.functions:
+            if sass.functions[name].setmaxnreg_registers:
+                fields["warp_group_registers"] = sass.functions[name].setmaxnreg_registers
+                sources["warp_group_registers"] = f"{sources['sass']}: USETMAXREG"
+        elif name in setmaxnreg:
+            fields["warp_group_registers"] = setmaxnreg[name]
+            sources["warp_group_registers"] = "PTX setmaxnreg.inc/.dec"
         if extra:
             for key, value in extra.items():
                 if key == "sources":
@@ -169,7 +198,7 @@ def _is_ptx(text: str) -> bool:
 
 
 def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str,
-                  include: Path | None) -> tuple[Compiled, str]:
+                  include: Path | None, ptxas: str | None = None) -> tuple[Compiled, str]:
     """PTX (assembled) or CUDA source text (NVRTC) compiled, and what the cubin was made from."""
     if _is_ptx(text):
         if arch is None:
@@ -177,13 +206,15 @@ def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[st
             arch = m[1] if m else None
         if arch is None:
             raise OccupancyError("PTX without a .target sm_XX: give arch=")
-        compiled = _assemble(text, arch, options, name=name)
+        compiled = _assemble(text, arch, options, name=name, ptxas=ptxas)
         return compiled, f"PTX ({name}) via {compiled.tool.split()[0]}, cubin"
     if arch is None:
         raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
-    opts = [*_nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options()]
+    implicit, header = IMPLICIT_HEADER
+    opts = [*_nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options(),
+            f"-include={implicit}"]
     try:
-        compiled = compile_source(text, arch, opts, name=name)
+        compiled = compile_source(text, arch, opts, name=name, headers={implicit: header})
     except CompileError as exc:
         if include is None:  # a string of source, meant for NVRTC: its whole log helps
             raise
@@ -191,18 +222,20 @@ def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[st
     return compiled, f"CUDA source ({name}) via NVRTC, cubin"
 
 
-def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
-    compiled, what = _compile_text(text, arch, options, name, include)
+def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None,
+          ptxas: str | None = None) -> dict[str, KernelResources]:
+    compiled, what = _compile_text(text, arch, options, name, include, ptxas)
     return _resources(compiled.cubin, what, ptx=text if _is_ptx(text) else compiled.ptx, log=compiled.log,
                       compiler=compiled.tool)
 
 
-def _assemble(ptx: str, arch: ArchitectureLike, options: Sequence[str], name: str) -> Compiled:
-    """PTX assembled as a whole program, as ``ptxas -v`` and the driver's JIT do: by ptxas when
-    one is found, else by nvJitLink (which assembles relocatable code, ``ptxas -c``: a kernel
-    can get more registers than the driver would give it)."""
-    if find_ptxas() is not None:
-        return ptxas_compile(ptx, arch, options, name=name)
+def _assemble(ptx: str, arch: ArchitectureLike, options: Sequence[str], name: str,
+              ptxas: str | None = None) -> Compiled:
+    """PTX assembled as a whole program, as ``ptxas -v`` and the driver's JIT do: by ``ptxas``
+    or the one found, else by nvJitLink (which assembles relocatable code, ``ptxas -c``: a
+    kernel can get more registers than the driver would give it)."""
+    if ptxas is not None or find_ptxas() is not None:
+        return ptxas_compile(ptx, arch, options, name=name, ptxas=ptxas)
     return compile_ptx(ptx, arch, options, name=name)
 
 
@@ -230,7 +263,7 @@ def _nvrtc_options(options: Sequence[str]) -> list[str]:
 def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
                  cwd: str | None) -> dict[str, KernelResources]:
     """A CUDA C++ file compiled by nvcc, as the project builds it; by NVRTC when there is no nvcc."""
-    nvcc = find_nvcc() if compiler != "nvrtc" else None
+    nvcc = _tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
     if nvcc is None:
         if compiler == "nvcc":
             raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
@@ -240,17 +273,18 @@ def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[st
         except ImportError:
             raise ImportError(f"{path.name}: compiling CUDA C++ needs nvcc (the CUDA toolkit, or CUDA_HOME) or "
                               "NVRTC: pip install 'gpuroof[compile]'") from None
-    compiled = _nvcc_file(path, arch, options, cwd)
+    compiled = _nvcc_file(path, arch, options, cwd, nvcc)
     return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
                       log=compiled.log, compiler=compiled.tool)
 
 
-def _nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], cwd: str | None) -> Compiled:
+def _nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], cwd: str | None,
+               nvcc: str | None = None) -> Compiled:
     """A CUDA C++ file compiled by nvcc for `arch`; a failure is one line naming the errors."""
     if arch is None:
         raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
     try:
-        return nvcc_compile(path, arch, options, cwd=cwd)
+        return nvcc_compile(path, arch, options, cwd=cwd, nvcc=nvcc)
     except CompileError as exc:
         errors = list(dict.fromkeys(line.strip() for line in exc.log.splitlines() if "error" in line))
         errors = errors or exc.log.splitlines()[-1:]
@@ -268,7 +302,8 @@ def _is_source_file(path: Path) -> bool:
         head.decode("utf-8", "replace"))
 
 
-def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None) -> dict[str, KernelResources]:
+def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None,
+           ptxas: str | None = None) -> dict[str, KernelResources]:
     if data[:4] == ELF_MAGIC:
         if data[18:20] == (190).to_bytes(2, "little"):  # e_machine EM_CUDA
             out = _resources(data, "cubin")
@@ -283,7 +318,7 @@ def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], n
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise OccupancyError(f"{name}: neither a cubin, a fatbin, PTX nor CUDA source") from None
-    return _text(text, arch, options, name, include)
+    return _text(text, arch, options, name, include, ptxas)
 
 
 def _triton(obj: object, arch: ArchitectureLike | None) -> dict[str, KernelResources]:
@@ -345,9 +380,9 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str],
             out.update(_text(ptx, arch, options, f"numba {signature}", None))
         return out
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        return _bytes(bytes(obj), arch, options, "<bytes>", None)
+        return _bytes(bytes(obj), arch, options, "<bytes>", None, _tool(compiler, "ptxas"))
     if isinstance(obj, str) and ("\n" in obj or len(obj) > 4096 or re.search(r"__global__|\.entry\s|[{};]", obj)):
-        return _text(obj, arch, options, "<source>", None)
+        return _text(obj, arch, options, "<source>", None, _tool(compiler, "ptxas"))
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
         if path.is_dir():
@@ -360,7 +395,7 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str],
             raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
         if _is_source_file(path):
             return _source_file(path, arch, options, compiler, cwd)
-        return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
+        return _bytes(path.read_bytes(), arch, options, path.name, path.parent, _tool(compiler, "ptxas"))
     raise TypeError(
         "kernel_resources takes CUDA source, PTX, a cubin or fatbin (bytes or path), a Triton "
         "compiled kernel or cache folder, a CuPy RawKernel/RawModule or a numba dispatcher, "
@@ -408,8 +443,14 @@ def _with_command(source: object, arch: ArchitectureLike | None, options: Sequen
                   ) -> tuple[tuple[str, ...], str | None, ArchitectureLike | None]:
     """(options, folder, arch) with the compile command's options first, its folder, and its
     architecture when ``arch`` is None; ``compiler`` checked."""
-    if compiler not in COMPILERS:
-        raise OccupancyError(f"compiler={compiler!r} is not one of {', '.join(COMPILERS)}")
+    if not isinstance(compiler, (str, os.PathLike)):
+        raise TypeError(f"compiler must be one of {', '.join(COMPILERS)} or an nvcc/ptxas path, "
+                        f"not {type(compiler).__name__}")
+    compiler = os.fspath(compiler)
+    if compiler not in COMPILERS and not (os.path.isfile(compiler) and os.access(compiler, os.X_OK)
+                                          and Path(compiler).name.startswith(("nvcc", "ptxas"))):
+        raise OccupancyError(f"compiler={compiler!r} is not one of {', '.join(COMPILERS)} nor the path of an "
+                             "nvcc or ptxas executable")
     cwd = None
     if compile_commands is not None:
         if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
@@ -482,8 +523,11 @@ def kernel_resources_by_architecture(
         results = [future.result() for future in futures]
     out: dict[str, dict[str, KernelResources]] = {}
     for arch, found in zip(targets, results):
-        key = architecture(arch).name if arch is not None else next(
-            (r.architecture for r in found.values()), "?")
+        if isinstance(arch, str) and re.fullmatch(r"sm_\d+[af]", arch.strip()):
+            key = arch.strip()  # an architecture-specific target keeps its suffix
+        else:
+            key = architecture(arch).name if arch is not None else next(
+                (r.architecture for r in found.values()), "?")
         out[key] = found
     return out
 
@@ -528,10 +572,12 @@ def kernel_resources(
         ``-O3``, ``--use_fast_math``, ``-maxrregcount=64``, ``-lineinfo``, ``-rdc=true``,
         ``-G``, ``-Xcompiler ...``; NVRTC is given those it takes), nvJitLink's for PTX
         (``-maxrregcount=64``). A source file's own folder is on the include path.
-    compiler : {"auto", "nvcc", "nvrtc"}
+    compiler : {"auto", "nvcc", "nvrtc"} or path
         For a CUDA C++ file: ``"auto"`` uses nvcc when one is found (``$GPUROOF_NVCC``,
-        ``PATH``, ``$CUDA_HOME``, ``$CUDA_PATH``, /usr/local/cuda, NVIDIA's nvcc wheel),
-        else NVRTC.
+        ``PATH``, ``$CUDA_HOME``, ``$CUDA_PATH``, /usr/local/cuda, NVIDIA's nvcc wheel,
+        cuda-pathfinder), else NVRTC. The path of an nvcc (``/usr/local/cuda-12.8/bin/nvcc``)
+        compiles a file with that toolkit, and PTX with the ptxas beside it; the path of a
+        ptxas assembles PTX with it.
     compile_commands : path, optional
         A ``compile_commands.json`` (CMake, Bear): the file is compiled with its own
         command's options, in its folder, for its architecture unless ``arch`` is given.
@@ -602,8 +648,9 @@ def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[st
         path = Path(obj)
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
-        if _is_source_file(path) and compiler != "nvrtc" and find_nvcc() is not None:
-            return _nvcc_file(path, arch, lineinfo, cwd).cubin
+        nvcc = _tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
+        if _is_source_file(path) and nvcc is not None:
+            return _nvcc_file(path, arch, lineinfo, cwd, nvcc).cubin
         data = path.read_bytes()
         if data[:4] == ELF_MAGIC:
             return data
@@ -611,7 +658,7 @@ def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[st
     if not isinstance(obj, str):
         raise TypeError(f"source_lines takes CUDA source, PTX or a cubin (a path or its contents), "
                         f"not {type(obj).__name__}")
-    return _compile_text(obj, arch, lineinfo, name, include)[0].cubin
+    return _compile_text(obj, arch, lineinfo, name, include, _tool(compiler, "ptxas"))[0].cubin
 
 
 def source_lines(

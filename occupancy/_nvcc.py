@@ -30,8 +30,8 @@ __all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_vers
 
 
 def _find(tool: str) -> str | None:
-    """``$GPUROOF_<TOOL>``, ``PATH``, ``$CUDA_HOME``/``$CUDA_PATH``, ``/usr/local/cuda``, then
-    NVIDIA's wheels (``nvidia/cuda_nvcc/bin``, ``nvidia/cu13/bin``)."""
+    """``$GPUROOF_<TOOL>``, ``PATH``, ``$CUDA_HOME``/``$CUDA_PATH``, ``/usr/local/cuda``, NVIDIA's
+    wheels (``nvidia/cuda_nvcc/bin``, ``nvidia/cu13/bin``), then cuda-pathfinder."""
     candidates: list[Path | str | None] = [os.environ.get(f"GPUROOF_{tool.upper()}"), shutil.which(tool)]
     for var in ("CUDA_HOME", "CUDA_PATH"):
         if os.environ.get(var):
@@ -43,7 +43,14 @@ def _find(tool: str) -> str | None:
     for candidate in candidates:
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return os.fspath(candidate)
-    return None
+    try:  # last, since it prefers a wheel's ptxas (CUDA 12.9's, say) to the toolkit of the nvcc above
+        from cuda.pathfinder import find_nvidia_binary_utility
+    except ImportError:
+        return None
+    try:
+        return find_nvidia_binary_utility(tool)
+    except Exception:  # noqa: BLE001 - an older pathfinder that does not know the tool
+        return None
 
 
 @functools.cache
@@ -76,11 +83,12 @@ def nvcc_version(tool: str) -> str:
     return m[1] if m else "?"
 
 
-def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str = "kernel.ptx") -> Compiled:
+def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str = "kernel.ptx",
+                  ptxas: str | None = None) -> Compiled:
     """Assemble PTX for ``arch`` with ``ptxas -v`` as a whole program, as nvcc does.
 
     ``options`` are nvJitLink's spelling (``-maxrregcount=N``, ``-lineinfo``, ``-Xptxas=...``)
-    or ptxas's.
+    or ptxas's. ``ptxas`` is the one to run (another toolkit's); None finds one.
 
     Raises
     ------
@@ -89,7 +97,7 @@ def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str
     FileNotFoundError
         When no ptxas is found.
     """
-    ptxas = find_ptxas()
+    ptxas = ptxas or find_ptxas()
     if ptxas is None:
         raise FileNotFoundError("no ptxas found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
     opts = []
@@ -126,13 +134,14 @@ def nvcc_command(path: str | os.PathLike[str], arch: object, options: Sequence[s
 
 
 def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[str] = (),
-                 cwd: str | os.PathLike[str] | None = None) -> Compiled:
+                 cwd: str | os.PathLike[str] | None = None, nvcc: str | None = None) -> Compiled:
     """Compile the device code of the CUDA C++ file ``path`` for ``arch`` with nvcc.
 
     ``options`` are nvcc's (``-I``, ``-D``, ``-std=c++17``, ``-O3``, ``--use_fast_math``,
     ``-maxrregcount=N``, ``-lineinfo``, ``-rdc=true``, ``-G``, ``-Xcompiler ...``); host code
     and every header the project's build finds compile as they do there. ``cwd`` is the
-    folder nvcc runs in (a compile command's ``directory``).
+    folder nvcc runs in (a compile command's ``directory``); ``nvcc`` the one to run (another
+    toolkit's, e.g. CUDA 12.8's); None finds one.
 
     Raises
     ------
@@ -141,7 +150,7 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
     FileNotFoundError
         When no nvcc is found.
     """
-    nvcc = find_nvcc()
+    nvcc = nvcc or find_nvcc()
     if nvcc is None:
         raise FileNotFoundError("no nvcc found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
     source = Path(cwd or ".", path).resolve()

@@ -74,6 +74,13 @@ class KernelResources(BaseModel):
         description="The MAX_DYNAMIC_SHARED_SIZE_BYTES attribute its launcher sets (Triton raises "
         "it to the opt-in limit when metadata.shared exceeds 48 KiB); None for the default.",
     )
+    warp_group_registers: tuple[int, ...] | None = Field(
+        default=None,
+        description="Registers per thread that the kernel's warp groups switch to with setmaxnreg "
+        "(warp-specialised kernels: .dec below the launch's count for producers, .inc above it for "
+        "consumers), in increasing order; None when the kernel keeps its launch's count. "
+        "registers_per_thread stays the launch's count, the one occupancy uses.",
+    )
     sass: SassSummary | None = Field(
         default=None,
         description="What the kernel's SASS says (instruction counts, loops, global loads in flight), "
@@ -93,6 +100,9 @@ class KernelResources(BaseModel):
             f"{self.static_shared_memory} B static shared memory",
             f"{self.local_memory} B local memory",
         ]
+        if self.warp_group_registers:
+            parts[0] += (" at launch (warp groups switch to "
+                         + "/".join(str(n) for n in self.warp_group_registers) + " with setmaxnreg)")
         if self.block_barriers is not None:
             parts.append(f"{self.block_barriers} barriers")
         if self.max_threads_per_block is not None:

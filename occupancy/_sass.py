@@ -178,6 +178,10 @@ class SassSummary(BaseModel):
     global_load_instruction : str or None
         The opcode of those loads with its width, without cache hints
         (``"LDG.E.128"``; the widest when they differ).
+    setmaxnreg_registers : tuple of int
+        The registers per thread that warp groups switch to (``USETMAXREG``, PTX
+        ``setmaxnreg``: ``DEALLOC``/``.dec`` below the launch's count, ``TRY_ALLOC``/``.inc``
+        above it), in increasing order; empty when the kernel keeps its launch's count.
     """
 
     model_config = _FROZEN
@@ -191,6 +195,7 @@ class SassSummary(BaseModel):
     global_load_bytes: int | None = Field(default=None, gt=0)
     global_load_bytes_in_flight_per_thread: int = Field(default=0, ge=0)
     global_load_instruction: str | None = None
+    setmaxnreg_registers: tuple[int, ...] = ()
 
     @model_validator(mode="after")
     def _check_hot_loop(self) -> SassSummary:
@@ -326,6 +331,11 @@ def _loop_ranges(instrs: Sequence[Instruction], labels: dict[str, int]) -> list[
     return sorted(ends.items())
 
 
+def _setmaxnreg(instrs: Sequence[Instruction]) -> tuple[int, ...]:
+    """The register counts ``USETMAXREG`` sets (its last operand, ``0xe8`` = 232 per thread)."""
+    return tuple(sorted({int(i.operands[-1], 0) for i in instrs if i.base == "USETMAXREG" and i.operands}))
+
+
 def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str) -> SassSummary:
     """The `SassSummary` of one function's instructions (``labels``: label -> offset)."""
     sm = int(re.sub(r"\D", "", architecture) or 0)
@@ -360,6 +370,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         global_load_bytes=_load_bytes(widest) if widest else None,
         global_load_bytes_in_flight_per_thread=_bytes(peak),
         global_load_instruction=_short(widest) if widest else None,
+        setmaxnreg_registers=_setmaxnreg(code),
     )
 
 

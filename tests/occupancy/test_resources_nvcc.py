@@ -22,10 +22,10 @@ NVCC = find_nvcc()
 pytestmark = pytest.mark.skipif(NVCC is None, reason="no nvcc (PATH, CUDA_HOME, CUDA_PATH, nvidia-cuda-nvcc)")
 
 
-def nvcc_printout(path: Path, archs: tuple[str, ...]) -> dict[tuple[str, str], dict[str, int]]:
+def nvcc_printout(path: Path, archs: tuple[str, ...], nvcc: str | None = None) -> dict[tuple[str, str], dict[str, int]]:
     """(kernel, sm_XY) -> registers, barriers, smem, stack frame and spills as nvcc prints them."""
     gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in archs]
-    done = subprocess.run([NVCC, "-c", "--resource-usage", *gencode, str(path), "-o", "/dev/null"],
+    done = subprocess.run([nvcc or NVCC, "-c", "--resource-usage", *gencode, str(path), "-o", "/dev/null"],
                           capture_output=True, text=True, check=True)
     return printout(done.stdout + done.stderr)
 
@@ -51,29 +51,72 @@ def printout(log: str) -> dict[tuple[str, str], dict[str, int]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def oracle() -> dict[tuple[str, str], dict[str, int]]:
-    return nvcc_printout(SOURCE, ARCHS)
+def nvcc12() -> str | None:
+    """A CUDA 12.x nvcc: ``$GPUROOF_NVCC12``, else the newest /usr/local/cuda-12.*/bin/nvcc."""
+    import glob
+    import os
+
+    given = os.environ.get("GPUROOF_NVCC12")
+    if given:
+        return given
+    found = sorted(glob.glob("/usr/local/cuda-12.*/bin/nvcc"), key=lambda p: [int(x) for x in re.findall(r"\d+", p)])
+    return found[-1] if found else None
+
+
+# The CI's toolkit (CUDA 13), and CUDA 12.x where one is installed. NVIDIA's cu12 wheels cannot
+# stand in: nvidia-cuda-nvcc-cu12 (12.0 to 12.9) ships ptxas and libnvvm but no nvcc (no cicc, no
+# cudafe++); tests/occupancy/test_resources_cuda12.py checks CUDA 12.9's ptxas from the wheels.
+TOOLKITS = {"ci-nvcc": NVCC, "cuda12-nvcc": nvcc12()}
+NO_NVCC12 = ("no CUDA 12.x nvcc (GPUROOF_NVCC12, /usr/local/cuda-12.x): the cu12 wheels on PyPI "
+             "(nvidia-cuda-nvcc-cu12 12.0-12.9) hold ptxas and libnvvm, no nvcc")
 
 
 @pytest.fixture(scope="module")
-def found() -> dict[str, dict[str, occupancy.KernelResources]]:
-    """The file compiled once per architecture, in parallel."""
-    return occupancy.kernel_resources_by_architecture(SOURCE, ARCHS)
+def compiled_by():
+    """toolkit -> (the file compiled once per architecture in parallel, nvcc's own printout)."""
+    cache: dict[str, tuple[dict, dict]] = {}
+
+    def get(toolkit: str) -> tuple[dict[str, dict[str, occupancy.KernelResources]], dict]:
+        nvcc = TOOLKITS[toolkit]
+        if nvcc is None:
+            pytest.skip(NO_NVCC12)
+        if toolkit not in cache:
+            listed = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True).stdout.split()
+            archs = tuple(a for a in ARCHS if f"compute_{a[3:]}" in listed)
+            cache[toolkit] = (occupancy.kernel_resources_by_architecture(SOURCE, archs, compiler=nvcc),
+                              nvcc_printout(SOURCE, archs, nvcc))
+        return cache[toolkit]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def oracle(compiled_by) -> dict[tuple[str, str], dict[str, int]]:
+    return compiled_by("ci-nvcc")[1]
+
+
+@pytest.fixture(scope="module")
+def found(compiled_by) -> dict[str, dict[str, occupancy.KernelResources]]:
+    """The file compiled once per architecture, in parallel, by the CI's nvcc."""
+    return compiled_by("ci-nvcc")[0]
 
 
 FIELDS = ("registers_per_thread", "static_shared_memory", "local_memory", "spill_store_bytes",
           "spill_load_bytes", "block_barriers")
 
 
+@pytest.mark.parametrize("toolkit", TOOLKITS)
 @pytest.mark.parametrize("arch", ARCHS)
-def test_every_kernel_equals_nvcc_resource_usage(found, oracle, arch):
+def test_every_kernel_equals_nvcc_resource_usage(compiled_by, toolkit, arch):
+    found, oracle = compiled_by(toolkit)
+    if arch not in found:
+        pytest.skip(f"{TOOLKITS[toolkit]} does not target {arch} (CUDA 12.8 or later does)")
     kernels = found[arch]
     assert sorted(kernels) == sorted(k for k, a in oracle if a == arch)
     for name, r in kernels.items():
         got = {field: getattr(r, field) for field in FIELDS}
         assert got == oracle[name, arch], name
-        assert r.compiler == f"nvcc {nvcc_version(NVCC)}"
+        assert r.compiler == f"nvcc {nvcc_version(TOOLKITS[toolkit])}"
 
 
 def test_the_file_exercises_what_it_claims(found, oracle):
