@@ -23,7 +23,7 @@ def _profile_parser(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--kernel", default=None, metavar="REGEX", help="profile only kernels whose name matches")
     p.add_argument("--launch-count", type=int, default=None, metavar="N", help="profile at most N launches")
-    p.add_argument("-o", "--output", default="gpuroof-profile", metavar="REPORT",
+    add_output(p, "-o", "--output", default="gpuroof-profile", metavar="REPORT",
                    help="report name: writes REPORT.ncu-rep and REPORT.csv (default gpuroof-profile)")
     p.add_argument("--binary", default=None, metavar="APP",
                    help="the program's binary or kernels' source for the SASS (default: the report's source page)")
