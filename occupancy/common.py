@@ -14,6 +14,8 @@ these from here (``occupancy.common``) instead of writing their own:
 * number checks: `integer` and `check_range`, with messages that name the parameter, the
   value and the allowed range;
 * `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error;
+* `Displayed`: the base of the public result models: a short repr and notebook tables from a
+  declared headline (`shown`, `si`, `percent`, `joined` format its items);
 * `CheckedModel`: the base of the value objects checked once at construction
   (`occupancy.Launch`, ``roofline.Kernel``): one normaliser, the package's own errors, and
   copies checked like new instances.
@@ -39,21 +41,29 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 from pydantic import BaseModel, ValidationError, model_validator
 
+from ._display import Displayed, Shown, joined, percent, shown, si
+
 __all__ = [
     "CheckedModel",
+    "Displayed",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "Shown",
     "as_path",
     "atomic_path",
     "check_range",
     "check_writable",
     "dumps_json",
     "integer",
+    "joined",
+    "percent",
     "pydantic_error",
     "read_json",
     "read_text",
     "read_toml",
     "short_repr",
+    "shown",
+    "si",
     "write_atomic",
 ]
 
