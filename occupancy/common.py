@@ -16,6 +16,8 @@ these from here (``occupancy.common``) instead of writing their own:
 * `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error;
 * `Displayed`: the base of the public result models: a short repr and notebook tables from a
   declared headline (`shown`, `si`, `percent`, `joined` format its items);
+* `figure_class`: the Figure class the plot functions draw on (it shows inline in Jupyter),
+  matplotlib imported only when it is called;
 * `CheckedModel`: the base of the value objects checked once at construction
   (`occupancy.Launch`, ``roofline.Kernel``): one normaliser, the package's own errors, and
   copies checked like new instances.
@@ -54,6 +56,7 @@ __all__ = [
     "check_range",
     "check_writable",
     "dumps_json",
+    "figure_class",
     "integer",
     "joined",
     "percent",
@@ -160,6 +163,14 @@ def check_writable(
         reason = exc.strerror or str(exc)
         raise type(exc)(f"{name}={str(target)!r} cannot be written ({reason})") from None
     return target
+
+
+def figure_class() -> type:
+    """The `matplotlib.figure.Figure` subclass every plot function returns: a notebook shows it as
+    its image (``_repr_png_``). Imports matplotlib, so only a plot function calls it."""
+    from ._figure import InlineFigure
+
+    return InlineFigure
 
 
 def dumps_json(data: object) -> str:

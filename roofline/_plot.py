@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from occupancy.common import as_path, atomic_path, integer
+from occupancy.common import as_path, atomic_path, figure_class, integer
 
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
@@ -50,7 +50,7 @@ def _import_pyplot() -> ModuleType:
             # Headless by default: a library must not open windows. Users who want one
             # can pass their own `ax`.
             import matplotlib.pyplot as plt  # noqa: F401
-        from matplotlib.figure import Figure
+        Figure = figure_class()
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_roofline needs matplotlib: pip install matplotlib") from exc
     return Figure
@@ -128,6 +128,8 @@ def plot_roofline(
     Returns
     -------
     matplotlib.figure.Figure
+        A Figure that a Jupyter notebook displays inline as its image (``_repr_png_``); the
+        one given with ``ax`` when ``ax`` is passed.
 
     Raises
     ------
