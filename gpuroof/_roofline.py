@@ -150,7 +150,8 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     output_folder(args.out, "--out")
-    report = roofline.analyze_suite(gpu(args.gpu))
+    device = gpu(args.gpu)
+    report = roofline.analyze_suite(device, roofline.demo_kernels(device))
     paths = roofline.write_suite_report(report, args.out)
     if args.json:
         print_json({"files": {k: str(v) for k, v in paths.items()},
@@ -162,6 +163,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
           f"ridge {g.ridge_point('fp32'):.1f} flop/B)")
     print()
     print(roofline.format_suite_table(report))
+    compiled = roofline.demo_resources()
+    if not all(r.registers_assumed for r in report.rows):
+        print(f"regs: compiled from {compiled.file} by {compiled.compiler} for {g.architecture.name} "
+              "(packaged: roofline/data/demo_resources.toml)")
     print()
     for kind, path in paths.items():
         print(f"wrote {path}  ({kind.replace('_', ' ')})")
@@ -219,8 +224,9 @@ def _memory_spaces_parser(p: argparse.ArgumentParser) -> None:
 
 def _demo_parser(p: argparse.ArgumentParser) -> None:
     """``gpuroof demo``'s options."""
-    p.description = ("Bound, occupancy and predicted time of every kernel of the classic suite on a GPU; writes "
-                     "suite.json/.csv/.md and the roofline plot to --out.")
+    p.description = ("Bound, occupancy and predicted time of every kernel of the classic suite and a register-tiled "
+                     "SGEMM on a GPU, with the registers each kernel compiles to; writes suite.json/.csv/.md and the "
+                     "roofline plot to --out.")
     add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
     p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
     p.add_argument("--json", action="store_true", help="print JSON")

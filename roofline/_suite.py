@@ -205,11 +205,12 @@ def _cells(row: SuiteRow) -> list[str]:
         "-" if row.threads_per_block is None else str(row.threads_per_block),
         registers,
         occupancy,
+        joined(row.occupancy_limiters) if row.occupancy is not None else "-",
     ]
 
 
 _HEADER = ["kernel", "AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "bound",
-           "time >= (us)", "predicted (us)", "limiter", "threads/block", "regs", "occupancy"]
+           "time >= (us)", "predicted (us)", "limiter", "threads/block", "regs", "occupancy", "occupancy limiter"]
 
 
 def format_suite_table(report: SuiteReport) -> str:
