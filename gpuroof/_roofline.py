@@ -158,7 +158,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                **report.model_dump(mode="json", exclude={"chart"})})
         return 0
     g = roofline.gpu(report.gpu)
-    print(f"gpuroof demo: the classic kernel suite on {g.name} "
+    print(f"gpuroof demo: the classic kernel suite and a register-tiled SGEMM on {g.name} "
           f"(FP32 {g.peak_flops('fp32') / 1e12:.1f} TFLOP/s, DRAM {g.memory_bandwidth / 1e9:.0f} GB/s, "
           f"ridge {g.ridge_point('fp32'):.1f} flop/B)")
     print()

@@ -411,7 +411,7 @@ def _bandwidth_panel(ax: Axes, chart: RooflineChart, names: list[str], colors: d
         tick.set_color(_darker(colors[name]))
     ax.yaxis.tick_right()
     ax.xaxis.set_major_formatter(EngFormatter(unit="B/s"))
-    ax.set_xlabel("Bandwidth (vertical lines: memory roofs)")
+    ax.set_xlabel("bandwidth (B/s; vertical lines: memory roofs)")
     ax.set_title("Every kernel's bandwidth", fontsize=10)
     ax.grid(True, axis="x", which="major", linewidth=0.4, alpha=0.5)
 
