@@ -84,8 +84,15 @@ class Displayed(BaseModel):
 
     def headline_items(self) -> list[tuple[str, str]]:
         """The headline as (label, text) pairs, the items with no value left out."""
-        items = ((item.label, item.read(self)) for item in type(self).headline)
-        return [(label, text) for label, text in items if text is not None]
+        items = []
+        for item in type(self).headline:
+            try:
+                text = item.read(self)
+            except (TypeError, ValueError, AttributeError):  # a repr must not raise (model_construct data)
+                text = "?"
+            if text is not None:
+                items.append((item.label, text))
+        return items
 
     def _row_items(self) -> Sequence[Displayed]:
         rows = type(self).table_rows

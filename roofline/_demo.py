@@ -69,6 +69,13 @@ def demo_kernels(gpu: GPU | str = DEFAULT_GPU, *, compiled: bool = True) -> tupl
     compiled : bool
         False: the models as they are (registers per thread unknown).
 
+    Raises
+    ------
+    RooflineError
+        An unknown GPU.
+    TypeError
+        ``compiled`` that is not a bool.
+
     Returns
     -------
     tuple of Kernel
@@ -83,10 +90,12 @@ def demo_kernels(gpu: GPU | str = DEFAULT_GPU, *, compiled: bool = True) -> tupl
     >>> sgemm.name, sgemm.launch.registers_per_thread > 64
     ('matmul_register_tiled', True)
     """
+    if not isinstance(compiled, bool):
+        raise TypeError(f"compiled must be a bool, not {type(compiled).__name__}")
+    arch = lookup_gpu(gpu).architecture.name  # a wrong GPU is refused before the models are built
     kernels = (*models.suite(), models.matmul_register_tiled(MATRIX))
     if not compiled:
         return kernels
-    arch = lookup_gpu(gpu).architecture.name
     table = demo_resources().registers_per_thread
     out = []
     for kernel in kernels:
