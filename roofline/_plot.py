@@ -428,7 +428,8 @@ def _unhide_markers(ax: Axes, marks: list[Line2D]) -> None:
 
     Two kernels at the same point (vector_add and offset_read) would show as one marker;
     the one drawn first grows until a ring of it shows around the later one
-    (`_VISIBLE_RING` pixels). A kernel's own markers (its DRAM and L2 points) may coincide. Positions stay exact; markers that only touch keep their size.
+    (`_VISIBLE_RING` pixels). A kernel's own markers (its DRAM and L2 points) may coincide.
+    Positions stay exact; markers that only touch keep their size.
     """
     discs = _marker_discs(ax, marks)
     scale = ax.figure.dpi / 72.0
@@ -451,9 +452,10 @@ def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]
     Kernels whose anchors fall within a few pixels of each other share one label ("3,4").
     Each label takes the first position, on rings of growing radius around its point, whose
     box (measured, with its white pad) overlaps no label placed before it, no marker and no
-    edge of the axes; a label that had to move away from its point gets a thin leader line.
+    edge of the axes. Next to its point, the marker nearest a label must be its own kernel's
+    (else it reads as the neighbour's); a label that had to move further gets a thin leader
+    line to its point.
     """
-    renderer = None  # matplotlib finds the figure's own (its canvas may have no get_renderer)
     to_pixels = ax.transData.transform
     scale = fig.dpi / 72.0
     groups: list[tuple[list[str], np.ndarray]] = []
@@ -467,7 +469,7 @@ def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]
         else:
             groups.append(([name], where))
     discs = _marker_discs(ax, marks)
-    frame = ax.get_window_extent(renderer)
+    frame = ax.get_window_extent()
     taken: list[tuple[float, float, float, float]] = []
     angles = np.radians([30, -30, 150, -150, 0, 180, 90, -90, 60, -60, 120, -120])
 
@@ -484,10 +486,14 @@ def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]
                 return False
         return True
 
+    def nearest(centre: tuple[float, float]) -> str:
+        """The kernel whose marker's edge is nearest `centre`."""
+        return min(discs, key=lambda d: math.hypot(d[1][0] - centre[0], d[1][1] - centre[1]) - d[2])[0]
+
     for members, at in sorted(groups, key=lambda g: (g[1][0], g[1][1])):
         text = ",".join(str(numbers[m]) for m in sorted(members, key=numbers.get))
         probe = ax.text(0, 0, text, fontsize=7.5, fontweight="bold")  # measured, then drawn where it fits
-        extent = probe.get_window_extent(renderer)
+        extent = probe.get_window_extent()
         probe.remove()
         pad = _LABEL_PAD * 7.5 * scale
         half_w, half_h = extent.width / 2 + pad, extent.height / 2 + pad
@@ -499,7 +505,7 @@ def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]
             for angle in angles:
                 cx, cy = at[0] + radius * math.cos(angle), at[1] + radius * math.sin(angle)
                 box = (cx - half_w, cy - half_h, cx + half_w, cy + half_h)
-                if free(box):
+                if free(box) and (step > 1 or nearest((cx, cy)) in members):
                     placed = (cx, cy, box, step)
                     break
             if placed:

@@ -109,7 +109,8 @@ def test_demo_writes_table_and_plot(capsys, tmp_path):
     # The compiled registers, and what they cost the SGEMM, reach the printed table.
     assert "regs: compiled from validate/kernels/suite.cu by NVRTC" in out
     sgemm = next(line for line in out.splitlines() if line.startswith("matmul_register_tiled"))
-    assert sgemm.split()[-3:] == ["105", "25%", "registers"]
+    registers = roofline.demo_resources().registers_per_thread["matmul_register_tiled"]["sm_90"]
+    assert sgemm.split()[-3:] == [str(registers), "25%", "registers"]
     # Every suite kernel is bounded on the default GPU as analyze() says.
     first = models.suite()[1]
     r = roofline.analyze(roofline.DEFAULT_GPU, first)

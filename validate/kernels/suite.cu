@@ -94,7 +94,7 @@ extern "C" __global__ void matmul_tiled(const float* __restrict__ A, const float
 // One float4 of each tile per thread and float4 stores of C, so m and n must be multiples of
 // 128 and k of 8 (roofline.models.matmul_register_tiled refuses other sizes). The 64
 // accumulators per thread are what limit occupancy: registers, not warps.
-extern "C" __global__ void __launch_bounds__(256) matmul_register_tiled(
+extern "C" __global__ void matmul_register_tiled(
     const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int m, int k, int n) {
   __shared__ float As[8][128];
   __shared__ float Bs[8][128];
