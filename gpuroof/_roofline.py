@@ -153,8 +153,9 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    device = gpu(args.gpu)
     with progress_bar(args) as bar:
-        report = roofline.analyze_suite(gpu(args.gpu), progress=bar)
+        report = roofline.analyze_suite(device, roofline.demo_kernels(device), progress=bar)
         bar(f"writing the tables and the roofline plot to {args.out}")
         paths = roofline.write_suite_report(report, args.out)
     if args.json:
@@ -162,11 +163,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                **report.model_dump(mode="json", exclude={"chart"})})
         return 0
     g = roofline.gpu(report.gpu)
-    print(f"gpuroof demo: the classic kernel suite on {g.name} "
+    print(f"gpuroof demo: the classic kernel suite and a register-tiled SGEMM on {g.name} "
           f"(FP32 {g.peak_flops('fp32') / 1e12:.1f} TFLOP/s, DRAM {g.memory_bandwidth / 1e9:.0f} GB/s, "
           f"ridge {g.ridge_point('fp32'):.1f} flop/B)")
     print()
     print(roofline.format_suite_table(report))
+    compiled = roofline.demo_resources()
+    if not all(r.registers_assumed for r in report.rows):
+        print(f"regs: compiled from {compiled.file} by {compiled.compiler} for {g.architecture.name} "
+              "(packaged: roofline/data/demo_resources.toml)")
     print()
     for kind, path in paths.items():
         print(f"wrote {path}  ({kind.replace('_', ' ')})")
@@ -225,8 +230,9 @@ def _memory_spaces_parser(p: argparse.ArgumentParser) -> None:
 
 def _demo_parser(p: argparse.ArgumentParser) -> None:
     """``gpuroof demo``'s options."""
-    p.description = ("Bound, occupancy and predicted time of every kernel of the classic suite on a GPU; writes "
-                     "suite.json/.csv/.md and the roofline plot to --out.")
+    p.description = ("Bound, occupancy and predicted time of every kernel of the classic suite and a register-tiled "
+                     "SGEMM on a GPU, with the registers each kernel compiles to; writes suite.json/.csv/.md and the "
+                     "roofline plot to --out.")
     add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
     add_output(p, "--out", folder=True, default="demo-output", help="output directory (default demo-output)")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -6,11 +6,12 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from ._arch import Architecture, ArchitectureLike, architecture
 from ._calculator import calculate_many
 from ._checks import check_range, integer
+from ._display import Displayed, percent, shown
 from ._errors import OccupancyError
 from ._launch import Launch, launch_of
 from ._rules import evaluate, launch_numbers
@@ -18,7 +19,7 @@ from ._rules import evaluate, launch_numbers
 __all__ = ["BlockSizeResult", "available_dynamic_shared_memory", "max_potential_block_size"]
 
 
-class BlockSizeResult(BaseModel):
+class BlockSizeResult(Displayed):
     """The block size with the highest occupancy and the grid that fills the GPU."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -28,6 +29,11 @@ class BlockSizeResult(BaseModel):
     active_blocks_per_sm: int
     occupancy: float
     sm_count: int
+
+    headline = (
+        shown("block_size"), shown("min_grid_size"), shown("active_blocks_per_sm", label="blocks_per_sm"),
+        shown("occupancy", percent),
+    )
 
 
 def max_potential_block_size(

@@ -6,10 +6,11 @@ import dataclasses
 
 import numpy as np
 from numpy.typing import ArrayLike
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from ._arch import Architecture, ArchitectureLike, architecture
 from ._checks import LaunchNumbers, checked, gc_mode
+from ._display import Displayed, joined, percent, shown
 from ._driver_config import DriverConfiguration, driver_configuration
 from ._launch import Launch, launch_of
 from ._rules import LIMITERS, UNLIMITED, OccupancyArrays, evaluate, launch_numbers, limiter_names
@@ -17,7 +18,7 @@ from ._rules import LIMITERS, UNLIMITED, OccupancyArrays, evaluate, launch_numbe
 __all__ = ["OccupancyResult", "calculate", "calculate_many"]
 
 
-class OccupancyResult(BaseModel):
+class OccupancyResult(Displayed):
     """Occupancy of one launch on one SM.
 
     Block limits are blocks per SM allowed by each resource on its own; ``None``
@@ -54,6 +55,12 @@ class OccupancyResult(BaseModel):
     shared_memory_config: int
     driver: DriverConfiguration
     reason: str | None = None
+
+    headline = (
+        shown("arch"), shown("threads_per_block"), shown("registers_per_thread"),
+        shown("active_blocks_per_sm", label="blocks_per_sm"), shown("occupancy", percent),
+        shown("limiters", joined, label="limiter"), shown("reason"),
+    )
 
     @property
     def block_limits(self) -> dict[str, int | None]:

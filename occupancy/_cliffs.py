@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._arch import MAX_BARRIERS_PER_BLOCK, Architecture, ArchitectureLike, architecture
 from ._checks import LaunchNumbers, gc_mode
+from ._display import Displayed, Shown, percent, shown
 from ._clusters import _layout_for, _policy, check_size, cluster_dims, cluster_limit, clusters
 from ._errors import OccupancyError
 from ._gpcs import GpcLayout
@@ -28,7 +29,7 @@ class Threshold(BaseModel):
     occupancy: float
 
 
-class ResourceCliffs(BaseModel):
+class ResourceCliffs(Displayed):
     """Occupancy along one resource, the others held fixed.
 
     ``headroom``: how much more of the resource the kernel can use before a block
@@ -51,6 +52,12 @@ class ResourceCliffs(BaseModel):
     gain: int | None
     thresholds: tuple[Threshold, ...]
 
+    headline = (
+        shown("resource"), Shown("value", lambda c: f"{c.value} {c.unit}"),
+        shown("active_blocks_per_sm", label="blocks_per_sm"), shown("occupancy", percent),
+        shown("headroom", lambda n: f"+{n}"), shown("gain", lambda n: f"-{n}"),
+    )
+
 
 class ClusterPoint(BaseModel):
     """Resident clusters and blocks on the whole GPU at one cluster size."""
@@ -63,7 +70,7 @@ class ClusterPoint(BaseModel):
     naive_blocks: int = Field(description="sm_count x blocks per SM, rounded down to whole clusters.")
 
 
-class ClusterCliffs(BaseModel):
+class ClusterCliffs(Displayed):
     """Resident blocks along the cluster size (1 up to the allowed maximum), the launch held.
 
     ``headroom``: how many more blocks per cluster before fewer blocks are resident (None
@@ -81,8 +88,13 @@ class ClusterCliffs(BaseModel):
     headroom: int | None
     gain: int | None
 
+    headline = (
+        Shown("resource", lambda c: "cluster_size"), Shown("value", lambda c: f"{c.value} blocks"),
+        shown("headroom", lambda n: f"+{n}"), shown("gain", lambda n: f"-{n}"),
+    )
 
-class Cliffs(BaseModel):
+
+class Cliffs(Displayed):
     """Cliffs of one launch along registers, shared memory, block size and barriers, and,
     for a GPU, along the cluster size."""
 
@@ -94,6 +106,15 @@ class Cliffs(BaseModel):
     threads_per_block: ResourceCliffs
     barriers: ResourceCliffs
     cluster_size: ClusterCliffs | None = None
+
+    # The headline is the launch as it is; each resource's cliffs are a row (headroom: how
+    # much more before a block per SM is lost; gain: how much less before one more fits).
+    headline = (
+        shown("arch"), shown("registers.active_blocks_per_sm", label="blocks_per_sm"),
+        shown("registers.occupancy", percent, label="occupancy"),
+    )
+    table_rows = staticmethod(lambda c: [r for r in (c.registers, c.shared_memory, c.threads_per_block, c.barriers,
+                                               c.cluster_size) if r is not None])
 
 
 def _sweep(resource: str, unit: str, values: np.ndarray, current: int, out: OccupancyArrays) -> ResourceCliffs:

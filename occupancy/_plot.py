@@ -11,7 +11,7 @@ from ._arch import ArchitectureLike
 from ._cliffs import swept
 from ._errors import OccupancyError
 from ._launch import Launch, launch_of
-from .common import FIGURE_FORMATS, check_figure_path, save_figure
+from .common import FIGURE_FORMATS, check_figure_path, figure_class, save_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -53,6 +53,7 @@ def plot_occupancy(
     Returns
     -------
     matplotlib.figure.Figure
+        A Figure that a Jupyter notebook displays inline as its image (``_repr_png_``).
 
     Raises
     ------
@@ -68,7 +69,7 @@ def plot_occupancy(
 
         if path is not None and not os.environ.get("MPLBACKEND"):
             matplotlib.use("Agg", force=False)
-        from matplotlib.figure import Figure
+        Figure = figure_class()
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_occupancy needs matplotlib: pip install matplotlib") from exc
 

@@ -21,6 +21,10 @@ these from here (``occupancy.common``) instead of writing their own:
 * `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error;
 * progress: `ProgressStep`, `progress_step` and `no_progress`, the one protocol by which long
   library work reports how far it is (a callback that receives ``str`` messages);
+* `Displayed`: the base of the public result models: a short repr and notebook tables from a
+  declared headline (`shown`, `si`, `percent`, `joined` format its items);
+* `figure_class`: the Figure class the plot functions draw on (it shows inline in Jupyter),
+  matplotlib imported only when it is called;
 * `CheckedModel`: the base of the value objects checked once at construction
   (`occupancy.Launch`, ``roofline.Kernel``): one normaliser, the package's own errors, and
   copies checked like new instances.
@@ -47,24 +51,30 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 from pydantic import BaseModel, ValidationError, model_validator
 
+from ._display import Displayed, Shown, joined, percent, shown, si
 from ._progress import Progress, ProgressStep, no_progress, step as progress_step
 
 __all__ = [
     "CheckedModel",
+    "Displayed",
     "FIGURE_FORMATS",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "Progress",
     "ProgressStep",
+    "Shown",
     "as_path",
     "atomic_path",
     "check_figure_path",
     "check_range",
     "check_writable",
     "dumps_json",
+    "figure_class",
     "file_error",
     "integer",
+    "joined",
     "no_progress",
+    "percent",
     "progress_step",
     "pydantic_error",
     "read_json",
@@ -72,6 +82,8 @@ __all__ = [
     "read_toml",
     "save_figure",
     "short_repr",
+    "shown",
+    "si",
     "write_atomic",
 ]
 
@@ -363,6 +375,14 @@ def save_figure(figure: Any, path: str | os.PathLike[str], error: type[Exception
     with atomic_path(target, error, name) as tmp:
         figure.savefig(tmp, format=target.suffix.lower().lstrip("."), **options)
     return target
+
+
+def figure_class() -> type:
+    """The `matplotlib.figure.Figure` subclass every plot function returns: a notebook shows it as
+    its image (``_repr_png_``). Imports matplotlib, so only a plot function calls it."""
+    from ._figure import InlineFigure
+
+    return InlineFigure
 
 
 def dumps_json(data: object) -> str:

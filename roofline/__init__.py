@@ -24,6 +24,7 @@ if _TYPE_CHECKING:
     from ._calibration import Calibration, load_calibration
     from ._chart import BandwidthPoint, CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
     from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
+    from ._demo import DemoResources, demo_kernels, demo_resources
     from ._errors import RooflineError
     from ._export import load_chart, save_chart
     from ._facts import calibration, gpc_layout, gpc_layouts, gpu, gpus, measured_ceilings
@@ -78,6 +79,7 @@ _LOCATIONS = {
         "BandwidthPoint", "CHART_SCHEMA_VERSION", "Ceiling", "ChartPoint", "RooflineChart", "roofline_chart",
     ),
     "_cliffs": ("TimeCliff", "TimeCliffs", "time_cliffs"),
+    "_demo": ("DemoResources", "demo_kernels", "demo_resources"),
     "_errors": ("RooflineError",),
     "_export": ("load_chart", "save_chart"),
     "_facts": ("calibration", "gpc_layout", "gpc_layouts", "gpu", "gpus", "measured_ceilings"),
@@ -134,6 +136,7 @@ __all__ = [
     "ChartPoint",
     "Coords",
     "DEFAULT_GPU",
+    "DemoResources",
     "Derivation",
     "GPU",
     "HostLink",
@@ -174,6 +177,8 @@ __all__ = [
     "calibration",
     "counted_kernel",
     "custom_gpu",
+    "demo_kernels",
+    "demo_resources",
     "divergence",
     "dram_equivalent_bytes",
     "dram_roof",

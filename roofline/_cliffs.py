@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from occupancy import Launch
 from occupancy import cliffs as occupancy_cliffs
+from occupancy.common import Displayed, shown, si
 
 from ._calibration import Calibration
 from ._errors import RooflineError
@@ -24,7 +25,7 @@ __all__ = ["TimeCliff", "TimeCliffs", "time_cliffs"]
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-class TimeCliff(BaseModel):
+class TimeCliff(Displayed):
     """Predicted time of the launch with one resource moved to an occupancy threshold.
 
     Attributes
@@ -54,8 +55,14 @@ class TimeCliff(BaseModel):
     relative_time: float
     limiter: Limiter
 
+    headline = (
+        shown("resource"), shown("value"), shown("active_blocks_per_sm", label="blocks_per_sm"),
+        shown("predicted_seconds", si("s"), label="time"), shown("relative_time", lambda x: f"x{x:.3g}"),
+        shown("limiter"),
+    )
 
-class TimeCliffs(BaseModel):
+
+class TimeCliffs(Displayed):
     """The current prediction and the predicted time at every occupancy cliff."""
 
     model_config = _FROZEN
@@ -64,6 +71,13 @@ class TimeCliffs(BaseModel):
     kernel: str
     current: Prediction
     cliffs: tuple[TimeCliff, ...]
+
+    headline = (
+        shown("kernel"), shown("gpu"), shown("current.seconds", si("s"), label="time"),
+        shown("current.limiter", label="limiter"),
+        shown("current.active_blocks_per_sm", label="blocks_per_sm"),
+    )
+    table_rows = staticmethod(lambda c: c.cliffs)
 
     def worst(self, resource: str) -> TimeCliff | None:
         """The cliff of `resource` with the largest predicted slowdown (None if none)."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from occupancy.common import FIGURE_FORMATS, check_figure_path, integer, save_figure
+from occupancy.common import FIGURE_FORMATS, check_figure_path, figure_class, integer, save_figure
 
 from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # matplotlib is imported only when a plot is drawn
     from matplotlib.artist import Artist
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 #: A matplotlib color: a name or an RGB(A) tuple.
 Color = str | tuple[float, ...]
@@ -37,6 +38,11 @@ MAX_DPI = 1200
 MAX_KNEE_SHARPNESS = 64
 
 _LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
+# Kernel markers, points; a marker that a later one would cover grows until this many pixels
+# of it show around that one.
+_MARKER_SIZE, _VISIBLE_RING = 6.0, 2.5
+# White pad around a kernel number, in font sizes.
+_LABEL_PAD = 0.3
 _TEXT_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.6}
 _MEMORY_COLORS = {"dram": "#1f4e9c", "l2": "#2a9d8f", "l1": "#8a5a9e"}
 # Compute ceilings other than the chart's own precision (red), told apart in the legend.
@@ -51,7 +57,7 @@ def _import_pyplot() -> ModuleType:
             # Headless by default: a library must not open windows. Users who want one
             # can pass their own `ax`.
             import matplotlib.pyplot as plt  # noqa: F401
-        from matplotlib.figure import Figure
+        Figure = figure_class()
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_roofline needs matplotlib: pip install matplotlib") from exc
     return Figure
@@ -135,6 +141,8 @@ def plot_roofline(
     Returns
     -------
     matplotlib.figure.Figure
+        A Figure that a Jupyter notebook displays inline as its image (``_repr_png_``); the
+        one given with ``ax`` when ``ax`` is passed.
 
     Raises
     ------
@@ -290,6 +298,7 @@ def plot_roofline(
     # hollow = measured.
     colors = dict(zip(names, _colormap(len(names))))
     anchors: list[tuple[str, float, float]] = []
+    marks: list[Line2D] = []
     for name in names:
         color = colors[name]
         for origin in ("predicted", "measured"):
@@ -305,10 +314,12 @@ def plot_roofline(
                               linestyle=":" if origin == "measured" else "-", zorder=3)
             line.set_gid(f"kernel:{name}:{origin}")
             for p in pts:
-                ax.plot([p.arithmetic_intensity], [p.flops_per_second],
-                        marker=_LEVEL_MARKERS[p.level], markersize=6, linestyle="none",
-                        markerfacecolor="none" if origin == "measured" else color,
-                        markeredgecolor=color, zorder=4)
+                (mark,) = ax.plot([p.arithmetic_intensity], [p.flops_per_second],
+                                  marker=_LEVEL_MARKERS[p.level], markersize=_MARKER_SIZE, linestyle="none",
+                                  markerfacecolor="none" if origin == "measured" else color,
+                                  markeredgecolor=color, zorder=4)
+                mark.set_gid(f"marker:{name}:{p.level}:{origin}")
+                marks.append(mark)
             if origin == "measured" or not any(p.origin == "measured" for p in chart.points if p.kernel == name):
                 anchor = next((p for p in pts if p.level == "dram"), pts[0])
                 anchors.append((name, anchor.arithmetic_intensity, anchor.flops_per_second))
@@ -324,8 +335,8 @@ def plot_roofline(
         legend.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="none", linestyle=":",
                              linewidth=0.9, label="measured (hollow, dotted)"))
 
-    ax.set_xlabel("Arithmetic intensity (flop/byte)")
-    ax.set_ylabel("Performance")
+    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+    ax.set_ylabel("performance (FLOP/s)")
     ax.yaxis.set_major_formatter(EngFormatter(unit="FLOP/s"))
     ax.set_title(chart.title or f"Roofline: {chart.gpu}", fontsize=11)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
@@ -341,7 +352,9 @@ def plot_roofline(
         _bandwidth_panel(side, chart, names, colors)
     if inst_ax is not None and instructions is not None:
         _instruction_panel(inst_ax, instructions, {name: i + 1 for i, name in enumerate(names)}, colors)
-    _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors)
+    fig.draw_without_rendering()  # the layout fixes where each point lands in pixels
+    _unhide_markers(ax, marks)
+    _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors, marks)
 
     if path is not None:
         save_figure(fig, path, RooflineError, dpi=dpi)
@@ -460,20 +473,51 @@ def _bandwidth_panel(ax: Axes, chart: RooflineChart, names: list[str], colors: d
         tick.set_color(_darker(colors[name]))
     ax.yaxis.tick_right()
     ax.xaxis.set_major_formatter(EngFormatter(unit="B/s"))
-    ax.set_xlabel("Bandwidth (vertical lines: memory roofs)")
+    ax.set_xlabel("bandwidth (B/s; vertical lines: memory roofs)")
     ax.set_title("Every kernel's bandwidth", fontsize=10)
     ax.grid(True, axis="x", which="major", linewidth=0.4, alpha=0.5)
 
 
-def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]], numbers: dict[str, int],
-                   colors: dict[str, Color]) -> None:
-    """Number each kernel's anchor point without two labels overlapping.
+def _marker_discs(ax: Axes, marks: list[Line2D]) -> list[tuple[str, np.ndarray, float]]:
+    """Each kernel marker as (kernel, centre in pixels, radius in pixels), in drawing order."""
+    scale = ax.figure.dpi / 72.0
+    return [(mark.get_gid().split(":")[1], np.asarray(ax.transData.transform((mark.get_xdata()[0], mark.get_ydata()[0]))),
+             mark.get_markersize() * scale / 2) for mark in marks]
 
-    Kernels whose anchors fall within a few pixels of each other share one label
-    ("3,4"); each label then takes the first of a ring of positions around its point that
-    overlaps no label placed before it and no kernel point.
+
+def _unhide_markers(ax: Axes, marks: list[Line2D]) -> None:
+    """Grow each marker that a later-drawn one would (nearly) cover, so every point stays in sight.
+
+    Two kernels at the same point (vector_add and offset_read) would show as one marker;
+    the one drawn first grows until a ring of it shows around the later one
+    (`_VISIBLE_RING` pixels). A kernel's own markers (its DRAM and L2 points) may coincide.
+    Positions stay exact; markers that only touch keep their size.
     """
-    fig.draw_without_rendering()
+    discs = _marker_discs(ax, marks)
+    scale = ax.figure.dpi / 72.0
+    radii = [r for _, _, r in discs]
+    for j in range(len(marks) - 2, -1, -1):  # the later markers first: their sizes are final
+        owner, centre = discs[j][0], discs[j][1]
+        for k in range(j + 1, len(marks)):
+            if discs[k][0] == owner:  # a kernel's own levels at one point: the same colour either way
+                continue
+            d = float(np.hypot(*(discs[k][1] - centre)))
+            if d + radii[j] < radii[k] + _VISIBLE_RING:
+                radii[j] = d + radii[k] + _VISIBLE_RING
+        marks[j].set_markersize(2 * radii[j] / scale)
+
+
+def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]], numbers: dict[str, int],
+                   colors: dict[str, Color], marks: list[Line2D]) -> None:
+    """Number each kernel's anchor point: no label on another label or on any kernel's marker.
+
+    Kernels whose anchors fall within a few pixels of each other share one label ("3,4").
+    Each label takes the first position, on rings of growing radius around its point, whose
+    box (measured, with its white pad) overlaps no label placed before it, no marker and no
+    edge of the axes. Next to its point, the marker nearest a label must be its own kernel's
+    (else it reads as the neighbour's); a label that had to move further gets a thin leader
+    line to its point.
+    """
     to_pixels = ax.transData.transform
     scale = fig.dpi / 72.0
     groups: list[tuple[list[str], np.ndarray]] = []
@@ -486,39 +530,62 @@ def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]
                 break
         else:
             groups.append(([name], where))
+    discs = _marker_discs(ax, marks)
+    frame = ax.get_window_extent()
     taken: list[tuple[float, float, float, float]] = []
-    points = [np.asarray(to_pixels((x, y))) for _, x, y in anchors]
-    rings = [(5, 4), (5, -11), (-6, 4), (-6, -11), (9, -3), (-10, -3), (0, 9), (0, -15)]
+    angles = np.radians([30, -30, 150, -150, 0, 180, 90, -90, 60, -60, 120, -120])
 
-    def overlaps(box: tuple[float, float, float, float]) -> bool:
+    def free(box: tuple[float, float, float, float]) -> bool:
         x0, y0, x1, y1 = box
+        if x0 < frame.x0 or x1 > frame.x1 or y0 < frame.y0 or y1 > frame.y1:
+            return False
         if any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in taken):
-            return True
-        return any(x0 - 3 < p[0] < x1 + 3 and y0 - 3 < p[1] < y1 + 3 for p in points)
+            return False
+        for _, centre, radius in discs:  # the nearest point of the box to the disc's centre
+            dx = max(x0 - centre[0], 0.0, centre[0] - x1)
+            dy = max(y0 - centre[1], 0.0, centre[1] - y1)
+            if dx * dx + dy * dy < (radius + 1.5) ** 2:
+                return False
+        return True
+
+    def nearest(centre: tuple[float, float]) -> str:
+        """The kernel whose marker's edge is nearest `centre`."""
+        return min(discs, key=lambda d: math.hypot(d[1][0] - centre[0], d[1][1] - centre[1]) - d[2])[0]
 
     for members, at in sorted(groups, key=lambda g: (g[1][0], g[1][1])):
         text = ",".join(str(numbers[m]) for m in sorted(members, key=numbers.get))
-        width, height = 5.0 * len(text) * scale, 8.0 * scale
+        probe = ax.text(0, 0, text, fontsize=7.5, fontweight="bold")  # measured, then drawn where it fits
+        extent = probe.get_window_extent()
+        probe.remove()
+        pad = _LABEL_PAD * 7.5 * scale
+        half_w, half_h = extent.width / 2 + pad, extent.height / 2 + pad
+        own = max((r for name, c, r in discs if name in members and np.hypot(*(c - at)) < 1), default=0.0)
+        first = own + max(half_w, half_h) + 1.5
         placed = None
-        for radius in (1.0, 1.8, 2.6, 3.4):
-            for dx, dy in rings:
-                ox, oy = dx * radius * scale, dy * radius * scale
-                x0 = at[0] + ox - (width if dx < 0 else 0)
-                box = (x0, at[1] + oy, x0 + width, at[1] + oy + height)
-                if not overlaps(box):
-                    placed = (dx * radius - (width / scale if dx < 0 else 0), dy * radius, box)
+        for step in range(12):
+            radius = first + step * 4 * scale
+            for angle in angles:
+                cx, cy = at[0] + radius * math.cos(angle), at[1] + radius * math.sin(angle)
+                box = (cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+                if free(box) and (step > 1 or nearest((cx, cy)) in members):
+                    placed = (cx, cy, box, step)
                     break
             if placed:
                 break
-        if placed is None:  # crowded: the first ring position, on top
-            dx, dy = rings[0]
-            placed = (dx, dy, (at[0] + dx * scale, at[1] + dy * scale, at[0] + dx * scale + width,
-                               at[1] + dy * scale + height))
-        taken.append(placed[2])
-        x, y = ax.transData.inverted().transform(at)
-        label = ax.annotate(text, (x, y), xytext=(placed[0], placed[1]), textcoords="offset points", fontsize=7.5,
-                            color=_darker(colors[members[0]]), fontweight="bold", zorder=6,
-                            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.3})
+        if placed is None:  # nowhere free: beside the point, on top
+            cx, cy = at[0] + first, at[1]
+            placed = (cx, cy, (cx - half_w, cy - half_h, cx + half_w, cy + half_h), 0)
+        cx, cy, box, step = placed
+        taken.append(box)
+        color = _darker(colors[members[0]])
+        # Far from its point, a leader line says whose label it is.
+        leader = {"arrowstyle": "-", "color": color, "lw": 0.6, "shrinkA": 0, "shrinkB": own / scale + 1} \
+            if step > 1 else None
+        label = ax.annotate(text, tuple(ax.transData.inverted().transform(at)),
+                            xytext=((cx - at[0]) / scale, (cy - at[1]) / scale), textcoords="offset points",
+                            ha="center", va="center", fontsize=7.5, color=color, fontweight="bold", zorder=6,
+                            arrowprops=leader,
+                            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": _LABEL_PAD})
         label.set_gid(f"number:{text}")
 
 

@@ -20,7 +20,9 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from occupancy.common import Displayed, Shown, percent, shown, si
 
 from ._errors import RooflineError
 from ._facts import gpu as lookup_gpu
@@ -122,7 +124,7 @@ def _ratio(flops: float, nbytes: float) -> float:
     return flops / nbytes
 
 
-class RooflineResult(BaseModel):
+class RooflineResult(Displayed):
     """The roofline verdict on one kernel on one GPU.
 
     ``bound`` is "compute" or "memory"; ``bound_level`` is the memory level that binds
@@ -147,6 +149,15 @@ class RooflineResult(BaseModel):
     time_lower_bound_seconds: float
     fraction_of_peak: float
     ridge_point: float
+
+    headline = (
+        shown("name", label="kernel"), shown("gpu"),
+        Shown("bound", lambda r: r.bound if r.bound_level is None else f"{r.bound} ({r.bound_level})"),
+        shown("attainable_flops_per_second", si("FLOP/s"), label="attainable"),
+        shown("time_lower_bound_seconds", si("s"), label="time_lower_bound"),
+        shown("arithmetic_intensity", lambda x: f"{x:.3g} FLOP/byte"),
+        shown("fraction_of_peak", percent),
+    )
 
 
 def compute_roof(device: GPU, kernel: Kernel, precision: str | None = None) -> tuple[str, float]:

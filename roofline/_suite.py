@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
-from occupancy.common import (Progress, check_writable, dumps_json, no_progress, progress_step,
-                               save_figure, write_atomic)
+from occupancy.common import (Displayed, Progress, Shown, check_writable, dumps_json, joined, no_progress, percent,
+                               progress_step, save_figure, shown, si, write_atomic)
 
 from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
@@ -46,7 +46,7 @@ ASSUMED_REGISTERS_PER_THREAD = DEFAULT_REGISTERS_PER_THREAD
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-class SuiteRow(BaseModel):
+class SuiteRow(Displayed):
     """One kernel's line in the suite table (SI units)."""
 
     model_config = _FROZEN
@@ -75,8 +75,17 @@ class SuiteRow(BaseModel):
     predicted_seconds: float | None = None
     predicted_limiter: str | None = None
 
+    headline = (
+        shown("label", label="kernel"),
+        Shown("bound", lambda r: r.bound if r.bound_level is None else f"{r.bound} ({r.bound_level})"),
+        shown("attainable_flops_per_second", si("FLOP/s"), label="attainable"),
+        shown("predicted_seconds", si("s"), label="predicted"), shown("predicted_limiter", label="limiter"),
+        shown("registers_per_thread", label="registers"), shown("occupancy", percent),
+        shown("occupancy_limiters", joined, label="occupancy_limiter"),
+    )
 
-class SuiteReport(BaseModel):
+
+class SuiteReport(Displayed):
     """The suite analyzed on one GPU: the table rows and the roofline chart."""
 
     model_config = _FROZEN
@@ -84,6 +93,9 @@ class SuiteReport(BaseModel):
     gpu: str
     rows: tuple[SuiteRow, ...]
     chart: RooflineChart
+
+    headline = (shown("gpu"), Shown("kernels", lambda r: str(len(r.rows))))
+    table_rows = staticmethod(lambda r: r.rows)
 
 
 def _occupancy(device: GPU, launch: Launch | None) -> tuple[int | None, bool, float | None, tuple[str, ...]]:
@@ -210,11 +222,12 @@ def _cells(row: SuiteRow) -> list[str]:
         "-" if row.threads_per_block is None else str(row.threads_per_block),
         registers,
         occupancy,
+        joined(row.occupancy_limiters) if row.occupancy is not None else "-",
     ]
 
 
 _HEADER = ["kernel", "AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "bound",
-           "time >= (us)", "predicted (us)", "limiter", "threads/block", "regs", "occupancy"]
+           "time >= (us)", "predicted (us)", "limiter", "threads/block", "regs", "occupancy", "occupancy limiter"]
 
 
 def format_suite_table(report: SuiteReport) -> str:

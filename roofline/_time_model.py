@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from occupancy import Architecture, Launch
 from occupancy import architecture as occupancy_architecture
 from occupancy import calculate as occupancy_calculate
-from occupancy.common import integer
+from occupancy.common import Displayed, integer, shown, si
 
 from ._calibration import Calibration
 from ._errors import RooflineError
@@ -63,7 +63,7 @@ TERMS: tuple[Callable[[Setting], Term], ...] = (
 )
 
 
-class Prediction(BaseModel):
+class Prediction(Displayed):
     """Predicted time of one launch of a kernel, with its limiter and the model's inputs.
 
     Attributes
@@ -123,6 +123,12 @@ class Prediction(BaseModel):
     assumptions: tuple[str, ...] = ()
     binding: str = ""
     terms: tuple[Term, ...] = ()
+
+    headline = (
+        shown("seconds", si("s"), label="time"), shown("limiter"),
+        shown("active_blocks_per_sm", label="blocks_per_sm"), shown("waves", lambda w: f"{w:.3g}"),
+        shown("roofline_seconds", si("s"), label="roofline_time"),
+    )
 
 
 def launch_of(kernel: Kernel, launch: Launch | None, function: str) -> Launch:

@@ -32,6 +32,7 @@ import numpy as np
 import occupancy
 import roofline
 from occupancy import CompileError, KernelResources
+from occupancy.common import Displayed, Shown, percent, shown, si
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._clocks import ClockSample, open_clock_monitor
@@ -83,7 +84,7 @@ class ClockReading(BaseModel):
     source: str = "NVML"
 
 
-class Measurement(BaseModel):
+class Measurement(Displayed):
     """One kernel launch timed on a GPU, with its check, counts and prediction (SI units).
 
     ``seconds`` is the median time of one launch. ``prediction_error`` is
@@ -117,6 +118,13 @@ class Measurement(BaseModel):
     roofline_seconds: float | None = None
     prediction_error: float | None = None
     notes: tuple[str, ...] = ()
+
+    headline = (
+        shown("kernel"), shown("device"), shown("seconds", si("s"), label="time"),
+        shown("predicted_seconds", si("s"), label="predicted"), shown("predicted_limiter", label="limiter"),
+        shown("prediction_error", lambda e: f"{e:+.1%}", label="error"), shown("occupancy", percent),
+        Shown("check", lambda m: None if m.check is None else ("ok" if m.check.ok else "FAILED")),
+    )
 
     @property
     def ok(self) -> bool:

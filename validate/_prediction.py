@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import occupancy
+from occupancy.common import Displayed, Shown, percent, shown, si
 import roofline
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError, models
@@ -100,7 +101,7 @@ class CliffCheck(BaseModel):
     predicted_seconds_after: float
 
 
-class PredictionCheck(BaseModel):
+class PredictionCheck(Displayed):
     """Everything the prediction check measured, ready for a report."""
 
     model_config = _FROZEN
@@ -118,6 +119,12 @@ class PredictionCheck(BaseModel):
     tolerance: float = TOLERANCE
     fit: CalibrationFit | None = Field(
         default=None, description="How the calibration was fitted, with its error on the fitted and held-out points.")
+
+    headline = (
+        shown("gpu"), Shown("within_tolerance", lambda c: f"{c.within_tolerance} of {c.points} (±{c.tolerance:.0%})"),
+        shown("median_abs_error", percent, label="median_error"), shown("max_abs_error", percent, label="max_error"),
+        shown("pointer_chase_latency_seconds", si("s"), label="dram_latency"),
+    )
 
 
 def sweep_configurations(quick: bool = False) -> list[tuple[int, int, int | None]]:

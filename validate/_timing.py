@@ -27,7 +27,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from occupancy.common import Displayed, percent, shown, si
 from roofline import RooflineError
 
 from ._checks import as_float, check_callables, check_count, check_positive
@@ -61,7 +63,7 @@ class Timer(Protocol):
     def __call__(self, function: Callable[[], object]) -> float: ...
 
 
-class TimingResult(BaseModel):
+class TimingResult(Displayed):
     """Statistics of repeated timings of one piece of device work (seconds).
 
     ``spread`` is the interquartile range over the median: 0.02 means the middle half
@@ -80,6 +82,11 @@ class TimingResult(BaseModel):
     repetitions: int = Field(gt=0)
     warmup: int = Field(ge=0)
     l2_flushed: bool = False
+
+    headline = (
+        shown("median_seconds", si("s"), label="median"), shown("min_seconds", si("s"), label="min"),
+        shown("spread", percent), shown("repetitions"), shown("l2_flushed"),
+    )
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:

@@ -24,7 +24,7 @@ from ._elementwise import (
     triad,
     vector_add,
 )
-from ._matmul import matmul_naive, matmul_tiled
+from ._matmul import matmul_naive, matmul_register_tiled, matmul_tiled
 from ._reduction import REDUCTION_VARIANTS, ReductionSteps, reduction, reduction_steps
 from ._registry import get, names, suite
 from ._stencil import blur
@@ -43,6 +43,7 @@ __all__ = [
     "describe",
     "get",
     "matmul_naive",
+    "matmul_register_tiled",
     "matmul_tiled",
     "names",
     "offset_read",

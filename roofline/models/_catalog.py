@@ -24,6 +24,7 @@ _EXAMPLES: dict[str, dict[str, object]] = {
     "blur": {"width": 1024, "height": 1024},
     "copy": {"n": 1 << 20},
     "matmul_naive": {"m": 1024},
+    "matmul_register_tiled": {"m": 1024},
     "matmul_tiled": {"m": 1024},
     "offset_read": {"n": 1 << 20, "offset": 11},
     "offset_write": {"n": 1 << 20, "offset": 11},

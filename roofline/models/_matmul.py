@@ -1,4 +1,5 @@
-"""Matrix multiplication C = A B (row-major float32), naive and shared-memory tiled (PMPP ch.3, 5)."""
+"""Matrix multiplication C = A B (row-major float32): naive and shared-memory tiled (PMPP ch.3, 5), and
+register tiled (each thread a block of outputs, as cuBLAS-style kernels do)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 
 from occupancy import Launch
 
+from .._errors import RooflineError
 from .._kernel import Kernel
 from .._traffic import Access, Coords, traffic
 from ._common import (
@@ -19,7 +21,7 @@ from ._common import (
 )
 from ._traffic import SharedAccess, shared_traffic
 
-__all__ = ["matmul_naive", "matmul_tiled"]
+__all__ = ["matmul_naive", "matmul_register_tiled", "matmul_tiled"]
 
 
 def _sizes(m: int, k: int | None, n: int | None) -> tuple[int, int, int]:
@@ -192,4 +194,115 @@ def matmul_tiled(
         shared_bytes=runs * block_bytes,
         bank_conflict_ways=ways,
         launch=Launch(grid=grid, block=(t, t), static_shared_memory=2 * t * t * FLOAT_BYTES),
+    )
+
+
+# The register-tiled kernel's fixed shape (validate/kernels/suite.cu): a 128 x 128 tile of C per
+# block of 16 x 16 threads, 8 x 8 outputs per thread, k in steps of 8.
+_RT_TILE, _RT_STEP, _RT_THREAD = 128, 8, 8
+_RT_BLOCK = (_RT_TILE // _RT_THREAD, _RT_TILE // _RT_THREAD)
+
+
+def matmul_register_tiled(m: int, k: int | None = None, n: int | None = None) -> Kernel:
+    """Register-tiled SGEMM: each thread computes an 8 x 8 block of C in registers.
+
+    A is m x k, B is k x n, C is m x n, row-major float32. A block of 16 x 16 threads
+    computes a 128 x 128 tile of C, stepping through k 8 at a time: each thread loads one
+    float4 of A's 128 x 8 tile (stored transposed in shared memory) and one of B's 8 x 128
+    tile, then each of the 8 steps reads 8 values of each tile from shared memory into
+    registers and does 64 FMAs on them; C is written as float4 rows::
+
+        __shared__ float As[8][128], Bs[8][128];   // A's tile transposed, B's tile
+        float acc[8][8] = {};
+        for (int k0 = 0; k0 < k; k0 += 8) {
+            /* one float4 of A -> As (4 scalar stores), one float4 of B -> Bs */  __syncthreads();
+            for (kk < 8) { a[i] = As[kk][ty*8 + i]; b[j] = Bs[kk][tx*8 + j]; acc[i][j] += a[i] * b[j]; }
+            __syncthreads();
+        }
+        /* 16 float4 stores of acc to C */
+
+    Launch: ``grid = (n / 128, m / 128)``, ``block = (16, 16)``, static shared memory
+    8 KiB. flops = ``2 m n k``; each block reads a 128-row panel of A and a 128-column
+    panel of B, so loads are ``4 k (m n / 128 + m n / 128)`` bytes: 32 flop per loaded
+    byte, 8 times the 16 x 16 tiled kernel. The 64 accumulators need about 100 registers
+    per thread, so registers, not warps, cap the resident blocks (``occupancy.calculate``).
+
+    Parameters
+    ----------
+    m : int
+        Rows of A and C, a multiple of 128.
+    k : int, optional
+        Columns of A, rows of B (default m), a multiple of 8.
+    n : int, optional
+        Columns of B and C (default m), a multiple of 128.
+
+    Returns
+    -------
+    roofline.Kernel
+
+    Examples
+    --------
+    >>> from roofline import models
+    >>> r = models.matmul_register_tiled(4096)
+    >>> round(r.flops / r.requested_bytes), r.launch.block
+    (32, (16, 16, 1))
+    """
+    m, k, n = _sizes(m, k, n)
+    for name, value, multiple in (("m", m, _RT_TILE), ("k", k, _RT_STEP), ("n", n, _RT_TILE)):
+        if value % multiple:
+            raise RooflineError(f"matmul_register_tiled: {name}={value} must be a multiple of {multiple} "
+                                "(the kernel loads and stores whole float4 tiles)")
+    steps, vec = k // _RT_STEP, 4  # float4: 4 floats per access
+
+    def tid(c: Coords) -> np.ndarray:
+        return c.thread_y * _RT_BLOCK[0] + c.thread_x
+
+    def c_row(i: int, half: int) -> Access:
+        def index(c: Coords) -> np.ndarray:
+            row = c.block_y * _RT_TILE + c.thread_y * _RT_THREAD + i
+            return row * (n // vec) + c.block_x * (_RT_TILE // vec) + c.thread_x * 2 + half
+        return Access(array="C", index=index, kind="store", element_bytes=vec * FLOAT_BYTES)
+
+    accesses = [
+        # A[(row0 + tid / 2) * k + k0 + (tid % 2) * 4] as a float4
+        Access(array="A", index=lambda c: (c.block_y * _RT_TILE + tid(c) // 2) * (k // vec) + c.loop * 2 + tid(c) % 2,
+               loop=steps, element_bytes=vec * FLOAT_BYTES),
+        # B[(k0 + tid / 32) * n + col0 + (tid % 32) * 4] as a float4
+        Access(array="B", index=lambda c: (c.loop * _RT_STEP + tid(c) // 32) * (n // vec)
+               + c.block_x * (_RT_TILE // vec) + tid(c) % 32, loop=steps, element_bytes=vec * FLOAT_BYTES),
+    ] + [c_row(i, half) for i in range(_RT_THREAD) for half in (0, 1)]
+    grid = (n // _RT_TILE, m // _RT_TILE)
+    check_grid(grid, (f"n={n}", f"m={m}"))
+    counts = traffic(grid, _RT_BLOCK, accesses)
+
+    b_base = _RT_STEP * _RT_TILE * FLOAT_BYTES
+    width = _RT_BLOCK[0]
+
+    def a_store(q: int):
+        return lambda tx, ty: ((((ty * width + tx) % 2) * 4 + q) * _RT_TILE + (ty * width + tx) // 2) * FLOAT_BYTES
+
+    shared = [SharedAccess(a_store(q)) for q in range(4)]
+    shared.append(SharedAccess(lambda tx, ty: b_base + (((ty * width + tx) // 32) * _RT_TILE
+                                                        + ((ty * width + tx) % 32) * 4) * FLOAT_BYTES,
+                               access_bytes=vec * FLOAT_BYTES))
+    for kk in range(_RT_STEP):
+        for i in range(_RT_THREAD):
+            shared += [
+                SharedAccess(lambda tx, ty, kk=kk, i=i: (kk * _RT_TILE + ty * _RT_THREAD + i) * FLOAT_BYTES + 0 * tx),
+                SharedAccess(lambda tx, ty, kk=kk, i=i: b_base + (kk * _RT_TILE + tx * _RT_THREAD + i) * FLOAT_BYTES
+                             + 0 * ty),
+            ]
+    block_bytes, block_wavefronts, ways = shared_traffic(_RT_BLOCK, shared)
+    runs = grid[0] * grid[1] * steps
+    return counts.kernel(
+        name="matmul_register_tiled",
+        parameters={"m": m, "k": k, "n": n},
+        formula="C = A B, 128 x 128 tiles per block, 8 x 8 outputs per thread in registers",
+        precision="fp32",
+        element_bytes=FLOAT_BYTES,
+        flops=2 * m * n * k,
+        l1_bytes=counts.l1_global_bytes + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
+        shared_bytes=runs * block_bytes,
+        bank_conflict_ways=ways,
+        launch=Launch(grid=grid, block=_RT_BLOCK, static_shared_memory=2 * _RT_STEP * _RT_TILE * FLOAT_BYTES),
     )

@@ -20,7 +20,7 @@ from ._elementwise import (
     triad,
     vector_add,
 )
-from ._matmul import matmul_naive, matmul_tiled
+from ._matmul import matmul_naive, matmul_register_tiled, matmul_tiled
 from ._reduction import reduction
 from ._stencil import blur
 from ._transpose import transpose
@@ -34,6 +34,7 @@ _MODELS: dict[str, Callable[..., Kernel]] = {
         blur,
         copy,
         matmul_naive,
+        matmul_register_tiled,
         matmul_tiled,
         offset_read,
         offset_write,

@@ -104,8 +104,13 @@ def test_demo_writes_table_and_plot(capsys, tmp_path):
     for name in ("suite.json", "suite.csv", "suite.md", "roofline.png", "roofline.json"):
         assert (tmp_path / name).stat().st_size > 0
     table = json.loads((tmp_path / "suite.json").read_text())
-    assert len(table["rows"]) == len(models.suite())
+    assert [r["kernel"] for r in table["rows"]] == [k.name for k in roofline.demo_kernels()]
     assert all(0 < r["occupancy"] <= 1 for r in table["rows"])
+    # The compiled registers, and what they cost the SGEMM, reach the printed table.
+    assert "regs: compiled from validate/kernels/suite.cu by NVRTC" in out
+    sgemm = next(line for line in out.splitlines() if line.startswith("matmul_register_tiled"))
+    registers = roofline.demo_resources().registers_per_thread["matmul_register_tiled"]["sm_90"]
+    assert sgemm.split()[-3:] == [str(registers), "25%", "registers"]
     # Every suite kernel is bounded on the default GPU as analyze() says.
     first = models.suite()[1]
     r = roofline.analyze(roofline.DEFAULT_GPU, first)

@@ -88,6 +88,54 @@ extern "C" __global__ void matmul_tiled(const float* __restrict__ A, const float
   if (row < m && col < n) C[row * n + col] = sum;
 }
 
+// Register-tiled SGEMM (the "2-D block tiling" of cuBLAS-style kernels): each block computes a
+// 128 x 128 tile of C with 16 x 16 threads of 8 x 8 outputs each, stepping through k 8 at a
+// time; A's 128 x 8 tile is staged transposed in shared memory, B's 8 x 128 tile as it is.
+// One float4 of each tile per thread and float4 stores of C, so m and n must be multiples of
+// 128 and k of 8 (roofline.models.matmul_register_tiled refuses other sizes). The 64
+// accumulators per thread are what limit occupancy: registers, not warps.
+extern "C" __global__ void matmul_register_tiled(
+    const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int m, int k, int n) {
+  __shared__ float As[8][128];
+  __shared__ float Bs[8][128];
+  int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
+  int row0 = blockIdx.y * 128, col0 = blockIdx.x * 128;
+  int a_row = tid / 2, a_col = (tid % 2) * 4;
+  int b_row = tid / 32, b_col = (tid % 32) * 4;
+  float acc[8][8] = {};
+  for (int k0 = 0; k0 < k; k0 += 8) {
+    float4 va = *reinterpret_cast<const float4*>(&A[(row0 + a_row) * k + k0 + a_col]);
+    As[a_col + 0][a_row] = va.x;
+    As[a_col + 1][a_row] = va.y;
+    As[a_col + 2][a_row] = va.z;
+    As[a_col + 3][a_row] = va.w;
+    *reinterpret_cast<float4*>(&Bs[b_row][b_col]) =
+        *reinterpret_cast<const float4*>(&B[(k0 + b_row) * n + col0 + b_col]);
+    __syncthreads();
+    #pragma unroll
+    for (int kk = 0; kk < 8; ++kk) {
+      float a[8], b[8];
+      #pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        a[i] = As[kk][ty * 8 + i];
+        b[i] = Bs[kk][tx * 8 + i];
+      }
+      #pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        #pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] += a[i] * b[j];
+      }
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    float* out = &C[(row0 + ty * 8 + i) * n + col0 + tx * 8];
+    *reinterpret_cast<float4*>(out) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    *reinterpret_cast<float4*>(out + 4) = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+  }
+}
+
 // Transposes after Cheng, Grossman & McKercher, Professional CUDA C Programming, ch.4/5,
 // exactly as roofline.models.transpose describes them: nx = cols, ny = rows, `in` is
 // ny x nx; ix = blockIdx.x * blockDim.x + threadIdx.x (< nx), iy likewise (< ny).
