@@ -293,7 +293,7 @@ def test_a_full_disk_names_the_option_the_file_and_the_cause(where, tmp_path, mo
     assert _one_error_line(capsys) == f"gpuroof: error: --output={str(target)!r} cannot be written: " \
                                       "no space left on the device"
     real = roofline.analyze_suite
-    monkeypatch.setattr(roofline, "analyze_suite", lambda gpu, **kw: real(gpu, kernels=KERNELS[:1], **kw))  # small and quick
+    monkeypatch.setattr(roofline, "analyze_suite", lambda gpu, kernels=None, **kw: real(gpu, kernels=KERNELS[:1], **kw))  # small and quick
     assert main(["demo", "--out", str(tmp_path / "d")]) == 2
     assert _one_error_line(capsys) == f"gpuroof: error: --out={str(tmp_path / 'd' / 'suite.json')!r} cannot be " \
                                       "written: no space left on the device"
