@@ -53,6 +53,8 @@ COMMANDS: Mapping[str, Command] = {
     "predict": Command("_predict", "predict a kernel's time from occupancy and Little's law"),
     "cliffs": Command("_predict", "predicted time at every occupancy cliff of a kernel's launch"),
     "ncu": Command("_ncu", "read an Nsight Compute profile: occupancy, cliffs, roofline and prediction per kernel"),
+    "corpus": Command("_corpus", "other projects' kernels, measured on a GPU, against the model (per project "
+                                 "and kernel; leave one project out)"),
     "measure": Command("_measure", "time your own kernel on the GPU and compare it with the prediction "
                                    "(needs cuda-python)"),
     "validate": Command("_validate", "measure this GPU and compare the models with it (needs cuda-python)"),
