@@ -87,8 +87,9 @@ _LOCATIONS = {
     ),
     "_cliffs": ("TimeCliff", "TimeCliffs", "time_cliffs"),
     "_corpus": (
-        "CORPUS_DIRECTORY", "CORPUS_METRICS", "CorpusKernel", "CorpusLaunch", "CorpusProject", "CorpusReport", "CorpusRow",
-        "corpus_gpus", "corpus_metrics", "corpus_report", "format_corpus_report", "load_corpus", "plot_corpus", "write_corpus_project",
+        "CORPUS_DIRECTORY", "CORPUS_METRICS", "CorpusKernel", "CorpusLaunch", "CorpusProject", "CorpusReport",
+        "CorpusRow", "corpus_gpus", "corpus_metrics", "corpus_report", "format_corpus_report", "load_corpus",
+        "plot_corpus", "write_corpus_project",
     ),
     "_errors": ("RooflineError",),
     "_export": ("load_chart", "save_chart"),

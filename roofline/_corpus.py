@@ -60,7 +60,8 @@ CORPUS_DIRECTORY = Path(__file__).parent / "data" / "corpus"
 #: profile path and the time model need. A raw page holds ~1300 metrics per launch.
 CORPUS_METRICS: tuple[str, ...] = (
     r"Kernel Name", r"Block Size", r"Grid Size", r"CC",
-    r"launch__(grid|block|cluster)_dim_[xyz]", r"launch__(registers_per_thread|shared_mem_per_block_(static|dynamic|driver)"
+    r"launch__(grid|block|cluster)_dim_[xyz]",
+    r"launch__(registers_per_thread|shared_mem_per_block_(static|dynamic|driver)"
     r"|shared_mem_config_size|barrier_count|sm_count|waves_per_multiprocessor|occupancy_limit_\w+)",
     r"device__attribute_(compute_capability_(major|minor)|display_name|multiprocessor_count)",
     r"gpu__time_duration\.sum", r"(sm|smsp|dram|lts)__cycles_elapsed\.avg\.per_second",
@@ -172,6 +173,7 @@ class CorpusReport(BaseModel):
     worst: CorpusRow | None
     roofline_median_abs_error: float | None
     project_median_abs_error: dict[str, float]
+    category_median_abs_error: dict[str, float] = Field(description="Per kernel category (streaming, gemm, ...).")
     held_out: dict[str, tuple[float, float]] = Field(
         description="Per project: median |error| on it, and on every other project (leave one project out).")
     occupancy_compared: int
@@ -195,7 +197,9 @@ def write_corpus_project(project: CorpusProject, directory: str | os.PathLike[st
 def corpus_gpus(directory: str | os.PathLike[str] | None = None) -> tuple[str, ...]:
     """The GPUs with measurements: the folders of ``directory`` (default the packaged corpus)."""
     root = Path(directory) if directory is not None else CORPUS_DIRECTORY
-    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.json")))) if root.is_dir() else ()
+    if not root.is_dir():
+        return ()
+    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.json"))))
 
 
 def load_corpus(gpu: str, *, project: str | None = None,
@@ -310,6 +314,9 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
     predicted = [r for r in rows if r.error is not None]
     names = tuple(p.project for p in projects)
     per_project = {n: m for n in names if (m := _median_abs([r.error for r in rows if r.project == n])) is not None}
+    categories = sorted({r.category for r in rows})
+    per_category = {c: m for c in categories
+                    if (m := _median_abs([r.error for r in rows if r.category == c])) is not None}
     held_out = {}
     for n in names:
         mine = _median_abs([r.error for r in rows if r.project == n])
@@ -323,7 +330,7 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
         within=sum(1 for r in predicted if abs(r.error) <= WITHIN) / len(predicted) if predicted else None,
         worst=max(predicted, key=lambda r: abs(r.error)) if predicted else None,
         roofline_median_abs_error=_median_abs([r.roofline_error for r in rows]),
-        project_median_abs_error=per_project, held_out=held_out,
+        project_median_abs_error=per_project, category_median_abs_error=per_category, held_out=held_out,
         occupancy_compared=len(compared), occupancy_agreeing=sum(1 for r in compared if r.occupancy_agrees))
 
 
@@ -362,7 +369,8 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
              "roofline bound of the profile's counts.", "",
              "## Summary", "",
              "| | predicted | plain roofline |", "| --- | --- | --- |",
-             f"| median \\|error\\| | {_abs_pct(report.median_abs_error)} | {_abs_pct(report.roofline_median_abs_error)} |",
+             f"| median \\|error\\| | {_abs_pct(report.median_abs_error)} | "
+             f"{_abs_pct(report.roofline_median_abs_error)} |",
              f"| within {WITHIN:.0%} | {'-' if report.within is None else f'{report.within:.0%}'} | |"]
     if report.worst is not None:
         w = report.worst
@@ -377,13 +385,20 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
         mine, rest = report.held_out.get(name, (None, None))
         lines.append(f"| {_cell(name)} | {len({r.kernel for r in rows})} | {len(rows)} | {_abs_pct(mine)} | "
                      f"{_abs_pct(rest)} |")
+    lines += ["", "By category:", "", "| category | launches | median \\|error\\| | plain roofline |",
+              "| --- | ---: | --- | --- |"]
+    for category, value in report.category_median_abs_error.items():
+        rows = [r for r in report.rows if r.category == category]
+        lines.append(f"| {category} | {len(rows)} | {_abs_pct(value)} | "
+                     f"{_abs_pct(_median_abs([r.roofline_error for r in rows]))} |")
     for name in report.projects:
         p = meta.get(name)
         lines += ["", f"## {name}", ""]
         if p is not None:
             lines += [f"{p.url} at `{p.commit}`, {p.license}.", ""]
         lines += ["| kernel | category | shape | blocks | measured us | predicted us | error | limiter | "
-                  "roofline us | roofline error |", "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+                  "roofline us | roofline error |",
+                  "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
         for r in (r for r in report.rows if r.project == name):
             lines.append(f"| {_cell(r.kernel)} | {r.category} | {_cell(r.shape)} | {r.blocks} | "
                          f"{_us(r.measured_seconds)} | {_us(r.predicted_seconds)} | {_pct(r.error)} | "

@@ -12,6 +12,7 @@ import pytest
 import roofline
 from gpuroof._main import main
 from roofline import CorpusProject, RooflineError
+from roofline._corpus import _ncu_kernel
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ncu"
 
@@ -72,7 +73,8 @@ def corpus() -> tuple[CorpusProject, ...]:
         launch("n=2^12", 2.0, metrics("copy", 16, 256, 16, 1.6, 0.03)),
     ])
     gemm = dict(id="alpha/gemm", name="gemm<128>", category="gemm_cuda_core", launches=[
-        launch("1024^3", 400.0, metrics("gemm<128>", 64, 256, 128, 390.0, 12.6, ffma_per_cycle=300.0, occupancy_pct=25.0)),
+        launch("1024^3", 400.0,
+               metrics("gemm<128>", 64, 256, 128, 390.0, 12.6, ffma_per_cycle=300.0, occupancy_pct=25.0)),
     ])
     rows = dict(id="beta/rows", name="row_sum", category="row_thread", launches=[
         launch("4096^2 block=32", 900.0, metrics("row_sum", 128, 32, 24, 880.0, 67.1, occupancy_pct=50.0)),
@@ -148,6 +150,9 @@ def test_summary_is_over_the_rows(corpus):
     beta = [abs(e) for r, e in zip(report.rows, errors) if r.project == "beta"]
     assert report.held_out["beta"] == pytest.approx((statistics.median(beta), statistics.median(alpha)))
     assert report.project_median_abs_error["alpha"] == pytest.approx(statistics.median(alpha))
+    gemm = [abs(e) for r, e in zip(report.rows, errors) if r.category == "gemm_cuda_core"]
+    assert report.category_median_abs_error == pytest.approx(
+        {"gemm_cuda_core": gemm[0], "row_thread": statistics.median(beta), "streaming": statistics.median(alpha[:3])})
     assert (report.kernels, report.projects) == (3, ("alpha", "beta"))
 
 
@@ -167,8 +172,6 @@ def test_corpus_metrics_keep_what_load_ncu_reads():
             id="t/k", name="k", category="streaming", launches=[dict(
                 shape="s", grid=full.kernels[n].grid, block=full.kernels[n].block, duration_median_seconds=1.0,
                 duration_spread=0.0, repetitions=1, ncu=small)])])
-        from roofline._corpus import _ncu_kernel
-
         mine = _ncu_kernel(p, p.kernels[0], p.kernels[0].launches[0], full.kernels[n].id)
         assert mine.model_dump(exclude={"missing"}) == full.kernels[n].model_dump(exclude={"missing"})
 
