@@ -41,7 +41,7 @@ def _handle(args: argparse.Namespace) -> int:
     if gpu is None:
         measured = roofline.corpus_gpus(args.data)
         if len(measured) != 1:
-            where = args.data or roofline.CORPUS_DIRECTORY
+            where = args.data or "the packaged corpus"
             raise roofline.RooflineError(f"--gpu is needed: {where} holds measurements of "
                                          f"{', '.join(measured) or 'no GPU'}")
         gpu = measured[0]

@@ -23,7 +23,6 @@ if _TYPE_CHECKING:
     from ._adapters import counted_kernel, measured_launch
     from ._calibration import Calibration, load_calibration
     from ._corpus import (
-        CORPUS_DIRECTORY,
         CORPUS_METRICS,
         CorpusKernel,
         CorpusLaunch,
@@ -87,7 +86,7 @@ _LOCATIONS = {
     ),
     "_cliffs": ("TimeCliff", "TimeCliffs", "time_cliffs"),
     "_corpus": (
-        "CORPUS_DIRECTORY", "CORPUS_METRICS", "CorpusKernel", "CorpusLaunch", "CorpusProject", "CorpusReport",
+        "CORPUS_METRICS", "CorpusKernel", "CorpusLaunch", "CorpusProject", "CorpusReport",
         "CorpusRow", "corpus_gpus", "corpus_metrics", "corpus_report", "format_corpus_report", "load_corpus",
         "plot_corpus", "write_corpus_project",
     ),
@@ -139,7 +138,6 @@ __all__ = [
     "ArchRates",
     "BandwidthPoint",
     "CHART_SCHEMA_VERSION",
-    "CORPUS_DIRECTORY",
     "CORPUS_METRICS",
     "Calibration",
     "Ceiling",

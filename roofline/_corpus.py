@@ -20,21 +20,20 @@ from __future__ import annotations
 import os
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from occupancy import SassSummary
-from occupancy.common import dumps_json, pydantic_error, read_json, write_atomic
+from occupancy.common import as_path, atomic_path, dumps_json, pydantic_error, read_json, write_atomic
 
 from ._errors import RooflineError
 from ._ncu import NcuKernel, NcuProfile, _kernel, _Reader
 from ._profile import profile_report
 
 __all__ = [
-    "CORPUS_DIRECTORY",
     "CORPUS_METRICS",
     "CorpusKernel",
     "CorpusLaunch",
@@ -53,7 +52,7 @@ __all__ = [
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 #: Where the packaged measurements live: one folder per GPU (the facts file's name).
-CORPUS_DIRECTORY = Path(__file__).parent / "data" / "corpus"
+_DIRECTORY = Path(__file__).parent / "data" / "corpus"
 
 #: The Nsight Compute metrics a corpus file keeps (regular expressions, whole names): what
 #: `load_ncu` reads, and the instruction counts (InstructionStats, the memory tables) the
@@ -77,9 +76,11 @@ CORPUS_METRICS: tuple[str, ...] = (
 _KEEP = re.compile("|".join(f"(?:{m})" for m in CORPUS_METRICS))
 
 
-def corpus_metrics(row: dict[str, Any]) -> dict[str, Any]:
+def corpus_metrics(row: Mapping[str, Any]) -> dict[str, Any]:
     """The entries of one profiled launch (metric name -> anything) that a corpus file keeps."""
-    return {name: value for name, value in row.items() if _KEEP.fullmatch(name)}
+    if not isinstance(row, Mapping):
+        raise TypeError(f"row must be a mapping of metric names, not {type(row).__name__}")
+    return {name: value for name, value in row.items() if isinstance(name, str) and _KEEP.fullmatch(name)}
 
 
 #: A prediction within this fraction of the measured duration counts as "within".
@@ -190,13 +191,15 @@ def _slug(name: str) -> str:
 
 def write_corpus_project(project: CorpusProject, directory: str | os.PathLike[str]) -> Path:
     """Write ``directory/<project>.json`` atomically; returns the path."""
-    return write_atomic(Path(directory) / f"{_slug(project.project)}.json",
+    if not isinstance(project, CorpusProject):
+        raise TypeError(f"project must be a CorpusProject, not {type(project).__name__}")
+    return write_atomic(as_path(directory, RooflineError, "directory") / f"{_slug(project.project)}.json",
                         dumps_json(project.model_dump(mode="json")), RooflineError, "directory")
 
 
 def corpus_gpus(directory: str | os.PathLike[str] | None = None) -> tuple[str, ...]:
     """The GPUs with measurements: the folders of ``directory`` (default the packaged corpus)."""
-    root = Path(directory) if directory is not None else CORPUS_DIRECTORY
+    root = as_path(directory, RooflineError, "directory") if directory is not None else _DIRECTORY
     if not root.is_dir():
         return ()
     return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.json"))))
@@ -213,14 +216,21 @@ def load_corpus(gpu: str, *, project: str | None = None,
     project : str, optional
         Only this project (its name, case-insensitive).
     directory : path, optional
-        The corpus root (default `CORPUS_DIRECTORY`); ``directory/<gpu>/*.json``.
+        The corpus root (default: the packaged corpus, ``roofline/data/corpus``); ``directory/<gpu>/*.json``.
 
     Raises
     ------
     RooflineError
         No measurements for ``gpu``, no such project, or a file that is not a `CorpusProject`.
     """
-    root = Path(directory) if directory is not None else CORPUS_DIRECTORY
+    if not isinstance(gpu, str):
+        raise TypeError(f"gpu must be a str (a folder of the corpus), not {type(gpu).__name__}")
+    if project is not None and not isinstance(project, str):
+        raise TypeError(f"project must be a str, not {type(project).__name__}")
+    root = as_path(directory, RooflineError, "directory") if directory is not None else _DIRECTORY
+    if not gpu or gpu != Path(gpu).name:
+        raise RooflineError(f"gpu={gpu!r} is not a corpus folder name; measured GPUs: "
+                            f"{', '.join(corpus_gpus(root)) or 'none'}")
     folder = root / gpu
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if not files:
@@ -288,6 +298,11 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
     RooflineError
         No projects, or a profile the database cannot place (`profile_report`'s errors).
     """
+    if isinstance(projects, (str, bytes)) or not isinstance(projects, Sequence):
+        raise TypeError(f"projects must be a sequence of CorpusProject, not {type(projects).__name__}")
+    for p in projects:
+        if not isinstance(p, CorpusProject):
+            raise TypeError(f"projects must hold CorpusProject (from load_corpus), not {type(p).__name__}")
     if not projects:
         raise RooflineError("projects is empty; load some with load_corpus")
     where: list[tuple[CorpusProject, CorpusKernel, CorpusLaunch]] = []
@@ -360,6 +375,11 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
     ``sources`` (the projects the report was made from) adds each project's address,
     commit and license to its heading.
     """
+    if not isinstance(report, CorpusReport):
+        raise TypeError(f"report must be a CorpusReport (from corpus_report), not {type(report).__name__}")
+    if isinstance(sources, (str, bytes)) or not isinstance(sources, Sequence) or \
+            not all(isinstance(p, CorpusProject) for p in sources):
+        raise TypeError("sources must be a sequence of CorpusProject")
     meta = {p.project: p for p in sources}
     n = len(report.rows)
     lines = [f"# The corpus on the {report.gpu}", "",
@@ -409,8 +429,12 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
 def plot_corpus(report: CorpusReport, path: str | os.PathLike[str]) -> Path:
     """Predicted against measured duration, one point per launch, coloured by project (log axes)."""
     from ._plot import _colormap, _import_pyplot
-    from occupancy.common import atomic_path
 
+    if not isinstance(report, CorpusReport):
+        raise TypeError(f"report must be a CorpusReport (from corpus_report), not {type(report).__name__}")
+    target = as_path(path, RooflineError)
+    if target.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise RooflineError(f"path={str(target)!r}: give a .png, .svg or .pdf file")
     figure_class = _import_pyplot()
     fig = figure_class(figsize=(7, 6))
     ax = fig.add_subplot(1, 1, 1)
@@ -438,8 +462,7 @@ def plot_corpus(report: CorpusReport, path: str | os.PathLike[str]) -> Path:
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
     fig.tight_layout()
-    target = Path(path)
     with atomic_path(target, RooflineError) as tmp:
-        fig.savefig(tmp, format=target.suffix.lstrip(".") or "png", dpi=120)
+        fig.savefig(tmp, format=target.suffix.lower().lstrip("."), dpi=120)
     return target
 
