@@ -75,6 +75,9 @@ COMMANDS: Mapping[str, Command] = {
     "profile": Command("_profile", "run a program under Nsight Compute as gpuroof reads it and print `gpuroof ncu`'s "
                                    "table",
                        "gpuroof profile --kernel saxpy -o saxpy --plot saxpy.png -- ./app 1048576"),
+    "corpus": Command("_corpus", "other projects' kernels, measured on a GPU, against the model (per project "
+                                 "and kernel; leave one project out)",
+                      "gpuroof corpus --gpu h200 --out docs/results/h200/corpus.md --plot docs/results/h200/corpus.png"),
     "measure": Command("_measure", "time your own kernel on the GPU and compare it with the prediction "
                                    "(needs cuda-python)",
                        "gpuroof measure docs/examples/saxpy3.cu --kernel saxpy3 --grid 32768 --block 256 --size n=2**26 \\\n"

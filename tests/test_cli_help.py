@@ -102,6 +102,7 @@ NOT_RUN = {
     "measure": "needs a GPU",
     "validate": "needs a GPU",
     "calibrate": "needs a GPU",
+    "corpus": "reads the measured corpus, which a GPU run commits (tests/roofline/test_corpus.py runs it on a fixture)",
     "profile": "needs Nsight Compute and a GPU (tests/test_cli_profile.py runs it with a stand-in ncu)",
     "demo": "14 s (tests/roofline runs the demo suite)",
     "families": "25 s (tests/validate runs family_report)",

@@ -600,6 +600,28 @@ _SASS = occupancy.SassSummary(
     hot_loop=0, global_loads_in_flight_per_thread=4, global_load_bytes=16,
     global_load_bytes_in_flight_per_thread=64, global_load_instruction="LDG.E.128")
 
+
+def _corpus_sample() -> roofline.CorpusProject:
+    """A corpus project made of the suite profile's first launches (tests/data/ncu, this project's kernels)."""
+    import csv
+
+    with open(v.ROOT / "tests/data/ncu/suite.raw_base.csv", newline="") as handle:
+        rows = list(csv.reader(handle))
+    header, units = rows[0], rows[1]
+    launches = []
+    for row in rows[2:4]:
+        kept = roofline.corpus_metrics(dict(zip(header, row)))
+        launches.append(dict(shape=row[header.index("Kernel Name")], grid=(1, 1, 1), block=(256, 1, 1),
+                             duration_median_seconds=2e-4, duration_spread=0.01, repetitions=20, ncu=kept))
+    kept_units = {h: u for h, u in zip(header, units) if roofline.corpus_metrics({h: 0})}
+    return roofline.CorpusProject(project="suite", url="tests/data/ncu", commit="-", license="-", gpu="NVIDIA H200",
+                                  ncu_units=kept_units, kernels=[dict(id="suite/k", name="k", category="streaming",
+                                                                      sass=_SASS, launches=launches)])
+
+
+_CORPUS = _corpus_sample()
+_CORPUS_REPORT = roofline.corpus_report((_CORPUS,), gpu="h200")
+
 cluster_sizes = maybe(st.one_of(st.integers(1, 16), st.sampled_from(((2, 1, 1), (4, 2, 1), (1, 1, 17), (0,), 32))), 3)
 cluster_kw = dict(registers_per_thread=v.registers, static_shared_memory=v.static_smem,
                   dynamic_shared_memory=v.dynamic_smem, carveout=v.carveout,
@@ -683,6 +705,27 @@ ROOFLINE.update({
     "MeasuredCeiling": model(roofline.MeasuredCeiling, next(iter(_MEASURED.values())), finite=False),
     "LinkSegment": model(roofline.LinkSegment, roofline.LinkSegment(from_bytes=0, latency_seconds=1e-6,
                                                                     bytes_per_second=1e10)),
+    "CORPUS_METRICS": constant(),
+    "CorpusKernel": model(roofline.CorpusKernel, _CORPUS.kernels[0], finite=False),
+    "CorpusLaunch": model(roofline.CorpusLaunch, _CORPUS.kernels[0].launches[0], finite=False),
+    "CorpusProject": model(roofline.CorpusProject, _CORPUS, finite=False),
+    "CorpusReport": model(roofline.CorpusReport, _CORPUS_REPORT, finite=False, json_too=False),
+    "CorpusRow": model(roofline.CorpusRow, _CORPUS_REPORT.rows[0], finite=False),
+    "corpus_gpus": call(args_kwargs(st.one_of(st.none(), v.out_folders(), junk())), io=True),
+    "corpus_metrics": call(args_kwargs(st.one_of(st.just(_CORPUS.kernels[0].launches[0].ncu), st.dictionaries(
+        st.one_of(st.sampled_from(roofline.CORPUS_METRICS[:4]), st.text(max_size=8), st.integers()), junk(),
+        max_size=3), junk()))),
+    "corpus_report": call(args_kwargs(st.one_of(st.just((_CORPUS,)), st.just(()), st.lists(junk(), max_size=2), junk()),
+                                      gpu=st.one_of(st.none(), v.gpu_any)), cost=3,
+                          allow_inf=frozenset({"arithmetic_intensity"})),
+    "format_corpus_report": call(args_kwargs(st.one_of(st.just(_CORPUS_REPORT), junk()),
+                                             sources=st.one_of(st.just((_CORPUS,)), st.just(()), junk()))),
+    "load_corpus": call(args_kwargs(st.one_of(st.sampled_from(("h200", "h100-sxm", "..", "")), junk()),
+                                    project=st.one_of(st.none(), st.sampled_from(("suite", "nope")), junk()),
+                                    directory=st.one_of(st.none(), v.out_folders(), junk())), io=True),
+    "plot_corpus": call(args_kwargs(st.one_of(st.just(_CORPUS_REPORT), junk()), v.out_paths((".png", ".txt"))),
+                        io=True, cost=10),
+    "write_corpus_project": call(args_kwargs(st.one_of(st.just(_CORPUS), junk()), v.out_folders()), io=True),
     "gpc_layout": call(args_kwargs(st.one_of(gpc_names, st.sampled_from(_GPC)))),
     "gpc_layouts": call(args_kwargs()),
     "NCU_SECTIONS": constant(),

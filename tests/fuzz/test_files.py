@@ -319,7 +319,7 @@ def test_a_file_size_limit_is_one_line_naming_the_option(tmp_path):
 
 
 # Every option of every subcommand that names a file or folder it writes.
-OUTPUTS = {("calibrate", "--out"), ("demo", "--out"), ("families", "--out"), ("merge-reports", "--out"),
+OUTPUTS = {("calibrate", "--out"), ("corpus", "--out"), ("corpus", "--plot"), ("demo", "--out"), ("families", "--out"), ("merge-reports", "--out"),
            ("ncu", "--plot"), ("occupancy", "--plot"), ("profile", "--output"), ("profile", "--plot"), ("plot", "--output"), ("predict", "--plot"),
            ("cliffs", "--plot"), ("validate", "--out")}
 # What each subcommand needs besides the output (the handler never runs in these tests).

@@ -1,0 +1,208 @@
+"""The corpus format and report (roofline._corpus) on a small synthetic corpus (no real project's data)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+import roofline
+from gpuroof._main import main
+from roofline import CorpusProject, RooflineError
+from roofline._corpus import _ncu_kernel
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "ncu"
+
+UNITS = {
+    "launch__block_dim_x": "block", "launch__registers_per_thread": "register/thread",
+    "launch__shared_mem_per_block_static": "byte/block", "launch__shared_mem_per_block_dynamic": "byte/block",
+    "launch__shared_mem_per_block_driver": "byte/block", "launch__shared_mem_config_size": "byte",
+    "launch__sm_count": "SM", "gpu__time_duration.sum": "ns", "sm__cycles_elapsed.avg.per_second": "hz",
+    "smsp__cycles_elapsed.avg.per_second": "hz", "dram__cycles_elapsed.avg.per_second": "hz",
+    "sm__maximum_warps_per_active_cycle_pct": "%", "dram__bytes_read.sum": "byte", "dram__bytes_write.sum": "byte",
+    "lts__lts2xbar_cycles_active.sum.per_second": "hz", "l1tex__lsu_writeback_active_mem_lgds.sum.per_second": "hz",
+}
+
+
+def metrics(name: str, grid: int, block: int, registers: int, nsight_us: float, dram_mb: float,
+            ffma_per_cycle: float = 0.0, occupancy_pct: float = 100.0) -> dict[str, float | str]:
+    """The metrics of one made-up launch on an H200, as `ncu --print-units base` would print them."""
+    seconds = nsight_us * 1e-6
+    row: dict[str, float | str] = {
+        "Kernel Name": name, "launch__grid_dim_x": grid, "launch__grid_dim_y": 1, "launch__grid_dim_z": 1,
+        "launch__block_dim_x": block, "launch__block_dim_y": 1, "launch__block_dim_z": 1,
+        "launch__registers_per_thread": registers, "launch__shared_mem_per_block_static": 0,
+        "launch__shared_mem_per_block_dynamic": 0, "launch__shared_mem_per_block_driver": 1024,
+        "launch__shared_mem_config_size": 32768, "launch__barrier_count": 0, "launch__sm_count": 132,
+        "gpu__time_duration.sum": nsight_us * 1e3, "sm__cycles_elapsed.avg.per_second": 1.98e9,
+        "smsp__cycles_elapsed.avg.per_second": 1.98e9, "dram__cycles_elapsed.avg.per_second": 3.2e9,
+        "sm__maximum_warps_per_active_cycle_pct": occupancy_pct,
+        "dram__bytes_read.sum": dram_mb * 0.5e6, "dram__bytes_write.sum": dram_mb * 0.5e6,
+        "lts__lts2xbar_cycles_active.sum.per_second": dram_mb * 1e6 / 32 / seconds,
+        "l1tex__lsu_writeback_active_mem_lgds.sum.per_second": dram_mb * 1e6 / 128 / seconds,
+        "device__attribute_compute_capability_major": 9, "device__attribute_compute_capability_minor": 0,
+        "device__attribute_display_name": "NVIDIA H200",
+    }
+    for p in "dfh":
+        for op in ("add", "mul", "fma"):
+            row[f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum.per_cycle_elapsed"] = \
+                ffma_per_cycle if (p, op) == ("f", "fma") else 0.0
+    return row
+
+
+def launch(shape: str, measured_us: float, row: dict) -> dict:
+    grid, block = row["launch__grid_dim_x"], row["launch__block_dim_x"]
+    return dict(shape=shape, grid=[grid, 1, 1], block=[block, 1, 1], duration_median_seconds=measured_us * 1e-6,
+                duration_spread=0.01, repetitions=20, sm_clock_hz=1.98e9, memory_clock_hz=3.2e9, throttled=False,
+                ncu=row)
+
+
+def project(name: str, kernels: list[dict]) -> CorpusProject:
+    return CorpusProject(project=name, url=f"https://example.org/{name}", commit="0" * 40, license="MIT",
+                         gpu="NVIDIA H200", ncu_units=UNITS, kernels=kernels)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> tuple[CorpusProject, ...]:
+    copy = dict(id="alpha/copy", name="copy", category="streaming", launches=[
+        launch("n=2^24", 60.0, metrics("copy", 65536, 256, 16, 58.0, 134.2)),
+        launch("n=2^20", 5.0, metrics("copy", 4096, 256, 16, 4.5, 8.4)),
+        launch("n=2^12", 2.0, metrics("copy", 16, 256, 16, 1.6, 0.03)),
+    ])
+    gemm = dict(id="alpha/gemm", name="gemm<128>", category="gemm_cuda_core", launches=[
+        launch("1024^3", 400.0,
+               metrics("gemm<128>", 64, 256, 128, 390.0, 12.6, ffma_per_cycle=300.0, occupancy_pct=25.0)),
+    ])
+    rows = dict(id="beta/rows", name="row_sum", category="row_thread", launches=[
+        launch("4096^2 block=32", 900.0, metrics("row_sum", 128, 32, 24, 880.0, 67.1, occupancy_pct=50.0)),
+        launch("4096^2 block=256", 700.0, metrics("row_sum", 16, 256, 24, 690.0, 67.1)),
+    ])
+    return project("alpha", [copy, gemm]), project("beta", [rows])
+
+
+def test_files_round_trip_and_filter(tmp_path, corpus):
+    for p in corpus:
+        roofline.write_corpus_project(p, tmp_path / "h200")
+    assert roofline.corpus_gpus(tmp_path) == ("h200",)
+    loaded = roofline.load_corpus("h200", directory=tmp_path)
+    assert sorted(p.project for p in loaded) == ["alpha", "beta"]
+    assert loaded[0] == corpus[0]
+    assert [p.project for p in roofline.load_corpus("h200", project="BETA", directory=tmp_path)] == ["beta"]
+
+
+@pytest.mark.parametrize("gpu, project, message", [
+    ("h100-sxm", None, "gpu='h100-sxm' has no corpus measurements"),
+    ("h200", "gamma", "project='gamma' is not in the h200 corpus; projects: alpha, beta"),
+])
+def test_load_refuses_unknown(tmp_path, corpus, gpu, project, message):
+    for p in corpus:
+        roofline.write_corpus_project(p, tmp_path / "h200")
+    with pytest.raises(RooflineError, match=message):
+        roofline.load_corpus(gpu, project=project, directory=tmp_path)
+
+
+def test_a_file_that_is_not_a_corpus_project_is_one_error(tmp_path):
+    (tmp_path / "h200").mkdir()
+    (tmp_path / "h200" / "x.json").write_text(json.dumps({"project": "x"}))
+    with pytest.raises(RooflineError, match=r"x\.json: url"):
+        roofline.load_corpus("h200", directory=tmp_path)
+
+
+def _as_raw_csv(path: Path, corpus: tuple[CorpusProject, ...]) -> None:
+    """The same launches as the raw-page CSV `ncu --csv --page raw --print-units base` writes."""
+    rows = [launch.ncu for p in corpus for k in p.kernels for launch in k.launches]
+    names = list(rows[0])
+    with open(path, "w", newline="") as handle:
+        out = csv.writer(handle, quoting=csv.QUOTE_ALL)
+        out.writerow(["ID", *names])
+        out.writerow(["", *(UNITS.get(n, "") for n in names)])
+        for i, row in enumerate(rows):
+            out.writerow([i, *(row[n] for n in names)])
+
+
+def test_predictions_are_gpuroof_ncus(tmp_path, corpus):
+    """Each launch is predicted exactly as `gpuroof ncu` predicts the same profile."""
+    report = roofline.corpus_report(corpus, gpu="h200")
+    _as_raw_csv(tmp_path / "p.csv", corpus)
+    profile = roofline.profile_report(tmp_path / "p.csv", gpu="h200")
+    by_id = {r.kernel.id: r for r in profile.kernels}
+    assert len(report.rows) == 6 and all(r.predicted_seconds is not None for r in report.rows)
+    for i, row in enumerate(report.rows):
+        assert row.predicted_seconds == by_id[i].predicted_seconds
+        assert row.roofline_seconds == by_id[i].roofline_seconds
+        assert row.limiter == by_id[i].predicted_limiter
+        assert row.nsight_seconds == pytest.approx(by_id[i].kernel.duration_seconds)
+    assert (report.occupancy_compared, report.occupancy_agreeing) == (profile.occupancy_compared,
+                                                                       profile.occupancy_agreeing)
+
+
+def test_summary_is_over_the_rows(corpus):
+    report = roofline.corpus_report(corpus, gpu="h200")
+    errors = [r.predicted_seconds / r.measured_seconds - 1 for r in report.rows]
+    assert [r.error for r in report.rows] == pytest.approx(errors)
+    assert report.median_abs_error == pytest.approx(statistics.median(abs(e) for e in errors))
+    assert report.within == sum(abs(e) <= 0.25 for e in errors) / len(errors)
+    assert abs(report.worst.error) == pytest.approx(max(abs(e) for e in errors))
+    alpha = [abs(e) for r, e in zip(report.rows, errors) if r.project == "alpha"]
+    beta = [abs(e) for r, e in zip(report.rows, errors) if r.project == "beta"]
+    assert report.held_out["beta"] == pytest.approx((statistics.median(beta), statistics.median(alpha)))
+    assert report.project_median_abs_error["alpha"] == pytest.approx(statistics.median(alpha))
+    gemm = [abs(e) for r, e in zip(report.rows, errors) if r.category == "gemm_cuda_core"]
+    assert report.category_median_abs_error == pytest.approx(
+        {"gemm_cuda_core": gemm[0], "row_thread": statistics.median(beta), "streaming": statistics.median(alpha[:3])})
+    assert (report.kernels, report.projects) == (3, ("alpha", "beta"))
+
+
+def test_corpus_metrics_keep_what_load_ncu_reads():
+    """A corpus file keeps a subset of the raw page; every field load_ncu extracts survives it."""
+    full = roofline.load_ncu(DATA / "suite.raw_base.csv")
+    with open(DATA / "suite.raw_base.csv", newline="") as handle:
+        rows = list(csv.reader(handle))
+    header, units = rows[0], rows[1]
+    kept = [i for i, name in enumerate(header) if name == "ID" or roofline.corpus_metrics({name: 0})]
+    assert len(kept) < len(header) / 10
+    for n, row in enumerate(rows[2:]):
+        values = dict(zip(header, row))
+        small = roofline.corpus_metrics(values)
+        units_of = {header[i]: units[i] for i in kept}
+        p = CorpusProject(project="t", url="u", commit="c", license="l", gpu="g", ncu_units=units_of, kernels=[dict(
+            id="t/k", name="k", category="streaming", launches=[dict(
+                shape="s", grid=full.kernels[n].grid, block=full.kernels[n].block, duration_median_seconds=1.0,
+                duration_spread=0.0, repetitions=1, ncu=small)])])
+        mine = _ncu_kernel(p, p.kernels[0], p.kernels[0].launches[0], full.kernels[n].id)
+        # the SASS comes from the corpus entry, not from a report beside the export
+        assert mine.sass is None and mine.sass_source == "no SASS in the corpus entry"
+        skip = {"missing", "sass", "sass_source"}
+        assert mine.model_dump(exclude=skip) == full.kernels[n].model_dump(exclude=skip)
+
+
+def test_command_writes_the_report_and_plot(tmp_path, corpus, capsys):
+    for p in corpus:
+        roofline.write_corpus_project(p, tmp_path / "data" / "h200")
+    out, plot = tmp_path / "corpus.md", tmp_path / "corpus.png"
+    code = main(["corpus", "--data", str(tmp_path / "data"), "--out", str(out), "--plot", str(plot)])
+    printed, err = capsys.readouterr()
+    text = out.read_text()
+    assert code == 0 and err == "" and printed.startswith("wrote")
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    assert "## alpha" in text and "## beta" in text and "https://example.org/alpha at `" + "0" * 40 in text
+    assert sum(line.startswith("| copy |") for line in text.splitlines()) == 3
+    code = main(["corpus", "--data", str(tmp_path / "data"), "--project", "beta", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["projects"] == ["beta"] and len(data["rows"]) == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--gpu", "h100-sxm"], "gpu='h100-sxm' has no corpus measurements"),
+    (["--project", "gamma"], "project='gamma'"),
+    (["--out", "/proc/x/y.md"], "--out"),
+])
+def test_command_bad_input_is_one_line_and_exit_2(tmp_path, corpus, capsys, argv, message):
+    for p in corpus:
+        roofline.write_corpus_project(p, tmp_path / "h200")
+    code = main(["corpus", "--data", str(tmp_path), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
