@@ -7,30 +7,23 @@ names (Itanium mangling, the same for host and device code).
 from __future__ import annotations
 
 import functools
-import os
 import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from ._errors import OccupancyError
+from ._nvcc import _find
 
 __all__ = ["base_name", "demangle", "match_kernel"]
 
 
 @functools.cache
 def _demangler() -> str | None:
-    for name in ("cu++filt", "c++filt"):
-        found = shutil.which(name)
-        if found:
-            return found
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(var):
-            candidate = Path(os.environ[var]) / "bin" / "cu++filt"
-            if candidate.is_file():
-                return os.fspath(candidate)
-    return None
+    # NVIDIA's cu++filt first, wherever the toolkit is (not only on PATH): GNU c++filt writes
+    # non-type template arguments as casts (``softmax<(int)256>``), which are not the names
+    # nvcc's users write (``softmax<256>``), so c++filt is the last resort.
+    return _find("cu++filt") or shutil.which("c++filt")
 
 
 def demangle(symbols: Sequence[str]) -> dict[str, str]:
