@@ -20,10 +20,26 @@ __all__ = ["base_name", "demangle", "match_kernel"]
 
 @functools.cache
 def _demangler() -> str | None:
-    # NVIDIA's cu++filt first, wherever the toolkit is (not only on PATH): GNU c++filt writes
-    # non-type template arguments as casts (``softmax<(int)256>``), which are not the names
-    # nvcc's users write (``softmax<256>``), so c++filt is the last resort.
     return _find("cu++filt") or shutil.which("c++filt")
+
+
+# NVIDIA's cu++filt (CUDA 13) and older GNU c++filt write integer template arguments as casts
+# (``MatrixMulCUDA<(int)16>``, ``reduce4<float, (unsigned int)256>``), newer GNU c++filt as
+# literals (``MatrixMulCUDA<16>``, ``reduce4<float, 256u>``), which is how nvcc's users write
+# them: one spelling whichever demangler a machine has (both seen, 2026-11-26).
+_SUFFIX = {"int": "", "unsigned int": "u", "long": "l", "unsigned long": "ul", "long long": "ll",
+           "unsigned long long": "ull"}
+_CAST = re.compile(r"\((" + "|".join(sorted(map(re.escape, _SUFFIX), key=len, reverse=True)) + r"|bool)\)(-?\d+)")
+
+
+def _literal(m: re.Match[str]) -> str:
+    if m[1] == "bool":
+        return "false" if m[2] == "0" else "true"
+    return m[2] + _SUFFIX[m[1]]
+
+
+def _canonical(name: str) -> str:
+    return _CAST.sub(_literal, name)
 
 
 def demangle(symbols: Sequence[str]) -> dict[str, str]:
@@ -46,7 +62,7 @@ def demangle(symbols: Sequence[str]) -> dict[str, str]:
     lines = done.stdout.splitlines()
     if len(lines) != len(mangled):
         return {}
-    return {s: d for s, d in zip(mangled, lines) if d != s}
+    return {s: _canonical(d) for s, d in zip(mangled, lines) if d != s}
 
 
 def base_name(symbol: str) -> str:
