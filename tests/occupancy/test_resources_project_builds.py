@@ -1,6 +1,7 @@
-"""Relocatable device code (``-rdc=true``, CMake's CUDA_SEPARABLE_COMPILATION, as every
-cuda-samples build uses): the figures are those of the device-linked image, as nvlink
-prints them for the project's own ``nvcc -dlink`` (run here, not hard-coded)."""
+"""What public projects' builds do that a single kernel file does not: relocatable device code
+(``-rdc=true``, CMake's CUDA_SEPARABLE_COMPILATION, as every cuda-samples build uses), whose
+figures are those of the device-linked image as nvlink prints them for the project's own
+``nvcc -dlink`` (run here, not hard-coded); translation units with host code only."""
 
 from __future__ import annotations
 
@@ -78,3 +79,17 @@ def test_compile_commands_with_separable_compilation(tmp_path):
 ])
 def test_relocatable_options(options, want):
     assert relocatable(options) is want
+
+
+@pytest.mark.parametrize(("json_out", "want"), [(True, "[]"), (False, "holds no kernel")])
+def test_a_host_only_file_holds_no_kernel_and_is_no_error(capsys, tmp_path, json_out, want):
+    """Like `nvcc --resource-usage`, which prints nothing for it: exit 0 (a gate over every
+    file of a project must not fail on its host-only ones)."""
+    from gpuroof import main
+
+    host = tmp_path / "device_query.cu"
+    host.write_text("#include <cstdio>\nint main() { int n = 0; cudaGetDeviceCount(&n); std::printf(\"%d\\n\", n); }\n")
+    code = main(["resources", str(host), "--arch", "sm_90", *(["--json"] if json_out else [])])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert want in out
