@@ -136,7 +136,7 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
     except ImportError as exc:  # nothing to compile with: one line naming what to install
         raise occupancy.OccupancyError(str(exc).splitlines()[0]) from None
     rows = []
-    for found in by_arch.values():
+    for name, found in by_arch.items():
         for r in found.values():
             on, sm_count = chosen.get(name) or (occupancy.architecture(r.architecture), None)
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
