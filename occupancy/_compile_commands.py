@@ -26,7 +26,7 @@ _WITH_VALUE = {"-o", "--output-file", "-MF", "-MT", "-MQ", "-gencode", "--genera
                "--gpu-architecture", "-code", "--gpu-code", "-ccbin", "--compiler-bindir",
                "--dependency-output", "-odir", "--output-directory"}
 _ALONE = {"-c", "--compile", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-MD", "-MMD", "-M",
-          "-MM", "-E", "-dc", "--device-c", "-dw", "--device-w", "-lib", "-link", "--resource-usage",
+          "-MM", "-E", "-dw", "--device-w", "-lib", "-link", "--resource-usage",
           "-res-usage", "-keep", "--keep", "-dlink", "--device-link", "-MP"}
 # The other inputs of a command that compiles and links several files at once
 # (``nvcc a.cu b.cu main.cpp -o app``, as Makefiles do): only the file asked is compiled.
@@ -79,6 +79,8 @@ def _options(arguments: list[str], source: Path, directory: Path) -> list[str]:
         if arg in _KEEP_VALUE:
             keep = True
             out.append(arg)
+        elif arg in ("-dc", "--device-c"):
+            out.append("-rdc=true")  # -dc is -c with relocatable device code: the mode stays, the -c goes
         elif arg in _WITH_VALUE:
             skip = True
         elif head in _WITH_VALUE or arg in _ALONE or head in {"-MF", "-MT", "-MQ"}:

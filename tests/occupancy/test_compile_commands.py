@@ -22,6 +22,9 @@ from occupancy._compile_commands import compile_command
     ("nvcc -include pre.cu -I inc -Xcompiler -fopenmp -Xlinker libx.so -c k.cu -o k.o",
      ("-include", "pre.cu", "-I", "inc", "-Xcompiler", "-fopenmp", "-Xlinker", "libx.so")),
     ("nvcc -gencode arch=compute_90,code=sm_90 -MD -MT k.o -MF k.d -c k.cu -ok.o -DN=4", ("-DN=4",)),
+    # -dc is -c with relocatable device code: the build device-links, and so must the figures
+    ("nvcc -ccbin g++ -dc -m64 -o k.o -c k.cu", ("-rdc=true", "-m64")),
+    ("nvcc --device-c k.cu -o k.o", ("-rdc=true",)),
 ])
 def test_options_keep_the_builds_flags_only(tmp_path, command, options):
     (tmp_path / "k.cu").write_text("")
