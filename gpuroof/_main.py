@@ -144,7 +144,8 @@ def one_line(message: object) -> str:
     if log:
         head = str(message).splitlines()[0] if str(message) else type(message).__name__
         errors = [line.strip() for line in log.splitlines() if "error" in line.lower()]
-        return f"{head}: {errors[0]}" if errors else head
+        # nvcc's failures already name their errors in the message: not twice
+        return f"{head}: {errors[0]}" if errors and errors[0] not in head else head
     return "; ".join(line.strip() for line in str(message).splitlines() if line.strip()) or type(message).__name__
 
 

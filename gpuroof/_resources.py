@@ -159,8 +159,6 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
         raise occupancy.OccupancyError(str(exc).splitlines()[0]) from None
     rows = []
     for name, found in by_arch.items():
-        if not found:
-            raise occupancy.OccupancyError(f"{args.file} holds no kernel (no __global__ function was compiled)")
         for r in found.values():
             on, sm_count = chosen.get(name) or (occupancy.architecture(r.architecture), None)
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
@@ -260,6 +258,9 @@ def _resources(args: argparse.Namespace) -> int:
         return _gate(args, _records(rows))
     if args.json:
         print_json(_records(rows))
+        return 0
+    if not rows:  # host code only, as `nvcc --resource-usage` finds it: nothing to report, not an error
+        print(f"{args.file} holds no kernel (no __global__ function was compiled)")
         return 0
     width = max(len("kernel"), *(len(row.resources.demangled or row.resources.kernel) for row in rows))
     at = f"at {args.threads} threads" if args.threads else "at the best block size"

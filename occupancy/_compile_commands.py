@@ -21,12 +21,21 @@ __all__ = ["CompileCommand", "compile_command"]
 
 # Options dropped with the argument that follows them (outputs, dependency files, the
 # architectures, which are set per call), and dropped alone (the mode: nvcc -c, -cubin ...).
+# -x stays: a .cpp file built as CUDA (-x cu) holds kernels only when compiled as such.
 _WITH_VALUE = {"-o", "--output-file", "-MF", "-MT", "-MQ", "-gencode", "--generate-code", "-arch",
-               "--gpu-architecture", "-code", "--gpu-code", "-x", "--x", "-ccbin", "--compiler-bindir",
+               "--gpu-architecture", "-code", "--gpu-code", "-ccbin", "--compiler-bindir",
                "--dependency-output", "-odir", "--output-directory"}
 _ALONE = {"-c", "--compile", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-MD", "-MMD", "-M",
-          "-MM", "-E", "-dc", "--device-c", "-dw", "--device-w", "-lib", "-link", "--resource-usage",
+          "-MM", "-E", "-dw", "--device-w", "-lib", "-link", "--resource-usage",
           "-res-usage", "-keep", "--keep", "-dlink", "--device-link", "-MP"}
+# The other inputs of a command that compiles and links several files at once
+# (``nvcc a.cu b.cu main.cpp -o app``, as Makefiles do): only the file asked is compiled.
+_INPUT = re.compile(r"\.(cu|c|cc|cpp|cxx|c\+\+|o|obj|a|so|lib|ptx|cubin|fatbin)$", re.I)
+# Options whose value follows as the next argument and is kept as it is (``-include k.cu``).
+_KEEP_VALUE = {"-I", "--include-path", "-isystem", "--system-include", "-include", "--pre-include", "-D",
+               "--define-macro", "-U", "--undefine-macro", "-Xcompiler", "--compiler-options", "-Xptxas",
+               "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xlinker", "--linker-options",
+               "--options-file", "-optf", "-x", "--x", "-std", "--std", "-maxrregcount", "--maxrregcount"}
 
 
 @dataclass(frozen=True)
@@ -57,19 +66,28 @@ def _architectures(arguments: list[str]) -> list[str]:
 
 def _options(arguments: list[str], source: Path, directory: Path) -> list[str]:
     out: list[str] = []
-    skip = False
+    skip = keep = False
     for arg in arguments[1:]:  # the first is the compiler
         if skip:
             skip = False
             continue
+        if keep:
+            keep = False
+            out.append(arg)
+            continue
         head = arg.split("=", 1)[0]
-        if arg in _WITH_VALUE:
+        if arg in _KEEP_VALUE:
+            keep = True
+            out.append(arg)
+        elif arg in ("-dc", "--device-c"):
+            out.append("-rdc=true")  # -dc is -c with relocatable device code: the mode stays, the -c goes
+        elif arg in _WITH_VALUE:
             skip = True
         elif head in _WITH_VALUE or arg in _ALONE or head in {"-MF", "-MT", "-MQ"}:
             continue
         elif arg.startswith(("-MF", "-MT", "-MQ", "-o")) and not arg.startswith("-odir"):
             continue  # -MFfile, -ofile
-        elif not arg.startswith("-") and (directory / arg).resolve() == source:
+        elif not arg.startswith("-") and ((directory / arg).resolve() == source or _INPUT.search(arg)):
             continue
         else:
             out.append(arg)

@@ -571,7 +571,9 @@ def kernel_resources(
         Compiler options: nvcc's for a source file (``-DN=4``, ``-Iinclude``, ``-std=c++17``,
         ``-O3``, ``--use_fast_math``, ``-maxrregcount=64``, ``-lineinfo``, ``-rdc=true``,
         ``-G``, ``-Xcompiler ...``; NVRTC is given those it takes), nvJitLink's for PTX
-        (``-maxrregcount=64``). A source file's own folder is on the include path.
+        (``-maxrregcount=64``). A source file's own folder is on the include path. With
+        ``-rdc=true`` (relocatable device code) the cubin is device-linked as the build links
+        it (``nvcc -dlink``), so registers and stack are nvlink's final figures.
     compiler : {"auto", "nvcc", "nvrtc"} or path
         For a CUDA C++ file: ``"auto"`` uses nvcc when one is found (``$GPUROOF_NVCC``,
         ``PATH``, ``$CUDA_HOME``, ``$CUDA_PATH``, /usr/local/cuda, NVIDIA's nvcc wheel,

@@ -49,3 +49,6 @@ def test_a_compile_error_is_one_line_naming_the_first_compiler_error():
     exc = CompileError("compiling k.cu for sm_90 failed", 'k.cu(3): error: identifier "x" is undefined\n1 error detected')
     assert _one_line(exc) == 'compiling k.cu for sm_90 failed: k.cu(3): error: identifier "x" is undefined'
     assert _one_line(ValueError("first\nsecond")) == "first; second"
+    named = CompileError("nvcc could not compile k.cu for sm_90 (nvcc ...): k.cu:2:10: fatal error: x.h: No such file",
+                         "k.cu:2:10: fatal error: x.h: No such file\ncompilation terminated.")
+    assert _one_line(named) == str(named).splitlines()[0]  # the error once, not repeated from the log
