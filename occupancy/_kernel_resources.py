@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ._arch import ArchitectureLike, architecture
-from ._compile import CompileError, Compiled, compile_ptx, compile_source, ptx_directives, ptxas_log
+from ._compile import CompileError, Compiled, compile_ptx, compile_source, option_strings, ptx_directives, ptxas_log
 from ._compile_commands import compile_command
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._errors import OccupancyError
@@ -396,8 +396,6 @@ def all_kernel_resources(
     >>> sorted(found), found["twice"].max_threads_per_block
     (['scale', 'twice'], 128)
     """
-    if isinstance(options, (str, bytes)):
-        raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
     options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
     return _collect(source_or_binary, arch, options, compiler, cwd)
 
@@ -406,7 +404,8 @@ def _with_command(source: object, arch: ArchitectureLike | None, options: Sequen
                   compile_commands: str | os.PathLike[str] | None,
                   ) -> tuple[tuple[str, ...], str | None, ArchitectureLike | None]:
     """(options, folder, arch) with the compile command's options first, its folder, and its
-    architecture when ``arch`` is None; ``compiler`` checked."""
+    architecture when ``arch`` is None; ``compiler`` and ``options`` checked."""
+    options = option_strings(options)
     if compiler not in COMPILERS:
         raise OccupancyError(f"compiler={compiler!r} is not one of {', '.join(COMPILERS)}")
     cwd = None
@@ -644,8 +643,6 @@ def source_lines(
     >>> k.peak_live_registers <= k.registers_per_thread
     True
     """
-    if isinstance(options, (str, bytes)):
-        raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
     options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
     cubin = _line_cubin(source_or_binary, arch, options, compiler, cwd)
     built, kernels = cubin_kernels(cubin, "cubin")

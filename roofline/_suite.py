@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
-from occupancy.common import atomic_path, check_writable, dumps_json, write_atomic
+from occupancy.common import atomic_path, check_writable, dumps_json, sequence, write_atomic
 
 from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
@@ -130,9 +130,8 @@ def analyze_suite(
     'memory'
     """
     device = lookup_gpu(gpu)
-    if kernels is not None and (isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__")):
-        raise TypeError(f"kernels must be a sequence of kernel models or counts, not {type(kernels).__name__}")
-    kernels = _default_suite() if kernels is None else tuple(kernel_of(k) for k in kernels)
+    kernels = _default_suite() if kernels is None else tuple(
+        kernel_of(k) for k in sequence("kernels", kernels, "a sequence of kernel models or counts"))
     rows = []
     for kernel, label in zip(kernels, kernel_labels(kernels)):
         result = analyze(device, kernel)

@@ -32,6 +32,7 @@ import numpy as np
 import occupancy
 import roofline
 from occupancy import CompileError, KernelResources
+from occupancy.common import sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._clocks import ClockSample, open_clock_monitor
@@ -215,7 +216,7 @@ def _load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str
 
 def _normalise_args(args: Sequence[object], sizes: Mapping[str, int] | None) -> list[object]:
     out: list[object] = []
-    for i, a in enumerate(args):
+    for i, a in enumerate(sequence("args", args, "a sequence with one entry per kernel parameter")):
         if isinstance(a, str):
             a = parse_kernel_arg(a, sizes)
         if isinstance(a, (bool, int, float)) and not isinstance(a, np.generic):

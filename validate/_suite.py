@@ -11,6 +11,7 @@ import numpy as np
 import occupancy
 import roofline
 from occupancy import KernelResources
+from occupancy.common import sequence
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
@@ -210,9 +211,7 @@ def summarize_predictions(rows: Sequence[KernelValidation]) -> PredictionSummary
     >>> summarize_predictions([]).overall.kernels
     0
     """
-    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be a sequence of KernelValidation, not {type(rows).__name__}")
-    rows = list(rows)
+    rows = sequence("rows", rows, "a sequence of KernelValidation")
     for row in rows:
         if not isinstance(row, KernelValidation):
             raise TypeError(f"rows must hold KernelValidation, not {type(row).__name__}")
