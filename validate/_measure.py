@@ -41,7 +41,7 @@ from ._driver import cuda_errors
 from ._errors import DeviceError
 from ._files import JsonDict
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
-from ._session import Session, open_session
+from ._session import Session, check_session, open_session
 from ._timing import TimingResult, benchmark
 
 if TYPE_CHECKING:
@@ -422,7 +422,7 @@ def measure(
         if bad:
             raise ValueError(f"expected has argument indices {bad} that are not arrays of the argument list")
 
-    session = session or open_session(device)
+    session = open_session(device) if session is None else check_session(session)
     core = session.cuda.core
     dev = session.device
     with cuda_errors("querying the device"):

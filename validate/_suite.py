@@ -23,7 +23,7 @@ from ._errors import DeviceError
 from ._files import JsonDict
 from ._kernels import KernelCase, build_case, check_outputs
 from ._probe import Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import TimingResult, benchmark
 
 __all__ = [
@@ -229,6 +229,7 @@ def _label(model: roofline.Kernel) -> str:
     return f"{model.name}({extras})" if extras else model.name
 
 
+@takes_session
 def run_suite(
     session: Session,
     info: DeviceInfo,
