@@ -19,10 +19,11 @@ __all__ = ["CudaModules", "cuda_errors", "cuda_modules", "driver_call", "first_s
 
 INSTALL_HINT = "install cuda-python: pip install 'gpuroof[gpu]'"
 
-#: Why the driver could not start in this process (None: it has not failed). Once set, every
-#: driver entry point raises it again without calling cuda-python: the driver caches a failed
-#: ``cuInit`` for the life of the process anyway, and after cuda.core's failed start-up
-#: (see `require_driver`) the next driver call blocks forever.
+#: Why the driver could not start in this process (None: it has not failed). Once set,
+#: `require_driver` (which every session opens through) and `driver_call` raise it again
+#: without calling cuda-python: the driver keeps a failed ``cuInit`` for the life of the
+#: process anyway, and after cuda.core's failed start-up (see `require_driver`) the next
+#: driver call blocks forever.
 _FAILED: str | None = None
 
 
@@ -129,8 +130,6 @@ def cuda_errors(what: str) -> Iterator[None]:
     DeviceError
         Carrying ``what`` and the original message (NVRTC logs included).
     """
-    if _FAILED is not None:
-        raise DeviceError(_FAILED)
     try:
         yield
     except DeviceError:
@@ -138,7 +137,9 @@ def cuda_errors(what: str) -> Iterator[None]:
     except SystemError as exc:
         # cuda.bindings' driver loader failing inside a lock (see require_driver): the lock
         # stays held, so no driver call may follow in this process.
-        raise _fail(f"{what}: the CUDA driver failed to start ({first_sentence(exc)})") from None
+        # The SystemError chains the loader's own error (no libcuda: DynamicLibNotFoundError).
+        cause = exc.__cause__ or exc.__context__ or exc
+        raise _fail(f"no usable CUDA GPU: {first_sentence(cause)} (the driver failed to start while {what})") from None
     except Exception as exc:
         module = type(exc).__module__ or ""
         if module.startswith("cuda.") or type(exc).__name__ in ("CUDAError", "NVRTCError"):
@@ -156,9 +157,9 @@ def require_driver() -> None:
     loader while that error is still set: the loader's lock is entered but never left
     (``SystemError: <built-in method __enter__ of _thread.lock ...> returned a result with
     an exception set``), and the next driver call of the process waits on the lock forever.
-    ``cuInit`` through cuda.bindings reports the missing library cleanly. Its failure is
-    kept: later calls (and `driver_call`, `cuda_errors`) raise the same error at once and
-    never call the driver again in this process.
+    ``cuInit`` through cuda.bindings reports the missing library cleanly. Its failure (or
+    that SystemError, met inside `cuda_errors`) is kept: later calls and `driver_call`
+    raise the same error at once and never call the driver again in this process.
 
     Raises
     ------

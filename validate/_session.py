@@ -35,10 +35,10 @@ class Session:
 
     def __init__(self, index: int) -> None:
         index = integer("index", index)
-        self.cuda = cuda_modules()
         # cuInit first, through the one gate that remembers a failure: cuda.core's own
         # start-up without a driver leaves a lock held and the next driver call hangs.
         require_driver()
+        self.cuda = cuda_modules()
         core = self.cuda.core
         with cuda_errors("opening the CUDA device"):
             try:
