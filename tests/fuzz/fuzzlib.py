@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import faulthandler
 import linecache
 import math
 import os
@@ -49,6 +50,9 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 #: refused up front, not computed for minutes. A call still running then is stopped (a
 #: hang: counted, and the test fails) instead of blocking the suite.
 SLOW_SECONDS = float(os.environ.get("FUZZ_SLOW_SECONDS", "30"))
+#: A call blocked where no signal reaches Python (a lock taken forever in C) ends the whole
+#: run this much later, with every thread's traceback on stderr: a failure, never a hang.
+HANG_GRACE_SECONDS = 30.0
 
 #: Where every fuzzed call runs (relative paths land here; removed at the end of the session).
 SCRATCH = Path(tempfile.mkdtemp(prefix="gpuroof-fuzz-"))
@@ -274,13 +278,19 @@ class Hang(BaseException):
 
 @contextlib.contextmanager
 def watchdog(seconds: float) -> Iterator[None]:
-    """Raise `Hang` in the calling thread after `seconds` (SIGALRM, main thread only).
+    """Raise `Hang` in the calling thread after `seconds` (SIGALRM, main thread only); end
+    the process with every thread's traceback `HANG_GRACE_SECONDS` later (faulthandler).
 
-    A lock acquired forever in C (issue 21: cuda-python after a failed driver start-up) and
-    a numpy loop over 2**31 blocks both return to the interpreter often enough to see it.
+    A loop in Python or numpy (a walk over 2**31 blocks) sees the signal and stops; a wait
+    inside C that never returns to the interpreter (issue 21: cuda-python's driver loader
+    lock after a failed start-up) does not, and is what the second, harder stop is for.
     """
+    faulthandler.dump_traceback_later(seconds + HANG_GRACE_SECONDS, exit=True)
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
         return
 
     def stop(signum: int, frame: Any) -> None:
@@ -293,6 +303,7 @@ def watchdog(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        faulthandler.cancel_dump_traceback_later()
 
 
 def outcome(entry: Entry, target: Any, drawn: Any) -> None:
