@@ -139,7 +139,8 @@ def cuda_errors(what: str) -> Iterator[None]:
         # stays held, so no driver call may follow in this process.
         # The SystemError chains the loader's own error (no libcuda: DynamicLibNotFoundError).
         cause = exc.__cause__ or exc.__context__ or exc
-        raise _fail(f"no usable CUDA GPU: {first_sentence(cause)} (the driver failed to start while {what})") from None
+        raise _fail(f"no usable CUDA GPU: {first_sentence(cause)} "
+                    f"(the driver failed to start while {what})") from None
     except Exception as exc:
         module = type(exc).__module__ or ""
         if module.startswith("cuda.") or type(exc).__name__ in ("CUDAError", "NVRTCError"):

@@ -161,6 +161,9 @@ def open_session(index: int = 0) -> Session:
     Raises
     ------
     DeviceError
-        No cuda-python, no driver, no GPU, or no device of that index.
+        No cuda-python, no driver, no GPU, or no device of that index. A driver that failed
+        to start once in this process is not called again: the same error, at once.
+    TypeError
+        For an index that is not an integer.
     """
     return Session(index)
