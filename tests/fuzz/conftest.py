@@ -65,3 +65,4 @@ def pytest_sessionfinish(session, exitstatus):
         session.config.workeroutput["fuzz_stats"] = dict(fuzzlib.STATS)
 
     shutil.rmtree(TMP, ignore_errors=True)
+    fuzzlib.HANG_LOG.unlink(missing_ok=True)  # the run ended: nothing hung

@@ -51,8 +51,11 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 #: hang: counted, and the test fails) instead of blocking the suite.
 SLOW_SECONDS = float(os.environ.get("FUZZ_SLOW_SECONDS", "30"))
 #: A call blocked where no signal reaches Python (a lock taken forever in C) ends the whole
-#: run this much later, with every thread's traceback on stderr: a failure, never a hang.
+#: run this much later: a failure, never a hang. The call and every thread's traceback are in
+#: `HANG_LOG` (pytest holds stderr, and a process that ends this way prints no summary).
 HANG_GRACE_SECONDS = 30.0
+HANG_LOG = Path(tempfile.gettempdir()) / f"gpuroof-fuzz-hang-{os.getpid()}.txt"
+_hang_log: Any = None
 
 #: Where every fuzzed call runs (relative paths land here; removed at the end of the session).
 SCRATCH = Path(tempfile.mkdtemp(prefix="gpuroof-fuzz-"))
@@ -277,7 +280,7 @@ class Hang(BaseException):
 
 
 @contextlib.contextmanager
-def watchdog(seconds: float) -> Iterator[None]:
+def watchdog(seconds: float, what: str = "") -> Iterator[None]:
     """Raise `Hang` in the calling thread after `seconds` (SIGALRM, main thread only); end
     the process with every thread's traceback `HANG_GRACE_SECONDS` later (faulthandler).
 
@@ -285,7 +288,14 @@ def watchdog(seconds: float) -> Iterator[None]:
     inside C that never returns to the interpreter (issue 21: cuda-python's driver loader
     lock after a failed start-up) does not, and is what the second, harder stop is for.
     """
-    faulthandler.dump_traceback_later(seconds + HANG_GRACE_SECONDS, exit=True)
+    global _hang_log
+    if _hang_log is None:
+        _hang_log = open(HANG_LOG, "w", encoding="utf-8")  # noqa: SIM115 - open for the run
+    _hang_log.seek(0)
+    _hang_log.truncate()
+    _hang_log.write(f"fuzz: no answer after {seconds + HANG_GRACE_SECONDS:.0f} s from {what}\n")
+    _hang_log.flush()
+    faulthandler.dump_traceback_later(seconds + HANG_GRACE_SECONDS, exit=True, file=_hang_log)
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         try:
             yield
@@ -312,7 +322,8 @@ def outcome(entry: Entry, target: Any, drawn: Any) -> None:
     start = time.perf_counter()
     try:
         # In the scratch folder: a drawn relative path ("n", "ä") must not write into the checkout.
-        with contextlib.chdir(SCRATCH), watchdog(SLOW_SECONDS):
+        what = f"{getattr(target, '__qualname__', target)!s} with {str(drawn)[:500]}"
+        with contextlib.chdir(SCRATCH), watchdog(SLOW_SECONDS, what):
             result = run(target, drawn)
     except Hang as exc:
         STATS["hangs"] += 1
