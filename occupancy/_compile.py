@@ -13,9 +13,12 @@ from types import ModuleType
 
 from ._arch import ArchitectureLike, architecture
 from ._errors import OccupancyError
+from .common import sequence
 
-__all__ = ["CompileError", "Compiled", "compile_ptx", "compile_source", "ptx_directives", "ptx_setmaxnreg", "ptxas_log",
-           "target_sm"]
+__all__ = [
+    "CompileError", "Compiled", "compile_ptx", "compile_source", "option_strings", "ptx_directives",
+    "ptx_setmaxnreg", "ptxas_log", "target_sm",
+]
 
 INSTALL_HINT = "pip install 'gpuroof[compile]' (cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink)"
 
@@ -48,13 +51,18 @@ def target_sm(arch: ArchitectureLike) -> str:
     return f"sm_{a.major}{a.minor}"
 
 
-def _check_options(options: Sequence[str]) -> list[str]:
-    if isinstance(options, (str, bytes)):
-        raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
-    out = []
-    for option in options:
+def option_strings(options: object) -> list[str]:
+    """The compiler options as a list of strings; anything else (None, one string) is a TypeError."""
+    out = sequence("options", options, "a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
+    for option in out:
         if not isinstance(option, str):
             raise TypeError(f"options must be strings, got {option!r}")
+    return out
+
+
+def _check_options(options: Sequence[str]) -> list[str]:
+    out = []
+    for option in option_strings(options):
         if re.match(r"-{1,2}(arch|gpu-architecture)\b", option) or option.startswith("-arch"):
             raise OccupancyError(f"options={option!r}: give the architecture as arch=, not in options")
         out.append(option)

@@ -15,6 +15,7 @@ from ._compile import (
     Compiled,
     compile_ptx,
     compile_source,
+    option_strings,
     ptx_directives,
     ptx_setmaxnreg,
     ptxas_log,
@@ -432,8 +433,6 @@ def all_kernel_resources(
     >>> sorted(found), found["twice"].max_threads_per_block
     (['scale', 'twice'], 128)
     """
-    if isinstance(options, (str, bytes)):
-        raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
     options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
     return _collect(source_or_binary, arch, options, compiler, cwd)
 
@@ -442,7 +441,8 @@ def _with_command(source: object, arch: ArchitectureLike | None, options: Sequen
                   compile_commands: str | os.PathLike[str] | None,
                   ) -> tuple[tuple[str, ...], str | None, ArchitectureLike | None]:
     """(options, folder, arch) with the compile command's options first, its folder, and its
-    architecture when ``arch`` is None; ``compiler`` checked."""
+    architecture when ``arch`` is None; ``compiler`` and ``options`` checked."""
+    options = option_strings(options)
     if not isinstance(compiler, (str, os.PathLike)):
         raise TypeError(f"compiler must be one of {', '.join(COMPILERS)} or an nvcc/ptxas path, "
                         f"not {type(compiler).__name__}")
@@ -701,8 +701,6 @@ def source_lines(
     >>> k.peak_live_registers <= k.registers_per_thread
     True
     """
-    if isinstance(options, (str, bytes)):
-        raise TypeError("options must be a sequence of strings, e.g. ['-DN=4', '-std=c++17']")
     options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
     cubin = _line_cubin(source_or_binary, arch, options, compiler, cwd)
     built, kernels = cubin_kernels(cubin, "cubin")

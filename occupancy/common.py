@@ -16,7 +16,7 @@ these from here (``occupancy.common``) instead of writing their own:
 * readers with limits: every data file gpuroof reads goes through `read_json`, `read_toml`
   or `read_text`: a truncated, non-UTF-8, deeply nested (`MAX_DEPTH`), non-finite or
   oversized (`MAX_FILE_BYTES`) file is one error that names the file;
-* number checks: `integer` and `check_range`, with messages that name the parameter, the
+* argument checks: `integer`, `check_range` and `sequence`, with messages that name the parameter, the
   value and the allowed range;
 * `pydantic_error`: a pydantic ``ValidationError`` as one line of the caller's error;
 * progress: `ProgressStep`, `progress_step` and `no_progress`, the one protocol by which long
@@ -81,6 +81,7 @@ __all__ = [
     "read_text",
     "read_toml",
     "save_figure",
+    "sequence",
     "short_repr",
     "shown",
     "si",
@@ -524,6 +525,19 @@ def check_range(
         raise error(f"{name}={lo} is below the minimum of {low}")
     if high is not None and hi > high:
         raise error(f"{name}={hi} exceeds the maximum of {high}{what}")
+
+
+def sequence(name: str, value: object, what: str = "a sequence") -> list[Any]:
+    """``value`` as a list: a string, bytes, a mapping, a 0-d numpy array (iterable in name
+    only: iterating it raises numpy's TypeError) or a non-iterable is a TypeError naming `name`.
+
+    ``what`` describes the sequence in the message ("a sequence of numbers").
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        raise TypeError(f"{name} must be {what}, not a 0-d numpy array ({short_repr(value, 40)})")
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be {what}, not {type(value).__name__}")
+    return list(value)
 
 
 def short_repr(value: object, width: int = 80) -> str:

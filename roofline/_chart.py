@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 import numpy as np
+from occupancy.common import sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
@@ -155,11 +156,6 @@ def kernel_labels(kernels: Iterable[Kernel | KernelLike]) -> list[str]:
     return labels
 
 
-def _sequence(name: str, value: object) -> list[object]:
-    """A list from an iterable argument; a string or a non-iterable is a TypeError."""
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a sequence, not {type(value).__name__}")
-    return list(value)
 
 
 def _measured(name: str, value: object) -> float:
@@ -223,12 +219,12 @@ def roofline_chart(
         Unknown GPU, precision or level, or a measured value for an unknown kernel.
     """
     device = lookup_gpu(gpu)
-    kernels = _sequence("kernels", kernels)
+    kernels = sequence("kernels", kernels)
     if not isinstance(title, str):
         raise TypeError(f"title must be a str, not {type(title).__name__}")
     if precisions is not None:
-        precisions = _sequence("precisions", precisions)
-    levels = _sequence("levels", levels)
+        precisions = sequence("precisions", precisions)
+    levels = sequence("levels", levels)
     kernel_counts = [
         kernel_of(k).model_copy(update={"name": label})
         for k, label in zip(kernels, kernel_labels(kernels))
@@ -316,7 +312,7 @@ def roofline_chart(
                 points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
                                          flops_per_second=flops_per_second, origin="measured"))
     elif measured_points is not None:
-        given = _sequence("measured_points", measured_points)
+        given = sequence("measured_points", measured_points)
         for point in given:
             if not isinstance(point, ChartPoint):
                 raise TypeError(

@@ -14,7 +14,7 @@ from pydantic import ConfigDict
 from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
 from occupancy.common import (Displayed, Progress, Shown, check_writable, dumps_json, joined, no_progress, percent,
-                               progress_step, save_figure, shown, si, write_atomic)
+                               progress_step, save_figure, sequence, shown, si, write_atomic)
 
 from . import models
 from ._chart import RooflineChart, kernel_labels, roofline_chart
@@ -153,13 +153,11 @@ def analyze_suite(
     'memory'
     """
     device = lookup_gpu(gpu)
-    if kernels is not None and (isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__")):
-        raise TypeError(f"kernels must be a sequence of kernel models or counts, not {type(kernels).__name__}")
     if kernels is None:
         progress_step(progress, "building the kernel suite", 0, 1)
         kernels = _default_suite()
     else:
-        kernels = tuple(kernel_of(k) for k in kernels)
+        kernels = tuple(kernel_of(k) for k in sequence("kernels", kernels, "a sequence of kernel models or counts"))
     rows = []
     for done, (kernel, label) in enumerate(zip(kernels, kernel_labels(kernels))):
         progress_step(progress, f"kernel {label}", done, len(kernels))

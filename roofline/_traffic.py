@@ -38,6 +38,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
 from occupancy import Launch
+from occupancy.common import sequence
 
 from ._errors import RooflineError
 from ._gpu import translate_validation_error
@@ -63,6 +64,11 @@ _INTERIOR_SAMPLE = 8
 _EXPAND_ELEMENTS = 1 << 23
 # Rows (blocks x threads) evaluated in one numpy call of the exhaustive count.
 _CHUNK_ELEMENTS = 1 << 22
+#: The exhaustive count's hard budget: thread evaluations (blocks x threads per block x loop
+#: iterations, summed over the accesses): a few seconds on one core (a copy of 2**21 floats); a grid of
+#: 2**31 blocks would take days, so beyond this it is refused up front (never sampled: an
+#: exhaustive count that is not exhaustive would be a different answer under the same name).
+EXHAUSTIVE_THREAD_BUDGET = 1 << 22
 # A dimension's segmentation key: a grid axis, or ("loop", its length).
 _Key = str | tuple[str, int]
 # One counting pass: "totals" (bytes and sectors by kind) and "distinct" ((array, kind) -> pieces).
@@ -656,6 +662,17 @@ def _check_classes(space, access, where, dims, segments, slopes, i, index, resid
         )
 
 
+def _check_exhaustive_budget(space: _Space, accesses: Sequence[Access]) -> None:
+    """Refuse an exhaustive count beyond `EXHAUSTIVE_THREAD_BUDGET`, before any work."""
+    blocks = math.prod(space.grid)
+    evaluations = blocks * space.threads * sum(a.loop for a in accesses)
+    if evaluations > EXHAUSTIVE_THREAD_BUDGET:
+        raise RooflineError(
+            f"exhaustive=True would evaluate {evaluations} threads ({blocks} blocks x {space.threads} threads x "
+            f"{sum(a.loop for a in accesses)} accesses and loop iterations); its budget is "
+            f"{EXHAUSTIVE_THREAD_BUDGET}: use the fast count (exhaustive=False) or a smaller grid")
+
+
 def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> _Pass:
     totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0}
     units_of: dict[tuple[str, str], list[np.ndarray]] = {}
@@ -923,7 +940,9 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
         and (b) guards that are boundary checks (away from a few blocks at each end of a
         dimension, a thread's guard does not depend on its block). Both are checked at
         the corners and the centre of every class of blocks. True: walk every block
-        (for patterns outside (a) or (b); time and memory grow with the grid).
+        (for patterns outside (a) or (b); time and memory grow with the grid, so it is
+        refused beyond `EXHAUSTIVE_THREAD_BUDGET` = 2**22 thread evaluations: blocks x
+        threads per block x loop iterations, summed over the accesses).
     locality : Locality, optional
         The GPU's locality figures (`roofline.locality`): the page size and window of the
         page visits, and the sectors up to which L1 combines the stores of warps woken
@@ -937,7 +956,8 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
     ------
     RooflineError
         If the pattern is outside the assumptions of the fast count (the message says
-        which and suggests ``exhaustive=True``).
+        which and suggests ``exhaustive=True``), or with ``exhaustive=True`` beyond its
+        budget (the message gives both counts).
     OccupancyError
         If grid or block are out of CUDA's limits.
     TypeError
@@ -954,11 +974,15 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
     True
     """
     shape = Launch(grid=grid, block=block)
-    accesses = list(accesses)
+    accesses = sequence("accesses", accesses, "a sequence of roofline.Access")
     for a in accesses:
         if not isinstance(a, Access):
             raise TypeError(f"accesses must hold roofline.Access objects, not {type(a).__name__}")
+    if not isinstance(exhaustive, (bool, np.bool_)):
+        raise TypeError(f"exhaustive must be a bool, not {type(exhaustive).__name__}")
     space = _Space(shape.grid, shape.block)
+    if exhaustive:
+        _check_exhaustive_budget(space, accesses)
     count = _exhaustive if exhaustive else _fast
     passes: dict[_Unit, _Pass] = {unit: count(space, accesses, unit)
                                          for unit in (SECTOR_BYTES, BURST_BYTES, LINE_BYTES)}

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
+from occupancy.common import sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import RooflineError
@@ -109,12 +110,8 @@ def _lanes(
     byte_addresses: object, access_bytes: int, active: Sequence[bool] | np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Parse addresses (None or NaN = inactive lane) and an optional mask into arrays."""
-    if isinstance(byte_addresses, (str, bytes)) or not hasattr(byte_addresses, "__len__"):
-        raise TypeError(
-            "byte_addresses must be a sequence of up to 32 ints (None or NaN for an "
-            f"inactive lane), got {type(byte_addresses).__name__}"
-        )
-    values = list(byte_addresses)  # type: ignore[arg-type]
+    values = sequence("byte_addresses", byte_addresses,
+                      "a sequence of up to 32 ints (None or NaN for an inactive lane)")
     if not 1 <= len(values) <= WARP_SIZE:
         raise RooflineError(
             f"byte_addresses has {len(values)} lanes; a warp has 1 to {WARP_SIZE}"

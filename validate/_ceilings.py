@@ -19,7 +19,7 @@ from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._probe import Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._tensor import TENSOR_CEILINGS, measure_tensor, tensor_kernels
 from ._timing import TimingResult, benchmark
 
@@ -99,6 +99,7 @@ def _ceiling(name: str, unit: str, work: float, timing: TimingResult, datasheet:
     )
 
 
+@takes_session
 def measure_ceilings(
     session: Session,
     info: DeviceInfo,

@@ -288,7 +288,14 @@ def open_clock_monitor(pci_bus_id: str | None) -> ClockMonitor:
 
     NVML is matched to the CUDA device by PCI bus id, because NVML's device order and
     CUDA's need not agree (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER).
+
+    Raises
+    ------
+    TypeError
+        For a ``pci_bus_id`` that is neither a str nor None.
     """
+    if pci_bus_id is not None and not isinstance(pci_bus_id, str):
+        raise TypeError(f"pci_bus_id must be a str such as '0000:1b:00.0' or None, not {type(pci_bus_id).__name__}")
     if not pci_bus_id:
         return ClockMonitor(None)
     try:
@@ -297,7 +304,7 @@ def open_clock_monitor(pci_bus_id: str | None) -> ClockMonitor:
         return ClockMonitor(None)
     try:
         nvml.nvmlInit()
-        handle = nvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id.encode() if isinstance(pci_bus_id, str) else pci_bus_id)
+        handle = nvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id.encode())
     except nvml.NVMLError:
         return ClockMonitor(None)
     read = _nvml_reader(nvml, handle)

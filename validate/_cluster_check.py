@@ -25,7 +25,7 @@ from ._differential import ProbeVariant, ask, counts_agree, error_text, load_pro
 from ._driver import cuda_errors, driver_call
 from ._errors import DeviceError
 from ._files import JsonDict
-from ._session import Session
+from ._session import Session, takes_session
 
 if TYPE_CHECKING:
     from cuda.bindings.driver import CUfunction, CUlaunchConfig
@@ -241,6 +241,7 @@ class _Asker:
                                        query.threads_per_block, query.dynamic_shared_memory))
 
 
+@takes_session
 def driver_cluster_answers(
     session: Session,
     info: DeviceInfo,
@@ -369,6 +370,7 @@ def compare_answers(gpu: str | occupancy.GpcLayout, answers: JsonDict) -> tuple[
     return clusters, potentials, mismatches
 
 
+@takes_session
 def check_clusters(
     session: Session,
     info: DeviceInfo,

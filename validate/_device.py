@@ -11,7 +11,7 @@ import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._driver import cuda_errors
-from ._session import Session
+from ._session import Session, takes_session
 
 if TYPE_CHECKING:
     from cuda.core import Device
@@ -82,6 +82,7 @@ class DeviceComparison(BaseModel):
     )
 
 
+@takes_session
 def query_device(session: Session) -> DeviceInfo:
     """Read the device's properties through cuda.core (NVML clocks where available).
 

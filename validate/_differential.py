@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from occupancy.common import sequence
 from roofline import RooflineError
 
 from ._compile import compile_kernels, kernel_source
@@ -51,8 +52,7 @@ def probe_source(variants: Sequence[ProbeVariant]) -> str:
     >>> "__shared__ float s_static[256];" in src and "bar.sync 2;" in src
     True
     """
-    if isinstance(variants, (str, bytes)) or not hasattr(variants, "__iter__"):
-        raise TypeError(f"variants must be a sequence of ProbeVariant, not {type(variants).__name__}")
+    variants = sequence("variants", variants, "a sequence of ProbeVariant")
     template = string.Template(kernel_source("occupancy_probe.cu"))
     parts = []
     for v in variants:

@@ -19,6 +19,20 @@ __all__ = ["CudaModules", "cuda_errors", "cuda_modules", "driver_call", "first_s
 
 INSTALL_HINT = "install cuda-python: pip install 'gpuroof[gpu]'"
 
+#: Why the driver could not start in this process (None: it has not failed). Once set,
+#: `require_driver` (which every session opens through) and `driver_call` raise it again
+#: without calling cuda-python: the driver keeps a failed ``cuInit`` for the life of the
+#: process anyway, and after cuda.core's failed start-up (see `require_driver`) the next
+#: driver call blocks forever.
+_FAILED: str | None = None
+
+
+def _fail(message: str) -> DeviceError:
+    """Record that the driver cannot start in this process; the error to raise."""
+    global _FAILED
+    _FAILED = message
+    return DeviceError(message)
+
 
 class CudaModules:
     """The imported cuda-python modules (``cuda.core`` and ``cuda.bindings.driver``)."""
@@ -87,6 +101,8 @@ def driver_call(function: Callable[..., object], *args: object) -> Any:
     DeviceError
         When the call returns anything but ``CUDA_SUCCESS``.
     """
+    if _FAILED is not None:
+        raise DeviceError(_FAILED)
     driver = cuda_modules().driver
     result = function(*args)
     if not isinstance(result, tuple):
@@ -118,6 +134,13 @@ def cuda_errors(what: str) -> Iterator[None]:
         yield
     except DeviceError:
         raise
+    except SystemError as exc:
+        # cuda.bindings' driver loader failing inside a lock (see require_driver): the lock
+        # stays held, so no driver call may follow in this process.
+        # The SystemError chains the loader's own error (no libcuda: DynamicLibNotFoundError).
+        cause = exc.__cause__ or exc.__context__ or exc
+        raise _fail(f"no usable CUDA GPU: {first_sentence(cause)} "
+                    f"(the driver failed to start while {what})") from None
     except Exception as exc:
         module = type(exc).__module__ or ""
         if module.startswith("cuda.") or type(exc).__name__ in ("CUDAError", "NVRTCError"):
@@ -135,20 +158,24 @@ def require_driver() -> None:
     loader while that error is still set: the loader's lock is entered but never left
     (``SystemError: <built-in method __enter__ of _thread.lock ...> returned a result with
     an exception set``), and the next driver call of the process waits on the lock forever.
-    ``cuInit`` through cuda.bindings reports the missing library cleanly, every time.
+    ``cuInit`` through cuda.bindings reports the missing library cleanly. Its failure (or
+    that SystemError, met inside `cuda_errors`) is kept: later calls and `driver_call`
+    raise the same error at once and never call the driver again in this process.
 
     Raises
     ------
     DeviceError
         No cuda-python, no NVIDIA driver, or no GPU (the driver's error name in the message).
     """
+    if _FAILED is not None:
+        raise DeviceError(_FAILED)
     driver = cuda_modules().driver
     try:
         driver_call(driver.cuInit, 0)
     except DeviceError as exc:
-        raise DeviceError(f"no usable CUDA GPU: {exc}") from None
+        raise _fail(f"no usable CUDA GPU: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - cuda.pathfinder could not load libcuda: no usable GPU
-        raise DeviceError(f"no usable CUDA GPU: {first_sentence(exc)}") from None
+        raise _fail(f"no usable CUDA GPU: {first_sentence(exc)}") from None
 
 
 def first_sentence(exc: BaseException) -> str:

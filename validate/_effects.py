@@ -35,7 +35,7 @@ from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._prediction import PredictionCheck
 from ._probe import Figures, Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import benchmark
 from ._workingset import WorkingSet
 
@@ -199,6 +199,7 @@ def page_probe_rows(warps: int) -> tuple[int, ...]:
     return tuple(rows for rows in (1024, 8192, 65536) if rows >= window and warps // rows >= 8)
 
 
+@takes_session
 def measure_effects(session: Session, info: DeviceInfo, *, dram_bytes_per_second: float, quick: bool = False,
                     read_bytes_per_second: float | None = None,
                     progress: Callable[[str], None] = lambda message: None) -> MemoryEffects:

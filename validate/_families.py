@@ -36,7 +36,7 @@ from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._files import JsonDict
 from ._kernels import F32, KernelCase, _normal, build_case, check_outputs
-from ._session import Session
+from ._session import Session, takes_session
 from ._suite import KernelValidation
 from ._timing import benchmark
 
@@ -450,6 +450,7 @@ def _matching_spec(row: KernelValidation, specs: Sequence[FamilySpec]) -> Family
     return None
 
 
+@takes_session
 def measure_families(
     session: Session,
     info: DeviceInfo,

@@ -21,7 +21,7 @@ from ._cluster_check import set_attribute
 from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._driver import cuda_errors, driver_call
-from ._session import Session
+from ._session import Session, takes_session
 
 if TYPE_CHECKING:
     from cuda.bindings.driver import CUfunction
@@ -100,6 +100,7 @@ def _launch(session: Session, kernel: Kernel, function: CUfunction, clusters: in
     driver_call(d.cuLaunchKernelEx, cfg, function, params, 0)
 
 
+@takes_session
 def measure_gpc_layout(
     session: Session,
     info: DeviceInfo,

@@ -42,7 +42,7 @@ from ._driver import driver_call
 from ._errors import DeviceError
 from ._format import format_size
 from ._probe import Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import EventTimer, MAX_SECONDS, benchmark
 from ._timing import TimingResult
 
@@ -283,6 +283,7 @@ def _wall(function: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+@takes_session
 def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = False,
                        progress: Callable[[str], None] = lambda message: None) -> HostLinks:
     """Measure every kind of host memory, both directions, over `host_link_sizes`.

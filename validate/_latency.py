@@ -34,7 +34,7 @@ from ._device import DeviceInfo
 from ._errors import DeviceError
 from ._format import format_ns, format_size
 from ._probe import Figures, Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import MAX_SECONDS
 
 __all__ = [
@@ -366,6 +366,7 @@ def latency_levels(points: Sequence[ChasePoint], *, l2_cache_bytes: int) -> Late
     return LatencyLevels(notes=tuple(notes), **fields)
 
 
+@takes_session
 def measure_latency_ladder(session: Session, info: DeviceInfo, *, quick: bool = False, launches: int = 3,
                            progress: Callable[[str], None] = lambda message: None) -> LatencyLadder:
     """Run every chase of `chase_plans` on the device and derive the per-level latencies.

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._compile import compile_kernels, kernel_source
 from ._driver import cuda_errors
 from ._probe import Figures, Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import EventTimer, benchmark
 
 __all__ = [
@@ -44,6 +44,7 @@ class LaunchOverhead(BaseModel):
     late_samples: int = Field(default=0, ge=0, description="Timer samples retried because the host was late.")
 
 
+@takes_session
 def measure_launch_overhead(session: Session, *, quick: bool = False,
                             progress: Callable[[str], None] = lambda message: None) -> LaunchOverhead:
     """Measure the GPU-side cost of an empty kernel, per launch in a graph, and the host's.

@@ -32,7 +32,7 @@ import numpy as np
 import occupancy
 import roofline
 from occupancy import CompileError, KernelResources
-from occupancy.common import Displayed, Shown, percent, shown, si
+from occupancy.common import Displayed, Shown, percent, sequence, shown, si
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._clocks import ClockSample, open_clock_monitor
@@ -41,7 +41,7 @@ from ._driver import cuda_errors
 from ._errors import DeviceError
 from ._files import JsonDict
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
-from ._session import Session, open_session
+from ._session import Session, check_session, open_session
 from ._timing import TimingResult, benchmark
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ def _load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str
 
 def _normalise_args(args: Sequence[object], sizes: Mapping[str, int] | None) -> list[object]:
     out: list[object] = []
-    for i, a in enumerate(args):
+    for i, a in enumerate(sequence("args", args, "a sequence with one entry per kernel parameter")):
         if isinstance(a, str):
             a = parse_kernel_arg(a, sizes)
         if isinstance(a, (bool, int, float)) and not isinstance(a, np.generic):
@@ -429,7 +429,7 @@ def measure(
         if bad:
             raise ValueError(f"expected has argument indices {bad} that are not arrays of the argument list")
 
-    session = session or open_session(device)
+    session = open_session(device) if session is None else check_session(session)
     core = session.cuda.core
     dev = session.device
     with cuda_errors("querying the device"):

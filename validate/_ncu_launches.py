@@ -26,7 +26,7 @@ from ._differential import ProbeVariant, load_probe_kernels
 from ._driver import driver_call
 from ._errors import DeviceError
 from ._files import JsonDict
-from ._session import Session, open_session
+from ._session import Session, open_session, takes_session
 
 __all__ = ["PlannedLaunch", "launch_plan", "parse_ncu_csv", "run_launch_plan"]
 
@@ -99,6 +99,7 @@ def launch_plan(arch: occupancy.Architecture, quick: bool = False) -> list[Plann
     return plan
 
 
+@takes_session
 def run_launch_plan(session: Session, info: DeviceInfo, plan: list[PlannedLaunch], manifest: TextIO | None = None) -> list[JsonDict]:
     """Launch every planned configuration once, in order; return one manifest entry each.
 

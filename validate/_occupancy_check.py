@@ -23,7 +23,7 @@ from ._compile import kernel_resources
 from ._device import DeviceInfo
 from ._differential import ProbeVariant, ask, counts_agree, error_text, load_probe_kernels
 from ._probe import Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 
 if TYPE_CHECKING:
     from cuda.core import Kernel
@@ -135,6 +135,7 @@ def _runtime_blocks(kernel: Kernel, threads: int, dyn: int) -> int | str:
     return ask(lambda: kernel.occupancy.max_active_blocks_per_multiprocessor(threads, dyn))
 
 
+@takes_session
 def check_occupancy(
     session: Session,
     info: DeviceInfo,

@@ -25,7 +25,7 @@ from ._driver import cuda_errors, driver_call
 from ._errors import DeviceError
 from ._format import format_size
 from ._probe import Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import TimingResult
 from ._timing import benchmark
 from ._workingset import WorkingSet
@@ -187,6 +187,7 @@ def repredict(persistence: Persistence, *, l2_cache_bytes: int) -> Persistence:
     return persistence.model_copy(update={"points": tuple(sorted(points, key=lambda p: order.get(p.case, 1 << 30)))})
 
 
+@takes_session
 def measure_persistence(session: Session, info: DeviceInfo, *, dram_bytes_per_second: float, l2_bytes_per_second: float,
                         quick: bool = False, progress: Callable[[str], None] = lambda message: None) -> Persistence:
     """Measure every `persistence_cases` configuration and compare with `roofline.l2_persistence`.

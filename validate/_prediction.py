@@ -29,7 +29,7 @@ from ._compile import compile_kernels, kernel_resources, kernel_source, with_def
 from ._files import JsonDict
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 from ._probe import Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import benchmark
 
 __all__ = [
@@ -286,6 +286,7 @@ def _dynamic_shared_for_limit(arch: occupancy.Architecture, block_size: int, reg
     )
 
 
+@takes_session
 def run_prediction_check(
     session: Session,
     gpu: roofline.GPU,

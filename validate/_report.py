@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import roofline
-from occupancy.common import check_writable, write_atomic
+from occupancy.common import check_range, check_writable, integer, write_atomic
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
@@ -124,14 +124,31 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1e3:.3f}"
 
 
+#: The deepest title level: the family report's sections sit two levels below it.
+MAX_TITLE_LEVEL = 4
+
+
 def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "") -> str:
     """The human report: device, ceilings, occupancy check, kernels, error summary, hierarchy.
 
-    ``level`` is the heading level of the title (2 inside a report of many devices);
+    ``level`` is the heading level of the title, 1 to 4 (2 inside a report of many devices;
+    sections sit one level below it and the family report's two, and Markdown stops at 6);
     ``assets`` prefixes the image paths (the device's folder in such a report).
+
+    Raises
+    ------
+    TypeError
+        For a report that is not a ValidationReport, a level that is not an int, or assets
+        that is not a str.
+    roofline.RooflineError
+        For a level outside 1 to 4.
     """
     if not isinstance(report, ValidationReport):
         raise TypeError(f"report must be a ValidationReport, not {type(report).__name__}")
+    level = integer("level", level)
+    check_range("level", level, 1, MAX_TITLE_LEVEL, RooflineError, " (Markdown headings stop at 6)")
+    if not isinstance(assets, str):
+        raise TypeError(f"assets must be a str (a folder prefix such as 'h100/'), not {type(assets).__name__}")
     d, c = report.device, report.comparison
     h1, h2 = "#" * level, "#" * (level + 1)
     lines = [

@@ -24,7 +24,7 @@ from ._device import DeviceInfo
 from ._differential import probe_source
 from ._driver import cuda_errors, cuda_modules
 from ._occupancy_check import probe_variants
-from ._session import Session
+from ._session import Session, takes_session
 
 __all__ = ["ResourceMismatch", "ResourcesCheck", "TritonOccupancy", "check_resources", "resource_corpus"]
 
@@ -124,6 +124,7 @@ def _launch_grid(arch: occupancy.Architecture, static: int, quick: bool) -> list
     return [(t, d) for t in blocks for d in dynamic]
 
 
+@takes_session
 def check_resources(
     session: Session,
     info: DeviceInfo,

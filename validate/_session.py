@@ -3,19 +3,24 @@ or in `_compile`, errors translated by `_driver`)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import numpy as np
+from occupancy.common import integer
 
-from ._driver import cuda_errors, cuda_modules, driver_call, first_sentence
+from ._driver import cuda_errors, cuda_modules, driver_call, first_sentence, require_driver
 from ._errors import DeviceError
 from ._timing import QueuedEventTimer
 
 if TYPE_CHECKING:
     from cuda.core import Buffer, Kernel
 
-__all__ = ["Session", "open_session"]
+__all__ = ["Session", "check_session", "open_session", "takes_session"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 # IEEE quiet NaN, the poison written over outputs before a checked launch.
 POISON_WORD = 0x7FC00000
@@ -29,6 +34,10 @@ class Session:
     """
 
     def __init__(self, index: int) -> None:
+        index = integer("index", index)
+        # cuInit first, through the one gate that remembers a failure: cuda.core's own
+        # start-up without a driver leaves a lock held and the next driver call hangs.
+        require_driver()
         self.cuda = cuda_modules()
         core = self.cuda.core
         with cuda_errors("opening the CUDA device"):
@@ -123,12 +132,38 @@ class Session:
         driver_call(driver.cuKernelSetAttribute, attribute, int(value), kernel.handle, self.device.device_id)
 
 
+def check_session(session: object, name: str = "session") -> Session:
+    """``session`` if it is an open `Session`; anything else is a TypeError naming ``name``."""
+    if not isinstance(session, Session):
+        raise TypeError(f"{name} must be an open validate.Session (validate.open_session(device)), "
+                        f"not {type(session).__name__}")
+    return session
+
+
+def takes_session(function: Callable[P, R]) -> Callable[P, R]:
+    """Check a function's ``session`` (its first argument) with `check_session` before it runs.
+
+    Every public function that needs a GPU session carries this decorator, so one that is
+    given something else says so in one line before it compiles or touches the driver.
+    """
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        check_session(args[0] if args else kwargs.get("session"))
+        return function(*args, **kwargs)
+
+    return checked
+
+
 def open_session(index: int = 0) -> Session:
     """Open device ``index``.
 
     Raises
     ------
     DeviceError
-        No cuda-python, no driver, no GPU, or no device of that index.
+        No cuda-python, no driver, no GPU, or no device of that index. A driver that failed
+        to start once in this process is not called again: the same error, at once.
+    TypeError
+        For an index that is not an integer.
     """
     return Session(index)

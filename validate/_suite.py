@@ -11,6 +11,7 @@ import numpy as np
 import occupancy
 import roofline
 from occupancy import KernelResources
+from occupancy.common import sequence
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
@@ -22,7 +23,7 @@ from ._errors import DeviceError
 from ._files import JsonDict
 from ._kernels import KernelCase, build_case, check_outputs
 from ._probe import Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import TimingResult, benchmark
 
 __all__ = [
@@ -210,9 +211,7 @@ def summarize_predictions(rows: Sequence[KernelValidation]) -> PredictionSummary
     >>> summarize_predictions([]).overall.kernels
     0
     """
-    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be a sequence of KernelValidation, not {type(rows).__name__}")
-    rows = list(rows)
+    rows = sequence("rows", rows, "a sequence of KernelValidation")
     for row in rows:
         if not isinstance(row, KernelValidation):
             raise TypeError(f"rows must hold KernelValidation, not {type(row).__name__}")
@@ -230,6 +229,7 @@ def _label(model: roofline.Kernel) -> str:
     return f"{model.name}({extras})" if extras else model.name
 
 
+@takes_session
 def run_suite(
     session: Session,
     info: DeviceInfo,

@@ -19,7 +19,7 @@ import numpy as np
 from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._errors import DeviceError
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import TimingResult
 from ._timing import benchmark
 
@@ -109,6 +109,7 @@ class TensorMeasurement:
     note: str
 
 
+@takes_session
 def measure_tensor(session: Session, info: DeviceInfo, precision: str, *, quick: bool = False,
                    target_seconds: float | None = None) -> TensorMeasurement:
     """Probe every candidate kernel and shape of `precision`, then time the fastest.

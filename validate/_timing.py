@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 from pydantic import ConfigDict, Field
 
-from occupancy.common import Displayed, percent, shown, si
+from occupancy.common import Displayed, percent, sequence, shown, si
 from roofline import RooflineError
 
 from ._checks import as_float, check_callables, check_count, check_positive
@@ -135,10 +135,8 @@ def summarize(samples_seconds: Sequence[float], *, warmup: int = 0, l2_flushed: 
     >>> summarize([1e-3, 2e-3, 3e-3]).median_seconds
     0.002
     """
-    if isinstance(samples_seconds, (str, bytes)) or not hasattr(samples_seconds, "__iter__"):
-        raise TypeError(f"samples_seconds must be a sequence of numbers, not {type(samples_seconds).__name__}")
     samples = []
-    for s in samples_seconds:
+    for s in sequence("samples_seconds", samples_seconds, "a sequence of numbers"):
         if isinstance(s, bool) or not isinstance(s, numbers.Real):
             raise TypeError(f"samples_seconds must hold numbers, not {type(s).__name__}")
         samples.append(sample_seconds(s))

@@ -28,7 +28,7 @@ from ._compile import compile_kernels, kernel_source
 from ._device import DeviceInfo
 from ._format import format_rate, format_size
 from ._probe import Figures, Probe, RunContext
-from ._session import Session
+from ._session import Session, takes_session
 from ._timing import benchmark
 
 __all__ = [
@@ -149,6 +149,7 @@ def working_set_plateaus(points: Sequence[WorkingSetPoint]) -> WorkingSetPlateau
                               dram_points=len(dram))
 
 
+@takes_session
 def measure_working_set(session: Session, info: DeviceInfo, *, quick: bool = False,
                         progress: Callable[[str], None] = lambda message: None) -> WorkingSet:
     """Run the sweep on the device.

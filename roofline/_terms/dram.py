@@ -152,7 +152,10 @@ def mixed_dram_bandwidth(read_bytes: float, write_bytes: float | None, *, copy_b
 
     A read byte takes ``1 / read_bytes_per_second``, a written byte ``2 / copy - 1 / read``
     (the copy, half of each, comes out at `copy_bytes_per_second`). The copy's rate when
-    `write_bytes` is None, the read rate is unknown, or it does not exceed the copy's.
+    `write_bytes` is None, the read rate is unknown, or it does not exceed the copy's (so a
+    write is never faster than a copy). Any finite mix gives a finite rate > 0, from half
+    the copy's (all writes) to the read's (all reads): the sums are taken relative to the
+    larger side, so bytes and rates as small as 5e-324 neither underflow to 0/0 nor overflow.
 
     Examples
     --------
@@ -164,12 +167,18 @@ def mixed_dram_bandwidth(read_bytes: float, write_bytes: float | None, *, copy_b
     read = None if read_bytes_per_second is None else finite_positive("read_bytes_per_second", read_bytes_per_second)
     read_bytes = finite_nonnegative("read_bytes", read_bytes)
     write_bytes = None if write_bytes is None else finite_nonnegative("write_bytes", write_bytes)
-    if write_bytes is None or read is None or read_bytes + write_bytes <= 0:
+    if write_bytes is None or read is None or read <= copy or read_bytes + write_bytes <= 0:
         return copy
-    per_written = 2.0 / copy - 1.0 / read
-    if per_written <= 0:
-        return copy
-    return (read_bytes + write_bytes) / (read_bytes / read + write_bytes * per_written)
+    # In units of the copy's time per byte: a read byte costs ratio (< 1), a written byte
+    # 2 - ratio (> 1); the bytes relative to the larger side, so that neither underflows.
+    ratio = copy / read
+    largest = max(read_bytes, write_bytes)
+    reads, writes = read_bytes / largest, write_bytes / largest
+    cost = reads * ratio + writes * (2.0 - ratio)
+    if cost <= 0:  # copy / read underflowed with no writes to speak of: a pure read stream
+        return read
+    # `or copy`: a copy rate of a few subnormals rounds its half to 0; the copy's is as near.
+    return min(read, copy * ((reads + writes) / cost)) or copy
 
 
 def wave_seconds(blocks: int, slots: int, bytes_per_block: float,

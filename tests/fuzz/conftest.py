@@ -43,7 +43,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_sep("-", "fuzz")
     terminalreporter.write_line(
         f"API: {stats['calls']} calls ({stats['results']} results, {stats['library_errors']} library errors), "
-        f"{stats['other_exceptions']} other exceptions; "
+        f"{stats['other_exceptions']} other exceptions, {stats['nan']} non-finite results, "
+        f"{stats['hangs']} hangs; "
         f"CLI: {stats['cli_runs']} runs ({stats['cli_exit_0']} exit 0, {stats['cli_exit_2']} exit 2, "
         f"{stats['cli_exit_3']} exit 3), {stats['cli_tracebacks']} tracebacks, {stats['cli_wrong_exit']} wrong exit codes; "
         f"files: {stats['file_cases']} corrupted-file cases"
@@ -52,8 +53,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         import json
 
         # Every counter, the zeros too: a report says "0 tracebacks", not nothing.
-        names = ("calls", "results", "library_errors", "other_exceptions", "cli_runs", "cli_exit_0", "cli_exit_2",
-                 "cli_exit_3", "cli_tracebacks", "cli_wrong_exit", "file_cases")
+        names = ("calls", "results", "library_errors", "other_exceptions", "nan", "hangs", "cli_runs", "cli_exit_0",
+                 "cli_exit_2", "cli_exit_3", "cli_tracebacks", "cli_wrong_exit", "file_cases")
         Path(out).write_text(json.dumps({**{n: stats[n] for n in names}, **stats}, indent=2) + "\n")
 
 
@@ -64,3 +65,4 @@ def pytest_sessionfinish(session, exitstatus):
         session.config.workeroutput["fuzz_stats"] = dict(fuzzlib.STATS)
 
     shutil.rmtree(TMP, ignore_errors=True)
+    fuzzlib.HANG_LOG.unlink(missing_ok=True)  # the run ended: nothing hung

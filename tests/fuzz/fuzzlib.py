@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import faulthandler
 import linecache
 import math
 import os
+import signal
 import tempfile
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +47,15 @@ DEEP = "FUZZ_EXAMPLES" in os.environ
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 
 #: A single call slower than this counts as a failure: a size too large to compute must be
-#: refused up front, not computed for minutes.
+#: refused up front, not computed for minutes. A call still running then is stopped (a
+#: hang: counted, and the test fails) instead of blocking the suite.
 SLOW_SECONDS = float(os.environ.get("FUZZ_SLOW_SECONDS", "30"))
+#: A call blocked where no signal reaches Python (a lock taken forever in C) ends the whole
+#: run this much later: a failure, never a hang. The call and every thread's traceback are in
+#: `HANG_LOG` (pytest holds stderr, and a process that ends this way prints no summary).
+HANG_GRACE_SECONDS = 30.0
+HANG_LOG = Path(tempfile.gettempdir()) / f"gpuroof-fuzz-hang-{os.getpid()}.txt"
+_hang_log: Any = None
 
 #: Where every fuzzed call runs (relative paths land here; removed at the end of the session).
 SCRATCH = Path(tempfile.mkdtemp(prefix="gpuroof-fuzz-"))
@@ -65,7 +75,13 @@ def examples(cost: float = 1.0) -> int:
 
 BIG = 2**70
 HUGE_INTS = (2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**63 - 1, 2**63, 2**64, BIG, 10**400)
-SPECIAL_FLOATS = (math.nan, math.inf, -math.inf, 1e400, -0.0, 5e-324, 1e308, -1e308, 0.5, 256.0)
+#: Tiny finite floats: the smallest subnormal, subnormals, the smallest normal, and a value
+#: whose square underflows (issue 21: 0/0 and inf - inf from rates this small).
+TINY_FLOATS = (5e-324, 1e-320, 2.2250738585072014e-308, 1e-300)
+SPECIAL_FLOATS = (math.nan, math.inf, -math.inf, 1e400, -0.0, *TINY_FLOATS, 1e308, -1e308, 0.5, 256.0)
+#: 0-d numpy arrays: they have ``__iter__`` but iterating one raises numpy's TypeError.
+ZERO_D = (np.array(0, dtype=np.int8), np.array(25, dtype=np.uint8), np.array(1.5), np.array(2**40),
+          np.array("x"))
 
 
 def odd_ints() -> st.SearchStrategy[int]:
@@ -80,6 +96,11 @@ def odd_ints() -> st.SearchStrategy[int]:
 
 def odd_floats() -> st.SearchStrategy[float]:
     return st.one_of(st.sampled_from(SPECIAL_FLOATS), st.floats(allow_nan=True, allow_infinity=True))
+
+
+def tiny_floats() -> st.SearchStrategy[float]:
+    """Finite floats > 0 small enough that sums, products and quotients of them underflow."""
+    return st.one_of(st.sampled_from(TINY_FLOATS), st.floats(min_value=5e-324, max_value=1e-290))
 
 
 def numpy_scalars() -> st.SearchStrategy[Any]:
@@ -112,7 +133,7 @@ def junk() -> st.SearchStrategy[Any]:
     return st.one_of(
         st.sampled_from((None, True, False, "", "256", "sm_90", "nan", "\x00", "ä", b"256", [], (), {},
                          [1, 2], {"a": 1}, object(), 1 + 2j, Path("/nonexistent"), print, Ellipsis, {1, 2},
-                         range(3), slice(1), bytearray(b"1"), float, type)),
+                         range(3), slice(1), bytearray(b"1"), float, type, (1, 2), BIG, *ZERO_D)),
         st.text(max_size=8),
     )
 
@@ -253,14 +274,60 @@ def round_trips(result: Any) -> None:
     assert cls.model_validate_json(text) == result, f"{cls.__name__} does not survive its own JSON"
 
 
+class Hang(BaseException):
+    """Raised into a call still running after `SLOW_SECONDS` (a BaseException: no
+    ``except Exception`` in the code under test swallows it)."""
+
+
+@contextlib.contextmanager
+def watchdog(seconds: float, what: str = "") -> Iterator[None]:
+    """Raise `Hang` in the calling thread after `seconds` (SIGALRM, main thread only); end
+    the process with every thread's traceback `HANG_GRACE_SECONDS` later (faulthandler).
+
+    A loop in Python or numpy (a walk over 2**31 blocks) sees the signal and stops; a wait
+    inside C that never returns to the interpreter (issue 21: cuda-python's driver loader
+    lock after a failed start-up) does not, and is what the second, harder stop is for.
+    """
+    global _hang_log
+    if _hang_log is None:
+        _hang_log = open(HANG_LOG, "w", encoding="utf-8")  # noqa: SIM115 - open for the run
+    _hang_log.seek(0)
+    _hang_log.truncate()
+    _hang_log.write(f"fuzz: no answer after {seconds + HANG_GRACE_SECONDS:.0f} s from {what}\n")
+    _hang_log.flush()
+    faulthandler.dump_traceback_later(seconds + HANG_GRACE_SECONDS, exit=True, file=_hang_log)
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Hang(f"no answer after {seconds:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        faulthandler.cancel_dump_traceback_later()
+
+
 def outcome(entry: Entry, target: Any, drawn: Any) -> None:
     """Run one drawn input and assert the outcome is acceptable."""
     run = entry.run or _default_run
     start = time.perf_counter()
     try:
         # In the scratch folder: a drawn relative path ("n", "ä") must not write into the checkout.
-        with contextlib.chdir(SCRATCH):
+        what = f"{getattr(target, '__qualname__', target)!s} with {str(drawn)[:500]}"
+        with contextlib.chdir(SCRATCH), watchdog(SLOW_SECONDS, what):
             result = run(target, drawn)
+    except Hang as exc:
+        STATS["hangs"] += 1
+        raise AssertionError(f"a hang: {exc}; refuse what cannot finish up front") from None
     except BaseException as exc:  # noqa: BLE001 - classifying is the point
         elapsed = time.perf_counter() - start
         assert elapsed < SLOW_SECONDS, f"took {elapsed:.0f} s to refuse: refuse up front"
@@ -285,6 +352,8 @@ def outcome(entry: Entry, target: Any, drawn: Any) -> None:
     STATS["calls"] += 1
     STATS["results"] += 1
     bad = _non_finite(result, "", entry.allow_inf, set())
+    if bad is not None:
+        STATS["nan"] += 1
     assert bad is None, f"non-finite figure in the result: {bad}"
     if _non_finite(result, "", frozenset(), set()) is None:
         round_trips(result)

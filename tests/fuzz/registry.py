@@ -4,8 +4,11 @@
 roofline.models, roofline.memory, roofline.divergence, validate, and any public submodule
 they gain) has no entry here, so every new public name is fuzzed from the day it lands:
 add an entry next to its neighbours (a strategy for its arguments; `model(...)` for a
-pydantic class; `constant()`, `error()`, `module()`; `gpu(reason)` only for what needs an
-open GPU session).
+pydantic class; `constant()`, `error()`, `module()`; `session_call(...)` for what needs an
+open GPU session: it is given anything else and must refuse).
+
+`INTERNAL` fuzzes a few private functions the same way: helpers that issue 21's fuzzing
+reached through the public ones (or that the command line calls directly).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import occupancy
 import roofline
 import validate
 import values as v
-from fuzzlib import Entry, args_kwargs, call, junk, maybe, odd, odd_floats
+from fuzzlib import Entry, args_kwargs, call, junk, maybe, odd, odd_floats, tiny_floats
 from roofline import divergence, memory, models
 
 REPORT = validate.ValidationReport.model_validate(json.loads(v.VALID_FILES["report_json"][1])["reports"][0])
@@ -46,8 +49,18 @@ def module() -> Entry:
     return Entry("module")
 
 
-def gpu(reason: str) -> Entry:
-    return Entry("gpu", reason=reason)
+def session_call(*args: st.SearchStrategy[Any], **kw: st.SearchStrategy[Any]) -> Entry:
+    """A function that needs an open GPU session, given anything else (a string, a device's
+    description, junk, 0-d arrays) and the rest of its arguments as drawn: it must refuse,
+    as the session check's TypeError (issue 21: AttributeError from 15 such functions)."""
+
+    def run(target: Any, drawn: Any) -> Any:
+        result = target(*drawn["args"], **drawn["kwargs"])
+        raise AssertionError(f"returned a {type(result).__name__} without a GPU session")
+
+    sessions = st.one_of(junk(), odd(), st.just(REPORT.device), st.just(validate.Session))
+    return Entry("call", strategy=args_kwargs(sessions, *args, **kw), run=run,
+                 reason="takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one")
 
 
 def _mutate(sample: dict[str, Any], rnd: random.Random, replacement: Any, how: int) -> dict[str, Any]:
@@ -404,12 +417,14 @@ ROOFLINE = {
     "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
                                               st.one_of(v.calibrations(), st.none(), junk()))),
     "mixed_dram_bandwidth": call(args_kwargs(
-        maybe(st.floats(0, 1e12)), st.one_of(st.none(), maybe(st.floats(0, 1e12))),
-        copy_bytes_per_second=maybe(st.floats(1, 1e13)), read_bytes_per_second=st.one_of(st.none(), maybe(st.floats(1, 1e13))),
+        maybe(st.one_of(st.floats(0, 1e12), tiny_floats())), st.one_of(st.none(), maybe(st.floats(0, 1e12)), tiny_floats()),
+        copy_bytes_per_second=maybe(st.one_of(st.floats(1, 1e13), tiny_floats())),
+        read_bytes_per_second=st.one_of(st.none(), maybe(st.floats(1, 1e13)), tiny_floats()),
     ).map(lambda d: {"args": d["args"], "kwargs": {"copy_bytes_per_second": 4e12, "read_bytes_per_second": None,
                                                      **d["kwargs"]}})),
     "dram_roof": call(args_kwargs(v.gpu_any, st.one_of(v.calibrations(), st.none(), junk()),
-                                  maybe(st.floats(0, 1e12)), st.one_of(st.none(), maybe(st.floats(0, 1e12))))),
+                                  maybe(st.one_of(st.floats(0, 1e12), tiny_floats())),
+                                  st.one_of(st.none(), maybe(st.floats(0, 1e12)), tiny_floats()))),
     "custom_gpu": call(st.builds(
         lambda seed, value, how: {"kwargs": _mutate({"name": "toy", "compute_capability": "8.0", "sm_count": 10,
                                                      "boost_clock_hz": 1e9, "dram_bytes_per_second": 100e9,
@@ -566,9 +581,10 @@ VALIDATE = {
                                                                junk().filter(lambda x: not callable(x)))}))),
     "compare_device": call(args_kwargs(device_infos())),
     "open_session": call(args_kwargs(maybe(st.integers(0, 3)))),
-    "query_device": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
-    "render_markdown": call(args_kwargs(make_reports())),
-    "run_prediction_check": gpu("takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"),
+    "query_device": session_call(),
+    "render_markdown": call(args_kwargs(make_reports(), level=maybe(st.sampled_from((1, 2, 4, 5, 0, -1, (1, 2), 2**70))),
+                                        assets=maybe(st.sampled_from(("", "h100/", "a b/"))))),
+    "run_prediction_check": session_call(v.gpu_any),
     "run_validation": call(args_kwargs(
         out=st.one_of(st.none(), v.out_folders()), quick=maybe(st.booleans()),
         kernels=st.one_of(st.none(), st.lists(maybe(st.sampled_from(("copy", "transpose", "nope"))), max_size=2), junk()),
@@ -648,6 +664,8 @@ _LINES = occupancy.KernelLines(kernel="k", architecture="sm_90", registers_per_t
                                tool="nvdisasm", lines=(occupancy.SourceLine(
                                    file="k.cu", line=3, instructions=10, peak_live_registers=30, local_stores=2,
                                    local_loads=2, local_store_bytes=8, local_load_bytes=8),))
+# Compiler options: none, valid ones, or of the wrong type (issue 21: options=None escaped).
+compile_options = st.one_of(st.just(()), st.just(["-DN=4"]), st.none(), junk())
 gate_rows = st.one_of(st.just(_GATE_ROWS), st.just(_GATE_WORSE), junk(), st.lists(st.one_of(st.just(_GATE_ROW), junk()),
                                                                                    max_size=3))
 
@@ -657,13 +675,15 @@ OCCUPANCY.update({
     "KernelLines": model(occupancy.KernelLines, _LINES),
     "SourceLine": model(occupancy.SourceLine, _LINES.lines[0]),
     "source_lines": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
-                                     kernel=maybe(st.sampled_from(("k", "nope")))), io=True, cost=5),
+                                     kernel=maybe(st.sampled_from(("k", "nope"))), options=compile_options),
+                         io=True, cost=5),
     "ResourceChange": model(occupancy.ResourceChange, _GATE.changes[-1]),
     "ResourceComparison": model(occupancy.ResourceComparison, _GATE, use=str),
     "compare_resources": call(args_kwargs(gate_rows, gate_rows, tolerance=maybe(st.sampled_from(
         ({"registers": 8}, {"occupancy": 0.25}, {"nope": 1}, {"spills": -1}))))),
     "kernel_resources_by_architecture": call(args_kwargs(kernel_files, maybe(st.sampled_from((["sm_90"], "sm_80"))),
-                                                         kernel=maybe(st.sampled_from(("k", "nope")))),
+                                                         kernel=maybe(st.sampled_from(("k", "nope"))),
+                                                         options=compile_options),
                                              io=True, cost=5),
     "ClusterCliffs": fields(occupancy.ClusterCliffs),
     "ClusterOccupancy": model(occupancy.ClusterOccupancy, _CLUSTERS, finite=False),
@@ -684,10 +704,12 @@ OCCUPANCY.update({
         "\tcode for sm_90\n\t\tFunction : k\n /*0000*/ LDG.E R2, desc[UR4][R2.64] ;\n /*0010*/ @!P0 BRA 0x0 ;\n",
         ".section .text.k\n /*0000*/ EXIT ;\n", "Function : k\n", "")), st.text(max_size=40), junk()),
         maybe(st.sampled_from(("sm_90", "sm_80", None, "nope"))))),
-    "all_kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80")))),
+    "all_kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
+                                             options=compile_options),
                                  io=True, cost=5),
     "kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
-                                         kernel=maybe(st.sampled_from(("k", "nope")))), io=True, cost=5),
+                                         kernel=maybe(st.sampled_from(("k", "nope"))), options=compile_options),
+                             io=True, cost=5),
     "max_active_clusters": call(st.fixed_dictionaries({"args": st.tuples(gpc_layouts), "kwargs": st.fixed_dictionaries(
         {"cluster_size": cluster_sizes, "threads_per_block": v.threads}, optional=cluster_kw)})),
     "max_potential_cluster_size": call(st.fixed_dictionaries({"args": st.tuples(gpc_layouts), "kwargs": st.fixed_dictionaries(
@@ -752,7 +774,7 @@ ROOFLINE.update({
                            allow_inf=frozenset({"arithmetic_intensity"})),
     "traffic": call(args_kwargs(maybe(st.sampled_from((4, (4, 2), (2**31, 1, 1), (65536 * 64, 1), 0))),
                                 maybe(st.sampled_from((256, (16, 16), (1025,), 0))),
-                                st.one_of(st.just([_ACCESS]), st.just([]), st.lists(junk(), max_size=2)),
+                                st.one_of(st.just([_ACCESS]), st.just([]), st.lists(junk(), max_size=2), junk()),
                                 exhaustive=maybe(st.booleans())), cost=2),
 })
 
@@ -766,7 +788,6 @@ MODELS.update({
     "reduction_steps": call(args_kwargs(block_1d, maybe(st.sampled_from((*models.REDUCTION_VARIANTS, "nope"))))),
 })
 
-_SESSION = "takes an open validate.Session (a GPU); tests/validate/test_gpu.py runs it on one"
 _report_paths = st.lists(st.one_of(st.builds(lambda case: v.write_case(case), v.file_case(("report_json", "chart_json"))),
                                    junk()), max_size=3)
 
@@ -777,17 +798,25 @@ VALIDATE.update({
     "Measurement": fields(validate.Measurement),
     "ReportSet": model(validate.ReportSet, _SET, finite=False),
     "ResourcesCheck": fields(validate.ResourcesCheck),
-    "check_clusters": gpu(_SESSION),
-    "check_resources": gpu(_SESSION),
-    "driver_cluster_answers": gpu(_SESSION),
+    "check_clusters": session_call(device_infos()),
+    "check_resources": session_call(device_infos(), quick=st.booleans(), triton=st.booleans()),
+    "driver_cluster_answers": session_call(device_infos()),
     "load_report_set": file_entry(("report_json", "chart_json", "calibration_json")),
-    "measure": gpu("compiles and runs a kernel on a GPU; tests/validate/test_gpu.py runs it on one"),
-    "measure_gpc_layout": gpu(_SESSION),
+    # The session as a keyword, never None (None opens device 0); args of every kind, 5 included.
+    "measure": Entry("call", strategy=st.fixed_dictionaries({"args": st.tuples(
+        st.just('extern "C" __global__ void k(float *x) { x[0] = 1; }'), maybe(st.just("k"))),
+        "kwargs": st.fixed_dictionaries({"grid": maybe(st.integers(1, 64)), "block": maybe(st.just(32)),
+                                         "args": st.one_of(st.just(["f32[32]"]), junk()),
+                                         "session": st.one_of(junk(), st.just(REPORT.device)).filter(
+                                             lambda s: s is not None)})}),
+                     reason="compiles and runs a kernel on a GPU; tests/validate/test_gpu.py runs it on one"),
+    "measure_gpc_layout": session_call(device_infos()),
     "ProfileRun": model(validate.ProfileRun, validate.ProfileRun(report_path="r.ncu-rep", csv_path="r.csv",
                                                                  command=("ncu",), report=_PROFILE),
                         finite=False, json_too=False),
-    "profile_program": gpu("runs a program under Nsight Compute (ncu); tests/test_cli_profile.py runs it with a "
-                           "stand-in ncu"),
+    # Only commands it must refuse before starting ncu (it runs programs: never drawn ones);
+    # tests/test_cli_profile.py runs it with a stand-in ncu.
+    "profile_program": call(args_kwargs(st.one_of(st.just(()), st.just([]), st.none(), st.integers(), odd()))),
     "merge_reports": call(args_kwargs(st.one_of(_report_paths, junk()), v.out_folders()), io=True, cost=10),
     "parse_kernel_args": call(args_kwargs(st.one_of(st.lists(maybe(st.sampled_from(("f32[n]", "i32:5", "bad"))),
                                                              max_size=3), junk()),
@@ -859,10 +888,24 @@ VALIDATE.update({
         v.file_case(("families_json", "report_json", "calibration_json")).map(lambda case: {"file": case})),
         run=lambda target, drawn: (target(v.write_case(drawn["file"])) if "file" in drawn
                                    else target(*drawn["args"], **drawn["kwargs"])), io=True, cost=4),
-    "measure_families": gpu(_SESSION),
+    "measure_families": session_call(device_infos(), quick=st.booleans()),
     "write_family_report": call(args_kwargs(st.one_of(st.just(_FAMILY_REPORT), junk()), v.out_folders()), io=True,
                                 cost=20),
 })
+
+# ------------------------------------------------------------------ issue 21: private helpers reached from outside
+
+_KERNEL_ROWS = list(REPORT.kernels[:3])
+INTERNAL: dict[str, Entry] = {
+    "validate._timing.summarize": call(args_kwargs(
+        st.one_of(st.lists(st.one_of(st.floats(1e-9, 1.0), odd_floats()), max_size=5), junk(), odd()),
+        warmup=maybe(st.integers(0, 5)), l2_flushed=maybe(st.booleans()))),
+    "validate._suite.summarize_predictions": call(args_kwargs(
+        st.one_of(st.just(_KERNEL_ROWS), st.lists(st.one_of(st.sampled_from(_KERNEL_ROWS), junk()), max_size=3),
+                  junk(), odd()))),
+    "validate._clocks.open_clock_monitor": call(args_kwargs(
+        st.one_of(st.none(), st.sampled_from(("", "0000:1b:00.0", "nope")), junk(), odd()))),
+}
 
 REGISTRY: dict[str, Entry] = {
     **{f"occupancy.{k}": e for k, e in OCCUPANCY.items()},

@@ -548,6 +548,7 @@ def test_no_driver_is_a_device_error(monkeypatch):
 
     fake = types.SimpleNamespace(driver=types.SimpleNamespace(cuInit=cu_init))
     monkeypatch.setattr(driver, "cuda_modules", lambda: fake)
+    monkeypatch.setattr(driver, "_FAILED", None)  # a real failure earlier in this process is kept
     message = r"^no usable CUDA GPU: the NVIDIA driver \(libcuda\) is not installed$"
     with pytest.raises(validate.DeviceError, match=message):
         validate._multi.device_count()

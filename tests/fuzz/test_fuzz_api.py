@@ -13,9 +13,10 @@ import pytest
 from hypothesis import given, settings
 
 import fuzzlib
-from registry import REGISTRY
+from registry import INTERNAL, REGISTRY
 
-CALLS = sorted(name for name, entry in REGISTRY.items() if entry.kind == "call")
+ENTRIES = {**REGISTRY, **INTERNAL}
+CALLS = sorted(name for name, entry in ENTRIES.items() if entry.kind == "call")
 
 
 def resolve(qualified: str):
@@ -25,7 +26,7 @@ def resolve(qualified: str):
 
 @pytest.mark.parametrize("qualified", CALLS)
 def test_public_name_survives_odd_input(qualified):
-    entry = REGISTRY[qualified]
+    entry = ENTRIES[qualified]
     target = resolve(qualified)
 
     @settings(settings.get_profile("gpuroof-fuzz"), max_examples=fuzzlib.examples(entry.cost))

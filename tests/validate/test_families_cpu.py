@@ -332,9 +332,10 @@ def test_cli_families(capsys, tmp_path):
 # ------------------------------------------------------------------ the measuring loop, on a fake device
 
 
-class _FakeSession:
+class _FakeSession(validate.Session):
     """Buffers are numpy arrays; a launch writes what the numpy reference says (a correct
-    kernel), or garbage for the labels in `wrong`; the timer returns a fixed time."""
+    kernel), or garbage for the labels in `wrong`; the timer returns a fixed time. A Session
+    subclass (the functions that take one check its type) whose __init__ opens no device."""
 
     def __init__(self, wrong=()):
         self.cases = {}
