@@ -9,7 +9,7 @@ the report's SASS from its source page).
 
 Errors: no ``ncu``, or an ``ncu`` that cannot read the performance counters
 (``ERR_NVGPUCTRPERM``), is a `DeviceError` (exit code 3); a program that cannot start, fails,
-or runs no kernel (none matching ``kernel``) is a ``ValueError`` (exit code 2).
+or runs no kernel (none matching ``kernel``) is a ``roofline.RooflineError`` (exit code 2).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import roofline
+from occupancy.common import sequence
 from pydantic import BaseModel, ConfigDict, Field
+from roofline import RooflineError
 
 from ._errors import DeviceError
 
@@ -108,18 +110,20 @@ def profile_program(
     ------
     DeviceError
         No ncu on PATH, or ncu cannot read the GPU's performance counters.
-    ValueError
+    roofline.RooflineError
         An empty command, a program that is not found, fails, or runs no kernel; a
         ``launch_count`` below 1.
+    TypeError
+        ``command`` that is not a sequence of program arguments.
     """
-    command = [str(part) for part in command]
+    command = [str(part) for part in sequence("command", command, "a sequence of program arguments")]
     if not command:
-        raise ValueError("command is empty: give the program to profile after --, e.g. gpuroof profile -- ./app")
+        raise RooflineError("command is empty: give the program to profile after --, e.g. gpuroof profile -- ./app")
     if launch_count is not None and (isinstance(launch_count, bool) or not isinstance(launch_count, int)
                                      or launch_count < 1):
-        raise ValueError(f"launch_count={launch_count!r} must be an integer of at least 1")
+        raise RooflineError(f"launch_count={launch_count!r} must be an integer of at least 1")
     if shutil.which(command[0]) is None:
-        raise ValueError(f"command {command[0]!r}: no such program (not a file, not on PATH)")
+        raise RooflineError(f"command {command[0]!r}: no such program (not a file, not on PATH)")
     ncu = ncu or shutil.which("ncu")
     if ncu is None:
         raise DeviceError("ncu (Nsight Compute) is not on PATH: install Nsight Compute, or add its folder to PATH")
@@ -143,10 +147,10 @@ def profile_program(
     errors = [line for line in said if line.startswith("==ERROR==")]
     if done.returncode != 0 or errors:
         why = errors[-1] if errors else (said[-1] if said else f"exit code {done.returncode}")
-        raise ValueError(f"the program failed under ncu: {' '.join(command)[:200]} ({why[:300]})")
+        raise RooflineError(f"the program failed under ncu: {' '.join(command)[:200]} ({why[:300]})")
     if any(_NO_KERNEL in line for line in said) or not report.is_file():
         which = f" matching --kernel {kernel!r}" if kernel is not None else ""
-        raise ValueError(f"the program ran no kernel{which}: Nsight Compute profiled none ({' '.join(command)[:200]})")
+        raise RooflineError(f"the program ran no kernel{which}: Nsight Compute profiled none ({' '.join(command)[:200]})")
     exported = _run(runner, [ncu, "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"])
     if exported.returncode != 0:
         last = (_output(exported.stderr) + _output(exported.stdout))[-1:] or [f"exit code {exported.returncode}"]
