@@ -580,8 +580,8 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
                                 (_hostlink, "measure_host_links", r.host_links),
                                 (_persistence, "measure_persistence", r.persistence), (_effects, "measure_effects", r.effects)):
         monkeypatch.setattr(module, name, lambda *a, value=value, **k: value)
-    monkeypatch.setattr(validate._nsight_launch, "measure_nsight_launch",
-                        lambda *a, **k: validate._nsight_launch.NsightLaunch(skipped="ncu is not on PATH"))
+    nsight = r.nsight_launch or validate._nsight_launch.NsightLaunch(skipped="ncu is not on PATH")
+    monkeypatch.setattr(validate._nsight_launch, "measure_nsight_launch", lambda *a, **k: nsight)
     run = validate.run_validation(families=(), progress=lambda message: None)
     report = run.report
     assert list(report.step_seconds) == ["pci bus id", *(probe.step for probe in PROBES)]
