@@ -16,7 +16,7 @@ def _profile_parser(p: argparse.ArgumentParser) -> None:
     """``gpuroof profile``'s options."""
     p.description = (
         "Run CMD under Nsight Compute (ncu) with the sections gpuroof reads "
-        f"({', '.join(validate._ncu_profile.PROFILE_SECTIONS)}), at the clocks the program runs at "
+        f"({', '.join(roofline.NCU_SECTIONS)} and InstructionStats), at the clocks the program runs at "
         "(--clock-control none), keep the report (REPORT.ncu-rep) and its raw-page export in base units "
         "(REPORT.csv), and print `gpuroof ncu`'s table. Exit code 3 when ncu is missing or cannot read "
         "the GPU's counters; 2 when the program fails or runs no kernel."

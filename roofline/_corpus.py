@@ -338,10 +338,9 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
     per_category = {c: m for c in categories
                     if (m := _median_abs([r.error for r in rows if r.category == c])) is not None}
     held_out = {}
-    for n in names:
-        mine = _median_abs([r.error for r in rows if r.project == n])
+    for n, mine in per_project.items():
         rest = _median_abs([r.error for r in rows if r.project != n])
-        if mine is not None and rest is not None:
+        if rest is not None:
             held_out[n] = (mine, rest)
     compared = [r for r in rows if r.occupancy_agrees is not None]
     return CorpusReport(
