@@ -31,7 +31,8 @@ from occupancy.common import as_path, atomic_path, dumps_json, pydantic_error, r
 
 from ._errors import RooflineError
 from ._ncu import NcuKernel, NcuProfile, _kernel, _Reader
-from ._profile import profile_report
+from ._facts import calibration as packaged_calibration
+from ._profile import _device_of, profile_report
 
 __all__ = [
     "CORPUS_METRICS",
@@ -292,6 +293,12 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
     gpu : str, optional
         Database GPU for the prediction; default the profiled device's entry.
 
+    Notes
+    -----
+    The measured durations are CUDA-event times, so the launch cost is the one CUDA events
+    see (``launch_overhead_seconds``), not Nsight's empty-kernel duration that `profile_report`
+    uses for a profile on its own (`nsight_calibration`).
+
     Returns
     -------
     CorpusReport
@@ -317,8 +324,10 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
             for launch in k.launches:
                 ncu_kernels.append(_ncu_kernel(p, k, launch, len(where)))
                 where.append((p, k, launch))
-    report = profile_report(NcuProfile(path=f"corpus:{projects[0].gpu}", format="csv", kernels=tuple(ncu_kernels)),
-                            gpu=gpu)
+    profile = NcuProfile(path=f"corpus:{projects[0].gpu}", format="csv", kernels=tuple(ncu_kernels))
+    device = _device_of(profile, gpu)
+    events = packaged_calibration(device).model_copy(update={"nsight_empty_kernel_seconds": None})
+    report = profile_report(profile, gpu=device, calibration=events)
     by_index = {row.kernel.id: row for row in report.kernels}
     rows = []
     for i, (p, k, launch) in enumerate(where):

@@ -129,14 +129,19 @@ def test_the_nsight_launch_counts_the_round_trip_once(gpu):
                                launch=roofline.measured_launch(1, 32, registers_per_thread=16))
     assert roofline.predict(gpu, smallest, calibration=nsight).seconds == pytest.approx(1.4e-6, rel=1e-9)
     assert roofline.predict(gpu, smallest, calibration=cal).seconds > 3.0e-6
-    unchanged, line = roofline.nsight_calibration(gpu, roofline.calibration(gpu))
-    assert unchanged == roofline.calibration(gpu) and "no Nsight empty-kernel duration" in line
+    without = roofline.calibration(gpu).model_copy(update={"nsight_empty_kernel_seconds": None})
+    unchanged, line = roofline.nsight_calibration(gpu, without)
+    assert unchanged == without and "no Nsight empty-kernel duration" in line
 
 
 def test_profile_report_uses_the_nsight_launch():
-    cal = roofline.calibration("H200").model_copy(update={"nsight_empty_kernel_seconds": 1.4e-6})
-    before = roofline.profile_report(USER)
+    packaged = roofline.calibration("H200")
+    assert packaged.nsight_empty_kernel_seconds is not None  # measured by gpuroof validate, in the facts
+    before = roofline.profile_report(USER, calibration=packaged.model_copy(update={"nsight_empty_kernel_seconds": None}))
+    cal = packaged.model_copy(update={"nsight_empty_kernel_seconds": 1.4e-6})
     after = roofline.profile_report(USER, calibration=cal)
+    assert [k.predicted_seconds for k in roofline.profile_report(USER).kernels] != [
+        k.predicted_seconds for k in before.kernels]  # the default is Nsight's launch
     for a, b in zip(before.kernels, after.kernels):
         assert b.predicted_seconds == pytest.approx(a.predicted_seconds - (2.72e-6 - (1.4e-6 - 0.613e-6)), abs=2e-8)
     assert any("launch cost 0.79 us" in c for c in after.checks)
