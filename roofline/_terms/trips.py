@@ -10,8 +10,6 @@ each level) and the DRAM trip's latency measured by the trip-latency probe.
 
 from __future__ import annotations
 
-import math
-
 from .._kernel import Kernel
 from ._term import Setting, Term
 from .sass import loads_from_instructions
@@ -70,7 +68,7 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float) -> fl
 def trips_term(setting: Setting) -> Term:
     """The launch's waves of warps, each waiting its hot loop's trips one after the other.
 
-    ``max(1, blocks / resident slots) x trips x ceil(loop loads / loads in flight) x`` the
+    ``max(1, blocks / resident slots) x trips x max(1, loop loads / loads in flight) x`` the
     `trip_latency` of the block's bytes per round. 0 without a hot loop with global loads,
     without its trip count (`hot_loop_trips`) or without the trip latency.
     """
@@ -82,7 +80,8 @@ def trips_term(setting: Setting) -> Term:
         return empty
     loop = sass.loops[sass.hot_loop]
     in_flight = max(1, loop.global_loads_in_flight)
-    rounds = math.ceil(loop.instructions.global_loads / in_flight)
+    # loads beyond those in flight wait for earlier ones to return: a part of a round each
+    rounds = max(1.0, loop.instructions.global_loads / in_flight)
     round_bytes = min(in_flight, loop.instructions.global_loads) * float(sass.global_load_bytes or 4) \
         * launch.threads_per_block
     latency = trip_latency(kernel, setting.calibration, round_bytes)
@@ -91,5 +90,5 @@ def trips_term(setting: Setting) -> Term:
     waves = max(1.0, launch.blocks / setting.slots)
     seconds = waves * trips * rounds * latency
     return Term(name="trips", side="memory", seconds=seconds, limiter="memory_latency", inputs={
-        "trips_per_warp": trips, "rounds_per_trip": float(rounds), "trip_latency_seconds": latency,
+        "trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,
         "bytes_per_block_round": round_bytes, "waves": waves})
