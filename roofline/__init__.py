@@ -81,7 +81,7 @@ if _TYPE_CHECKING:
         l2_bytes_with_l1_reuse,
         mixed_dram_bandwidth,
     )
-    from ._time_model import Prediction, predict
+    from ._time_model import Prediction, overlap, predict
     from ._traffic import Access, Coords, traffic
     from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
@@ -124,7 +124,7 @@ _LOCATIONS = {
         "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
         "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth",
     ),
-    "_time_model": ("Prediction", "predict"),
+    "_time_model": ("Prediction", "overlap", "predict"),
     "_traffic": ("Access", "Coords", "traffic"),
     "_transfer": ("L2Persistence", "TransferTime", "l2_persistence", "transfer_time"),
 }
@@ -238,6 +238,7 @@ __all__ = [
     "nsight_calibration",
     "plot_corpus",
     "plot_roofline",
+    "overlap",
     "predict",
     "profile_chart",
     "profile_report",

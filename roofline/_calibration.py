@@ -92,6 +92,17 @@ class Calibration(BaseModel):
         DRAM-equivalent bytes of opening a DRAM page beyond those a stream opens (a
         column of a row-major matrix opens one per row): the kernel's
         ``dram_*_page_visits`` over ``bytes / 1024`` cost this much each.
+    trip_latency_seconds, trip_bytes_per_second : float or None
+        One trip of a loop whose loads miss L2 waits ``trip_latency_seconds`` plus the
+        block's bytes of that trip at ``trip_bytes_per_second`` (the trip-latency probe:
+        a grid-stride loop whose trips wait for each other, 1 to 8 KiB per block and trip).
+    overlap_exponent : float or None
+        Exponent ``p`` of the soft maximum ``(memory**p + compute**p) ** (1/p)`` that joins
+        the memory and compute sides (the overlap probe's sweep of arithmetic intensity
+        across the ridge); None: the plain maximum (perfect overlap).
+    tensor_rate_fraction : float or None
+        Share of the datasheet's tensor rate the tensor pipe sustains under load (its clock
+        under tensor load included): the measured tensor ceiling over the datasheet's.
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -124,6 +135,10 @@ class Calibration(BaseModel):
     tree_level_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     tree_level_warp_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     dram_page_visit_bytes: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
+    trip_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    trip_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    overlap_exponent: float | None = Field(default=None, ge=1, json_schema_extra=_FIGURE)
+    tensor_rate_fraction: float | None = Field(default=None, gt=0, le=1, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

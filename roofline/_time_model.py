@@ -40,10 +40,12 @@ from ._terms import (
     l2_partial_stores_term,
     l2_term,
     launch_term,
+    trips_term,
 )
 
 __all__ = [
-    "DEFAULT_REGISTERS_PER_THREAD", "TERMS", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "predict",
+    "DEFAULT_REGISTERS_PER_THREAD", "TERMS", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "overlap",
+    "predict",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -57,6 +59,7 @@ TERMS: tuple[Callable[[Setting], Term], ...] = (
     l2_term,
     l2_partial_stores_term,
     l1_term,
+    trips_term,
     arithmetic_term,
     instructions_term,
     launch_term,
@@ -296,8 +299,23 @@ def predict(
     return _compose(setting, terms, assumptions)
 
 
+def overlap(memory_seconds: float, compute_seconds: float, exponent: float | None) -> float:
+    """The memory and compute sides run at once, not perfectly: ``(m**p + c**p) ** (1/p)``.
+
+    ``p`` is the calibration's ``overlap_exponent`` (the overlap probe: a sweep of arithmetic
+    intensity across the ridge); where the sides are equal the time is ``2 ** (1/p)`` times
+    either. None: the plain maximum (perfect overlap).
+    """
+    largest = max(memory_seconds, compute_seconds)
+    if exponent is None or largest <= 0:
+        return largest
+    # relative to the larger side, so that neither overflows
+    ratio = min(memory_seconds, compute_seconds) / largest
+    return largest * (1.0 + ratio ** exponent) ** (1.0 / exponent)
+
+
 def _compose(setting: Setting, terms: tuple[Term, ...], assumptions: list[str]) -> Prediction:
-    """The time from the terms: the largest memory or compute term plus the overhead terms.
+    """The time from the terms: the memory and compute sides joined by `overlap`, plus the overhead terms.
 
     The term that binds is the largest overlapped term (the first of equal ones: memory
     before compute), unless the overhead is at least as long (then the largest overhead
@@ -309,7 +327,7 @@ def _compose(setting: Setting, terms: tuple[Term, ...], assumptions: list[str]) 
     memory_seconds = max(t.seconds for t in memory)
     compute_seconds = max(t.seconds for t in compute)
     overhead_seconds = sum(t.seconds for t in overhead)
-    overlapped = max(memory_seconds, compute_seconds)
+    overlapped = overlap(memory_seconds, compute_seconds, setting.calibration.overlap_exponent)
     binding = max(memory + compute, key=lambda t: t.seconds)
     if overhead and overhead_seconds >= overlapped:
         binding = max(overhead, key=lambda t: t.seconds)

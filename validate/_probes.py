@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import (
     _calibration,
     _ceilings,
+    _compute,
     _effects,
     _family_report,
     _hostlink,
@@ -40,6 +41,7 @@ PROBES: tuple[Probe, ...] = (
     _occupancy_check.PROBE,
     _prediction.PROBE,
     _effects.PROBE,
+    _compute.PROBE,
     _calibration.PROBE,
     _suite.PROBE,
     _family_report.PROBE,

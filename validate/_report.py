@@ -17,6 +17,7 @@ from roofline import RooflineError
 from . import _measurement_report as sections
 from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
+from ._compute import ComputeEffects
 from ._effects import MemoryEffects
 from ._family_report import FamilyReport, plot_families, render_family_markdown
 from ._files import JsonDict, write_calibration
@@ -69,6 +70,7 @@ class ValidationReport(BaseModel):
     host_links: HostLinks | None = None
     persistence: Persistence | None = None
     effects: MemoryEffects | None = Field(default=None, description="The time model's memory-effect probes.")
+    compute: ComputeEffects | None = Field(default=None, description="The time model's compute-side probes.")
     calibration: JsonDict | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")

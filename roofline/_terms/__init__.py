@@ -7,12 +7,13 @@ line in `roofline._time_model.TERMS`.
 
 from ._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
 from .dram import TAIL_SHARE, dram_equivalent_bytes, dram_roof, dram_sides, dram_term, mixed_dram_bandwidth
-from .issue import arithmetic_term, instructions_term
+from .issue import arithmetic_term, busiest_sm, instructions_term
 from .l1_shared import l1_term
 from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_term
 from .latency import achieved_bandwidth, queued_life
 from .launch import launch_term
-from .sass import instructions_from_sass
+from .sass import instructions_from_sass, loads_from_instructions
+from .trips import hot_loop_trips, trip_latency, trips_term
 
 __all__ = [
     "Limiter",
@@ -22,12 +23,14 @@ __all__ = [
     "Term",
     "achieved_bandwidth",
     "arithmetic_term",
+    "busiest_sm",
     "dram_equivalent_bytes",
     "dram_roof",
     "dram_sides",
     "dram_term",
     "finite_nonnegative",
     "finite_positive",
+    "hot_loop_trips",
     "instructions_from_sass",
     "instructions_term",
     "l1_term",
@@ -35,6 +38,9 @@ __all__ = [
     "l2_partial_stores_term",
     "l2_term",
     "launch_term",
+    "loads_from_instructions",
     "mixed_dram_bandwidth",
     "queued_life",
+    "trip_latency",
+    "trips_term",
 ]

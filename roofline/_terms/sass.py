@@ -9,7 +9,7 @@ from occupancy import Launch, SassCounts, SassSummary
 from .._errors import RooflineError
 from .._kernel import Kernel, kernel_of
 
-__all__ = ["instructions_from_sass"]
+__all__ = ["instructions_from_sass", "loads_from_instructions"]
 
 
 def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | None = None) -> float | None:
@@ -109,3 +109,57 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     if not trips and not shared_only and not arithmetic:
         return None  # loops whose trip count is tied to no access
     return instructions * warps
+
+
+def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch: Launch) -> tuple[float, float] | None:
+    """Global loads per thread and hot-loop trips per warp, read from a launch's instruction count.
+
+    The inverse of `instructions_from_sass`: where a profile counts the warp instructions a
+    launch issued (Nsight's ``smsp__inst_executed.sum``) but not its global loads, each warp
+    issued ``warp_instructions / warps``; the SASS outside the hot loop (``sass.hot_loop``)
+    runs once, the hot loop as often as the rest needs. Its trips times its global loads,
+    plus the loads outside it, are the loads a thread makes; the trips are how many times a
+    thread waits for its loads (``global_loads_in_flight`` of the loop at a time).
+
+    Parameters
+    ----------
+    sass : occupancy.SassSummary
+        The SASS of the kernel that ran.
+    warp_instructions : float
+        Warp instructions the whole launch issued.
+    launch : occupancy.Launch
+        The launch (its blocks and threads per block).
+
+    Returns
+    -------
+    tuple of float or None
+        (global loads per thread, hot-loop trips per warp); None when the SASS has no hot
+        loop with global loads (straight-line code: its own count is exact).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not of its type.
+
+    Examples
+    --------
+    >>> from occupancy import Launch, SassCounts, SassLoop, SassSummary
+    >>> body = SassCounts(total=10, global_loads=2)
+    >>> sass = SassSummary(architecture="sm_90", disassembler="x", instructions=SassCounts(total=30, global_loads=3),
+    ...                    loops=(SassLoop(start_offset=0, end_offset=80, depth=1, instructions=body,
+    ...                                    global_loads_in_flight=2),), hot_loop=0, global_loads_in_flight_per_thread=2)
+    >>> loads_from_instructions(sass, 32 * 120.0, Launch(grid=1, block=1024))
+    (21.0, 10.0)
+    """
+    if not isinstance(sass, SassSummary):
+        raise TypeError(f"sass must be an occupancy.SassSummary, not {type(sass).__name__}")
+    if not isinstance(launch, Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    if sass.hot_loop is None or not sass.loops[sass.hot_loop].instructions.global_loads:
+        return None
+    hot = sass.loops[sass.hot_loop].instructions
+    warps = launch.blocks * math.ceil(launch.threads_per_block / 32)
+    per_warp = float(warp_instructions) / warps
+    trips = max(0.0, per_warp - (sass.instructions.total - hot.total)) / hot.total
+    loads = sass.instructions.global_loads - hot.global_loads + trips * hot.global_loads
+    return loads, trips

