@@ -200,11 +200,15 @@ def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[st
         )
 
         local = sections.get(f".nv.local.{name}")
+        # A kernel that calls functions (not inlined: -G, recursion, large callees) needs their
+        # frames too: ptxas's "cumulative stack size", EIATTR_MIN_STACK_SIZE, is what the driver
+        # reserves per thread (cuFuncGetAttribute LOCAL_SIZE_BYTES), not the kernel's own frame.
         frame = info.get("EIATTR_FRAME_SIZE", 0)
-        out["local_memory"] = frame + (int(local["sh_size"]) if local is not None else 0)
-        sources["local_memory"] = f"{where} .nv.info EIATTR_FRAME_SIZE" + (
-            f" + .nv.local.{name} section size" if local is not None else ""
-        )
+        stack = info.get("EIATTR_MIN_STACK_SIZE", 0)
+        out["local_memory"] = max(frame, stack) + (int(local["sh_size"]) if local is not None else 0)
+        sources["local_memory"] = f"{where} .nv.info " + (
+            "EIATTR_MIN_STACK_SIZE (the cumulative stack of its call graph)" if stack > frame else "EIATTR_FRAME_SIZE"
+        ) + (f" + .nv.local.{name} section size" if local is not None else "")
 
         out["constant_memory"] = constant_memory
         sources["constant_memory"] = f"{where} .nv.constant3 section size"
