@@ -5,6 +5,7 @@ names when it binds, and the named quantities it used. To add one: a module here
 line in `roofline._time_model.TERMS`.
 """
 
+from .bound import roofline_bound
 from ._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
 from .dram import TAIL_SHARE, dram_equivalent_bytes, dram_roof, dram_sides, dram_term, mixed_dram_bandwidth
 from .issue import arithmetic_term, instructions_term
@@ -37,4 +38,5 @@ __all__ = [
     "launch_term",
     "mixed_dram_bandwidth",
     "queued_life",
+    "roofline_bound",
 ]

@@ -251,4 +251,6 @@ def dram_term(setting: Setting) -> Term:
         "barrier_seconds_per_block": tree_seconds, "l1_seconds_per_block": l1_seconds,
         "sm_bytes_per_second": sm_bandwidth, "roof_bytes_per_second": peak_bw,
         "little_bytes_per_second": in_flight_rate,
+        # the plain roof of this level (`roofline_bound`): the compulsory bytes at the roof, nothing else
+        "roof_seconds": float(kernel.dram_bytes) / peak_bw,
         "full_wave_seconds": full_wave_seconds, "waves": blocks / slots})
