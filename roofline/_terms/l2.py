@@ -99,8 +99,16 @@ def l2_requests_term(setting: Setting) -> Term:
     """L2's request limit: `l2_requests` at the rate the L2-request probe measured
     (``l2_requests_per_second``: one-sector requests, where bytes do not bind). With the
     ``l2`` term (sectors at L2's bandwidth) the time at L2 is ``max(sectors / sector rate,
-    requests / request rate)``: full lines are bound by bytes, scattered sectors by requests."""
-    requests = l2_requests(setting.kernel)
+    requests / request rate)``: full lines are bound by bytes, scattered sectors by requests.
+    Requests counted by `roofline.traffic` (at L1) are scaled by the share of the L2 bytes
+    that L1 does not keep."""
+    kernel = setting.kernel
+    requests = l2_requests(kernel)
+    if requests and kernel.l2_requests is None and kernel.l2_bytes:
+        # the traffic counts a warp access's lines at L1: those L1 keeps (`l2_bytes_with_l1_reuse`)
+        # never reach L2, so L2 sees the same share of the requests as of the bytes
+        served = l2_bytes_with_l1_reuse(kernel, setting.launch, setting.occupancy) or 0.0
+        requests *= min(1.0, served / float(kernel.l2_bytes))
     rate = setting.calibration.l2_requests_per_second
     seconds = requests / rate if requests and rate else 0.0
     return Term(name="l2_requests", side="memory", seconds=seconds, limiter="cache_bandwidth",
