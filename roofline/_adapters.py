@@ -102,6 +102,9 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
             flops=float(flops.get(precision, 0.0)) if precision else 0.0,
             dram_bytes=float(kernel.dram_bytes), l2_bytes=kernel.l2_bytes, l1_bytes=kernel.l1_bytes,
             instructions=getattr(kernel, "instructions", None),
+            l2_requests=getattr(kernel, "l2_requests", None),
+            # a warp-level count: one update per instruction (a warp-aggregated atomic), a lower bound
+            atomics=getattr(kernel, "global_atomic_instructions", None),
         )
     return kernel_of(kernel)
 

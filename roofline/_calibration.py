@@ -103,6 +103,18 @@ class Calibration(BaseModel):
     tensor_rate_fraction : float or None
         Share of the datasheet's tensor rate the tensor pipe sustains under load (its clock
         under tensor load included): the measured tensor ceiling over the datasheet's.
+    l2_requests_per_second : float or None
+        SM -> L2 requests per second L2 serves when each holds one sector (the L2-request
+        probe): `predict` takes the kernel's L2 requests at this rate beside its sectors at
+        L2's bandwidth.
+    atomic_spread_updates_per_second : float or None
+        Global atomic updates per second when they go to distinct lines spread over L2.
+    atomic_one_address_updates_per_second : float or None
+        Global atomic updates per second to one address (applied in series at its L2 slice;
+        the probe: one warp-aggregated ``atomicAdd`` per warp to one counter).
+    dram_random_burst_bytes : float or None
+        DRAM-equivalent bytes of one 64-byte burst read at a random place (a gather: each
+        burst opens its own DRAM page): its time x the read bandwidth / bursts.
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -139,6 +151,10 @@ class Calibration(BaseModel):
     trip_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     overlap_exponent: float | None = Field(default=None, ge=1, json_schema_extra=_FIGURE)
     tensor_rate_fraction: float | None = Field(default=None, gt=0, le=1, json_schema_extra=_FIGURE)
+    l2_requests_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    atomic_spread_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    atomic_one_address_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    dram_random_burst_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

@@ -67,7 +67,7 @@ CORPUS_METRICS: tuple[str, ...] = (
     r"gpu__time_duration\.sum", r"(sm|smsp|dram|lts)__cycles_elapsed\.avg\.per_second",
     r"sm__maximum_warps_per_active_cycle_pct", r"sm__warps_active\.avg\.pct_of_peak_sustained_active",
     r"dram__bytes(_read|_write)?\.sum(\.per_second)?", r"lts__lts2xbar_cycles_active\.sum\.per_second",
-    r"l1tex__lsu_writeback_active_mem_lgds?\.sum\.per_second", r"lts__t_sectors_srcunit_tex(_op_(read|write))?\.sum",
+    r"l1tex__lsu_writeback_active_mem_lgds?\.sum\.per_second", r"lts__t_(sectors|requests)_srcunit_tex(_op_(read|write|atom|red))?\.sum",
     r"smsp__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on\.sum\.per_cycle_elapsed",
     r"sm__ops_path_tensor_src_\w+\.sum\.per_cycle_elapsed",
     r"(sm|smsp)__inst_(executed|issued)\.sum", r"inst_executed", r"smsp__thread_inst_executed(_pred_on)?\.sum",

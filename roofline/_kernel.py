@@ -277,6 +277,15 @@ class Kernel(CheckedModel):
         Shared-memory bytes accessed.
     instructions : int or None
         Warp instructions issued, total (SASS; a divergent branch issues both sides).
+    l2_requests : int or None
+        SM -> L2 requests (each covers the 1-4 sectors of one 128-byte line that a warp's
+        access touches; Nsight's ``lts__t_requests_srcunit_tex``); None: the traffic's
+        count where `roofline.traffic` built the kernel (a warp access's distinct lines).
+    atomics : int or None
+        Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
+    atomic_addresses : int or None
+        Distinct addresses those atomics update (1: one counter; None: not known, taken
+        as spread over L2).
     barriers_per_block : int or None
         ``__syncthreads()`` each thread of a block passes (the levels of a tree).
     branch_issue_factor : float or None
@@ -325,6 +334,9 @@ class Kernel(CheckedModel):
     dram_bytes: Count | None = Field(default=None, description="DRAM bytes.")
     shared_bytes: Count | None = Field(default=None, description="Shared-memory bytes.")
     instructions: Count | None = Field(default=None, description="Warp instructions issued.")
+    l2_requests: Count | None = Field(default=None, description="SM -> L2 requests (one per line a warp access touches).")
+    atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
+    atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
     branch_issue_factor: Count | None = Field(default=None, description="Paths per warp through branches.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")

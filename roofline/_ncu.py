@@ -239,6 +239,11 @@ class NcuKernel(BaseModel):
     l1_bytes: float | None = Field(default=None, description="L1 load/store writeback bytes (Nsight's L1 roofline).")
     l2_sector_bytes: float | None = Field(
         default=None, description="SM<->L2 sector traffic, reads and writes (lts__t_sectors_srcunit_tex x 32).")
+    l2_requests: float | None = Field(
+        default=None, description="SM->L2 requests, reads and writes (lts__t_requests_srcunit_tex.sum).")
+    global_atomic_instructions: float | None = Field(
+        default=None, description="Warp-level global atomic and reduction instructions executed "
+                                  "(smsp__sass_inst_executed_op_global_atom.sum + ..._global_red.sum).")
     achieved_occupancy: float | None = None
     theoretical_occupancy: float | None = None
     block_limits: dict[str, int] = Field(default_factory=dict)
@@ -497,6 +502,9 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
     moved(l1_metric, 128.0, "SpeedOfLight_HierarchicalSingleRooflineChart", "l1_bytes")
     sectors = reader.number("lts__t_sectors_srcunit_tex.sum")
     fields["l2_sector_bytes"] = None if sectors is None else 32.0 * sectors
+    fields["l2_requests"] = reader.number("lts__t_requests_srcunit_tex.sum")
+    atomics = [reader.number(f"smsp__sass_inst_executed_op_global_{op}.sum") for op in ("atom", "red")]
+    fields["global_atomic_instructions"] = None if all(a is None for a in atomics) else sum(a or 0.0 for a in atomics)
 
     arch = None
     major = reader.integer("device__attribute_compute_capability_major")

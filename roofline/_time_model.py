@@ -28,19 +28,21 @@ from ._facts import gpu as _lookup_gpu
 from ._gpu import GPU
 from ._kernel import Kernel, kernel_of
 from ._locality import locality
-from ._roofline import analyze
 from ._terms import (
     Limiter,
     Setting,
     Term,
     arithmetic_term,
+    atomics_term,
     dram_term,
     instructions_term,
     l1_term,
     l2_partial_stores_term,
+    l2_requests_term,
     l2_term,
     launch_term,
     trips_term,
+    roofline_bound,
 )
 
 __all__ = [
@@ -58,6 +60,8 @@ TERMS: tuple[Callable[[Setting], Term], ...] = (
     dram_term,
     l2_term,
     l2_partial_stores_term,
+    l2_requests_term,
+    atomics_term,
     l1_term,
     trips_term,
     arithmetic_term,
@@ -89,7 +93,9 @@ class Prediction(Displayed):
         memory and compute terms overlap (the time is their largest), the overhead terms
         add to it.
     roofline_seconds : float
-        The plain roofline bound for comparison, seconds.
+        The plain roofline bound over the ceilings the terms use (`roofline_bound`: flops
+        at the compute roof, DRAM bytes at the DRAM roof, each cache level's bytes at its
+        rate), seconds; never more than ``seconds``.
     active_blocks_per_sm, active_warps_per_sm : int
         Occupancy of the launch (from `occupancy.calculate`).
     waves : float
@@ -340,7 +346,7 @@ def _compose(setting: Setting, terms: tuple[Term, ...], assumptions: list[str]) 
         achieved_bytes_per_second=dram["dram_equivalent_bytes"] / seconds,
         achieved_flops_per_second=float(kernel.flops) / seconds,
         limiter=binding.limiter,
-        roofline_seconds=analyze(setting.gpu, kernel).time_lower_bound_seconds,
+        roofline_seconds=roofline_bound(terms),
         active_blocks_per_sm=setting.occupancy.active_blocks_per_sm,
         active_warps_per_sm=setting.occupancy.active_warps_per_sm,
         waves=launch.blocks / setting.slots,

@@ -19,6 +19,7 @@ from ._ceilings import Ceilings
 from ._device import DeviceComparison, DeviceInfo
 from ._compute import ComputeEffects
 from ._effects import MemoryEffects
+from ._memory_terms import MemoryTerms
 from ._family_report import FamilyReport, plot_families, render_family_markdown
 from ._files import JsonDict, write_calibration
 from ._hostlink import HostLinks
@@ -71,6 +72,8 @@ class ValidationReport(BaseModel):
     persistence: Persistence | None = None
     effects: MemoryEffects | None = Field(default=None, description="The time model's memory-effect probes.")
     compute: ComputeEffects | None = Field(default=None, description="The time model's compute-side probes.")
+    memory_terms: MemoryTerms | None = Field(
+        default=None, description="The memory terms' probes: L2 requests, global atomics, random DRAM bursts.")
     calibration: JsonDict | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")

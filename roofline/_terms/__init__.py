@@ -5,11 +5,13 @@ names when it binds, and the named quantities it used. To add one: a module here
 line in `roofline._time_model.TERMS`.
 """
 
+from .atomics import atomics_term
+from .bound import roofline_bound
 from ._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
 from .dram import TAIL_SHARE, dram_equivalent_bytes, dram_roof, dram_sides, dram_term, mixed_dram_bandwidth
 from .issue import arithmetic_term, busiest_sm, instructions_term
 from .l1_shared import l1_term
-from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_term
+from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_requests_term, l2_term
 from .latency import achieved_bandwidth, queued_life
 from .launch import launch_term
 from .sass import instructions_from_sass, loads_from_instructions
@@ -23,6 +25,7 @@ __all__ = [
     "Term",
     "achieved_bandwidth",
     "arithmetic_term",
+    "atomics_term",
     "busiest_sm",
     "dram_equivalent_bytes",
     "dram_roof",
@@ -36,11 +39,14 @@ __all__ = [
     "l1_term",
     "l2_bytes_with_l1_reuse",
     "l2_partial_stores_term",
+    "l2_requests",
+    "l2_requests_term",
     "l2_term",
     "launch_term",
     "loads_from_instructions",
     "mixed_dram_bandwidth",
     "queued_life",
+    "roofline_bound",
     "trip_latency",
     "trips_term",
 ]

@@ -43,7 +43,9 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
     and ``dram_read_line_bytes`` per line read; the write side adds a 32-byte fill for each
     sector written in part and costs at least ``dram_partial_write_line_bytes`` per line
     holding one. Each side's DRAM pages opened beyond a stream's (``dram_*_page_visits``
-    over ``bytes / dram_page_bytes``) add ``dram_page_visit_bytes`` each.
+    over ``bytes / dram_page_bytes``) add ``dram_page_visit_bytes`` each; where every
+    burst read opens a page of its own (a random gather) a burst costs
+    ``dram_random_burst_bytes`` instead, as the random-burst probe measured it.
 
     Parameters
     ----------
@@ -96,10 +98,14 @@ def dram_sides(kernel: Kernel, calibration: Calibration, locality: Locality) -> 
         # pages opened beyond the ones a stream of the same bytes opens, at their cost
         return page * max(0.0, float(visits) - nbytes / locality.dram_page_bytes) if page and visits is not None else 0.0
 
-    if load > 0:
-        if (calibration.dram_burst_bytes or 32) > 32 and traffic.dram_load_bursts is not None:
-            load = max(load, float(traffic.dram_load_bursts) * calibration.dram_burst_bytes)
-        load += opened(traffic.dram_load_page_visits, load)
+    bursts, visits = traffic.dram_load_bursts, traffic.dram_load_page_visits
+    if load > 0 and calibration.dram_random_burst_bytes and bursts and visits is not None and visits >= bursts:
+        # every burst opens a page of its own (a gather at random): what the random-burst probe measured
+        load = max(load, float(bursts) * calibration.dram_random_burst_bytes)
+    elif load > 0:
+        if (calibration.dram_burst_bytes or 32) > 32 and bursts is not None:
+            load = max(load, float(bursts) * calibration.dram_burst_bytes)
+        load += opened(visits, load)
         if calibration.dram_read_line_bytes and traffic.dram_load_lines:
             load = max(load, float(traffic.dram_load_lines) * calibration.dram_read_line_bytes)
     partial = float(traffic.dram_store_partial_sectors or 0)
@@ -251,4 +257,6 @@ def dram_term(setting: Setting) -> Term:
         "barrier_seconds_per_block": tree_seconds, "l1_seconds_per_block": l1_seconds,
         "sm_bytes_per_second": sm_bandwidth, "roof_bytes_per_second": peak_bw,
         "little_bytes_per_second": in_flight_rate,
+        # the plain roof of this level (`roofline_bound`): the compulsory bytes at the roof, nothing else
+        "roof_seconds": float(kernel.dram_bytes) / peak_bw,
         "full_wave_seconds": full_wave_seconds, "waves": blocks / slots})

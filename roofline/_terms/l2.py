@@ -8,7 +8,7 @@ from occupancy import Launch, OccupancyResult
 from .._kernel import Kernel, kernel_of
 from ._term import Setting, Term
 
-__all__ = ["l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_term"]
+__all__ = ["l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_requests", "l2_requests_term", "l2_term"]
 
 
 def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
@@ -80,3 +80,36 @@ def l2_partial_stores_term(setting: Setting) -> Term:
     return Term(name="l2_partial_stores", side="memory", seconds=seconds, limiter="cache_bandwidth",
                 inputs={"l2_partial_store_sectors": float(sectors or 0),
                         "l2_partial_store_sectors_per_second": rate or 0.0})
+
+
+def l2_requests(kernel: Kernel) -> float | None:
+    """SM -> L2 requests of `kernel`: its ``l2_requests`` (a profile's count), else the lines
+    its warps' accesses touch as `roofline.traffic` counted them (``traffic.l1_wavefronts``:
+    one request per distinct 128-byte line of a warp access), else None."""
+    kernel = kernel_of(kernel)
+    if kernel.l2_requests is not None:
+        return float(kernel.l2_requests)
+    traffic = kernel.traffic
+    if traffic is not None and traffic.l1_wavefronts:
+        return float(traffic.l1_wavefronts)
+    return None
+
+
+def l2_requests_term(setting: Setting) -> Term:
+    """L2's request limit: `l2_requests` at the rate the L2-request probe measured
+    (``l2_requests_per_second``: one-sector requests, where bytes do not bind). With the
+    ``l2`` term (sectors at L2's bandwidth) the time at L2 is ``max(sectors / sector rate,
+    requests / request rate)``: full lines are bound by bytes, scattered sectors by requests.
+    Requests counted by `roofline.traffic` (at L1) are scaled by the share of the L2 bytes
+    that L1 does not keep."""
+    kernel = setting.kernel
+    requests = l2_requests(kernel)
+    if requests and kernel.l2_requests is None and kernel.l2_bytes:
+        # the traffic counts a warp access's lines at L1: those L1 keeps (`l2_bytes_with_l1_reuse`)
+        # never reach L2, so L2 sees the same share of the requests as of the bytes
+        served = l2_bytes_with_l1_reuse(kernel, setting.launch, setting.occupancy) or 0.0
+        requests *= min(1.0, served / float(kernel.l2_bytes))
+    rate = setting.calibration.l2_requests_per_second
+    seconds = requests / rate if requests and rate else 0.0
+    return Term(name="l2_requests", side="memory", seconds=seconds, limiter="cache_bandwidth",
+                inputs={"l2_requests": requests or 0.0, "l2_requests_per_second": rate or 0.0})

@@ -24,6 +24,7 @@ from validate import (
     _hostlink,
     _latency,
     _launch,
+    _memory_terms,
     _multi,
     _persistence,
     _reference,
@@ -537,6 +538,10 @@ NOT_IN_COMMITTED_REPORTS = {
     "compute": validate._compute.derive_compute(
         trip_points={1024: 4.5e-7, 8192: 7.2e-7}, overlap_points={0: 1e-4, 32: 1.2e-4, 64: 1.5e-4, 256: 5.2e-4},
         overlap_elements=1 << 25, fma_chain_seconds=2.02e-9, clock_hz=1.98e9, tensor_rate_fraction=0.92),
+    "memory_terms": _memory_terms.derive_memory_terms(
+        lone_sector_seconds=1.3e-5, lone_sector_requests=2 << 20, full_line_seconds=3.2e-5, full_line_sectors=8 << 20,
+        one_address_seconds=1e-4, one_address_updates=1 << 17, spread_seconds=4e-5, spread_updates=2 << 20,
+        random_burst_seconds=4.3e-4, random_bursts=1 << 24, read_bytes_per_second=4.5e12),
 }
 
 
@@ -581,7 +586,9 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     for module, name, value in ((_launch, "measure_launch_overhead", r.launch), (_latency, "measure_latency_ladder", r.latency),
                                 (_workingset, "measure_working_set", r.working_set),
                                 (_hostlink, "measure_host_links", r.host_links),
-                                (_persistence, "measure_persistence", r.persistence), (_effects, "measure_effects", r.effects)):
+                                (_persistence, "measure_persistence", r.persistence), (_effects, "measure_effects", r.effects),
+                                # not in the committed report: measured nothing, the calibration stays the report's
+                                (_memory_terms, "measure_memory_terms", r.memory_terms)):
         monkeypatch.setattr(module, name, lambda *a, value=value, **k: value)
     nsight = r.nsight_launch or validate._nsight_launch.NsightLaunch(skipped="ncu is not on PATH")
     monkeypatch.setattr(validate._nsight_launch, "measure_nsight_launch", lambda *a, **k: nsight)

@@ -1,0 +1,44 @@
+"""Global atomics: updates at L2's atomic units, and contention on few addresses.
+
+A global atomic (``ATOMG``/``RED``) is carried out at the L2 slice that owns its line:
+updates spread over many lines proceed in parallel at L2's atomic throughput
+(``atomic_spread_updates_per_second``), while updates to one address are applied one after
+the other at that slice (``atomic_one_address_updates_per_second``). With ``A`` addresses
+hit evenly, the busiest takes ``updates / A`` of them in series. A warp-aggregated atomic
+(the warp's leader adds the warp's sum) is one update. Both rates are measured by the
+atomics probe of ``gpuroof validate`` (`validate._memory_terms`).
+"""
+
+from __future__ import annotations
+
+from ._term import Setting, Term
+
+__all__ = ["atomics_term"]
+
+
+def atomics_term(setting: Setting) -> Term:
+    """``max(updates / spread rate, updates / addresses / one-address rate)`` (0 without
+    ``kernel.atomics`` or without the rates).
+
+    ``kernel.atomics`` counts the updates (active lanes of the atomic instructions; one per
+    warp when aggregated), ``kernel.atomic_addresses`` the addresses they update; without
+    it the updates are taken as spread (the contention part is then left out, a note says so).
+    """
+    kernel, cal = setting.kernel, setting.calibration
+    updates = float(kernel.atomics or 0)
+    spread_rate = cal.atomic_spread_updates_per_second
+    one_rate = cal.atomic_one_address_updates_per_second
+    notes: tuple[str, ...] = ()
+    spread = updates / spread_rate if updates and spread_rate else 0.0
+    serial = 0.0
+    if updates and one_rate:
+        if kernel.atomic_addresses:
+            serial = updates / max(1.0, float(kernel.atomic_addresses)) / one_rate
+        else:
+            notes = ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
+    inputs = {"atomic_updates": updates, "atomic_addresses": float(kernel.atomic_addresses or 0),
+              "atomic_spread_updates_per_second": spread_rate or 0.0,
+              "atomic_one_address_updates_per_second": one_rate or 0.0,
+              "spread_seconds": spread, "contention_seconds": serial}
+    return Term(name="atomics", side="memory", seconds=max(spread, serial), limiter="cache_bandwidth",
+                inputs=inputs, notes=notes)

@@ -1,0 +1,37 @@
+"""The memory-terms probe's figures from synthetic timings (no GPU)."""
+
+import pytest
+
+from validate._memory_terms import derive_memory_terms, memory_terms_calibration, render_memory_terms
+
+# Synthetic launches: 2e6 one-sector requests in 12.9 us (155 G/s), 7.84e6 sectors in 32 us
+# (245 G/s), 1.35e5 aggregated updates in 106 us, 2.16e6 spread updates in 40 us, 1.68e7
+# random bursts in 430 us at a 4.5 TB/s read stream.
+TIMES = dict(lone_sector_seconds=12.9e-6, lone_sector_requests=2_000_000, full_line_seconds=32e-6,
+             full_line_sectors=7_840_000, one_address_seconds=106e-6, one_address_updates=135_168,
+             spread_seconds=40e-6, spread_updates=2_162_688, random_burst_seconds=430e-6,
+             random_bursts=16_777_216, read_bytes_per_second=4.5e12)
+
+
+def test_rates_are_the_work_over_the_time():
+    t = derive_memory_terms(**TIMES)
+    assert t.l2_requests_per_second == pytest.approx(2e6 / 12.9e-6)
+    assert t.l2_sectors_per_second == pytest.approx(7.84e6 / 32e-6)
+    assert t.atomic_one_address_updates_per_second == pytest.approx(135_168 / 106e-6)
+    assert t.atomic_spread_updates_per_second == pytest.approx(2_162_688 / 40e-6)
+    assert t.dram_random_burst_bytes == pytest.approx(430e-6 * 4.5e12 / 16_777_216)
+
+
+def test_a_random_burst_never_costs_less_than_its_64_bytes():
+    assert derive_memory_terms(**{**TIMES, "random_burst_seconds": 1e-6}).dram_random_burst_bytes == 64
+
+
+def test_the_figures_name_calibration_fields_and_the_section_shows_them():
+    import roofline
+
+    t = derive_memory_terms(**TIMES)
+    figures = memory_terms_calibration(t)
+    assert set(figures) <= set(roofline.Calibration.model_fields)
+    assert all(value > 0 and how for value, how in figures.values())
+    section = render_memory_terms(t)
+    assert section[0].startswith("## ") and "155 G/s" in "\n".join(section)

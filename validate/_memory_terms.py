@@ -1,0 +1,205 @@
+"""Probes of the memory-side terms of the time model (issue 23), one parameter each.
+
+`validate/kernels/memory_terms.cu` holds the kernels; each measures one parameter of
+`roofline.predict`, never a kernel family or corpus kernel the model is checked on:
+
+* **L2 requests**: one float per 128-byte line of an L2-resident buffer (a warp load is 32
+  one-sector requests), against the same buffer read whole as float4 (full lines): the
+  requests per second L2 serves when bytes do not bind, and the sectors per second it
+  serves when they do (the ``l2_requests`` and ``l2`` terms).
+* **Atomics on one address**: lane 0 of every warp adds to one counter (a warp-aggregated
+  atomic): the updates per second one address takes, in series at its L2 slice.
+* **Atomics spread**: every lane adds to a word of its own line of an L2-resident buffer:
+  the updates per second L2's atomic units take when no address is shared.
+* **Random bursts**: half-warps read 64-byte bursts at hashed places of a buffer far past
+  L2: the DRAM-equivalent bytes of one burst (its time x the read bandwidth / bursts).
+
+Each launch takes tens to hundreds of microseconds; the probe takes about a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._compile import compile_kernels, kernel_source
+from ._device import DeviceInfo
+from ._probe import Figures, Probe, RunContext
+from ._session import Session, takes_session
+from ._timing import benchmark
+
+__all__ = ["MemoryTerms", "MemoryTermsProbe", "PROBE", "derive_memory_terms", "measure_memory_terms",
+           "memory_terms_calibration", "render_memory_terms"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+LINE_BYTES, SECTOR_BYTES, BURST_BYTES = 128, 32, 64
+
+
+class MemoryTerms(BaseModel):
+    """What the probes timed (seconds per launch, with the work each launch did) and the
+    parameters derived from them (`derive_memory_terms`)."""
+
+    model_config = _FROZEN
+
+    lone_sector_seconds: float = Field(gt=0)
+    lone_sector_requests: int = Field(gt=0, description="One-sector L2 requests of one launch.")
+    full_line_seconds: float = Field(gt=0)
+    full_line_sectors: int = Field(gt=0, description="Sectors one full-line launch reads.")
+    one_address_seconds: float = Field(gt=0)
+    one_address_updates: int = Field(gt=0)
+    spread_seconds: float = Field(gt=0)
+    spread_updates: int = Field(gt=0)
+    random_burst_seconds: float = Field(gt=0)
+    random_bursts: int = Field(gt=0)
+    read_bytes_per_second: float = Field(gt=0, description="DRAM read bandwidth the bursts are converted at.")
+    l2_requests_per_second: float
+    l2_sectors_per_second: float
+    atomic_one_address_updates_per_second: float
+    atomic_spread_updates_per_second: float
+    dram_random_burst_bytes: float
+
+
+def derive_memory_terms(*, lone_sector_seconds: float, lone_sector_requests: int, full_line_seconds: float,
+                        full_line_sectors: int, one_address_seconds: float, one_address_updates: int,
+                        spread_seconds: float, spread_updates: int, random_burst_seconds: float,
+                        random_bursts: int, read_bytes_per_second: float) -> MemoryTerms:
+    """The parameters from the probes' times (a plain function, tested on the CPU).
+
+    Rates are the work over the time. A random burst costs its time at the read bandwidth
+    over the bursts read, and at least the 64 bytes it moves (a probe cannot show a burst
+    cheaper than a stream's).
+    """
+    burst = max(float(BURST_BYTES), random_burst_seconds * read_bytes_per_second / random_bursts)
+    return MemoryTerms(
+        lone_sector_seconds=lone_sector_seconds, lone_sector_requests=lone_sector_requests,
+        full_line_seconds=full_line_seconds, full_line_sectors=full_line_sectors,
+        one_address_seconds=one_address_seconds, one_address_updates=one_address_updates,
+        spread_seconds=spread_seconds, spread_updates=spread_updates, random_burst_seconds=random_burst_seconds,
+        random_bursts=random_bursts, read_bytes_per_second=read_bytes_per_second,
+        l2_requests_per_second=lone_sector_requests / lone_sector_seconds,
+        l2_sectors_per_second=full_line_sectors / full_line_seconds,
+        atomic_one_address_updates_per_second=one_address_updates / one_address_seconds,
+        atomic_spread_updates_per_second=spread_updates / spread_seconds,
+        dram_random_burst_bytes=burst,
+    )
+
+
+@takes_session
+def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_second: float, quick: bool = False,
+                         progress: Callable[[str], None] = lambda message: None) -> MemoryTerms:
+    """Run the probes on the device.
+
+    Parameters
+    ----------
+    session : validate.Session
+    info : DeviceInfo
+    read_bytes_per_second : float
+        A read stream's DRAM bandwidth measured in the same run (the working-set sweep's plateau).
+    quick : bool
+        Fewer passes and a 256 MiB burst buffer instead of 1 GiB.
+    """
+    names = ["l2_lone_sector", "l2_full_line", "atomic_one_address", "atomic_spread", "random_burst"]
+    kernels = compile_kernels(kernel_source("memory_terms.cu"), names, arch=session.arch, name="memory_terms.cu")
+    threads = 256
+    grid = info.sm_count * max(1, info.max_threads_per_sm // threads)
+    sink = session.allocate(4096)
+
+    def timed(kernel: str, args: tuple, launch_grid: int = grid) -> float:
+        run = session.launcher(kernels[kernel], (launch_grid, 1, 1), (threads, 1, 1), args)
+        return benchmark(run, timer=session.timer, warmup=2, repetitions=5 if quick else 9).median_seconds
+
+    # L2: a quarter of it, so that every pass after the warm-up hits
+    l2_bytes = max(LINE_BYTES * 1024, info.l2_cache_bytes // 4)
+    lines = l2_bytes // LINE_BYTES
+    resident = session.allocate(l2_bytes)
+    session.poison(resident, l2_bytes)
+    passes = 16 if quick else 64
+    lone = timed("l2_lone_sector", (resident, sink, np.uint32(lines), np.int32(passes)))
+    full = timed("l2_full_line", (resident, sink, np.uint32(l2_bytes // 16), np.int32(passes // 4)))
+    # atomics: the counter and the spread lines in the same L2-resident buffer, zeroed first
+    counters = session.allocate(l2_bytes)
+    session.poison(counters, l2_bytes)  # any start value: the probes only add
+    iters = 8 if quick else 16
+    warps = grid * threads // 32
+    one = timed("atomic_one_address", (counters, np.int32(iters)))
+    spread = timed("atomic_spread", (counters, np.uint32(lines), np.int32(iters)))
+    # random bursts: far past L2
+    buffer_bytes = min((1 << 28) if quick else (1 << 30), info.memory_size_bytes // 4)
+    bursts = buffer_bytes // BURST_BYTES
+    far = session.allocate(buffer_bytes)
+    session.poison(far, buffer_bytes)
+    random = timed("random_burst", (far, sink, np.uint32(bursts), np.uint32(bursts)))
+    session.synchronize()
+    del resident, counters, far
+    terms = derive_memory_terms(
+        lone_sector_seconds=lone, lone_sector_requests=lines * passes,
+        full_line_seconds=full, full_line_sectors=l2_bytes // SECTOR_BYTES * (passes // 4),
+        one_address_seconds=one, one_address_updates=warps * iters,
+        spread_seconds=spread, spread_updates=grid * threads * iters,
+        random_burst_seconds=random, random_bursts=bursts, read_bytes_per_second=read_bytes_per_second)
+    progress(f"memory terms: L2 {terms.l2_requests_per_second / 1e9:.0f} G one-sector requests/s, "
+             f"{terms.l2_sectors_per_second / 1e9:.0f} G sectors/s; atomics {terms.atomic_spread_updates_per_second / 1e9:.1f} "
+             f"G/s spread, {terms.atomic_one_address_updates_per_second / 1e9:.2f} G/s on one address; random burst "
+             f"{terms.dram_random_burst_bytes:.0f} B")
+    return terms
+
+
+def memory_terms_calibration(terms: MemoryTerms) -> Figures:
+    """The calibration entries the probes give: name -> (value, how it was measured)."""
+    return {
+        "l2_requests_per_second": (terms.l2_requests_per_second,
+                                   f"one float per 128-byte line of an L2-resident buffer (32 one-sector requests "
+                                   f"per warp load), {terms.lone_sector_requests} requests"),
+        "atomic_one_address_updates_per_second": (terms.atomic_one_address_updates_per_second,
+                                                  f"one warp-aggregated atomicAdd per warp to one counter, "
+                                                  f"{terms.one_address_updates} updates"),
+        "atomic_spread_updates_per_second": (terms.atomic_spread_updates_per_second,
+                                             f"every lane adds to a word of its own line of an L2-resident "
+                                             f"buffer, {terms.spread_updates} updates"),
+        "dram_random_burst_bytes": (terms.dram_random_burst_bytes,
+                                    f"64-byte bursts read at hashed places of a buffer far past L2, "
+                                    f"{terms.random_bursts} bursts, time x read bandwidth / bursts"),
+    }
+
+
+def render_memory_terms(t: MemoryTerms, h: str = "##") -> list[str]:
+    """The memory-term parameters and what each was derived from."""
+    return [f"{h} Memory terms (L2 requests, atomics, random bursts)", "",
+            "| parameter | value | from |", "| --- | ---: | --- |",
+            f"| L2 one-sector requests | {t.l2_requests_per_second / 1e9:.0f} G/s | {t.lone_sector_requests} "
+            f"requests in {t.lone_sector_seconds * 1e6:.1f} us |",
+            f"| L2 sectors, full lines | {t.l2_sectors_per_second / 1e9:.0f} G/s | {t.full_line_sectors} sectors in "
+            f"{t.full_line_seconds * 1e6:.1f} us |",
+            f"| atomics, one address | {t.atomic_one_address_updates_per_second / 1e9:.2f} G/s | "
+            f"{t.one_address_updates} warp-aggregated updates in {t.one_address_seconds * 1e6:.1f} us |",
+            f"| atomics, spread | {t.atomic_spread_updates_per_second / 1e9:.1f} G/s | {t.spread_updates} updates "
+            f"in {t.spread_seconds * 1e6:.1f} us |",
+            f"| random 64-byte burst | {t.dram_random_burst_bytes:.0f} B | {t.random_bursts} bursts in "
+            f"{t.random_burst_seconds * 1e6:.1f} us at {t.read_bytes_per_second / 1e12:.2f} TB/s |", ""]
+
+
+class MemoryTermsProbe(Probe[MemoryTerms]):
+    """The memory-term probes (`measure_memory_terms`), after the working-set sweep: random
+    bursts are converted at its DRAM read plateau."""
+
+    name = "memory_terms"
+    step = "memory terms"
+    needs = ("working_set",)
+
+    def run(self, ctx: RunContext) -> MemoryTerms | None:
+        read = ctx.figures.get("dram_read_bytes_per_second", (None, ""))[0]
+        if not read:
+            return None
+        return measure_memory_terms(ctx.session, ctx.info, read_bytes_per_second=read, quick=ctx.quick,
+                                    progress=ctx.progress)
+
+    def figures(self, result: MemoryTerms) -> Figures:
+        return memory_terms_calibration(result)
+
+    def render(self, result: MemoryTerms | None, heading: str, assets: str) -> list[str]:
+        return [] if result is None else render_memory_terms(result, heading)  # None: a report from before the probe
+
+
+PROBE = MemoryTermsProbe()
