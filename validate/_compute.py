@@ -199,9 +199,12 @@ def measure_compute(session: Session, info: DeviceInfo, *, quick: bool = False,
     few, many = (16, 64) if quick else (64, 256)
 
     def trip(floats: int) -> float:
+        # the longest walk covers the whole buffer once: every trip misses L2 on every repeat
+        stride = max(info.sm_count * TRIP_THREADS * floats, words // many)
+
         def run(trips: int) -> float:
             return timed("trip_walk", info.sm_count, TRIP_THREADS,
-                         (walk, sink, np.uint32(words), np.int32(trips), np.int32(floats)))
+                         (walk, sink, np.uint32(words), np.int32(trips), np.int32(floats), np.uint32(stride)))
         return max(1e-10, (run(many) - run(few)) / (many - few))
 
     trip_points = {floats * 4 * TRIP_THREADS: trip(floats) for floats in TRIP_FLOATS}
@@ -226,18 +229,17 @@ def measure_compute(session: Session, info: DeviceInfo, *, quick: bool = False,
 
 
 def compute_calibration(effects: ComputeEffects) -> dict[str, tuple[float | None, str]]:
-    """The calibration entries the probes give: name -> (value, how it was measured)."""
-    trips = ", ".join(f"{b // 1024} KiB {s * 1e9:.0f} ns" for b, s in sorted(effects.trip_points.items()))
-    both = [f for f in effects.overlap_points if f and effects.memory_seconds / OVERLAP_WINDOW
-            <= f * effects.fma_seconds <= OVERLAP_WINDOW * effects.memory_seconds]
+    """The calibration entries the probes give: name -> (value, how it was measured).
+
+    The trip walk and the overlap sweep are reported, not used: on an H200 (2026-11-26) the
+    walk's line through 1-8 KiB per block and trip had no positive intercept (270 ns at 1 KiB,
+    then about 400 ns per KiB), and the sweep's time was the sum of its memory and FMA sides
+    (p = 1.06) because the sweep's warps load and compute in step, wave after wave, which
+    the families' loops do not (p = 1.06 took the families from 7 % to 23 %). The trips term
+    takes the latency ladder's DRAM latency and the copy sweep's per-SM bandwidth instead,
+    and memory and compute join as the plain maximum.
+    """
     entries: dict[str, tuple[float | None, str]] = {
-        "trip_latency_seconds": (effects.trip_latency_seconds,
-                                 f"intercept of a line through the latency per grid-stride trip ({trips} per "
-                                 "block and trip; trips wait for each other, lines past L2)"),
-        "trip_bytes_per_second": (effects.trip_bytes_per_second, "inverse slope of the same line"),
-        "overlap_exponent": (effects.overlap_exponent,
-                             f"a stream of {effects.overlap_elements} floats with 0-{max(effects.overlap_points)} FMAs "
-                             f"each: the p of (m^p + c^p)^(1/p) fitted to the {len(both)} points within 4x of the ridge"),
         "fma_latency_cycles": (effects.fma_latency_cycles,
                                f"one warp per SM, one dependent FMA chain: {effects.fma_chain_seconds * 1e9:.2f} ns per "
                                f"FMA at {effects.clock_hz / 1e6:.0f} MHz"),

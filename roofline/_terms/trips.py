@@ -5,7 +5,8 @@ depend on this trip) makes its warps wait one round trip per group of loads in f
 after trip: with few warps nothing hides those waits. The term is the launch's time when
 every resident warp waits its trips in turn: ``waves x trips x rounds per trip x latency of
 a trip``, the latency taken where the loads hit (L1, L2 or DRAM, by the kernel's bytes at
-each level) and the DRAM trip's latency measured by the trip-latency probe.
+each level), a DRAM trip being the latency ladder's DRAM latency plus the block's bytes at
+one SM's share of the bandwidth (`trip_latency`).
 """
 
 from __future__ import annotations
@@ -45,15 +46,18 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float) -> fl
     The share of the bytes L1 returns that came from L2 (``l2_bytes / l1_bytes``) and of
     those that came from DRAM (``dram_bytes / l2_bytes``) weight the measured latencies: an
     L1 hit (``l1_hit_latency_seconds``), an L2 hit (``l2_hit_latency_seconds``) and a DRAM
-    trip (``trip_latency_seconds`` plus the block's bytes of the trip at
-    ``trip_bytes_per_second``). A level the kernel gives no bytes for counts as missed. None
-    without the DRAM trip's latency.
+    trip: the dependent load that misses L2 (``trip_latency_seconds`` where the trip probe
+    gave it, else the latency ladder's ``dram_latency_seconds``) plus the block's bytes of
+    the trip at one SM's share of the bandwidth (``trip_bytes_per_second``, else the copy
+    sweep's ``sm_bandwidth_bytes_per_second``). A level the kernel gives no bytes for counts
+    as missed. None without a DRAM latency.
     """
     cal = calibration
-    if cal.trip_latency_seconds is None:
+    latency = cal.trip_latency_seconds if cal.trip_latency_seconds is not None else cal.dram_latency_seconds
+    if latency is None:
         return None
-    dram = cal.trip_latency_seconds + (bytes_per_block_trip / cal.trip_bytes_per_second
-                                       if cal.trip_bytes_per_second else 0.0)
+    rate = cal.trip_bytes_per_second or cal.sm_bandwidth_bytes_per_second
+    dram = latency + (bytes_per_block_trip / rate if rate else 0.0)
     l2 = min(dram, cal.l2_hit_latency_seconds or dram)
     l1 = min(l2, cal.l1_hit_latency_seconds or l2)
 

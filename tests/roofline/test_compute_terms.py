@@ -45,8 +45,8 @@ def test_one_block_issues_on_one_sm():
     """A grid of one block runs on one SM's schedulers, not on all 132 SMs'."""
     one = _profiled(1, 256, 1e6).terms
     term = {t.name: t for t in one}["instructions"]
-    # 8 warps on one SM: 4 schedulers at 2 warps each, half busy with a 4-cycle dependent latency
-    assert term.seconds == pytest.approx(1e6 / (4 * 1.98e9 * 0.5))
+    # 8 warps on one SM: 4 schedulers at 2 warps each, each busy 2 of every fma_latency_cycles cycles
+    assert term.seconds == pytest.approx(1e6 / (4 * 1.98e9 * min(1.0, 2 / CAL.fma_latency_cycles)))
 
 
 def test_tensor_flops_ignore_the_fma_latency():
@@ -67,6 +67,6 @@ def test_trip_waits_at_the_level_the_loads_hit(dram, l2, l1, level):
     term = {t.name: t for t in p.terms}["trips"]
     assert term.inputs["trips_per_warp"] == pytest.approx(100)
     latency = term.inputs["trip_latency_seconds"]
-    expected = {"dram": CAL.trip_latency_seconds, "l2": CAL.l2_hit_latency_seconds, "l1": CAL.l1_hit_latency_seconds}
+    expected = {"dram": CAL.trip_latency_seconds or CAL.dram_latency_seconds, "l2": CAL.l2_hit_latency_seconds, "l1": CAL.l1_hit_latency_seconds}
     assert latency == pytest.approx(expected[level], rel=0.3 if level == "dram" else 0.05)
     assert term.seconds == pytest.approx(100 * latency)

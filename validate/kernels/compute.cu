@@ -1,23 +1,25 @@
 // Probes of the time model's compute and latency side (issue 23), compiled with NVRTC.
 
-// Trip latency: every thread walks `trips` trips of a grid-stride loop; each trip reads
-// `per_thread` floats a stride apart (one block-trip reads per_thread x blockDim x 4 bytes)
-// and the next trip's start depends on what this trip read, so trips wait for each other
-// as a loop whose next addresses come from its loads does. `next` holds a permutation that
-// keeps every trip on lines no earlier trip touched (the buffer is far past L2).
+// Trip latency: every block walks `trips` trips of a grid-stride loop; each trip reads
+// `per_thread` floats per thread, coalesced (one block-trip reads per_thread x blockDim x 4
+// contiguous bytes, as a grid-stride loop does), and the next trip's start depends on what
+// this trip read, so trips wait for each other as a loop whose next addresses come from its
+// loads does. The walk moves on by `stride` words a trip (at least the grid's words per
+// trip; the host spreads the longest walk over the whole buffer, four times L2, so that
+// no trip finds its lines in L2, even when the launch repeats).
 extern "C" __global__ void trip_walk(const unsigned* __restrict__ next, float* __restrict__ out,
-                                     unsigned n, int trips, int per_thread) {
-    unsigned i = (blockIdx.x * blockDim.x + threadIdx.x) * 32u % n;
-    unsigned stride = gridDim.x * blockDim.x * 32u;
+                                     unsigned n, int trips, int per_thread, unsigned stride) {
+    unsigned chunk = (unsigned)per_thread * blockDim.x;
+    unsigned i = (blockIdx.x * chunk + threadIdx.x) % n;
     unsigned sum = 0;
     for (int t = 0; t < trips; ++t) {
         unsigned got = 0;
         #pragma unroll 8
         for (int e = 0; e < 8; ++e) {
-            if (e < per_thread) got += __ldcg(next + (i + (unsigned)e * stride) % n);
+            if (e < per_thread) got += __ldcg(next + (i + (unsigned)e * blockDim.x) % n);
         }
         sum += got;
-        i = (i + (got & 1u) + (unsigned)per_thread * stride) % n;  // depends on the loads
+        i = (i + stride + (got & 1u)) % n;  // depends on the loads
     }
     if (sum == 0xFFFFFFFFu) out[0] = (float)sum;
 }
