@@ -1,7 +1,7 @@
 """The fuzz suite's setup: its helper modules on the path, hypothesis profiles, the summary.
 
-Default (CI): a fixed number of examples per entry (10; 20 under GPUROOF_TEST_FULL=1, make
-test-full), derandomized so a CI run is reproducible. ``FUZZ_EXAMPLES=N`` runs N examples per entry with fresh randomness, for
+Default (CI): a fixed number of examples per entry, derandomized so a CI run is
+reproducible. ``FUZZ_EXAMPLES=N`` runs N examples per entry with fresh randomness, for
 deeper local runs (``FUZZ_EXAMPLES=2000 make test``).
 """
 

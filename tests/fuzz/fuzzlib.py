@@ -41,11 +41,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # Where gpuroof's own code lives (an installed copy as well as this checkout).
 PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) + os.sep for m in (occupancy, roofline, validate, gpuroof))
 
-#: Examples per entry: the default suite's 10 keep it within its CPU budget on two cores,
-#: GPUROOF_TEST_FULL=1 (make test-full) runs 20; FUZZ_EXAMPLES=N runs N per entry (costly
-#: entries get a share of it, never fewer than 2).
+#: Examples per entry: the CI default keeps the suite within about a minute on two cores;
+#: FUZZ_EXAMPLES=N runs N per entry (costly entries get a share of it, never fewer than 2).
 DEEP = "FUZZ_EXAMPLES" in os.environ
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20" if os.environ.get("GPUROOF_TEST_FULL") == "1" else "10"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 
 #: A single call slower than this counts as a failure: a size too large to compute must be
 #: refused up front, not computed for minutes. A call still running then is stopped (a
