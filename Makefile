@@ -27,7 +27,9 @@ $(VENV)/.installed-test: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/gpuroof demo --out $(OUTDIR)
 
-# The default suite: the long differential sweeps run a fixed sample of their cases.
+# The default suite (under 5 minutes of CPU on 2 cores): the long differential sweeps run a fixed
+# sample of their cases (architectures, the doc walkthrough's processes, SASS reads, the traffic
+# sweeps' hypothesis examples); docs/contributing.md lists them. test-full runs them whole.
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q $(XDIST)
 

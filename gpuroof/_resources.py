@@ -196,7 +196,9 @@ def _tolerance(text: str | None) -> dict[str, float]:
     return out
 
 
-def _gate(args: argparse.Namespace, records: list[dict[str, object]]) -> int:
+def _baseline(args: argparse.Namespace) -> object:
+    """The --baseline file's records, read and checked before the compile: a missing file or one
+    that holds no `--json` records is refused at once, not after seconds of nvcc."""
     path = Path(args.baseline)
     if not path.is_file():
         raise FileNotFoundError(f"--baseline: no such file: {args.baseline!r}")
@@ -204,6 +206,11 @@ def _gate(args: argparse.Namespace, records: list[dict[str, object]]) -> int:
         baseline = json.loads(path.read_text("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise occupancy.OccupancyError(f"--baseline {args.baseline}: not JSON ({exc})") from None
+    occupancy.compare_resources(baseline, [], _tolerance(args.tolerance))  # the gate's own checks of the records
+    return baseline
+
+
+def _gate(args: argparse.Namespace, baseline: object, records: list[dict[str, object]]) -> int:
     result = occupancy.compare_resources(baseline, records, _tolerance(args.tolerance))
     if args.json:
         print_json({**result.model_dump(mode="json"), "regressed": result.regressed})
@@ -253,9 +260,10 @@ def _resources(args: argparse.Namespace) -> int:
     tolerance = _tolerance(args.tolerance)
     if tolerance and args.baseline is None:
         raise occupancy.OccupancyError("--tolerance applies to a gate: give --baseline FILE too")
+    baseline = None if args.baseline is None else _baseline(args)
     rows = _rows(args)
     if args.baseline is not None:
-        return _gate(args, _records(rows))
+        return _gate(args, baseline, _records(rows))
     if args.json:
         print_json(_records(rows))
         return 0

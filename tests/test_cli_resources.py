@@ -249,10 +249,16 @@ def test_occupancy_with_an_architecture_file(capsys, files):
 
 # --- gpuroof models ----------------------------------------------------------------------------
 
-def test_models_lists_every_model_with_its_formula(capsys):
+@pytest.fixture(scope="module")
+def catalog():
+    """`models.catalog()` once for the tests below (it builds every model's example: ~2 s of CPU)."""
+    return models.catalog()
+
+
+def test_models_lists_every_model_with_its_formula(capsys, catalog):
     code, out, _ = run(capsys, "models")
     assert code == 0
-    for info in models.catalog():
+    for info in catalog:
         assert f"{info.name}  " in out or f"{info.name} " in out
         assert info.formula in out
     code, out, _ = run(capsys, "models", "--json")
@@ -270,8 +276,8 @@ def test_models_describes_one_and_its_example_runs(capsys):
     assert json.loads(out)["kernel"] == "transpose"
 
 
-def test_model_catalog_covers_every_model():
-    for info in models.catalog():
+def test_model_catalog_covers_every_model(catalog):
+    for info in catalog:
         built = models.get(info.name, **info.example)
         assert built.formula == info.formula and info.summary
         required = {p.name for p in info.parameters if p.required}

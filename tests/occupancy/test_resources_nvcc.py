@@ -5,6 +5,7 @@ what ``nvcc --resource-usage`` itself prints for the same file (run here, not ha
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -16,7 +17,11 @@ from occupancy._nvcc import find_nvcc, nvcc_version
 
 DATA = Path(__file__).resolve().parents[2] / "docs" / "examples"
 SOURCE = DATA / "project_kernels.cu"  # shown in docs/your-kernel.md
+# The default suite compares two architectures (sm_90, which the other tests here read, and sm_100,
+# which the default sample of the compiled corpus leaves out; sm_80 and sm_120 are checked there and
+# by docs/your-kernel.md's command); GPUROOF_TEST_FULL=1 (make test-full) compares all four.
 ARCHS = ("sm_80", "sm_90", "sm_100", "sm_120")
+COMPARED = ARCHS if os.environ.get("GPUROOF_TEST_FULL") == "1" else ("sm_90", "sm_100")
 NVCC = find_nvcc()
 
 pytestmark = pytest.mark.skipif(NVCC is None, reason="no nvcc (PATH, CUDA_HOME, CUDA_PATH, nvidia-cuda-nvcc)")
@@ -82,7 +87,7 @@ def compiled_by():
             pytest.skip(NO_NVCC12)
         if toolkit not in cache:
             listed = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True).stdout.split()
-            archs = tuple(a for a in ARCHS if f"compute_{a[3:]}" in listed)
+            archs = tuple(a for a in COMPARED if f"compute_{a[3:]}" in listed)
             cache[toolkit] = (occupancy.kernel_resources_by_architecture(SOURCE, archs, compiler=nvcc),
                               nvcc_printout(SOURCE, archs, nvcc))
         return cache[toolkit]
@@ -108,6 +113,8 @@ FIELDS = ("registers_per_thread", "static_shared_memory", "local_memory", "spill
 @pytest.mark.parametrize("toolkit", TOOLKITS)
 @pytest.mark.parametrize("arch", ARCHS)
 def test_every_kernel_equals_nvcc_resource_usage(compiled_by, toolkit, arch):
+    if arch not in COMPARED:
+        pytest.skip(f"{arch}: sampled out of the default run (GPUROOF_TEST_FULL=1, make test-full, compares it)")
     found, oracle = compiled_by(toolkit)
     if arch not in found:
         pytest.skip(f"{TOOLKITS[toolkit]} does not target {arch} (CUDA 12.8 or later does)")

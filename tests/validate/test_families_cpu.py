@@ -3,6 +3,7 @@
 every kind of source."""
 
 import json
+import os
 import statistics
 from pathlib import Path
 
@@ -24,6 +25,12 @@ from validate._families import (
 )
 
 DATA = Path(__file__).parents[1] / "data" / "families_h200.json"
+# measure_families reads each launch's SASS (NVRTC, then nvdisasm: about a second of CPU each).
+# The default suite reads it for a fixed sample, the suite's row and a family launch with
+# global loads in flight; the others get None, the documented "not read here" outcome.
+# GPUROOF_TEST_FULL=1 (make test-full) reads every launch's.
+FULL = os.environ.get("GPUROOF_TEST_FULL") == "1"
+SASS_SAMPLE = ("suite", "grid_stride_copy(blocks_per_sm=1, ept=16)")
 
 
 @pytest.fixture(scope="module")
@@ -409,8 +416,18 @@ def fake_device(monkeypatch, make_report):
             raise validate.DeviceError("compiling: a planted failure")
         return {names[0]: built["current"]}
 
+    real_sass_summary = families_module.sass_summary
+    session.sass_reads = []  # (label, function, arch, read for real)
+
+    def sass_summary(source, function, arch):
+        label = built.get("current", ("suite",))[0]  # the suite's row is read before any family case is built
+        real = FULL or label in SASS_SAMPLE
+        session.sass_reads.append((label, function, arch, real))
+        return real_sass_summary(source, function, arch) if real else None
+
     monkeypatch.setattr(families_module, "family_specs", specs)
     monkeypatch.setattr(families_module, "compile_kernels", compile_kernels)
+    monkeypatch.setattr(families_module, "sass_summary", sass_summary)
     monkeypatch.setattr(families_module, "kernel_resources",
                         lambda kernel, name=None: occupancy.KernelResources(kernel=name, architecture="sm_90",
                                                                             registers_per_thread=16))
@@ -443,6 +460,18 @@ def test_measure_families_checks_times_and_reuses(fake_device):
     assert len(timed) == len(labels) - 1 - 1 - 2
     assert all(r.measured_seconds == 1e-4 and r.relative_error < 1e-6 and r.registers_per_thread == 16 for r in timed)
     assert lines[-1].startswith(f"families: {len(labels)} launches, {len(labels) - 1} run here")
+    # the SASS is read for every launch that compiled (the suite's too), for the device's architecture
+    reads = {("copy" if label == "suite" else label): (function, arch, real)
+             for label, function, arch, real in session.sass_reads}
+    assert len(reads) == len(session.sass_reads) and set(reads) == {b for b in labels if not b.startswith("blur")}
+    assert all(reads[r.label][:2] == (r.function, info.arch) for r in records if r.label in reads)
+    for r in records:
+        if r.label in reads and reads[r.label][2]:
+            assert r.sass is not None and r.loads_in_flight_per_thread == (
+                r.sass.global_loads_in_flight_per_thread or None), r.label
+        else:
+            assert r.sass is None and r.loads_in_flight_per_thread is None, r.label
+    assert by_label["grid_stride_copy(blocks_per_sm=1, ept=16)"].loads_in_flight_per_thread > 1
     report = validate.family_report(list(records), "H200")
     assert report.overall.launches == len(labels) - 3
     assert {r.record.label for r in report.rows if r.error} == {"strided_write(stride=8)", "blur(radius=1)",
