@@ -49,8 +49,12 @@ def printout(log: str) -> dict[tuple[str, str], dict[str, int]]:
             frame = tuple(int(g) for g in m.groups())
         elif (m := re.search(r"Used (\d+) registers, used (\d+) barriers", line)) and entry:
             smem = re.search(r"(\d+) bytes smem", line)
+            # a kernel that calls functions needs their frames too: the cumulative stack is what
+            # the driver reserves (LOCAL_SIZE_BYTES)
+            stack = re.search(r"(\d+) bytes cumulative stack size", line)
             out[entry, arch] = {"registers_per_thread": int(m[1]), "block_barriers": int(m[2]),
-                                "static_shared_memory": int(smem[1]) if smem else 0, "local_memory": frame[0],
+                                "static_shared_memory": int(smem[1]) if smem else 0,
+                                "local_memory": max(frame[0], int(stack[1]) if stack else 0),
                                 "spill_store_bytes": frame[1], "spill_load_bytes": frame[2]}
             entry = None
     return out
@@ -302,3 +306,34 @@ def test_cli_lines_json(capsys):
     assert code == 0, err
     (k,) = json.loads(out)
     assert k["kernel"] == "local_array" and any(r["local_stores"] for r in k["lines"])
+
+
+CALLS = r"""
+__device__ __noinline__ float table_sum(const float* x, int k) {
+    float t[24];
+    for (int i = 0; i < 24; ++i) t[i] = x[i * k];
+    float s = 0.0f;
+    for (int i = 0; i < 24; ++i) s += t[(i * k) % 24];
+    return s;
+}
+__global__ void calls_a_function(const float* x, float* y, int k) {
+    y[threadIdx.x] = table_sum(x + threadIdx.x, k);
+}
+"""
+
+
+def test_a_kernel_that_calls_a_function_reserves_the_callees_stack(tmp_path):
+    """Built with -G (nothing inlined), the kernel's own frame is 0 bytes and the function it
+    calls holds its array on the stack: local memory is ptxas's cumulative stack size, what the
+    driver reserves per thread (before: the kernel's own frame, 0, where the driver's JIT gave
+    56 B for another project's kernels of this shape)."""
+    source = tmp_path / "calls.cu"
+    source.write_text(CALLS)
+    done = subprocess.run([NVCC, "-c", "-G", "--resource-usage", "-arch=sm_90", str(source), "-o", "/dev/null"],
+                          capture_output=True, text=True, check=True)
+    log = done.stdout + done.stderr
+    assert re.search(r"\n\s*0 bytes stack frame", log.split("calls_a_function", 1)[1])  # the kernel's own frame
+    want = printout(log)[next(iter(printout(log)))]
+    got = occupancy.kernel_resources(source, arch="sm_90", kernel="calls_a_function", options=["-G"])
+    assert want["local_memory"] >= 96 and got.local_memory == want["local_memory"]
+    assert "EIATTR_MIN_STACK_SIZE" in got.sources["local_memory"]
