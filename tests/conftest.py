@@ -40,7 +40,7 @@ def compile_once_per_session():
     result. Many tests compile the same file with the same flags (docs/examples/project_kernels.cu
     for sm_90 in a dozen tests, ~1 s each); the first still runs the compiler, and a failed build
     is never kept, so each error test runs it. Builds of other options are new builds."""
-    from occupancy import _kernel_resources, _nvcc
+    from occupancy import _kernel_resources, _nvcc, _nvdisasm
 
     real_nvcc, real_ptxas = _kernel_resources.nvcc_compile, _kernel_resources.ptxas_compile
     built: dict[tuple, object] = {}
@@ -73,7 +73,21 @@ def compile_once_per_session():
             built[key] = real_ptxas(ptx, arch, options, name=name, ptxas=ptxas)
         return built[key]
 
+    # The SASS of a cubin the same way: the library keeps the last 64 (enough for one program),
+    # the session reads the compiled corpus in several files with many cubins in between. The
+    # way nvdisasm is found is part of the key (the function, which a test may replace, and the
+    # paths it searches): a test that hides nvdisasm or plants a fake one reads afresh.
+    real_sass = _kernel_resources.sass_summaries
+
+    def sass_summaries(cubin, arch):
+        key = ("sass", cubin, arch, _nvdisasm.nvdisasm_candidates,
+               *(os.environ.get(v) for v in ("PATH", "CUDA_HOME", "CUDA_PATH")))
+        if key not in built:
+            built[key] = real_sass(cubin, arch)
+        return built[key]
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_kernel_resources, "nvcc_compile", nvcc_compile)
         patch.setattr(_kernel_resources, "ptxas_compile", ptxas_compile)
+        patch.setattr(_kernel_resources, "sass_summaries", sass_summaries)
         yield built
