@@ -1,7 +1,10 @@
-"""Fixtures shared by the tests of the command line and of the docs."""
+"""Fixtures shared by the tests of the command line and of the docs, and a compile cache for all."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -18,3 +21,73 @@ def in_a_clone(tmp_path, monkeypatch) -> Path:
         (tmp_path / folder).symlink_to(ROOT / folder, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def _folder_state(folder: Path) -> tuple:
+    """(name, size, mtime) of each entry of ``folder``: a header rewritten there changes it."""
+    try:
+        with os.scandir(folder) as entries:
+            return tuple(sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries))
+    except OSError:
+        return ()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compile_once_per_session():
+    """Each nvcc and ptxas build the library asks for runs once per session: a second request
+    with the same compiler, source (its bytes, and the state of its folder, the run folder and
+    each ``-I`` folder, where its headers are), architecture and options gets the first build's
+    result. Many tests compile the same file with the same flags (docs/examples/project_kernels.cu
+    for sm_90 in a dozen tests, ~1 s each); the first still runs the compiler, and a failed build
+    is never kept, so each error test runs it. Builds of other options are new builds."""
+    from occupancy import _kernel_resources, _nvcc, _nvdisasm
+
+    real_nvcc, real_ptxas = _kernel_resources.nvcc_compile, _kernel_resources.ptxas_compile
+    built: dict[tuple, object] = {}
+
+    def nvcc_key(path, arch, options, cwd, nvcc) -> tuple:
+        source = Path(cwd or ".", path).resolve()
+        folders = [source.parent, Path(cwd or ".").resolve()]
+        for i, option in enumerate(options):
+            if m := re.fullmatch(r"(?:-I|--include-path=?)(.*)", option):
+                folder = m[1] or (options[i + 1] if i + 1 < len(options) else "")
+                folders.append(Path(cwd or ".", folder).resolve())
+        return ("nvcc", nvcc, str(source), hashlib.sha256(source.read_bytes()).hexdigest(),
+                _nvcc.target_sm(arch), tuple(options), *(_folder_state(f) for f in folders))
+
+    def nvcc_compile(path, arch, options=(), cwd=None, nvcc=None):
+        try:
+            key = nvcc_key(path, arch, tuple(options), cwd, nvcc or _nvcc.find_nvcc())
+        except Exception:  # noqa: BLE001 - a missing file or odd arch: the real call says what is wrong
+            return real_nvcc(path, arch, options, cwd=cwd, nvcc=nvcc)
+        if key not in built:
+            built[key] = real_nvcc(path, arch, options, cwd=cwd, nvcc=nvcc)
+        return built[key]
+
+    def ptxas_compile(ptx, arch, options=(), name="kernel.ptx", ptxas=None):
+        try:
+            key = ("ptxas", ptxas or _nvcc.find_ptxas(), ptx, _nvcc.target_sm(arch), tuple(options), name)
+        except Exception:  # noqa: BLE001 - as above
+            return real_ptxas(ptx, arch, options, name=name, ptxas=ptxas)
+        if key not in built:
+            built[key] = real_ptxas(ptx, arch, options, name=name, ptxas=ptxas)
+        return built[key]
+
+    # The SASS of a cubin the same way: the library keeps the last 64 (enough for one program),
+    # the session reads the compiled corpus in several files with many cubins in between. The
+    # way nvdisasm is found is part of the key (the function, which a test may replace, and the
+    # paths it searches): a test that hides nvdisasm or plants a fake one reads afresh.
+    real_sass = _kernel_resources.sass_summaries
+
+    def sass_summaries(cubin, arch):
+        key = ("sass", cubin, arch, _nvdisasm.nvdisasm_candidates,
+               *(os.environ.get(v) for v in ("PATH", "CUDA_HOME", "CUDA_PATH")))
+        if key not in built:
+            built[key] = real_sass(cubin, arch)
+        return built[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_kernel_resources, "nvcc_compile", nvcc_compile)
+        patch.setattr(_kernel_resources, "ptxas_compile", ptxas_compile)
+        patch.setattr(_kernel_resources, "sass_summaries", sass_summaries)
+        yield built

@@ -251,8 +251,17 @@ def test_occupancy_with_an_architecture_file(capsys, files):
 
 @pytest.fixture(scope="module")
 def catalog():
-    """`models.catalog()` once for the tests below (it builds every model's example: ~2 s of CPU)."""
-    return models.catalog()
+    """`models.catalog()` once for the tests below (it builds every model's example: ~2 s of CPU);
+    while they run, `describe` (frozen, one per name) hands `gpuroof models` the same
+    descriptions instead of building every example again."""
+    import functools
+
+    from roofline.models import _catalog
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_catalog, "describe", functools.cache(_catalog.describe))
+        patch.setattr(models, "describe", _catalog.describe)
+        yield models.catalog()
 
 
 def test_models_lists_every_model_with_its_formula(capsys, catalog):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import shutil
 import subprocess
 import types
@@ -51,19 +52,28 @@ def built(tmp_path_factory):
     cu.write_text(SOURCE)
     gencode = ["-gencode", "arch=compute_75,code=sm_75", "-gencode", "arch=compute_80,code=sm_80",
                "-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
-    commands = {
-        "cubin": ["-cubin", "-arch=sm_90"],
-        "ptx": ["-ptx", "-arch=compute_90"],
-        "fatbin": ["-fatbin", *gencode, "--compress-mode=none"],
-        "lz4.fatbin": ["-fatbin", *gencode, "-Xfatbin", "-compress-all", "--compress-mode=speed"],
-        "zstd.fatbin": ["-fatbin", *gencode, "-Xfatbin", "-compress-all", "--compress-mode=size"],
-        "o": ["-c", *gencode],
-    }
-    out = {}
-    for suffix, args in commands.items():
-        path = folder / f"k.{suffix}"
-        subprocess.run([nvcc, *args, "-o", str(path), str(cu)], check=True, capture_output=True)
-        out[suffix] = path
+    # One nvcc build: the host object, keeping its cubins and PTX, which are byte for byte what
+    # `nvcc -cubin -arch=sm_90` and `nvcc -ptx -arch=compute_90` write; the three fatbins are
+    # packed from them by fatbinary as `nvcc -fatbin` does (nvcc -dryrun shows the command),
+    # instead of three more builds of the same code.
+    keep = folder / "keep"
+    keep.mkdir()
+    subprocess.run([nvcc, "-c", *gencode, "-keep", "-keep-dir", str(keep), "-o", str(folder / "k.o"), str(cu)],
+                   check=True, capture_output=True)
+    out = {"o": folder / "k.o", "cubin": keep / "k.compute_90.sm_90.cubin", "ptx": keep / "k.compute_90.ptx"}
+    images = [f"--image3=kind=elf,sm={sm},file={keep}/k.{name}.cubin"
+              for sm, name in ((75, "compute_75"), (80, "compute_80"), (90, "compute_90.sm_90"))]
+    images.append(f"--image3=kind=ptx,sm=90,file={keep}/k.compute_90.ptx")
+    # nvcc -fatbin runs the fatbinary beside it, so a toolkit that builds fatbins has one
+    fatbinary = shutil.which("fatbinary", path=str(Path(os.path.realpath(nvcc)).parent)) or shutil.which("fatbinary")
+    if fatbinary is None:
+        pytest.skip(f"no fatbinary beside {nvcc} nor on PATH: nvcc cannot build fatbins here")
+    for suffix, compress in (("fatbin", ["--compress-mode=none"]),
+                             ("lz4.fatbin", ["-compress-all", "--compress-mode=speed"]),
+                             ("zstd.fatbin", ["-compress-all", "--compress-mode=size"])):
+        out[suffix] = folder / f"k.{suffix}"
+        subprocess.run([fatbinary, f"--create={out[suffix]}", "-64", *compress, *images], check=True,
+                       capture_output=True)
     return out
 
 
