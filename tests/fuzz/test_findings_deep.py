@@ -30,3 +30,19 @@ def test_instruction_roofline_refuses_a_clock_whose_issue_rate_overflows(profile
 def test_instruction_roofline_at_the_largest_clock_is_finite(profile):
     ir = roofline.instruction_roofline(profile, sm_clock_hz=1e11)
     assert ir.issue_rate == pytest.approx(1e11 * 132 * 4)
+
+
+def test_the_hang_log_names_only_a_call_still_running():
+    """A deep run killed from outside left the log naming validate.measure_families (given a
+    uint8 array) as a call with "no answer after 60 s", though that call had refused at once:
+    the header of the last call started stayed after it answered."""
+    import time
+
+    import fuzzlib
+
+    with fuzzlib.watchdog(5, "the call in flight"):
+        assert "the call in flight" in fuzzlib.HANG_LOG.read_text()
+    assert fuzzlib.HANG_LOG.read_text() == ""
+    with pytest.raises(fuzzlib.Hang), fuzzlib.watchdog(0.05, "a slow call"):
+        time.sleep(2)
+    assert fuzzlib.HANG_LOG.read_text() == ""
