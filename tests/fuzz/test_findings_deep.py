@@ -46,3 +46,51 @@ def test_the_hang_log_names_only_a_call_still_running():
     with pytest.raises(fuzzlib.Hang), fuzzlib.watchdog(0.05, "a slow call"):
         time.sleep(2)
     assert fuzzlib.HANG_LOG.read_text() == ""
+
+
+def test_a_grid_of_boundary_blocks_is_walked_not_classed(monkeypatch):
+    """`gpuroof predict --model matmul_tiled --param m=85 --param tile=1` ran for more than
+    5 minutes (the CLI fuzz stalled on it): every block of that grid is a boundary block, so
+    the fast count built 85**3 classes and compared each with every other. Where the classes
+    are as many as the blocks, the block-by-block walk gives the same exact count."""
+    import roofline._traffic as traffic_module
+    from roofline import models
+
+    walked = []
+    exhaustive = traffic_module._exhaustive
+
+    def spy(*args, **kwargs):
+        walked.append(args[2] if len(args) > 2 else kwargs.get("unit"))
+        return exhaustive(*args, **kwargs)
+
+    fast = models.matmul_tiled(20, tile=1)
+    monkeypatch.setattr(traffic_module, "_exhaustive", spy)
+    assert models.matmul_tiled(20, tile=1) == fast
+    assert walked, "the fast count classed a grid made only of boundary blocks"
+
+
+@pytest.mark.parametrize("rows,threads,groups", [(1, 1, 1), (50, 3, 7), (200, 32, 1), (300, 5, 300), (0, 4, 1)])
+def test_sectors_by_group_matches_a_group_by_group_count(rows, threads, groups):
+    import numpy as np
+
+    from roofline._traffic import _sectors_by_group
+
+    rng = np.random.default_rng(rows * 1000 + threads)
+    group = rng.integers(-1, groups, size=(rows, 2))
+    sectors = rng.integers(0, 40, size=(rows, threads))
+    mask = rng.random((rows, threads)) < 0.6
+    keys, bases = _sectors_by_group(group, sectors, mask)
+    want = [np.unique(sectors[np.all(group == key, axis=1)][mask[np.all(group == key, axis=1)]])
+            for key in np.unique(group, axis=0)]
+    assert np.array_equal(keys, np.unique(group, axis=0))
+    assert len(bases) == len(want) and all(np.array_equal(b, w) for b, w in zip(bases, want))
+
+
+def test_a_fast_count_beyond_both_budgets_is_refused_up_front(monkeypatch):
+    import roofline._traffic as traffic_module
+    from roofline import models
+
+    monkeypatch.setattr(traffic_module, "EXHAUSTIVE_THREAD_BUDGET", 100)
+    monkeypatch.setattr(traffic_module, "FAST_THREAD_BUDGET", 1000)
+    with pytest.raises(roofline.RooflineError, match=r"^the fast count would evaluate \d+ threads .* its budget is 1000"):
+        models.matmul_tiled(20, tile=1)
