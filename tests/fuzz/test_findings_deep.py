@@ -94,3 +94,15 @@ def test_a_fast_count_beyond_both_budgets_is_refused_up_front(monkeypatch):
     monkeypatch.setattr(traffic_module, "FAST_THREAD_BUDGET", 1000)
     with pytest.raises(roofline.RooflineError, match=r"^the fast count would evaluate \d+ threads .* its budget is 1000"):
         models.matmul_tiled(20, tile=1)
+
+
+@pytest.mark.parametrize("kernel_id", ["inf", "1e400", "-inf", "nan", "1.5", "x"])
+def test_an_ncu_export_with_a_kernel_id_that_is_no_integer(kernel_id, tmp_path):
+    """`gpuroof ncu` on an export whose first ID read "inf": OverflowError ("cannot convert
+    float infinity to integer") escaped as a traceback; "1.5" was read as kernel 1."""
+    lines = PROFILE.read_text().splitlines(keepends=True)
+    lines[2] = f'"{kernel_id}"' + lines[2][lines[2].index(","):]
+    path = tmp_path / "cut.csv"
+    path.write_text("".join(lines))
+    with pytest.raises(roofline.RooflineError, match=rf"line \d+: kernel ID '{kernel_id}' is not an integer$"):
+        roofline.load_ncu(path)
