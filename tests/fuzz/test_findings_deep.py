@@ -106,3 +106,51 @@ def test_an_ncu_export_with_a_kernel_id_that_is_no_integer(kernel_id, tmp_path):
     path.write_text("".join(lines))
     with pytest.raises(roofline.RooflineError, match=rf"line \d+: kernel ID '{kernel_id}' is not an integer$"):
         roofline.load_ncu(path)
+
+
+V100 = ROOT / "roofline/data/gpus/v100-sxm2.toml"
+
+
+@pytest.mark.parametrize("link", ['{ kind = "pcie", generation = [3], lanes = 16 }',
+                                  '{ kind = "pcie", generation = { a = 1 }, lanes = 16 }'], ids=["list", "table"])
+def test_load_gpu_with_an_unhashable_pcie_generation(link, tmp_path):
+    """A TOML whose host link generation was a list: TypeError "unhashable type: 'list'"
+    escaped from the model's validator instead of the field check's RooflineError."""
+    path = tmp_path / "gpu.toml"
+    path.write_text(V100.read_text().replace('host_link = { kind = "pcie", generation = 3, lanes = 16 }',
+                                             f"host_link = {link}", 1))
+    with pytest.raises(roofline.RooflineError, match=r"host_link"):
+        roofline.load_gpu(path)
+
+
+def test_load_gpu_names_a_key_holding_a_newline_on_one_line(tmp_path):
+    """A JSON GPU with a field "host_link.l\\nes": the message spanned two lines."""
+    import json
+
+    data = json.loads(roofline.gpu("H200").model_dump_json())
+    data["host_link"] = {**data["host_link"], "l\nes": 16}
+    path = tmp_path / "gpu.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(roofline.RooflineError) as caught:
+        roofline.load_gpu(path)
+    assert "\n" not in str(caught.value) and "'l\\nes'" in str(caught.value)
+
+
+def test_family_model_with_an_array_argument_is_one_line():
+    import numpy as np
+
+    import validate
+
+    with pytest.raises(roofline.RooflineError, match=r"^arguments of copy must be JSON values, got .*array") as caught:
+        validate.family_model("copy", {"n": np.zeros((2, 3), dtype=np.uint8)})
+    assert "\n" not in str(caught.value)
+
+
+def test_profile_report_with_a_kernel_that_is_no_pattern_is_a_deliberate_type_error(profile):
+    """Seen in a deep run as "not a library error": a run whose source changed under it
+    (linecache read the edited file); kept to show the refusal is the deliberate one."""
+    import fuzzlib
+
+    with pytest.raises(TypeError, match=r"^pattern must be a str") as caught:
+        roofline.profile_report(roofline.load_ncu(PROFILE), kernel=0)
+    assert fuzzlib.deliberate(caught.value)
