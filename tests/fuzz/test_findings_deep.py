@@ -154,3 +154,19 @@ def test_profile_report_with_a_kernel_that_is_no_pattern_is_a_deliberate_type_er
     with pytest.raises(TypeError, match=r"^pattern must be a str") as caught:
         roofline.profile_report(roofline.load_ncu(PROFILE), kernel=0)
     assert fuzzlib.deliberate(caught.value)
+
+
+@pytest.mark.parametrize("check,name", [("occupancy._clusters:_policy", "scheduling_policy")])
+def test_an_array_for_a_named_choice_is_one_line(check, name):
+    """max_potential_cluster_size(scheduling_policy=<a 2-D uint8 array>): the message held
+    the array's repr over two lines."""
+    import importlib
+
+    import numpy as np
+
+    import occupancy
+
+    module, _, function = check.partition(":")
+    with pytest.raises(occupancy.OccupancyError, match=rf"^{name}=array\(.* is not one of") as caught:
+        getattr(importlib.import_module(module), function)(np.zeros((2, 3), dtype=np.uint8))
+    assert "\n" not in str(caught.value)
