@@ -17,6 +17,7 @@ from ._arch import MAX_BARRIERS_PER_BLOCK, Architecture
 from ._errors import OccupancyError
 from .common import check_range as _check_range
 from .common import integer
+from .common import short_repr
 
 __all__ = ["GC_MODES", "LaunchNumbers", "check_range", "checked", "gc_mode", "integer", "integers"]
 
@@ -73,7 +74,7 @@ def gc_mode(value: str | bool | None) -> str:
         raise TypeError(f"partitioned_global_caching must be a str or bool, not {type(value).__name__}")
     if value.lower() in GC_MODES:
         return value.lower()
-    raise OccupancyError(f"partitioned_global_caching={value!r} is not one of {', '.join(GC_MODES)}")
+    raise OccupancyError(f"partitioned_global_caching={short_repr(value)} is not one of {', '.join(GC_MODES)}")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ._calculator import OccupancyResult, calculate
 from ._errors import OccupancyError
 from ._gpcs import GpcLayout
 from ._launch import Launch, dims, launch_of
+from .common import short_repr
 
 __all__ = [
     "SCHEDULING_POLICIES",
@@ -81,7 +82,7 @@ def _policy(value: object) -> str:
         return "spread"
     if isinstance(value, str) and value.lower().replace("-", "_") == "load_balancing":
         return "load_balancing"
-    raise OccupancyError(f"scheduling_policy={value!r} is not one of {', '.join(SCHEDULING_POLICIES)}")
+    raise OccupancyError(f"scheduling_policy={short_repr(value)} is not one of {', '.join(SCHEDULING_POLICIES)}")
 
 
 def cluster_limit(layout: GpcLayout, non_portable: bool) -> int:

@@ -187,7 +187,8 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
         # -keep leaves the PTX behind, for .minnctapersm, which the cubin does not keep.
         command = [*nvcc_command(source, arch, options, nvcc), "-o", os.fspath(cubin), "-keep", "-keep-dir", tmp]
         try:
-            done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=600)
+            # errors="replace": nvcc echoes a source line holding bytes that are not UTF-8.
+            done = subprocess.run(command, capture_output=True, text=True, errors="replace", cwd=cwd, timeout=600)
         except subprocess.TimeoutExpired:
             raise CompileError(f"nvcc did not finish compiling {source} in 600 s") from None
         log = done.stdout + done.stderr

@@ -561,7 +561,8 @@ def pydantic_error(
     if unwrap and isinstance(raised, error):
         return raised
     message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-    where = ".".join(str(p) for p in err.get("loc", ()))
+    # A key read from a file may hold a newline ("host_link.l\nes"): shown as its repr, on one line.
+    where = ".".join(str(p) if str(p).isprintable() else repr(p) for p in err.get("loc", ()))
     if not where:
         return error(f"{what}: {message}")
     value = err.get("input")

@@ -101,7 +101,8 @@ class HostLink(BaseModel):
     def _derive_pcie_rate(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("kind") == "pcie" and "bytes_per_second" not in data:
             generation, lanes = data.get("generation"), data.get("lanes")
-            if generation in _PCIE and isinstance(lanes, int) and lanes > 0:
+            # A list or a table for the generation (a hand-written TOML) is unhashable: the field check refuses it.
+            if isinstance(generation, (int, float)) and generation in _PCIE and isinstance(lanes, int) and lanes > 0:
                 rate, efficiency = _PCIE[generation]
                 data = {**data, "bytes_per_second": lanes * rate * efficiency / 8}
         return data

@@ -20,6 +20,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._chart import roofline_chart
+from ._errors import RooflineError
 from ._facts import gpu as lookup_gpu
 from ._kernel import Kernel
 from ._terms import instructions_from_sass
@@ -31,6 +32,9 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 #: Bytes of one memory transaction (a sector) at every level.
 SECTOR_BYTES = 32
+#: The largest SM clock an issue ceiling is drawn at, Hz: far above any GPU's, and low enough
+#: that SMs x schedulers x clock stays finite (a clock of 1e305 Hz overflowed to inf).
+MAX_SM_CLOCK_HZ = 1e11
 
 
 class InstructionCeiling(BaseModel):
@@ -104,7 +108,7 @@ def instruction_roofline(report, *, sm_clock_hz: float | None = None) -> Instruc
     Raises
     ------
     RooflineError
-        An `sm_clock_hz` that is not a finite positive number.
+        An `sm_clock_hz` that is not a positive number up to `MAX_SM_CLOCK_HZ` (100 GHz).
 
     Examples
     --------
@@ -119,6 +123,8 @@ def instruction_roofline(report, *, sm_clock_hz: float | None = None) -> Instruc
         raise TypeError(f"report must be a ProfileReport (from profile_report), not {type(report).__name__}")
     if sm_clock_hz is not None:
         sm_clock_hz = finite_positive("sm_clock_hz", sm_clock_hz)
+        if sm_clock_hz > MAX_SM_CLOCK_HZ:
+            raise RooflineError(f"sm_clock_hz={sm_clock_hz!r} exceeds the maximum of {MAX_SM_CLOCK_HZ:g} Hz (100 GHz)")
     device = lookup_gpu(report.gpu)
     clocks = sorted(r.kernel.sm_clock_hz for r in report.kernels if r.kernel.sm_clock_hz)
     clock = sm_clock_hz or (clocks[len(clocks) // 2] if clocks else device.boost_clock_hz)

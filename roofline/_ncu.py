@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import glob
 import io
+import math
 import os
 import re
 import shutil
@@ -673,9 +674,13 @@ def _load_csv(path: Path) -> NcuProfile:
 
         index_text = cells["ID"]
         try:
-            index = int(float(index_text.replace(",", "")))
+            figure = float(index_text.replace(",", ""))
         except ValueError:
-            raise RooflineError(f"{path}: line {number}: kernel ID {index_text!r} is not an integer") from None
+            figure = math.nan
+        # "inf" or "1e400" overflowed int() (OverflowError); "1.5" read as kernel 1.
+        if not (math.isfinite(figure) and figure.is_integer()):
+            raise RooflineError(f"{path}: line {number}: kernel ID {index_text!r} is not an integer")
+        index = int(figure)
         nvtx = []
         for column, skip in ((_NVTX_PUSH_POP, 1), (_NVTX_START_END, 2)):
             for name, cell in cells.items():

@@ -27,6 +27,7 @@ import numpy as np
 import occupancy
 import roofline
 from occupancy import SassSummary
+from occupancy.common import short_repr
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
 from roofline import RooflineError, models
 from roofline.divergence import branch_divergence
@@ -239,7 +240,7 @@ def family_model(model: str, arguments: Mapping[str, object]) -> roofline.Kernel
     try:
         key = json.dumps(dict(arguments), sort_keys=True, allow_nan=False)
     except (TypeError, ValueError):
-        raise RooflineError(f"arguments of {model} must be JSON values, got {dict(arguments)!r}") from None
+        raise RooflineError(f"arguments of {model} must be JSON values, got {short_repr(dict(arguments))}") from None
     return _cached_model(model, key)
 
 

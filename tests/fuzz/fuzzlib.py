@@ -295,6 +295,17 @@ def watchdog(seconds: float, what: str = "") -> Iterator[None]:
     _hang_log.truncate()
     _hang_log.write(f"fuzz: no answer after {seconds + HANG_GRACE_SECONDS:.0f} s from {what}\n")
     _hang_log.flush()
+    try:
+        yield from _watched(seconds)
+    finally:
+        # The call ended: a log left behind by a run killed from outside (between calls, in
+        # hypothesis's own work) must not name a call that answered as the one that hung.
+        _hang_log.seek(0)
+        _hang_log.truncate()
+        _hang_log.flush()
+
+
+def _watched(seconds: float) -> Iterator[None]:
     faulthandler.dump_traceback_later(seconds + HANG_GRACE_SECONDS, exit=True, file=_hang_log)
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         try:

@@ -185,12 +185,22 @@ def test_every_subcommand_has_a_fuzz_entry():
     assert sorted(set(COMMANDS) - subcommands()) == []
 
 
+#: A run slower than this is a hang (counted, and the test fails) rather than a stalled suite:
+#: the slowest commands (demo, families) take about 25 s on an idle core.
+CLI_SLOW_SECONDS = 4 * fuzzlib.SLOW_SECONDS
+
+
 def run_in_process(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     # In the scratch folder: `demo` writes demo-output/ and a drawn "--out n" writes n/.
     with contextlib.chdir(fuzzlib.SCRATCH), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = main(argv)
+            with fuzzlib.watchdog(CLI_SLOW_SECONDS, f"gpuroof {argv}"):
+                code = main(argv)
+        except fuzzlib.Hang as exc:
+            STATS["hangs"] += 1
+            raise AssertionError(f"gpuroof {' '.join(argv)!r}: a hang ({exc}); refuse what cannot finish "
+                                 "up front") from None
         except BaseException as exc:  # noqa: BLE001 - an escape is the failure being looked for
             STATS["cli_tracebacks"] += 1
             raise AssertionError(f"gpuroof {' '.join(argv)!r} raised {type(exc).__name__} at "
