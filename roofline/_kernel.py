@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -29,6 +30,9 @@ def _count(name: str, value: object) -> int | float:
         raise TypeError(f"{name} must be a number, not {type(value).__name__}")
     if isinstance(value, numbers.Integral):
         number: int | float = int(value)
+        if abs(number) > sys.float_info.max:  # the models compute in floats: 10**400 would overflow there
+            raise RooflineError(f"{name} is a {number.bit_length()}-bit integer; a count must be at most "
+                                f"{sys.float_info.max:.3e}, the largest float")
     else:
         number = float(value)
         if not math.isfinite(number):

@@ -170,3 +170,28 @@ def test_an_array_for_a_named_choice_is_one_line(check, name):
     with pytest.raises(occupancy.OccupancyError, match=rf"^{name}=array\(.* is not one of") as caught:
         getattr(importlib.import_module(module), function)(np.zeros((2, 3), dtype=np.uint8))
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("field, value", [("flops", 10**400), ("dram_bytes", 10**5000), ("instructions", -(10**400))],
+                         ids=["flops-1e400", "bytes-5000-digits", "negative"])
+def test_a_count_beyond_the_largest_float_is_the_librarys_error(field, value):
+    """roofline.Kernel(flops=10**400): the int was kept, and the bound's float(flops) raised
+    OverflowError (not the library's error) from every model that used the kernel."""
+    with pytest.raises(roofline.RooflineError, match=rf"^{field} is a \d+-bit integer; a count must be at most"):
+        roofline.Kernel(name="k", **{"dram_bytes": 1, field: value})
+    assert roofline.Kernel(name="k", flops=10**300, dram_bytes=1).flops == 10**300
+
+
+def test_nvcc_echoing_a_line_that_is_not_utf8_is_a_compile_error(tmp_path):
+    """A source line with a Latin-1 byte that nvcc echoes in its error: UnicodeDecodeError escaped
+    from reading nvcc's output."""
+    import occupancy
+    from occupancy._nvcc import find_nvcc
+
+    if find_nvcc() is None:
+        pytest.skip("no nvcc")
+    source = tmp_path / "latin1.cu"
+    source.write_bytes(b'__global__ void k(int* y) { int x = "caf\xe9"; y[0] = x; }\n')
+    with pytest.raises(occupancy.OccupancyError) as caught:
+        occupancy.kernel_resources_by_architecture(source, ["sm_90"], compiler="nvcc")
+    assert "caf" in str(caught.value) or "error" in str(caught.value).lower()
