@@ -35,6 +35,8 @@ from ._terms import (
     arithmetic_term,
     atomics_term,
     dram_term,
+    finite_nonnegative,
+    finite_positive,
     instructions_term,
     l1_term,
     l2_partial_stores_term,
@@ -311,7 +313,17 @@ def overlap(memory_seconds: float, compute_seconds: float, exponent: float | Non
     ``p`` is the calibration's ``overlap_exponent`` (the overlap probe: a sweep of arithmetic
     intensity across the ridge); where the sides are equal the time is ``2 ** (1/p)`` times
     either. None: the plain maximum (perfect overlap).
+
+    Raises
+    ------
+    RooflineError
+        A side that is negative or not finite, or an exponent below 1 (p < 1 would make the
+        two sides cost more than their sum) or not finite.
     """
+    memory_seconds = finite_nonnegative("memory_seconds", memory_seconds)
+    compute_seconds = finite_nonnegative("compute_seconds", compute_seconds)
+    if exponent is not None and finite_positive("exponent", exponent) < 1:
+        raise RooflineError(f"exponent={exponent!r} must be >= 1 (1: the sides add; None: the plain maximum)")
     largest = max(memory_seconds, compute_seconds)
     if exponent is None or largest <= 0:
         return largest

@@ -416,6 +416,8 @@ ROOFLINE = {
                                                st.one_of(st.none(), junk()))),
     "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
                                               st.one_of(v.calibrations(), st.none(), junk()))),
+    "overlap": call(args_kwargs(maybe(st.floats(0, 1e3)), maybe(st.floats(0, 1e3)),
+                                st.one_of(st.none(), maybe(st.floats(1, 64))))),
     "mixed_dram_bandwidth": call(args_kwargs(
         maybe(st.one_of(st.floats(0, 1e12), tiny_floats())), st.one_of(st.none(), maybe(st.floats(0, 1e12)), tiny_floats()),
         copy_bytes_per_second=maybe(st.one_of(st.floats(1, 1e13), tiny_floats())),

@@ -1,5 +1,7 @@
 """The compute-side terms of the time model (issue 23): each against the case it was made for."""
 
+import re
+
 import pytest
 
 import occupancy
@@ -70,3 +72,15 @@ def test_trip_waits_at_the_level_the_loads_hit(dram, l2, l1, level):
     expected = {"dram": CAL.trip_latency_seconds or CAL.dram_latency_seconds, "l2": CAL.l2_hit_latency_seconds, "l1": CAL.l1_hit_latency_seconds}
     assert latency == pytest.approx(expected[level], rel=0.3 if level == "dram" else 0.05)
     assert term.seconds == pytest.approx(100 * latency)
+
+
+@pytest.mark.parametrize("memory, compute, exponent, message", [
+    (float("nan"), 1.0, 2.0, "memory_seconds=nan must be > 0 and finite"),
+    (1.0, -1.0, None, "compute_seconds=-1.0 must be > 0 and finite"),
+    (1.0, 1.0, 0.5, "exponent=0.5 must be >= 1"),
+    (1.0, 1.0, float("inf"), "exponent=inf must be > 0 and finite"),
+], ids=["nan-side", "negative-side", "exponent-below-1", "infinite-exponent"])
+def test_overlap_refuses_what_has_no_time(memory, compute, exponent, message):
+    with pytest.raises(roofline.RooflineError, match=re.escape(message)):
+        roofline.overlap(memory, compute, exponent)
+    assert roofline.overlap(1.0, 1.0, 1.0) == 2.0 and roofline.overlap(1.0, 3.0, None) == 3.0
