@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from ._term import Setting
 
 __all__ = ["barrier_seconds"]
@@ -17,10 +15,10 @@ def barrier_seconds(setting: Setting) -> tuple[float, tuple[str, ...]]:
     block (the whole block waits for its last warp). Without ``tree_level_seconds`` barriers
     cost nothing, and the note says so.
     """
-    cal, launch = setting.calibration, setting.launch
+    cal = setting.calibration
     barriers = float(setting.kernel.barriers_per_block or 0)
-    level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * math.ceil(
-        launch.threads_per_block / 32)
+    level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * \
+        setting.occupancy.warps_per_block
     seconds = barriers * level_seconds if barriers and cal.tree_level_seconds else 0.0
     notes = ("barriers cost no time: the calibration has no tree_level_seconds",) \
         if barriers and not cal.tree_level_seconds else ()

@@ -12,6 +12,11 @@ from .._kernel import Kernel, kernel_of
 __all__ = ["instructions_from_sass", "loads_from_instructions"]
 
 
+def _warps(launch: Launch) -> int:
+    """Warps the launch runs (a partial warp takes a whole warp's issue slots)."""
+    return launch.blocks * math.ceil(launch.threads_per_block / 32)
+
+
 def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | None = None) -> float | None:
     """Warp instructions a launch issues, estimated from its SASS and the kernel's loads.
 
@@ -59,7 +64,7 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
         raise RooflineError(f"instructions_from_sass needs a launch: kernel {kernel.name!r} has none")
     if not isinstance(launch, Launch):
         raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
-    warps = launch.blocks * math.ceil(launch.threads_per_block / 32)
+    warps = _warps(launch)
     total = float(sass.instructions.total)
     if not sass.loops:
         return total * warps
@@ -158,7 +163,7 @@ def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch:
     if sass.hot_loop is None or not sass.loops[sass.hot_loop].instructions.global_loads:
         return None
     hot = sass.loops[sass.hot_loop].instructions
-    warps = launch.blocks * math.ceil(launch.threads_per_block / 32)
+    warps = _warps(launch)
     per_warp = float(warp_instructions) / warps
     trips = max(0.0, per_warp - (sass.instructions.total - hot.total)) / hot.total
     loads = sass.instructions.global_loads - hot.global_loads + trips * hot.global_loads
