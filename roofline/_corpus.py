@@ -72,7 +72,11 @@ CORPUS_METRICS: tuple[str, ...] = (
     r"sm__ops_path_tensor_src_\w+\.sum\.per_cycle_elapsed",
     r"(sm|smsp)__inst_(executed|issued)\.sum", r"inst_executed", r"smsp__thread_inst_executed(_pred_on)?\.sum",
     r"(sm|smsp)__sass_inst_executed_op_\w+\.sum", r"l1tex__t_(sectors|requests)_pipe_lsu_mem_global_op_\w+\.sum",
-    r"l1tex__data_pipe_lsu_wavefronts_mem_shared(_op_(ld|st))?\.sum",
+    r"l1tex__data_pipe_lsu_wavefronts(_mem_shared(_op_(ld|st))?)?\.sum", r"l1tex__data_bank_conflicts_pipe_lsu_mem_shared\.sum",
+    r"l1tex__t_(sectors|requests)_pipe_lsu_mem_(global|local)_op_(ld|st|atom|red)\.sum",
+    r"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit\.sum", r"l1tex__m_xbar2l1tex_read_sectors\.sum",
+    r"lts__t_sectors_srcunit_tex_lookup_hit\.sum", r"smsp__inst_executed_pipe_\w+\.sum", r"(sm|smsp)__cycles_active\.avg",
+    r"smsp__average_warps_issue_stalled_\w+_per_issue_active\.ratio",
 )
 _KEEP = re.compile("|".join(f"(?:{m})" for m in CORPUS_METRICS))
 
