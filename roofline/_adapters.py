@@ -12,6 +12,7 @@ import occupancy
 from ._errors import RooflineError
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._ncu import NcuKernel
+from ._warps import CACHE_LINE_BYTES
 
 __all__ = ["counted_kernel", "counts_from", "measured_launch"]
 
@@ -77,6 +78,31 @@ def measured_launch(
     return launch
 
 
+def _l1_data_bytes(kernel: object) -> float | None:
+    """The L1 data-path bytes of a profiled kernel: 128 bytes per LSU wavefront where Nsight
+    counted them (what the source path counts: a pass moves up to one 128-byte line, so an
+    access spread over 32 lines or a bank conflict costs a pass each), never less than
+    Nsight's writeback bytes (the L1 roofline's)."""
+    wavefronts, l1_bytes = getattr(kernel, "l1_wavefronts", None), getattr(kernel, "l1_bytes", None)
+    if wavefronts is None:
+        return l1_bytes
+    passes = CACHE_LINE_BYTES * float(wavefronts)
+    return passes if l1_bytes is None else max(passes, float(l1_bytes))
+
+
+def _partial_store_sectors(kernel: object) -> float | None:
+    """The store sectors a profiled kernel writes in part: all of them where its store
+    requests spread over more sectors than a warp's stores fill (32 lanes of the SASS's
+    access width, 4 bytes without SASS), none where they do not; None without the counts."""
+    sectors, requests = getattr(kernel, "global_store_sectors", None), getattr(kernel, "global_store_requests", None)
+    if sectors is None or requests is None:
+        return None
+    sass = getattr(kernel, "sass", None)
+    width = float(getattr(sass, "global_load_bytes", None) or 4)
+    full = requests * min(CACHE_LINE_BYTES, 32.0 * width) / 32.0  # the sectors a request's bytes fill
+    return float(sectors) if requests and sectors > full * 1.05 else 0.0
+
+
 def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
     """A `Kernel` from a `Kernel` (a model, your counts) or an `NcuKernel` (its busiest precision).
 
@@ -100,9 +126,11 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
         return Kernel(
             name=str(kernel.name), precision=precision,
             flops=float(flops.get(precision, 0.0)) if precision else 0.0,
-            dram_bytes=float(kernel.dram_bytes), l2_bytes=kernel.l2_bytes, l1_bytes=kernel.l1_bytes,
+            dram_bytes=float(kernel.dram_bytes), l2_bytes=kernel.l2_bytes, l1_bytes=_l1_data_bytes(kernel),
             instructions=getattr(kernel, "instructions", None),
             l2_requests=getattr(kernel, "l2_requests", None),
+            l1_hit_rate=getattr(kernel, "l1_hit_rate", None), l2_hit_rate=getattr(kernel, "l2_hit_rate", None),
+            l2_partial_store_sectors=_partial_store_sectors(kernel),
             # a warp-level count: one update per instruction (a warp-aggregated atomic), a lower bound
             atomics=getattr(kernel, "global_atomic_instructions", None),
         )

@@ -70,6 +70,13 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
         out.pop("flops", None)
     if out.get("precision") is not None:
         out["precision"] = check_precision(out["precision"])
+    for name in ("l1_hit_rate", "l2_hit_rate"):
+        rate = out.get(name)
+        if rate is not None:
+            rate = _count(name, rate)
+            if rate > 1:
+                raise RooflineError(f"{name}={rate} must be a share between 0 and 1")
+            out[name] = float(rate)
     factor = out.get("branch_issue_factor")
     if factor is not None and factor < 1:
         raise RooflineError(f"branch_issue_factor={factor} must be >= 1 (1: every warp takes one path)")
@@ -285,6 +292,14 @@ class Kernel(CheckedModel):
         SM -> L2 requests (each covers the 1-4 sectors of one 128-byte line that a warp's
         access touches; Nsight's ``lts__t_requests_srcunit_tex``); None: the traffic's
         count where `roofline.traffic` built the kernel (a warp access's distinct lines).
+    l2_partial_store_sectors : int or None
+        The 32-byte sectors global stores write only in part, which L2 merges one by one;
+        None: the traffic's count where `roofline.traffic` built the kernel.
+    l1_hit_rate, l2_hit_rate : float or None
+        The share of global load sectors that L1 hits and of the SMs' sectors that L2 hits
+        (Nsight's ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit`` and
+        ``lts__t_sectors_srcunit_tex_lookup_hit`` over their totals); None: taken from the
+        bytes, ``l2_bytes / l1_bytes`` and ``dram_bytes / l2_bytes`` missing.
     atomics : int or None
         Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
     atomic_addresses : int or None
@@ -339,6 +354,10 @@ class Kernel(CheckedModel):
     shared_bytes: Count | None = Field(default=None, description="Shared-memory bytes.")
     instructions: Count | None = Field(default=None, description="Warp instructions issued.")
     l2_requests: Count | None = Field(default=None, description="SM -> L2 requests (one per line a warp access touches).")
+    l2_partial_store_sectors: Count | None = Field(
+        default=None, description="Sectors global stores write in part (L2 merges them one by one).")
+    l1_hit_rate: float | None = Field(default=None, description="Share of global load sectors L1 hits (0-1).")
+    l2_hit_rate: float | None = Field(default=None, description="Share of the SMs' L2 sectors L2 hits (0-1).")
     atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
     atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")

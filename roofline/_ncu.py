@@ -238,6 +238,19 @@ class NcuKernel(BaseModel):
     dram_bytes: float | None = None
     l2_bytes: float | None = Field(default=None, description="L2 to SM bytes (Nsight's L2 roofline).")
     l1_bytes: float | None = Field(default=None, description="L1 load/store writeback bytes (Nsight's L1 roofline).")
+    l1_wavefronts: float | None = Field(
+        default=None, description="L1 data-pipe wavefronts of the LSU: global, local and shared accesses, each a pass "
+                                  "of up to 128 bytes (l1tex__data_pipe_lsu_wavefronts.sum).")
+    l1_hit_rate: float | None = Field(
+        default=None, description="Share of global load sectors L1 hits (l1tex__t_sectors_pipe_lsu_mem_global_op_ld"
+                                  "_lookup_hit.sum over l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum).")
+    l2_hit_rate: float | None = Field(
+        default=None, description="Share of the SMs' L2 sectors L2 hits (lts__t_sectors_srcunit_tex_lookup_hit.sum "
+                                  "over lts__t_sectors_srcunit_tex.sum).")
+    global_store_sectors: float | None = Field(
+        default=None, description="Sectors global stores write (l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum).")
+    global_store_requests: float | None = Field(
+        default=None, description="Warp-level global store requests (l1tex__t_requests_pipe_lsu_mem_global_op_st.sum).")
     l2_sector_bytes: float | None = Field(
         default=None, description="SM<->L2 sector traffic, reads and writes (lts__t_sectors_srcunit_tex x 32).")
     l2_requests: float | None = Field(
@@ -501,7 +514,13 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
                  if reader.has("l1tex__lsu_writeback_active_mem_lgds.sum.per_second")
                  else "l1tex__lsu_writeback_active_mem_lg.sum.per_second")
     moved(l1_metric, 128.0, "SpeedOfLight_HierarchicalSingleRooflineChart", "l1_bytes")
+    fields["l1_wavefronts"] = reader.number("l1tex__data_pipe_lsu_wavefronts.sum")
     sectors = reader.number("lts__t_sectors_srcunit_tex.sum")
+    fields["l1_hit_rate"] = _share(reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
+                                   reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"))
+    fields["l2_hit_rate"] = _share(reader.number("lts__t_sectors_srcunit_tex_lookup_hit.sum"), sectors)
+    fields["global_store_sectors"] = reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+    fields["global_store_requests"] = reader.number("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
     fields["l2_sector_bytes"] = None if sectors is None else 32.0 * sectors
     fields["l2_requests"] = reader.number("lts__t_requests_srcunit_tex.sum")
     atomics = [reader.number(f"smsp__sass_inst_executed_op_global_{op}.sum") for op in ("atom", "red")]
@@ -520,6 +539,13 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
         device_name=reader.text("device__attribute_display_name"), arch=arch, grid=grid, block=block,
         missing=missing, **fields,
     )
+
+
+def _share(part: float | None, whole: float | None) -> float | None:
+    """part / whole clipped to [0, 1]; None where either is missing or the whole is 0."""
+    if part is None or not whole:
+        return None
+    return min(1.0, max(0.0, part / whole))
 
 
 # ---------------------------------------------------------------------------------------

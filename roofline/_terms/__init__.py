@@ -15,7 +15,7 @@ from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_
 from .latency import achieved_bandwidth, queued_life
 from .launch import launch_term
 from .sass import instructions_from_sass, loads_from_instructions
-from .trips import hot_loop_trips, trip_latency, trips_term
+from .trips import hot_loop_trips, loop_waits, trip_latency, trips_term
 
 __all__ = [
     "Limiter",
@@ -44,6 +44,7 @@ __all__ = [
     "l2_term",
     "launch_term",
     "loads_from_instructions",
+    "loop_waits",
     "mixed_dram_bandwidth",
     "queued_life",
     "roofline_bound",

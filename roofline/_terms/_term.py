@@ -82,6 +82,14 @@ class Setting:
         return self.occupancy.active_blocks_per_sm * self.gpu.sm_count
 
     @property
+    def busiest_sm_factor(self) -> float:
+        """How much more of the launch the busiest SM runs than an even share: blocks go to
+        the SMs in turn, so it runs ``ceil(blocks / SMs)`` of them (``SMs / blocks`` for a
+        grid of fewer blocks than SMs); 1 for a grid that divides evenly."""
+        blocks, sms = self.launch.blocks, self.gpu.sm_count
+        return math.ceil(blocks / sms) * sms / blocks
+
+    @property
     def rounds(self) -> int:
         """Round trips a thread makes for its elements, ``loads_in_flight_per_thread`` at a time."""
         elements = self.launch.elements_per_thread

@@ -22,6 +22,7 @@ from .._locality import locality as _locality_of
 from .barriers import barrier_seconds
 from .l1_shared import l1_seconds_per_block
 from .latency import achieved_bandwidth, queued_life
+from .trips import loop_waits
 from ._term import Limiter, Setting, Term, finite_nonnegative, finite_positive
 
 __all__ = ["TAIL_SHARE", "dram_equivalent_bytes", "dram_roof", "dram_sides", "dram_term", "mixed_dram_bandwidth",
@@ -204,7 +205,9 @@ def wave_seconds(blocks: int, slots: int, bytes_per_block: float,
 def dram_term(setting: Setting) -> Term:
     """The DRAM time of the launch: its waves, each at the bandwidth its resident blocks reach.
 
-    A block lives ``rounds x latency + bytes per block / SM bandwidth`` plus its barriers
+    A block lives ``rounds x latency + bytes per block / SM bandwidth`` plus its barriers; where
+    the kernel's hot loop has known trips (`loop_waits`), its rounds take the latency of the
+    level their loads reach instead of ``latency`` each (the loads outside the loop keep it)
     (`barrier_seconds`) and its L1 passes queued behind the other resident blocks'
     (`queued_life`); the bandwidth of ``n`` resident blocks is `achieved_bandwidth` of
     Little's law's rate, the dispatch rate and `dram_roof`. The limiter it names when it
@@ -222,7 +225,18 @@ def dram_term(setting: Setting) -> Term:
     sm_bandwidth = cal.sm_bandwidth_bytes_per_second or gpu.l2_bandwidth / gpu.sm_count
     tree_seconds, notes = barrier_seconds(setting)
     l1_seconds = l1_seconds_per_block(setting)
-    block_seconds = rounds * latency + bytes_per_block / sm_bandwidth + l1_seconds + tree_seconds
+    chain_seconds = rounds * latency
+    waits = loop_waits(setting)
+    if waits is not None:
+        # the hot loop's rounds wait as long as their loads take where they hit (`loop_waits`:
+        # the round's own bytes delay its last load); the loads outside it wait a round trip
+        # per group in flight
+        elements = launch.elements_per_thread
+        outside = max(0.0, elements - waits["loop_loads_per_thread"])
+        in_flight = min(int(setting.loads_in_flight_per_thread), elements)
+        chain_seconds = math.ceil(outside / in_flight) * latency + waits["seconds"]
+    # the block's bytes pass through its SM's port on top of the waits
+    block_seconds = chain_seconds + bytes_per_block / sm_bandwidth + l1_seconds + tree_seconds
 
     def rates(resident_blocks: int) -> tuple[float, float]:
         life = queued_life(block_seconds - l1_seconds, l1_seconds, resident_blocks / gpu.sm_count)

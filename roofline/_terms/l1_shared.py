@@ -17,10 +17,13 @@ def l1_seconds_per_block(setting: Setting) -> float:
 
 
 def l1_term(setting: Setting) -> Term:
-    """``l1_bytes`` over the L1 bandwidth: the datasheet rate, which shared-memory wavefronts
-    reach (global loads through L1 reach less)."""
+    """``l1_bytes`` over the L1 bandwidth on the busiest SM: the datasheet rate (one 128-byte
+    pass per clock and SM), which shared-memory wavefronts reach (global loads through L1
+    reach less). Each SM's L1 serves its own blocks, so the SM with the most blocks
+    (`Setting.busiest_sm_factor`) sets the time."""
     l1_bytes = setting.kernel.l1_bytes
     bandwidth = setting.gpu.bandwidth("l1")
-    seconds = float(l1_bytes) / bandwidth if l1_bytes else 0.0
+    factor = setting.busiest_sm_factor
+    seconds = float(l1_bytes) * factor / bandwidth if l1_bytes else 0.0
     return Term(name="l1_shared", side="memory", seconds=seconds, limiter="cache_bandwidth",
-                inputs={"l1_bytes": float(l1_bytes or 0), "l1_bytes_per_second": bandwidth})
+                inputs={"l1_bytes": float(l1_bytes or 0), "l1_bytes_per_second": bandwidth, "busiest_sm_factor": factor})

@@ -73,13 +73,19 @@ def l2_term(setting: Setting) -> Term:
 def l2_partial_stores_term(setting: Setting) -> Term:
     """The sectors warps write only in part (``l2_partial_store_sectors``), which L2 merges one
     by one, at the rate the calibration's probe measured (0 when either is missing)."""
-    traffic = setting.kernel.traffic
-    sectors = None if traffic is None else traffic.l2_partial_store_sectors
+    kernel = setting.kernel
+    traffic = kernel.traffic
+    sectors = kernel.l2_partial_store_sectors
+    if sectors is None:
+        sectors = None if traffic is None else traffic.l2_partial_store_sectors
     rate = setting.calibration.l2_partial_store_sectors_per_second
-    seconds = float(sectors) / rate if sectors and rate else 0.0
+    # the probe's rate is the whole GPU's, each SM merging its own share: the busiest SM's
+    # share of the launch sets the time (a grid on few SMs gets their share of the rate)
+    share = setting.busiest_sm_factor
+    seconds = float(sectors) * share / rate if sectors and rate else 0.0
     return Term(name="l2_partial_stores", side="memory", seconds=seconds, limiter="cache_bandwidth",
                 inputs={"l2_partial_store_sectors": float(sectors or 0),
-                        "l2_partial_store_sectors_per_second": rate or 0.0})
+                        "l2_partial_store_sectors_per_second": rate or 0.0, "busiest_sm_factor": share})
 
 
 def l2_requests(kernel: Kernel) -> float | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from occupancy import Launch, SassCounts, SassSummary
+from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
 from .._errors import RooflineError
 from .._kernel import Kernel, kernel_of
@@ -116,7 +116,8 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     return instructions * warps
 
 
-def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch: Launch) -> tuple[float, float] | None:
+def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch: Launch, *,
+                            flops_per_thread: float | None = None) -> tuple[float, float] | None:
     """Global loads per thread and hot-loop trips per warp, read from a launch's instruction count.
 
     The inverse of `instructions_from_sass`: where a profile counts the warp instructions a
@@ -134,6 +135,11 @@ def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch:
         Warp instructions the whole launch issued.
     launch : occupancy.Launch
         The launch (its blocks and threads per block).
+    flops_per_thread : float, optional
+        FP32 flops each thread did (an FFMA counts 2; Nsight's counts or your own). Where
+        the hot loop holds loops of its own (a tiled GEMM's inner product), the instruction
+        count alone cannot tell the hot loop's trips from the inner loops' repeats: with the
+        flops the two are solved for together (`_nest_trips`).
 
     Returns
     -------
@@ -166,5 +172,55 @@ def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch:
     warps = _warps(launch)
     per_warp = float(warp_instructions) / warps
     trips = max(0.0, per_warp - (sass.instructions.total - hot.total)) / hot.total
+    nest = _nest_trips(sass, per_warp, flops_per_thread)
+    if nest is not None:
+        trips = nest
     loads = sass.instructions.global_loads - hot.global_loads + trips * hot.global_loads
     return loads, trips
+
+
+def _flops(counts: SassCounts) -> int:
+    """FP32 flops of one pass over `counts` (an FFMA counts 2)."""
+    return 2 * counts.fp32_fma + counts.fp32_add + counts.fp32_mul
+
+
+def _inner_loops(sass: SassSummary, index: int) -> list[SassLoop]:
+    """The outermost loops nested inside loop `index` of `sass` (by their offsets)."""
+    outer = sass.loops[index]
+    inside = [loop for i, loop in enumerate(sass.loops) if i != index
+              and outer.start_offset <= loop.start_offset and loop.end_offset <= outer.end_offset
+              and loop.depth > outer.depth]
+    return [loop for loop in inside if not any(
+        other is not loop and other.start_offset <= loop.start_offset and loop.end_offset <= other.end_offset
+        and other.depth < loop.depth for other in inside)]
+
+
+def _nest_trips(sass: SassSummary, per_warp: float, flops_per_thread: float | None) -> float | None:
+    """Trips of a hot loop that holds loops of its own, from two counts of the launch.
+
+    A warp issues ``outside + T x a + U x b`` instructions and a thread does ``F_outside +
+    T x f_a + U x f_b`` FP32 flops, where ``T`` is the hot loop's trips, ``U`` its inner
+    loops' trips in all (sharing one count), ``a``/``f_a`` the hot loop's own body and
+    ``b``/``f_b`` the inner loops': two equations for the two unknowns. None without inner
+    loops, without the flops, or where the two bodies' flop densities do not tell them apart.
+    """
+    if flops_per_thread is None or sass.hot_loop is None:
+        return None
+    inner = _inner_loops(sass, sass.hot_loop)
+    if not inner:
+        return None
+    hot = sass.loops[sass.hot_loop].instructions
+    b = float(sum(loop.instructions.total for loop in inner))
+    fb = float(sum(_flops(loop.instructions) for loop in inner))
+    a = hot.total - b
+    fa = _flops(hot) - fb
+    left_instructions = per_warp - (sass.instructions.total - hot.total)
+    left_flops = flops_per_thread - (_flops(sass.instructions) - _flops(hot))
+    det = a * fb - b * fa
+    if left_instructions <= 0 or left_flops <= 0 or abs(det) < 1e-9 * max(1.0, a * fb, b * fa):
+        return None
+    trips = (left_instructions * fb - b * left_flops) / det
+    inner_trips = (a * left_flops - fa * left_instructions) / det
+    if trips <= 0 or inner_trips < 0:
+        return None
+    return trips

@@ -1,12 +1,12 @@
-"""Load waits: a thread waits for its loads once per trip of its hot loop.
+"""Load waits: a thread waits for its loads once per round of its hot loop.
 
 A loop whose loads cannot all be issued ahead (the next trip's addresses or its stores
 depend on this trip) makes its warps wait one round trip per group of loads in flight, trip
-after trip: with few warps nothing hides those waits. The term is the launch's time when
-every resident warp waits its trips in turn: ``waves x trips x rounds per trip x latency of
-a trip``, the latency taken where the loads hit (L1, L2 or DRAM, by the kernel's bytes at
-each level), a DRAM trip being the latency ladder's DRAM latency plus the block's bytes at
-one SM's share of the bandwidth (`trip_latency`).
+after trip: with few warps nothing hides those waits. A round waits for its slowest load
+(`trip_latency`: the level one of its loads reaches, from the kernel's L1 and L2 hit rates
+or its bytes at each level). `loop_waits` is one thread's waits; the `trips` term is the
+launch's waves of them, and the DRAM term's block life takes them in place of a round trip
+per group of the loop's loads.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .._kernel import Kernel
 from ._term import Setting, Term
 from .sass import loads_from_instructions
 
-__all__ = ["hot_loop_trips", "trip_latency", "trips_term"]
+__all__ = ["hot_loop_trips", "loop_waits", "trip_latency", "trips_term"]
 
 
 def hot_loop_trips(setting: Setting) -> float | None:
@@ -30,8 +30,10 @@ def hot_loop_trips(setting: Setting) -> float | None:
     if not hot.global_loads:
         return None
     if kernel.instructions:
+        scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") == "fp32"
         counted = loads_from_instructions(sass, float(kernel.instructions) / float(kernel.branch_issue_factor or 1.0),
-                                          launch)
+                                          launch, flops_per_thread=float(kernel.flops) / launch.threads
+                                          if scalar and kernel.flops else None)
         return None if counted is None else counted[1]
     if kernel.load_bytes is None:
         return None
@@ -40,17 +42,21 @@ def hot_loop_trips(setting: Setting) -> float | None:
     return max(0.0, loads - outside) / hot.global_loads
 
 
-def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float) -> float | None:
-    """Seconds one round trip of a block's loads takes, where they hit.
+def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads_per_round: int = 1) -> float | None:
+    """Seconds one round of a thread's loads takes: as long as its slowest load.
 
-    The share of the bytes L1 returns that came from L2 (``l2_bytes / l1_bytes``) and of
-    those that came from DRAM (``dram_bytes / l2_bytes``) weight the measured latencies: an
-    L1 hit (``l1_hit_latency_seconds``), an L2 hit (``l2_hit_latency_seconds``) and a DRAM
-    trip: the dependent load that misses L2 (``trip_latency_seconds`` where the trip probe
-    gave it, else the latency ladder's ``dram_latency_seconds``) plus the block's bytes of
-    the trip at one SM's share of the bandwidth (``trip_bytes_per_second``, else the copy
-    sweep's ``sm_bandwidth_bytes_per_second``). A level the kernel gives no bytes for counts
-    as missed. None without a DRAM latency.
+    A round of ``loads_per_round`` loads in flight waits for the deepest level any of them
+    reaches. The share of global load sectors that miss L1 (``1 - l1_hit_rate``, else the
+    bytes' ``l2_bytes / l1_bytes``) and of those that miss L2 (``1 - l2_hit_rate``, else
+    ``dram_bytes / l2_bytes``) are taken as gathered on one load of the round: the round
+    reaches L2 with probability ``min(1, loads x L1 misses)`` and DRAM with ``min(that,
+    loads x L1 misses x L2 misses)``. The levels' latencies are measured: an L1 hit
+    (``l1_hit_latency_seconds``), an L2 hit (``l2_hit_latency_seconds``) and a DRAM trip,
+    the dependent load that misses L2 (``trip_latency_seconds`` where the trip probe gave
+    it, else the latency ladder's ``dram_latency_seconds``) plus the block's bytes of the
+    round at one SM's share of the bandwidth (``trip_bytes_per_second``, else the copy
+    sweep's ``sm_bandwidth_bytes_per_second``). A level the kernel gives no figures for
+    counts as missed. None without a DRAM latency.
     """
     cal = calibration
     latency = cal.trip_latency_seconds if cal.trip_latency_seconds is not None else cal.dram_latency_seconds
@@ -64,35 +70,49 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float) -> fl
     def share(part: float | None, whole: float | None) -> float:
         return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
 
-    from_l2 = share(kernel.l2_bytes, kernel.l1_bytes)
-    from_dram = share(kernel.dram_bytes, kernel.l2_bytes)
-    return l1 + from_l2 * ((l2 - l1) + from_dram * (dram - l2))
+    l1_miss = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else share(kernel.l2_bytes, kernel.l1_bytes)
+    l2_miss = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else share(kernel.dram_bytes, kernel.l2_bytes)
+    loads = max(1, int(loads_per_round))
+    to_l2 = min(1.0, loads * l1_miss)
+    to_dram = min(to_l2, loads * l1_miss * l2_miss)
+    return l1 + to_l2 * (l2 - l1) + to_dram * (dram - l2)
+
+
+def loop_waits(setting: Setting) -> dict[str, float] | None:
+    """The waits of the hot loop of one thread: its trips, rounds per trip and the latency of
+    a round (`trip_latency`), with the global loads they cover and the seconds they take
+    (``trips x rounds x latency``). None without a hot loop with global loads, without its
+    trip count (`hot_loop_trips`) or without the trip latency."""
+    launch, kernel = setting.launch, setting.kernel
+    trips = hot_loop_trips(setting)
+    sass = launch.resources.sass if launch.resources is not None else None
+    if trips is None or sass is None:
+        return None
+    loop = sass.loops[sass.hot_loop]
+    in_flight = max(1, loop.global_loads_in_flight)
+    # loads beyond those in flight wait for earlier ones to return: a part of a round each
+    rounds = max(1.0, loop.instructions.global_loads / in_flight)
+    # a round moves the loads in flight and its share of the loop's stores through the SM's port
+    stores_per_round = loop.instructions.global_stores / rounds
+    round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) \
+        * float(sass.global_load_bytes or 4) * launch.threads_per_block
+    latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads))
+    if latency is None:
+        return None
+    return {"trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,
+            "bytes_per_block_round": round_bytes, "loop_loads_per_thread": trips * loop.instructions.global_loads,
+            "seconds": trips * rounds * latency}
 
 
 def trips_term(setting: Setting) -> Term:
     """The launch's waves of warps, each waiting its hot loop's trips one after the other.
 
-    ``max(1, blocks / resident slots) x trips x max(1, loop loads / loads in flight) x`` the
-    `trip_latency` of the block's bytes per round. 0 without a hot loop with global loads,
-    without its trip count (`hot_loop_trips`) or without the trip latency.
+    ``max(1, blocks / resident slots) x`` the `loop_waits` of a thread. 0 without them.
     """
-    launch, kernel = setting.launch, setting.kernel
-    trips = hot_loop_trips(setting)
-    sass = launch.resources.sass if launch.resources is not None else None
-    empty = Term(name="trips", side="memory", seconds=0.0, limiter="memory_latency")
-    if trips is None or sass is None:
-        return empty
-    loop = sass.loops[sass.hot_loop]
-    in_flight = max(1, loop.global_loads_in_flight)
-    # loads beyond those in flight wait for earlier ones to return: a part of a round each
-    rounds = max(1.0, loop.instructions.global_loads / in_flight)
-    round_bytes = min(in_flight, loop.instructions.global_loads) * float(sass.global_load_bytes or 4) \
-        * launch.threads_per_block
-    latency = trip_latency(kernel, setting.calibration, round_bytes)
-    if latency is None:
-        return empty
-    waves = max(1.0, launch.blocks / setting.slots)
-    seconds = waves * trips * rounds * latency
-    return Term(name="trips", side="memory", seconds=seconds, limiter="memory_latency", inputs={
-        "trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,
-        "bytes_per_block_round": round_bytes, "waves": waves})
+    waits = loop_waits(setting)
+    if waits is None:
+        return Term(name="trips", side="memory", seconds=0.0, limiter="memory_latency")
+    waves = max(1.0, setting.launch.blocks / setting.slots)
+    inputs = {k: v for k, v in waits.items() if k not in ("seconds", "loop_loads_per_thread")}
+    return Term(name="trips", side="memory", seconds=waves * waits["seconds"], limiter="memory_latency",
+                inputs={**inputs, "waves": waves})

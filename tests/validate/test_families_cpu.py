@@ -143,8 +143,10 @@ def test_each_row_is_predict_and_analyze_themselves(recorded):
                                                   **({"loads_in_flight_per_thread": rec.loads_in_flight_per_thread}
                                                      if rec.loads_in_flight_per_thread else {})})
         if rec.sass is not None:
-            instructions = roofline.instructions_from_sass(rec.sass, kernel, launch)
-            kernel = kernel if instructions is None else kernel.model_copy(update={"instructions": instructions})
+            # the SASS rides with the launch's resources: predict reads its loops and issue slots there
+            launch = launch.model_copy(update={"resources": occupancy.KernelResources(
+                kernel=rec.function, architecture=rec.sass.architecture, registers_per_thread=rec.registers_per_thread,
+                static_shared_memory=rec.static_shared_memory or 0, sass=rec.sass)})
         assert row.predict_seconds == roofline.predict(gpu, kernel, launch).seconds
         assert row.roofline_seconds == roofline.analyze(gpu, kernel).time_lower_bound_seconds
         assert row.predict_error_percent == pytest.approx(

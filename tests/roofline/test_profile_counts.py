@@ -1,0 +1,170 @@
+"""What a profile's memory and instruction counts add to the time model (issue 23): L1
+data-pipe wavefronts, hit rates, partial stores, whole loop nests, and the busiest SM."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import occupancy
+import roofline
+from occupancy import Launch, SassCounts, SassLoop, SassSummary
+from roofline._adapters import counts_from
+from roofline._ncu import _kernel, _Reader
+from roofline._terms import loads_from_instructions, trip_latency
+
+CAL = roofline.calibration("H200")
+SMS = roofline.gpu("H200").sm_count
+
+
+def _profiled(metrics: dict[str, float], grid=(1024, 1, 1), block=(256, 1, 1)) -> roofline.NcuKernel:
+    """An NcuKernel read from `metrics` (base units) the way load_ncu reads a raw page."""
+    base = {"gpu__time_duration.sum": (1e5, "ns"), "dram__bytes_read.sum": (1 << 20, "byte"),
+            "launch__grid_size": (float(math.prod(grid)), ""), "launch__block_size": (float(math.prod(block)), ""),
+            "Grid Size": (str(grid), ""), "Block Size": (str(block), ""),
+            "dram__bytes_write.sum": (0.0, "byte")}
+    values = {**base, **{k: (v, "") for k, v in metrics.items()}}
+    reader = _Reader(lambda name: values.get(name), "test")
+    k = _kernel(reader, index=0, demangled="k(float*)", nvtx=None, missing_cc=None)
+    return k.model_copy(update={"grid": grid, "block": block})
+
+
+def _term(p, name):
+    return next(t for t in p.terms if t.name == name)
+
+
+# ------------------------------------------------------------- L1 wavefronts
+
+@pytest.mark.parametrize(("wavefronts", "writeback_bytes", "l1_bytes"), [
+    (None, 4096.0, 4096.0),        # no wavefront count: Nsight's writeback bytes, as before
+    (1000.0, None, 128_000.0),     # a pass moves up to one 128-byte line
+    (1000.0, 1e6, 1e6),            # never less than the writeback bytes
+    (1e6, 4096.0, 128e6),          # an access spread over 32 lines: 32 passes each
+])
+def test_l1_bytes_of_a_profile_are_its_wavefronts(wavefronts, writeback_bytes, l1_bytes):
+    k = roofline.NcuKernel(id=0, name="k", demangled_name="k", grid=(1, 1, 1), block=(32, 1, 1), flops={"fp32": 0.0},
+                           dram_bytes=1.0, l1_bytes=writeback_bytes, l1_wavefronts=wavefronts)
+    assert counts_from(k).l1_bytes == pytest.approx(l1_bytes)
+
+
+def test_load_ncu_reads_the_wavefronts_hits_and_stores():
+    k = _profiled({"l1tex__data_pipe_lsu_wavefronts.sum": 5e6,
+                   "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 400.0,
+                   "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum": 100.0,
+                   "lts__t_sectors_srcunit_tex.sum": 1000.0, "lts__t_sectors_srcunit_tex_lookup_hit.sum": 1000.0,
+                   "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 3200.0,
+                   "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": 100.0})
+    assert (k.l1_wavefronts, k.l1_hit_rate, k.l2_hit_rate) == (5e6, 0.25, 1.0)
+    assert (k.global_store_sectors, k.global_store_requests) == (3200.0, 100.0)
+    kernel = counts_from(k)
+    assert (kernel.l1_hit_rate, kernel.l2_hit_rate) == (0.25, 1.0)
+    assert kernel.l2_partial_store_sectors == 3200.0  # 32 sectors a request: 4 bytes of each written
+
+
+@pytest.mark.parametrize(("sectors_per_request", "partial"), [(4, 0.0), (4.1, 0.0), (8, 800.0), (32, 3200.0)])
+def test_store_sectors_are_partial_where_a_request_spreads_past_its_bytes(sectors_per_request, partial):
+    k = roofline.NcuKernel(id=0, name="k", demangled_name="k", grid=(1, 1, 1), block=(32, 1, 1), flops={"fp32": 0.0},
+                           dram_bytes=1.0, global_store_sectors=100.0 * sectors_per_request,
+                           global_store_requests=100.0)
+    expected = 100.0 * sectors_per_request if partial else 0.0
+    assert counts_from(k).l2_partial_store_sectors == pytest.approx(expected)
+
+
+def test_wavefronts_bind_an_uncoalesced_loop_on_the_busiest_sm():
+    launch = Launch(grid=4096, block=256, registers_per_thread=32)
+    wavefronts = 1e9  # an access spread over 32 lines a request, many times
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, l1_bytes=128 * wavefronts, launch=launch)
+    p = roofline.predict("H200", k, calibration=CAL)
+    l1 = _term(p, "l1_shared")
+    busiest = math.ceil(4096 / SMS) * SMS / 4096
+    assert l1.seconds == pytest.approx(128 * wavefronts * busiest / roofline.gpu("H200").bandwidth("l1"))
+    assert p.binding == "l1_shared" and p.limiter == "cache_bandwidth"
+
+
+@pytest.mark.parametrize(("blocks", "factor"), [(SMS, 1.0), (2 * SMS, 1.0), (1, SMS), (SMS + 1, 2 * SMS / (SMS + 1))])
+def test_the_busiest_sm_runs_its_share_of_the_l1_and_partial_store_work(blocks, factor):
+    launch = Launch(grid=blocks, block=256, registers_per_thread=32)
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, l1_bytes=1e9, l2_partial_store_sectors=1e7, launch=launch)
+    p = roofline.predict("H200", k, calibration=CAL)
+    assert _term(p, "l1_shared").inputs["busiest_sm_factor"] == pytest.approx(factor)
+    assert _term(p, "l2_partial_stores").seconds == pytest.approx(
+        1e7 * factor / CAL.l2_partial_store_sectors_per_second)
+
+
+@pytest.mark.parametrize("rate", [-0.1, 1.5, math.nan])
+def test_hit_rates_are_shares(rate):
+    with pytest.raises(roofline.RooflineError, match="l1_hit_rate"):
+        roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=rate)
+
+
+# ------------------------------------------------------------- a round waits for its slowest load
+
+@pytest.mark.parametrize(("l1_hit", "l2_hit", "loads", "level"), [
+    (1.0, 1.0, 4, "l1"),        # everything hits L1
+    (0.5, 1.0, 2, "l2"),        # two loads, half the sectors miss L1: the round reaches L2
+    (0.8, 1.0, 1, None),        # one load missing L1 a fifth of the time: between L1 and L2
+    (0.0, 0.0, 1, "dram"),      # every load misses both
+    (0.2, 0.2, 2, "dram"),      # of two loads' sectors 80 % miss L1 and 80 % of those L2: the round reaches DRAM
+])
+def test_a_round_waits_for_the_deepest_level_one_of_its_loads_reaches(l1_hit, l2_hit, loads, level):
+    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=l1_hit, l2_hit_rate=l2_hit)
+    seconds = trip_latency(k, CAL, 0.0, loads)
+    latency = {"l1": CAL.l1_hit_latency_seconds, "l2": CAL.l2_hit_latency_seconds, "dram": CAL.dram_latency_seconds}
+    if level is None:
+        assert latency["l1"] < seconds < latency["l2"]
+        assert seconds == pytest.approx(latency["l1"] + 0.2 * (latency["l2"] - latency["l1"]))
+    else:
+        assert seconds == pytest.approx(latency[level])
+
+
+# ------------------------------------------------------------- trips of a loop nest
+
+def _nest(outer_own: int, inner: int, inner_fma: int, loads: int) -> SassSummary:
+    inner_counts = SassCounts(total=inner, fp32_fma=inner_fma)
+    hot = SassCounts(total=outer_own + inner, global_loads=loads, fp32_fma=inner_fma)
+    return SassSummary(
+        architecture="sm_90", disassembler="test", instructions=SassCounts(total=outer_own + inner + 40,
+                                                                           global_loads=loads, fp32_fma=inner_fma),
+        loops=(SassLoop(start_offset=100, end_offset=4000, depth=1, instructions=hot, global_loads_in_flight=loads),
+               SassLoop(start_offset=1000, end_offset=3000, depth=2, instructions=inner_counts,
+                        global_loads_in_flight=0)),
+        hot_loop=0, global_loads_in_flight_per_thread=loads)
+
+
+@pytest.mark.parametrize(("trips", "inner_per_trip"), [(256, 16), (64, 1), (1000, 3)])
+def test_a_hot_loop_around_an_inner_loop_gets_its_own_trips(trips, inner_per_trip):
+    # a tiled GEMM: the outer loop loads a tile, the inner loop (no loads) does the FMAs
+    sass = _nest(outer_own=88, inner=143, inner_fma=128, loads=8)
+    launch = Launch(grid=64, block=128)
+    warps = 64 * 4
+    per_warp = 40 + trips * 88 + trips * inner_per_trip * 143
+    flops_per_thread = 2.0 * 128 * trips * inner_per_trip
+    loads, found = loads_from_instructions(sass, per_warp * warps, launch, flops_per_thread=flops_per_thread)
+    assert found == pytest.approx(trips)
+    assert loads == pytest.approx(8 * trips)
+    # without the flops the inner loop's repeats count as the hot loop's: far too many trips
+    _, alone = loads_from_instructions(sass, per_warp * warps, launch)
+    assert alone > trips or inner_per_trip == 1
+
+
+def test_the_dram_term_waits_the_hot_loops_rounds_where_they_hit():
+    # a thread walks a column: one load a trip, every load a new line from DRAM (hit rates 0)
+    sass = SassSummary(architecture="sm_90", disassembler="test",
+                       instructions=SassCounts(total=30, global_loads=1),
+                       loops=(SassLoop(start_offset=0, end_offset=80, depth=1,
+                                       instructions=SassCounts(total=10, global_loads=1), global_loads_in_flight=1),),
+                       hot_loop=0, global_loads_in_flight_per_thread=1)
+    resources = occupancy.KernelResources(kernel="walk", architecture="sm_90", registers_per_thread=32, sass=sass)
+    trips = 1000
+    launch = Launch(grid=16, block=256, registers_per_thread=32, resources=resources, elements_per_thread=trips)
+    warps = 16 * 8
+    base = dict(flops=0, dram_bytes=32 * trips * warps * 8, instructions=warps * (20 + 10 * trips), launch=launch)
+    missing = roofline.predict("H200", roofline.Kernel(**base, l1_hit_rate=0.0, l2_hit_rate=0.0), calibration=CAL)
+    hitting = roofline.predict("H200", roofline.Kernel(**base, l1_hit_rate=1.0, l2_hit_rate=1.0), calibration=CAL)
+    waits = _term(missing, "trips").inputs
+    assert waits["trips_per_warp"] == pytest.approx(trips)
+    # each round costs a DRAM trip when every load misses, an L1 hit when every load hits
+    assert waits["trip_latency_seconds"] > CAL.dram_latency_seconds > _term(hitting, "trips").inputs[
+        "trip_latency_seconds"] == pytest.approx(CAL.l1_hit_latency_seconds)
+    assert missing.seconds > trips * CAL.dram_latency_seconds > hitting.seconds
