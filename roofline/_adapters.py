@@ -93,13 +93,14 @@ def _l1_data_bytes(kernel: object) -> float | None:
 def _partial_store_sectors(kernel: object) -> float | None:
     """The store sectors a profiled kernel writes in part: all of them where its store
     requests spread over more sectors than a warp's stores fill (32 lanes of the SASS's
-    access width, 4 bytes without SASS), none where they do not; None without the counts."""
+    access width; without SASS the widest, 16 bytes, so that only stores certain to be
+    partial count), none where they do not; None without the counts."""
     sectors, requests = getattr(kernel, "global_store_sectors", None), getattr(kernel, "global_store_requests", None)
     if sectors is None or requests is None:
         return None
     sass = getattr(kernel, "sass", None)
-    width = float(getattr(sass, "global_load_bytes", None) or 4)
-    full = requests * min(CACHE_LINE_BYTES, 32.0 * width) / 32.0  # the sectors a request's bytes fill
+    width = float(getattr(sass, "global_load_bytes", None) or 16)
+    full = requests * width  # the sectors a request of 32 lanes fills: 32 x width bytes over 32-byte sectors
     return float(sectors) if requests and sectors > full * 1.05 else 0.0
 
 

@@ -33,9 +33,18 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 #: The ``--section`` arguments: what `roofline.load_ncu` reads, and the instruction statistics.
 PROFILE_SECTIONS: tuple[str, ...] = (*roofline.NCU_SECTIONS, "InstructionStats")
-#: Counters beyond the sections: global loads per thread, SM<->L2 sectors, DRAM reads and writes.
-NCU_METRICS: tuple[str, ...] = ("smsp__inst_executed_op_global_ld.sum", "lts__t_sectors_srcunit_tex.sum",
-                                "dram__bytes_read.sum", "dram__bytes_write.sum")
+#: Counters beyond the sections, each read by `roofline.load_ncu` for the time model: global
+#: loads per thread, DRAM reads and writes, SM<->L2 sectors, requests and hits, L1 data-pipe
+#: wavefronts, global load sectors and hits, global store sectors and requests (partial
+#: stores), global atomic and reduction instructions.
+NCU_METRICS: tuple[str, ...] = (
+    "smsp__inst_executed_op_global_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+    "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_tex_lookup_hit.sum", "lts__t_requests_srcunit_tex.sum",
+    "l1tex__data_pipe_lsu_wavefronts.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "smsp__sass_inst_executed_op_global_atom.sum",
+    "smsp__sass_inst_executed_op_global_red.sum",
+)
 _PERMISSION = "ERR_NVGPUCTRPERM"
 _NO_KERNEL = "No kernels were profiled"
 # Profiling replays every kernel ~40 times: a program of seconds takes minutes; an hour is a hang.

@@ -59,14 +59,23 @@ def test_load_ncu_reads_the_wavefronts_hits_and_stores():
     assert (k.global_store_sectors, k.global_store_requests) == (3200.0, 100.0)
     kernel = counts_from(k)
     assert (kernel.l1_hit_rate, kernel.l2_hit_rate) == (0.25, 1.0)
-    assert kernel.l2_partial_store_sectors == 3200.0  # 32 sectors a request: 4 bytes of each written
+    assert kernel.l2_partial_store_sectors == 3200.0  # 32 sectors a request: at most 16 bytes of each written
 
 
-@pytest.mark.parametrize(("sectors_per_request", "partial"), [(4, 0.0), (4.1, 0.0), (8, 800.0), (32, 3200.0)])
-def test_store_sectors_are_partial_where_a_request_spreads_past_its_bytes(sectors_per_request, partial):
+def _sass_of_width(width: int) -> SassSummary:
+    return SassSummary(architecture="sm_90", disassembler="test", instructions=SassCounts(total=10, global_loads=1),
+                       global_load_bytes=width, global_loads_in_flight_per_thread=1)
+
+
+@pytest.mark.parametrize(("width", "sectors_per_request", "partial"), [
+    (4, 4, False), (4, 4.1, False), (4, 8, True), (4, 32, True),   # 4-byte stores fill 4 sectors a request
+    (16, 16, False), (8, 8, False), (8, 16, True),                 # float4 and double stores fill 16 and 8
+    (None, 8, False), (None, 16, False), (None, 32, True),         # no SASS: only what is partial at any width
+])
+def test_store_sectors_are_partial_where_a_request_spreads_past_its_bytes(width, sectors_per_request, partial):
     k = roofline.NcuKernel(id=0, name="k", demangled_name="k", grid=(1, 1, 1), block=(32, 1, 1), flops={"fp32": 0.0},
                            dram_bytes=1.0, global_store_sectors=100.0 * sectors_per_request,
-                           global_store_requests=100.0)
+                           global_store_requests=100.0, sass=None if width is None else _sass_of_width(width))
     expected = 100.0 * sectors_per_request if partial else 0.0
     assert counts_from(k).l2_partial_store_sectors == pytest.approx(expected)
 
