@@ -115,6 +115,11 @@ class Calibration(BaseModel):
     dram_random_burst_bytes : float or None
         DRAM-equivalent bytes of one 64-byte burst read at a random place (a gather: each
         burst opens its own DRAM page): its time x the read bandwidth / bursts.
+    flush_dirty_bytes : float or None
+        Written bytes L2 holds after validate's L2 flush (a memset of 4x L2): a launch timed
+        after the flush (``predict(..., after_l2_flush=True)``) writes back the ones its DRAM
+        traffic displaces (the flush probe: a read stream after the flush against after a
+        clean scrub).
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -155,6 +160,7 @@ class Calibration(BaseModel):
     atomic_spread_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     atomic_one_address_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     dram_random_burst_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    flush_dirty_bytes: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

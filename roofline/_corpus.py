@@ -301,7 +301,8 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
     -----
     The measured durations are CUDA-event times, so the launch cost is the one CUDA events
     see (``launch_overhead_seconds``), not Nsight's empty-kernel duration that `profile_report`
-    uses for a profile on its own (`nsight_calibration`).
+    uses for a profile on its own (`nsight_calibration`); and they were timed right after
+    validate's L2 flush, so each launch is predicted with ``after_l2_flush``.
 
     Returns
     -------
@@ -331,7 +332,8 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
     profile = NcuProfile(path=f"corpus:{projects[0].gpu}", format="csv", kernels=tuple(ncu_kernels))
     device = _device_of(profile, gpu)
     events = packaged_calibration(device).model_copy(update={"nsight_empty_kernel_seconds": None})
-    report = profile_report(profile, gpu=device, calibration=events)
+    # the durations were timed after validate's L2 flush (a memset of 4x L2)
+    report = profile_report(profile, gpu=device, calibration=events, after_l2_flush=True)
     by_index = {row.kernel.id: row for row in report.kernels}
     rows = []
     for i, (p, k, launch) in enumerate(where):

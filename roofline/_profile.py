@@ -192,7 +192,7 @@ def _unique_labels(kernels: tuple[NcuKernel, ...]) -> list[str]:
 
 
 def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibration | None,
-                     ) -> tuple[dict[str, object], list[str]]:
+                     after_l2_flush: bool = False) -> tuple[dict[str, object], list[str]]:
     notes: list[str] = []
     fields: dict[str, object] = {}
     seconds = k.duration_seconds
@@ -227,7 +227,7 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
     try:
         launch, sass_note = _profiled_launch(k)
         clocked, clock_note = _at_profile_clock(device, k)
-        p = predict(clocked, counted_kernel(counts, launch), calibration=calibration)
+        p = predict(clocked, counted_kernel(counts, launch), calibration=calibration, after_l2_flush=after_l2_flush)
     except (RooflineError, ValueError) as exc:
         notes.append(f"no prediction: {exc}")
         return fields, notes
@@ -358,6 +358,7 @@ def profile_report(
     kernel: str | None = None,
     calibration: Calibration | None = None,
     binary: str | os.PathLike[str] | None = None,
+    after_l2_flush: bool = False,
 ) -> ProfileReport:
     """Add gpuroof's analysis to every kernel of an Nsight Compute profile.
 
@@ -383,6 +384,10 @@ def profile_report(
     binary : str or path, optional
         The profiled program (or its kernels' source), for each kernel's SASS when
         `profile` is a file (`load_ncu`'s ``binary``).
+    after_l2_flush : bool
+        Predict each launch as timed right after validate's L2 flush (`roofline.predict`'s
+        ``after_l2_flush``): for durations measured that way (the corpus), not for Nsight's
+        own, which it takes after flushing its caches.
 
     Returns
     -------
@@ -414,7 +419,7 @@ def profile_report(
     rows = []
     for k, label in zip(profile.kernels, _unique_labels(profile.kernels)):
         occ, notes = _occupancy_fields(k)
-        roof, more = _roofline_fields(device, k, label, calibration)
+        roof, more = _roofline_fields(device, k, label, calibration, after_l2_flush)
         share = k.duration_seconds / total if total and k.duration_seconds is not None else None
         missing = sorted({section for section in k.missing.values()})
         if missing:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from pydantic import ConfigDict
 
 from occupancy import Architecture, Launch
@@ -223,6 +225,7 @@ def predict(
     calibration: Calibration | None = None,
     loads_in_flight_per_thread: int | None = None,
     fma_chains_per_thread: int = 1,
+    after_l2_flush: bool = False,
 ) -> Prediction:
     """Predict the time of `kernel` launched as `launch` on `gpu`.
 
@@ -263,6 +266,12 @@ def predict(
         ``loads_in_flight_per_thread``, else ``elements_per_thread``.
     fma_chains_per_thread : int
         Independent FMA dependency chains per thread (instruction-level parallelism).
+    after_l2_flush : bool
+        The launch is timed right after validate's L2 flush (a memset of 4x L2, as
+        ``gpuroof measure``, the families that fit in L2 and the corpus are): L2 starts full
+        of written lines, and the DRAM term writes back those the kernel's traffic displaces
+        (``calibration.flush_dirty_bytes``). False: L2 starts clean (what Nsight Compute's
+        cache flush leaves) or holds the kernel's own lines (back-to-back launches).
 
     Returns
     -------
@@ -300,9 +309,11 @@ def predict(
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if not 1 <= integer(name, value) <= 2**31 - 1:
             raise RooflineError(f"{name}={value!r} must be an integer from 1 to 2147483647")
+    if not isinstance(after_l2_flush, (bool, np.bool_)):
+        raise TypeError(f"after_l2_flush must be a bool, not {type(after_l2_flush).__name__}")
     setting = Setting(gpu=record, calibration=cal, kernel=kernel, launch=launch, occupancy=occ,
                       locality=locality(record), loads_in_flight_per_thread=int(in_flight),
-                      fma_chains_per_thread=int(fma_chains_per_thread))
+                      fma_chains_per_thread=int(fma_chains_per_thread), after_l2_flush=bool(after_l2_flush))
     terms = tuple(term(setting) for term in TERMS)
     return _compose(setting, terms, assumptions)
 

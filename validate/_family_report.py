@@ -142,7 +142,7 @@ def _predict_row(record: FamilyRecord, gpu: roofline.GPU, calibration: roofline.
                 registers_per_thread=record.registers_per_thread,
                 static_shared_memory=record.static_shared_memory or 0, sass=record.sass)
         launch = occupancy.Launch.model_validate({**model.launch.model_dump(), **update})
-        p = roofline.predict(gpu, model, launch, calibration=calibration)
+        p = roofline.predict(gpu, model, launch, calibration=calibration, after_l2_flush=record.l2_flushed)
     except (roofline.RooflineError, occupancy.OccupancyError, ValidationError, TypeError) as exc:
         # a record the models refuse (a launch that cannot run, arguments of another
         # version): the row says why, the others are still predicted

@@ -13,8 +13,13 @@
   the updates per second L2's atomic units take when no address is shared.
 * **Random bursts**: half-warps read 64-byte bursts at hashed places of a buffer far past
   L2: the DRAM-equivalent bytes of one burst (its time x the read bandwidth / bursts).
+* **The flush's written lines**: a read stream of 4x L2 timed after validate's L2 flush (a
+  memset, which leaves L2 full of written lines) and after a clean scrub (the same stream over
+  another buffer): the difference is the write-back of the lines the stream displaces, in
+  bytes at the DRAM's cost of a written byte (a copy stream's rate against the read's). The
+  same at a quarter of L2 is reported beside what the model makes of it.
 
-Each launch takes tens to hundreds of microseconds; the probe takes about a second.
+Each launch takes tens to hundreds of microseconds; the probe takes a few seconds.
 """
 
 from __future__ import annotations
@@ -30,8 +35,8 @@ from ._probe import Figures, Probe, RunContext
 from ._session import Session, takes_session
 from ._timing import benchmark
 
-__all__ = ["MemoryTerms", "MemoryTermsProbe", "PROBE", "derive_memory_terms", "measure_memory_terms",
-           "memory_terms_calibration", "render_memory_terms"]
+__all__ = ["MemoryTerms", "MemoryTermsProbe", "PROBE", "derive_memory_terms", "flush_dirty_bytes",
+           "measure_memory_terms", "memory_terms_calibration", "render_memory_terms"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 LINE_BYTES, SECTOR_BYTES, BURST_BYTES = 128, 32, 64
@@ -59,6 +64,36 @@ class MemoryTerms(BaseModel):
     atomic_one_address_updates_per_second: float
     atomic_spread_updates_per_second: float
     dram_random_burst_bytes: float
+    # the flush's written lines (None: a report from before this probe)
+    flush_read_bytes: int | None = Field(default=None, description="Bytes the large read stream read (4x L2).")
+    flush_dirty_seconds: float | None = Field(default=None, description="The stream after the L2 flush.")
+    flush_clean_seconds: float | None = Field(default=None, description="The stream after a clean scrub.")
+    flush_copy_seconds: float | None = Field(default=None, description="A copy of the same bytes, after a clean scrub.")
+    flush_small_read_bytes: int | None = Field(default=None, description="The small stream's bytes (L2 / 4).")
+    flush_small_dirty_seconds: float | None = None
+    flush_small_clean_seconds: float | None = None
+    flush_dirty_bytes: float | None = Field(
+        default=None, description="Written bytes L2 holds after the flush: the large stream's extra time over the "
+                                  "DRAM's cost of a written byte.")
+
+
+def flush_dirty_bytes(*, read_bytes: float, dirty_seconds: float, clean_seconds: float, copy_seconds: float,
+                      l2_bytes: float) -> float:
+    """The written bytes validate's L2 flush leaves in L2, from one read stream's two times.
+
+    A read of ``read_bytes`` after a clean scrub takes ``clean_seconds`` (rate ``r``); a copy of
+    the same bytes reads and writes them in ``copy_seconds`` (a half-and-half mix at ``c =
+    2 x read_bytes / copy_seconds``); a written byte in a read stream then costs ``2/c - 1/r``
+    seconds (`roofline.mixed_dram_bandwidth`'s rule). The stream after the flush takes longer
+    by the write-back of the flush's lines it displaces: their bytes are the extra time over
+    that cost, between 0 and ``l2_bytes``.
+    """
+    read = read_bytes / clean_seconds
+    copy = 2.0 * read_bytes / copy_seconds
+    per_written_byte = 2.0 / copy - 1.0 / read
+    if per_written_byte <= 0:
+        per_written_byte = 1.0 / read  # a copy no slower than a read: a written byte at the read's cost
+    return min(float(l2_bytes), max(0.0, (dirty_seconds - clean_seconds) / per_written_byte))
 
 
 def derive_memory_terms(*, lone_sector_seconds: float, lone_sector_requests: int, full_line_seconds: float,
@@ -131,18 +166,49 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     far = session.allocate(buffer_bytes)
     session.poison(far, buffer_bytes)
     random = timed("random_burst", (far, sink, np.uint32(bursts), np.uint32(bursts)))
+    # the flush's written lines: a read stream after the flush and after a clean scrub
+    stream_kernels = compile_kernels(kernel_source("memory_terms.cu"), ["stream_read", "stream_copy"],
+                                     arch=session.arch, name="memory_terms.cu")
+    big = 4 * info.l2_cache_bytes // 16 * 16
+    small = max(16 * threads, info.l2_cache_bytes // 4 // 16 * 16)
+    stream = session.allocate(big)
+    session.poison(stream, big)
+    scrub = session.allocate(big)
+    session.poison(scrub, big)
+    target = session.allocate(big)
+    clean = session.launcher(stream_kernels["stream_read"], (grid, 1, 1), (threads, 1, 1),
+                             (scrub, sink, np.uint32(big // 16)))
+
+    def stream_time(nbytes: int, flush: Callable[[], object], kernel: str = "stream_read") -> float:
+        args = (stream, sink if kernel == "stream_read" else target, np.uint32(nbytes // 16))
+        run = session.launcher(stream_kernels[kernel], (grid, 1, 1), (threads, 1, 1), args)
+        return benchmark(run, timer=session.timer, warmup=1, repetitions=5 if quick else 9,
+                         flush=flush).median_seconds
+
+    dirty_big = stream_time(big, session.flush_l2)
+    clean_big = stream_time(big, clean)
+    copy_big = stream_time(big, clean, "stream_copy")
+    dirty_small = stream_time(small, session.flush_l2)
+    clean_small = stream_time(small, clean)
     session.synchronize()
-    del resident, counters, far
+    del resident, counters, far, stream, scrub, target
     terms = derive_memory_terms(
         lone_sector_seconds=lone, lone_sector_requests=lines * passes,
         full_line_seconds=full, full_line_sectors=l2_bytes // SECTOR_BYTES * (passes // 4),
         one_address_seconds=one, one_address_updates=warps * iters,
         spread_seconds=spread, spread_updates=grid * threads * iters,
         random_burst_seconds=random, random_bursts=bursts, read_bytes_per_second=read_bytes_per_second)
+    terms = terms.model_copy(update=dict(
+        flush_read_bytes=big, flush_dirty_seconds=dirty_big, flush_clean_seconds=clean_big,
+        flush_copy_seconds=copy_big, flush_small_read_bytes=small, flush_small_dirty_seconds=dirty_small,
+        flush_small_clean_seconds=clean_small,
+        flush_dirty_bytes=flush_dirty_bytes(read_bytes=big, dirty_seconds=dirty_big, clean_seconds=clean_big,
+                                            copy_seconds=copy_big, l2_bytes=info.l2_cache_bytes)))
     progress(f"memory terms: L2 {terms.l2_requests_per_second / 1e9:.0f} G one-sector requests/s, "
              f"{terms.l2_sectors_per_second / 1e9:.0f} G sectors/s; atomics {terms.atomic_spread_updates_per_second / 1e9:.1f} "
              f"G/s spread, {terms.atomic_one_address_updates_per_second / 1e9:.2f} G/s on one address; random burst "
-             f"{terms.dram_random_burst_bytes:.0f} B")
+             f"{terms.dram_random_burst_bytes:.0f} B; the L2 flush leaves {terms.flush_dirty_bytes / 1e6:.1f} MB "
+             f"written")
     return terms
 
 
@@ -161,6 +227,11 @@ def memory_terms_calibration(terms: MemoryTerms) -> Figures:
         "dram_random_burst_bytes": (terms.dram_random_burst_bytes,
                                     f"64-byte bursts read at hashed places of a buffer far past L2, "
                                     f"{terms.random_bursts} bursts, time x read bandwidth / bursts"),
+        **({} if terms.flush_dirty_bytes is None else {"flush_dirty_bytes": (
+            terms.flush_dirty_bytes,
+            f"a read stream of {terms.flush_read_bytes} bytes after validate's L2 flush (a memset of 4x L2) against "
+            f"after a clean scrub, the extra time over the DRAM's cost of a written byte (a copy stream's rate "
+            f"against the read's)")}),
     }
 
 
@@ -177,7 +248,22 @@ def render_memory_terms(t: MemoryTerms, h: str = "##") -> list[str]:
             f"| atomics, spread | {t.atomic_spread_updates_per_second / 1e9:.1f} G/s | {t.spread_updates} updates "
             f"in {t.spread_seconds * 1e6:.1f} us |",
             f"| random 64-byte burst | {t.dram_random_burst_bytes:.0f} B | {t.random_bursts} bursts in "
-            f"{t.random_burst_seconds * 1e6:.1f} us at {t.read_bytes_per_second / 1e12:.2f} TB/s |", ""]
+            f"{t.random_burst_seconds * 1e6:.1f} us at {t.read_bytes_per_second / 1e12:.2f} TB/s |",
+            *_render_flush(t), ""]
+
+
+def _render_flush(t: MemoryTerms) -> list[str]:
+    if t.flush_dirty_bytes is None or t.flush_dirty_seconds is None or t.flush_clean_seconds is None:
+        return []
+    rows = [f"| written lines the L2 flush leaves | {t.flush_dirty_bytes / 1e6:.1f} MB | a {t.flush_read_bytes / 1e6:.0f} "
+            f"MB read stream: {t.flush_dirty_seconds * 1e6:.1f} us after the flush, {t.flush_clean_seconds * 1e6:.1f} us "
+            f"after a clean scrub, copy {t.flush_copy_seconds * 1e6:.1f} us |"]
+    if t.flush_small_read_bytes and t.flush_small_dirty_seconds and t.flush_small_clean_seconds:
+        extra = (t.flush_small_dirty_seconds - t.flush_small_clean_seconds) * 1e6
+        rows.append(f"| the same at {t.flush_small_read_bytes / 1e6:.1f} MB (reported) | {extra:+.2f} us | "
+                    f"{t.flush_small_dirty_seconds * 1e6:.2f} us after the flush, "
+                    f"{t.flush_small_clean_seconds * 1e6:.2f} us after a clean scrub |")
+    return rows
 
 
 class MemoryTermsProbe(Probe[MemoryTerms]):

@@ -8,7 +8,15 @@ line in `roofline._time_model.TERMS`.
 from .atomics import atomics_term
 from .bound import roofline_bound
 from ._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
-from .dram import TAIL_SHARE, dram_equivalent_bytes, dram_roof, dram_sides, dram_term, mixed_dram_bandwidth
+from .dram import (
+    TAIL_SHARE,
+    dram_equivalent_bytes,
+    dram_roof,
+    dram_sides,
+    dram_term,
+    flush_writeback_bytes,
+    mixed_dram_bandwidth,
+)
 from .issue import arithmetic_term, busiest_sm, instructions_term
 from .l1_shared import l1_term
 from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_requests_term, l2_term
@@ -33,6 +41,7 @@ __all__ = [
     "dram_term",
     "finite_nonnegative",
     "finite_positive",
+    "flush_writeback_bytes",
     "hot_loop_trips",
     "instructions_from_sass",
     "instructions_term",

@@ -64,7 +64,8 @@ class Setting:
     """One launch to predict, checked: what every term reads.
 
     ``loads_in_flight_per_thread`` and ``fma_chains_per_thread`` are resolved and checked
-    by `roofline.predict`; ``occupancy`` is the launch's on ``gpu`` (at least one block).
+    by `roofline.predict`; ``occupancy`` is the launch's on ``gpu`` (at least one block);
+    ``after_l2_flush``: the launch starts from validate's L2 flush (L2 full of written lines).
     """
 
     gpu: GPU
@@ -75,6 +76,7 @@ class Setting:
     locality: Locality
     loads_in_flight_per_thread: int
     fma_chains_per_thread: int
+    after_l2_flush: bool = False
 
     @property
     def slots(self) -> int:

@@ -25,8 +25,8 @@ from .latency import achieved_bandwidth, queued_life
 from .trips import loop_waits
 from ._term import Limiter, Setting, Term, finite_nonnegative, finite_positive
 
-__all__ = ["TAIL_SHARE", "dram_equivalent_bytes", "dram_roof", "dram_sides", "dram_term", "mixed_dram_bandwidth",
-           "wave_seconds"]
+__all__ = ["TAIL_SHARE", "dram_equivalent_bytes", "dram_roof", "dram_sides", "dram_term", "flush_writeback_bytes",
+           "mixed_dram_bandwidth", "wave_seconds"]
 
 #: The DRAM term names the tail (a partial last wave) its limiter when that wave adds more
 #: than this share to the time every block would take at a full wave's bandwidth: the
@@ -80,6 +80,27 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
     figures = _locality_of(MEASURED_ON) if locality is None else locality
     load, write = dram_sides(kernel, calibration, figures)
     return load + (write or 0.0)
+
+
+def flush_writeback_bytes(dram_bytes: float, calibration: Calibration) -> float:
+    """Bytes of the L2 flush's written lines a kernel moving `dram_bytes` writes back.
+
+    After validate's L2 flush L2 holds ``W = calibration.flush_dirty_bytes`` of written
+    lines. Each line the kernel brings into L2 displaces one, written while any are left in
+    the share they still hold: ``W x (1 - exp(-dram_bytes / W))`` (all of them for a kernel
+    far larger than W, about ``dram_bytes`` for one far smaller). 0 without the figure.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> cal = roofline.calibration("H200").model_copy(update={"flush_dirty_bytes": 20e6})
+    >>> round(flush_writeback_bytes(1e6, cal) / 1e6, 3), round(flush_writeback_bytes(1e9, cal) / 1e6, 3)
+    (0.975, 20.0)
+    """
+    dirty = calibration.flush_dirty_bytes
+    if not dirty or dram_bytes <= 0:
+        return 0.0
+    return float(dirty) * -math.expm1(-float(dram_bytes) / float(dirty))
 
 
 def dram_sides(kernel: Kernel, calibration: Calibration, locality: Locality) -> tuple[float, float | None]:
@@ -218,6 +239,9 @@ def dram_term(setting: Setting) -> Term:
     gpu, cal, kernel, launch = setting.gpu, setting.calibration, setting.kernel, setting.launch
     blocks, slots, rounds = launch.blocks, setting.slots, setting.rounds
     read_bytes, written_bytes = dram_sides(kernel, cal, setting.locality)
+    flushed = flush_writeback_bytes(read_bytes + (written_bytes or 0.0), cal) if setting.after_l2_flush else 0.0
+    if flushed:
+        written_bytes = (written_bytes or 0.0) + flushed
     dram_bytes = read_bytes + (written_bytes or 0.0)
     bytes_per_block = dram_bytes / blocks
     peak_bw = dram_roof(gpu, cal, read_bytes, written_bytes)
@@ -265,7 +289,7 @@ def dram_term(setting: Setting) -> Term:
     # an unlimited dispatch rate (no dispatch interval measured) is left out: the inputs stay finite for JSON
     dispatch_input = {"dispatch_bytes_per_second": dispatch} if math.isfinite(dispatch) else {}
     return Term(name="dram", side="memory", seconds=seconds, limiter=limiter, notes=notes, inputs={
-        **dispatch_input, "dram_equivalent_bytes": dram_bytes, "dram_read_bytes": read_bytes, "dram_written_bytes": written_bytes or 0.0,
+        **dispatch_input, "dram_equivalent_bytes": dram_bytes, "flush_writeback_bytes": flushed, "dram_read_bytes": read_bytes, "dram_written_bytes": written_bytes or 0.0,
         "bytes_per_block": bytes_per_block, "bytes_in_flight": min(blocks, slots) * bytes_per_block / rounds,
         "rounds": rounds, "latency_seconds": latency, "block_seconds": block_seconds,
         "barrier_seconds_per_block": tree_seconds, "l1_seconds_per_block": l1_seconds,

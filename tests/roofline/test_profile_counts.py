@@ -177,3 +177,33 @@ def test_the_dram_term_waits_the_hot_loops_rounds_where_they_hit():
     assert waits["trip_latency_seconds"] > CAL.dram_latency_seconds > _term(hitting, "trips").inputs[
         "trip_latency_seconds"] == pytest.approx(CAL.l1_hit_latency_seconds)
     assert missing.seconds > trips * CAL.dram_latency_seconds > hitting.seconds
+
+
+# ------------------------------------------------------------- a launch after validate's L2 flush
+
+@pytest.mark.parametrize(("dram_bytes", "written"), [(1e6, 1e6 * 0.9756), (20e6, 20e6 * (1 - math.exp(-1))),
+                                                     (1e9, 20e6)])
+def test_the_flush_lines_written_back_saturate_at_what_l2_held(dram_bytes, written):
+    from roofline._terms import flush_writeback_bytes
+
+    cal = CAL.model_copy(update={"flush_dirty_bytes": 20e6})
+    assert flush_writeback_bytes(dram_bytes, cal) == pytest.approx(written, rel=1e-3)
+    assert flush_writeback_bytes(dram_bytes, CAL.model_copy(update={"flush_dirty_bytes": None})) == 0.0
+
+
+def test_a_launch_after_the_flush_writes_back_and_takes_longer():
+    k = roofline.models.copy(1 << 22)  # 32 MB moved
+    cal = CAL.model_copy(update={"flush_dirty_bytes": 30e6})
+    clean = roofline.predict("H200", k, calibration=cal)
+    flushed = roofline.predict("H200", k, calibration=cal, after_l2_flush=True)
+    dram = _term(flushed, "dram").inputs
+    moved = dram["dram_equivalent_bytes"] - dram["flush_writeback_bytes"]  # the kernel's own read and written bytes
+    assert moved == pytest.approx(_term(clean, "dram").inputs["dram_equivalent_bytes"])
+    assert dram["flush_writeback_bytes"] == pytest.approx(30e6 * -math.expm1(-moved / 30e6))
+    assert flushed.seconds > clean.seconds
+    # without the figure the flag changes nothing
+    plain = CAL.model_copy(update={"flush_dirty_bytes": None})
+    assert roofline.predict("H200", k, calibration=plain, after_l2_flush=True).seconds == \
+        roofline.predict("H200", k, calibration=plain).seconds
+    with pytest.raises(TypeError, match="after_l2_flush"):
+        roofline.predict("H200", k, calibration=cal, after_l2_flush="yes")

@@ -35,3 +35,36 @@ def test_the_figures_name_calibration_fields_and_the_section_shows_them():
     assert all(value > 0 and how for value, how in figures.values())
     section = render_memory_terms(t)
     assert section[0].startswith("## ") and "155 G/s" in "\n".join(section)
+
+
+# ------------------------------------------------------------- the L2 flush's written lines
+
+@pytest.mark.parametrize(("dirty", "clean", "copy", "expected"), [
+    # a 252 MB read at 4.1 TB/s, a copy at 4.0 TB/s: a written byte costs 2/copy - 1/read
+    (69.5e-6, 61.7e-6, 125.0e-6, 7.8e-6 / (2 / (2 * 252e6 / 125.0e-6) - 1 / (252e6 / 61.7e-6))),
+    (61.7e-6, 61.7e-6, 125.0e-6, 0.0),        # no extra time: nothing written back
+    (55.0e-6, 61.7e-6, 125.0e-6, 0.0),        # faster after the flush (noise): never negative
+    (900e-6, 61.7e-6, 125.0e-6, 63e6),        # never more than L2 holds
+])
+def test_the_flush_leaves_the_extra_time_over_a_written_bytes_cost(dirty, clean, copy, expected):
+    from validate._memory_terms import flush_dirty_bytes
+
+    found = flush_dirty_bytes(read_bytes=252e6, dirty_seconds=dirty, clean_seconds=clean, copy_seconds=copy,
+                              l2_bytes=63e6)
+    assert found == pytest.approx(expected, rel=1e-9, abs=1e-6)
+
+
+def test_the_flush_figure_is_a_calibration_field_and_the_section_shows_it():
+    import roofline
+
+    t = derive_memory_terms(**TIMES).model_copy(update=dict(
+        flush_read_bytes=252_000_000, flush_dirty_seconds=69.5e-6, flush_clean_seconds=61.7e-6,
+        flush_copy_seconds=125e-6, flush_small_read_bytes=15_700_000, flush_small_dirty_seconds=9.31e-6,
+        flush_small_clean_seconds=7.68e-6, flush_dirty_bytes=31.1e6))
+    figures = memory_terms_calibration(t)
+    assert "flush_dirty_bytes" in figures and figures["flush_dirty_bytes"][0] == 31.1e6
+    assert set(figures) <= set(roofline.Calibration.model_fields)
+    text = "\n".join(render_memory_terms(t))
+    assert "31.1 MB" in text and "+1.63 us" in text
+    # a report from before the flush probe has none of it
+    assert "flush_dirty_bytes" not in memory_terms_calibration(derive_memory_terms(**TIMES))

@@ -81,3 +81,24 @@ extern "C" __global__ void random_burst(const float* __restrict__ x, float* __re
     }
     if (acc == 1234.5f) sink[0] = acc;
 }
+
+// A read stream over VECTORS float4 (every lane one float4 a trip): what a kernel's DRAM
+// traffic does to the lines L2 holds when it starts. Timed after validate's L2 flush (a
+// memset: L2 full of written lines) and after the same kernel read a scrub buffer (L2 full
+// of clean lines): the difference is the write-back of the flush's lines the stream displaces.
+extern "C" __global__ void stream_read(const float4* __restrict__ x, float* __restrict__ sink, unsigned vectors) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    float acc = 0.0f;
+    for (unsigned i = t; i < vectors; i += threads) {
+        float4 v = x[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 1234.5f) sink[0] = acc;  // never true for the probe's data; keeps the loads
+}
+
+// A copy stream (after a clean scrub): the DRAM's rate for a half-read, half-written mix, which
+// converts the write-back's time into bytes.
+extern "C" __global__ void stream_copy(const float4* __restrict__ x, float4* __restrict__ y, unsigned vectors) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    for (unsigned i = t; i < vectors; i += threads) y[i] = x[i];
+}
