@@ -282,7 +282,8 @@ def _compare(outputs: Mapping[int, np.ndarray], expected: Mapping[int, np.ndarra
 
 
 def _prediction(gpu: roofline.GPU, counts: object, grid: tuple[int, int, int], block: tuple[int, int, int],
-                resources: KernelResources, dynamic: int, seconds: float | None) -> tuple[JsonDict, list[str]]:
+                resources: KernelResources, dynamic: int, seconds: float | None,
+                after_l2_flush: bool = False) -> tuple[JsonDict, list[str]]:
     notes: list[str] = []
     c = roofline.counted_kernel(counts)
     out: JsonDict = {"counts": c.model_dump(mode="json")}
@@ -298,7 +299,7 @@ def _prediction(gpu: roofline.GPU, counts: object, grid: tuple[int, int, int], b
                                       static_shared_memory=resources.static_shared_memory,
                                       dynamic_shared_memory=dynamic)
     try:
-        p = roofline.predict(gpu, roofline.counted_kernel(c, launch))
+        p = roofline.predict(gpu, roofline.counted_kernel(c, launch), after_l2_flush=after_l2_flush)
     except (ValueError, TypeError) as exc:
         notes.append(f"no prediction: {exc}")
         return out, notes
@@ -551,7 +552,7 @@ def measure(
     extra: dict[str, object] = {}
     if counts is not None:
         extra, more = _prediction(_database_gpu(device_name, gpu), counts, grid3, block3, resources,
-                                  dynamic_shared_memory, seconds)
+                                  dynamic_shared_memory, seconds, after_l2_flush=l2 == "flush")
         notes += more
     return Measurement(method=method, launches_per_sample=per_sample, check=check, timing=timing, seconds=seconds,
                        clocks=_clock_reading([*([first] if first else []), *samples]), notes=tuple(notes), **base, **extra)
