@@ -471,7 +471,7 @@ ROOFLINE = {
     "predict": call(args_kwargs(
         v.gpu_any, st.one_of(v.kernel_model, v.kernel_like), st.one_of(st.none(), v.launch_like),
         calibration=st.one_of(st.none(), v.calibrations()), loads_in_flight_per_thread=st.one_of(st.none(), maybe(st.integers(1, 16))),
-        fma_chains_per_thread=maybe(st.integers(1, 8)),
+        fma_chains_per_thread=maybe(st.integers(1, 8)), after_l2_flush=maybe(st.booleans()),
     )),
     "roofline_chart": call(st.fixed_dictionaries({
         "args": st.tuples(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=3), junk())),
@@ -772,7 +772,8 @@ ROOFLINE.update({
     "profile_report": call(args_kwargs(st.one_of(st.just(_NCU), junk()), gpu=st.one_of(st.none(), v.gpu_any),
                                        kernel=st.one_of(st.none(), maybe(st.sampled_from(
                                            tuple(k.name for k in _NCU.kernels[:2]) + ("nope",)))),
-                                       calibration=st.one_of(st.none(), v.calibrations())),
+                                       calibration=st.one_of(st.none(), v.calibrations()),
+                                       after_l2_flush=maybe(st.booleans())),
                            allow_inf=frozenset({"arithmetic_intensity"})),
     "traffic": call(args_kwargs(maybe(st.sampled_from((4, (4, 2), (2**31, 1, 1), (65536 * 64, 1), 0))),
                                 maybe(st.sampled_from((256, (16, 16), (1025,), 0))),
