@@ -405,6 +405,8 @@ def profile_report(
     >>> report.gpu, report.occupancy_agreeing, report.occupancy_compared
     ('H200', 12, 12)
     """
+    if not isinstance(after_l2_flush, bool):
+        raise TypeError(f"after_l2_flush must be a bool, not {type(after_l2_flush).__name__}")
     if not isinstance(profile, NcuProfile):
         profile = load_ncu(profile, binary=binary)
     elif binary is not None:
@@ -413,8 +415,6 @@ def profile_report(
     if kernel is not None:
         profile = profile.matching(kernel)
     device = _device_of(profile, gpu)
-    if not isinstance(after_l2_flush, bool):
-        raise TypeError(f"after_l2_flush must be a bool, not {type(after_l2_flush).__name__}")
     calibration, launch_note = nsight_calibration(device, calibration)
     durations = [k.duration_seconds for k in profile.kernels if k.duration_seconds is not None]
     total = sum(durations) if durations else None

@@ -135,15 +135,17 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     quick : bool
         Fewer passes and a 256 MiB burst buffer instead of 1 GiB.
     """
-    names = ["l2_lone_sector", "l2_full_line", "atomic_one_address", "atomic_spread", "random_burst"]
+    names = ["l2_lone_sector", "l2_full_line", "atomic_one_address", "atomic_spread", "random_burst", "stream_read",
+             "stream_copy"]
     kernels = compile_kernels(kernel_source("memory_terms.cu"), names, arch=session.arch, name="memory_terms.cu")
     threads = 256
     grid = info.sm_count * max(1, info.max_threads_per_sm // threads)
     sink = session.allocate(4096)
 
-    def timed(kernel: str, args: tuple, launch_grid: int = grid) -> float:
-        run = session.launcher(kernels[kernel], (launch_grid, 1, 1), (threads, 1, 1), args)
-        return benchmark(run, timer=session.timer, warmup=2, repetitions=5 if quick else 9).median_seconds
+    def timed(kernel: str, args: tuple, *, warmup: int = 2, flush: Callable[[], object] | None = None) -> float:
+        run = session.launcher(kernels[kernel], (grid, 1, 1), (threads, 1, 1), args)
+        return benchmark(run, timer=session.timer, warmup=warmup, repetitions=5 if quick else 9,
+                         flush=flush).median_seconds
 
     # L2: a quarter of it, so that every pass after the warm-up hits
     l2_bytes = max(LINE_BYTES * 1024, info.l2_cache_bytes // 4)
@@ -167,8 +169,6 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     session.poison(far, buffer_bytes)
     random = timed("random_burst", (far, sink, np.uint32(bursts), np.uint32(bursts)))
     # the flush's written lines: a read stream after the flush and after a clean scrub
-    stream_kernels = compile_kernels(kernel_source("memory_terms.cu"), ["stream_read", "stream_copy"],
-                                     arch=session.arch, name="memory_terms.cu")
     big = 4 * info.l2_cache_bytes // 16 * 16
     small = max(16 * threads, info.l2_cache_bytes // 4 // 16 * 16)
     stream = session.allocate(big)
@@ -176,14 +176,11 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     scrub = session.allocate(big)
     session.poison(scrub, big)
     target = session.allocate(big)
-    clean = session.launcher(stream_kernels["stream_read"], (grid, 1, 1), (threads, 1, 1),
-                             (scrub, sink, np.uint32(big // 16)))
+    clean = session.launcher(kernels["stream_read"], (grid, 1, 1), (threads, 1, 1), (scrub, sink, np.uint32(big // 16)))
 
     def stream_time(nbytes: int, flush: Callable[[], object], kernel: str = "stream_read") -> float:
         args = (stream, sink if kernel == "stream_read" else target, np.uint32(nbytes // 16))
-        run = session.launcher(stream_kernels[kernel], (grid, 1, 1), (threads, 1, 1), args)
-        return benchmark(run, timer=session.timer, warmup=1, repetitions=5 if quick else 9,
-                         flush=flush).median_seconds
+        return timed(kernel, args, warmup=1, flush=flush)
 
     dirty_big = stream_time(big, session.flush_l2)
     clean_big = stream_time(big, clean)

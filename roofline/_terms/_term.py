@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -84,12 +85,22 @@ class Setting:
         return self.occupancy.active_blocks_per_sm * self.gpu.sm_count
 
     @property
+    def busiest_sm_blocks(self) -> int:
+        """Blocks the busiest SM runs: blocks go to the SMs in turn, ``ceil(blocks / SMs)``."""
+        return math.ceil(self.launch.blocks / self.gpu.sm_count)
+
+    @property
     def busiest_sm_factor(self) -> float:
-        """How much more of the launch the busiest SM runs than an even share: blocks go to
-        the SMs in turn, so it runs ``ceil(blocks / SMs)`` of them (``SMs / blocks`` for a
-        grid of fewer blocks than SMs); 1 for a grid that divides evenly."""
-        blocks, sms = self.launch.blocks, self.gpu.sm_count
-        return math.ceil(blocks / sms) * sms / blocks
+        """How much more of the launch the busiest SM runs than an even share
+        (`busiest_sm_blocks` x SMs / blocks: ``SMs / blocks`` for a grid of fewer blocks than
+        SMs); 1 for a grid that divides evenly."""
+        return self.busiest_sm_blocks * self.gpu.sm_count / self.launch.blocks
+
+    @cached_property
+    def cache(self) -> dict[str, object]:
+        """Values more than one term derives from the setting, computed once per prediction
+        (the hot loop's waits: the trips and DRAM terms)."""
+        return {}
 
     @property
     def rounds(self) -> int:

@@ -3,8 +3,6 @@ instructions at one per scheduler and cycle, on the SMs and schedulers the grid 
 
 from __future__ import annotations
 
-import math
-
 from .._precision import TENSOR_PRECISIONS
 from .._roofline import compute_roof
 from ._term import Setting, Term
@@ -35,7 +33,7 @@ def busiest_sm(setting: Setting) -> tuple[float, float, float]:
     """
     gpu, launch = setting.gpu, setting.launch
     blocks = launch.blocks
-    on_sm = math.ceil(blocks / gpu.sm_count)
+    on_sm = setting.busiest_sm_blocks
     resident_warps = min(setting.occupancy.active_blocks_per_sm, on_sm) * setting.occupancy.warps_per_block
     subs = gpu.architecture.sub_partitions
     used = min(subs, resident_warps)

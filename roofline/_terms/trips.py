@@ -82,7 +82,14 @@ def loop_waits(setting: Setting) -> dict[str, float] | None:
     """The waits of the hot loop of one thread: its trips, rounds per trip and the latency of
     a round (`trip_latency`), with the global loads they cover and the seconds they take
     (``trips x rounds x latency``). None without a hot loop with global loads, without its
-    trip count (`hot_loop_trips`) or without the trip latency."""
+    trip count (`hot_loop_trips`) or without the trip latency. Computed once per setting
+    (the trips and DRAM terms both read it)."""
+    if "loop_waits" not in setting.cache:
+        setting.cache["loop_waits"] = _loop_waits(setting)
+    return setting.cache["loop_waits"]  # type: ignore[return-value]
+
+
+def _loop_waits(setting: Setting) -> dict[str, float] | None:
     launch, kernel = setting.launch, setting.kernel
     trips = hot_loop_trips(setting)
     sass = launch.resources.sass if launch.resources is not None else None
