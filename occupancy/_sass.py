@@ -25,6 +25,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -182,6 +183,12 @@ class SassSummary(BaseModel):
         The registers per thread that warp groups switch to (``USETMAXREG``, PTX
         ``setmaxnreg``: ``DEALLOC``/``.dec`` below the launch's count, ``TRY_ALLOC``/``.inc``
         above it), in increasing order; empty when the kernel keeps its launch's count.
+    thread_index_components : tuple of str or None
+        The components of ``threadIdx`` the kernel reads (``S2R`` of ``SR_TID.X``, ``.Y``,
+        ``.Z``), a subset of ``("x", "y", "z")``; all three where it reads its warp's index
+        (``SR_WARPID``). Threads of a block that differ only in a component it never reads
+        run the same instructions on the same addresses (`duplicate_warps`). None where the
+        summary does not say (one made before this field).
     """
 
     model_config = _FROZEN
@@ -196,6 +203,7 @@ class SassSummary(BaseModel):
     global_load_bytes_in_flight_per_thread: int = Field(default=0, ge=0)
     global_load_instruction: str | None = None
     setmaxnreg_registers: tuple[int, ...] = ()
+    thread_index_components: tuple[Literal["x", "y", "z"], ...] | None = None
 
     @model_validator(mode="after")
     def _check_hot_loop(self) -> SassSummary:
@@ -336,6 +344,19 @@ def _setmaxnreg(instrs: Sequence[Instruction]) -> tuple[int, ...]:
     return tuple(sorted({int(i.operands[-1], 0) for i in instrs if i.base == "USETMAXREG" and i.operands}))
 
 
+def _thread_index_components(instrs: Sequence[Instruction]) -> tuple[Literal["x", "y", "z"], ...]:
+    """The ``threadIdx`` components the instructions read (``S2R Rn, SR_TID.Y``)."""
+    read: set[str] = set()
+    for instr in instrs:
+        for operand in instr.operands:
+            if operand.startswith("SR_TID."):
+                read.add(operand[len("SR_TID."):].lower())
+            elif operand == "SR_WARPID":
+                # warps that read their own index are never duplicates of each other
+                read.update("xyz")
+    return tuple(c for c in ("x", "y", "z") if c in read)  # type: ignore[return-value]
+
+
 def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str) -> SassSummary:
     """The `SassSummary` of one function's instructions (``labels``: label -> offset)."""
     sm = int(re.sub(r"\D", "", architecture) or 0)
@@ -371,6 +392,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         global_load_bytes_in_flight_per_thread=_bytes(peak),
         global_load_instruction=_short(widest) if widest else None,
         setmaxnreg_registers=_setmaxnreg(code),
+        thread_index_components=_thread_index_components(code),
     )
 
 

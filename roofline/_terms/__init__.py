@@ -22,7 +22,7 @@ from .l1_shared import l1_term
 from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_requests_term, l2_term
 from .latency import achieved_bandwidth, queued_life
 from .launch import launch_term
-from .sass import instructions_from_sass, loads_from_instructions
+from .sass import duplicate_warps, instructions_from_sass, loads_from_instructions
 from .trips import hot_loop_trips, loop_waits, trip_latency, trips_term
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "finite_nonnegative",
     "finite_positive",
     "flush_writeback_bytes",
+    "duplicate_warps",
     "hot_loop_trips",
     "instructions_from_sass",
     "instructions_term",

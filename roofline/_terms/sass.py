@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
@@ -9,12 +10,54 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from .._errors import RooflineError
 from .._kernel import Kernel, kernel_of
 
-__all__ = ["instructions_from_sass", "loads_from_instructions"]
+__all__ = ["duplicate_warps", "instructions_from_sass", "loads_from_instructions"]
 
 
 def _warps(launch: Launch) -> int:
     """Warps the launch runs (a partial warp takes a whole warp's issue slots)."""
     return launch.blocks * math.ceil(launch.threads_per_block / 32)
+
+
+def duplicate_warps(launch: Launch) -> float:
+    """Warps of one block per distinct warp: how many run the same addresses together.
+
+    A kernel that never reads a component of ``threadIdx`` (``SassSummary.thread_index_components``)
+    gives the threads that differ only in it the same instructions on the same addresses: a
+    PolyBench row kernel launched with 32 x 8 threads runs each warp eight times. Warps whose
+    lanes see the same components read, in the same order, are one distinct warp.
+
+    Returns
+    -------
+    float
+        ``warps per block / distinct warps``, at least 1; 1 without the SASS's components.
+
+    Examples
+    --------
+    >>> import occupancy
+    >>> from roofline._terms.sass import duplicate_warps
+    >>> sass = occupancy.SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=1,
+    ...                              instructions=occupancy.SassCounts(total=4), thread_index_components=("x",))
+    >>> resources = occupancy.KernelResources(kernel="row", architecture="sm_90", registers_per_thread=32, sass=sass)
+    >>> duplicate_warps(occupancy.Launch(grid=4, block=(32, 8, 1), registers_per_thread=32, resources=resources))
+    8.0
+    >>> duplicate_warps(occupancy.Launch(grid=4, block=(256, 1, 1), registers_per_thread=32, resources=resources))
+    1.0
+    """
+    resources = launch.resources
+    sass = resources.sass if resources is not None else None
+    if sass is None or sass.thread_index_components is None:
+        return 1.0
+    return _duplicates(tuple(launch.block), frozenset(sass.thread_index_components))
+
+
+@functools.lru_cache(maxsize=256)
+def _duplicates(block: tuple[int, int, int], read: frozenset[str]) -> float:
+    bx, by, bz = block
+    threads = bx * by * bz
+    warps = [tuple((t % bx if "x" in read else 0, t // bx % by if "y" in read else 0,
+                    t // (bx * by) if "z" in read else 0) for t in range(w, min(w + 32, threads)))
+             for w in range(0, threads, 32)]
+    return len(warps) / len(set(warps))
 
 
 def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | None = None) -> float | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._kernel import Kernel
 from ._term import Setting, Term
-from .sass import loads_from_instructions
+from .sass import duplicate_warps, loads_from_instructions
 
 __all__ = ["hot_loop_trips", "loop_waits", "trip_latency", "trips_term"]
 
@@ -42,7 +42,8 @@ def hot_loop_trips(setting: Setting) -> float | None:
     return max(0.0, loads - outside) / hot.global_loads
 
 
-def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads_per_round: int = 1) -> float | None:
+def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads_per_round: int = 1,
+                 duplicates: float = 1.0) -> float | None:
     """Seconds one round of a thread's loads takes: as long as its slowest load.
 
     A round of ``loads_per_round`` loads in flight waits for the deepest level any of them
@@ -56,7 +57,10 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads
     it, else the latency ladder's ``dram_latency_seconds``) plus the block's bytes of the
     round at one SM's share of the bandwidth (``trip_bytes_per_second``, else the copy
     sweep's ``sm_bandwidth_bytes_per_second``). A level the kernel gives no figures for
-    counts as missed. None without a DRAM latency.
+    counts as missed. Warps that duplicate one another (``duplicates`` per distinct warp,
+    `duplicate_warps`) issue the same loads in the same round: one misses and the others hit
+    a line still on its way, waiting as long, so the misses a round sees are the share
+    missed times ``duplicates`` (at most all). None without a DRAM latency.
     """
     cal = calibration
     latency = cal.trip_latency_seconds if cal.trip_latency_seconds is not None else cal.dram_latency_seconds
@@ -72,6 +76,7 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads
 
     l1_miss = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else share(kernel.l2_bytes, kernel.l1_bytes)
     l2_miss = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else share(kernel.dram_bytes, kernel.l2_bytes)
+    l1_miss = min(1.0, l1_miss * max(1.0, duplicates))
     loads = max(1, int(loads_per_round))
     to_l2 = min(1.0, loads * l1_miss)
     to_dram = min(to_l2, loads * l1_miss * l2_miss)
@@ -103,7 +108,8 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
     stores_per_round = loop.instructions.global_stores / rounds
     round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) \
         * float(sass.global_load_bytes or 4) * launch.threads_per_block
-    latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads))
+    latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads),
+                           duplicate_warps(launch))
     if latency is None:
         return None
     return {"trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,

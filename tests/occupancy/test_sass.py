@@ -131,6 +131,22 @@ def test_each_opcode_counts_in_its_class(line, field):
     assert not any(counts.values()), counts
 
 
+THREAD_INDEX = {
+    # name: (lines, the components read)
+    "x-only": (["S2R R0, SR_TID.X", "S2R R1, SR_CTAID.X", "IMAD R0, R1, c[0x0][0x0], R0", "EXIT"], ("x",)),
+    "y-and-z": (["S2R R0, SR_TID.Z", "S2R R2, SR_TID.Y", "IADD3 R0, R0, R2, RZ", "EXIT"], ("y", "z")),
+    "none": (["S2R R1, SR_CTAID.X", "S2R R2, SR_LANEID", "EXIT"], ()),
+    "warp-index": (["S2R R0, SR_TID.X", "S2R R3, SR_WARPID", "EXIT"], ("x", "y", "z")),
+    "never-true-guard": (["S2R R0, SR_TID.X", "@!PT S2R R2, SR_TID.Y", "EXIT"], ("x",)),
+}
+
+
+@pytest.mark.parametrize("name", list(THREAD_INDEX), ids=list(THREAD_INDEX))
+def test_the_thread_index_components_read(name):
+    lines, read = THREAD_INDEX[name]
+    assert summary(*lines).thread_index_components == read
+
+
 def test_padding_and_the_trap_are_not_counted():
     s = summary("MOV R0, RZ", "EXIT", "L9:", "BRA `(L9)", "NOP", "NOP")
     assert s.instructions.total == 2 and s.instructions.branches == 0 and s.loops == ()
@@ -294,6 +310,7 @@ def test_loads_in_flight_follow_from_the_source(cubins, arch, kernel):
     assert r.sass.architecture == arch and r.sources["sass"].startswith(f"cubin .text.{kernel}, disassembled by ")
     got = (r.sass.global_loads_in_flight_per_thread, r.sass.global_load_bytes, r.sass.global_load_instruction)
     assert got == EXPECTED[kernel]
+    assert r.sass.thread_index_components == ("x",)  # every kernel there indexes with threadIdx.x alone
     if kernel.startswith("loop_"):
         assert r.sass.hot_loop is not None and r.sass.loops[r.sass.hot_loop].global_loads_in_flight == got[0]
 

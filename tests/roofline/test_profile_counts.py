@@ -12,7 +12,7 @@ import roofline
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from roofline._adapters import counts_from
 from roofline._ncu import _kernel, _Reader
-from roofline._terms import loads_from_instructions, trip_latency
+from roofline._terms import duplicate_warps, loads_from_instructions, trip_latency
 
 CAL = roofline.calibration("H200")
 SMS = roofline.gpu("H200").sm_count
@@ -177,6 +177,48 @@ def test_the_dram_term_waits_the_hot_loops_rounds_where_they_hit():
     assert waits["trip_latency_seconds"] > CAL.dram_latency_seconds > _term(hitting, "trips").inputs[
         "trip_latency_seconds"] == pytest.approx(CAL.l1_hit_latency_seconds)
     assert missing.seconds > trips * CAL.dram_latency_seconds > hitting.seconds
+
+
+# ------------------------------------------------------------- warps that duplicate one another
+
+def _reads(components, block, loads=1):
+    sass = SassSummary(architecture="sm_90", disassembler="test", instructions=SassCounts(total=30, global_loads=loads),
+                       loops=(SassLoop(start_offset=0, end_offset=80, depth=1,
+                                       instructions=SassCounts(total=10, global_loads=loads),
+                                       global_loads_in_flight=loads),),
+                       hot_loop=0, global_loads_in_flight_per_thread=loads, thread_index_components=components)
+    resources = occupancy.KernelResources(kernel="row", architecture="sm_90", registers_per_thread=32, sass=sass)
+    return Launch(grid=16, block=block, registers_per_thread=32, resources=resources)
+
+
+@pytest.mark.parametrize(("components", "block", "duplicates"), [
+    (("x",), (32, 8, 1), 8.0),          # a row kernel at 32 x 8: eight copies of one warp
+    (("x",), (64, 4, 1), 4.0),          # two distinct warps (x 0-31, 32-63), each four times
+    (("x",), (16, 16, 1), 8.0),         # every warp holds x 0-15 twice: all eight alike
+    (("x",), (256, 1, 1), 1.0),         # one row of threads: no copies
+    (("x", "y"), (32, 8, 1), 1.0),      # y read: every warp its own
+    (("x", "z"), (32, 2, 4), 2.0),      # y unread: pairs of warps alike
+    ((), (32, 4, 1), 4.0),              # no thread index at all
+    (None, (32, 8, 1), 1.0),            # a summary that does not say: none assumed
+])
+def test_duplicate_warps_of_a_block(components, block, duplicates):
+    assert duplicate_warps(_reads(components, block)) == duplicates
+
+
+def test_copies_of_a_warp_wait_for_the_line_the_first_one_misses():
+    # 32 x 8 threads of a kernel that reads threadIdx.x alone: L1 "hits" 7 of 8 sectors, each a
+    # copy of the first warp's miss, so the round waits as long as the miss
+    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.875, l2_hit_rate=0.0)
+    alone = trip_latency(k, CAL, 0.0, 1)
+    copied = trip_latency(k, CAL, 0.0, 1, duplicates=8.0)
+    assert copied == pytest.approx(CAL.dram_latency_seconds)
+    assert alone < 0.5 * copied
+    trips = 1000
+    base = dict(flops=0, dram_bytes=32 * trips * 16, instructions=16 * 8 * (20 + 10 * trips), l1_hit_rate=0.875,
+                l2_hit_rate=0.0)
+    rows = [roofline.predict("H200", roofline.Kernel(**base, launch=_reads(c, (32, 8, 1))), calibration=CAL)
+            for c in (("x",), ("x", "y"))]
+    assert _term(rows[0], "trips").seconds > 2 * _term(rows[1], "trips").seconds
 
 
 # ------------------------------------------------------------- a launch after validate's L2 flush
