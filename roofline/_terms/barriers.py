@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._term import Setting
+from .sass import barriers_from_instructions
 
 __all__ = ["barrier_seconds"]
 
@@ -10,13 +11,20 @@ __all__ = ["barrier_seconds"]
 def barrier_seconds(setting: Setting) -> tuple[float, tuple[str, ...]]:
     """Seconds one block spends at its barriers, and what that assumed.
 
-    Each barrier the block passes (``kernel.barriers_per_block``: the levels of a tree) costs
-    the calibration's ``tree_level_seconds`` plus ``tree_level_warp_seconds`` per warp of the
-    block (the whole block waits for its last warp). Without ``tree_level_seconds`` barriers
-    cost nothing, and the note says so.
+    Each barrier the block passes (``kernel.barriers_per_block``: the levels of a tree; where
+    the kernel does not say, its SASS's barriers with the trips of the loops that hold them,
+    `barriers_from_instructions`) costs the calibration's ``tree_level_seconds`` plus
+    ``tree_level_warp_seconds`` per warp of the block (the whole block waits for its last
+    warp). Without ``tree_level_seconds`` barriers cost nothing, and the note says so.
     """
     cal = setting.calibration
-    barriers = float(setting.kernel.barriers_per_block or 0)
+    kernel, launch = setting.kernel, setting.launch
+    sass = launch.resources.sass if launch.resources is not None else None
+    if kernel.barriers_per_block is not None or sass is None:
+        barriers = float(kernel.barriers_per_block or 0)
+    else:
+        issued = float(kernel.instructions) / float(kernel.branch_issue_factor or 1.0) if kernel.instructions else None
+        barriers = barriers_from_instructions(sass, issued, launch)
     level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * \
         setting.occupancy.warps_per_block
     seconds = barriers * level_seconds if barriers and cal.tree_level_seconds else 0.0

@@ -10,7 +10,7 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from .._errors import RooflineError
 from .._kernel import Kernel, kernel_of
 
-__all__ = ["duplicate_warps", "instructions_from_sass", "loads_from_instructions"]
+__all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_instructions"]
 
 
 def _warps(launch: Launch) -> int:
@@ -220,6 +220,57 @@ def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch:
         trips = nest
     loads = sass.instructions.global_loads - hot.global_loads + trips * hot.global_loads
     return loads, trips
+
+
+def barriers_from_instructions(sass: SassSummary, warp_instructions: float | None, launch: Launch) -> float:
+    """Barriers (``BAR``) each thread passes between its loads, from the SASS and the instruction count.
+
+    A barrier outside every loop is passed once. A loop that holds barriers and no global
+    loads or asynchronous copies (a tree reduction or scan whose block size is a runtime
+    value keeps its levels in a loop) runs ``(instructions per warp - those outside the loops) / (the loops'
+    instructions)`` times. The barriers of a loop that holds global loads or asynchronous
+    copies (a tiled GEMM's two per tile) are not counted: each waits for the slowest warp's loads of
+    the trip, which the hot loop's waits (the trips term) already count; where such a loop
+    exists, the other barrier loops are counted once, as without an instruction count.
+
+    Parameters
+    ----------
+    sass : occupancy.SassSummary
+    warp_instructions : float or None
+        Warp instructions the whole launch issued (Nsight's ``smsp__inst_executed.sum``).
+    launch : occupancy.Launch
+
+    Returns
+    -------
+    float
+        Barriers per thread (each one the whole block passes).
+
+    Examples
+    --------
+    >>> from occupancy import Launch, SassCounts, SassLoop, SassSummary
+    >>> tree = SassLoop(start_offset=0, end_offset=144, depth=1, global_loads_in_flight=0,
+    ...                 instructions=SassCounts(total=10, barriers=1, shared_loads=2, shared_stores=1))
+    >>> sass = SassSummary(architecture="sm_90", disassembler="x", loops=(tree,), hot_loop=0,
+    ...                    instructions=SassCounts(total=42, barriers=2, global_loads=1),
+    ...                    global_loads_in_flight_per_thread=1)
+    >>> barriers_from_instructions(sass, 4 * (32 + 7 * 10), Launch(grid=1, block=128))
+    8.0
+    """
+    outer = [loop for loop in sass.loops if loop.depth == 1]
+    barriers = float(sass.instructions.barriers - sum(loop.instructions.barriers for loop in outer))
+    def loads(loop: SassLoop) -> int:
+        return loop.instructions.global_loads + loop.instructions.async_copies
+
+    holding = [loop for loop in outer if loop.instructions.barriers and not loads(loop)]
+    if not holding:
+        return barriers
+    streaming = any(loads(loop) for loop in outer)
+    if not warp_instructions or streaming:
+        return barriers + sum(loop.instructions.barriers for loop in holding)
+    per_warp = float(warp_instructions) / _warps(launch)
+    outside = sass.instructions.total - sum(loop.instructions.total for loop in outer)
+    trips = max(1.0, (per_warp - outside) / sum(loop.instructions.total for loop in outer))
+    return barriers + trips * sum(loop.instructions.barriers for loop in holding)
 
 
 def _flops(counts: SassCounts) -> int:

@@ -12,7 +12,7 @@ import roofline
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from roofline._adapters import counts_from
 from roofline._ncu import _kernel, _Reader
-from roofline._terms import duplicate_warps, loads_from_instructions, trip_latency
+from roofline._terms import barriers_from_instructions, duplicate_warps, loads_from_instructions, trip_latency
 
 CAL = roofline.calibration("H200")
 SMS = roofline.gpu("H200").sm_count
@@ -219,6 +219,49 @@ def test_copies_of_a_warp_wait_for_the_line_the_first_one_misses():
     rows = [roofline.predict("H200", roofline.Kernel(**base, launch=_reads(c, (32, 8, 1))), calibration=CAL)
             for c in (("x",), ("x", "y"))]
     assert _term(rows[0], "trips").seconds > 2 * _term(rows[1], "trips").seconds
+
+
+# ------------------------------------------------------------- barriers a block passes
+
+def _barrier_sass(loop_counts: SassCounts, outside_barriers: int = 1, outside_total: int = 32) -> SassSummary:
+    loop = SassLoop(start_offset=0, end_offset=144, depth=1, global_loads_in_flight=0, instructions=loop_counts)
+    total = SassCounts(total=outside_total + loop_counts.total, barriers=outside_barriers + loop_counts.barriers,
+                       global_loads=1 + loop_counts.global_loads, async_copies=loop_counts.async_copies)
+    return SassSummary(architecture="sm_90", disassembler="test", loops=(loop,), hot_loop=0, instructions=total,
+                       global_loads_in_flight_per_thread=1)
+
+
+TREE = SassCounts(total=10, barriers=1, shared_loads=2, shared_stores=1)
+TILE = SassCounts(total=40, barriers=2, global_loads=2, shared_loads=16, shared_stores=2, fp32_fma=16)
+ASYNC = SassCounts(total=40, barriers=2, async_copies=2, shared_loads=16, fp32_fma=16)
+
+
+@pytest.mark.parametrize(("loop", "per_warp", "barriers"), [
+    (TREE, 32 + 7 * 10, 8.0),     # a tree over 128 threads: 7 levels in the loop, one barrier before it
+    (TREE, 32 + 10 * 10, 11.0),   # 1024 threads: 10 levels
+    (TREE, None, 2.0),            # no instruction count: the loop once
+    (TREE, 20, 2.0),              # fewer instructions than the code outside the loop: still once
+    (TILE, 32 + 64 * 40, 1.0),    # a tiled GEMM: its tile barriers wait for the tile's loads (the trips term)
+    (ASYNC, 32 + 64 * 40, 1.0),   # the same with asynchronous copies
+])
+def test_barriers_a_thread_passes(loop, per_warp, barriers):
+    launch = Launch(grid=4, block=128)
+    issued = None if per_warp is None else per_warp * 4 * 4
+    assert barriers_from_instructions(_barrier_sass(loop), issued, launch) == pytest.approx(barriers)
+
+
+def test_a_tree_loops_barriers_lengthen_the_block_life():
+    sass = _barrier_sass(TREE)
+    resources = occupancy.KernelResources(kernel="tree", architecture="sm_90", registers_per_thread=32, sass=sass)
+    launch = Launch(grid=8192, block=128, registers_per_thread=32, resources=resources)
+    base = dict(flops=0, dram_bytes=4 << 20, launch=launch, instructions=8192 * 4 * (32 + 7 * 10))
+    derived = roofline.predict("H200", roofline.Kernel(**base), calibration=CAL)
+    stated = roofline.predict("H200", roofline.Kernel(**base, barriers_per_block=0), calibration=CAL)
+    inputs = _term(derived, "dram").inputs
+    per_barrier = CAL.tree_level_seconds + CAL.tree_level_warp_seconds * 4
+    assert inputs["barrier_seconds_per_block"] == pytest.approx(8 * per_barrier)
+    assert _term(stated, "dram").inputs["barrier_seconds_per_block"] == 0.0
+    assert _term(derived, "dram").seconds > _term(stated, "dram").seconds
 
 
 # ------------------------------------------------------------- a launch after validate's L2 flush
