@@ -189,6 +189,14 @@ class SassSummary(BaseModel):
         (``SR_WARPID``). Threads of a block that differ only in a component it never reads
         run the same instructions on the same addresses (`duplicate_warps`). None where the
         summary does not say (one made before this field).
+    global_atomics : int or None
+        Global atomic and reduction instructions (``ATOMG``, ``RED``, ``REDG``, ``ATOM`` on a
+        generic address). None where the summary does not say.
+    global_atomics_one_address : int or None
+        Of those, the ones whose address is the same for every thread, block and loop trip:
+        register dataflow finds it built from constants and kernel parameters alone (no
+        thread or block index, no loaded value, no register a loop steps). A counter every
+        warp adds to. None where the summary does not say.
     """
 
     model_config = _FROZEN
@@ -204,6 +212,8 @@ class SassSummary(BaseModel):
     global_load_instruction: str | None = None
     setmaxnreg_registers: tuple[int, ...] = ()
     thread_index_components: tuple[Literal["x", "y", "z"], ...] | None = None
+    global_atomics: int | None = Field(default=None, ge=0)
+    global_atomics_one_address: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _check_hot_loop(self) -> SassSummary:
@@ -357,6 +367,74 @@ def _thread_index_components(instrs: Sequence[Instruction]) -> tuple[Literal["x"
     return tuple(c for c in ("x", "y", "z") if c in read)  # type: ignore[return-value]
 
 
+# Instructions whose first operand is not a register they write.
+_NO_DESTINATION = ("STG", "ST", "STS", "STL", "STSM", "RED", "REDG", "BAR", "BRA", "BRX", "JMP", "EXIT", "RET",
+                   "CALL", "BSYNC", "BSSY", "WARPSYNC", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "NOP")
+_GLOBAL_ATOMICS = ("ATOMG", "RED", "REDG", "ATOM")
+_DESCRIPTOR = re.compile(r"^desc\[[^\]]*\]")
+_UNIFORM_REGISTER = re.compile(r"(?<![A-Za-z0-9_])UR(\d+)")
+# results that differ between threads (or over time) whatever their sources hold
+_VARYING_RESULTS = ("LDG", "LD", "LDS", "LDL", "LDSM", "ATOMG", "ATOM", "ATOMS", "SHFL", "VOTE", "VOTEU", "MATCH",
+                    "REDUX", "CS2R", "S2R", "S2UR", "LDGSTS", "ELECT")
+
+
+def _uniform_registers(operand: str) -> set[str]:
+    out = set()
+    for m in _UNIFORM_REGISTER.finditer(operand):
+        first = int(m[1])
+        out.update(f"U{first + i}" for i in range(2 if ".64" in operand else 1))
+    return out
+
+
+def _one_address_atomics(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int) -> int:
+    """Global atomics whose address no thread index, block index, loaded value or loop step reaches.
+
+    Forward dataflow in program order, walked twice: on the second walk a loop's first
+    instruction also sees what was varying at its back edge on the first. A register is
+    varying where an instruction that writes it reads a varying one, reads a
+    special register (``S2R``/``S2UR``: thread, block or lane), loads from memory, or,
+    inside a loop, reads the register it writes (a loop counter). A guarded write keeps
+    what the register held too. The grid and block sizes (``c[0x0][...]``) are constants.
+    """
+    varying: set[object] = set()
+    at_back_edge: dict[int, set[object]] = {}
+    count = 0
+    for _ in range(2):
+        count = 0
+        for instr in instrs:
+            for start, end in loops:
+                if instr.offset == start:
+                    varying |= at_back_edge.get(start, set())
+            regs = _registers(instr, sm)
+            operands = list(instr.operands)
+            # ATOMG P, Rd, [a], b writes a predicate and Rd: Rd is the register written
+            first = 1 if instr.base in ("ATOMG", "ATOM") and operands and operands[0].startswith("P") else 0
+            writes = instr.base not in _NO_DESTINATION and len(operands) > first and "[" not in operands[first]
+            dest: set[object] = (set(regs[first]) | _uniform_registers(operands[first])) if writes else set()
+            sources: set[object] = set()
+            for i, operand in enumerate(operands):
+                if not (writes and i <= first):
+                    sources |= set(regs[i]) | _uniform_registers(operand)
+            if instr.base in _GLOBAL_ATOMICS:
+                address: set[object] = set()
+                for operand in operands:
+                    for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
+                        address |= {int(m[1]) + k for m in _REGISTER.finditer(bracket)
+                                    for k in range(2 if ".64" in bracket or sm < 80 else 1)}
+                        address |= _uniform_registers(bracket)
+                if address and not (address & varying):
+                    count += 1
+            step = bool(dest & sources) and any(start <= instr.offset <= end for start, end in loops)
+            if dest and (instr.base in _VARYING_RESULTS or step or sources & varying):
+                varying |= dest
+            elif dest and not instr.guard:
+                varying -= dest
+            for start, end in loops:
+                if instr.offset == end:  # the back edge: what is varying here goes round again
+                    at_back_edge[start] = at_back_edge.get(start, set()) | varying
+    return count
+
+
 def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str) -> SassSummary:
     """The `SassSummary` of one function's instructions (``labels``: label -> offset)."""
     sm = int(re.sub(r"\D", "", architecture) or 0)
@@ -393,6 +471,8 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         global_load_instruction=_short(widest) if widest else None,
         setmaxnreg_registers=_setmaxnreg(code),
         thread_index_components=_thread_index_components(code),
+        global_atomics=sum(1 for i in code if i.base in _GLOBAL_ATOMICS),
+        global_atomics_one_address=_one_address_atomics(code, ranges, sm),
     )
 
 

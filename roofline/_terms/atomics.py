@@ -21,10 +21,18 @@ def atomics_term(setting: Setting) -> Term:
     ``kernel.atomics`` or without the rates).
 
     ``kernel.atomics`` counts the updates (active lanes of the atomic instructions; one per
-    warp when aggregated), ``kernel.atomic_addresses`` the addresses they update; without
-    it the updates are taken as spread (the contention part is then left out, a note says so).
+    warp when aggregated), ``kernel.atomic_addresses`` the addresses they update. Where the
+    kernel does not say and its SASS finds every global atomic's address the same for all
+    threads, blocks and trips (``SassSummary.global_atomics_one_address``: a counter), they
+    update one address; otherwise the updates are taken as spread (the contention part is
+    then left out, a note says so).
     """
     kernel, cal = setting.kernel, setting.calibration
+    addresses = kernel.atomic_addresses
+    sass = setting.launch.resources.sass if setting.launch.resources is not None else None
+    if addresses is None and sass is not None and sass.global_atomics and \
+            sass.global_atomics_one_address == sass.global_atomics:
+        addresses = 1
     updates = float(kernel.atomics or 0)
     spread_rate = cal.atomic_spread_updates_per_second
     one_rate = cal.atomic_one_address_updates_per_second
@@ -32,11 +40,11 @@ def atomics_term(setting: Setting) -> Term:
     spread = updates / spread_rate if updates and spread_rate else 0.0
     serial = 0.0
     if updates and one_rate:
-        if kernel.atomic_addresses:
-            serial = updates / max(1.0, float(kernel.atomic_addresses)) / one_rate
+        if addresses:
+            serial = updates / max(1.0, float(addresses)) / one_rate
         else:
             notes = ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
-    inputs = {"atomic_updates": updates, "atomic_addresses": float(kernel.atomic_addresses or 0),
+    inputs = {"atomic_updates": updates, "atomic_addresses": float(addresses or 0),
               "atomic_spread_updates_per_second": spread_rate or 0.0,
               "atomic_one_address_updates_per_second": one_rate or 0.0,
               "spread_seconds": spread, "contention_seconds": serial}

@@ -89,3 +89,15 @@ extern "C" __global__ void divergent(const float* __restrict__ a, float* __restr
     }
     y[i] = acc;
 }
+
+// Every thread that finds a positive element adds to one counter (the compiler may aggregate a warp's adds).
+extern "C" __global__ void counter(const float* __restrict__ x, int* count, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        if (x[i] > 0.0f) atomicAdd(count, 1);
+}
+
+// A histogram: the bin each thread adds to is the value it loaded.
+extern "C" __global__ void histogram(const int* __restrict__ x, int* bins, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&bins[x[i] & 255], 1);
+}

@@ -147,6 +147,37 @@ def test_the_thread_index_components_read(name):
     assert summary(*lines).thread_index_components == read
 
 
+C = "c[0x0][0x218]"
+ONE_ADDRESS = {
+    # name: (lines, global atomics, of which to one address)
+    "a-counter-in-a-parameter": ([f"LDC.64 R6, {C}", "ATOMG.E.ADD.STRONG.GPU PT, R2, desc[UR4][R6.64], R3", "EXIT"],
+                                 1, 1),
+    "a-reduction-to-a-parameter": ([f"LDC.64 R6, {C}", "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 1),
+    "a-uniform-parameter": ([f"ULDC.64 UR6, {C}", "IMAD.U32 R6, RZ, RZ, UR6", "MOV R7, UR7",
+                             "RED.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 1),
+    "indexed-by-the-thread": (["S2R R0, SR_TID.X", f"LDC.64 R6, {C}", "IMAD.WIDE R6, R0, 0x4, R6",
+                               "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 0),
+    "indexed-by-the-block": (["S2UR UR5, SR_CTAID.X", f"LDC.64 R6, {C}", "IMAD.WIDE R6, UR5, 0x4, R6",
+                              "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 0),
+    "indexed-by-a-loaded-value": ([f"LDG.E R0, {A}", f"LDC.64 R6, {C}", "IMAD.WIDE R6, R0, 0x4, R6",
+                                   "ATOMG.E.ADD.STRONG.GPU PT, R2, desc[UR4][R6.64], R3", "EXIT"], 1, 0),
+    "stepped-by-a-loop": ([f"LDC.64 R6, {C}", "L0:", "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3",
+                           "IADD3 R6, P1, R6, 0x4, RZ", "@P0 BRA `(L0)", "EXIT"], 1, 0),
+    "rewritten-before-use": (["S2R R0, SR_TID.X", "IMAD.WIDE R6, R0, 0x4, R6", f"LDC.64 R6, {C}",
+                              "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 1),
+    "a-guarded-rewrite-keeps-the-thread": ([f"LDC.64 R6, {C}", "S2R R0, SR_TID.X", "@P0 IMAD.WIDE R6, R0, 0x4, R6",
+                                            "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 0),
+    "shared-atomics-are-not-global": (["ATOMS.ADD R2, [R4], R3", "EXIT"], 0, 0),
+}
+
+
+@pytest.mark.parametrize("name", list(ONE_ADDRESS), ids=list(ONE_ADDRESS))
+def test_atomics_to_one_address(name):
+    lines, atomics, one = ONE_ADDRESS[name]
+    s = summary(*lines)
+    assert (s.global_atomics, s.global_atomics_one_address) == (atomics, one)
+
+
 def test_padding_and_the_trap_are_not_counted():
     s = summary("MOV R0, RZ", "EXIT", "L9:", "BRA `(L9)", "NOP", "NOP")
     assert s.instructions.total == 2 and s.instructions.branches == 0 and s.loops == ()
@@ -351,6 +382,14 @@ def test_a_tree_of_barriers_in_a_loop(cubins, arch):
     # one tree level per iteration: s[t] += s[t + k]; __syncthreads()
     assert (body.shared_loads, body.shared_stores, body.fp32_add, body.barriers) == (2, 1, 1, 1)
     assert (s.instructions.barriers, s.instructions.shared_stores) == (2, 2)  # and the first store and barrier
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_a_counter_is_one_address_and_a_histogram_is_not(cubins, arch):
+    counter = occupancy.kernel_resources(cubins[arch], kernel="counter").sass
+    histogram = occupancy.kernel_resources(cubins[arch], kernel="histogram").sass
+    assert counter.global_atomics >= 1 and counter.global_atomics_one_address == counter.global_atomics
+    assert histogram.global_atomics >= 1 and histogram.global_atomics_one_address == 0
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])

@@ -264,6 +264,28 @@ def test_a_tree_loops_barriers_lengthen_the_block_life():
     assert _term(derived, "dram").seconds > _term(stated, "dram").seconds
 
 
+# ------------------------------------------------------------- atomics to one address
+
+@pytest.mark.parametrize(("atomics", "one_address", "stated", "contended"), [
+    (2, 2, None, True),      # every atomic a counter: one address
+    (2, 1, None, False),     # one of them indexed: spread, as before
+    (2, None, None, False),  # a summary that does not say
+    (2, 2, 4096, False),     # the kernel's own count of addresses wins (4096 addresses: hardly contended)
+])
+def test_counter_atomics_contend_at_one_address(atomics, one_address, stated, contended):
+    sass = SassSummary(architecture="sm_90", disassembler="test", instructions=SassCounts(total=40, atomics=atomics),
+                       global_loads_in_flight_per_thread=0, global_atomics=atomics,
+                       global_atomics_one_address=one_address)
+    resources = occupancy.KernelResources(kernel="filter", architecture="sm_90", registers_per_thread=32, sass=sass)
+    launch = Launch(grid=8192, block=128, registers_per_thread=32, resources=resources)
+    updates = 8192 * 4
+    k = roofline.Kernel(flops=0, dram_bytes=4 << 20, atomics=updates, atomic_addresses=stated, launch=launch)
+    term = _term(roofline.predict("H200", k, calibration=CAL), "atomics")
+    one = updates / CAL.atomic_one_address_updates_per_second
+    assert (term.seconds == pytest.approx(one)) is contended
+    assert term.inputs["atomic_addresses"] == (1.0 if contended else float(stated or 0))
+
+
 # ------------------------------------------------------------- a launch after validate's L2 flush
 
 @pytest.mark.parametrize(("dram_bytes", "written"), [(1e6, 1e6 * 0.9756), (20e6, 20e6 * (1 - math.exp(-1))),
