@@ -229,8 +229,10 @@ def dram_term(setting: Setting) -> Term:
     A block lives ``rounds x latency + bytes per block / SM bandwidth`` plus its barriers; where
     the kernel's hot loop has known trips (`loop_waits`), its rounds take the latency of the
     level their loads reach instead of ``latency`` each (the loads outside the loop keep it)
-    (`barrier_seconds`) and its L1 passes queued behind the other resident blocks'
-    (`queued_life`); the bandwidth of ``n`` resident blocks is `achieved_bandwidth` of
+    (`barrier_seconds`) and its L1 passes queued behind the others' (`queued_life`): the
+    queue's customers are the warps resident on the SM, each waiting for its own loads while
+    the others use the pipe, or whole blocks where a loop of the SASS holds barriers (they
+    keep a block's warps in one phase; without SASS, where the kernel passes barriers); the bandwidth of ``n`` resident blocks is `achieved_bandwidth` of
     Little's law's rate, the dispatch rate and `dram_roof`. The limiter it names when it
     binds: ``tail`` when the partial last wave adds more than `TAIL_SHARE`, else the
     smallest of the three rates of a full wave (``dram_bandwidth``, ``block_scheduling``,
@@ -262,8 +264,16 @@ def dram_term(setting: Setting) -> Term:
     # the block's bytes pass through its SM's port on top of the waits
     block_seconds = chain_seconds + bytes_per_block / sm_bandwidth + l1_seconds + tree_seconds
 
+    # the queue's customers: the resident warps where each waits for its own loads and takes
+    # its turn at the pipe (its block's other warps included); whole blocks where a loop's
+    # barriers hold the warps of a block to one phase
+    sass = launch.resources.sass if launch.resources is not None else None
+    phased = (any(loop.instructions.barriers for loop in sass.loops) if sass is not None
+              else bool(kernel.barriers_per_block))
+    warps = 1 if phased else setting.occupancy.warps_per_block
+
     def rates(resident_blocks: int) -> tuple[float, float]:
-        life = queued_life(block_seconds - l1_seconds, l1_seconds, resident_blocks / gpu.sm_count)
+        life = queued_life(block_seconds - l1_seconds, l1_seconds / warps, resident_blocks * warps / gpu.sm_count)
         in_flight_rate = resident_blocks * bytes_per_block / life
         dispatch = (
             min(resident_blocks, gpu.sm_count) * bytes_per_block / cal.block_dispatch_seconds

@@ -264,6 +264,34 @@ def test_a_tree_loops_barriers_lengthen_the_block_life():
     assert _term(derived, "dram").seconds > _term(stated, "dram").seconds
 
 
+# ------------------------------------------------------------- warps or blocks at the L1 pipe
+
+@pytest.mark.parametrize("barriers", [0, 1])
+def test_warps_wait_while_others_use_the_pipe_unless_barriers_hold_them(barriers):
+    # a thread per row: every request 32 wavefronts, one block of 8 warps per SM
+    loop = SassLoop(start_offset=0, end_offset=80, depth=1, global_loads_in_flight=1,
+                    instructions=SassCounts(total=10, global_loads=1, barriers=barriers))
+    sass = SassSummary(architecture="sm_90", disassembler="test", loops=(loop,), hot_loop=0,
+                       instructions=SassCounts(total=30, global_loads=1, barriers=barriers),
+                       global_loads_in_flight_per_thread=1)
+    resources = occupancy.KernelResources(kernel="rows", architecture="sm_90", registers_per_thread=32, sass=sass)
+    trips = 2000
+    launch = Launch(grid=SMS, block=256, registers_per_thread=32, resources=resources)
+    warps = SMS * 8
+    k = roofline.Kernel(flops=0, dram_bytes=32 * trips * warps * 4, l1_bytes=128 * 32 * trips * warps,
+                        instructions=warps * (20 + 10 * trips), l1_hit_rate=0.875, l2_hit_rate=0.0, launch=launch)
+    dram = _term(roofline.predict("H200", k, calibration=CAL), "dram").inputs
+    summed = dram["block_seconds"]  # waits, port, pipe and barriers one after the other
+    pipe = dram["l1_seconds_per_block"]
+    life = dram["bytes_per_block"] / dram["little_bytes_per_second"] * SMS
+    if barriers:
+        assert life == pytest.approx(summed, rel=1e-6)
+    else:
+        # eight warps overlap their waits with the others' passes: the life is shorter than
+        # the sum, and no shorter than the pipe's work or one warp's own path
+        assert max(pipe, summed - pipe + pipe / 8) < life < summed
+
+
 # ------------------------------------------------------------- atomics to one address
 
 @pytest.mark.parametrize(("atomics", "one_address", "stated", "contended"), [
