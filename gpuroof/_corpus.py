@@ -19,7 +19,9 @@ def _corpus_parser(p: argparse.ArgumentParser) -> None:
         "and profiled with Nsight Compute on a GPU) from its profile, as `gpuroof ncu` does, and print per "
         "project and kernel the measured and predicted durations, the error, the limiter and the plain "
         "roofline's error, with the summary: median |error|, the share within 25 %, the worst launch, the "
-        "per-project medians and the leave-one-project-out split."
+        "per-project medians and the leave-one-project-out split. With --from-source, each launch is "
+        "predicted as from its source alone: its buffer bytes as the DRAM bytes, its flops and its SASS, "
+        "none of the profile's counts. Example: gpuroof corpus --gpu h200 --from-source"
     )
     p.add_argument("--gpu", dest="corpus_gpu", metavar="GPU", default=None,
                    help="the measured GPU (a folder of the corpus: h200, h100-sxm); default: the only one measured")
@@ -29,6 +31,8 @@ def _corpus_parser(p: argparse.ArgumentParser) -> None:
     add_output(p, "--out", default=None, metavar="FILE", help="write the Markdown report to FILE")
     add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
                help="write predicted against measured (.png, .svg, .pdf)")
+    p.add_argument("--from-source", action="store_true",
+                   help="predict from the buffer bytes, flops and SASS alone (no profile counts)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_handle)
 
@@ -43,7 +47,7 @@ def _handle(args: argparse.Namespace) -> int:
                                          f"{', '.join(measured) or 'no GPU'}")
         gpu = measured[0]
     projects = roofline.load_corpus(gpu, project=args.project, directory=args.data)
-    report = roofline.corpus_report(projects, gpu=gpu)
+    report = roofline.corpus_report(projects, gpu=gpu, from_source=args.from_source)
     if args.plot:
         roofline.plot_corpus(report, args.plot)
     text = roofline.format_corpus_report(report, sources=projects)

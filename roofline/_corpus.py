@@ -26,13 +26,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+import occupancy
 from occupancy import SassSummary
 from occupancy.common import as_path, atomic_path, dumps_json, pydantic_error, read_json, write_atomic
 
 from ._errors import RooflineError
 from ._ncu import NcuKernel, NcuProfile, _kernel, _Reader
 from ._facts import calibration as packaged_calibration
+from ._adapters import measured_launch
+from ._kernel import Kernel
 from ._profile import _device_of, profile_report
+from ._time_model import predict
 
 __all__ = [
     "CORPUS_METRICS",
@@ -108,6 +112,9 @@ class CorpusLaunch(BaseModel):
     sm_clock_hz: float | None = Field(default=None, gt=0, description="Median SM clock while timed (NVML).")
     memory_clock_hz: float | None = Field(default=None, gt=0)
     throttled: bool | None = None
+    buffer_bytes: int | None = Field(
+        default=None, ge=0, description="Bytes of the device buffers the launch was given (each moved once: the "
+                                        "compulsory traffic a user reads off the source).")
     ncu: dict[str, float | str] = Field(
         description="Nsight Compute raw-page metrics of this launch (the `CORPUS_METRICS`), in the project's "
                     "ncu_units.")
@@ -184,6 +191,8 @@ class CorpusReport(BaseModel):
         description="Per project: median |error| on it, and on every other project (leave one project out).")
     occupancy_compared: int
     occupancy_agreeing: int
+    from_source: bool = Field(default=False, description="Predicted from buffer bytes, flops and SASS alone "
+                                                         "(`corpus_report(from_source=True)`), not the profile.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,7 +296,8 @@ def _median_abs(errors: Sequence[float | None]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) -> CorpusReport:
+def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
+                  from_source: bool = False) -> CorpusReport:
     """Predict every launch of ``projects`` from its profile and compare with the measured duration.
 
     Parameters
@@ -296,6 +306,13 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
         From `load_corpus` (one GPU).
     gpu : str, optional
         Database GPU for the prediction; default the profiled device's entry.
+    from_source : bool
+        Predict as from the source alone, without the profile's counts: the DRAM bytes are the
+        launch's ``buffer_bytes`` (each buffer moved once, the compulsory bytes), the flops the
+        kernel's exact count (a user counts them from the source; taken from Nsight's
+        instruction counts), the SASS the compiler's, the loads per thread the SASS's
+        straight-line count (else one), at the database GPU's clocks. Launches without
+        ``buffer_bytes`` get no prediction.
 
     Notes
     -----
@@ -312,6 +329,8 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
 
     Raises
     ------
+    TypeError
+        ``projects`` is not a sequence of `CorpusProject`, or ``from_source`` not a bool.
     RooflineError
         No projects, or a profile the database cannot place (`profile_report`'s errors).
     """
@@ -322,6 +341,8 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
             raise TypeError(f"projects must hold CorpusProject (from load_corpus), not {type(p).__name__}")
     if not projects:
         raise RooflineError("projects is empty; load some with load_corpus")
+    if not isinstance(from_source, bool):
+        raise TypeError(f"from_source must be True or False, not {type(from_source).__name__}")
     where: list[tuple[CorpusProject, CorpusKernel, CorpusLaunch]] = []
     ncu_kernels = []
     for p in projects:
@@ -339,11 +360,14 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
     for i, (p, k, launch) in enumerate(where):
         r = by_index[i]
         measured = launch.duration_median_seconds
+        predicted, limiter = r.predicted_seconds, r.predicted_limiter
+        if from_source:
+            predicted, limiter = _from_source(ncu_kernels[i], launch, device, events)
         rows.append(CorpusRow(
             project=p.project, kernel=k.id.split("/", 1)[-1], category=k.category, shape=launch.shape,
             blocks=launch.grid[0] * launch.grid[1] * launch.grid[2], measured_seconds=measured,
-            nsight_seconds=r.kernel.duration_seconds, predicted_seconds=r.predicted_seconds,
-            error=_error(r.predicted_seconds, measured), limiter=r.predicted_limiter,
+            nsight_seconds=r.kernel.duration_seconds, predicted_seconds=predicted,
+            error=_error(predicted, measured), limiter=limiter,
             roofline_seconds=r.roofline_seconds, roofline_error=_error(r.roofline_seconds, measured),
             occupancy_agrees=r.occupancy_agrees))
     predicted = [r for r in rows if r.error is not None]
@@ -365,7 +389,30 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None) 
         worst=max(predicted, key=lambda r: abs(r.error)) if predicted else None,
         roofline_median_abs_error=_median_abs([r.roofline_error for r in rows]),
         project_median_abs_error=per_project, category_median_abs_error=per_category, held_out=held_out,
-        occupancy_compared=len(compared), occupancy_agreeing=sum(1 for r in compared if r.occupancy_agrees))
+        occupancy_compared=len(compared), occupancy_agreeing=sum(1 for r in compared if r.occupancy_agrees),
+        from_source=from_source)
+
+
+def _from_source(k: NcuKernel, launch: CorpusLaunch, device: str, calibration: Any) -> tuple[float | None, str | None]:
+    """`predict` of one launch from what its source and build give: buffer bytes, flops, SASS."""
+    if launch.buffer_bytes is None:
+        return None, None
+    sass = k.sass
+    loads = sass.instructions.global_loads if sass is not None and not sass.loops else 1
+    resources = None
+    if sass is not None:
+        resources = occupancy.KernelResources(
+            kernel=k.name, architecture=sass.architecture, registers_per_thread=k.registers_per_thread or 0,
+            static_shared_memory=k.static_shared_memory or 0, sass=sass, sources={"sass": "the build's cubin"})
+    run = measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
+                          static_shared_memory=k.static_shared_memory or 0,
+                          dynamic_shared_memory=k.dynamic_shared_memory or 0, resources=resources,
+                          elements_per_thread=max(1, loads))
+    precision = k.precision
+    kernel = Kernel(name=k.name, flops=k.flops.get(precision, 0.0) if precision else 0.0, precision=precision,
+                    dram_bytes=float(launch.buffer_bytes), launch=run)
+    result = predict(device, kernel, calibration=calibration, after_l2_flush=True)
+    return result.seconds, result.limiter
 
 
 # ---------------------------------------------------------------------------------------
@@ -403,9 +450,12 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
     n = len(report.rows)
     lines = [f"# The corpus on the {report.gpu}", "",
              f"{report.kernels} kernels of {len(report.projects)} projects, {n} launches. Measured: CUDA events, "
-             "L2 scrubbed, median of repeats. Predicted: `gpuroof ncu`'s prediction from the launch's Nsight "
-             "Compute profile (`roofline.profile_report`). Error: predicted / measured - 1. Roofline: the plain "
-             "roofline bound of the profile's counts.", "",
+             "L2 scrubbed, median of repeats. Predicted: " + (
+                 "from the source alone (`corpus_report(from_source=True)`): the launch's buffer bytes as its "
+                 "DRAM bytes, the kernel's flops, the SASS of its build, no profile counts"
+                 if report.from_source else
+                 "`gpuroof ncu`'s prediction from the launch's Nsight Compute profile (`roofline.profile_report`)")
+             + ". Error: predicted / measured - 1. Roofline: the plain roofline bound of the profile's counts.", "",
              "## Summary", "",
              "| | predicted | plain roofline |", "| --- | --- | --- |",
              f"| median \\|error\\| | {_abs_pct(report.median_abs_error)} | "

@@ -218,3 +218,38 @@ def test_command_bad_input_is_one_line_and_exit_2(tmp_path, corpus, capsys, argv
     code = main(["corpus", "--data", str(tmp_path), *argv])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_from_source_predicts_from_buffer_bytes_and_flops_alone(corpus):
+    """`corpus_report(from_source=True)`: each launch with buffer bytes is `predict` of a Kernel
+    holding those bytes as its DRAM bytes and the kernel's flops, none of the profile's other
+    counts; a launch without them gets no prediction."""
+    alpha = corpus[0]
+    copy = alpha.kernels[0]
+    sized = copy.model_copy(update={"launches": (
+        copy.launches[0].model_copy(update={"buffer_bytes": 2 * (1 << 24) * 4}), *copy.launches[1:])})
+    one = alpha.model_copy(update={"kernels": (sized,)})
+    source = roofline.corpus_report([one], gpu="h200", from_source=True)
+    profiled = roofline.corpus_report([one], gpu="h200")
+    assert source.from_source and not profiled.from_source
+    first = source.rows[0]
+    k = _ncu_kernel(one, sized, sized.launches[0], 0)
+    events = roofline.calibration("h200").model_copy(update={"nsight_empty_kernel_seconds": None})
+    launch = roofline._adapters.measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
+                                                 static_shared_memory=0, dynamic_shared_memory=0)
+    expected = roofline.predict("h200", roofline.Kernel(flops=0.0, dram_bytes=2 * (1 << 24) * 4, launch=launch),
+                                calibration=events, after_l2_flush=True)
+    assert first.predicted_seconds == pytest.approx(expected.seconds)
+    assert first.predicted_seconds != profiled.rows[0].predicted_seconds
+    assert [r.predicted_seconds for r in source.rows[1:]] == [None, None]
+    text = roofline.format_corpus_report(source)
+    assert "from the source alone" in text and "`gpuroof ncu`'s prediction" not in text
+
+
+def test_the_command_predicts_from_source(tmp_path, corpus, capsys):
+    for p in corpus:
+        roofline.write_corpus_project(p, tmp_path / "h200")
+    assert main(["corpus", "--data", str(tmp_path), "--from-source", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    # the synthetic corpus gives no buffer bytes: every launch is measured, none predicted from source
+    assert shown["from_source"] is True and all(r["predicted_seconds"] is None for r in shown["rows"])
