@@ -197,6 +197,9 @@ class SassSummary(BaseModel):
         register dataflow finds it built from constants and kernel parameters alone (no
         thread or block index, no loaded value, no register a loop steps). A counter every
         warp adds to. None where the summary does not say.
+    global_stores_one_address : int or None
+        Global stores (``STG``, ``ST``) to one address by the same test: a flag every warp
+        sets (``*done = true``). None where the summary does not say.
     """
 
     model_config = _FROZEN
@@ -214,6 +217,7 @@ class SassSummary(BaseModel):
     thread_index_components: tuple[Literal["x", "y", "z"], ...] | None = None
     global_atomics: int | None = Field(default=None, ge=0)
     global_atomics_one_address: int | None = Field(default=None, ge=0)
+    global_stores_one_address: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _check_hot_loop(self) -> SassSummary:
@@ -386,8 +390,9 @@ def _uniform_registers(operand: str) -> set[str]:
     return out
 
 
-def _one_address_atomics(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int) -> int:
-    """Global atomics whose address no thread index, block index, loaded value or loop step reaches.
+def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int,
+                 opcodes: tuple[str, ...]) -> int:
+    """Instructions of ``opcodes`` whose address no thread index, block index, loaded value or loop step reaches.
 
     Forward dataflow in program order, walked twice: on the second walk a loop's first
     instruction also sees what was varying at its back edge on the first. A register is
@@ -415,7 +420,7 @@ def _one_address_atomics(instrs: Sequence[Instruction], loops: Sequence[tuple[in
             for i, operand in enumerate(operands):
                 if not (writes and i <= first):
                     sources |= set(regs[i]) | _uniform_registers(operand)
-            if instr.base in _GLOBAL_ATOMICS:
+            if instr.base in opcodes:
                 address: set[object] = set()
                 for operand in operands:
                     for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
@@ -472,7 +477,8 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         setmaxnreg_registers=_setmaxnreg(code),
         thread_index_components=_thread_index_components(code),
         global_atomics=sum(1 for i in code if i.base in _GLOBAL_ATOMICS),
-        global_atomics_one_address=_one_address_atomics(code, ranges, sm),
+        global_atomics_one_address=_one_address(code, ranges, sm, _GLOBAL_ATOMICS),
+        global_stores_one_address=_one_address(code, ranges, sm, ("STG", "ST")),
     )
 
 

@@ -104,6 +104,19 @@ def _partial_store_sectors(kernel: object) -> float | None:
     return float(sectors) if requests and sectors > full * 1.05 else 0.0
 
 
+def _one_address_stores(kernel: NcuKernel) -> float | None:
+    """The profile's warp store requests to one shared address: its store requests times the
+    share of the SASS's global stores that write one address (each store instruction taken
+    as run as often as the others); None without the SASS's count."""
+    sass = getattr(kernel, "sass", None)
+    one = getattr(sass, "global_stores_one_address", None)
+    requests = getattr(kernel, "global_store_requests", None)
+    stores = sass.instructions.global_stores if sass is not None else 0
+    if not one or not requests or not stores:
+        return None
+    return float(requests) * one / stores
+
+
 def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
     """A `Kernel` from a `Kernel` (a model, your counts) or an `NcuKernel` (its busiest precision).
 
@@ -134,6 +147,7 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
             l2_partial_store_sectors=_partial_store_sectors(kernel),
             # a warp-level count: one update per instruction (a warp-aggregated atomic), a lower bound
             atomics=getattr(kernel, "global_atomic_instructions", None),
+            one_address_stores=_one_address_stores(kernel),
         )
     return kernel_of(kernel)
 

@@ -112,6 +112,10 @@ class Calibration(BaseModel):
     atomic_one_address_updates_per_second : float or None
         Global atomic updates per second to one address (applied in series at its L2 slice;
         the probe: one warp-aggregated ``atomicAdd`` per warp to one counter).
+    one_address_stores_per_second : float or None
+        Warp stores per second to one address many warps write once each (a flag), applied
+        in series at its L2 slice (the probe: a copy whose warps each set one flag after their
+        own load, against the same copy without it).
     dram_random_burst_bytes : float or None
         DRAM-equivalent bytes of one 64-byte burst read at a random place (a gather: each
         burst opens its own DRAM page): its time x the read bandwidth / bursts.
@@ -159,6 +163,7 @@ class Calibration(BaseModel):
     l2_requests_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     atomic_spread_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     atomic_one_address_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    one_address_stores_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     dram_random_burst_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     flush_dirty_bytes: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]

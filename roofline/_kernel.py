@@ -305,6 +305,9 @@ class Kernel(CheckedModel):
     atomic_addresses : int or None
         Distinct addresses those atomics update (1: one counter; None: not known, taken
         as spread over L2).
+    one_address_stores : int or None
+        Warp store instructions to one address every warp shares (a flag each warp sets):
+        L2 applies them one after the other.
     barriers_per_block : int or None
         ``__syncthreads()`` each thread of a block passes (the levels of a tree).
     branch_issue_factor : float or None
@@ -360,6 +363,7 @@ class Kernel(CheckedModel):
     l2_hit_rate: float | None = Field(default=None, description="Share of the SMs' L2 sectors L2 hits (0-1).")
     atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
     atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
+    one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
     branch_issue_factor: Count | None = Field(default=None, description="Paths per warp through branches.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")

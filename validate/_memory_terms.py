@@ -11,6 +11,11 @@
   atomic): the updates per second one address takes, in series at its L2 slice.
 * **Atomics spread**: every lane adds to a word of its own line of an L2-resident buffer:
   the updates per second L2's atomic units take when no address is shared.
+* **Stores to one address**: a thread per element of 16 MiB copies it and sets one flag, after
+  validate's L2 flush, against the same copy without the flag: the warp stores per second one
+  address takes, in series at its L2 slice (the time the flag adds). Each warp sets it when its
+  own load returns, as a kernel's flag is set; warps that store together (no load before)
+  reach about seven times this rate, their stores merged on the way.
 * **Random bursts**: half-warps read 64-byte bursts at hashed places of a buffer far past
   L2: the DRAM-equivalent bytes of one burst (its time x the read bandwidth / bursts).
 * **The flush's written lines**: a read stream of 4x L2 timed after validate's L2 flush (a
@@ -36,7 +41,7 @@ from ._session import Session, takes_session
 from ._timing import benchmark
 
 __all__ = ["MemoryTerms", "MemoryTermsProbe", "PROBE", "derive_memory_terms", "flush_dirty_bytes",
-           "measure_memory_terms", "memory_terms_calibration", "render_memory_terms"]
+           "measure_memory_terms", "memory_terms_calibration", "one_address_store_rate", "render_memory_terms"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 LINE_BYTES, SECTOR_BYTES, BURST_BYTES = 128, 32, 64
@@ -56,6 +61,11 @@ class MemoryTerms(BaseModel):
     one_address_updates: int = Field(gt=0)
     spread_seconds: float = Field(gt=0)
     spread_updates: int = Field(gt=0)
+    one_address_store_seconds: float | None = Field(default=None, gt=0, description="The copy that sets a flag.")
+    spread_store_seconds: float | None = Field(default=None, gt=0, description="The same copy without the flag.")
+    store_warps: int | None = Field(default=None, gt=0, description="Warps of one copy (each sets the flag once).")
+    one_address_stores_per_second: float | None = Field(
+        default=None, gt=0, description="The store warps over the time the shared word adds (None: it added none).")
     random_burst_seconds: float = Field(gt=0)
     random_bursts: int = Field(gt=0)
     read_bytes_per_second: float = Field(gt=0, description="DRAM read bandwidth the bursts are converted at.")
@@ -94,6 +104,13 @@ def flush_dirty_bytes(*, read_bytes: float, dirty_seconds: float, clean_seconds:
     if per_written_byte <= 0:
         per_written_byte = 1.0 / read  # a copy no slower than a read: a written byte at the read's cost
     return min(float(l2_bytes), max(0.0, (dirty_seconds - clean_seconds) / per_written_byte))
+
+
+def one_address_store_rate(*, warps: int, one_address_seconds: float, spread_seconds: float) -> float | None:
+    """Warp stores per second to one address: the warps over the time the flag adds to the same
+    copy without it (None when it adds none: no queue seen)."""
+    extra = one_address_seconds - spread_seconds
+    return warps / extra if extra > 0 else None
 
 
 def derive_memory_terms(*, lone_sector_seconds: float, lone_sector_requests: int, full_line_seconds: float,
@@ -135,15 +152,16 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     quick : bool
         Fewer passes and a 256 MiB burst buffer instead of 1 GiB.
     """
-    names = ["l2_lone_sector", "l2_full_line", "atomic_one_address", "atomic_spread", "random_burst", "stream_read",
-             "stream_copy"]
+    names = ["l2_lone_sector", "l2_full_line", "atomic_one_address", "atomic_spread", "store_flag",
+             "store_no_flag", "random_burst", "stream_read", "stream_copy"]
     kernels = compile_kernels(kernel_source("memory_terms.cu"), names, arch=session.arch, name="memory_terms.cu")
     threads = 256
     grid = info.sm_count * max(1, info.max_threads_per_sm // threads)
     sink = session.allocate(4096)
 
-    def timed(kernel: str, args: tuple, *, warmup: int = 2, flush: Callable[[], object] | None = None) -> float:
-        run = session.launcher(kernels[kernel], (grid, 1, 1), (threads, 1, 1), args)
+    def timed(kernel: str, args: tuple, *, warmup: int = 2, flush: Callable[[], object] | None = None,
+              blocks: int = grid) -> float:
+        run = session.launcher(kernels[kernel], (blocks, 1, 1), (threads, 1, 1), args)
         return benchmark(run, timer=session.timer, warmup=warmup, repetitions=5 if quick else 9,
                          flush=flush).median_seconds
 
@@ -162,6 +180,15 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     warps = grid * threads // 32
     one = timed("atomic_one_address", (counters, np.int32(iters)))
     spread = timed("atomic_spread", (counters, np.uint32(lines), np.int32(iters)))
+    # a flag: enough warps that its queue takes tens of microseconds, timed as kernels are (after the flush)
+    elements = (1 << 20) if quick else (1 << 22)
+    store_blocks = elements // threads
+    store_warps = elements // 32
+    source, copied = session.allocate(elements * 4), session.allocate(elements * 4)
+    session.poison(source, elements * 4)
+    store_args = (source, copied, counters, np.uint32(elements))
+    store_one = timed("store_flag", store_args, blocks=store_blocks, flush=session.flush_l2)
+    store_spread = timed("store_no_flag", store_args, blocks=store_blocks, flush=session.flush_l2)
     # random bursts: far past L2
     buffer_bytes = min((1 << 28) if quick else (1 << 30), info.memory_size_bytes // 4)
     bursts = buffer_bytes // BURST_BYTES
@@ -188,7 +215,7 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     dirty_small = stream_time(small, session.flush_l2)
     clean_small = stream_time(small, clean)
     session.synchronize()
-    del resident, counters, far, stream, scrub, target
+    del resident, counters, far, stream, scrub, target, source, copied
     terms = derive_memory_terms(
         lone_sector_seconds=lone, lone_sector_requests=lines * passes,
         full_line_seconds=full, full_line_sectors=l2_bytes // SECTOR_BYTES * (passes // 4),
@@ -199,11 +226,15 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
         flush_read_bytes=big, flush_dirty_seconds=dirty_big, flush_clean_seconds=clean_big,
         flush_copy_seconds=copy_big, flush_small_read_bytes=small, flush_small_dirty_seconds=dirty_small,
         flush_small_clean_seconds=clean_small,
+        one_address_store_seconds=store_one, spread_store_seconds=store_spread, store_warps=store_warps,
+        one_address_stores_per_second=one_address_store_rate(warps=store_warps, one_address_seconds=store_one,
+                                                             spread_seconds=store_spread),
         flush_dirty_bytes=flush_dirty_bytes(read_bytes=big, dirty_seconds=dirty_big, clean_seconds=clean_big,
                                             copy_seconds=copy_big, l2_bytes=info.l2_cache_bytes)))
     progress(f"memory terms: L2 {terms.l2_requests_per_second / 1e9:.0f} G one-sector requests/s, "
              f"{terms.l2_sectors_per_second / 1e9:.0f} G sectors/s; atomics {terms.atomic_spread_updates_per_second / 1e9:.1f} "
-             f"G/s spread, {terms.atomic_one_address_updates_per_second / 1e9:.2f} G/s on one address; random burst "
+             f"G/s spread, {terms.atomic_one_address_updates_per_second / 1e9:.2f} G/s on one address; stores to one "
+             f"address {(terms.one_address_stores_per_second or 0) / 1e9:.2f} G/s; random burst "
              f"{terms.dram_random_burst_bytes:.0f} B; the L2 flush leaves {terms.flush_dirty_bytes / 1e6:.1f} MB "
              f"written")
     return terms
@@ -221,6 +252,10 @@ def memory_terms_calibration(terms: MemoryTerms) -> Figures:
         "atomic_spread_updates_per_second": (terms.atomic_spread_updates_per_second,
                                              f"every lane adds to a word of its own line of an L2-resident "
                                              f"buffer, {terms.spread_updates} updates"),
+        **({} if terms.one_address_stores_per_second is None else {"one_address_stores_per_second": (
+            terms.one_address_stores_per_second,
+            f"a copy of {terms.store_warps * 32} elements whose {terms.store_warps} warps each set one flag, against "
+            f"the same copy without it, after validate's L2 flush: the warps over the time the flag adds")}),
         "dram_random_burst_bytes": (terms.dram_random_burst_bytes,
                                     f"64-byte bursts read at hashed places of a buffer far past L2, "
                                     f"{terms.random_bursts} bursts, time x read bandwidth / bursts"),
@@ -234,7 +269,7 @@ def memory_terms_calibration(terms: MemoryTerms) -> Figures:
 
 def render_memory_terms(t: MemoryTerms, h: str = "##") -> list[str]:
     """The memory-term parameters and what each was derived from."""
-    return [f"{h} Memory terms (L2 requests, atomics, random bursts)", "",
+    return [f"{h} Memory terms (L2 requests, atomics, stores to one address, random bursts)", "",
             "| parameter | value | from |", "| --- | ---: | --- |",
             f"| L2 one-sector requests | {t.l2_requests_per_second / 1e9:.0f} G/s | {t.lone_sector_requests} "
             f"requests in {t.lone_sector_seconds * 1e6:.1f} us |",
@@ -244,9 +279,19 @@ def render_memory_terms(t: MemoryTerms, h: str = "##") -> list[str]:
             f"{t.one_address_updates} warp-aggregated updates in {t.one_address_seconds * 1e6:.1f} us |",
             f"| atomics, spread | {t.atomic_spread_updates_per_second / 1e9:.1f} G/s | {t.spread_updates} updates "
             f"in {t.spread_seconds * 1e6:.1f} us |",
+            *_render_stores(t),
             f"| random 64-byte burst | {t.dram_random_burst_bytes:.0f} B | {t.random_bursts} bursts in "
             f"{t.random_burst_seconds * 1e6:.1f} us at {t.read_bytes_per_second / 1e12:.2f} TB/s |",
             *_render_flush(t), ""]
+
+
+def _render_stores(t: MemoryTerms) -> list[str]:
+    if t.one_address_store_seconds is None or t.spread_store_seconds is None:
+        return []
+    rate = "none added" if t.one_address_stores_per_second is None else \
+        f"{t.one_address_stores_per_second / 1e9:.2f} G/s"
+    return [f"| stores to one address | {rate} | a copy whose {t.store_warps} warps set one flag: "
+            f"{t.one_address_store_seconds * 1e6:.1f} us, {t.spread_store_seconds * 1e6:.1f} us without it |"]
 
 
 def _render_flush(t: MemoryTerms) -> list[str]:

@@ -5,8 +5,9 @@ updates spread over many lines proceed in parallel at L2's atomic throughput
 (``atomic_spread_updates_per_second``), while updates to one address are applied one after
 the other at that slice (``atomic_one_address_updates_per_second``). With ``A`` addresses
 hit evenly, the busiest takes ``updates / A`` of them in series. A warp-aggregated atomic
-(the warp's leader adds the warp's sum) is one update. Both rates are measured by the
-atomics probe of ``gpuroof validate`` (`validate._memory_terms`).
+(the warp's leader adds the warp's sum) is one update. Stores to one address (a flag every
+warp sets) queue at that slice the same way, at their own rate. The rates are measured by the
+memory-terms probe of ``gpuroof validate`` (`validate._memory_terms`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ __all__ = ["atomics_term"]
 
 
 def atomics_term(setting: Setting) -> Term:
-    """``max(updates / spread rate, updates / addresses / one-address rate)`` (0 without
-    ``kernel.atomics`` or without the rates).
+    """``max(updates / spread rate, updates / addresses / one-address rate + one-address
+    stores / their rate)`` (0 without ``kernel.atomics``, ``kernel.one_address_stores`` or
+    the rates).
 
     ``kernel.atomics`` counts the updates (active lanes of the atomic instructions; one per
     warp when aggregated), ``kernel.atomic_addresses`` the addresses they update. Where the
@@ -44,7 +46,13 @@ def atomics_term(setting: Setting) -> Term:
             serial = updates / max(1.0, float(addresses)) / one_rate
         else:
             notes = ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
+    stores = float(kernel.one_address_stores or 0)
+    store_rate = cal.one_address_stores_per_second
+    flagged = stores / store_rate if stores and store_rate else 0.0
+    serial += flagged
     inputs = {"atomic_updates": updates, "atomic_addresses": float(addresses or 0),
+              "one_address_stores": stores, "one_address_stores_per_second": store_rate or 0.0,
+              "one_address_store_seconds": flagged,
               "atomic_spread_updates_per_second": spread_rate or 0.0,
               "atomic_one_address_updates_per_second": one_rate or 0.0,
               "spread_seconds": spread, "contention_seconds": serial}

@@ -101,3 +101,9 @@ extern "C" __global__ void histogram(const int* __restrict__ x, int* bins, int n
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         atomicAdd(&bins[x[i] & 255], 1);
 }
+
+// Each thread that finds a positive element copies it and sets one flag (a store every warp shares).
+extern "C" __global__ void flag(const float* __restrict__ x, float* __restrict__ y, int* done, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.0f) { y[i] = x[i]; *done = 1; }
+}

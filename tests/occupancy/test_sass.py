@@ -169,6 +169,20 @@ ONE_ADDRESS = {
                                             "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 0),
     "shared-atomics-are-not-global": (["ATOMS.ADD R2, [R4], R3", "EXIT"], 0, 0),
 }
+FLAGS = {
+    # name: (lines, global stores to one address)
+    "a-flag-in-a-parameter": (["S2R R0, SR_TID.X", f"LDC.64 R6, {C}", "IMAD.WIDE R4, R0, 0x4, R6",
+                               "STG.E desc[UR4][R4.64], R3", "STG.E desc[UR4][R6.64], RZ", "EXIT"], 1),
+    "every-store-indexed": (["S2R R0, SR_TID.X", f"LDC.64 R6, {C}", "IMAD.WIDE R4, R0, 0x4, R6",
+                             "STG.E desc[UR4][R4.64], R3", "EXIT"], 0),
+    "shared-stores-are-not-global": (["STS [R4], R3", "EXIT"], 0),
+}
+
+
+@pytest.mark.parametrize("name", list(FLAGS), ids=list(FLAGS))
+def test_stores_to_one_address(name):
+    lines, one = FLAGS[name]
+    assert summary(*lines).global_stores_one_address == one
 
 
 @pytest.mark.parametrize("name", list(ONE_ADDRESS), ids=list(ONE_ADDRESS))
@@ -390,6 +404,9 @@ def test_a_counter_is_one_address_and_a_histogram_is_not(cubins, arch):
     histogram = occupancy.kernel_resources(cubins[arch], kernel="histogram").sass
     assert counter.global_atomics >= 1 and counter.global_atomics_one_address == counter.global_atomics
     assert histogram.global_atomics >= 1 and histogram.global_atomics_one_address == 0
+    flag = occupancy.kernel_resources(cubins[arch], kernel="flag").sass
+    assert (flag.instructions.global_stores, flag.global_stores_one_address) == (2, 1)
+    assert counter.global_stores_one_address == histogram.global_stores_one_address == 0
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])

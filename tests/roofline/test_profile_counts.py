@@ -314,6 +314,41 @@ def test_counter_atomics_contend_at_one_address(atomics, one_address, stated, co
     assert term.inputs["atomic_addresses"] == (1.0 if contended else float(stated or 0))
 
 
+# ------------------------------------------------------------- stores to one address
+
+@pytest.mark.parametrize(("stores", "one", "requests", "expected"), [
+    (4, 1, 524_280, 131_070.0),    # bfs-like: one of four stores sets a shared flag
+    (2, 0, 524_280, None),         # no flag
+    (4, None, 524_280, None),      # a summary that does not say
+    (4, 1, None, None),            # no store count in the profile
+])
+def test_a_profile_counts_its_stores_to_one_address(stores, one, requests, expected):
+    sass = SassSummary(architecture="sm_90", disassembler="test",
+                       instructions=SassCounts(total=40, global_stores=stores, global_loads=1),
+                       global_loads_in_flight_per_thread=1, global_stores_one_address=one)
+    metrics = {} if requests is None else {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": requests,
+                                           "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": requests * 4}
+    k = _profiled(metrics).model_copy(update={"sass": sass})
+    found = counts_from(k).one_address_stores
+    assert found == (None if expected is None else pytest.approx(expected))
+
+
+def test_stores_to_one_address_queue_at_their_rate():
+    cal = CAL.model_copy(update={"one_address_stores_per_second": 2.4e9})
+    base = dict(flops=0, dram_bytes=8 << 20, launch=Launch(grid=8192, block=512, registers_per_thread=16))
+    flagged = roofline.predict("H200", roofline.Kernel(**base, one_address_stores=131_072), calibration=cal)
+    plain = roofline.predict("H200", roofline.Kernel(**base), calibration=cal)
+    term = _term(flagged, "atomics")
+    assert term.seconds == pytest.approx(131_072 / 2.4e9)
+    assert term.inputs["one_address_store_seconds"] == pytest.approx(131_072 / 2.4e9)
+    # the queue binds: the launch takes it (and its launch cost), far longer than without the flag
+    assert flagged.binding == "atomics" and flagged.seconds > 131_072 / 2.4e9 > 3 * plain.seconds
+    # without the rate (a calibration from before the probe) the stores cost nothing extra
+    none = roofline.predict("H200", roofline.Kernel(**base, one_address_stores=131_072),
+                            calibration=CAL.model_copy(update={"one_address_stores_per_second": None}))
+    assert none.seconds == pytest.approx(plain.seconds)
+
+
 # ------------------------------------------------------------- a launch after validate's L2 flush
 
 @pytest.mark.parametrize(("dram_bytes", "written"), [(1e6, 1e6 * 0.9756), (20e6, 20e6 * (1 - math.exp(-1))),

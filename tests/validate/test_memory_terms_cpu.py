@@ -68,3 +68,33 @@ def test_the_flush_figure_is_a_calibration_field_and_the_section_shows_it():
     assert "31.1 MB" in text and "+1.63 us" in text
     # a report from before the flush probe has none of it
     assert "flush_dirty_bytes" not in memory_terms_calibration(derive_memory_terms(**TIMES))
+
+
+# ------------------------------------------------------------- stores to one address
+
+@pytest.mark.parametrize(("one", "spread", "rate"), [
+    (60e-6, 5e-6, 135_168 / 55e-6),   # the shared word adds 55 us to 135,168 warp stores
+    (5e-6, 5e-6, None),               # it adds nothing: no queue seen, no figure
+    (4e-6, 5e-6, None),               # faster (noise): no figure
+])
+def test_the_one_address_store_rate_is_the_warps_over_the_time_the_word_adds(one, spread, rate):
+    from validate._memory_terms import one_address_store_rate
+
+    found = one_address_store_rate(warps=135_168, one_address_seconds=one, spread_seconds=spread)
+    assert found == (None if rate is None else pytest.approx(rate))
+
+
+def test_the_store_figure_is_a_calibration_field_and_the_section_shows_it():
+    import roofline
+
+    t = derive_memory_terms(**TIMES).model_copy(update=dict(
+        one_address_store_seconds=60e-6, spread_store_seconds=5e-6, store_warps=135_168,
+        one_address_stores_per_second=135_168 / 55e-6))
+    figures = memory_terms_calibration(t)
+    assert figures["one_address_stores_per_second"][0] == pytest.approx(135_168 / 55e-6)
+    assert "one_address_stores_per_second" in roofline.Calibration.model_fields
+    assert "| stores to one address | 2.46 G/s |" in "\n".join(render_memory_terms(t))
+    # a report from before the probe: no figure, no row
+    old = derive_memory_terms(**TIMES)
+    assert "one_address_stores_per_second" not in memory_terms_calibration(old)
+    assert "stores to one address |" not in "\n".join(render_memory_terms(old))

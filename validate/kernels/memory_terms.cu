@@ -49,6 +49,20 @@ extern "C" __global__ void atomic_one_address(unsigned* __restrict__ counter, in
     for (int k = 0; k < iters; ++k) atomicAdd(counter, 1u);
 }
 
+// A thread per element copies it and sets one flag (a store every warp shares, one request per
+// warp, sent when the warp's own load returns), against the same copy without the flag.
+extern "C" __global__ void store_flag(const unsigned* __restrict__ x, unsigned* __restrict__ y, unsigned* flag,
+                                      unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { y[i] = x[i] + 1u; *flag = 1u; }
+}
+
+extern "C" __global__ void store_no_flag(const unsigned* __restrict__ x, unsigned* __restrict__ y, unsigned* flag,
+                                         unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + 1u;
+}
+
 // Every lane adds 1 to a word of its own line (LINES lines, a buffer that stays in L2), ITERS
 // times: updates spread over L2's slices, a warp instruction touching 32 lines.
 extern "C" __global__ void atomic_spread(unsigned* __restrict__ x, unsigned lines, int iters) {
