@@ -34,6 +34,8 @@ from ._errors import RooflineError
 from ._ncu import NcuKernel, NcuProfile, _kernel, _Reader
 from ._facts import calibration as packaged_calibration
 from ._adapters import measured_launch
+from ._calibration import Calibration
+from ._gpu import GPU
 from ._kernel import Kernel
 from ._profile import _device_of, profile_report
 from ._time_model import predict
@@ -393,7 +395,8 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
         from_source=from_source)
 
 
-def _from_source(k: NcuKernel, launch: CorpusLaunch, device: str, calibration: Any) -> tuple[float | None, str | None]:
+def _from_source(k: NcuKernel, launch: CorpusLaunch, device: GPU,
+                 calibration: Calibration) -> tuple[float | None, str | None]:
     """`predict` of one launch from what its source and build give: buffer bytes, flops, SASS."""
     if launch.buffer_bytes is None:
         return None, None
