@@ -231,8 +231,9 @@ def dram_term(setting: Setting) -> Term:
     level their loads reach instead of ``latency`` each (the loads outside the loop keep it)
     (`barrier_seconds`) and its L1 passes queued behind the others' (`queued_life`): the
     queue's customers are the warps resident on the SM, each waiting for its own loads while
-    the others use the pipe, or whole blocks where a loop of the SASS holds barriers (they
-    keep a block's warps in one phase; without SASS, where the kernel passes barriers); the bandwidth of ``n`` resident blocks is `achieved_bandwidth` of
+    the others use the pipe, or whole blocks where the kernel passes barriers (its SASS holds
+    a ``BAR``; without SASS, ``kernel.barriers_per_block``: they keep a block's warps in one
+    phase); the bandwidth of ``n`` resident blocks is `achieved_bandwidth` of
     Little's law's rate, the dispatch rate and `dram_roof`. The limiter it names when it
     binds: ``tail`` when the partial last wave adds more than `TAIL_SHARE`, else the
     smallest of the three rates of a full wave (``dram_bandwidth``, ``block_scheduling``,
@@ -265,11 +266,10 @@ def dram_term(setting: Setting) -> Term:
     block_seconds = chain_seconds + bytes_per_block / sm_bandwidth + l1_seconds + tree_seconds
 
     # the queue's customers: the resident warps where each waits for its own loads and takes
-    # its turn at the pipe (its block's other warps included); whole blocks where a loop's
-    # barriers hold the warps of a block to one phase
+    # its turn at the pipe (its block's other warps included); whole blocks where barriers
+    # hold the warps of a block to one phase
     sass = launch.resources.sass if launch.resources is not None else None
-    phased = (any(loop.instructions.barriers for loop in sass.loops) if sass is not None
-              else bool(kernel.barriers_per_block))
+    phased = bool(sass.instructions.barriers if sass is not None else kernel.barriers_per_block)
     warps = 1 if phased else setting.occupancy.warps_per_block
 
     def rates(resident_blocks: int) -> tuple[float, float]:

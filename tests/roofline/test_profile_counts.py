@@ -266,11 +266,13 @@ def test_a_tree_loops_barriers_lengthen_the_block_life():
 
 # ------------------------------------------------------------- warps or blocks at the L1 pipe
 
-@pytest.mark.parametrize("barriers", [0, 1])
-def test_warps_wait_while_others_use_the_pipe_unless_barriers_hold_them(barriers):
-    # a thread per row: every request 32 wavefronts, one block of 8 warps per SM
+@pytest.mark.parametrize(("in_loop", "outside"), [(0, 0), (1, 0), (0, 1)])
+def test_warps_wait_while_others_use_the_pipe_unless_barriers_hold_them(in_loop, outside):
+    # a thread per row: every request 32 wavefronts, one block of 8 warps per SM; a barrier in
+    # the loop or after it (a tree at the end) holds the block's warps to one phase
+    barriers = in_loop + outside
     loop = SassLoop(start_offset=0, end_offset=80, depth=1, global_loads_in_flight=1,
-                    instructions=SassCounts(total=10, global_loads=1, barriers=barriers))
+                    instructions=SassCounts(total=10, global_loads=1, barriers=in_loop))
     sass = SassSummary(architecture="sm_90", disassembler="test", loops=(loop,), hot_loop=0,
                        instructions=SassCounts(total=30, global_loads=1, barriers=barriers),
                        global_loads_in_flight_per_thread=1)
