@@ -17,6 +17,13 @@ the compiler's scoreboards let a thread keep outstanding equal this count on eve
 with fewer than 12 in flight and on 95% of all the kernels tests/occupancy/test_sass.py
 compiles; beyond that the compiler may wait an instruction early on a shared scoreboard,
 or consume loads out of issue order.
+
+The same listing gives three facts about addresses (`SassSummary.thread_index_components`,
+``global_atomics_one_address``, ``global_stores_one_address``): which ``threadIdx``
+components the kernel reads at all, and which global atomics and stores write one address
+for every thread, block and loop trip (forward register dataflow: an address built from
+constants and kernel parameters alone). The time model takes copies of a warp, counters and
+flags from them.
 """
 
 from __future__ import annotations
