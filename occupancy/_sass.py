@@ -382,6 +382,7 @@ def _thread_index_components(instrs: Sequence[Instruction]) -> tuple[Literal["x"
 _NO_DESTINATION = ("STG", "ST", "STS", "STL", "STSM", "RED", "REDG", "BAR", "BRA", "BRX", "JMP", "EXIT", "RET",
                    "CALL", "BSYNC", "BSSY", "WARPSYNC", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "NOP")
 _GLOBAL_ATOMICS = ("ATOMG", "RED", "REDG", "ATOM")
+_GLOBAL_STORES = ("STG", "ST")
 _DESCRIPTOR = re.compile(r"^desc\[[^\]]*\]")
 _UNIFORM_REGISTER = re.compile(r"(?<![A-Za-z0-9_])UR(\d+)")
 # results that differ between threads (or over time) whatever their sources hold
@@ -397,9 +398,8 @@ def _uniform_registers(operand: str) -> set[str]:
     return out
 
 
-def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int,
-                 opcodes: tuple[str, ...]) -> int:
-    """Instructions of ``opcodes`` whose address no thread index, block index, loaded value or loop step reaches.
+def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int) -> tuple[int, int]:
+    """Global atomics and global stores whose address no thread index, block index, loaded value or loop step reaches.
 
     Forward dataflow in program order, walked twice: on the second walk a loop's first
     instruction also sees what was varying at its back edge on the first. A register is
@@ -407,12 +407,13 @@ def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]]
     special register (``S2R``/``S2UR``: thread, block or lane), loads from memory, or,
     inside a loop, reads the register it writes (a loop counter). A guarded write keeps
     what the register held too. The grid and block sizes (``c[0x0][...]``) are constants.
+    Returns (atomics, stores) to one address, counted on the second walk.
     """
     varying: set[object] = set()
     at_back_edge: dict[int, set[object]] = {}
-    count = 0
+    atomics = stores = 0
     for _ in range(2):
-        count = 0
+        atomics = stores = 0
         for instr in instrs:
             for start, end in loops:
                 if instr.offset == start:
@@ -427,7 +428,7 @@ def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]]
             for i, operand in enumerate(operands):
                 if not (writes and i <= first):
                     sources |= set(regs[i]) | _uniform_registers(operand)
-            if instr.base in opcodes:
+            if instr.base in _GLOBAL_ATOMICS or instr.base in _GLOBAL_STORES:
                 address: set[object] = set()
                 for operand in operands:
                     for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
@@ -435,7 +436,8 @@ def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]]
                                     for k in range(2 if ".64" in bracket or sm < 80 else 1)}
                         address |= _uniform_registers(bracket)
                 if address and not (address & varying):
-                    count += 1
+                    atomics += instr.base in _GLOBAL_ATOMICS
+                    stores += instr.base in _GLOBAL_STORES
             step = bool(dest & sources) and any(start <= instr.offset <= end for start, end in loops)
             if dest and (instr.base in _VARYING_RESULTS or step or sources & varying):
                 varying |= dest
@@ -444,7 +446,7 @@ def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]]
             for start, end in loops:
                 if instr.offset == end:  # the back edge: what is varying here goes round again
                     at_back_edge[start] = at_back_edge.get(start, set()) | varying
-    return count
+    return atomics, stores
 
 
 def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str) -> SassSummary:
@@ -452,6 +454,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     sm = int(re.sub(r"\D", "", architecture) or 0)
     code = _executable(instrs, labels)
     ranges = _loop_ranges(code, labels)
+    one_address = _one_address(code, ranges, sm)
     loops, bodies = [], []
     for start, end in ranges:
         body = [i for i in code if start <= i.offset <= end]
@@ -484,8 +487,8 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         setmaxnreg_registers=_setmaxnreg(code),
         thread_index_components=_thread_index_components(code),
         global_atomics=sum(1 for i in code if i.base in _GLOBAL_ATOMICS),
-        global_atomics_one_address=_one_address(code, ranges, sm, _GLOBAL_ATOMICS),
-        global_stores_one_address=_one_address(code, ranges, sm, ("STG", "ST")),
+        global_atomics_one_address=one_address[0],
+        global_stores_one_address=one_address[1],
     )
 
 

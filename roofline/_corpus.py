@@ -26,18 +26,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-import occupancy
 from occupancy import SassSummary
 from occupancy.common import as_path, atomic_path, dumps_json, pydantic_error, read_json, write_atomic
 
 from ._errors import RooflineError
 from ._ncu import NcuKernel, NcuProfile, _kernel, _Reader
 from ._facts import calibration as packaged_calibration
-from ._adapters import measured_launch
 from ._calibration import Calibration
 from ._gpu import GPU
 from ._kernel import Kernel
-from ._profile import _device_of, profile_report
+from ._profile import _device_of, _launch_with_sass, profile_report
 from ._time_model import predict
 
 __all__ = [
@@ -402,15 +400,7 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, device: GPU,
         return None, None
     sass = k.sass
     loads = sass.instructions.global_loads if sass is not None and not sass.loops else 1
-    resources = None
-    if sass is not None:
-        resources = occupancy.KernelResources(
-            kernel=k.name, architecture=sass.architecture, registers_per_thread=k.registers_per_thread or 0,
-            static_shared_memory=k.static_shared_memory or 0, sass=sass, sources={"sass": "the build's cubin"})
-    run = measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
-                          static_shared_memory=k.static_shared_memory or 0,
-                          dynamic_shared_memory=k.dynamic_shared_memory or 0, resources=resources,
-                          elements_per_thread=max(1, loads))
+    run = _launch_with_sass(k, max(1, loads), "the build's cubin")
     precision = k.precision
     kernel = Kernel(name=k.name, flops=k.flops.get(precision, 0.0) if precision else 0.0, precision=precision,
                     dram_bytes=float(launch.buffer_bytes), launch=run)

@@ -245,6 +245,20 @@ def _loads_per_thread(k: NcuKernel) -> float | None:
     return k.global_load_instructions * 32 / (k.blocks * k.threads_per_block)
 
 
+def _launch_with_sass(k: NcuKernel, elements_per_thread: int, sass_source: str) -> occupancy.Launch:
+    """The launch `k` ran, its SASS (where it has one) in the launch's resources."""
+    sass = k.sass
+    resources = None
+    if sass is not None:
+        resources = occupancy.KernelResources(
+            kernel=k.name, architecture=sass.architecture, registers_per_thread=k.registers_per_thread or 0,
+            static_shared_memory=k.static_shared_memory or 0, sass=sass, sources={"sass": sass_source})
+    return measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
+                           static_shared_memory=k.static_shared_memory or 0,
+                           dynamic_shared_memory=k.dynamic_shared_memory or 0, resources=resources,
+                           elements_per_thread=elements_per_thread)
+
+
 def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
     """The launch to predict, with the kernel's SASS where the profile or a binary gave it.
 
@@ -262,16 +276,7 @@ def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
         elements, how = int(round(loads)), "Nsight's count"
     elif sass is not None and not sass.loops and sass.instructions.global_loads:
         elements, how = sass.instructions.global_loads, "the SASS, straight-line code"
-    resources = None
-    if sass is not None:
-        resources = occupancy.KernelResources(
-            kernel=k.name, architecture=sass.architecture, registers_per_thread=k.registers_per_thread or 0,
-            static_shared_memory=k.static_shared_memory or 0, sass=sass,
-            sources={"sass": k.sass_source or "the profile"})
-    launch = measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread,
-                             static_shared_memory=k.static_shared_memory or 0,
-                             dynamic_shared_memory=k.dynamic_shared_memory or 0, resources=resources,
-                             elements_per_thread=elements or 1)
+    launch = _launch_with_sass(k, elements or 1, k.sass_source or "the profile")
     if sass is None:
         assumed = (f"all {elements} global loads per thread ({how}) assumed in flight at once: one round trip"
                    if elements and elements > 1 else "one global load round trip per thread assumed")

@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from occupancy import Launch, OccupancyResult
+from occupancy import Launch, OccupancyResult, SassSummary
 
 from .._errors import RooflineError
 from .._gpu import GPU
@@ -60,6 +60,11 @@ class Term(BaseModel):
     notes: tuple[str, ...] = ()
 
 
+def sass_of(launch: Launch) -> SassSummary | None:
+    """The SASS summary a launch's resources carry, None without one."""
+    return launch.resources.sass if launch.resources is not None else None
+
+
 @dataclass(frozen=True)
 class Setting:
     """One launch to predict, checked: what every term reads.
@@ -101,6 +106,20 @@ class Setting:
         """Values more than one term derives from the setting, computed once per prediction
         (the hot loop's waits: the trips and DRAM terms)."""
         return {}
+
+    @property
+    def sass(self) -> SassSummary | None:
+        """The launch's SASS summary (`sass_of`)."""
+        return sass_of(self.launch)
+
+    @property
+    def path_instructions(self) -> float | None:
+        """Warp instructions of one path through the kernel's branches: its ``instructions``
+        over ``branch_issue_factor`` (None without a count)."""
+        kernel = self.kernel
+        if not kernel.instructions:
+            return None
+        return float(kernel.instructions) / float(kernel.branch_issue_factor or 1.0)
 
     @property
     def rounds(self) -> int:

@@ -31,7 +31,7 @@ def atomics_term(setting: Setting) -> Term:
     """
     kernel, cal = setting.kernel, setting.calibration
     addresses = kernel.atomic_addresses
-    sass = setting.launch.resources.sass if setting.launch.resources is not None else None
+    sass = setting.sass
     if addresses is None and sass is not None and sass.global_atomics and \
             sass.global_atomics_one_address == sass.global_atomics:
         addresses = 1

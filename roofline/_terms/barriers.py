@@ -18,13 +18,11 @@ def barrier_seconds(setting: Setting) -> tuple[float, tuple[str, ...]]:
     warp). Without ``tree_level_seconds`` barriers cost nothing, and the note says so.
     """
     cal = setting.calibration
-    kernel, launch = setting.kernel, setting.launch
-    sass = launch.resources.sass if launch.resources is not None else None
+    kernel, sass = setting.kernel, setting.sass
     if kernel.barriers_per_block is not None or sass is None:
         barriers = float(kernel.barriers_per_block or 0)
     else:
-        issued = float(kernel.instructions) / float(kernel.branch_issue_factor or 1.0) if kernel.instructions else None
-        barriers = barriers_from_instructions(sass, issued, launch)
+        barriers = barriers_from_instructions(sass, setting.path_instructions, setting.launch)
     level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * \
         setting.occupancy.warps_per_block
     seconds = barriers * level_seconds if barriers and cal.tree_level_seconds else 0.0

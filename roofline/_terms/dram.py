@@ -268,7 +268,7 @@ def dram_term(setting: Setting) -> Term:
     # the queue's customers: the resident warps where each waits for its own loads and takes
     # its turn at the pipe (its block's other warps included); whole blocks where barriers
     # hold the warps of a block to one phase
-    sass = launch.resources.sass if launch.resources is not None else None
+    sass = setting.sass
     phased = bool(sass.instructions.barriers if sass is not None else kernel.barriers_per_block)
     warps = 1 if phased else setting.occupancy.warps_per_block
 

@@ -89,7 +89,7 @@ def instructions_term(setting: Setting) -> Term:
     """
     gpu, kernel, launch = setting.gpu, setting.kernel, setting.launch
     instructions = kernel.instructions
-    sass = launch.resources.sass if launch.resources is not None else None
+    sass = setting.sass
     notes: tuple[str, ...] = ()
     if instructions is None and sass is not None:
         instructions = instructions_from_sass(sass, kernel, launch)

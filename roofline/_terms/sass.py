@@ -9,6 +9,7 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
 from .._errors import RooflineError
 from .._kernel import Kernel, kernel_of
+from ._term import sass_of
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_instructions"]
 
@@ -43,8 +44,7 @@ def duplicate_warps(launch: Launch) -> float:
     >>> duplicate_warps(occupancy.Launch(grid=4, block=(256, 1, 1), registers_per_thread=32, resources=resources))
     1.0
     """
-    resources = launch.resources
-    sass = resources.sass if resources is not None else None
+    sass = sass_of(launch)
     if sass is None or sass.thread_index_components is None:
         return 1.0
     return _duplicates(tuple(launch.block), frozenset(sass.thread_index_components))

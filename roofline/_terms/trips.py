@@ -22,17 +22,16 @@ def hot_loop_trips(setting: Setting) -> float | None:
     """Trips of the hot loop per warp: from the kernel's warp instructions where it gives them
     (`loads_from_instructions`), else from its load bytes over the loop's loads; None without
     a hot loop with global loads or without either count."""
-    kernel, launch = setting.kernel, setting.launch
-    sass = launch.resources.sass if launch.resources is not None else None
+    kernel, launch, sass = setting.kernel, setting.launch, setting.sass
     if sass is None or sass.hot_loop is None:
         return None
     hot = sass.loops[sass.hot_loop].instructions
     if not hot.global_loads:
         return None
-    if kernel.instructions:
+    issued = setting.path_instructions
+    if issued is not None:
         scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") == "fp32"
-        counted = loads_from_instructions(sass, float(kernel.instructions) / float(kernel.branch_issue_factor or 1.0),
-                                          launch, flops_per_thread=float(kernel.flops) / launch.threads
+        counted = loads_from_instructions(sass, issued, launch, flops_per_thread=float(kernel.flops) / launch.threads
                                           if scalar and kernel.flops else None)
         return None if counted is None else counted[1]
     if kernel.load_bytes is None:
@@ -95,9 +94,8 @@ def loop_waits(setting: Setting) -> dict[str, float] | None:
 
 
 def _loop_waits(setting: Setting) -> dict[str, float] | None:
-    launch, kernel = setting.launch, setting.kernel
+    launch, kernel, sass = setting.launch, setting.kernel, setting.sass
     trips = hot_loop_trips(setting)
-    sass = launch.resources.sass if launch.resources is not None else None
     if trips is None or sass is None:
         return None
     loop = sass.loops[sass.hot_loop]
