@@ -18,17 +18,19 @@ with fewer than 12 in flight and on 95% of all the kernels tests/occupancy/test_
 compiles; beyond that the compiler may wait an instruction early on a shared scoreboard,
 or consume loads out of issue order.
 
-The same listing gives three facts about addresses (`SassSummary.thread_index_components`,
-``global_atomics_one_address``, ``global_stores_one_address``): which ``threadIdx``
-components the kernel reads at all, and which global atomics and stores write one address
-for every thread, block and loop trip (forward register dataflow: an address built from
-constants and kernel parameters alone). The time model takes copies of a warp, counters and
-flags from them.
+The same listing gives four facts about addresses (`SassSummary.thread_index_components`,
+``global_atomics_one_address``, ``global_stores_one_address``, ``hot_loop_load_sources``):
+which ``threadIdx`` components the kernel reads at all, which global atomics and stores write
+one address for every thread, block and loop trip (forward register dataflow: an address
+built from constants and kernel parameters alone), and what reaches the address of each load
+of the hot loop, with whether the loop moves it a line or more per trip. The time model takes
+copies of a warp, lines shared in one trip, counters and flags from them.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,6 +71,11 @@ _CONVERSIONS = {"F2F": None, "I2F": "S32", "F2I": "F32", "I2I": "S32", "F2IP": "
 _REGISTER = re.compile(r"(?<![A-Za-z0-9_])R(\d+)((?:\.[A-Za-z0-9_]+)*)")
 _BRACKETS = re.compile(r"\[[^\]]*\]")
 _TYPE = re.compile(r"[FSU](?:8|16|32|64)")
+#: What reaches an address, by where it comes from (`_address_sources`).
+AddressSource = Literal["x", "y", "z", "ctaid.x", "ctaid.y", "ctaid.z", "lane", "data", "loop", "stride"]
+_SOURCE_ORDER = ("x", "y", "z", "ctaid.x", "ctaid.y", "ctaid.z", "lane", "data", "loop", "stride")
+_LINE_BYTES = 128
+_INDICES = frozenset({"x", "y", "z", "ctaid.x", "ctaid.y", "ctaid.z", "lane"})
 
 
 class SassCounts(BaseModel):
@@ -207,6 +214,15 @@ class SassSummary(BaseModel):
     global_stores_one_address : int or None
         Global stores (``STG``, ``ST``) to one address by the same test: a flag every warp
         sets (``*done = true``). None where the summary does not say.
+    hot_loop_load_sources : tuple of tuple of str or None
+        For each global load of the hot loop, in program order, what reaches its address
+        (register dataflow, as for the one-address facts): the ``threadIdx`` components
+        (``"x"``, ``"y"``, ``"z"``), the ``blockIdx`` components (``"ctaid.x"``, ...), the
+        lane index (``"lane"``), a loaded value or another special register (``"data"``)
+        and a register the loop steps (``"loop"``). A load the loop steps whose address no
+        ``threadIdx`` component of some warps reaches is the same line for those warps in
+        the same trip (`roofline` counts them as sharing its miss). Empty without a hot loop
+        with global loads; None where the summary does not say.
     """
 
     model_config = _FROZEN
@@ -225,6 +241,7 @@ class SassSummary(BaseModel):
     global_atomics: int | None = Field(default=None, ge=0)
     global_atomics_one_address: int | None = Field(default=None, ge=0)
     global_stores_one_address: int | None = Field(default=None, ge=0)
+    hot_loop_load_sources: tuple[tuple[AddressSource, ...], ...] | None = None
 
     @model_validator(mode="after")
     def _check_hot_loop(self) -> SassSummary:
@@ -398,54 +415,225 @@ def _uniform_registers(operand: str) -> set[str]:
     return out
 
 
-def _one_address(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int) -> tuple[int, int]:
-    """Global atomics and global stores whose address no thread index, block index, loaded value or loop step reaches.
+def _special(operand: str) -> frozenset[str]:
+    """The sources a special register (``S2R``/``S2UR`` operand) stands for."""
+    if operand.startswith("SR_TID."):
+        return frozenset({operand[len("SR_TID."):].lower()})
+    if operand.startswith("SR_CTAID."):
+        return frozenset({"ctaid." + operand[len("SR_CTAID."):].lower()})
+    if operand == "SR_LANEID":
+        return frozenset({"lane"})
+    if operand == "SR_WARPID":
+        # a warp's own index: its threads' components, whatever the block's shape
+        return frozenset({"x", "y", "z"})
+    return frozenset({"data"})
+
+
+_IMMEDIATE = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)$")
+_PREDICATE = re.compile(r"^!?U?P(\d+|T)$")
+
+
+def _immediate(operand: str) -> int | None:
+    return abs(int(operand, 0)) if _IMMEDIATE.match(operand) else None
+
+
+def _step(instr: Instruction, values: Sequence[str], step_of) -> float:
+    """How far the value an instruction writes moves per loop trip, from how far what it
+    reads moves (``step_of(operand)``, 0 for a constant; ``values``: its source operands,
+    predicates left out): kept by moves, adds, and multiplies and shifts by an immediate;
+    ``inf`` where a moving value is scaled by a run-time value or passes through anything else."""
+    steps = [step_of(o) for o in values]
+    if not any(steps):
+        return 0.0
+    base, mods = instr.base.lstrip("U"), instr.modifiers
+
+    def scaled(moving: int, by: int) -> float:
+        scale = _immediate(values[by])
+        return math.inf if steps[by] or scale is None else steps[moving] * scale
+
+    if base == "MOV" or (base == "IMAD" and "MOV" in mods):
+        return steps[-1]
+    if base in ("IADD3", "IADD", "IADD32I") or (base == "IMAD" and "IADD" in mods):
+        return sum(steps)
+    if base in ("IMAD", "IMUL") and "HI" not in mods and len(values) >= 2:
+        product = 0.0 if not steps[0] and not steps[1] else scaled(0, 1) if steps[0] else scaled(1, 0)
+        return product + (steps[2] if len(values) > 2 else 0.0)
+    if base == "LEA" and "HI" not in mods and len(values) >= 3:
+        shift = _immediate(values[2])
+        return math.inf if shift is None else steps[0] * 2 ** shift + steps[1]
+    if base in ("SHF", "SHL") and "L" in mods and len(values) >= 2:
+        shift = _immediate(values[1])
+        return math.inf if shift is None or steps[1] else steps[0] * 2 ** shift
+    return math.inf
+
+
+def _delta(instr: Instruction, values: Sequence[str], delta_of) -> float | None:
+    """How far the value an instruction writes is from a loop-carried register's value at
+    the start of the trip (``delta_of(operand)``: None for a value not derived from one):
+    immediates add, a run-time value added or scaling it makes it ``inf``; None where no
+    source is derived from a carried register."""
+    deltas = [delta_of(o) for o in values]
+    if all(d is None for d in deltas):
+        return None
+    base, mods = instr.base.lstrip("U"), instr.modifiers
+
+    def term(i: int) -> float:
+        if deltas[i] is not None:
+            return deltas[i]
+        if values[i] in ("RZ", "URZ"):
+            return 0.0
+        immediate = _immediate(values[i])
+        return math.inf if immediate is None else float(immediate)
+
+    if "X" in mods:  # the high word of a 64-bit add follows its low word
+        return next(d for d in deltas if d is not None)
+    if base == "MOV" or (base == "IMAD" and "MOV" in mods):
+        return deltas[-1]
+    if base in ("IADD3", "IADD", "IADD32I") or (base == "IMAD" and "IADD" in mods):
+        return sum(term(i) for i in range(len(values)))
+    if base == "IMAD" and "HI" not in mods and len(values) == 3:
+        a, b = deltas[0], deltas[1]
+        if a is None and b is None:
+            product = 0.0 if "RZ" in values[:2] else math.inf
+        else:
+            moving, by = (0, 1) if a is not None else (1, 0)
+            scale = _immediate(values[by])
+            product = math.inf if deltas[by] is not None or scale is None else deltas[moving] * scale
+        return product + term(2)
+    return math.inf
+
+
+def _carried(body: Sequence[Instruction], sm: int) -> set[object]:
+    """Registers a loop reads before it writes them and writes too: its counters and pointers."""
+    written: set[object] = set()
+    live_in: set[object] = set()
+    for instr in body:
+        regs = _registers(instr, sm)
+        operands = list(instr.operands)
+        first = 1 if instr.base in ("ATOMG", "ATOM") and operands and operands[0].startswith("P") else 0
+        writes = instr.base not in _NO_DESTINATION and len(operands) > first and "[" not in operands[first]
+        for i, operand in enumerate(operands):
+            if not (writes and i <= first):
+                live_in |= (set(regs[i]) | _uniform_registers(operand)) - written
+        if writes:
+            written |= set(regs[first]) | _uniform_registers(operands[first])
+    return live_in & written
+
+
+def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]],
+                     sm: int) -> dict[int, frozenset[str]]:
+    """What reaches the address of each global load, store and atomic: offset -> sources.
 
     Forward dataflow in program order, walked twice: on the second walk a loop's first
-    instruction also sees what was varying at its back edge on the first. A register is
-    varying where an instruction that writes it reads a varying one, reads a
-    special register (``S2R``/``S2UR``: thread, block or lane), loads from memory, or,
-    inside a loop, reads the register it writes (a loop counter). A guarded write keeps
-    what the register held too. The grid and block sizes (``c[0x0][...]``) are constants.
-    Returns (atomics, stores) to one address, counted on the second walk.
+    instruction also sees what its registers held at the back edge on the first. A register
+    written by an instruction holds the sources of the registers it reads, plus: the
+    thread, block or lane index a special register (``S2R``/``S2UR``) gives (``"x"``,
+    ``"ctaid.x"``, ``"lane"``; any other special register is ``"data"``), ``"data"`` for a
+    value loaded from memory (or shuffled, voted, matched), and ``"loop"`` for a register
+    a loop carries (reads before it writes it, and writes: a counter or a pointer). A
+    guarded write keeps what the register held too. The grid and block sizes
+    (``c[0x0][...]``) are constants.
+
+    A carried register moves per trip by what the first walk finds it moved from the top of
+    the loop to its back edge (`_delta`: immediates added; a run-time value added makes the
+    step unbounded), and what is computed from it moves as `_step` says (scaled by
+    immediate multiplies and shifts; unbounded where scaled by a run-time value such as a
+    row pitch). An address that moves by a line (128 bytes) or more per trip, or by an
+    unbounded step, has ``"stride"`` too. The sources recorded are those of the second walk.
     """
-    varying: set[object] = set()
-    at_back_edge: dict[int, set[object]] = {}
-    atomics = stores = 0
-    for _ in range(2):
-        atomics = stores = 0
+    carried = {(start, end): _carried([i for i in instrs if start <= i.offset <= end], sm) for start, end in loops}
+    held: dict[object, frozenset[str]] = {}
+    steps: dict[object, float] = {}
+    delta: dict[object, float | None] = {}
+    trip_steps: dict[tuple[int, object], float] = {}
+    at_back_edge: dict[int, dict[object, frozenset[str]]] = {}
+    found: dict[int, frozenset[str]] = {}
+    for walk in range(2):
         for instr in instrs:
-            for start, end in loops:
+            for (start, end), regs_carried in carried.items():
                 if instr.offset == start:
-                    varying |= at_back_edge.get(start, set())
+                    for reg, sources in at_back_edge.get(start, {}).items():
+                        held[reg] = held.get(reg, frozenset()) | sources
+                    for reg in regs_carried:
+                        held[reg] = held.get(reg, frozenset()) | {"loop"}
+                        delta[reg] = 0.0
+                        if walk:
+                            steps[reg] = trip_steps.get((start, reg), math.inf)
             regs = _registers(instr, sm)
             operands = list(instr.operands)
             # ATOMG P, Rd, [a], b writes a predicate and Rd: Rd is the register written
             first = 1 if instr.base in ("ATOMG", "ATOM") and operands and operands[0].startswith("P") else 0
             writes = instr.base not in _NO_DESTINATION and len(operands) > first and "[" not in operands[first]
             dest: set[object] = (set(regs[first]) | _uniform_registers(operands[first])) if writes else set()
-            sources: set[object] = set()
-            for i, operand in enumerate(operands):
+            named = [set(regs[i]) | _uniform_registers(o) for i, o in enumerate(operands)]
+            read: set[object] = set()
+            for i in range(len(operands)):
                 if not (writes and i <= first):
-                    sources |= set(regs[i]) | _uniform_registers(operand)
-            if instr.base in _GLOBAL_ATOMICS or instr.base in _GLOBAL_STORES:
+                    read |= named[i]
+            if instr.base in _GLOBAL_LOADS or instr.base in _GLOBAL_ATOMICS or instr.base in _GLOBAL_STORES:
                 address: set[object] = set()
                 for operand in operands:
                     for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
                         address |= {int(m[1]) + k for m in _REGISTER.finditer(bracket)
                                     for k in range(2 if ".64" in bracket or sm < 80 else 1)}
                         address |= _uniform_registers(bracket)
-                if address and not (address & varying):
-                    atomics += instr.base in _GLOBAL_ATOMICS
-                    stores += instr.base in _GLOBAL_STORES
-            step = bool(dest & sources) and any(start <= instr.offset <= end for start, end in loops)
-            if dest and (instr.base in _VARYING_RESULTS or step or sources & varying):
-                varying |= dest
-            elif dest and not instr.guard:
-                varying -= dest
-            for start, end in loops:
-                if instr.offset == end:  # the back edge: what is varying here goes round again
-                    at_back_edge[start] = at_back_edge.get(start, set()) | varying
+                if address:
+                    sources = frozenset().union(*(held.get(r, frozenset()) for r in address))
+                    if "loop" in sources and max(steps.get(r, 0.0) for r in address) >= _LINE_BYTES:
+                        sources |= {"stride"}
+                    found[instr.offset] = sources
+            if dest:
+                sources = frozenset().union(*(held.get(r, frozenset()) for r in read))
+                if instr.base in ("S2R", "S2UR"):
+                    sources |= frozenset().union(*(_special(o) for o in operands[1:]))
+                elif instr.base in _VARYING_RESULTS:
+                    sources |= {"data"}
+                values = [o for i, o in enumerate(operands) if i > first and not _PREDICATE.match(o)]
+                by_operand = {o: named[i] for i, o in enumerate(operands)}
+
+                def step_of(operand: str) -> float:
+                    return max((steps.get(r, 0.0) for r in by_operand.get(operand, ())), default=0.0)
+
+                def delta_of(operand: str) -> float | None:
+                    found_deltas = [delta[r] for r in by_operand.get(operand, ()) if r in delta]
+                    if not found_deltas:
+                        return None
+                    return math.inf if any(d is None for d in found_deltas) else max(found_deltas)
+
+                in_loop = any(start <= instr.offset <= end for start, end in loops)
+                if instr.base in _VARYING_RESULTS:
+                    # a thread's or block's index stays put; what a loop loads may change every trip
+                    moved = math.inf if in_loop and not (instr.base in ("S2R", "S2UR") and sources <= _INDICES) \
+                        else 0.0
+                else:
+                    moved = _step(instr, values, step_of)
+                offset = None if instr.base in _VARYING_RESULTS else _delta(instr, values, delta_of)
+                for reg in dest:
+                    held[reg] = (held.get(reg, frozenset()) | sources) if instr.guard else sources
+                    steps[reg] = max(steps.get(reg, 0.0), moved) if instr.guard else moved
+                    if offset is None:
+                        delta.pop(reg, None)
+                    else:
+                        delta[reg] = offset
+            for (start, end), regs_carried in carried.items():
+                if instr.offset == end:  # the back edge: what registers hold here goes round again
+                    edge = at_back_edge.setdefault(start, {})
+                    for reg, sources in held.items():
+                        edge[reg] = edge.get(reg, frozenset()) | sources
+                    if not walk:
+                        for reg in regs_carried:
+                            moved = delta.get(reg)
+                            trip_steps[(start, reg)] = math.inf if moved is None else abs(moved)
+    return found
+
+
+def _one_address(instrs: Sequence[Instruction], sources: dict[int, frozenset[str]]) -> tuple[int, int]:
+    """Global atomics and global stores whose address nothing varying reaches (`_address_sources`)."""
+    atomics = stores = 0
+    for instr in instrs:
+        if instr.offset in sources and not sources[instr.offset]:
+            atomics += instr.base in _GLOBAL_ATOMICS
+            stores += instr.base in _GLOBAL_STORES
     return atomics, stores
 
 
@@ -454,7 +642,8 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     sm = int(re.sub(r"\D", "", architecture) or 0)
     code = _executable(instrs, labels)
     ranges = _loop_ranges(code, labels)
-    one_address = _one_address(code, ranges, sm)
+    addresses = _address_sources(code, ranges, sm)
+    one_address = _one_address(code, addresses)
     loops, bodies = [], []
     for start, end in ranges:
         body = [i for i in code if start <= i.offset <= end]
@@ -474,6 +663,8 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     else:
         peak = _in_flight(code, sm, passes=1)
     widest = max(peak, key=_load_bytes, default=None)
+    hot_sources = tuple(tuple(c for c in _SOURCE_ORDER if c in addresses.get(i.offset, ()))
+                        for i in (bodies[hot] if hot is not None else ()) if i.base in _GLOBAL_LOADS)
     return SassSummary(
         architecture=architecture,
         disassembler=tool,
@@ -489,6 +680,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         global_atomics=sum(1 for i in code if i.base in _GLOBAL_ATOMICS),
         global_atomics_one_address=one_address[0],
         global_stores_one_address=one_address[1],
+        hot_loop_load_sources=hot_sources,
     )
 
 

@@ -11,7 +11,8 @@ from .._errors import RooflineError
 from .._kernel import Kernel, kernel_of
 from ._term import sass_of
 
-__all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_instructions"]
+__all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_instructions",
+           "shared_lines"]
 
 
 def _warps(launch: Launch) -> int:
@@ -58,6 +59,67 @@ def _duplicates(block: tuple[int, int, int], read: frozenset[str]) -> float:
                     t // (bx * by) if "z" in read else 0) for t in range(w, min(w + 32, threads)))
              for w in range(0, threads, 32)]
     return len(warps) / len(set(warps))
+
+
+def shared_lines(launch: Launch, resident_blocks: int) -> tuple[float, float]:
+    """How many warps of a block, and how many blocks of a wave, load the same line in the same trip.
+
+    A load of the hot loop that the loop steps (``"loop"`` in
+    ``SassSummary.hot_loop_load_sources``) reaches a new line every trip; where no
+    ``threadIdx`` component of some warps reaches its address, those warps load the same
+    line in the same trip, and where no ``blockIdx`` component of some resident blocks
+    does, so do those blocks. The first to ask misses; the others hit a line still on its
+    way and wait as long. A load whose address a loaded value reaches (a gather) shares
+    nothing that can be known.
+
+    Parameters
+    ----------
+    launch : occupancy.Launch
+        The launch, its resources carrying the SASS summary.
+    resident_blocks : int
+        Blocks resident on the GPU at once (a wave); the first ``min(resident, blocks)``
+        blocks in launch order share a trip.
+
+    Returns
+    -------
+    (float, float)
+        Warps of a block per distinct line (at least `duplicate_warps`) and resident blocks
+        per distinct line, the most over the loop's loads; (`duplicate_warps`, 1) without
+        the SASS's sources.
+
+    Examples
+    --------
+    >>> import occupancy
+    >>> from roofline._terms.sass import shared_lines
+    >>> sass = occupancy.SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=1,
+    ...                              instructions=occupancy.SassCounts(total=4), thread_index_components=("x", "y"),
+    ...                              hot_loop_load_sources=(("x", "ctaid.x", "loop"),))
+    >>> resources = occupancy.KernelResources(kernel="mm", architecture="sm_90", registers_per_thread=32, sass=sass)
+    >>> shared_lines(occupancy.Launch(grid=(16, 64), block=(32, 8, 1), registers_per_thread=32, resources=resources), 1056)
+    (8.0, 64.0)
+    """
+    warps = duplicate_warps(launch)
+    sass = sass_of(launch)
+    if sass is None or not sass.hot_loop_load_sources:
+        return warps, 1.0
+    wave = min(max(1, int(resident_blocks)), launch.blocks)
+    blocks = 1.0
+    for sources in sass.hot_loop_load_sources:
+        if "stride" not in sources or "data" in sources:
+            continue
+        read = frozenset(sources)
+        warps = max(warps, _duplicates(tuple(launch.block), read & {"x", "y", "z"}))
+        blocks = max(blocks, _blocks_sharing(tuple(launch.grid), wave,
+                                             frozenset(c[len("ctaid."):] for c in read if c.startswith("ctaid."))))
+    return warps, blocks
+
+
+@functools.lru_cache(maxsize=256)
+def _blocks_sharing(grid: tuple[int, int, int], wave: int, read: frozenset[str]) -> float:
+    gx, gy, _ = grid
+    seen = {(b % gx if "x" in read else 0, b // gx % gy if "y" in read else 0, b // (gx * gy) if "z" in read else 0)
+            for b in range(wave)}
+    return wave / len(seen)
 
 
 def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | None = None) -> float | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._kernel import Kernel
 from ._term import Setting, Term
-from .sass import duplicate_warps, loads_from_instructions
+from .sass import loads_from_instructions, shared_lines
 
 __all__ = ["hot_loop_trips", "loop_waits", "trip_latency", "trips_term"]
 
@@ -42,7 +42,7 @@ def hot_loop_trips(setting: Setting) -> float | None:
 
 
 def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads_per_round: int = 1,
-                 duplicates: float = 1.0) -> float | None:
+                 duplicates: float = 1.0, sharing_blocks: float = 1.0) -> float | None:
     """Seconds one round of a thread's loads takes: as long as its slowest load.
 
     A round of ``loads_per_round`` loads in flight waits for the deepest level any of them
@@ -54,28 +54,31 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads
     (``l1_hit_latency_seconds``), an L2 hit (``l2_hit_latency_seconds``) and a DRAM trip,
     the dependent load that misses L2 (``trip_latency_seconds`` where the trip probe gave
     it, else the latency ladder's ``dram_latency_seconds``) plus the block's bytes of the
-    round at one SM's share of the bandwidth (``trip_bytes_per_second``, else the copy
-    sweep's ``sm_bandwidth_bytes_per_second``). A level the kernel gives no figures for
-    counts as missed. Warps that duplicate one another (``duplicates`` per distinct warp,
-    `duplicate_warps`) issue the same loads in the same round: one misses and the others hit
-    a line still on its way, waiting as long, so the misses a round sees are the share
-    missed times ``duplicates`` (at most all). None without a DRAM latency.
+    round that miss L1 at one SM's share of the bandwidth (``trip_bytes_per_second``, else
+    the copy sweep's ``sm_bandwidth_bytes_per_second``). A level the kernel gives no figures
+    for counts as missed. Warps that load the same line in the same round (``duplicates``
+    warps of a block per distinct line, `shared_lines`) wait together: one misses and the
+    others hit a line still on its way, waiting as long, so the L1 misses a round sees are
+    the share missed times ``duplicates`` (at most all); blocks resident together that load
+    the same line in the same round (``sharing_blocks``) do the same at L2. None without a
+    DRAM latency.
     """
     cal = calibration
     latency = cal.trip_latency_seconds if cal.trip_latency_seconds is not None else cal.dram_latency_seconds
     if latency is None:
         return None
-    rate = cal.trip_bytes_per_second or cal.sm_bandwidth_bytes_per_second
-    dram = latency + (bytes_per_block_trip / rate if rate else 0.0)
-    l2 = min(dram, cal.l2_hit_latency_seconds or dram)
-    l1 = min(l2, cal.l1_hit_latency_seconds or l2)
-
     def share(part: float | None, whole: float | None) -> float:
         return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
 
     l1_miss = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else share(kernel.l2_bytes, kernel.l1_bytes)
     l2_miss = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else share(kernel.dram_bytes, kernel.l2_bytes)
+    rate = cal.trip_bytes_per_second or cal.sm_bandwidth_bytes_per_second
+    # only the bytes that miss L1 come through the SM's port from L2 or DRAM
+    dram = latency + (bytes_per_block_trip * l1_miss / rate if rate else 0.0)
+    l2 = min(dram, cal.l2_hit_latency_seconds or dram)
+    l1 = min(l2, cal.l1_hit_latency_seconds or l2)
     l1_miss = min(1.0, l1_miss * max(1.0, duplicates))
+    l2_miss = min(1.0, l2_miss * max(1.0, sharing_blocks))
     loads = max(1, int(loads_per_round))
     to_l2 = min(1.0, loads * l1_miss)
     to_dram = min(to_l2, loads * l1_miss * l2_miss)
@@ -106,11 +109,13 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
     stores_per_round = loop.instructions.global_stores / rounds
     round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) \
         * float(sass.global_load_bytes or 4) * launch.threads_per_block
+    warps, blocks = shared_lines(launch, setting.slots)
     latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads),
-                           duplicate_warps(launch))
+                           warps, blocks)
     if latency is None:
         return None
     return {"trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,
+            "warps_sharing_a_line": warps, "blocks_sharing_a_line": blocks,
             "bytes_per_block_round": round_bytes, "loop_loads_per_thread": trips * loop.instructions.global_loads,
             "seconds": trips * rounds * latency}
 

@@ -107,3 +107,15 @@ extern "C" __global__ void flag(const float* __restrict__ x, float* __restrict__
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && x[i] > 0.0f) { y[i] = x[i]; *done = 1; }
 }
+
+// A matrix product one element per thread, as naive code writes it: each trip loads a[i][k] (the
+// same word for a row of threads, the next word next trip) and b[k][j] (a new row of b, n floats on,
+// every trip; no threadIdx.y or blockIdx.y reaches it).
+extern "C" __global__ void matmul_rows(const float* a, const float* b, float* c, int n) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= n || j >= n) return;
+    float acc = 0.0f;
+#pragma unroll 1  // two loads a trip: few enough in flight for the scoreboard oracle
+    for (int k = 0; k < n; ++k) acc += a[i * n + k] * b[k * n + j];
+    c[i * n + j] = acc;
+}

@@ -179,6 +179,44 @@ FLAGS = {
 }
 
 
+P = "c[0x0][0x220]"
+LOAD_SOURCES = {
+    # name: (lines of a loop L0 and what comes before it, what reaches the hot loop's load)
+    "a-pointer-stepped-a-word-at-a-time": ([f"LDC.64 R4, {P}", "L0:", "LDG.E R0, desc[UR4][R4.64]",
+                                            "IADD3 R4, P1, R4, 0x4, RZ", "IADD3.X R5, RZ, R5, RZ, P1, !PT",
+                                            "@P0 BRA `(L0)", "EXIT"], ("loop",)),
+    "a-pointer-stepped-a-row-at-a-time": ([f"LDC.64 R4, {P}", "L0:", "LDG.E R0, desc[UR4][R4.64]",
+                                           "IADD3 R4, P1, R4, 0x1000, RZ", "IADD3.X R5, RZ, R5, RZ, P1, !PT",
+                                           "@P0 BRA `(L0)", "EXIT"], ("loop", "stride")),
+    "stepped-through-a-copy": ([f"LDC.64 R4, {P}", "L0:", "LDG.E R0, desc[UR4][R4.64]",
+                                "IADD3 R8, P1, R4, 0x200, RZ", "IADD3.X R9, RZ, R5, RZ, P1, !PT", "MOV R4, R8",
+                                "IMAD.MOV.U32 R5, RZ, RZ, R9", "@P0 BRA `(L0)", "EXIT"], ("loop", "stride")),
+    "a-counter-scaled-by-a-word": (["MOV R2, RZ", f"LDC.64 R6, {P}", "L0:", "IMAD.WIDE R4, R2, 0x4, R6",
+                                    "LDG.E R0, desc[UR4][R4.64]", "IADD3 R2, R2, 0x1, RZ", "@P0 BRA `(L0)", "EXIT"],
+                                   ("loop",)),
+    "a-counter-scaled-by-a-run-time-pitch": (["MOV R2, RZ", "LDC R3, c[0x0][0x228]", f"LDC.64 R6, {P}", "L0:",
+                                              "IMAD R8, R2, R3, RZ", "IMAD.WIDE R4, R8, 0x4, R6",
+                                              "LDG.E R0, desc[UR4][R4.64]", "IADD3 R2, R2, 0x1, RZ",
+                                              "@P0 BRA `(L0)", "EXIT"], ("loop", "stride")),
+    "a-column-of-the-thread-and-block": (["S2R R1, SR_TID.Y", "S2UR UR5, SR_CTAID.X", "IMAD R1, R1, UR5, RZ",
+                                          f"LDC.64 R6, {P}", "IMAD.WIDE R4, R1, 0x4, R6", "L0:",
+                                          "LDG.E R0, desc[UR4][R4.64]", "@P0 BRA `(L0)", "EXIT"],
+                                         ("y", "ctaid.x")),
+    "a-gather": ([f"LDC.64 R6, {P}", "L0:", "LDG.E R1, desc[UR4][R6.64]", "IMAD.WIDE R4, R1, 0x4, R6",
+                  "LDG.E R0, desc[UR4][R4.64]", "@P0 BRA `(L0)", "EXIT"], ("data",)),
+}
+
+
+@pytest.mark.parametrize("name", list(LOAD_SOURCES), ids=list(LOAD_SOURCES))
+def test_what_reaches_the_address_of_a_hot_loop_load(name):
+    lines, sources = LOAD_SOURCES[name]
+    assert summary(*lines).hot_loop_load_sources[-1] == sources
+
+
+def test_no_hot_loop_no_load_sources():
+    assert summary(f"LDC.64 R6, {P}", "LDG.E R0, desc[UR4][R6.64]", "EXIT").hot_loop_load_sources == ()
+
+
 @pytest.mark.parametrize("name", list(FLAGS), ids=list(FLAGS))
 def test_stores_to_one_address(name):
     lines, one = FLAGS[name]
@@ -407,6 +445,15 @@ def test_a_counter_is_one_address_and_a_histogram_is_not(cubins, arch):
     flag = occupancy.kernel_resources(cubins[arch], kernel="flag").sass
     assert (flag.instructions.global_stores, flag.global_stores_one_address) == (2, 1)
     assert counter.global_stores_one_address == histogram.global_stores_one_address == 0
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_a_naive_matrix_product_strides_through_b_and_walks_along_a(cubins, arch):
+    s = occupancy.kernel_resources(cubins[arch], kernel="matmul_rows").sass
+    # b[k * n + j]: a new row every trip, its address from threadIdx.x and blockIdx.x alone;
+    # a[i * n + k]: the next word, from threadIdx.y and blockIdx.y
+    assert set(s.hot_loop_load_sources) == {("x", "ctaid.x", "loop", "stride"), ("y", "ctaid.y", "loop")}
+    assert len(s.hot_loop_load_sources) == s.loops[s.hot_loop].instructions.global_loads
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])

@@ -13,6 +13,7 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from roofline._adapters import counts_from
 from roofline._ncu import _kernel, _Reader
 from roofline._terms import barriers_from_instructions, duplicate_warps, loads_from_instructions, trip_latency
+from roofline._terms.sass import shared_lines
 
 CAL = roofline.calibration("H200")
 SMS = roofline.gpu("H200").sm_count
@@ -203,6 +204,54 @@ def _reads(components, block, loads=1):
 ])
 def test_duplicate_warps_of_a_block(components, block, duplicates):
     assert duplicate_warps(_reads(components, block)) == duplicates
+
+
+def _sourced(sources, block, grid):
+    sass = SassSummary(architecture="sm_90", disassembler="test", instructions=SassCounts(total=30, global_loads=2),
+                       global_loads_in_flight_per_thread=2, thread_index_components=("x", "y"),
+                       hot_loop_load_sources=sources)
+    resources = occupancy.KernelResources(kernel="mm", architecture="sm_90", registers_per_thread=32, sass=sass)
+    return Launch(grid=grid, block=block, registers_per_thread=32, resources=resources)
+
+
+A_ROW = ("y", "ctaid.y", "loop")                   # a[i][k]: the next word next trip
+B_COLUMN = ("x", "ctaid.x", "loop", "stride")      # b[k][j]: a new row every trip
+
+
+@pytest.mark.parametrize(("sources", "block", "grid", "resident", "shared"), [
+    # naive matrix product at 32 x 8 on a 16 x 64 grid, one wave: b's line is one for the 8 warps
+    # of a block and for the 64 blocks of a column of the grid
+    ((A_ROW, B_COLUMN), (32, 8, 1), (16, 64, 1), 1056, (8.0, 64.0)),
+    # 16 x 16: two rows of threads per warp, still 8 warps to a line; a wave of 132 blocks of a
+    # 32-wide grid holds 4.125 rows of it: 132 / 32 distinct lines
+    ((A_ROW, B_COLUMN), (16, 16, 1), (32, 32, 1), 132, (8.0, 132 / 32)),
+    ((A_ROW,), (32, 8, 1), (16, 64, 1), 1056, (1.0, 1.0)),          # no load the loop strides
+    ((("loop", "stride", "data"),), (32, 8, 1), (16, 64, 1), 1056, (1.0, 1.0)),  # a gather: unknown
+    ((("loop", "stride"),), (256, 1, 1), (4, 1, 1), 1056, (8.0, 4.0)),  # one address for all
+    ((), (32, 8, 1), (16, 64, 1), 1056, (1.0, 1.0)),                # no hot loop loads
+    (None, (32, 8, 1), (16, 64, 1), 1056, (1.0, 1.0)),              # a summary that does not say
+])
+def test_warps_and_blocks_that_load_one_line_in_one_trip(sources, block, grid, resident, shared):
+    assert shared_lines(_sourced(sources, block, grid), resident) == pytest.approx(shared)
+
+
+def test_blocks_sharing_a_line_wait_for_its_dram_trip():
+    # a naive matrix product's b: L1 catches 7 of 8 warps' sectors and L2 63 of 64 blocks'
+    # requests, each a copy of the first one's miss: every trip waits for DRAM
+    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.875, l2_hit_rate=63 / 64)
+    in_block = trip_latency(k, CAL, 0.0, 1, duplicates=8.0)
+    across = trip_latency(k, CAL, 0.0, 1, duplicates=8.0, sharing_blocks=64.0)
+    assert in_block < 0.5 * CAL.dram_latency_seconds
+    assert across == pytest.approx(CAL.dram_latency_seconds)
+
+
+@pytest.mark.parametrize("hit_rate", [0.0, 0.5, 0.95])
+def test_only_the_bytes_that_miss_l1_stream_in_a_round(hit_rate):
+    # the DRAM level of a round: its latency plus the block's bytes that miss L1 at one SM's share
+    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=hit_rate, l2_hit_rate=0.0)
+    rate = CAL.trip_bytes_per_second or CAL.sm_bandwidth_bytes_per_second
+    shared = trip_latency(k, CAL, 65536.0, 1, duplicates=1 / (1 - hit_rate))  # every round reaches DRAM
+    assert shared == pytest.approx(CAL.dram_latency_seconds + 65536.0 * (1 - hit_rate) / rate)
 
 
 def test_copies_of_a_warp_wait_for_the_line_the_first_one_misses():
