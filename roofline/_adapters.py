@@ -117,6 +117,12 @@ def _one_address_stores(kernel: NcuKernel) -> float | None:
     return float(requests) * one / stores
 
 
+def _achieved(kernel: NcuKernel) -> float | None:
+    """Nsight's achieved occupancy (a share of the SM's warp slots, 0-1), None without it."""
+    share = getattr(kernel, "achieved_occupancy", None)
+    return None if share is None else min(1.0, max(0.0, float(share)))
+
+
 def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
     """A `Kernel` from a `Kernel` (a model, your counts) or an `NcuKernel` (its busiest precision).
 
@@ -148,6 +154,7 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
             # a warp-level count: one update per instruction (a warp-aggregated atomic), a lower bound
             atomics=getattr(kernel, "global_atomic_instructions", None),
             one_address_stores=_one_address_stores(kernel),
+            achieved_occupancy=_achieved(kernel),
         )
     return kernel_of(kernel)
 

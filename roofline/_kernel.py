@@ -308,6 +308,11 @@ class Kernel(CheckedModel):
     one_address_stores : int or None
         Warp store instructions to one address every warp shares (a flag each warp sets):
         L2 applies them one after the other.
+    achieved_occupancy : float or None
+        The share of an SM's warp slots active, averaged over the cycles the SM runs the
+        kernel (Nsight's ``sm__warps_active.avg.pct_of_peak_sustained_active`` / 100, 0-1).
+        In a grid of at most one wave, warps that leave early (only thread 0 works) bring it
+        below the warps resident: the hot loop's trips are those of the warps that stay.
     barriers_per_block : int or None
         ``__syncthreads()`` each thread of a block passes (the levels of a tree).
     branch_issue_factor : float or None
@@ -364,6 +369,8 @@ class Kernel(CheckedModel):
     atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
     atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
     one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")
+    achieved_occupancy: float | None = Field(
+        default=None, ge=0, le=1, description="Share of the SM's warp slots active over its active cycles (0-1).")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
     branch_issue_factor: Count | None = Field(default=None, description="Paths per warp through branches.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")

@@ -25,7 +25,7 @@ def _profiled(metrics: dict[str, float], grid=(1024, 1, 1), block=(256, 1, 1)) -
             "launch__grid_size": (float(math.prod(grid)), ""), "launch__block_size": (float(math.prod(block)), ""),
             "Grid Size": (str(grid), ""), "Block Size": (str(block), ""),
             "dram__bytes_write.sum": (0.0, "byte")}
-    values = {**base, **{k: (v, "") for k, v in metrics.items()}}
+    values = {**base, **{k: v if isinstance(v, tuple) else (v, "") for k, v in metrics.items()}}
     reader = _Reader(lambda name: values.get(name), "test")
     k = _kernel(reader, index=0, demangled="k(float*)", nvtx=None, missing_cc=None)
     return k.model_copy(update={"grid": grid, "block": block})
@@ -428,3 +428,40 @@ def test_a_launch_after_the_flush_writes_back_and_takes_longer():
         roofline.predict("H200", k, calibration=plain).seconds
     with pytest.raises(TypeError, match="after_l2_flush"):
         roofline.predict("H200", k, calibration=cal, after_l2_flush="yes")
+
+
+# ------------------------------------------------------------- warps that leave early
+
+def test_a_profile_gives_its_achieved_occupancy_as_a_share():
+    # a raw page gives it in percent of the SM's warp slots
+    k = _profiled({"sm__warps_active.avg.pct_of_peak_sustained_active": (1.58, "%")})
+    assert counts_from(k).achieved_occupancy == pytest.approx(0.0158)
+    assert counts_from(_profiled({})).achieved_occupancy is None
+
+
+def _one_thread_walk(blocks: int, threads: int, achieved: float | None) -> roofline.Kernel:
+    # thread 0 of each block walks a column: 1024 trips of a 16-instruction loop with 4 loads
+    loop = SassLoop(start_offset=0, end_offset=240, depth=1, instructions=SassCounts(total=16, global_loads=4),
+                    global_loads_in_flight=4)
+    sass = SassSummary(architecture="sm_90", disassembler="test", instructions=SassCounts(total=40, global_loads=5),
+                       loops=(loop,), hot_loop=0, global_loads_in_flight_per_thread=4, global_load_bytes=4)
+    resources = occupancy.KernelResources(kernel="walk", architecture="sm_90", registers_per_thread=16, sass=sass)
+    launch = Launch(grid=blocks, block=threads, registers_per_thread=16, resources=resources)
+    warps = blocks * threads // 32
+    return roofline.Kernel(flops=0, dram_bytes=blocks * 1024 * 32.0, instructions=blocks * 256 * 16 + warps * 24,
+                           l1_hit_rate=0.0, l2_hit_rate=0.0, achieved_occupancy=achieved, launch=launch)
+
+
+@pytest.mark.parametrize(("blocks", "threads", "achieved", "stays"), [
+    (1, 256, 1.0 / 64, 1 / 8),       # one warp of the block's eight active: the others left at once
+    (1, 1024, 1.05 / 64, 1.05 / 32),  # one (and a little) of 32
+    (1, 256, 7.0 / 64, 1.0),          # seven of eight: the launch's start and end, not early exits
+    (1, 256, None, 1.0),              # a kernel without the figure
+    (132 * 8 * 2, 256, 1.0 / 64, 1.0),  # two waves: gaps between blocks and the tail mix in
+])
+def test_a_one_wave_launch_whose_warps_leave_early_runs_its_loop_in_the_warps_that_stay(blocks, threads, achieved,
+                                                                                      stays):
+    alone = roofline.predict("H200", _one_thread_walk(blocks, threads, None), calibration=CAL)
+    found = roofline.predict("H200", _one_thread_walk(blocks, threads, achieved), calibration=CAL)
+    trips, trips_alone = (_term(p, "trips").inputs["trips_per_warp"] for p in (found, alone))
+    assert trips == pytest.approx(trips_alone / stays)
