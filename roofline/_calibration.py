@@ -69,6 +69,9 @@ class Calibration(BaseModel):
         Extra latency of an L2 hit whose page misses the TLBs, seconds.
     graph_kernel_seconds : float or None
         Time per empty kernel launched back to back from a CUDA graph, seconds.
+    block_ramp_seconds : float or None
+        How much later each further block of a launch's first wave starts on an SM, seconds:
+        the slope of an empty kernel's time over its blocks per SM (the launch probe).
     nsight_empty_kernel_seconds : float or None
         Nsight Compute's ``gpu__time_duration`` of an empty one-block kernel at real clocks,
         seconds: the launch cost as Nsight measures a kernel (`profile_report` predicts
@@ -145,6 +148,7 @@ class Calibration(BaseModel):
     dram_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     tlb_miss_penalty_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     graph_kernel_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    block_ramp_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     nsight_empty_kernel_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     l1_read_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     l2_read_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)

@@ -45,6 +45,7 @@ from ._terms import (
     l2_requests_term,
     l2_term,
     launch_term,
+    ramp_term,
     trips_term,
     roofline_bound,
 )
@@ -71,6 +72,7 @@ TERMS: tuple[Callable[[Setting], Term], ...] = (
     arithmetic_term,
     instructions_term,
     launch_term,
+    ramp_term,
 )
 
 

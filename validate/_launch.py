@@ -7,6 +7,7 @@ import statistics
 import time
 from collections.abc import Callable
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._compile import compile_kernels, kernel_source
@@ -24,6 +25,8 @@ __all__ = [
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+#: Threads per block of the ramp's empty kernels (8 blocks fill an SM of 2048 threads).
+_RAMP_THREADS = 256
 
 class LaunchOverhead(BaseModel):
     """What one launch costs, measured three ways on an empty kernel (seconds)."""
@@ -42,6 +45,13 @@ class LaunchOverhead(BaseModel):
         gt=0, description="Host time of one cuda.core launch call (median over a batch).")
     repetitions: int = Field(gt=0)
     late_samples: int = Field(default=0, ge=0, description="Timer samples retried because the host was late.")
+    ramp_blocks_per_sm: tuple[int, ...] = Field(
+        default=(), description="Blocks per SM of the empty kernels of the ramp (256 threads, grid = that x SMs).")
+    ramp_kernel_seconds: tuple[float, ...] = Field(
+        default=(), description="Their times, queued behind a spin kernel, medians.")
+    block_ramp_seconds: float | None = Field(
+        default=None, ge=0, description="The least-squares slope of those times over the blocks per SM: how much "
+                                        "later each further block of a first wave starts on an SM.")
 
 
 @takes_session
@@ -87,6 +97,17 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
     with cuda_errors("closing the CUDA graph"):
         graph.close()
 
+    # the ramp: an SM takes the blocks of a first wave one after another
+    props = session.device.properties
+    most = max(2, min(16, int(props.max_threads_per_multiprocessor) // _RAMP_THREADS))
+    per_sm = tuple(range(1, most + 1))
+    ramp = []
+    for k in per_sm:
+        wave = core.LaunchConfig(grid=(k * int(props.multiprocessor_count), 1, 1), block=(_RAMP_THREADS, 1, 1))
+        ramp.append(benchmark(lambda wave=wave: core.launch(stream, wave, kernel), timer=session.timer, warmup=5,
+                              repetitions=repetitions).median_seconds)
+    slope = max(0.0, float(np.polyfit(np.asarray(per_sm, float), np.asarray(ramp), 1)[0]))
+
     batches = []
     for _ in range(5):
         session.synchronize()
@@ -98,11 +119,13 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
     result = LaunchOverhead(
         queued_kernel_seconds=queued, graph_kernel_seconds=replay / count, graph_kernels=count,
         event_pair_seconds=idle, host_launch_seconds=statistics.median(batches), repetitions=repetitions,
-        late_samples=session.timer.late,
+        late_samples=session.timer.late, ramp_blocks_per_sm=per_sm, ramp_kernel_seconds=tuple(ramp),
+        block_ramp_seconds=slope,
     )
     progress(f"launch: empty kernel {queued * 1e6:.2f} us GPU-side, {result.graph_kernel_seconds * 1e6:.2f} us "
              f"per kernel in a graph, {idle * 1e6:.2f} us with the Python launch path, host "
-             f"{result.host_launch_seconds * 1e6:.2f} us per call")
+             f"{result.host_launch_seconds * 1e6:.2f} us per call; each further block per SM "
+             f"{slope * 1e9:.0f} ns ({ramp[0] * 1e6:.2f} to {ramp[-1] * 1e6:.2f} us at 1 to {most} blocks per SM)")
     return result
 
 
@@ -117,7 +140,12 @@ def render_launch(launch: LaunchOverhead, h: str = "##") -> list[str]:
             f"| one launch from Python, idle GPU | {launch.event_pair_seconds * 1e6:.2f} us | CUDA events around one "
             f"cuda.core launch with nothing queued: includes the host's Python launch path |",
             f"| host time of one launch call | {launch.host_launch_seconds * 1e6:.2f} us | perf_counter over 100 "
-            f"cuda.core launches, median of 5 batches |", ""]
+            f"cuda.core launches, median of 5 batches |",
+            *([f"| each further block per SM | {launch.block_ramp_seconds * 1e9:.0f} ns | slope of an empty "
+               f"{_RAMP_THREADS}-thread kernel's time over its blocks per SM ("
+               + ", ".join(f"{k}: {t * 1e6:.2f} us" for k, t in zip(launch.ramp_blocks_per_sm,
+                                                                   launch.ramp_kernel_seconds))
+               + "), queued behind a spin kernel |"] if launch.block_ramp_seconds is not None else []), ""]
 
 
 class LaunchProbe(Probe[LaunchOverhead]):
@@ -130,7 +158,11 @@ class LaunchProbe(Probe[LaunchOverhead]):
         return measure_launch_overhead(ctx.session, quick=ctx.quick, progress=ctx.progress)
 
     def figures(self, result: LaunchOverhead) -> Figures:
-        return {"graph_kernel_seconds": (
+        ramp: Figures = {} if result.block_ramp_seconds is None else {"block_ramp_seconds": (
+            result.block_ramp_seconds,
+            f"slope of an empty {_RAMP_THREADS}-thread kernel's time over 1 to {max(result.ramp_blocks_per_sm)} blocks "
+            "per SM, each queued behind a spin kernel, medians")}
+        return {**ramp, "graph_kernel_seconds": (
             result.graph_kernel_seconds,
             f"CUDA graph of {result.graph_kernels} empty kernels replayed behind a spin kernel, time per kernel")}
 

@@ -248,14 +248,16 @@ def test_the_time_is_composed_from_its_named_terms(kernel, gpu):
     p = roofline.predict(gpu, kernel)
     names = [t.name for t in p.terms]
     assert names == ["dram", "l2", "l2_partial_stores", "l2_requests", "atomics", "l1_shared", "trips", "arithmetic",
-                     "instructions", "launch"]
+                     "instructions", "launch", "ramp"]
     memory = max(t.seconds for t in p.terms if t.side == "memory")
     compute = max(t.seconds for t in p.terms if t.side == "compute")
     overlapped = roofline.overlap(memory, compute, p.calibration.overlap_exponent)
     assert p.seconds == overlapped + sum(t.seconds for t in p.terms if t.side == "overhead")
     binding = next(t for t in p.terms if t.name == p.binding)
     assert binding.limiter == p.limiter
-    assert binding.seconds == (max(memory, compute) if binding.side != "overhead" else p.launch_seconds)
+    overhead = [t.seconds for t in p.terms if t.side == "overhead"]
+    assert p.launch_seconds == sum(overhead)
+    assert binding.seconds == (max(memory, compute) if binding.side != "overhead" else max(overhead))
     assert p.dram_seconds == p.terms[0].seconds and p.bytes_in_flight == p.terms[0].inputs["bytes_in_flight"]
 
 

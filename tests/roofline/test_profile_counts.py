@@ -465,3 +465,22 @@ def test_a_one_wave_launch_whose_warps_leave_early_runs_its_loop_in_the_warps_th
     found = roofline.predict("H200", _one_thread_walk(blocks, threads, achieved), calibration=CAL)
     trips, trips_alone = (_term(p, "trips").inputs["trips_per_warp"] for p in (found, alone))
     assert trips == pytest.approx(trips_alone / stays)
+
+
+# ------------------------------------------------------------- the first wave's ramp
+
+@pytest.mark.parametrize(("blocks", "threads", "interval", "ramp_blocks"), [
+    (1, 256, 84e-9, 0),               # one block: the launch cost is a one-block kernel's
+    (SMS, 256, 84e-9, 0),             # one block per SM
+    (8 * SMS, 256, 84e-9, 7),         # a full first wave of 256-thread blocks: 8 per SM, 7 start late
+    (64 * SMS, 256, 84e-9, 7),        # more waves: the first wave's ramp alone
+    (3 * SMS + 1, 256, 84e-9, 3),     # the busiest SM takes 4
+    (8 * SMS, 256, None, 0),          # a calibration without the figure
+])
+def test_the_first_wave_ramps_up_one_block_at_a_time(blocks, threads, interval, ramp_blocks):
+    cal = CAL.model_copy(update={"block_ramp_seconds": interval})
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, launch=Launch(grid=blocks, block=threads, registers_per_thread=32))
+    p = roofline.predict("H200", k, calibration=cal)
+    ramp = _term(p, "ramp")
+    assert ramp.side == "overhead" and ramp.seconds == pytest.approx(ramp_blocks * (interval or 0.0))
+    assert p.launch_seconds == pytest.approx(cal.launch_overhead_seconds + ramp.seconds)

@@ -150,6 +150,11 @@ def test_working_set_plateaus_are_ordered(gpu_session, gpu_info):
 def test_launch_overhead_without_the_host_is_smaller(gpu_session):
     launch = _launch.measure_launch_overhead(gpu_session, quick=True)
     assert 0 < launch.graph_kernel_seconds < launch.queued_kernel_seconds < launch.event_pair_seconds
+    # the ramp: a full first wave of empty blocks takes longer than one block per SM, by the slope's
+    # worth for each further block (within the event timer's 32-64 ns steps)
+    ramp = launch.ramp_kernel_seconds
+    assert launch.ramp_blocks_per_sm[0] == 1 and len(ramp) >= 2 and ramp[-1] > ramp[0]
+    assert launch.block_ramp_seconds * (len(ramp) - 1) == pytest.approx(ramp[-1] - ramp[0], abs=0.2e-6)
 
 
 def test_host_links_quick(gpu_session, gpu_info):
