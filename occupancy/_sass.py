@@ -218,11 +218,14 @@ class SassSummary(BaseModel):
         For each global load of the hot loop, in program order, what reaches its address
         (register dataflow, as for the one-address facts): the ``threadIdx`` components
         (``"x"``, ``"y"``, ``"z"``), the ``blockIdx`` components (``"ctaid.x"``, ...), the
-        lane index (``"lane"``), a loaded value or another special register (``"data"``)
-        and a register the loop steps (``"loop"``). A load the loop steps whose address no
-        ``threadIdx`` component of some warps reaches is the same line for those warps in
-        the same trip (`roofline` counts them as sharing its miss). Empty without a hot loop
-        with global loads; None where the summary does not say.
+        lane index (``"lane"``), a loaded value or another special register (``"data"``),
+        a register the loop carries (``"loop"``: a counter or a pointer), and ``"stride"``
+        where the loop moves the address by a line (128 bytes) or more per trip, or by a
+        step known only at run time. A load the loop strides whose address no ``threadIdx``
+        component of some warps (or no ``blockIdx`` component of some blocks) reaches is
+        the same new line for those warps (blocks) in the same trip (`roofline` counts them
+        as waiting for one miss). Empty without a hot loop with global loads; None where the
+        summary does not say.
     """
 
     model_config = _FROZEN
@@ -503,20 +506,27 @@ def _delta(instr: Instruction, values: Sequence[str], delta_of) -> float | None:
     return math.inf
 
 
+def _written(instr: Instruction, regs: Sequence[frozenset[int]]) -> tuple[int, set[object]]:
+    """The operand an instruction writes (-1 for none) and the registers it names."""
+    operands = instr.operands
+    # ATOMG P, Rd, [a], b writes a predicate and Rd: Rd is the register written
+    first = 1 if instr.base in ("ATOMG", "ATOM") and operands and operands[0].startswith("P") else 0
+    if instr.base in _NO_DESTINATION or len(operands) <= first or "[" in operands[first]:
+        return -1, set()
+    return first, set(regs[first]) | _uniform_registers(operands[first])
+
+
 def _carried(body: Sequence[Instruction], sm: int) -> set[object]:
     """Registers a loop reads before it writes them and writes too: its counters and pointers."""
     written: set[object] = set()
     live_in: set[object] = set()
     for instr in body:
         regs = _registers(instr, sm)
-        operands = list(instr.operands)
-        first = 1 if instr.base in ("ATOMG", "ATOM") and operands and operands[0].startswith("P") else 0
-        writes = instr.base not in _NO_DESTINATION and len(operands) > first and "[" not in operands[first]
-        for i, operand in enumerate(operands):
-            if not (writes and i <= first):
+        first, dest = _written(instr, regs)
+        for i, operand in enumerate(instr.operands):
+            if i > first:
                 live_in |= (set(regs[i]) | _uniform_registers(operand)) - written
-        if writes:
-            written |= set(regs[first]) | _uniform_registers(operands[first])
+        written |= dest
     return live_in & written
 
 
@@ -561,15 +571,11 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                             steps[reg] = trip_steps.get((start, reg), math.inf)
             regs = _registers(instr, sm)
             operands = list(instr.operands)
-            # ATOMG P, Rd, [a], b writes a predicate and Rd: Rd is the register written
-            first = 1 if instr.base in ("ATOMG", "ATOM") and operands and operands[0].startswith("P") else 0
-            writes = instr.base not in _NO_DESTINATION and len(operands) > first and "[" not in operands[first]
-            dest: set[object] = (set(regs[first]) | _uniform_registers(operands[first])) if writes else set()
+            first, dest = _written(instr, regs)
             named = [set(regs[i]) | _uniform_registers(o) for i, o in enumerate(operands)]
             read: set[object] = set()
-            for i in range(len(operands)):
-                if not (writes and i <= first):
-                    read |= named[i]
+            for i in range(first + 1, len(operands)):
+                read |= named[i]
             if instr.base in _GLOBAL_LOADS or instr.base in _GLOBAL_ATOMICS or instr.base in _GLOBAL_STORES:
                 address: set[object] = set()
                 for operand in operands:

@@ -64,8 +64,9 @@ def _duplicates(block: tuple[int, int, int], read: frozenset[str]) -> float:
 def shared_lines(launch: Launch, resident_blocks: int) -> tuple[float, float]:
     """How many warps of a block, and how many blocks of a wave, load the same line in the same trip.
 
-    A load of the hot loop that the loop steps (``"loop"`` in
-    ``SassSummary.hot_loop_load_sources``) reaches a new line every trip; where no
+    A load of the hot loop that the loop strides (``"stride"`` in
+    ``SassSummary.hot_loop_load_sources``: a line or more per trip) reaches a new line every
+    trip; where no
     ``threadIdx`` component of some warps reaches its address, those warps load the same
     line in the same trip, and where no ``blockIdx`` component of some resident blocks
     does, so do those blocks. The first to ask misses; the others hit a line still on its
@@ -93,7 +94,7 @@ def shared_lines(launch: Launch, resident_blocks: int) -> tuple[float, float]:
     >>> from roofline._terms.sass import shared_lines
     >>> sass = occupancy.SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=1,
     ...                              instructions=occupancy.SassCounts(total=4), thread_index_components=("x", "y"),
-    ...                              hot_loop_load_sources=(("x", "ctaid.x", "loop"),))
+    ...                              hot_loop_load_sources=(("x", "ctaid.x", "loop", "stride"),))
     >>> resources = occupancy.KernelResources(kernel="mm", architecture="sm_90", registers_per_thread=32, sass=sass)
     >>> shared_lines(occupancy.Launch(grid=(16, 64), block=(32, 8, 1), registers_per_thread=32, resources=resources), 1056)
     (8.0, 64.0)
