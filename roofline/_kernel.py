@@ -296,10 +296,12 @@ class Kernel(CheckedModel):
         The 32-byte sectors global stores write only in part, which L2 merges one by one;
         None: the traffic's count where `roofline.traffic` built the kernel.
     l1_hit_rate, l2_hit_rate : float or None
-        The share of global load sectors that L1 hits and of the SMs' sectors that L2 hits
-        (Nsight's ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit`` and
-        ``lts__t_sectors_srcunit_tex_lookup_hit`` over their totals); None: taken from the
-        bytes, ``l2_bytes / l1_bytes`` and ``dram_bytes / l2_bytes`` missing.
+        The share of global load sectors that L1 hits and of the SMs' read sectors that L2
+        hits (Nsight's ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit`` over its
+        total; ``1 - dram__bytes_read / (32 x lts__t_sectors_srcunit_tex_op_read)``, else all
+        of L2's lookups, ``lts__t_sectors_srcunit_tex_lookup_hit`` over its total); the load
+        rounds of the trips term wait on them. None: taken from the bytes, ``l2_bytes /
+        l1_bytes`` and ``dram_bytes / l2_bytes`` missing.
     atomics : int or None
         Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
     atomic_addresses : int or None
@@ -365,7 +367,7 @@ class Kernel(CheckedModel):
     l2_partial_store_sectors: Count | None = Field(
         default=None, description="Sectors global stores write in part (L2 merges them one by one).")
     l1_hit_rate: float | None = Field(default=None, description="Share of global load sectors L1 hits (0-1).")
-    l2_hit_rate: float | None = Field(default=None, description="Share of the SMs' L2 sectors L2 hits (0-1).")
+    l2_hit_rate: float | None = Field(default=None, description="Share of the SMs' L2 read sectors L2 hits (0-1).")
     atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
     atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
     one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")

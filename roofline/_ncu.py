@@ -245,8 +245,9 @@ class NcuKernel(BaseModel):
         default=None, description="Share of global load sectors L1 hits (l1tex__t_sectors_pipe_lsu_mem_global_op_ld"
                                   "_lookup_hit.sum over l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum).")
     l2_hit_rate: float | None = Field(
-        default=None, description="Share of the SMs' L2 sectors L2 hits (lts__t_sectors_srcunit_tex_lookup_hit.sum "
-                                  "over lts__t_sectors_srcunit_tex.sum).")
+        default=None, description="Share of the SMs' L2 read sectors L2 hits: 1 - dram__bytes_read.sum / (32 x "
+                                  "lts__t_sectors_srcunit_tex_op_read.sum); without the read sectors, "
+                                  "lts__t_sectors_srcunit_tex_lookup_hit.sum over lts__t_sectors_srcunit_tex.sum.")
     global_store_sectors: float | None = Field(
         default=None, description="Sectors global stores write (l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum).")
     global_store_requests: float | None = Field(
@@ -518,7 +519,11 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
     sectors = reader.number("lts__t_sectors_srcunit_tex.sum")
     fields["l1_hit_rate"] = _share(reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
                                    reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"))
-    fields["l2_hit_rate"] = _share(reader.number("lts__t_sectors_srcunit_tex_lookup_hit.sum"), sectors)
+    # the loads' share: a kernel that stores as it reads (an accumulator written back every
+    # trip) has L2 hits on its stores that its load rounds never see
+    read_sectors = reader.number("lts__t_sectors_srcunit_tex_op_read.sum")
+    fields["l2_hit_rate"] = (1.0 - min(1.0, read / (32.0 * read_sectors)) if read is not None and read_sectors
+                             else _share(reader.number("lts__t_sectors_srcunit_tex_lookup_hit.sum"), sectors))
     fields["global_store_sectors"] = reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
     fields["global_store_requests"] = reader.number("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
     fields["l2_sector_bytes"] = None if sectors is None else 32.0 * sectors

@@ -484,3 +484,18 @@ def test_the_first_wave_ramps_up_one_block_at_a_time(blocks, threads, interval, 
     ramp = _term(p, "ramp")
     assert ramp.side == "overhead" and ramp.seconds == pytest.approx(ramp_blocks * (interval or 0.0))
     assert p.launch_seconds == pytest.approx(cal.launch_overhead_seconds + ramp.seconds)
+
+
+@pytest.mark.parametrize(("metrics", "hit_rate"), [
+    # an accumulator stored every trip: its stores hit L2, its loads' lines come from DRAM
+    ({"lts__t_sectors_srcunit_tex_op_read.sum": 1000.0, "dram__bytes_read.sum": (32_000.0, "byte"),
+      "lts__t_sectors_srcunit_tex.sum": 2000.0, "lts__t_sectors_srcunit_tex_lookup_hit.sum": 1000.0}, 0.0),
+    ({"lts__t_sectors_srcunit_tex_op_read.sum": 1000.0, "dram__bytes_read.sum": (8_000.0, "byte"),
+      "lts__t_sectors_srcunit_tex.sum": 1000.0, "lts__t_sectors_srcunit_tex_lookup_hit.sum": 750.0}, 0.75),
+    # DRAM reading more than L2 was asked for (a line fetched per sector missed): all missed
+    ({"lts__t_sectors_srcunit_tex_op_read.sum": 100.0, "dram__bytes_read.sum": (6_400.0, "byte")}, 0.0),
+    # without the read sectors: every lookup, stores included
+    ({"lts__t_sectors_srcunit_tex.sum": 2000.0, "lts__t_sectors_srcunit_tex_lookup_hit.sum": 1000.0}, 0.5),
+])
+def test_the_l2_hit_rate_is_the_loads(metrics, hit_rate):
+    assert _profiled(metrics).l2_hit_rate == pytest.approx(hit_rate)
