@@ -34,7 +34,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -73,7 +73,7 @@ _BRACKETS = re.compile(r"\[[^\]]*\]")
 _TYPE = re.compile(r"[FSU](?:8|16|32|64)")
 #: What reaches an address, by where it comes from (`_address_sources`).
 AddressSource = Literal["x", "y", "z", "ctaid.x", "ctaid.y", "ctaid.z", "lane", "data", "loop", "stride"]
-_SOURCE_ORDER = ("x", "y", "z", "ctaid.x", "ctaid.y", "ctaid.z", "lane", "data", "loop", "stride")
+_SOURCE_ORDER: tuple[str, ...] = get_args(AddressSource)
 _LINE_BYTES = 128
 _INDICES = frozenset({"x", "y", "z", "ctaid.x", "ctaid.y", "ctaid.z", "lane"})
 
@@ -320,12 +320,18 @@ def _registers(instr: Instruction, sm: int) -> list[frozenset[int]]:
         for m in _REGISTER.finditer(outside):
             first = int(m[1])
             regs.update(range(first, first + (2 if "64" in m[2].split(".") else width)))
-        for m in _REGISTER.finditer(inside):
-            first = int(m[1])
-            pair = "64" in m[2].split(".") or implicit_wide_address
-            regs.update(range(first, first + (2 if pair else 1)))
+        regs |= _bracket_registers(inside, implicit_wide_address)
         out.append(frozenset(regs))
     return out
+
+
+def _bracket_registers(bracket: str, implicit_wide_address: bool) -> set[int]:
+    """The registers an address names (``[R2.64+0x10]``: R2 and R3)."""
+    regs: set[int] = set()
+    for m in _REGISTER.finditer(bracket):
+        first = int(m[1])
+        regs.update(range(first, first + (2 if "64" in m[2].split(".") or implicit_wide_address else 1)))
+    return regs
 
 
 def _load_bytes(instr: Instruction) -> int:
@@ -386,15 +392,13 @@ def _setmaxnreg(instrs: Sequence[Instruction]) -> tuple[int, ...]:
 
 
 def _thread_index_components(instrs: Sequence[Instruction]) -> tuple[Literal["x", "y", "z"], ...]:
-    """The ``threadIdx`` components the instructions read (``S2R Rn, SR_TID.Y``)."""
+    """The ``threadIdx`` components the instructions read (``S2R Rn, SR_TID.Y``; `_special`:
+    a warp that reads its own index reads all three, so it is never a copy of another)."""
     read: set[str] = set()
     for instr in instrs:
         for operand in instr.operands:
-            if operand.startswith("SR_TID."):
-                read.add(operand[len("SR_TID."):].lower())
-            elif operand == "SR_WARPID":
-                # warps that read their own index are never duplicates of each other
-                read.update("xyz")
+            if operand.startswith("SR_"):
+                read |= _special(operand)
     return tuple(c for c in ("x", "y", "z") if c in read)  # type: ignore[return-value]
 
 
@@ -440,6 +444,24 @@ def _immediate(operand: str) -> int | None:
     return abs(int(operand, 0)) if _IMMEDIATE.match(operand) else None
 
 
+def _arithmetic(instr: Instruction) -> str | None:
+    """What integer arithmetic an instruction does, for the steps of `_step` and `_delta`:
+    ``"move"``, ``"add"``, ``"multiply"`` (not ``.HI``), ``"lea"`` (not ``.HI``), ``"shift"``
+    (left), else None. Uniform-datapath opcodes (``UIADD3``) count as their vector twins."""
+    base, mods = instr.base.lstrip("U"), instr.modifiers
+    if base == "MOV" or (base == "IMAD" and "MOV" in mods):
+        return "move"
+    if base in ("IADD3", "IADD", "IADD32I") or (base == "IMAD" and "IADD" in mods):
+        return "add"
+    if base in ("IMAD", "IMUL") and "HI" not in mods:
+        return "multiply"
+    if base == "LEA" and "HI" not in mods:
+        return "lea"
+    if base in ("SHF", "SHL") and "L" in mods:
+        return "shift"
+    return None
+
+
 def _step(instr: Instruction, values: Sequence[str], step_of) -> float:
     """How far the value an instruction writes moves per loop trip, from how far what it
     reads moves (``step_of(operand)``, 0 for a constant; ``values``: its source operands,
@@ -448,23 +470,23 @@ def _step(instr: Instruction, values: Sequence[str], step_of) -> float:
     steps = [step_of(o) for o in values]
     if not any(steps):
         return 0.0
-    base, mods = instr.base.lstrip("U"), instr.modifiers
+    kind = _arithmetic(instr)
 
     def scaled(moving: int, by: int) -> float:
         scale = _immediate(values[by])
         return math.inf if steps[by] or scale is None else steps[moving] * scale
 
-    if base == "MOV" or (base == "IMAD" and "MOV" in mods):
+    if kind == "move":
         return steps[-1]
-    if base in ("IADD3", "IADD", "IADD32I") or (base == "IMAD" and "IADD" in mods):
+    if kind == "add":
         return sum(steps)
-    if base in ("IMAD", "IMUL") and "HI" not in mods and len(values) >= 2:
+    if kind == "multiply" and len(values) >= 2:
         product = 0.0 if not steps[0] and not steps[1] else scaled(0, 1) if steps[0] else scaled(1, 0)
         return product + (steps[2] if len(values) > 2 else 0.0)
-    if base == "LEA" and "HI" not in mods and len(values) >= 3:
+    if kind == "lea" and len(values) >= 3:
         shift = _immediate(values[2])
         return math.inf if shift is None else steps[0] * 2 ** shift + steps[1]
-    if base in ("SHF", "SHL") and "L" in mods and len(values) >= 2:
+    if kind == "shift" and len(values) >= 2:
         shift = _immediate(values[1])
         return math.inf if shift is None or steps[1] else steps[0] * 2 ** shift
     return math.inf
@@ -478,7 +500,7 @@ def _delta(instr: Instruction, values: Sequence[str], delta_of) -> float | None:
     deltas = [delta_of(o) for o in values]
     if all(d is None for d in deltas):
         return None
-    base, mods = instr.base.lstrip("U"), instr.modifiers
+    kind = _arithmetic(instr)
 
     def term(i: int) -> float:
         if deltas[i] is not None:
@@ -488,13 +510,13 @@ def _delta(instr: Instruction, values: Sequence[str], delta_of) -> float | None:
         immediate = _immediate(values[i])
         return math.inf if immediate is None else float(immediate)
 
-    if "X" in mods:  # the high word of a 64-bit add follows its low word
+    if "X" in instr.modifiers:  # the high word of a 64-bit add follows its low word
         return next(d for d in deltas if d is not None)
-    if base == "MOV" or (base == "IMAD" and "MOV" in mods):
+    if kind == "move":
         return deltas[-1]
-    if base in ("IADD3", "IADD", "IADD32I") or (base == "IMAD" and "IADD" in mods):
+    if kind == "add":
         return sum(term(i) for i in range(len(values)))
-    if base == "IMAD" and "HI" not in mods and len(values) == 3:
+    if kind == "multiply" and instr.base.lstrip("U") == "IMAD" and len(values) == 3:
         a, b = deltas[0], deltas[1]
         if a is None and b is None:
             product = 0.0 if "RZ" in values[:2] else math.inf
@@ -580,8 +602,7 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                 address: set[object] = set()
                 for operand in operands:
                     for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
-                        address |= {int(m[1]) + k for m in _REGISTER.finditer(bracket)
-                                    for k in range(2 if ".64" in bracket or sm < 80 else 1)}
+                        address |= _bracket_registers(bracket, sm < 80 and "E" in instr.modifiers)
                         address |= _uniform_registers(bracket)
                 if address:
                     sources = frozenset().union(*(held.get(r, frozenset()) for r in address))

@@ -35,7 +35,7 @@ from ._facts import calibration as packaged_calibration
 from ._calibration import Calibration
 from ._gpu import GPU
 from ._kernel import Kernel
-from ._profile import _device_of, _launch_with_sass, profile_report
+from ._profile import _device_of, _launch_with_sass, _straight_line_loads, profile_report
 from ._time_model import predict
 
 __all__ = [
@@ -398,9 +398,7 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, device: GPU,
     """`predict` of one launch from what its source and build give: buffer bytes, flops, SASS."""
     if launch.buffer_bytes is None:
         return None, None
-    sass = k.sass
-    loads = sass.instructions.global_loads if sass is not None and not sass.loops else 1
-    run = _launch_with_sass(k, max(1, loads), "the build's cubin")
+    run = _launch_with_sass(k, _straight_line_loads(k.sass) or 1, "the build's cubin")
     precision = k.precision
     kernel = Kernel(name=k.name, flops=k.flops.get(precision, 0.0) if precision else 0.0, precision=precision,
                     dram_bytes=float(launch.buffer_bytes), launch=run)

@@ -245,6 +245,13 @@ def _loads_per_thread(k: NcuKernel) -> float | None:
     return k.global_load_instructions * 32 / (k.blocks * k.threads_per_block)
 
 
+def _straight_line_loads(sass: occupancy.SassSummary | None) -> int | None:
+    """The global loads a thread makes where the SASS has no loops (each runs once), else None."""
+    if sass is not None and not sass.loops and sass.instructions.global_loads:
+        return sass.instructions.global_loads
+    return None
+
+
 def _launch_with_sass(k: NcuKernel, elements_per_thread: int, sass_source: str) -> occupancy.Launch:
     """The launch `k` ran, its SASS (where it has one) in the launch's resources."""
     sass = k.sass
@@ -274,8 +281,8 @@ def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
     elements, how = None, ""
     if loads is not None and loads >= 1:
         elements, how = int(round(loads)), "Nsight's count"
-    elif sass is not None and not sass.loops and sass.instructions.global_loads:
-        elements, how = sass.instructions.global_loads, "the SASS, straight-line code"
+    elif _straight_line_loads(sass) is not None:
+        elements, how = _straight_line_loads(sass), "the SASS, straight-line code"
     launch = _launch_with_sass(k, elements or 1, k.sass_source or "the profile")
     if sass is None:
         assumed = (f"all {elements} global loads per thread ({how}) assumed in flight at once: one round trip"

@@ -95,6 +95,12 @@ class Setting:
         return math.ceil(self.launch.blocks / self.gpu.sm_count)
 
     @property
+    def first_wave_blocks(self) -> int:
+        """Blocks the busiest SM holds at once in the first wave: its `busiest_sm_blocks`, at
+        most the blocks resident per SM."""
+        return min(self.occupancy.active_blocks_per_sm, self.busiest_sm_blocks)
+
+    @property
     def busiest_sm_factor(self) -> float:
         """How much more of the launch the busiest SM runs than an even share
         (`busiest_sm_blocks` x SMs / blocks: ``SMs / blocks`` for a grid of fewer blocks than

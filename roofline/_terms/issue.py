@@ -34,7 +34,7 @@ def busiest_sm(setting: Setting) -> tuple[float, float, float]:
     gpu, launch = setting.gpu, setting.launch
     blocks = launch.blocks
     on_sm = setting.busiest_sm_blocks
-    resident_warps = min(setting.occupancy.active_blocks_per_sm, on_sm) * setting.occupancy.warps_per_block
+    resident_warps = setting.first_wave_blocks * setting.occupancy.warps_per_block
     subs = gpu.architecture.sub_partitions
     used = min(subs, resident_warps)
     return on_sm / blocks, used / subs, resident_warps / used

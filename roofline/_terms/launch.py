@@ -25,6 +25,6 @@ def ramp_term(setting: Setting) -> Term:
     kernel's work starts in full only once the SMs are filled. 0 without the figure.
     """
     interval = setting.calibration.block_ramp_seconds or 0.0
-    first_wave = min(setting.occupancy.active_blocks_per_sm, setting.busiest_sm_blocks)
+    first_wave = setting.first_wave_blocks
     return Term(name="ramp", side="overhead", seconds=max(0, first_wave - 1) * interval, limiter="launch",
                 inputs={"first_wave_blocks_per_sm": float(first_wave), "block_ramp_seconds": interval})

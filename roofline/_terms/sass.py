@@ -51,12 +51,18 @@ def duplicate_warps(launch: Launch) -> float:
     return _duplicates(tuple(launch.block), frozenset(sass.thread_index_components))
 
 
+def _components(linear: int, dims: tuple[int, int, int], read: frozenset[str]) -> tuple[int, int, int]:
+    """The (x, y, z) index of the ``linear``-th thread of a block (or block of a grid) of
+    ``dims``, x fastest, with the components not ``read`` set to 0."""
+    dx, dy, _ = dims
+    return (linear % dx if "x" in read else 0, linear // dx % dy if "y" in read else 0,
+            linear // (dx * dy) if "z" in read else 0)
+
+
 @functools.lru_cache(maxsize=256)
 def _duplicates(block: tuple[int, int, int], read: frozenset[str]) -> float:
-    bx, by, bz = block
-    threads = bx * by * bz
-    warps = [tuple((t % bx if "x" in read else 0, t // bx % by if "y" in read else 0,
-                    t // (bx * by) if "z" in read else 0) for t in range(w, min(w + 32, threads)))
+    threads = block[0] * block[1] * block[2]
+    warps = [tuple(_components(t, block, read) for t in range(w, min(w + 32, threads)))
              for w in range(0, threads, 32)]
     return len(warps) / len(set(warps))
 
@@ -66,10 +72,9 @@ def shared_lines(launch: Launch, resident_blocks: int) -> tuple[float, float]:
 
     A load of the hot loop that the loop strides (``"stride"`` in
     ``SassSummary.hot_loop_load_sources``: a line or more per trip) reaches a new line every
-    trip; where no
-    ``threadIdx`` component of some warps reaches its address, those warps load the same
-    line in the same trip, and where no ``blockIdx`` component of some resident blocks
-    does, so do those blocks. The first to ask misses; the others hit a line still on its
+    trip; where no ``threadIdx`` component of some warps reaches its address, those warps
+    load the same line in the same trip, and where no ``blockIdx`` component of some
+    resident blocks does, so do those blocks. The first to ask misses; the others hit a line still on its
     way and wait as long. A load whose address a loaded value reaches (a gather) shares
     nothing that can be known.
 
@@ -117,10 +122,7 @@ def shared_lines(launch: Launch, resident_blocks: int) -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=256)
 def _blocks_sharing(grid: tuple[int, int, int], wave: int, read: frozenset[str]) -> float:
-    gx, gy, _ = grid
-    seen = {(b % gx if "x" in read else 0, b // gx % gy if "y" in read else 0, b // (gx * gy) if "z" in read else 0)
-            for b in range(wave)}
-    return wave / len(seen)
+    return wave / len({_components(b, grid, read) for b in range(wave)})
 
 
 def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | None = None) -> float | None:

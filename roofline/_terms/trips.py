@@ -64,7 +64,7 @@ def staying_warps(setting: Setting) -> float:
     if achieved is None or launch.blocks > setting.slots:
         return 1.0
     occupancy = setting.occupancy
-    resident = min(occupancy.active_blocks_per_sm, setting.busiest_sm_blocks) * occupancy.warps_per_block
+    resident = setting.first_wave_blocks * occupancy.warps_per_block
     share = max(achieved * occupancy.max_warps_per_sm / resident, 1.0 / resident)
     return share if share < _EARLY_EXIT_SHARE else 1.0
 
