@@ -34,7 +34,9 @@ from ._ncu import NcuKernel, NcuProfile, _kernel, _Reader
 from ._facts import calibration as packaged_calibration
 from ._calibration import Calibration
 from ._gpu import GPU
-from ._kernel import Kernel
+from ._corpus_traffic import DESCRIPTIONS
+from ._kernel import Kernel, Traffic
+from ._traffic import traffic as count_traffic
 from ._profile import _device_of, _launch_with_sass, _straight_line_loads, profile_report
 from ._time_model import predict
 
@@ -45,11 +47,16 @@ __all__ = [
     "CorpusProject",
     "CorpusReport",
     "CorpusRow",
+    "CorpusTraffic",
+    "SourceCounts",
     "corpus_gpus",
     "corpus_metrics",
     "corpus_report",
+    "count_corpus_traffic",
     "format_corpus_report",
     "load_corpus",
+    "load_corpus_traffic",
+    "write_corpus_traffic",
     "plot_corpus",
     "write_corpus_project",
 ]
@@ -58,6 +65,9 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 #: Where the packaged measurements live: one folder per GPU (the facts file's name).
 _DIRECTORY = Path(__file__).parent / "data" / "corpus"
+#: Where the traffic counted from the access descriptions lives: one file per project (the
+#: shapes are the same on every GPU).
+_TRAFFIC_DIRECTORY = Path(__file__).parent / "data" / "corpus_traffic"
 
 #: The Nsight Compute metrics a corpus file keeps (regular expressions, whole names): what
 #: `load_ncu` reads, and the instruction counts (InstructionStats, the memory tables) the
@@ -152,6 +162,27 @@ class CorpusProject(BaseModel):
     kernels: tuple[CorpusKernel, ...] = Field(min_length=1)
 
 
+class SourceCounts(BaseModel):
+    """One launch's traffic as `roofline.traffic` counts it from the kernel's access description."""
+
+    model_config = _FROZEN
+
+    traffic: Traffic
+    counts: dict[str, float] = Field(default_factory=dict,
+                                     description="Kernel counts read off the source beside the accesses (atomics).")
+
+
+class CorpusTraffic(BaseModel):
+    """The counted traffic of every described launch of one project (the same on every GPU)."""
+
+    model_config = _FROZEN
+
+    project: str = Field(min_length=1)
+    described_in: str = Field(description="The module holding the access descriptions.")
+    launches: dict[str, dict[str, SourceCounts]] = Field(
+        description="Kernel id -> launch shape -> its counts.")
+
+
 class CorpusRow(BaseModel):
     """One launch against the model (seconds; errors are predicted / measured - 1)."""
 
@@ -170,6 +201,9 @@ class CorpusRow(BaseModel):
     roofline_seconds: float | None
     roofline_error: float | None
     occupancy_agrees: bool | None
+    counted_from: str | None = Field(default=None, description=(
+        'On the source path: "traffic" (the access description, `roofline.traffic`) or "buffer bytes" '
+        "(each buffer moved once)."))
 
 
 class CorpusReport(BaseModel):
@@ -266,6 +300,63 @@ def load_corpus(gpu: str, *, project: str | None = None,
     return tuple(projects)
 
 
+def count_corpus_traffic(project: CorpusProject, *, progress: Any = None) -> CorpusTraffic | None:
+    """Count every launch of ``project`` whose kernel has an access description.
+
+    Each description (``roofline._corpus_traffic``) gives the launch's global accesses and
+    the counts read off the source beside them; `roofline.traffic` counts the launch from
+    them. Returns None when no kernel of the project is described.
+
+    ``progress``, if given, is called with ``(done, total)`` after each launch.
+    """
+    if not isinstance(project, CorpusProject):
+        raise TypeError(f"project must be a CorpusProject, not {type(project).__name__}")
+    described = DESCRIPTIONS.get(project.project)
+    if not described:
+        return None
+    todo = [(k, launch) for k in project.kernels for launch in k.launches
+            if k.id.split("/", 1)[-1] in described]
+    launches: dict[str, dict[str, SourceCounts]] = {}
+    for i, (k, launch) in enumerate(todo):
+        launches.setdefault(k.id, {})[launch.shape] = _count_launch(described[k.id.split("/", 1)[-1]], k, launch)
+        if progress is not None:
+            progress(i + 1, len(todo))
+    module = described[next(iter(described))].__module__
+    return CorpusTraffic(project=project.project, described_in=module, launches=launches)
+
+
+def _count_launch(describe: Any, kernel: CorpusKernel, launch: CorpusLaunch) -> SourceCounts:
+    d = describe(launch)
+    try:
+        counted = count_traffic(launch.grid, launch.block, d.accesses, exhaustive=d.exhaustive)
+    except RooflineError as exc:
+        raise RooflineError(f"{kernel.id} [{launch.shape}]: {exc}") from None
+    return SourceCounts(traffic=counted, counts={n: float(v) for n, v in d.counts.items()})
+
+
+def write_corpus_traffic(counted: CorpusTraffic, directory: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``directory/<project>.json`` (default the packaged folder) atomically; returns the path."""
+    if not isinstance(counted, CorpusTraffic):
+        raise TypeError(f"counted must be a CorpusTraffic, not {type(counted).__name__}")
+    root = as_path(directory, RooflineError, "directory") if directory is not None else _TRAFFIC_DIRECTORY
+    return write_atomic(root / f"{_slug(counted.project)}.json", dumps_json(counted.model_dump(mode="json")),
+                        RooflineError, "directory")
+
+
+def load_corpus_traffic(project: str, directory: str | os.PathLike[str] | None = None) -> CorpusTraffic | None:
+    """The packaged traffic counts of ``project`` (its name), or None where none was counted."""
+    if not isinstance(project, str):
+        raise TypeError(f"project must be a str, not {type(project).__name__}")
+    root = as_path(directory, RooflineError, "directory") if directory is not None else _TRAFFIC_DIRECTORY
+    path = root / f"{_slug(project)}.json"
+    if not path.is_file():
+        return None
+    try:
+        return CorpusTraffic.model_validate(read_json(path, RooflineError))
+    except ValidationError as exc:
+        raise pydantic_error(exc, RooflineError, f"{path}") from None
+
+
 # ---------------------------------------------------------------------------------------
 # the model on every launch
 
@@ -356,20 +447,23 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
     # the durations were timed after validate's L2 flush (a memset of 4x L2)
     report = profile_report(profile, gpu=device, calibration=events, after_l2_flush=True)
     by_index = {row.kernel.id: row for row in report.kernels}
+    counted = {p.project: load_corpus_traffic(p.project) for p in projects} if from_source else {}
     rows = []
     for i, (p, k, launch) in enumerate(where):
         r = by_index[i]
         measured = launch.duration_median_seconds
-        predicted, limiter = r.predicted_seconds, r.predicted_limiter
+        predicted, limiter, source = r.predicted_seconds, r.predicted_limiter, None
         if from_source:
-            predicted, limiter = _from_source(ncu_kernels[i], launch, device, events)
+            table = counted.get(p.project)
+            counts = table.launches.get(k.id, {}).get(launch.shape) if table is not None else None
+            predicted, limiter, source = _from_source(ncu_kernels[i], launch, counts, device, events)
         rows.append(CorpusRow(
             project=p.project, kernel=k.id.split("/", 1)[-1], category=k.category, shape=launch.shape,
             blocks=launch.grid[0] * launch.grid[1] * launch.grid[2], measured_seconds=measured,
             nsight_seconds=r.kernel.duration_seconds, predicted_seconds=predicted,
             error=_error(predicted, measured), limiter=limiter,
             roofline_seconds=r.roofline_seconds, roofline_error=_error(r.roofline_seconds, measured),
-            occupancy_agrees=r.occupancy_agrees))
+            occupancy_agrees=r.occupancy_agrees, counted_from=source))
     predicted = [r for r in rows if r.error is not None]
     names = tuple(p.project for p in projects)
     per_project = {n: m for n in names if (m := _median_abs([r.error for r in rows if r.project == n])) is not None}
@@ -393,17 +487,23 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
         from_source=from_source)
 
 
-def _from_source(k: NcuKernel, launch: CorpusLaunch, device: GPU,
-                 calibration: Calibration) -> tuple[float | None, str | None]:
-    """`predict` of one launch from what its source and build give: buffer bytes, flops, SASS."""
-    if launch.buffer_bytes is None:
-        return None, None
+def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None, device: GPU,
+                 calibration: Calibration) -> tuple[float | None, str | None, str | None]:
+    """`predict` of one launch from what its source and build give; returns seconds, limiter and
+    what the bytes came from: the access description's counted traffic where there is one,
+    else the buffer bytes (each moved once)."""
     run = _launch_with_sass(k, _straight_line_loads(k.sass) or 1, "the build's cubin")
     precision = k.precision
-    kernel = Kernel(name=k.name, flops=k.flops.get(precision, 0.0) if precision else 0.0, precision=precision,
-                    dram_bytes=float(launch.buffer_bytes), launch=run)
+    work = {"name": k.name, "flops": k.flops.get(precision, 0.0) if precision else 0.0, "precision": precision,
+            "launch": run}
+    if counts is not None:
+        kernel, source = counts.traffic.kernel(**work, **counts.counts), "traffic"
+    elif launch.buffer_bytes is not None:
+        kernel, source = Kernel(**work, dram_bytes=float(launch.buffer_bytes)), "buffer bytes"
+    else:
+        return None, None, None
     result = predict(device, kernel, calibration=calibration, after_l2_flush=True)
-    return result.seconds, result.limiter
+    return result.seconds, result.limiter, source
 
 
 # ---------------------------------------------------------------------------------------

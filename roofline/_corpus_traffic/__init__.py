@@ -1,0 +1,28 @@
+"""What a user writes to count a corpus kernel's traffic from its source: one access description per kernel.
+
+For the source path of the corpus (`corpus_report(from_source=True)`) each kernel's global
+loads and stores are described here as `roofline.Access` objects, written by reading the
+project's source at the corpus's commit (our description of where each thread reads and
+writes; none of the project's code), together with the few counts a reader takes off the
+source beside them (global atomics, the addresses they update). `roofline.traffic` counts
+every launch from them, exactly; the counts are packaged
+(``roofline/data/corpus_traffic/<project>.json``, made by ``scripts/count_corpus_traffic.py``)
+so the report does not recount 600 launches, and a test recounts them.
+
+A description is a function of the `CorpusLaunch` (its shape, grid, block and build
+defines) returning a `Description`; one module per project maps kernel ids (the part after
+``project/``) to them.
+"""
+
+from __future__ import annotations
+
+from . import cuda_samples, polybench, rodinia, sgemm
+from ._description import COUNT_FIELDS, Describe, Description
+
+__all__ = ["COUNT_FIELDS", "DESCRIPTIONS", "Describe", "Description"]
+
+#: Project name -> kernel id (the part after ``project/``) -> its description.
+DESCRIPTIONS: dict[str, dict[str, Describe]] = {
+    "cuda-samples": cuda_samples.KERNELS, "PolyBench-GPU": polybench.KERNELS,
+    "rodinia": rodinia.KERNELS, "SGEMM_CUDA": sgemm.KERNELS,
+}

@@ -1,0 +1,51 @@
+"""Check access descriptions against Nsight Compute's own counts of the same launches.
+
+    python scripts/check_corpus_traffic.py PROJECT [KERNEL_SUBSTRING] [--all]
+
+For each described launch (the first of each kernel unless --all) prints the traffic that
+`roofline.traffic` counts from the description beside Nsight's counts (H200 profile):
+global load / store sectors the L1 looked up (l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}),
+global load / store warp instructions, and DRAM bytes read / written. A description is right
+when its sectors equal Nsight's (to a few per cent: the counts are exact, the profile is of the
+compiled code, which may keep a value in a register that the source reads twice).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from roofline._corpus import DESCRIPTIONS, _count_launch, load_corpus
+
+
+def main(argv: list[str]) -> int:
+    args = [a for a in argv if not a.startswith("--")]
+    every = "--all" in argv
+    project = load_corpus("h200", project=args[0])[0]
+    described = DESCRIPTIONS.get(project.project, {})
+    pattern = args[1] if len(args) > 1 else ""
+    print(f"{'kernel':40} {'shape':28} {'ld sect desc/ncu':>22} {'st sect desc/ncu':>22} "
+          f"{'dram rd desc/ncu MB':>20} {'dram wr desc/ncu MB':>20}")
+    for k in project.kernels:
+        kid = k.id.split("/", 1)[-1]
+        if pattern not in kid:
+            continue
+        if kid not in described:
+            print(f"{kid:40} (no description)")
+            continue
+        for launch in (k.launches if every else k.launches[:1]):
+            t = _count_launch(described[kid], k, launch).traffic
+            m = launch.ncu
+
+            def g(name: str) -> float:
+                return float(m.get(name, float("nan")))
+
+            ld, st = g("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), g("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+            rd, wr = g("dram__bytes_read.sum"), g("dram__bytes_write.sum")
+            print(f"{kid[:40]:40} {launch.shape[:28]:28} {t.l2_load_bytes / 32:>10.4g}/{ld:<11.4g} "
+                  f"{t.l2_store_bytes / 32:>10.4g}/{st:<11.4g} {t.dram_load_bytes / 1e6:>9.3g}/{rd / 1e6:<10.3g} "
+                  f"{t.dram_store_bytes / 1e6:>9.3g}/{wr / 1e6:<10.3g}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

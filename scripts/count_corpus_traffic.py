@@ -1,0 +1,34 @@
+"""Recount the corpus's traffic from the access descriptions (roofline/_corpus_traffic/) and
+write roofline/data/corpus_traffic/<project>.json.
+
+    python scripts/count_corpus_traffic.py [PROJECT ...]
+
+The shapes are the same on every GPU, so the H200's corpus gives the launches.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from roofline._corpus import count_corpus_traffic, load_corpus, write_corpus_traffic
+
+
+def main(names: list[str]) -> int:
+    for project in load_corpus("h200"):
+        if names and project.project not in names:
+            continue
+        start = time.perf_counter()
+        counted = count_corpus_traffic(
+            project, progress=lambda i, n: print(f"\r{project.project}: {i}/{n}", end="", file=sys.stderr))
+        if counted is None:
+            print(f"{project.project}: no kernel described", file=sys.stderr)
+            continue
+        path = write_corpus_traffic(counted)
+        print(f"\n{project.project}: {sum(map(len, counted.launches.values()))} launches of "
+              f"{len(counted.launches)} kernels in {time.perf_counter() - start:.0f} s -> {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
