@@ -162,6 +162,10 @@ class Traffic(BaseModel):
         first; scaled to the launch's blocks. A stream opens each page
         once (``bytes / dram_page_bytes``); a column of a row-major matrix opens one per row
         (None when the window's accesses are too many to list).
+    blocks : int or None
+        The blocks of the launch the traffic was counted on: the per-block figures are per
+        block of it (a grid-stride loop counted as the flat grid it walks has more blocks
+        than it launches). None: the launch's own.
     dram_store_partial_sectors : int
         Sectors the launch writes only in part (L2 fills them from DRAM first): all written
         sectors when an array's written bytes fill at most half of them (assumed evenly
@@ -197,6 +201,7 @@ class Traffic(BaseModel):
     l1_window_bytes_per_block: int | None = None
     dram_load_page_visits: int | None = None
     dram_store_page_visits: int | None = None
+    blocks: int | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -1032,6 +1032,7 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
     merged = round(result.l2_partial_store_sectors * _own_merge_ratio(space, accesses, figures))
     pages = _page_visits(space, accesses, figures)
     return result.model_copy(update={
+        "blocks": shape.blocks,
         "dram_load_page_visits": None if pages is None else pages["load"],
         "dram_store_page_visits": None if pages is None else pages["store"],
         "l2_partial_store_sectors": merged,

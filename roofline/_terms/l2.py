@@ -8,7 +8,8 @@ from occupancy import Launch, OccupancyResult
 from .._kernel import Kernel, kernel_of
 from ._term import Setting, Term
 
-__all__ = ["l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_requests", "l2_requests_term", "l2_term"]
+__all__ = ["l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_requests", "l2_requests_term", "l2_term",
+           "load_misses"]
 
 
 def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
@@ -16,7 +17,8 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
 
     When every resident block's load footprint (``kernel.traffic.l1_footprint_bytes_per_block``) fits in
     the L1 the launch's shared-memory configuration leaves (``occupancy_result.driver``), a
-    block reads each sector from L2 once: its loads cost ``blocks x footprint`` bytes at L2
+    block reads each sector from L2 once: its loads cost ``blocks x footprint`` bytes (the blocks
+    of the launch the traffic was counted on, ``traffic.blocks``) at L2
     (never more than without reuse); stores go to L2 as they are. Else, when two
     consecutive loop iterations of every resident block fit
     (``l1_window_bytes_per_block``), a block reads from L2 only what its iteration before
@@ -48,16 +50,43 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
     if traffic is None or traffic.l1_footprint_bytes_per_block is None or not l1:
         return l2
     footprint, stores = traffic.l1_footprint_bytes_per_block, traffic.l2_store_bytes
+    # the footprints are per block of the launch the traffic was counted on
+    blocks = traffic.blocks or launch.blocks
     resident = occupancy_result.active_blocks_per_sm
     loads = max(0.0, l2 - float(stores))
     if resident * float(footprint) <= l1:
-        return min(loads, launch.blocks * float(footprint)) + float(stores)
+        return min(loads, blocks * float(footprint)) + float(stores)
     stream, window = traffic.l1_stream_bytes_per_block, traffic.l1_window_bytes_per_block
     if stream is not None and window is not None and resident * float(window) <= l1:
         # the whole footprint does not fit, two loop iterations do: what the last
         # iteration loaded is still there (a row walked 4 bytes at a time, a shared column)
-        return min(loads, launch.blocks * float(stream)) + float(stores)
+        return min(loads, blocks * float(stream)) + float(stores)
     return l2
+
+
+def load_misses(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> tuple[float | None, float | None]:
+    """The shares of the kernel's load sectors that miss L1, and of those that miss L2.
+
+    A profile's hit rates where it gives them (``l1_hit_rate``, ``l2_hit_rate``); else, from
+    the traffic `roofline.traffic` counted, the loads' own: the load bytes that reach L2
+    once L1 keeps what it can (`l2_bytes_with_l1_reuse` less the stores) over the sectors the
+    loads look up (``l2_load_bytes``), and the compulsory DRAM reads (``dram_load_bytes``)
+    over those L2 load bytes. Stores are left out of both: they go to L2 and hit there
+    whatever the loads do (a loop that stores its accumulator every trip). None for a share
+    neither gives.
+    """
+    l1 = None if kernel.l1_hit_rate is None else 1.0 - kernel.l1_hit_rate
+    l2 = None if kernel.l2_hit_rate is None else 1.0 - kernel.l2_hit_rate
+    traffic = kernel.traffic
+    if traffic is None or not traffic.l2_load_bytes or (l1 is not None and l2 is not None):
+        return l1, l2
+    served = l2_bytes_with_l1_reuse(kernel, launch, occupancy_result)
+    loads = max(0.0, float(served if served is not None else traffic.l2_bytes) - float(traffic.l2_store_bytes))
+    if l1 is None:
+        l1 = min(1.0, loads / float(traffic.l2_load_bytes))
+    if l2 is None:
+        l2 = min(1.0, float(traffic.dram_load_bytes) / loads) if loads else 0.0
+    return l1, l2
 
 
 def l2_term(setting: Setting) -> Term:

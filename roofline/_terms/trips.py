@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._kernel import Kernel
 from ._term import Setting, Term
+from .l2 import load_misses
 from .sass import loads_from_instructions, shared_lines
 
 __all__ = ["hot_loop_trips", "loop_waits", "staying_warps", "trip_latency", "trips_term"]
@@ -70,7 +71,8 @@ def staying_warps(setting: Setting) -> float:
 
 
 def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads_per_round: int = 1,
-                 duplicates: float = 1.0, sharing_blocks: float = 1.0) -> float | None:
+                 duplicates: float = 1.0, sharing_blocks: float = 1.0,
+                 misses: tuple[float | None, float | None] = (None, None)) -> float | None:
     """Seconds one round of a thread's loads takes: as long as its slowest load.
 
     A round of ``loads_per_round`` loads in flight waits for the deepest level any of them
@@ -98,8 +100,11 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads
     def share(part: float | None, whole: float | None) -> float:
         return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
 
-    l1_miss = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else share(kernel.l2_bytes, kernel.l1_bytes)
-    l2_miss = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else share(kernel.dram_bytes, kernel.l2_bytes)
+    l1_miss, l2_miss = misses
+    if l1_miss is None:
+        l1_miss = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else share(kernel.l2_bytes, kernel.l1_bytes)
+    if l2_miss is None:
+        l2_miss = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else share(kernel.dram_bytes, kernel.l2_bytes)
     rate = cal.trip_bytes_per_second or cal.sm_bandwidth_bytes_per_second
     # only the bytes that miss L1 come through the SM's port from L2 or DRAM
     dram = latency + (bytes_per_block_trip * l1_miss / rate if rate else 0.0)
@@ -139,7 +144,7 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
         * float(sass.global_load_bytes or 4) * launch.threads_per_block
     warps, blocks = shared_lines(launch, setting.slots)
     latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads),
-                           warps, blocks)
+                           warps, blocks, load_misses(kernel, launch, setting.occupancy))
     if latency is None:
         return None
     return {"trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,
