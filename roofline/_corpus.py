@@ -17,6 +17,7 @@ split is the held-out project's error against the others'.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import statistics
@@ -37,6 +38,7 @@ from ._gpu import GPU
 from ._corpus_traffic import DESCRIPTIONS
 from ._kernel import Kernel, Traffic
 from ._traffic import traffic as count_traffic
+from ._warps import CACHE_LINE_BYTES
 from ._profile import _device_of, _launch_with_sass, _straight_line_loads, profile_report
 from ._time_model import predict
 
@@ -492,12 +494,23 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None
     """`predict` of one launch from what its source and build give; returns seconds, limiter and
     what the bytes came from: the access description's counted traffic where there is one,
     else the buffer bytes (each moved once)."""
-    run = _launch_with_sass(k, _straight_line_loads(k.sass) or 1, "the build's cubin")
+    loads = _straight_line_loads(k.sass)
+    if loads is None and counts is not None:
+        # the loads each thread makes, as the hot loop's trips count them (`hot_loop_trips`):
+        # the counted load bytes per thread over the SASS's load width
+        width = float(k.sass.global_load_bytes or 4) if k.sass is not None else 4.0
+        threads = math.prod(launch.grid) * math.prod(launch.block)
+        loads = max(1, round(counts.traffic.load_bytes / threads / width))
+    run = _launch_with_sass(k, loads or 1, "the build's cubin")
     precision = k.precision
     work = {"name": k.name, "flops": k.flops.get(precision, 0.0) if precision else 0.0, "precision": precision,
             "launch": run}
     if counts is not None:
-        kernel, source = counts.traffic.kernel(**work, **counts.counts), "traffic"
+        fields = dict(counts.counts)
+        shared = fields.pop("shared_wavefronts", 0.0)
+        kernel = counts.traffic.kernel(**work, **fields,
+                                       l1_bytes=counts.traffic.l1_global_bytes + CACHE_LINE_BYTES * shared)
+        source = "traffic"
     elif launch.buffer_bytes is not None:
         kernel, source = Kernel(**work, dram_bytes=float(launch.buffer_bytes)), "buffer bytes"
     else:
@@ -542,8 +555,10 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
     lines = [f"# The corpus on the {report.gpu}", "",
              f"{report.kernels} kernels of {len(report.projects)} projects, {n} launches. Measured: CUDA events, "
              "L2 scrubbed, median of repeats. Predicted: " + (
-                 "from the source alone (`corpus_report(from_source=True)`): the launch's buffer bytes as its "
-                 "DRAM bytes, the kernel's flops, the SASS of its build, no profile counts"
+                 "from the source alone (`corpus_report(from_source=True)`), no profile counts: the traffic "
+                 "`roofline.traffic` counts from the kernel's access description (its global accesses, and the "
+                 "shared-memory wavefronts, barriers and atomics read off the source; `roofline/_corpus_traffic`), "
+                 "else the launch's buffer bytes as its DRAM bytes; the kernel's flops; the SASS of its build"
                  if report.from_source else
                  "`gpuroof ncu`'s prediction from the launch's Nsight Compute profile (`roofline.profile_report`)")
              + ". Error: predicted / measured - 1. Roofline: the plain roofline bound of the profile's counts.", "",
@@ -557,6 +572,14 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
         lines.append(f"| worst | {_pct(w.error)} ({_cell(w.project)} {_cell(w.kernel)}, {_cell(w.shape)}) | |")
     lines.append(f"| occupancy equal to Nsight's | {report.occupancy_agreeing} of {report.occupancy_compared} "
                  "launches | |")
+    if report.from_source:
+        for origin in ("traffic", "buffer bytes"):
+            rows = [r for r in report.rows if r.counted_from == origin]
+            if rows:
+                inside = sum(1 for r in rows if r.error is not None and abs(r.error) <= WITHIN)
+                lines.append(f"| counted from {origin}: {len(rows)} launches | "
+                             f"{_abs_pct(_median_abs([r.error for r in rows]))}, {inside / len(rows):.0%} within "
+                             f"{WITHIN:.0%} | |")
     lines += ["", "Leave one project out (the model is not fitted to the corpus: the held-out project's "
               "median \\|error\\| against the other projects'):", "",
               "| project | kernels | launches | median \\|error\\| | others' |", "| --- | --- | --- | --- | --- |"]

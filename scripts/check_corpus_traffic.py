@@ -5,7 +5,8 @@
 For each described launch (the first of each kernel unless --all) prints the traffic that
 `roofline.traffic` counts from the description beside Nsight's counts (H200 profile):
 global load / store sectors the L1 looked up (l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}),
-global load / store warp instructions, and DRAM bytes read / written. A description is right
+DRAM bytes read / written, and the shared-memory wavefronts the description's counts give
+(``shared_wavefronts``) beside l1tex__data_pipe_lsu_wavefronts_mem_shared. A description is right
 when its sectors equal Nsight's (to a few per cent: the counts are exact, the profile is of the
 compiled code, which may keep a value in a register that the source reads twice).
 """
@@ -24,7 +25,7 @@ def main(argv: list[str]) -> int:
     described = DESCRIPTIONS.get(project.project, {})
     pattern = args[1] if len(args) > 1 else ""
     print(f"{'kernel':40} {'shape':28} {'ld sect desc/ncu':>22} {'st sect desc/ncu':>22} "
-          f"{'dram rd desc/ncu MB':>20} {'dram wr desc/ncu MB':>20}")
+          f"{'dram rd desc/ncu MB':>20} {'dram wr desc/ncu MB':>20} {'shared wavefronts desc/ncu':>26}")
     for k in project.kernels:
         kid = k.id.split("/", 1)[-1]
         if pattern not in kid:
@@ -33,7 +34,9 @@ def main(argv: list[str]) -> int:
             print(f"{kid:40} (no description)")
             continue
         for launch in (k.launches if every else k.launches[:1]):
-            t = _count_launch(described[kid], k, launch).traffic
+            counted = _count_launch(described[kid], k, launch)
+            t = counted.traffic
+            shared = counted.counts.get("shared_wavefronts", 0.0)
             m = launch.ncu
 
             def g(name: str) -> float:
@@ -43,7 +46,8 @@ def main(argv: list[str]) -> int:
             rd, wr = g("dram__bytes_read.sum"), g("dram__bytes_write.sum")
             print(f"{kid[:40]:40} {launch.shape[:28]:28} {t.l2_load_bytes / 32:>10.4g}/{ld:<11.4g} "
                   f"{t.l2_store_bytes / 32:>10.4g}/{st:<11.4g} {t.dram_load_bytes / 1e6:>9.3g}/{rd / 1e6:<10.3g} "
-                  f"{t.dram_store_bytes / 1e6:>9.3g}/{wr / 1e6:<10.3g}")
+                  f"{t.dram_store_bytes / 1e6:>9.3g}/{wr / 1e6:<10.3g} "
+                  f"{shared:>12.4g}/{g('l1tex__data_pipe_lsu_wavefronts_mem_shared.sum'):<12.4g}")
     return 0
 
 

@@ -11,9 +11,11 @@ from .._traffic import Access
 __all__ = ["COUNT_FIELDS", "Describe", "Description", "defines", "tokens"]
 
 #: The kernel counts a description may give beside its accesses (a reader counts them off
-#: the source; `roofline.Kernel` fields).
-COUNT_FIELDS = ("atomics", "atomic_addresses")
-
+#: the source): `roofline.Kernel` fields (global atomics, the addresses they update, the
+#: barriers each thread passes) and ``shared_wavefronts``, the shared-memory wavefronts of the
+#: whole launch (one per 128 bytes a warp access moves, times its bank-conflict ways), which
+#: join the global accesses' wavefronts in ``l1_bytes``.
+COUNT_FIELDS = ("atomics", "atomic_addresses", "barriers_per_block", "shared_wavefronts")
 
 @dataclass(frozen=True)
 class Description:

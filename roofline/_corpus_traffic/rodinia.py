@@ -1,11 +1,280 @@
-# HELPER: READ /work/helper_rules.md FIRST (the rules and the checking script for this task); delete this line when done.
 """Access descriptions of the corpus's rodinia kernels (see the package docstring)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._traffic import Access, Coords
-from ._description import Describe, Description, defines, tokens
+from ._description import Describe, Description, tokens
 
 __all__ = ["KERNELS"]
 
 KERNELS: dict[str, Describe] = {}
+
+
+# ----------------------------------------------------------------------------- nn
+
+
+def _euclid(launch) -> Description:
+    """nn: thread i reads record i's latitude and longitude (two floats of an 8-byte struct), writes distance i."""
+    n = int(tokens(launch.shape)["records"])
+
+    def inside(c: Coords):
+        return c.x < n
+
+    return Description(accesses=(
+        Access(array="locations", index=lambda c: 2 * c.x, guard=inside),
+        Access(array="locations", index=lambda c: 2 * c.x + 1, guard=inside),
+        Access(array="distances", index=lambda c: c.x, guard=inside, kind="store"),
+    ))
+
+
+KERNELS["nn.euclid"] = _euclid
+
+
+# ----------------------------------------------------------------------------- gaussian
+
+
+def _fan1(launch) -> Description:
+    """Thread i (i < n-1-t) divides a[t+1+i][t] by the pivot a[t][t] into m[t+1+i][t]: a column, stride n."""
+    t = tokens(launch.shape)
+    n, step = int(t["n"]), int(t["t"])
+
+    def inside(c: Coords):
+        return c.x < n - 1 - step
+
+    def below(c: Coords):
+        return n * (c.x + step + 1) + step
+
+    return Description(accesses=(
+        Access(array="a", index=below, guard=inside),
+        Access(array="a", index=lambda c: 0 * c.x + n * step + step, guard=inside),
+        Access(array="m", index=below, guard=inside, kind="store"),
+    ))
+
+
+def _fan2(launch) -> Description:
+    """Thread (x, y) updates a[t+1+x][t+y] -= m[t+1+x][t] * a[t][t+y]; the threads of y = 0 also
+    update b[t+1+x] -= m[t+1+x][t] * b[t] (x runs down the rows: a warp's lanes are rows apart).
+
+    For t > 0 the grid (sized for t = 0) is idle beyond row n-1-t and column n-t; counted block
+    by block that idle region makes most blocks boundary blocks (too many classes for the fast
+    count), so there each column of blocks is folded into its first block: block (bx, 0) runs
+    the blocks (bx, by) one after the other (a loop over by); every warp's accesses are the same.
+    """
+    t = tokens(launch.shape)
+    n, step = int(t["n"]), int(t["t"])
+    bx, by = launch.block[0], launch.block[1]
+    rows = -(-(n - step) // by)  # block rows that have work
+    fold = rows < launch.grid[1]
+
+    def col(c: Coords):
+        return (c.loop * by + c.thread_y) if fold else c.y
+
+    def inside(c: Coords):
+        live = (c.x < n - 1 - step) & (col(c) < n - step)
+        return live & (c.block_y == 0) if fold else live
+
+    def first(c: Coords):
+        return inside(c) & (c.y == 0)
+
+    def aij(c: Coords):
+        return n * (c.x + 1 + step) + col(c) + step
+
+    def mi(c: Coords):
+        return n * (c.x + 1 + step) + step
+
+    def bi(c: Coords):
+        return c.x + 1 + step
+
+    loop = rows if fold else 1
+    return Description(accesses=(
+        Access(array="a", index=aij, guard=inside, loop=loop),
+        Access(array="m", index=mi, guard=inside, loop=loop),
+        Access(array="a", index=lambda c: n * step + col(c) + step, guard=inside, loop=loop),
+        Access(array="a", index=aij, guard=inside, loop=loop, kind="store"),
+        # the store to a may alias m and b: m is read again for the b update
+        Access(array="m", index=mi, guard=first),
+        Access(array="b", index=lambda c: 0 * c.x + step, guard=first),
+        Access(array="b", index=bi, guard=first),
+        Access(array="b", index=bi, guard=first, kind="store"),
+    ))
+
+
+KERNELS["gaussian.Fan1"] = _fan1
+KERNELS["gaussian.Fan2.4"] = _fan2
+KERNELS["gaussian.Fan2.16"] = _fan2
+
+
+# ----------------------------------------------------------------------------- hotspot, pathfinder
+
+
+def _hotspot(launch) -> Description:
+    """Pyramid stencil: block (bx, by) loads a B x B window of temp and power starting at
+    (small * by - p, small * bx - p), small = B - 2p, clipped to the grid (blocks overlap by 2p);
+    after p steps in shared memory the threads p away from the window's edges write temp_dst."""
+    rows, cols = (int(v) for v in launch.shape.split()[0].split("x"))
+    b = launch.block[0]
+    p = int(tokens(launch.shape)["pyramid"])
+    small = b - 2 * p
+
+    def y(c: Coords):
+        return c.block_y * small - p + c.thread_y
+
+    def x(c: Coords):
+        return c.block_x * small - p + c.thread_x
+
+    def on_grid(c: Coords):
+        return (y(c) >= 0) & (y(c) < rows) & (x(c) >= 0) & (x(c) < cols)
+
+    def inner(c: Coords):  # computed on the last step: p from the window's edges, and on the grid
+        return (on_grid(c) & (c.thread_x >= p) & (c.thread_x < b - p)
+                & (c.thread_y >= p) & (c.thread_y < b - p))
+
+    def index(c: Coords):
+        return y(c) * cols + x(c)
+
+    return Description(accesses=(
+        Access(array="temp_src", index=index, guard=on_grid),
+        Access(array="power", index=index, guard=on_grid),
+        Access(array="temp_dst", index=index, guard=inner, kind="store"),
+    ))
+
+
+KERNELS["hotspot.calculate_temp.8"] = _hotspot
+KERNELS["hotspot.calculate_temp.16"] = _hotspot
+KERNELS["hotspot.calculate_temp.32"] = _hotspot
+
+
+def _dynproc(launch) -> Description:
+    """Pyramid over rows: block bx covers columns small * bx - p + tx (small = 256 - 2p, blocks
+    overlap by 2p), reads src there, then in step i reads wall row i where 0 <= x < cols and
+    i < tx < 255 - i; the threads p away from the edges write the result."""
+    t = tokens(launch.shape)
+    cols, p = int(t["cols"]), int(t["pyramid"])
+    b = launch.block[0]
+    small = b - 2 * p
+
+    def x(c: Coords):
+        return c.block_x * small - p + c.thread_x
+
+    def on_grid(c: Coords):
+        return (x(c) >= 0) & (x(c) < cols)
+
+    def step(c: Coords):
+        return on_grid(c) & (c.thread_x > c.loop) & (c.thread_x < b - 1 - c.loop)
+
+    def inner(c: Coords):
+        return on_grid(c) & (c.thread_x >= p) & (c.thread_x < b - p)
+
+    return Description(accesses=(
+        Access(array="src", index=x, guard=on_grid),
+        Access(array="wall", index=lambda c: c.loop * cols + x(c), guard=step, loop=p),
+        Access(array="results", index=x, guard=inner, kind="store"),
+    ))
+
+
+KERNELS["pathfinder.dynproc_kernel"] = _dynproc
+
+
+# ----------------------------------------------------------------------------- bfs
+
+
+def _sample(among: np.ndarray, p: float, rng: np.random.Generator) -> np.ndarray:
+    """A random p-th of the True entries of `among` (exactly round(p * count) of them): the
+    stand-in for a random input mask of density p, its density exact over the block."""
+    where = np.flatnonzero(among)
+    out = np.zeros(among.shape, dtype=bool)
+    out[rng.choice(where, size=round(p * where.size), replace=False)] = True
+    return out
+
+
+def _bfs_kernel(launch) -> Description:
+    """BFS expand: thread tid of the frontier clears its mask bit, reads its node (first edge,
+    edge count), then per edge reads the neighbour id and its visited flag; for an unvisited
+    neighbour it reads cost[tid], writes the neighbour's cost and updating flag, and reads its
+    node again (the stores may alias it).
+
+    Stand-in for the data-dependent part (the corpus input: node i's ``degree`` edges are
+    stored from i * degree; the frontier and the visited flags are random halves of the nodes;
+    edge targets are uniformly random): the frontier is a fixed random half of a block's
+    threads and, per edge, the unvisited neighbours a random half of those (exact counts,
+    random places, the same in every block); a neighbour is the block's first node plus a fixed
+    uniform offset in [0, nodes), so a warp's gathers scatter and collide as random ids do.
+    The gathered arrays' compulsory footprint then spans up to twice the nodes (overestimated).
+    """
+    t = tokens(launch.shape)
+    n, deg = int(t["nodes"]), int(t["degree"])
+    threads = launch.block[0]
+    rng = np.random.default_rng(0)
+    frontier = _sample(np.ones(threads, dtype=bool), 0.5, rng)
+    unvisited = np.stack([_sample(frontier, 0.5, rng) for _ in range(deg)], axis=1)
+    offset = rng.integers(0, n, (threads, deg))
+
+    def live(c: Coords):
+        return c.x < n
+
+    def active(c: Coords):
+        return live(c) & frontier[c.thread_x]
+
+    def tid(c: Coords):
+        return c.x
+
+    def edge(e: int) -> tuple[Access, ...]:
+        """The accesses of edge e (the neighbours' offsets change at random from edge to edge,
+        so each edge is its own set of accesses rather than a loop)."""
+        def update(c: Coords):
+            return active(c) & unvisited[c.thread_x, e]
+
+        def neighbour(c: Coords):
+            return c.block_x * threads + offset[c.thread_x, e]
+
+        return (
+            Access(array="edges", index=lambda c: c.x * deg + e, guard=active),
+            Access(array="visited", index=neighbour, guard=active, element_bytes=1),
+            Access(array="cost", index=tid, guard=update),
+            Access(array="cost", index=neighbour, guard=update, kind="store"),
+            Access(array="updating", index=neighbour, guard=update, element_bytes=1, kind="store"),
+            Access(array="nodes", index=lambda c: 2 * c.x + 1, guard=update),
+            Access(array="nodes", index=lambda c: 2 * c.x, guard=update),
+        )
+
+    return Description(accesses=(
+        Access(array="mask", index=tid, guard=live, element_bytes=1),
+        Access(array="mask", index=tid, guard=active, element_bytes=1, kind="store"),
+        Access(array="nodes", index=lambda c: 2 * c.x + 1, guard=active),
+        Access(array="nodes", index=lambda c: 2 * c.x, guard=active),
+    ) + sum((edge(e) for e in range(deg)), ()))
+
+
+def _bfs_kernel2(launch) -> Description:
+    """BFS commit: thread tid reads its updating flag; where set it sets mask and visited,
+    clears updating and sets the one-byte over flag.
+
+    Stand-in for the data (the corpus input sets 30% of the updating flags at random): a
+    fixed random 30% of the threads (exact count, random places), the same in every block.
+    """
+    n = int(tokens(launch.shape)["nodes"])
+    threads = launch.block[0]
+    updated = _sample(np.ones(threads, dtype=bool), 0.3, np.random.default_rng(0))
+
+    def live(c: Coords):
+        return c.x < n
+
+    def set_(c: Coords):
+        return live(c) & updated[c.thread_x]
+
+    def tid(c: Coords):
+        return c.x
+
+    return Description(accesses=(
+        Access(array="updating", index=tid, guard=live, element_bytes=1),
+        Access(array="mask", index=tid, guard=set_, element_bytes=1, kind="store"),
+        Access(array="visited", index=tid, guard=set_, element_bytes=1, kind="store"),
+        Access(array="over", index=lambda c: 0 * c.x, guard=set_, element_bytes=1, kind="store"),
+        Access(array="updating", index=tid, guard=set_, element_bytes=1, kind="store"),
+    ))
+
+
+KERNELS["bfs.Kernel"] = _bfs_kernel
+KERNELS["bfs.Kernel2"] = _bfs_kernel2
