@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .._traffic import Access, Coords
+from .._warp_access import bank_conflicts
 from ._description import Describe, Description, tokens
 
 __all__ = ["KERNELS"]
@@ -53,6 +54,35 @@ def _first_thread(c: Coords):
     return c.thread_x == 0
 
 
+def _blocks(launch) -> int:
+    return launch.grid[0] * launch.grid[1] * launch.grid[2]
+
+
+def _warps(launch) -> int:
+    """Warps of the whole launch."""
+    return _blocks(launch) * -(-_threads(launch) // 32)
+
+
+def _with_counts(describe, counts):
+    """``describe``'s accesses with the counts ``counts(launch)``."""
+    def described(launch) -> Description:
+        return Description(accesses=describe(launch).accesses, counts=counts(launch))
+    return described
+
+
+def _log2(x: int) -> int:
+    return x.bit_length() - 1
+
+
+def _issued(words) -> int:
+    """Wavefronts of one warp's 4-byte shared access at these word offsets (None: lane off).
+
+    The compiled code predicates the shared accesses of the reduction trees rather than
+    branching around them, so a warp whose lanes are all off still issues the instruction,
+    and Nsight counts it as one wavefront."""
+    return max(1, bank_conflicts([None if w is None else 4 * w for w in words]).wavefronts)
+
+
 # ----------------------------------------------------------------------------- introduction
 
 
@@ -78,7 +108,13 @@ def _matrix_mul(launch) -> Description:
         Access(array="A", index=lambda c: c.y * n + c.loop * bs + c.thread_x, loop=n // bs),
         Access(array="B", index=lambda c: (c.loop * bs + c.thread_y) * n + c.x, loop=n // bs),
         Access(array="C", index=lambda c: c.y * n + c.x, kind="store"),
-    ))
+    ), counts={
+        # per warp and tile: 2 stores (As, Bs; 32 consecutive words), BS loads of Bs[k][tx]
+        # (one wavefront: at most 32 distinct consecutive words) and BS/4 LDS.128 of the As row
+        # (the row is vectorised; a 16-byte load serves a half-warp per wavefront: 2 each)
+        "shared_wavefronts": _warps(launch) * (n // bs) * (2 + bs + 2 * (bs // 4)),
+        "barriers_per_block": 2 * (n // bs),
+    })
 
 
 KERNELS["vectorAdd"] = _vector_add
@@ -112,6 +148,7 @@ KERNELS["BlackScholes"] = _black_scholes
 # ----------------------------------------------------------------------------- convolutionSeparable
 
 _STEPS = 8  # result steps per thread (and one halo step each side, which covers the radius of 8)
+_RADIUS = 8  # the filter's radius (17 taps)
 
 
 def _convolution_rows(launch) -> Description:
@@ -135,7 +172,13 @@ def _convolution_rows(launch) -> Description:
         Access(array="src", index=lambda c: at(c, _STEPS + 1),
                guard=lambda c: w - base_x(c) > (_STEPS + 1) * bx),
         Access(array="dst", index=main, loop=_STEPS, kind="store"),
-    ))
+    ), counts={
+        # a warp is two rows of the tile, 160 words apart (same banks): every access 2-way.
+        # Each thread stores its 10 pixels and loads the 8 x 16 + 2 x radius + 1 = 129
+        # distinct taps its 8 outputs need (the compiler loads each once).
+        "shared_wavefronts": _warps(launch) * 2 * ((_STEPS + 2) + ((_STEPS - 1) * bx + 2 * _RADIUS + 1)),
+        "barriers_per_block": 1,
+    })
 
 
 def _convolution_columns(launch) -> Description:
@@ -159,7 +202,13 @@ def _convolution_columns(launch) -> Description:
         Access(array="src", index=lambda c: at(c, _STEPS + 1),
                guard=lambda c: h - base_y(c) > (_STEPS + 1) * by),
         Access(array="dst", index=main, loop=_STEPS, kind="store"),
-    ))
+    ), counts={
+        # the tile is stored by columns (row of 81 words per x); a warp is 16 x by 2 y: x*81 + y
+        # puts two lanes in one bank (2-way) for every access. Each thread stores 10 pixels and
+        # loads the 7 x 8 + 2 x radius + 1 = 73 distinct taps of its 8 outputs.
+        "shared_wavefronts": _warps(launch) * 2 * ((_STEPS + 2) + ((_STEPS - 1) * by + 2 * _RADIUS + 1)),
+        "barriers_per_block": 1,
+    })
 
 
 KERNELS["convolutionSeparable.rows"] = _convolution_rows
@@ -282,8 +331,35 @@ def _merge_histogram256(launch) -> Description:
     ))
 
 
-KERNELS["histogram256"] = _histogram256
-KERNELS["histogram256.merge"] = _merge_histogram256
+#: Expected wavefronts of a shared atomic of 32 lanes on uniformly random bytes into one warp's
+#: 256-word histogram (8 words a bank; the largest bank's distinct words): 3.15.
+_RANDOM_BYTE_ATOMIC = 3.15
+
+
+def _histogram256_counts(launch) -> dict:
+    """histogram256: each thread zeroes 256 x 6 / 192 = 8 words; each word of data is 4 shared
+    atomics of its warp (one per byte: ``_RANDOM_BYTE_ATOMIC`` wavefronts, 1 for the launch
+    whose data is one value); then threads t < 256 (t and t + 192 < 256) sum a bin over the 6
+    warp histograms (6 conflict-free loads each, per warp with such threads)."""
+    words = _mib(launch) // 4
+    warps = _warps(launch)
+    ways = 1.0 if "one value" in launch.shape else _RANDOM_BYTE_ATOMIC
+    sums = _blocks(launch) * 6 * sum(-(-min(32, max(0, 256 - s - 32 * w)) // 32)
+                                     for s in range(0, 256, 192) for w in range(6))
+    return {"shared_wavefronts": warps * 8 + 4 * -(-words // 32) * ways + sums,
+            "barriers_per_block": 2}
+
+
+def _merge_counts(launch) -> dict:
+    """mergeHistogram256: a 256-word tree (every warp issues each step's two loads and store,
+    predicated), after the store of each thread's sum; a final load (thread 0)."""
+    b = _threads(launch)
+    steps = _log2(b)
+    return {"shared_wavefronts": _warps(launch) * (1 + 3 * steps + 1), "barriers_per_block": steps}
+
+
+KERNELS["histogram256"] = _with_counts(_histogram256, _histogram256_counts)
+KERNELS["histogram256.merge"] = _with_counts(_merge_histogram256, _merge_counts)
 KERNELS["histogram64"] = _histogram64
 
 
@@ -331,11 +407,72 @@ def _reduce6(launch) -> Description:
     ))
 
 
-for _k in ("reduce0", "reduce1", "reduce2"):
-    KERNELS[f"reduction.{_k}"] = _reduce_one
-for _k in ("reduce3", "reduce4", "reduce5"):
-    KERNELS[f"reduction.{_k}"] = _reduce_two
-KERNELS["reduction.reduce6"] = _reduce6
+def _tree_wavefronts(b: int, pairs, loads: int) -> int:
+    """Shared wavefronts of one block's reduction tree: every warp issues each step's accesses
+    (predicated, see `_issued`); ``pairs(s, tid)`` gives the word a thread updates in step ``s``
+    (None when off), which also loads the word ``s`` above it (``loads`` of the two are LDS)."""
+    total = 0
+    for s in _tree_steps(b):
+        for w in range(b // 32):
+            at = [pairs(s, t) for t in range(32 * w, 32 * w + 32)]
+            above = [None if a is None else a + s for a in at]
+            total += (loads - 1) * _issued(at) + _issued(above) + _issued(at)  # LDS(s) + STS
+    return total
+
+
+def _tree_steps(b: int):
+    return [1 << k for k in range(_log2(b))]
+
+
+def _with_tree(describe, kind: str):
+    """reduce0-3: the block stores its values (one STS a warp), then log2(B) steps (a barrier
+    each, after the first one): reduce0 updates word tid when tid % 2s == 0, reduce1 word
+    2s x tid (stride-2s lanes: bank conflicts), reduce2/3 word tid for tid < s; reduce0-2 load
+    both words, reduce3 keeps its own sum in a register (one LDS). reduce0-2 end with thread 0's
+    load of word 0 (issued by every warp)."""
+    def described(launch) -> Description:
+        b = launch.block[0]
+        pairs = {
+            "0": lambda s, t: t if t % (2 * s) == 0 else None,
+            "1": lambda s, t: 2 * s * t if 2 * s * t < b else None,
+            "2": lambda s, t: t if t < s else None,
+            "3": lambda s, t: t if t < s else None,
+        }[kind]
+        per_block = (b // 32) + _tree_wavefronts(b, pairs, 1 if kind == "3" else 2)
+        if kind != "3":
+            per_block += b // 32
+        d = describe(launch)
+        return Description(accesses=d.accesses, counts={
+            "shared_wavefronts": _blocks(launch) * per_block,
+            "barriers_per_block": 1 + _log2(b),
+        })
+    return described
+
+
+def _with_unrolled(describe, looped: bool):
+    """reduce4/5/6: the block stores its sums (one STS a warp), halves them down to 64 words
+    (for s = B/2 .. 64: one LDS and one STS a warp, predicated, a barrier each: a loop in
+    reduce4, unrolled with fixed barriers for s = 256, 128, 64 in reduce5/6), then warp 0 loads
+    word tid + 32 and finishes with 5 shuffles (not shared accesses)."""
+    def described(launch) -> Description:
+        b = launch.block[0]
+        warps = b // 32
+        steps = max(_log2(b) - 6, 0)
+        per_block = warps + 2 * warps * steps + 1
+        d = describe(launch)
+        return Description(accesses=d.accesses, counts={
+            "shared_wavefronts": _blocks(launch) * per_block,
+            "barriers_per_block": 1 + steps if looped else 4,
+        })
+    return described
+
+
+for _k in ("0", "1", "2"):
+    KERNELS[f"reduction.reduce{_k}"] = _with_tree(_reduce_one, _k)
+KERNELS["reduction.reduce3"] = _with_tree(_reduce_two, "3")
+KERNELS["reduction.reduce4"] = _with_unrolled(_reduce_two, True)
+KERNELS["reduction.reduce5"] = _with_unrolled(_reduce_two, False)
+KERNELS["reduction.reduce6"] = _with_unrolled(_reduce6, False)
 
 
 # ----------------------------------------------------------------------------- scalarProd
@@ -411,8 +548,22 @@ def _shfl_scan(launch) -> Description:
     ))
 
 
-KERNELS["scan.exclusiveShared"] = _scan_exclusive_shared
-KERNELS["scan.uniformUpdate"] = _uniform_update
+def _scan_counts(launch) -> dict:
+    """scanExclusiveShared (arrays of 1024: a 256-word scan of the threads' uint4 sums): each
+    thread stores a zero and its sum (2 STS), then per offset 1 .. 128 loads two words, and
+    after a second barrier stores one; a final load. All conflict-free (consecutive words)."""
+    steps = _log2(_threads(launch))
+    return {"shared_wavefronts": _warps(launch) * (2 + steps + 2 * steps + 1),
+            "barriers_per_block": 2 * steps}
+
+
+def _uniform_counts(launch) -> dict:
+    """uniformUpdate: thread 0 stores the block's offset; every warp loads it (a broadcast)."""
+    return {"shared_wavefronts": _blocks(launch) + _warps(launch), "barriers_per_block": 1}
+
+
+KERNELS["scan.exclusiveShared"] = _with_counts(_scan_exclusive_shared, _scan_counts)
+KERNELS["scan.uniformUpdate"] = _with_counts(_uniform_update, _uniform_counts)
 KERNELS["shfl_scan"] = _shfl_scan
 
 
@@ -429,10 +580,22 @@ def _bitonic_sort_shared(launch) -> Description:
     def at(offset: int):
         return lambda c: c.block_x * 2 * half + c.thread_x + offset
 
+    # Comparator steps: sizes 2, 4, .., L/2 take log2(size) strides each, the final merge
+    # log2(L). Each step a warp loads and stores key and value at pos and pos + stride
+    # (4 LDS, 4 STS): for stride >= 32 a warp's 32 positions are consecutive (1 wavefront),
+    # below they span 64 words in runs of ``stride`` (2-way, 2 wavefronts). Plus the 4 stores
+    # in and the 4 loads out.
+    length = 2 * half
+    lg = _log2(length)
+    strides = [1 << j for k in range(1, lg + 1) for j in range(k)]
+    per_warp = 4 * sum(1 if st >= 32 else 2 for st in strides) * 2 + 8
     return Description(accesses=tuple(
         Access(array=f"{kind}_{a}", index=at(o), kind="load" if kind == "src" else "store")
         for kind in ("src", "dst") for a in _KEY_ARRAYS for o in (0, half)
-    ))
+    ), counts={
+        "shared_wavefronts": _warps(launch) * per_warp,
+        "barriers_per_block": len(strides) + 1,
+    })
 
 
 def _bitonic_merge_global(launch) -> Description:
@@ -535,13 +698,26 @@ def _transpose_naive(launch) -> Description:
     ))
 
 
+def _through_tile(describe, column_ways: int):
+    """A tiled kernel: each warp stores two rows of the 32x32 tile (conflict-free) and, after
+    one barrier, loads two rows or columns of it: a column of the unpadded tile is 32 words in
+    one bank (32 wavefronts), of the padded (33-word rows) tile or a row, one."""
+    def described(launch) -> Description:
+        d = describe(launch)
+        return Description(accesses=d.accesses, counts={
+            "shared_wavefronts": _warps(launch) * 2 * (1 + column_ways),
+            "barriers_per_block": 1,
+        })
+    return described
+
+
 KERNELS["transpose.copy"] = _transpose_copy
-KERNELS["transpose.copySharedMem"] = _transpose_copy
-KERNELS["transpose.transposeCoalesced"] = _transpose_tiled
-KERNELS["transpose.transposeNoBankConflicts"] = _transpose_tiled
-KERNELS["transpose.transposeCoarseGrained"] = _transpose_tiled
-KERNELS["transpose.transposeDiagonal"] = _transpose_diagonal
-KERNELS["transpose.transposeFineGrained"] = _transpose_fine
+KERNELS["transpose.copySharedMem"] = _through_tile(_transpose_copy, 1)
+KERNELS["transpose.transposeCoalesced"] = _through_tile(_transpose_tiled, 32)
+KERNELS["transpose.transposeNoBankConflicts"] = _through_tile(_transpose_tiled, 1)
+KERNELS["transpose.transposeCoarseGrained"] = _through_tile(_transpose_tiled, 1)
+KERNELS["transpose.transposeDiagonal"] = _through_tile(_transpose_diagonal, 1)
+KERNELS["transpose.transposeFineGrained"] = _through_tile(_transpose_fine, 1)
 KERNELS["transpose.transposeNaive"] = _transpose_naive
 
 
