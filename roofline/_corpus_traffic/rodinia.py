@@ -109,6 +109,38 @@ KERNELS["gaussian.Fan2.16"] = _fan2
 # ----------------------------------------------------------------------------- hotspot, pathfinder
 
 
+def _overlaps(lo, hi, a, b):
+    """Whether the integer ranges [lo, hi] and [a, b] share a value (elementwise)."""
+    return np.maximum(lo, a) <= np.minimum(hi, b)
+
+
+def _pyramid_axis(n: int, b: int, p: int, blocks: int, span: int):
+    """One axis of a pyramid kernel: for each block along it (window start (b - 2p) k - p) and
+    each group of ``span`` consecutive thread indices along it, whether the group holds an
+    on-grid thread (blocks x groups), and for each step i < p whether it holds one that
+    computes: inside [i + 1, b - i - 2] and on the grid (p x blocks x groups)."""
+    start = (b - 2 * p) * np.arange(blocks)[:, None] - p
+    lo = np.arange(0, b, span)[None, :]
+    hi = lo + span - 1
+    vmin, vmax = np.maximum(0, -start), np.minimum(b - 1, n - 1 - start)
+    loaded = _overlaps(lo, hi, vmin, vmax)
+    steps = np.stack([_overlaps(lo, hi, np.maximum(vmin, i + 1), np.minimum(vmax, b - i - 2))
+                      for i in range(p)])
+    return loaded, steps
+
+
+def _pyramid_counts(loaded: float, computing: list[float], input_stores: int, step_loads: int) -> dict[str, float]:
+    """Counts of a pyramid kernel, every shared access conflict-free (1 wavefront per warp
+    instruction: a warp's lanes read consecutive words, or the clamped edge's word again).
+    ``loaded`` warps store their input (``input_stores`` STS each); the ``computing[i]`` warps of
+    step i read ``step_loads`` words and store their result; before every step but the last
+    they copy it back (1 load, 1 store), after the last they read it once more for the global
+    store. Barriers: 1 after the input, then 2 a step but 1 on the last (it breaks out): 2p."""
+    p = len(computing)
+    wavefronts = loaded * input_stores + sum(computing) * (step_loads + 1) + 2 * sum(computing[:-1]) + computing[-1]
+    return {"shared_wavefronts": float(wavefronts), "barriers_per_block": float(2 * p)}
+
+
 def _hotspot(launch) -> Description:
     """Pyramid stencil: block (bx, by) loads a B x B window of temp and power starting at
     (small * by - p, small * bx - p), small = B - 2p, clipped to the grid (blocks overlap by 2p);
@@ -134,11 +166,20 @@ def _hotspot(launch) -> Description:
     def index(c: Coords):
         return y(c) * cols + x(c)
 
+    # shared: a warp is 32 / b whole rows of the b x b block; its lanes are on the grid (or
+    # compute) when one of its rows and one of the block's columns are, so the warp counts are
+    # products of a row and a column count. Input: temp and power (2 STS); a step reads the
+    # centre, power and the 4 neighbours (6 LDS; the centre once, kept in a register).
+    rows_per_warp = 32 // b
+    ry_loaded, ry_steps = _pyramid_axis(rows, b, p, launch.grid[1], rows_per_warp)
+    cx_loaded, cx_steps = _pyramid_axis(cols, b, p, launch.grid[0], b)
+    loaded = ry_loaded.sum() * cx_loaded.sum()
+    computing = [float(ry_steps[i].sum() * cx_steps[i].sum()) for i in range(p)]
     return Description(accesses=(
         Access(array="temp_src", index=index, guard=on_grid),
         Access(array="power", index=index, guard=on_grid),
         Access(array="temp_dst", index=index, guard=inner, kind="store"),
-    ))
+    ), counts=_pyramid_counts(float(loaded), computing, 2, 6))
 
 
 KERNELS["hotspot.calculate_temp.8"] = _hotspot
@@ -167,7 +208,11 @@ def _dynproc(launch) -> Description:
     def inner(c: Coords):
         return on_grid(c) & (c.thread_x >= p) & (c.thread_x < b - p)
 
-    return Description(accesses=(
+    # shared: the warps with an on-grid lane store src (1 STS); a step reads the left, centre
+    # and right words (3 LDS)
+    loaded, steps = _pyramid_axis(cols, b, p, launch.grid[0], 32)
+    counts = _pyramid_counts(float(loaded.sum()), [float(steps[i].sum()) for i in range(p)], 1, 3)
+    return Description(counts=counts, accesses=(
         Access(array="src", index=x, guard=on_grid),
         Access(array="wall", index=lambda c: c.loop * cols + x(c), guard=step, loop=p),
         Access(array="results", index=x, guard=inner, kind="store"),

@@ -101,7 +101,12 @@ def _coalesce(launch) -> Description:
 
 
 def _shared_mem_block(launch) -> Description:
-    """32x32 tiles through shared memory; block (bx, by) computes the C tile (row bx, column by)."""
+    """32x32 tiles through shared memory; block (bx, by) computes the C tile (row bx, column by).
+
+    Shared, per warp and K tile: 2 conflict-free stores (the A and B element); the 32-step dot
+    product reads B's column as 32 conflict-free LDS.32 and the warp's A row (one row a warp) as
+    8 broadcast LDS.128 of 2 wavefronts: 32 + 16 + 2 = 50.
+    """
     n = _n(launch)
 
     def row(c: Coords):
@@ -119,7 +124,21 @@ def _shared_mem_block(launch) -> Description:
         Access(array="B", index=lambda c: (c.loop * 32 + row(c)) * n + c.block_y * 32 + col(c), loop=steps),
         Access(array="C", index=cij),
         Access(array="C", index=cij, kind="store"),
-    ))
+    ), counts=_shared(n, 32, 32, 32, 50))
+
+
+def _shared(n: int, bm: int, warps: int, bk: int, per_warp_tile: int) -> dict[str, float]:
+    """Counts of a tiled kernel with (n / bm)^2 blocks of ``warps`` warps and n / bk K tiles: each
+    warp spends ``per_warp_tile`` shared wavefronts a K tile, each thread 2 barriers a K tile.
+
+    Wavefront costs of the compiled code (checked against Nsight's per-instruction counts): a
+    4-byte access is 1 wavefront per distinct word in its worst bank; an LDS.128 costs 2 when
+    each half-warp reads a single float4 (broadcast), 8 when the 16 lanes of a half-warp read 16
+    float4 at a 32-byte stride (the other half-warp repeating them); a contiguous STS.128 costs 4.
+    """
+    tiles = n // bk
+    return {"shared_wavefronts": float((n // bm) ** 2 * warps * tiles * per_warp_tile),
+            "barriers_per_block": float(2 * tiles)}
 
 
 def _blocktiling_1d(launch) -> Description:
@@ -127,8 +146,12 @@ def _blocktiling_1d(launch) -> Description:
     n = _n(launch)
     loads = _tile_loads(n, 64, 64, 8, (0,), lambda c: _tid(c) // 8, lambda c: _tid(c) % 8,
                         (0,), lambda c: _tid(c) // 64, lambda c: _tid(c) % 64, 1)
+    # shared per warp and K tile: 2 conflict-free stores; 8 LDS.32 of B's row (conflict-free) and
+    # the warp's 8 A rows of 8 (one thread row a warp: 64 contiguous floats) as 16 broadcast
+    # LDS.128 of 2 wavefronts: 2 + 8 + 32 = 42
     return Description(accesses=loads + _c_epilogue(
-        n, lambda c: c.block_y * 64 + _tid(c) // 64 * 8, lambda c: c.block_x * 64 + _tid(c) % 64, 8, (0,)))
+        n, lambda c: c.block_y * 64 + _tid(c) // 64 * 8, lambda c: c.block_x * 64 + _tid(c) % 64, 8, (0,)),
+        counts=_shared(n, 64, 16, 8, 42))
 
 
 def _blocktiling_2d(launch) -> Description:
@@ -136,35 +159,58 @@ def _blocktiling_2d(launch) -> Description:
     n = _n(launch)
     loads = _tile_loads(n, 128, 128, 8, (0, 32, 64, 96), lambda c: _tid(c) // 8, lambda c: _tid(c) % 8,
                         (0, 2, 4, 6), lambda c: _tid(c) // 128, lambda c: _tid(c) % 128, 1)
+    # shared per warp and K tile: 8 conflict-free STS.32; each of the 8 dot steps reads A's 8 values
+    # as LDS.32 (a warp's 2 thread rows hit one bank: 2 wavefronts) and B's 8 as 2 LDS.128 (16
+    # column threads at a 32-byte stride: 8 wavefronts): 8 + 8 * (16 + 16) = 264
     return Description(accesses=loads + _c_epilogue(
         n, lambda c: c.block_y * 128 + _tid(c) // 16 * 8, lambda c: c.block_x * 128 + _tid(c) % 16 * 8,
-        8, tuple(range(8))))
+        8, tuple(range(8))), counts=_shared(n, 128, 8, 8, 264))
 
 
-def _vectorized(launch) -> Description:
+def _vectorized(launch, per_warp_tile: int = 172) -> Description:
     """Kernels 6-8 (BM = BN = 128, BK = 8, TM = TN = 8): one float4 of A and of B per K step,
-    the 8x8 C tile read and written as float4 (they differ only in shared-memory layout)."""
+    the 8x8 C tile read and written as float4 (they differ only in shared-memory layout).
+
+    Shared per warp and K tile. All three store A transposed with 4 STS.32 (the warp's lane
+    pairs land 4 rows of 128 apart, one bank: 2 wavefronts each) and read A's 8 values each dot
+    step as 2 LDS.128 (one float4 a half-warp: 2 wavefronts). 06: B stored as one contiguous
+    STS.128 (4) and read as 2 LDS.128 at a 32-byte stride (8): 8 + 4 + 8 * (4 + 16) = 172.
+    07: B stored as 4 STS.32 (lane pairs 64 words apart: 2 each), read as 8 conflict-free LDS.32:
+    8 + 8 + 8 * (4 + 8) = 112. 08: B rows padded to 133, stored as 4 STS.32 at a 4-word lane
+    stride (4-way: 4 each) and read as 8 LDS.32 at an 8-word stride (4-way): 8 + 16 + 8 * (4 + 32) = 312.
+    """
     n = _n(launch)
     loads = _tile_loads(n, 128, 128, 8, (0,), lambda c: _tid(c) // 2, lambda c: _tid(c) % 2 * 4,
                         (0,), lambda c: _tid(c) // 32, lambda c: _tid(c) % 32 * 4, 4)
     return Description(accesses=loads + _c_epilogue(
         n, lambda c: c.block_y * 128 + _tid(c) // 16 * 8, lambda c: c.block_x * 128 + _tid(c) % 16 * 8,
-        8, (0, 4), width=4))
+        8, (0, 4), width=4), counts=_shared(n, 128, 8, 8, per_warp_tile))
 
 
 def _autotuned(launch) -> Description:
-    """BM = BN = 128, BK = 16, TM = TN = 8: two float4 of A and two of B per K step, C as float4."""
+    """BM = BN = 128, BK = 16, TM = TN = 8: two float4 of A and two of B per K step, C as float4.
+
+    Shared per warp and K tile: A stored transposed with 8 STS.32 (4 lanes of one row 128 words
+    apart: 4-way, 4 each), B with 2 contiguous STS.128 (4 each); each of the 16 dot steps as in
+    06: 2 LDS.128 of A (2 each) and 2 of B (8 each): 32 + 8 + 16 * 20 = 360.
+    """
     n = _n(launch)
     loads = _tile_loads(n, 128, 128, 16, (0, 64), lambda c: _tid(c) // 4, lambda c: _tid(c) % 4 * 4,
                         (0, 8), lambda c: _tid(c) // 32, lambda c: _tid(c) % 32 * 4, 4)
     return Description(accesses=loads + _c_epilogue(
         n, lambda c: c.block_y * 128 + _tid(c) // 16 * 8, lambda c: c.block_x * 128 + _tid(c) % 16 * 8,
-        8, (0, 4), width=4))
+        8, (0, 4), width=4), counts=_shared(n, 128, 8, 16, 360))
 
 
 def _warptiling(launch) -> Description:
     """BM = BN = 128, BK = 16, warp tile 64x64 (4 subtiles of 64x16), TM = 8, TN = 4, 128 threads:
-    four float4 of A and four of B per K step; each lane's C: 8 rows x one float4 per subtile."""
+    four float4 of A and four of B per K step; each lane's C: 8 rows x one float4 per subtile.
+
+    Shared per warp and K tile: A stored transposed with 16 STS.32 (4-way as in 09: 4 each), B
+    with 4 contiguous STS.128 (4 each); each of the 16 dot steps reads A's 8 values as 2 LDS.128
+    and B's 4 subtile float4 as 4 LDS.128, 20 wavefronts the step on Nsight's count (6 instructions
+    of 2-4 each; Nsight gives the step's total, not its split): 64 + 16 + 16 * 20 = 400.
+    """
     n = _n(launch)
     loads = _tile_loads(n, 128, 128, 16, (0, 32, 64, 96), lambda c: _tid(c) // 4, lambda c: _tid(c) % 4 * 4,
                         (0, 4, 8, 12), lambda c: _tid(c) // 32, lambda c: _tid(c) % 32 * 4, 4)
@@ -175,7 +221,8 @@ def _warptiling(launch) -> Description:
     def col(c: Coords):  # warp column (2 of 64), then the lane's float4 of a 16-wide subtile
         return c.block_x * 128 + _tid(c) // 32 % 2 * 64 + _tid(c) % 4 * 4
 
-    return Description(accesses=loads + _c_epilogue(n, row, col, 8, (0, 16, 32, 48), width=4))
+    return Description(accesses=loads + _c_epilogue(n, row, col, 8, (0, 16, 32, 48), width=4),
+                       counts=_shared(n, 128, 4, 16, 400))
 
 
 KERNELS["01_naive"] = _naive
@@ -184,7 +231,7 @@ KERNELS["03_shared_mem_block"] = _shared_mem_block
 KERNELS["04_1d_blocktiling"] = _blocktiling_1d
 KERNELS["05_2d_blocktiling"] = _blocktiling_2d
 KERNELS["06_vectorize"] = _vectorized
-KERNELS["07_bank_conflicts"] = _vectorized
-KERNELS["08_bank_extra_col"] = _vectorized
+KERNELS["07_bank_conflicts"] = lambda launch: _vectorized(launch, 112)
+KERNELS["08_bank_extra_col"] = lambda launch: _vectorized(launch, 312)
 KERNELS["09_autotuned"] = _autotuned
 KERNELS["10_warptiling"] = _warptiling
