@@ -1,4 +1,3 @@
-# HELPER: READ /work/helper_rules.md FIRST (the rules and the checking script for this task); delete this line when done.
 """Access descriptions of the corpus's polybench kernels (see the package docstring)."""
 
 from __future__ import annotations
