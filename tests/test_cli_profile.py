@@ -157,9 +157,6 @@ validate.measure(sys.argv[1], "one_block_copy", grid=1, block=256, args=[x, np.z
 
 
 @pytest.mark.gpu
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 22's check, not met yet: on an H200 (2026-11-26) the one-block copy's Nsight duration is "
-    "0.65-0.70 of the prediction with Nsight's launch (empty kernel 1.44 us): the prediction is too slow"))
 def test_on_the_device_a_one_block_kernel_is_profiled_with_its_sass_and_predicted_within_15_percent(tmp_path):
     """Issue 22's checks on the device: the source page's SASS equals nvdisasm's, Nsight counts 16
     loads per thread, occupancy equals Nsight's, and with the empty kernel's Nsight duration the

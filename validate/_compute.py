@@ -3,11 +3,12 @@
 `validate/kernels/compute.cu` holds three probes; each measures one parameter of
 `roofline.predict`, never a kernel family or a corpus kernel the model is checked on:
 
-* **Trip latency**: one block of 256 threads per SM walks a grid-stride loop whose next
-  trip's addresses depend on this trip's loads (L2 bypassed in L1, lines far past L2), each
-  trip reading 1, 2, 4 or 8 KiB per block: the time per trip (the difference of two trip
-  counts) against the bytes per block and trip is a line, ``trip_latency_seconds`` plus
-  the bytes at ``trip_bytes_per_second`` (the trips term, `roofline._terms.trips`).
+* **Trip latency**: one block of 1024 threads, alone on the GPU (one SM), walks a
+  grid-stride loop whose next trip's addresses depend on this trip's loads (L2 bypassed in
+  L1, lines far past L2), each trip reading 4, 8, 16 or 32 KiB: the time per trip (the
+  difference of two trip counts) against the bytes per trip rises at what one SM's port
+  moves when no other SM competes (``trip_bytes_per_second``; the trips term gives an SM the
+  GPU's bandwidth over the SMs in use, up to this, `roofline._terms.trips`).
 * **Overlap**: a stream of one float in and one out per thread with 0 to 256 FMAs on it
   (four independent chains) sweeps the arithmetic intensity across the ridge. The memory
   side is the sweep's time without FMAs, the compute side the FMAs at the slope of the
@@ -49,7 +50,7 @@ __all__ = [
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: Threads per block of the trip probe, and the floats each thread reads per trip.
-TRIP_THREADS, TRIP_FLOATS = 256, (1, 2, 4, 8)
+TRIP_THREADS, TRIP_FLOATS = 1024, (1, 2, 4, 8)
 #: FMAs per element of the overlap sweep (multiples of the kernel's four chains).
 OVERLAP_FMAS = (0, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 #: Overlap points whose two sides are within this ratio of each other fit the exponent.
@@ -200,10 +201,11 @@ def measure_compute(session: Session, info: DeviceInfo, *, quick: bool = False,
 
     def trip(floats: int) -> float:
         # the longest walk covers the whole buffer once: every trip misses L2 on every repeat
-        stride = max(info.sm_count * TRIP_THREADS * floats, words // many)
+        stride = max(TRIP_THREADS * floats, words // many)
 
         def run(trips: int) -> float:
-            return timed("trip_walk", info.sm_count, TRIP_THREADS,
+            # one block: one SM's port alone, the rest of the GPU idle
+            return timed("trip_walk", 1, TRIP_THREADS,
                          (walk, sink, np.uint32(words), np.int32(trips), np.int32(floats), np.uint32(stride)))
         return max(1e-10, (run(many) - run(few)) / (many - few))
 
@@ -231,19 +233,29 @@ def measure_compute(session: Session, info: DeviceInfo, *, quick: bool = False,
 def compute_calibration(effects: ComputeEffects) -> dict[str, tuple[float | None, str]]:
     """The calibration entries the probes give: name -> (value, how it was measured).
 
-    The trip walk and the overlap sweep are reported, not used: on an H200 (2026-11-26) the
-    walk's line through 1-8 KiB per block and trip had no positive intercept (270 ns at 1 KiB,
-    then about 400 ns per KiB), and the sweep's time was the sum of its memory and FMA sides
-    (p = 1.06) because the sweep's warps load and compute in step, wave after wave, which
-    the families' loops do not (p = 1.06 took the families from 7 % to 23 %). The trips term
-    takes the latency ladder's DRAM latency and the copy sweep's per-SM bandwidth instead,
-    and memory and compute join as the plain maximum.
+    The one-block trip walk gives what one SM's port moves alone (``trip_bytes_per_second``,
+    the slope of its time per trip against the bytes, where the line rises). Its latency is
+    reported, not used: on an H200 (2026-11-27) the time per trip was flat at 340 ns from 4 to
+    16 KiB and rose at 32 KiB (440 ns), so the line's intercept (310 ns) understates the flat
+    part, which the latency ladder's DRAM latency (356 ns) already gives within 5 %. The
+    overlap sweep is reported, not used: on an H200 (2026-11-26) its time was the sum of its
+    memory and FMA sides (p = 1.06) because the sweep's warps load and compute in step, wave
+    after wave, which the families' loops do not (p = 1.06 took the families from 7 % to
+    23 %); memory and compute join as the plain maximum. (The walk ran on every SM until
+    2026-11-27, with a modulo per load that made it issue-bound: 270 ns at 1 KiB, then about
+    400 ns per KiB on an H200; it was not used either.)
     """
+    points = ", ".join(f"{b // 1024} KiB {s_ * 1e9:.0f} ns" for b, s_ in sorted(effects.trip_points.items()))
     entries: dict[str, tuple[float | None, str]] = {
         "fma_latency_cycles": (effects.fma_latency_cycles,
                                f"one warp per SM, one dependent FMA chain: {effects.fma_chain_seconds * 1e9:.2f} ns per "
                                f"FMA at {effects.clock_hz / 1e6:.0f} MHz"),
     }
+    if effects.trip_bytes_per_second is not None:
+        entries["trip_bytes_per_second"] = (
+            effects.trip_bytes_per_second,
+            f"one block of {TRIP_THREADS} threads alone on the GPU, dependent trips that miss L2: the slope of the "
+            f"time per trip against its bytes ({points})")
     if effects.tensor_rate_fraction is not None:
         entries["tensor_rate_fraction"] = (effects.tensor_rate_fraction,
                                            "the ceilings probe's fp16 tensor ceiling over the datasheet's rate")

@@ -34,12 +34,14 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: The ``--section`` arguments: what `roofline.load_ncu` reads, and the instruction statistics.
 PROFILE_SECTIONS: tuple[str, ...] = (*roofline.NCU_SECTIONS, "InstructionStats")
 #: Counters beyond the sections, each read by `roofline.load_ncu` for the time model: global
-#: loads per thread, DRAM reads and writes, SM<->L2 sectors, requests and hits, L1 data-pipe
+#: loads per thread, DRAM reads and writes, SM<->L2 sectors (all, and the reads: the loads' own
+#: L2 hit rate is 1 - DRAM reads / read sectors), requests and hits, L1 data-pipe
 #: wavefronts, global load sectors and hits, global store sectors and requests (partial
 #: stores), global atomic and reduction instructions.
 NCU_METRICS: tuple[str, ...] = (
     "smsp__inst_executed_op_global_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
-    "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_tex_lookup_hit.sum", "lts__t_requests_srcunit_tex.sum",
+    "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+    "lts__t_sectors_srcunit_tex_lookup_hit.sum", "lts__t_requests_srcunit_tex.sum",
     "l1tex__data_pipe_lsu_wavefronts.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "smsp__sass_inst_executed_op_global_atom.sum",

@@ -16,7 +16,7 @@ defines) returning a `Description`; one module per project maps kernel ids (the 
 
 from __future__ import annotations
 
-from . import cuda_samples, polybench, rodinia, sgemm
+from . import cuda_samples, polybench, rodinia, sgemm, triton
 from ._description import COUNT_FIELDS, Describe, Description
 
 __all__ = ["COUNT_FIELDS", "DESCRIPTIONS", "Describe", "Description"]
@@ -24,5 +24,5 @@ __all__ = ["COUNT_FIELDS", "DESCRIPTIONS", "Describe", "Description"]
 #: Project name -> kernel id (the part after ``project/``) -> its description.
 DESCRIPTIONS: dict[str, dict[str, Describe]] = {
     "cuda-samples": cuda_samples.KERNELS, "PolyBench-GPU": polybench.KERNELS,
-    "rodinia": rodinia.KERNELS, "SGEMM_CUDA": sgemm.KERNELS,
+    "rodinia": rodinia.KERNELS, "SGEMM_CUDA": sgemm.KERNELS, "triton-tutorials": triton.KERNELS,
 }

@@ -151,64 +151,49 @@ _STEPS = 8  # result steps per thread (and one halo step each side, which covers
 _RADIUS = 8  # the filter's radius (17 taps)
 
 
-def _convolution_rows(launch) -> Description:
-    """convolutionRows: a 16x4 block filters 8 row segments of 16 pixels each thread one pixel per
-    segment, loading them plus a 16-pixel halo on each side (halos outside the image skipped)."""
-    w, _ = _image(launch)
-    bx = launch.block[0]  # 16
+def _separable(launch, along_rows: bool) -> Description:
+    """One pass of the separable convolution along rows (`along_rows`: a 16x4 block, 8 segments
+    of 16 pixels) or columns (a 16x8 block, 8 segments of 8 rows): each thread one pixel per
+    segment, loading them plus a halo segment on each side (halos outside the image skipped)."""
+    w, h = _image(launch)
+    step_size = launch.block[0] if along_rows else launch.block[1]  # 16 along a row, 8 down a column
+    extent = w if along_rows else h
 
-    def base_x(c: Coords):
-        return (c.block_x * _STEPS - 1) * bx + c.thread_x
+    def base(c: Coords):
+        return (c.block_x * _STEPS - 1) * step_size + c.thread_x if along_rows else \
+            (c.block_y * _STEPS - 1) * step_size + c.thread_y
 
     def at(c: Coords, step):
-        return c.y * w + base_x(c) + step * bx
+        return c.y * w + base(c) + step * step_size if along_rows else (base(c) + step * step_size) * w + c.x
 
     def main(c: Coords):
         return at(c, c.loop + 1)
 
     return Description(accesses=(
         Access(array="src", index=main, loop=_STEPS),
-        Access(array="src", index=lambda c: at(c, 0), guard=lambda c: base_x(c) >= 0),
+        Access(array="src", index=lambda c: at(c, 0), guard=lambda c: base(c) >= 0),
         Access(array="src", index=lambda c: at(c, _STEPS + 1),
-               guard=lambda c: w - base_x(c) > (_STEPS + 1) * bx),
+               guard=lambda c: extent - base(c) > (_STEPS + 1) * step_size),
         Access(array="dst", index=main, loop=_STEPS, kind="store"),
     ), counts={
-        # a warp is two rows of the tile, 160 words apart (same banks): every access 2-way.
-        # Each thread stores its 10 pixels and loads the 8 x 16 + 2 x radius + 1 = 129
-        # distinct taps its 8 outputs need (the compiler loads each once).
-        "shared_wavefronts": _warps(launch) * 2 * ((_STEPS + 2) + ((_STEPS - 1) * bx + 2 * _RADIUS + 1)),
+        # every shared access is 2-way: along rows a warp is two rows of the tile, 160 words apart
+        # (same banks); down columns the tile is stored by columns (81 words per x) and a warp is
+        # 16 x by 2 y, x * 81 + y putting two lanes in one bank. Each thread stores its 10 pixels
+        # and loads the (8 - 1) x step + 2 x radius + 1 distinct taps its 8 outputs need (129
+        # along rows, 73 down columns; the compiler loads each once).
+        "shared_wavefronts": _warps(launch) * 2 * ((_STEPS + 2) + ((_STEPS - 1) * step_size + 2 * _RADIUS + 1)),
         "barriers_per_block": 1,
     })
+
+
+def _convolution_rows(launch) -> Description:
+    """convolutionRows (`_separable` along rows)."""
+    return _separable(launch, along_rows=True)
 
 
 def _convolution_columns(launch) -> Description:
-    """convolutionColumns: a 16x8 block filters 8 column segments of 8 rows each thread one pixel
-    per segment, loading them plus an 8-row halo above and below (halos outside the image skipped)."""
-    w, h = _image(launch)
-    by = launch.block[1]  # 8
-
-    def base_y(c: Coords):
-        return (c.block_y * _STEPS - 1) * by + c.thread_y
-
-    def at(c: Coords, step):
-        return (base_y(c) + step * by) * w + c.x
-
-    def main(c: Coords):
-        return at(c, c.loop + 1)
-
-    return Description(accesses=(
-        Access(array="src", index=main, loop=_STEPS),
-        Access(array="src", index=lambda c: at(c, 0), guard=lambda c: base_y(c) >= 0),
-        Access(array="src", index=lambda c: at(c, _STEPS + 1),
-               guard=lambda c: h - base_y(c) > (_STEPS + 1) * by),
-        Access(array="dst", index=main, loop=_STEPS, kind="store"),
-    ), counts={
-        # the tile is stored by columns (row of 81 words per x); a warp is 16 x by 2 y: x*81 + y
-        # puts two lanes in one bank (2-way) for every access. Each thread stores 10 pixels and
-        # loads the 7 x 8 + 2 x radius + 1 = 73 distinct taps of its 8 outputs.
-        "shared_wavefronts": _warps(launch) * 2 * ((_STEPS + 2) + ((_STEPS - 1) * by + 2 * _RADIUS + 1)),
-        "barriers_per_block": 1,
-    })
+    """convolutionColumns (`_separable` down columns)."""
+    return _separable(launch, along_rows=False)
 
 
 KERNELS["convolutionSeparable.rows"] = _convolution_rows

@@ -11,24 +11,9 @@ KERNELS: dict[str, Describe] = {}
 
 
 def _gemm(launch) -> Description:
-    """GEMM: thread (i, j) scales c[i][j], then adds a[i][k] * b[k][j] over k, c written every k."""
-    n = defines(launch.build_defines)
-    ni, nj, nk = n["NI"], n["NJ"], n["NK"]
-
-    def inside(c: Coords):
-        return (c.y < ni) & (c.x < nj)
-
-    def cij(c: Coords):
-        return c.y * nj + c.x
-
-    return Description(accesses=(
-        Access(array="c", index=cij, guard=inside),
-        Access(array="c", index=cij, guard=inside, kind="store"),
-        Access(array="a", index=lambda c: c.y * nk + c.loop, guard=inside, loop=nk),
-        Access(array="b", index=lambda c: c.loop * nj + c.x, guard=inside, loop=nk),
-        # the compiler keeps c[i][j] in a register (nothing between writes it), so only the store repeats
-        Access(array="c", index=cij, guard=inside, loop=nk, kind="store"),
-    ))
+    """GEMM: thread (i, j) scales c[i][j], then adds a[i][k] * b[k][j] over k, c written every k
+    (the compiler keeps c[i][j] in a register: nothing between writes it, so only the store repeats)."""
+    return _product(launch, "c", "a", "b", scaled=True)
 
 
 KERNELS["GEMM.gemm_kernel"] = _gemm
@@ -52,15 +37,35 @@ def _rows(n: int):
 
 
 def _accumulate(array: str, at, guard, loop: int, reads: tuple[Access, ...], *,
-                load_first: bool) -> tuple[Access, ...]:
+                load_first: bool, scaled: bool = False) -> tuple[Access, ...]:
     """``array[at] (+)= ...`` summed in global memory over a loop of `loop` iterations of `reads`.
 
     The pointers may alias, so the compiler writes the sum back every iteration (a later load may
     read it); it keeps the value in a register (nothing else writes between), so the sum is read
     once before the loop (`load_first`: ``+=`` onto what is there) or not at all (the kernel first
-    stores 0)."""
-    first = Access(array=array, index=at, guard=guard, kind="load" if load_first else "store")
-    return (first, *reads, Access(array=array, index=at, guard=guard, loop=loop, kind="store"))
+    stores 0). `scaled`: the kernel first scales the sum in place (``c *= beta``: read, then
+    written) and adds to it."""
+    if scaled:
+        first: tuple[Access, ...] = (Access(array=array, index=at, guard=guard),
+                                     Access(array=array, index=at, guard=guard, kind="store"))
+    else:
+        first = (Access(array=array, index=at, guard=guard, kind="load" if load_first else "store"),)
+    return (*first, *reads, Access(array=array, index=at, guard=guard, loop=loop, kind="store"))
+
+
+def _product(launch, out: str, a: str, b: str, *, scaled: bool) -> Description:
+    """``out[i][j] (+)= a[i][k] * b[k][j]`` over k for thread (i, j) = (y, x): the sum starts at 0
+    or at ``out`` scaled in place (`scaled`), and is written back every k (`_accumulate`)."""
+    n = defines(launch.build_defines)
+    ni, nj, nk = n["NI"], n["NJ"], n["NK"]
+
+    def inside(c: Coords):
+        return (c.y < ni) & (c.x < nj)
+
+    return Description(accesses=_accumulate(out, lambda c: c.y * nj + c.x, inside, nk, (
+        Access(array=a, index=lambda c: c.y * nk + c.loop, guard=inside, loop=nk),
+        Access(array=b, index=lambda c: c.loop * nj + c.x, guard=inside, loop=nk),
+    ), load_first=False, scaled=scaled))
 
 
 # ----------------------------------------------------------------------------- matrix products
@@ -68,72 +73,39 @@ def _accumulate(array: str, at, guard, loop: int, reads: tuple[Access, ...], *,
 
 def _2mm(launch) -> Description:
     """2MM kernel 1: thread (i, j) sets tmp[i][j] = 0, then adds alpha * A[i][k] * B[k][j] over k."""
-    n = defines(launch.build_defines)
-    ni, nj, nk = n["NI"], n["NJ"], n["NK"]
-
-    def inside(c: Coords):
-        return (c.y < ni) & (c.x < nj)
-
-    return Description(accesses=_accumulate("tmp", lambda c: c.y * nj + c.x, inside, nk, (
-        Access(array="A", index=lambda c: c.y * nk + c.loop, guard=inside, loop=nk),
-        Access(array="B", index=lambda c: c.loop * nj + c.x, guard=inside, loop=nk),
-    ), load_first=False))
+    return _product(launch, "tmp", "A", "B", scaled=False)
 
 
 def _3mm(launch) -> Description:
     """3MM kernel 1: thread (i, j) sets E[i][j] = 0, then adds A[i][k] * B[k][j] over k."""
+    return _product(launch, "E", "A", "B", scaled=False)
+
+
+def _rank_update(launch, products: tuple[tuple[str, str], ...]) -> Description:
+    """``c[i][j] = beta c[i][j] + alpha sum over k of x[i][k] y[j][k]`` for each (x, y) of
+    `products`, thread (i, j) = (y, x): c scaled in place, then summed and written every k."""
     n = defines(launch.build_defines)
-    ni, nj, nk = n["NI"], n["NJ"], n["NK"]
+    ni, nj = n["NI"], n["NJ"]
 
     def inside(c: Coords):
-        return (c.y < ni) & (c.x < nj)
+        return (c.y < ni) & (c.x < ni)
 
-    return Description(accesses=_accumulate("E", lambda c: c.y * nj + c.x, inside, nk, (
-        Access(array="A", index=lambda c: c.y * nk + c.loop, guard=inside, loop=nk),
-        Access(array="B", index=lambda c: c.loop * nj + c.x, guard=inside, loop=nk),
-    ), load_first=False))
+    reads = []
+    for first, second in products:
+        reads += [Access(array=first, index=lambda c: c.y * nj + c.loop, guard=inside, loop=nj),
+                  Access(array=second, index=lambda c: c.x * nj + c.loop, guard=inside, loop=nj)]
+    return Description(accesses=_accumulate("c", lambda c: c.y * ni + c.x, inside, nj, tuple(reads),
+                                            load_first=False, scaled=True))
 
 
 def _syrk(launch) -> Description:
     """SYRK: thread (i, j) scales c[i][j] by beta, then adds alpha * a[i][k] * a[j][k] over k."""
-    n = defines(launch.build_defines)
-    ni, nj = n["NI"], n["NJ"]
-
-    def inside(c: Coords):
-        return (c.y < ni) & (c.x < ni)
-
-    def cij(c: Coords):
-        return c.y * ni + c.x
-
-    return Description(accesses=(
-        Access(array="c", index=cij, guard=inside),
-        Access(array="c", index=cij, guard=inside, kind="store"),
-        Access(array="a", index=lambda c: c.y * nj + c.loop, guard=inside, loop=nj),
-        Access(array="a", index=lambda c: c.x * nj + c.loop, guard=inside, loop=nj),
-        Access(array="c", index=cij, guard=inside, loop=nj, kind="store"),
-    ))
+    return _rank_update(launch, (("a", "a"),))
 
 
 def _syr2k(launch) -> Description:
     """SYR2K: thread (i, j) scales c[i][j] by beta, then adds alpha * (a[i][k] b[j][k] + b[i][k] a[j][k])."""
-    n = defines(launch.build_defines)
-    ni, nj = n["NI"], n["NJ"]
-
-    def inside(c: Coords):
-        return (c.y < ni) & (c.x < ni)
-
-    def cij(c: Coords):
-        return c.y * ni + c.x
-
-    return Description(accesses=(
-        Access(array="c", index=cij, guard=inside),
-        Access(array="c", index=cij, guard=inside, kind="store"),
-        Access(array="a", index=lambda c: c.y * nj + c.loop, guard=inside, loop=nj),
-        Access(array="b", index=lambda c: c.x * nj + c.loop, guard=inside, loop=nj),
-        Access(array="b", index=lambda c: c.y * nj + c.loop, guard=inside, loop=nj),
-        Access(array="a", index=lambda c: c.x * nj + c.loop, guard=inside, loop=nj),
-        Access(array="c", index=cij, guard=inside, loop=nj, kind="store"),
-    ))
+    return _rank_update(launch, (("a", "b"), ("b", "a")))
 
 
 KERNELS["2MM.mm2_kernel1"] = _2mm
@@ -148,68 +120,57 @@ KERNELS["SYR2K.syr2k_kernel"] = _syr2k
 # element for the whole warp; the sum is written back to global memory every iteration.
 
 
+def _matvec(out: str, matrix: str, vector: str, threads: int, length: int, *, by_row: bool, load_first: bool,
+            vector_first: bool = False) -> tuple[Access, ...]:
+    """``out[i] (+)= sum over j of matrix * vector[j]`` for ``threads`` threads i over ``length`` j:
+    thread i walks row i (`by_row`: ``matrix[i][j]``, rows of ``length``) or column i
+    (``matrix[j][i]``, rows of ``threads``); the source's order of the two loads kept."""
+    inside = _rows(threads)
+    if by_row:
+        index = lambda c: c.x * length + c.loop  # noqa: E731 - the one expression that differs
+    else:
+        index = lambda c: c.loop * threads + c.x  # noqa: E731
+    pair = (Access(array=matrix, index=index, guard=inside, loop=length),
+            Access(array=vector, index=lambda c: c.loop, guard=inside, loop=length))
+    return _accumulate(out, lambda c: c.x, inside, length, pair[::-1] if vector_first else pair,
+                       load_first=load_first)
+
+
 def _atax1(launch) -> Description:
     """ATAX kernel 1: thread i sets tmp[i] = 0, then adds A[i][j] * x[j] over j."""
     n = defines(launch.build_defines)
-    nx, ny = n["NX"], n["NY"]
-    inside = _rows(nx)
-    return Description(accesses=_accumulate("tmp", lambda c: c.x, inside, ny, (
-        Access(array="A", index=lambda c: c.x * ny + c.loop, guard=inside, loop=ny),
-        Access(array="x", index=lambda c: c.loop, guard=inside, loop=ny),
-    ), load_first=False))
+    return Description(accesses=_matvec("tmp", "A", "x", n["NX"], n["NY"], by_row=True, load_first=False))
 
 
 def _atax2(launch) -> Description:
     """ATAX kernel 2: thread j sets y[j] = 0, then adds A[i][j] * tmp[i] over i."""
     n = defines(launch.build_defines)
-    nx, ny = n["NX"], n["NY"]
-    inside = _rows(ny)
-    return Description(accesses=_accumulate("y", lambda c: c.x, inside, nx, (
-        Access(array="A", index=lambda c: c.loop * ny + c.x, guard=inside, loop=nx),
-        Access(array="tmp", index=lambda c: c.loop, guard=inside, loop=nx),
-    ), load_first=False))
+    return Description(accesses=_matvec("y", "A", "tmp", n["NY"], n["NX"], by_row=False, load_first=False))
 
 
 def _bicg1(launch) -> Description:
     """BICG kernel 1: thread j sets s[j] = 0, then adds r[i] * A[i][j] over i."""
     n = defines(launch.build_defines)
-    nx, ny = n["NX"], n["NY"]
-    inside = _rows(ny)
-    return Description(accesses=_accumulate("s", lambda c: c.x, inside, nx, (
-        Access(array="r", index=lambda c: c.loop, guard=inside, loop=nx),
-        Access(array="A", index=lambda c: c.loop * ny + c.x, guard=inside, loop=nx),
-    ), load_first=False))
+    return Description(accesses=_matvec("s", "A", "r", n["NY"], n["NX"], by_row=False, load_first=False,
+                                        vector_first=True))
 
 
 def _bicg2(launch) -> Description:
     """BICG kernel 2: thread i sets q[i] = 0, then adds A[i][j] * p[j] over j."""
     n = defines(launch.build_defines)
-    nx, ny = n["NX"], n["NY"]
-    inside = _rows(nx)
-    return Description(accesses=_accumulate("q", lambda c: c.x, inside, ny, (
-        Access(array="A", index=lambda c: c.x * ny + c.loop, guard=inside, loop=ny),
-        Access(array="p", index=lambda c: c.loop, guard=inside, loop=ny),
-    ), load_first=False))
+    return Description(accesses=_matvec("q", "A", "p", n["NX"], n["NY"], by_row=True, load_first=False))
 
 
 def _mvt1(launch) -> Description:
     """MVT kernel 1: thread i adds a[i][j] * y_1[j] to x1[i] over j."""
     size = defines(launch.build_defines)["N"]
-    inside = _rows(size)
-    return Description(accesses=_accumulate("x1", lambda c: c.x, inside, size, (
-        Access(array="a", index=lambda c: c.x * size + c.loop, guard=inside, loop=size),
-        Access(array="y_1", index=lambda c: c.loop, guard=inside, loop=size),
-    ), load_first=True))
+    return Description(accesses=_matvec("x1", "a", "y_1", size, size, by_row=True, load_first=True))
 
 
 def _mvt2(launch) -> Description:
     """MVT kernel 2: thread i adds a[j][i] * y_2[j] to x2[i] over j."""
     size = defines(launch.build_defines)["N"]
-    inside = _rows(size)
-    return Description(accesses=_accumulate("x2", lambda c: c.x, inside, size, (
-        Access(array="a", index=lambda c: c.loop * size + c.x, guard=inside, loop=size),
-        Access(array="y_2", index=lambda c: c.loop, guard=inside, loop=size),
-    ), load_first=True))
+    return Description(accesses=_matvec("x2", "a", "y_2", size, size, by_row=False, load_first=True))
 
 
 def _gesummv(launch) -> Description:
@@ -270,10 +231,7 @@ def _gemver2(launch) -> Description:
     size = defines(launch.build_defines)["N"]
     inside = _rows(size)
     return Description(accesses=(
-        *_accumulate("x", lambda c: c.x, inside, size, (
-            Access(array="a", index=lambda c: c.loop * size + c.x, guard=inside, loop=size),
-            Access(array="y", index=lambda c: c.loop, guard=inside, loop=size),
-        ), load_first=True),
+        *_matvec("x", "a", "y", size, size, by_row=False, load_first=True),
         Access(array="z", index=lambda c: c.x, guard=inside),
         Access(array="x", index=lambda c: c.x, guard=inside, kind="store"),
     ))
@@ -282,11 +240,7 @@ def _gemver2(launch) -> Description:
 def _gemver3(launch) -> Description:
     """GEMVER kernel 3: thread i adds alpha a[i][j] x[j] to w[i] over j."""
     size = defines(launch.build_defines)["N"]
-    inside = _rows(size)
-    return Description(accesses=_accumulate("w", lambda c: c.x, inside, size, (
-        Access(array="a", index=lambda c: c.x * size + c.loop, guard=inside, loop=size),
-        Access(array="x", index=lambda c: c.loop, guard=inside, loop=size),
-    ), load_first=True))
+    return Description(accesses=_matvec("w", "a", "x", size, size, by_row=True, load_first=True))
 
 
 KERNELS["ATAX.atax_kernel1"] = _atax1

@@ -234,6 +234,16 @@ def _sample(among: np.ndarray, p: float, rng: np.random.Generator) -> np.ndarray
     return out
 
 
+def _node(c: Coords):
+    """The node a bfs thread handles: its global index."""
+    return c.x
+
+
+def _nodes(n: int):
+    """Threads that have a node (``tid < no_of_nodes``)."""
+    return lambda c: c.x < n
+
+
 def _bfs_kernel(launch) -> Description:
     """BFS expand: thread tid of the frontier clears its mask bit, reads its node (first edge,
     edge count), then per edge reads the neighbour id and its visited flag; for an unvisited
@@ -256,14 +266,10 @@ def _bfs_kernel(launch) -> Description:
     unvisited = np.stack([_sample(frontier, 0.5, rng) for _ in range(deg)], axis=1)
     offset = rng.integers(0, n, (threads, deg))
 
-    def live(c: Coords):
-        return c.x < n
+    live = _nodes(n)
 
     def active(c: Coords):
         return live(c) & frontier[c.thread_x]
-
-    def tid(c: Coords):
-        return c.x
 
     def edge(e: int) -> tuple[Access, ...]:
         """The accesses of edge e (the neighbours' offsets change at random from edge to edge,
@@ -277,7 +283,7 @@ def _bfs_kernel(launch) -> Description:
         return (
             Access(array="edges", index=lambda c: c.x * deg + e, guard=active),
             Access(array="visited", index=neighbour, guard=active, element_bytes=1),
-            Access(array="cost", index=tid, guard=update),
+            Access(array="cost", index=_node, guard=update),
             Access(array="cost", index=neighbour, guard=update, kind="store"),
             Access(array="updating", index=neighbour, guard=update, element_bytes=1, kind="store"),
             Access(array="nodes", index=lambda c: 2 * c.x + 1, guard=update),
@@ -285,8 +291,8 @@ def _bfs_kernel(launch) -> Description:
         )
 
     return Description(accesses=(
-        Access(array="mask", index=tid, guard=live, element_bytes=1),
-        Access(array="mask", index=tid, guard=active, element_bytes=1, kind="store"),
+        Access(array="mask", index=_node, guard=live, element_bytes=1),
+        Access(array="mask", index=_node, guard=active, element_bytes=1, kind="store"),
         Access(array="nodes", index=lambda c: 2 * c.x + 1, guard=active),
         Access(array="nodes", index=lambda c: 2 * c.x, guard=active),
     ) + sum((edge(e) for e in range(deg)), ()))
@@ -303,21 +309,17 @@ def _bfs_kernel2(launch) -> Description:
     threads = launch.block[0]
     updated = _sample(np.ones(threads, dtype=bool), 0.3, np.random.default_rng(0))
 
-    def live(c: Coords):
-        return c.x < n
+    live = _nodes(n)
 
     def set_(c: Coords):
         return live(c) & updated[c.thread_x]
 
-    def tid(c: Coords):
-        return c.x
-
     return Description(accesses=(
-        Access(array="updating", index=tid, guard=live, element_bytes=1),
-        Access(array="mask", index=tid, guard=set_, element_bytes=1, kind="store"),
-        Access(array="visited", index=tid, guard=set_, element_bytes=1, kind="store"),
+        Access(array="updating", index=_node, guard=live, element_bytes=1),
+        Access(array="mask", index=_node, guard=set_, element_bytes=1, kind="store"),
+        Access(array="visited", index=_node, guard=set_, element_bytes=1, kind="store"),
         Access(array="over", index=lambda c: 0 * c.x, guard=set_, element_bytes=1, kind="store"),
-        Access(array="updating", index=tid, guard=set_, element_bytes=1, kind="store"),
+        Access(array="updating", index=_node, guard=set_, element_bytes=1, kind="store"),
     ))
 
 

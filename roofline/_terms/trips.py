@@ -72,7 +72,7 @@ def staying_warps(setting: Setting) -> float:
 
 def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads_per_round: int = 1,
                  duplicates: float = 1.0, sharing_blocks: float = 1.0,
-                 misses: tuple[float | None, float | None] = (None, None)) -> float | None:
+                 misses: tuple[float | None, float | None] = (None, None), sms_in_use: float = 1.0) -> float | None:
     """Seconds one round of a thread's loads takes: as long as its slowest load.
 
     A round of ``loads_per_round`` loads in flight waits for the deepest level any of them
@@ -84,8 +84,11 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads
     (``l1_hit_latency_seconds``), an L2 hit (``l2_hit_latency_seconds``) and a DRAM trip,
     the dependent load that misses L2 (``trip_latency_seconds`` where the trip probe gave
     it, else the latency ladder's ``dram_latency_seconds``) plus the block's bytes of the
-    round that miss L1 at one SM's share of the bandwidth (``trip_bytes_per_second``, else
-    the copy sweep's ``sm_bandwidth_bytes_per_second``). A level the kernel gives no figures
+    round that miss L1 at one SM's share of the bandwidth: the copy sweep's
+    ``sm_bandwidth_bytes_per_second`` is an SM's share when every SM streams, so an SM gets
+    that over ``sms_in_use`` (the share of the SMs the grid occupies), up to what its own
+    port moves alone (``trip_bytes_per_second``, the trip probe's one block; without it, the
+    full GPU's share). A level the kernel gives no figures
     for counts as missed. Warps that load the same line in the same round (``duplicates``
     warps of a block per distinct line, `shared_lines`) wait together: one misses and the
     others hit a line still on its way, waiting as long, so the L1 misses a round sees are
@@ -105,7 +108,11 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads
         l1_miss = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else share(kernel.l2_bytes, kernel.l1_bytes)
     if l2_miss is None:
         l2_miss = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else share(kernel.dram_bytes, kernel.l2_bytes)
-    rate = cal.trip_bytes_per_second or cal.sm_bandwidth_bytes_per_second
+    rate = cal.sm_bandwidth_bytes_per_second
+    if rate and cal.trip_bytes_per_second:
+        # fewer SMs share the GPU's bandwidth, each at most at its own port's rate
+        rate = min(cal.trip_bytes_per_second, rate / min(1.0, max(sms_in_use, 1e-9)))
+    rate = rate or cal.trip_bytes_per_second
     # only the bytes that miss L1 come through the SM's port from L2 or DRAM
     dram = latency + (bytes_per_block_trip * l1_miss / rate if rate else 0.0)
     l2 = min(dram, cal.l2_hit_latency_seconds or dram)
@@ -144,7 +151,8 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
         * float(sass.global_load_bytes or 4) * launch.threads_per_block
     warps, blocks = shared_lines(launch, setting.slots)
     latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads),
-                           warps, blocks, load_misses(kernel, launch, setting.occupancy))
+                           warps, blocks, load_misses(kernel, launch, setting.occupancy),
+                           min(1.0, launch.blocks / setting.gpu.sm_count))
     if latency is None:
         return None
     return {"trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,

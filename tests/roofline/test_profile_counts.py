@@ -249,9 +249,24 @@ def test_blocks_sharing_a_line_wait_for_its_dram_trip():
 def test_only_the_bytes_that_miss_l1_stream_in_a_round(hit_rate):
     # the DRAM level of a round: its latency plus the block's bytes that miss L1 at one SM's share
     k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=hit_rate, l2_hit_rate=0.0)
-    rate = CAL.trip_bytes_per_second or CAL.sm_bandwidth_bytes_per_second
+    rate = CAL.sm_bandwidth_bytes_per_second  # every SM in use: its share of the GPU's bandwidth
     shared = trip_latency(k, CAL, 65536.0, 1, duplicates=1 / (1 - hit_rate))  # every round reaches DRAM
     assert shared == pytest.approx(CAL.dram_latency_seconds + 65536.0 * (1 - hit_rate) / rate)
+
+
+@pytest.mark.parametrize(("port", "sms_in_use", "rate"), [
+    (None, 1.0, 5e10),          # no port figure: the full GPU's per-SM share, whatever the grid
+    (None, 0.01, 5e10),
+    (3e11, 1.0, 5e10),          # every SM streams: the share binds
+    (3e11, 0.5, 1e11),          # half the SMs: twice the share
+    (3e11, 0.1, 3e11),          # few SMs: the port binds
+    (3e11, 1 / 132, 3e11),      # one block alone: the probe's own case
+])
+def test_a_rounds_bytes_move_at_the_sms_share_up_to_its_port(port, sms_in_use, rate):
+    cal = CAL.model_copy(update={"sm_bandwidth_bytes_per_second": 5e10, "trip_bytes_per_second": port})
+    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.0, l2_hit_rate=0.0)
+    got = trip_latency(k, cal, 8192.0, 1, sms_in_use=sms_in_use)
+    assert got == pytest.approx(cal.dram_latency_seconds + 8192.0 / rate)
 
 
 def test_copies_of_a_warp_wait_for_the_line_the_first_one_misses():

@@ -43,5 +43,14 @@ def test_derived_figures_make_a_valid_calibration():
     cal = roofline.calibration("H200").model_copy(update={k: v for k, (v, _) in entries.items()})
     roofline.Calibration.model_validate(cal.model_dump())
     assert cal.tensor_rate_fraction == 0.92 and cal.fma_latency_cycles == pytest.approx(4.0, rel=0.01)
-    # reported, not used (compute_calibration says why): the H200's walk and sweep
-    assert not {"trip_latency_seconds", "trip_bytes_per_second", "overlap_exponent"} & set(entries)
+    # the one-block walk's rate is used, its latency and the overlap sweep reported only
+    # (compute_calibration says why)
+    assert cal.trip_bytes_per_second == pytest.approx(e.trip_bytes_per_second)
+    assert not {"trip_latency_seconds", "overlap_exponent"} & set(entries)
+
+
+def test_a_flat_walk_leaves_the_rate_to_the_copy_sweep():
+    e = derive_compute(trip_points={4096: 3.6e-7, 32768: 3.55e-7}, overlap_points=_overlap_points(1e-4, 2e-6, 2.0),
+                       overlap_elements=1 << 25, fma_chain_seconds=2.02e-9, clock_hz=1.98e9)
+    entries = compute_calibration(e)
+    assert not {"trip_latency_seconds", "trip_bytes_per_second"} & set(entries)

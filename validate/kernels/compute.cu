@@ -1,6 +1,7 @@
 // Probes of the time model's compute and latency side (issue 23), compiled with NVRTC.
 
-// Trip latency: every block walks `trips` trips of a grid-stride loop; each trip reads
+// Trip latency: a block (the probe launches one, alone on the GPU) walks `trips` trips of a
+// grid-stride loop; each trip reads
 // `per_thread` floats per thread, coalesced (one block-trip reads per_thread x blockDim x 4
 // contiguous bytes, as a grid-stride loop does), and the next trip's start depends on what
 // this trip read, so trips wait for each other as a loop whose next addresses come from its
@@ -9,17 +10,21 @@
 // no trip finds its lines in L2, even when the launch repeats).
 extern "C" __global__ void trip_walk(const unsigned* __restrict__ next, float* __restrict__ out,
                                      unsigned n, int trips, int per_thread, unsigned stride) {
+    // the walk's start stays below n - chunk so that a trip's reads need no wrap: a modulo per
+    // load (an emulated division) made 32 warps on one SM issue-bound, not memory-bound
     unsigned chunk = (unsigned)per_thread * blockDim.x;
-    unsigned i = (blockIdx.x * chunk + threadIdx.x) % n;
+    unsigned span = n - chunk;
+    unsigned i = (blockIdx.x * chunk + threadIdx.x) % span;
     unsigned sum = 0;
     for (int t = 0; t < trips; ++t) {
         unsigned got = 0;
         #pragma unroll 8
         for (int e = 0; e < 8; ++e) {
-            if (e < per_thread) got += __ldcg(next + (i + (unsigned)e * blockDim.x) % n);
+            if (e < per_thread) got += __ldcg(next + i + (unsigned)e * blockDim.x);
         }
         sum += got;
-        i = (i + stride + (got & 1u)) % n;  // depends on the loads
+        i += stride + (got & 1u);  // depends on the loads
+        if (i >= span) i -= span;  // the host keeps stride + 1 < span
     }
     if (sum == 0xFFFFFFFFu) out[0] = (float)sum;
 }
