@@ -21,7 +21,7 @@ import math
 import os
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from ._ncu import NcuKernel, NcuProfile, _kernel, _Reader
 from ._facts import calibration as packaged_calibration
 from ._calibration import Calibration
 from ._gpu import GPU
-from ._corpus_traffic import DESCRIPTIONS
+from ._corpus_traffic import DESCRIPTIONS, Describe
 from ._kernel import Kernel, Traffic
 from ._traffic import traffic as count_traffic
 from ._warps import CACHE_LINE_BYTES
@@ -58,9 +58,9 @@ __all__ = [
     "format_corpus_report",
     "load_corpus",
     "load_corpus_traffic",
-    "write_corpus_traffic",
     "plot_corpus",
     "write_corpus_project",
+    "write_corpus_traffic",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -170,8 +170,9 @@ class SourceCounts(BaseModel):
     model_config = _FROZEN
 
     traffic: Traffic
-    counts: dict[str, float] = Field(default_factory=dict,
-                                     description="Kernel counts read off the source beside the accesses (atomics).")
+    counts: dict[str, float] = Field(default_factory=dict, description=(
+        "Counts read off the source beside the accesses (`roofline._corpus_traffic.COUNT_FIELDS`: atomics, "
+        "the addresses they update, barriers per block, shared-memory wavefronts)."))
 
 
 class CorpusTraffic(BaseModel):
@@ -302,7 +303,8 @@ def load_corpus(gpu: str, *, project: str | None = None,
     return tuple(projects)
 
 
-def count_corpus_traffic(project: CorpusProject, *, progress: Any = None) -> CorpusTraffic | None:
+def count_corpus_traffic(project: CorpusProject, *,
+                         progress: Callable[[int, int], None] | None = None) -> CorpusTraffic | None:
     """Count every launch of ``project`` whose kernel has an access description.
 
     Each description (``roofline._corpus_traffic``) gives the launch's global accesses and
@@ -327,7 +329,7 @@ def count_corpus_traffic(project: CorpusProject, *, progress: Any = None) -> Cor
     return CorpusTraffic(project=project.project, described_in=module, launches=launches)
 
 
-def _count_launch(describe: Any, kernel: CorpusKernel, launch: CorpusLaunch) -> SourceCounts:
+def _count_launch(describe: Describe, kernel: CorpusKernel, launch: CorpusLaunch) -> SourceCounts:
     d = describe(launch)
     try:
         counted = count_traffic(launch.grid, launch.block, d.accesses, exhaustive=d.exhaustive)
