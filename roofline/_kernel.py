@@ -162,6 +162,16 @@ class Traffic(BaseModel):
         first; scaled to the launch's blocks. A stream opens each page
         once (``bytes / dram_page_bytes``); a column of a row-major matrix opens one per row
         (None when the window's accesses are too many to list).
+    load_requests : int or None
+        Warp-wide executions of the loads with at least one lane active (Nsight's
+        ``l1tex__t_requests_pipe_lsu_mem_global_op_ld``): the loads a warp issues, however
+        few of its lanes take part (None: not counted).
+    loop_warp_share : float or None
+        The share of the launched warps that run the kernel's loops: over the accesses in a
+        loop, the most warp executions with a lane active per iteration, over the warps
+        launched (1 when every warp runs every iteration; one warp a block for a loop only
+        thread 0 runs; the average over the longest for lanes that leave a triangle one by
+        one). None without an access in a loop.
     blocks : int or None
         The blocks of the launch the traffic was counted on: the per-block figures are per
         block of it (a grid-stride loop counted as the flat grid it walks has more blocks
@@ -202,6 +212,8 @@ class Traffic(BaseModel):
     dram_load_page_visits: int | None = None
     dram_store_page_visits: int | None = None
     blocks: int | None = None
+    load_requests: int | None = None
+    loop_warp_share: float | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -76,7 +76,8 @@ EXHAUSTIVE_THREAD_BUDGET = 1 << 22
 FAST_THREAD_BUDGET = 1 << 26
 # A dimension's segmentation key: a grid axis, or ("loop", its length).
 _Key = str | tuple[str, int]
-# One counting pass: "totals" (bytes and sectors by kind) and "distinct" ((array, kind) -> pieces).
+# One counting pass: "totals" (bytes and sectors by kind), "distinct" ((array, kind) -> pieces) and
+# "loop_warps" (access index -> warp executions with a lane active, for accesses in a loop).
 _Pass = dict[str, dict[Hashable, int]]
 # A pass's unit: bytes per piece, or ("elements", array) for one array's elements.
 _Unit = int | tuple[str, str]
@@ -603,7 +604,9 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
             f"the fast count would evaluate {classes * space.threads} threads ({classes} classes of blocks, most "
             f"of them boundary blocks, x {space.threads} threads); its budget is {FAST_THREAD_BUDGET}: use a "
             "grid whose blocks repeat more regularly, or a smaller grid")
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0}
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0,
+              "load_requests": 0}
+    loop_warps: dict[int, int] = {}
     terms: dict[tuple[str, str], list[_Term]] = {}
     warps_per_block = -(-space.threads // WARP_SIZE)
     for i, access in enumerate(accesses):
@@ -620,6 +623,11 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
         if unit == SECTOR_BYTES:
             per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
             totals[f"l2_{access.kind}"] += int((per_warp * warp_weight).sum()) * SECTOR_BYTES
+            active = _warps(mask, False).any(axis=1)
+            if access.kind == "load":
+                totals["load_requests"] += int((active * warp_weight).sum())
+            if access.loop > 1:
+                loop_warps[i] = int((active * warp_weight).sum())
             if access.kind == "store":
                 partial = _partial_sectors(_warps(sectors, 0), _warps(mask, False), access.element_bytes)
                 totals["l2_partial_store"] += int((partial * warp_weight).sum())
@@ -644,7 +652,7 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
                 runs.append((_key(access, d), seg.count, step))
             terms.setdefault((access.array, access.kind), []).append(_Term(base, tuple(runs)))
     distinct = {key: _distinct(t) for key, t in terms.items()}
-    return {"totals": totals, "distinct": distinct}
+    return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps}
 
 
 def _sectors_by_group(group: np.ndarray, sectors: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -710,7 +718,9 @@ def _check_exhaustive_budget(space: _Space, accesses: Sequence[Access]) -> None:
 
 
 def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> _Pass:
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0}
+    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0,
+              "load_requests": 0}
+    loop_warps: dict[int, int] = {}
     units_of: dict[tuple[str, str], list[np.ndarray]] = {}
     for i, access in enumerate(accesses):
         where = _describe(i, access)
@@ -726,6 +736,11 @@ def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BY
             if unit == SECTOR_BYTES:
                 per_warp = distinct_per_row(_warps(pieces, 0), _warps(mask, False))
                 totals[f"l2_{access.kind}"] += int(per_warp.sum()) * SECTOR_BYTES
+                active = _warps(mask, False).any(axis=1)
+                if access.kind == "load":
+                    totals["load_requests"] += int(active.sum())
+                if access.loop > 1:
+                    loop_warps[i] = loop_warps.get(i, 0) + int(active.sum())
                 if access.kind == "store":
                     totals["l2_partial_store"] += int(
                         _partial_sectors(_warps(pieces, 0), _warps(mask, False), access.element_bytes).sum())
@@ -733,7 +748,7 @@ def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BY
                 totals["l1_wavefronts"] += int(distinct_per_row(_warps(pieces, 0), _warps(mask, False)).sum())
             units_of.setdefault((access.array, access.kind), []).append(np.unique(pieces[mask]))
     distinct = {key: int(np.unique(np.concatenate(parts)).size) for key, parts in units_of.items()}
-    return {"totals": totals, "distinct": distinct}
+    return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps}
 
 
 def _result(passes: dict[_Unit, _Pass], accesses: Sequence[Access]) -> Traffic:
@@ -774,6 +789,7 @@ def _result(passes: dict[_Unit, _Pass], accesses: Sequence[Access]) -> Traffic:
         dram_store_bytes=sum(v for (_, kind), v in dram.items() if kind == "store"),
         dram_bytes_by_array=by_array,
         l2_partial_store_sectors=totals["l2_partial_store"],
+        load_requests=totals["load_requests"],
         l1_wavefronts=passes[LINE_BYTES]["totals"]["l1_wavefronts"],
         dram_load_bursts=over(BURST_BYTES, "load"),
         dram_load_lines=over(LINE_BYTES, "load"),
@@ -1033,8 +1049,14 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
         raise TypeError(f"locality must be a roofline.Locality, not {type(figures).__name__}")
     merged = round(result.l2_partial_store_sectors * _own_merge_ratio(space, accesses, figures))
     pages = _page_visits(space, accesses, figures)
+    # the warps that run the loops: over the accesses in a loop, the most warp executions with a
+    # lane active per iteration, over the warps launched
+    launched = shape.blocks * -(-space.threads // WARP_SIZE)
+    looped = passes[SECTOR_BYTES]["loop_warps"]
+    share = max((n / (accesses[i].loop * launched) for i, n in looped.items()), default=None)
     return result.model_copy(update={
         "blocks": shape.blocks,
+        "loop_warp_share": share,
         "dram_load_page_visits": None if pages is None else pages["load"],
         "dram_store_page_visits": None if pages is None else pages["store"],
         "l2_partial_store_sectors": merged,

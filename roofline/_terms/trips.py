@@ -20,9 +20,11 @@ __all__ = ["hot_loop_trips", "loop_waits", "staying_warps", "trip_latency", "tri
 
 
 def hot_loop_trips(setting: Setting) -> float | None:
-    """Trips of the hot loop per warp: from the kernel's warp instructions where it gives them
-    (`loads_from_instructions`), else from its load bytes over the loop's loads; None without
-    a hot loop with global loads or without either count."""
+    """Trips of the hot loop per warp that runs it: from the kernel's warp instructions where it
+    gives them (`loads_from_instructions`), else from its counted warp-wide loads
+    (``traffic.load_requests``) or its load bytes, over the loop's loads; per
+    launched warp over the share that runs the loop (`staying_warps`). None without a hot loop
+    with global loads or without either count."""
     kernel, launch, sass = setting.kernel, setting.launch, setting.sass
     if sass is None or sass.hot_loop is None:
         return None
@@ -35,11 +37,16 @@ def hot_loop_trips(setting: Setting) -> float | None:
         counted = loads_from_instructions(sass, issued, launch, flops_per_thread=float(kernel.flops) / launch.threads
                                           if scalar and kernel.flops else None)
         return None if counted is None else counted[1] / staying_warps(setting)
-    if kernel.load_bytes is None:
+    traffic = kernel.traffic
+    if traffic is not None and traffic.load_requests:
+        # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
+        loads = traffic.load_requests / (launch.blocks * setting.occupancy.warps_per_block)
+    elif kernel.load_bytes is not None:
+        loads = float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
+    else:
         return None
-    loads = float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
     outside = sass.instructions.global_loads - hot.global_loads
-    return max(0.0, loads - outside) / hot.global_loads
+    return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting)
 
 
 #: Below this share of its resident warps active on average, a one-wave launch has warps that
@@ -59,14 +66,22 @@ def staying_warps(setting: Setting) -> float:
     launch start and finish over a while, which keeps the share of a launch whose warps all
     work between 0.5 and 1 (0.6-1.0 over the corpus's one-wave launches; thread 0 alone,
     GRAMSCHM kernel 1, gives 0.03-0.13), so a share above ``_EARLY_EXIT_SHARE`` is 1. A grid
-    of more waves mixes in the gaps between blocks and its tail, so it is 1 there too.
+    of more waves mixes in the gaps between blocks and its tail, so it is 1 there too. Without
+    a profile, the counted traffic's ``loop_warp_share`` (the warps that run the loops, from the
+    kernel's guards) is the share, under the same rule.
     """
-    achieved, launch = setting.kernel.achieved_occupancy, setting.launch
-    if achieved is None or launch.blocks > setting.slots:
+    kernel, launch = setting.kernel, setting.launch
+    achieved, traffic = kernel.achieved_occupancy, kernel.traffic
+    if launch.blocks > setting.slots:
         return 1.0
-    occupancy = setting.occupancy
-    resident = setting.first_wave_blocks * occupancy.warps_per_block
-    share = max(achieved * occupancy.max_warps_per_sm / resident, 1.0 / resident)
+    if achieved is not None:
+        occupancy = setting.occupancy
+        resident = setting.first_wave_blocks * occupancy.warps_per_block
+        share = max(achieved * occupancy.max_warps_per_sm / resident, 1.0 / resident)
+    elif traffic is not None and traffic.loop_warp_share:
+        share = traffic.loop_warp_share  # counted: the warps that run the loops
+    else:
+        return 1.0
     return share if share < _EARLY_EXIT_SHARE else 1.0
 
 

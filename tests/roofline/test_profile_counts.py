@@ -482,6 +482,63 @@ def test_a_one_wave_launch_whose_warps_leave_early_runs_its_loop_in_the_warps_th
     assert trips == pytest.approx(trips_alone / stays)
 
 
+@pytest.mark.parametrize(("blocks", "threads", "walkers", "stays"), [
+    (1, 256, 1, 1 / 8),               # thread 0 walks: one warp of eight runs the loop
+    (1, 1024, 1, 1 / 32),
+    (1, 256, 256, 1.0),               # every thread walks
+    (1, 256, 96, 3 / 8),              # three warps of eight
+    (1, 256, 160, 1.0),               # five of eight: above one half, the rule says every warp works
+    (132 * 8 * 2, 256, 1, 1.0),       # two waves: as for a profile's figure
+])
+def test_from_source_the_warps_that_run_the_loop_are_counted(blocks, threads, walkers, stays):
+    """Without a profile, the counted traffic's share of warps that run the loop (its guards)
+    takes the place of the achieved occupancy, under the same rule."""
+    n = 1024
+    walk = roofline.traffic(blocks, threads, [roofline.Access(
+        array="a", index=lambda c: c.loop * threads + c.thread_x, guard=lambda c: c.thread_x < walkers, loop=n)])
+    assert walk.loop_warp_share == pytest.approx(-(-walkers // 32) / (threads // 32))
+    base = _one_thread_walk(blocks, threads, None)
+    alone = roofline.predict("H200", base, calibration=CAL)
+    found = roofline.predict("H200", base.model_copy(update={"traffic": walk}), calibration=CAL)
+    trips, trips_alone = (_term(p, "trips").inputs["trips_per_warp"] for p in (found, alone))
+    assert trips == pytest.approx(trips_alone / stays)
+
+
+@pytest.mark.parametrize(("walkers", "requests"), [
+    (1, 1024),           # thread 0 alone: one warp-wide load a trip, one lane in it
+    (32, 1024),          # one full warp: the same loads
+    (33, 2 * 1024),      # a lane of the second warp makes it issue too
+    (256, 8 * 1024),     # every warp
+])
+def test_warp_wide_loads_count_a_warp_however_few_lanes_take_part(walkers, requests):
+    for exhaustive in (False, True):
+        t = roofline.traffic(1, 256, [roofline.Access(array="a", index=lambda c: c.loop * 256 + c.thread_x,
+                                                      guard=lambda c: c.thread_x < walkers, loop=1024)],
+                             exhaustive=exhaustive)
+        assert t.load_requests == requests
+
+
+def test_from_source_a_walk_by_one_thread_gets_its_trips():
+    # thread 0 of one 256-thread block loads 1024 elements, four a trip: 256 trips of its warp
+    # (the bytes over every thread would say 1; over the warps that run it, 8)
+    walk = roofline.traffic(1, 256, [roofline.Access(array="a", index=lambda c: c.loop, guard=lambda c: c.thread_x == 0,
+                                                     loop=1024 + 1)])
+    k = _one_thread_walk(1, 256, None).model_copy(update={"traffic": walk, "instructions": None, "load_bytes": 4100})
+    trips = _term(roofline.predict("H200", k, calibration=CAL), "trips").inputs["trips_per_warp"]
+    # the SASS's one load outside the loop is taken off every launched warp's share: 254.25
+    assert trips == pytest.approx(256, rel=0.01)
+
+
+def test_the_warps_that_run_a_loop_are_counted_alike_by_both_counts():
+    # a triangle: lane x runs x iterations; the fast count and the walk of every block agree
+    accesses = [roofline.Access(array="a", index=lambda c: c.loop * 1024 + c.x, guard=lambda c: c.loop < c.x,
+                                loop=1024)]
+    fast = roofline.traffic(4, 256, accesses)
+    walked = roofline.traffic(4, 256, accesses, exhaustive=True)
+    assert fast.loop_warp_share == walked.loop_warp_share and 0.5 < fast.loop_warp_share < 0.52
+    assert roofline.traffic(4, 256, [roofline.Access(array="a", index=lambda c: c.x)]).loop_warp_share is None
+
+
 # ------------------------------------------------------------- the first wave's ramp
 
 @pytest.mark.parametrize(("blocks", "threads", "interval", "ramp_blocks"), [
