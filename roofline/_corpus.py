@@ -38,7 +38,7 @@ from ._gpu import GPU
 from ._corpus_traffic import DESCRIPTIONS, Describe
 from ._kernel import Kernel, Traffic
 from ._traffic import traffic as count_traffic
-from ._warps import CACHE_LINE_BYTES
+from ._warps import CACHE_LINE_BYTES, WARP_SIZE
 from ._profile import _device_of, _launch_with_sass, _straight_line_loads, profile_report
 from ._time_model import predict
 
@@ -131,6 +131,20 @@ class CorpusLaunch(BaseModel):
         description="Nsight Compute raw-page metrics of this launch (the `CORPUS_METRICS`), in the project's "
                     "ncu_units.")
 
+    @property
+    def blocks(self) -> int:
+        """Blocks of the grid."""
+        return math.prod(self.grid)
+
+    @property
+    def threads_per_block(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def warps(self) -> int:
+        """Warps of the whole launch (a partial warp counts)."""
+        return self.blocks * -(-self.threads_per_block // WARP_SIZE)
+
 
 class CorpusKernel(BaseModel):
     """One kernel of a project and its launches."""
@@ -146,6 +160,11 @@ class CorpusKernel(BaseModel):
     registers_per_thread: int | None = Field(default=None, ge=0, le=255)
     sass: SassSummary | None = Field(default=None, description="Summary of the SASS that ran (figures only).")
     launches: tuple[CorpusLaunch, ...] = Field(min_length=1)
+
+    @property
+    def short_id(self) -> str:
+        """The id without its project: the key of the kernel's access description."""
+        return self.id.split("/", 1)[-1]
 
 
 class CorpusProject(BaseModel):
@@ -318,11 +337,10 @@ def count_corpus_traffic(project: CorpusProject, *,
     described = DESCRIPTIONS.get(project.project)
     if not described:
         return None
-    todo = [(k, launch) for k in project.kernels for launch in k.launches
-            if k.id.split("/", 1)[-1] in described]
+    todo = [(k, launch) for k in project.kernels for launch in k.launches if k.short_id in described]
     launches: dict[str, dict[str, SourceCounts]] = {}
     for i, (k, launch) in enumerate(todo):
-        launches.setdefault(k.id, {})[launch.shape] = _count_launch(described[k.id.split("/", 1)[-1]], k, launch)
+        launches.setdefault(k.id, {})[launch.shape] = _count_launch(described[k.short_id], k, launch)
         if progress is not None:
             progress(i + 1, len(todo))
     module = described[next(iter(described))].__module__
@@ -462,8 +480,8 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
             counts = table.launches.get(k.id, {}).get(launch.shape) if table is not None else None
             predicted, limiter, source = _from_source(ncu_kernels[i], launch, counts, device, events)
         rows.append(CorpusRow(
-            project=p.project, kernel=k.id.split("/", 1)[-1], category=k.category, shape=launch.shape,
-            blocks=launch.grid[0] * launch.grid[1] * launch.grid[2], measured_seconds=measured,
+            project=p.project, kernel=k.short_id, category=k.category, shape=launch.shape,
+            blocks=launch.blocks, measured_seconds=measured,
             nsight_seconds=r.kernel.duration_seconds, predicted_seconds=predicted,
             error=_error(predicted, measured), limiter=limiter,
             roofline_seconds=r.roofline_seconds, roofline_error=_error(r.roofline_seconds, measured),
@@ -501,8 +519,7 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None
         # the loads each thread makes, as the hot loop's trips count them (`hot_loop_trips`):
         # the counted load bytes per thread over the SASS's load width
         width = float(k.sass.global_load_bytes or 4) if k.sass is not None else 4.0
-        threads = math.prod(launch.grid) * math.prod(launch.block)
-        loads = max(1, round(counts.traffic.load_bytes / threads / width))
+        loads = max(1, round(counts.traffic.load_bytes / (launch.blocks * launch.threads_per_block) / width))
     run = _launch_with_sass(k, loads or 1, "the build's cubin")
     precision = k.precision
     work = {"name": k.name, "flops": k.flops.get(precision, 0.0) if precision else 0.0, "precision": precision,

@@ -621,15 +621,16 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
         sectors = address // unit
         warp_weight = np.repeat(weight, warps_per_block)
         if unit == SECTOR_BYTES:
-            per_warp = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
+            lanes_of, sectors_of = _warps(mask, False), _warps(sectors, 0)
+            per_warp = distinct_per_row(sectors_of, lanes_of)
             totals[f"l2_{access.kind}"] += int((per_warp * warp_weight).sum()) * SECTOR_BYTES
-            active = _warps(mask, False).any(axis=1)
+            issued = int((lanes_of.any(axis=1) * warp_weight).sum())  # warp executions with a lane active
             if access.kind == "load":
-                totals["load_requests"] += int((active * warp_weight).sum())
+                totals["load_requests"] += issued
             if access.loop > 1:
-                loop_warps[i] = int((active * warp_weight).sum())
+                loop_warps[i] = issued
             if access.kind == "store":
-                partial = _partial_sectors(_warps(sectors, 0), _warps(mask, False), access.element_bytes)
+                partial = _partial_sectors(sectors_of, lanes_of, access.element_bytes)
                 totals["l2_partial_store"] += int((partial * warp_weight).sum())
         if unit == LINE_BYTES:  # classes of blocks repeat with the line's period here
             lines = distinct_per_row(_warps(sectors, 0), _warps(mask, False))
@@ -734,16 +735,15 @@ def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BY
             totals[access.kind] += int(mask.sum()) * access.element_bytes
             pieces = address // unit
             if unit == SECTOR_BYTES:
-                per_warp = distinct_per_row(_warps(pieces, 0), _warps(mask, False))
-                totals[f"l2_{access.kind}"] += int(per_warp.sum()) * SECTOR_BYTES
-                active = _warps(mask, False).any(axis=1)
+                lanes_of, pieces_of = _warps(mask, False), _warps(pieces, 0)
+                totals[f"l2_{access.kind}"] += int(distinct_per_row(pieces_of, lanes_of).sum()) * SECTOR_BYTES
+                issued = int(lanes_of.any(axis=1).sum())  # warp executions with a lane active
                 if access.kind == "load":
-                    totals["load_requests"] += int(active.sum())
+                    totals["load_requests"] += issued
                 if access.loop > 1:
-                    loop_warps[i] = loop_warps.get(i, 0) + int(active.sum())
+                    loop_warps[i] = loop_warps.get(i, 0) + issued
                 if access.kind == "store":
-                    totals["l2_partial_store"] += int(
-                        _partial_sectors(_warps(pieces, 0), _warps(mask, False), access.element_bytes).sum())
+                    totals["l2_partial_store"] += int(_partial_sectors(pieces_of, lanes_of, access.element_bytes).sum())
             if unit == LINE_BYTES:
                 totals["l1_wavefronts"] += int(distinct_per_row(_warps(pieces, 0), _warps(mask, False)).sum())
             units_of.setdefault((access.array, access.kind), []).append(np.unique(pieces[mask]))

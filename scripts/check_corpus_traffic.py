@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
     print(f"{'kernel':40} {'shape':28} {'ld sect desc/ncu':>22} {'st sect desc/ncu':>22} "
           f"{'dram rd desc/ncu MB':>20} {'dram wr desc/ncu MB':>20} {'shared wavefronts desc/ncu':>26}")
     for k in project.kernels:
-        kid = k.id.split("/", 1)[-1]
+        kid = k.short_id
         if pattern not in kid:
             continue
         if kid not in described:

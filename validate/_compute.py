@@ -230,6 +230,11 @@ def measure_compute(session: Session, info: DeviceInfo, *, quick: bool = False,
     return result
 
 
+def _trip_points(effects: ComputeEffects) -> str:
+    """The walk's time per trip at each size, e.g. ``4 KiB 340 ns, 8 KiB 341 ns``."""
+    return ", ".join(f"{b // 1024} KiB {s * 1e9:.0f} ns" for b, s in sorted(effects.trip_points.items()))
+
+
 def compute_calibration(effects: ComputeEffects) -> dict[str, tuple[float | None, str]]:
     """The calibration entries the probes give: name -> (value, how it was measured).
 
@@ -245,7 +250,7 @@ def compute_calibration(effects: ComputeEffects) -> dict[str, tuple[float | None
     2026-11-27, with a modulo per load that made it issue-bound: 270 ns at 1 KiB, then about
     400 ns per KiB on an H200; it was not used either.)
     """
-    points = ", ".join(f"{b // 1024} KiB {s_ * 1e9:.0f} ns" for b, s_ in sorted(effects.trip_points.items()))
+    points = _trip_points(effects)
     entries: dict[str, tuple[float | None, str]] = {
         "fma_latency_cycles": (effects.fma_latency_cycles,
                                f"one warp per SM, one dependent FMA chain: {effects.fma_chain_seconds * 1e9:.2f} ns per "
@@ -267,8 +272,7 @@ def render_compute(e: ComputeEffects, h: str = "##") -> list[str]:
     rate = f"{1e9 * 1024 / e.trip_bytes_per_second:.1f} ns per KiB" if e.trip_bytes_per_second else "no bytes term"
     lines = [f"{h} Compute and latency effects (the time model's probes)", "",
              "| parameter | value | from |", "| --- | ---: | --- |",
-             f"| trip latency | {e.trip_latency_seconds * 1e9:.0f} ns + {rate} | per trip at "
-             + ", ".join(f"{b // 1024} KiB {s * 1e9:.0f} ns" for b, s in sorted(e.trip_points.items())) + " |",
+             f"| trip latency | {e.trip_latency_seconds * 1e9:.0f} ns + {rate} | per trip at {_trip_points(e)} |",
              f"| overlap exponent | {e.overlap_exponent:.2f} | memory side {e.memory_seconds * 1e6:.1f} us, "
              f"{e.fma_seconds * 1e9:.3f} ns per FMA; at the ridge 2^(1/p) = {2 ** (1 / e.overlap_exponent):.2f}x |",
              f"| FMA latency | {e.fma_latency_cycles:.1f} cycles | {e.fma_chain_seconds * 1e9:.2f} ns per dependent FMA |"]

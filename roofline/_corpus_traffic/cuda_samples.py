@@ -42,25 +42,12 @@ def _mib(launch) -> int:
     return int(re.match(r"(\d+) MiB", launch.shape).group(1)) << 20
 
 
-def _threads(launch) -> int:
-    return launch.block[0] * launch.block[1] * launch.block[2]
-
-
 def _lane(c: Coords):
     return c.thread_x % 32
 
 
 def _first_thread(c: Coords):
     return c.thread_x == 0
-
-
-def _blocks(launch) -> int:
-    return launch.grid[0] * launch.grid[1] * launch.grid[2]
-
-
-def _warps(launch) -> int:
-    """Warps of the whole launch."""
-    return _blocks(launch) * -(-_threads(launch) // 32)
 
 
 def _with_counts(describe, counts):
@@ -112,7 +99,7 @@ def _matrix_mul(launch) -> Description:
         # per warp and tile: 2 stores (As, Bs; 32 consecutive words), BS loads of Bs[k][tx]
         # (one wavefront: at most 32 distinct consecutive words) and BS/4 LDS.128 of the As row
         # (the row is vectorised; a 16-byte load serves a half-warp per wavefront: 2 each)
-        "shared_wavefronts": _warps(launch) * (n // bs) * (2 + bs + 2 * (bs // 4)),
+        "shared_wavefronts": launch.warps * (n // bs) * (2 + bs + 2 * (bs // 4)),
         "barriers_per_block": 2 * (n // bs),
     })
 
@@ -181,7 +168,7 @@ def _separable(launch, along_rows: bool) -> Description:
         # 16 x by 2 y, x * 81 + y putting two lanes in one bank. Each thread stores its 10 pixels
         # and loads the (8 - 1) x step + 2 x radius + 1 distinct taps its 8 outputs need (129
         # along rows, 73 down columns; the compiler loads each once).
-        "shared_wavefronts": _warps(launch) * 2 * ((_STEPS + 2) + ((_STEPS - 1) * step_size + 2 * _RADIUS + 1)),
+        "shared_wavefronts": launch.warps * 2 * ((_STEPS + 2) + ((_STEPS - 1) * step_size + 2 * _RADIUS + 1)),
         "barriers_per_block": 1,
     })
 
@@ -280,7 +267,7 @@ def _histogram256(launch) -> Description:
     """histogram256: 240 blocks of 192 threads read the data as words in a grid-stride loop (bins
     in shared memory), then each block writes its 256-bin partial histogram."""
     words = _mib(launch) // 4
-    threads = _threads(launch)
+    threads = launch.threads_per_block
     stride = launch.grid[0] * threads
     bins = 256
     return Description(accesses=(
@@ -295,7 +282,7 @@ def _histogram64(launch) -> Description:
     """histogram64: blocks of 64 threads read the data as uint4 in a grid-stride loop, then each
     block writes its 64-bin partial histogram."""
     quads = _mib(launch) // 16
-    stride = launch.grid[0] * _threads(launch)
+    stride = launch.grid[0] * launch.threads_per_block
     return Description(accesses=(
         *_grid_stride("data", quads, stride, element_bytes=16),
         Access(array="partial", index=lambda c: c.block_x * 64 + c.thread_x,
@@ -307,7 +294,7 @@ def _merge_histogram256(launch) -> Description:
     """mergeHistogram256: block b sums bin b over the partial histograms (thread t takes partials
     t, t+256, ...: a stride of 256 words between lanes), thread 0 writes the total."""
     count = _first(launch)
-    threads = _threads(launch)
+    threads = launch.threads_per_block
     bins = 256
     return Description(accesses=(
         Access(array="partial", index=lambda c: c.block_x + (c.thread_x + c.loop * threads) * bins,
@@ -327,9 +314,9 @@ def _histogram256_counts(launch) -> dict:
     whose data is one value); then threads t < 256 (t and t + 192 < 256) sum a bin over the 6
     warp histograms (6 conflict-free loads each, per warp with such threads)."""
     words = _mib(launch) // 4
-    warps = _warps(launch)
+    warps = launch.warps
     ways = 1.0 if "one value" in launch.shape else _RANDOM_BYTE_ATOMIC
-    sums = _blocks(launch) * 6 * sum(-(-min(32, max(0, 256 - s - 32 * w)) // 32)
+    sums = launch.blocks * 6 * sum(-(-min(32, max(0, 256 - s - 32 * w)) // 32)
                                      for s in range(0, 256, 192) for w in range(6))
     return {"shared_wavefronts": warps * 8 + 4 * -(-words // 32) * ways + sums,
             "barriers_per_block": 2}
@@ -338,9 +325,9 @@ def _histogram256_counts(launch) -> dict:
 def _merge_counts(launch) -> dict:
     """mergeHistogram256: a 256-word tree (every warp issues each step's two loads and store,
     predicated), after the store of each thread's sum; a final load (thread 0)."""
-    b = _threads(launch)
+    b = launch.threads_per_block
     steps = _log2(b)
-    return {"shared_wavefronts": _warps(launch) * (1 + 3 * steps + 1), "barriers_per_block": steps}
+    return {"shared_wavefronts": launch.warps * (1 + 3 * steps + 1), "barriers_per_block": steps}
 
 
 KERNELS["histogram256"] = _with_counts(_histogram256, _histogram256_counts)
@@ -428,7 +415,7 @@ def _with_tree(describe, kind: str):
             per_block += b // 32
         d = describe(launch)
         return Description(accesses=d.accesses, counts={
-            "shared_wavefronts": _blocks(launch) * per_block,
+            "shared_wavefronts": launch.blocks * per_block,
             "barriers_per_block": 1 + _log2(b),
         })
     return described
@@ -446,7 +433,7 @@ def _with_unrolled(describe, looped: bool):
         per_block = warps + 2 * warps * steps + 1
         d = describe(launch)
         return Description(accesses=d.accesses, counts={
-            "shared_wavefronts": _blocks(launch) * per_block,
+            "shared_wavefronts": launch.blocks * per_block,
             "barriers_per_block": 1 + steps if looped else 4,
         })
     return described
@@ -537,14 +524,14 @@ def _scan_counts(launch) -> dict:
     """scanExclusiveShared (arrays of 1024: a 256-word scan of the threads' uint4 sums): each
     thread stores a zero and its sum (2 STS), then per offset 1 .. 128 loads two words, and
     after a second barrier stores one; a final load. All conflict-free (consecutive words)."""
-    steps = _log2(_threads(launch))
-    return {"shared_wavefronts": _warps(launch) * (2 + steps + 2 * steps + 1),
+    steps = _log2(launch.threads_per_block)
+    return {"shared_wavefronts": launch.warps * (2 + steps + 2 * steps + 1),
             "barriers_per_block": 2 * steps}
 
 
 def _uniform_counts(launch) -> dict:
     """uniformUpdate: thread 0 stores the block's offset; every warp loads it (a broadcast)."""
-    return {"shared_wavefronts": _blocks(launch) + _warps(launch), "barriers_per_block": 1}
+    return {"shared_wavefronts": launch.blocks + launch.warps, "barriers_per_block": 1}
 
 
 KERNELS["scan.exclusiveShared"] = _with_counts(_scan_exclusive_shared, _scan_counts)
@@ -578,7 +565,7 @@ def _bitonic_sort_shared(launch) -> Description:
         Access(array=f"{kind}_{a}", index=at(o), kind="load" if kind == "src" else "store")
         for kind in ("src", "dst") for a in _KEY_ARRAYS for o in (0, half)
     ), counts={
-        "shared_wavefronts": _warps(launch) * per_warp,
+        "shared_wavefronts": launch.warps * per_warp,
         "barriers_per_block": len(strides) + 1,
     })
 
@@ -690,7 +677,7 @@ def _through_tile(describe, column_ways: int):
     def described(launch) -> Description:
         d = describe(launch)
         return Description(accesses=d.accesses, counts={
-            "shared_wavefronts": _warps(launch) * 2 * (1 + column_ways),
+            "shared_wavefronts": launch.warps * 2 * (1 + column_ways),
             "barriers_per_block": 1,
         })
     return described
@@ -720,7 +707,7 @@ def _filter_arr(launch) -> Description:
     average), so dst spans 17/16 of the kept elements. One atomic per warp, all on one counter.
     """
     n = _n(launch)
-    stride = launch.grid[0] * _threads(launch)
+    stride = launch.grid[0] * launch.threads_per_block
     warps = -(-min(n, stride) // 32) * -(-n // stride)  # every warp with an element keeps one
     trips = -(-n // stride)
 

@@ -20,10 +20,6 @@ KERNELS: dict[str, Describe] = {}
 # adjacent and every warp-wide access covers 32 consecutive vectors.
 
 
-def _threads(launch) -> int:
-    return launch.block[0] * launch.block[1] * launch.block[2]
-
-
 def _next_pow2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
@@ -47,7 +43,7 @@ def _vector_add(launch) -> Description:
     into out; a thread holds BLOCK/threads elements, in 16-byte vectors at most."""
     t = tokens(launch.shape)
     n, block = int(t["n"]), int(t["BLOCK_SIZE"])
-    threads = _threads(launch)
+    threads = launch.threads_per_block
     per_thread = max(1, block // threads)
     width = min(4, per_thread)  # fp32 elements per vector
     if n % width:
@@ -81,7 +77,7 @@ def _softmax(launch) -> Description:
     by async copies) and stores its softmax. Rows are contiguous (stride n_cols)."""
     rows, cols = _rows_cols(launch)
     programs = launch.grid[0]
-    threads = _threads(launch)
+    threads = launch.threads_per_block
     block = _next_pow2(cols)
     width = min(4, max(1, block // threads)) if cols % 4 == 0 else 1
     copies = max(1, block // (threads * width))
@@ -124,7 +120,7 @@ def _matmul(launch) -> Description:
     side = int(re.match(r"(\d+)", launch.shape).group(1))
     bm, bn, bk = (int(v) for v in re.search(r"(\d+)x(\d+)x(\d+)", launch.shape).groups())
     m = n = k = side
-    threads = _threads(launch)
+    threads = launch.threads_per_block
     vec = 8  # fp16 per 16-byte vector
     tiles_m, tiles_n = -(-m // bm), -(-n // bn)
     steps = -(-k // bk)
@@ -201,7 +197,7 @@ def _layer_norm(launch) -> Description:
     normalise passes, each its own load), reads W and B, writes the row of Y, and one thread
     writes Mean[r] and Rstd[r] (fp32)."""
     rows, cols = _rows_cols(launch)
-    threads = _threads(launch)
+    threads = launch.threads_per_block
     block = _next_pow2(cols)
     width = min(8, max(1, block // threads)) if cols % 8 == 0 else 1  # fp16 per vector
     copies = max(1, block // (threads * width))

@@ -8,8 +8,8 @@ from occupancy import Launch, OccupancyResult
 from .._kernel import Kernel, kernel_of
 from ._term import Setting, Term
 
-__all__ = ["l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_requests", "l2_requests_term", "l2_term",
-           "load_misses"]
+__all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_requests", "l2_requests_term",
+           "l2_term", "load_misses", "served_l2_bytes"]
 
 
 def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
@@ -64,27 +64,48 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
     return l2
 
 
-def load_misses(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> tuple[float | None, float | None]:
+def served_l2_bytes(setting: Setting) -> float | None:
+    """`l2_bytes_with_l1_reuse` of the setting's launch, computed once per setting (the L2
+    terms and the loads' miss shares read it)."""
+    if "served_l2_bytes" not in setting.cache:
+        setting.cache["served_l2_bytes"] = l2_bytes_with_l1_reuse(setting.kernel, setting.launch, setting.occupancy)
+    return setting.cache["served_l2_bytes"]  # type: ignore[return-value]
+
+
+def _ratio(part: float | None, whole: float | None) -> float:
+    return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
+
+
+def kernel_misses(kernel: Kernel) -> tuple[float, float]:
+    """The shares of the kernel's load sectors that miss L1, and of those that miss L2, from
+    what the kernel itself gives: a profile's hit rates (``1 - l1_hit_rate``, ``1 -
+    l2_hit_rate``), else its bytes (``l2_bytes / l1_bytes``, ``dram_bytes / l2_bytes``; 1
+    where a level has no figure)."""
+    l1 = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else _ratio(kernel.l2_bytes, kernel.l1_bytes)
+    l2 = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else _ratio(kernel.dram_bytes, kernel.l2_bytes)
+    return l1, l2
+
+
+def load_misses(setting: Setting) -> tuple[float, float]:
     """The shares of the kernel's load sectors that miss L1, and of those that miss L2.
 
-    A profile's hit rates where it gives them (``l1_hit_rate``, ``l2_hit_rate``); else, from
-    the traffic `roofline.traffic` counted, the loads' own: the load bytes that reach L2
-    once L1 keeps what it can (`l2_bytes_with_l1_reuse` less the stores) over the sectors the
-    loads look up (``l2_load_bytes``), and the compulsory DRAM reads (``dram_load_bytes``)
-    over those L2 load bytes. Stores are left out of both: they go to L2 and hit there
-    whatever the loads do (a loop that stores its accumulator every trip). None for a share
-    neither gives.
+    A profile's hit rates where it gives them (`kernel_misses`); else, from the traffic
+    `roofline.traffic` counted, the loads' own: the load bytes that reach L2 once L1 keeps
+    what it can (`served_l2_bytes` less the stores) over the sectors the loads look up
+    (``l2_load_bytes``), and the compulsory DRAM reads (``dram_load_bytes``) over those L2
+    load bytes. Stores are left out of both: they go to L2 and hit there whatever the loads
+    do (a loop that stores its accumulator every trip). Else the bytes' (`kernel_misses`).
     """
-    l1 = None if kernel.l1_hit_rate is None else 1.0 - kernel.l1_hit_rate
-    l2 = None if kernel.l2_hit_rate is None else 1.0 - kernel.l2_hit_rate
+    kernel = setting.kernel
+    l1, l2 = kernel_misses(kernel)
     traffic = kernel.traffic
-    if traffic is None or not traffic.l2_load_bytes or (l1 is not None and l2 is not None):
+    if traffic is None or not traffic.l2_load_bytes:
         return l1, l2
-    served = l2_bytes_with_l1_reuse(kernel, launch, occupancy_result)
+    served = served_l2_bytes(setting)
     loads = max(0.0, float(served if served is not None else traffic.l2_bytes) - float(traffic.l2_store_bytes))
-    if l1 is None:
+    if kernel.l1_hit_rate is None:
         l1 = min(1.0, loads / float(traffic.l2_load_bytes))
-    if l2 is None:
+    if kernel.l2_hit_rate is None:
         l2 = min(1.0, float(traffic.dram_load_bytes) / loads) if loads else 0.0
     return l1, l2
 
@@ -92,7 +113,7 @@ def load_misses(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResul
 def l2_term(setting: Setting) -> Term:
     """`l2_bytes_with_l1_reuse` over L2's bandwidth: its measured plateau where the calibration
     has it (``l2_read_bytes_per_second``), else the datasheet's."""
-    l2_bytes = l2_bytes_with_l1_reuse(setting.kernel, setting.launch, setting.occupancy)
+    l2_bytes = served_l2_bytes(setting)
     bandwidth = setting.calibration.l2_read_bytes_per_second or setting.gpu.bandwidth("l2")
     seconds = l2_bytes / bandwidth if l2_bytes else 0.0
     return Term(name="l2", side="memory", seconds=seconds, limiter="cache_bandwidth",
@@ -142,7 +163,7 @@ def l2_requests_term(setting: Setting) -> Term:
     if requests and kernel.l2_requests is None and kernel.l2_bytes:
         # the traffic counts a warp access's lines at L1: those L1 keeps (`l2_bytes_with_l1_reuse`)
         # never reach L2, so L2 sees the same share of the requests as of the bytes
-        served = l2_bytes_with_l1_reuse(kernel, setting.launch, setting.occupancy) or 0.0
+        served = served_l2_bytes(setting) or 0.0
         requests *= min(1.0, served / float(kernel.l2_bytes))
     rate = setting.calibration.l2_requests_per_second
     seconds = requests / rate if requests and rate else 0.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._kernel import Kernel
 from ._term import Setting, Term
-from .l2 import load_misses
+from .l2 import kernel_misses, load_misses
 from .sass import loads_from_instructions, shared_lines
 
 __all__ = ["hot_loop_trips", "loop_waits", "staying_warps", "trip_latency", "trips_term"]
@@ -87,13 +87,14 @@ def staying_warps(setting: Setting) -> float:
 
 def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads_per_round: int = 1,
                  duplicates: float = 1.0, sharing_blocks: float = 1.0,
-                 misses: tuple[float | None, float | None] = (None, None), sms_in_use: float = 1.0) -> float | None:
+                 misses: tuple[float, float] | None = None, sms_in_use: float = 1.0) -> float | None:
     """Seconds one round of a thread's loads takes: as long as its slowest load.
 
     A round of ``loads_per_round`` loads in flight waits for the deepest level any of them
-    reaches. The share of global load sectors that miss L1 (``1 - l1_hit_rate``, else the
-    bytes' ``l2_bytes / l1_bytes``) and of those that miss L2 (``1 - l2_hit_rate``, else
-    ``dram_bytes / l2_bytes``) are taken as gathered on one load of the round: the round
+    reaches. The share of global load sectors that miss L1 and of those that miss L2
+    (``misses``, as `load_misses` gives them; else `kernel_misses`: ``1 - l1_hit_rate``, else
+    the bytes' ``l2_bytes / l1_bytes``, and ``1 - l2_hit_rate``, else ``dram_bytes /
+    l2_bytes``) are taken as gathered on one load of the round: the round
     reaches L2 with probability ``min(1, loads x L1 misses)`` and DRAM with ``min(that,
     loads x L1 misses x L2 misses)``. The levels' latencies are measured: an L1 hit
     (``l1_hit_latency_seconds``), an L2 hit (``l2_hit_latency_seconds``) and a DRAM trip,
@@ -115,19 +116,10 @@ def trip_latency(kernel: Kernel, calibration, bytes_per_block_trip: float, loads
     latency = cal.trip_latency_seconds if cal.trip_latency_seconds is not None else cal.dram_latency_seconds
     if latency is None:
         return None
-    def share(part: float | None, whole: float | None) -> float:
-        return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
-
-    l1_miss, l2_miss = misses
-    if l1_miss is None:
-        l1_miss = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else share(kernel.l2_bytes, kernel.l1_bytes)
-    if l2_miss is None:
-        l2_miss = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else share(kernel.dram_bytes, kernel.l2_bytes)
-    rate = cal.sm_bandwidth_bytes_per_second
-    if rate and cal.trip_bytes_per_second:
-        # fewer SMs share the GPU's bandwidth, each at most at its own port's rate
-        rate = min(cal.trip_bytes_per_second, rate / min(1.0, max(sms_in_use, 1e-9)))
-    rate = rate or cal.trip_bytes_per_second
+    l1_miss, l2_miss = misses if misses is not None else kernel_misses(kernel)
+    share, port = cal.sm_bandwidth_bytes_per_second, cal.trip_bytes_per_second
+    # fewer SMs share the GPU's bandwidth, each at most at its own port's rate
+    rate = min(port, share / min(1.0, max(sms_in_use, 1e-9))) if share and port else share or port
     # only the bytes that miss L1 come through the SM's port from L2 or DRAM
     dram = latency + (bytes_per_block_trip * l1_miss / rate if rate else 0.0)
     l2 = min(dram, cal.l2_hit_latency_seconds or dram)
@@ -166,7 +158,7 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
         * float(sass.global_load_bytes or 4) * launch.threads_per_block
     warps, blocks = shared_lines(launch, setting.slots)
     latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads),
-                           warps, blocks, load_misses(kernel, launch, setting.occupancy),
+                           warps, blocks, load_misses(setting),
                            min(1.0, launch.blocks / setting.gpu.sm_count))
     if latency is None:
         return None
