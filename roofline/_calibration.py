@@ -72,6 +72,10 @@ class Calibration(BaseModel):
     block_ramp_seconds : float or None
         How much later each further block of a launch's first wave starts on an SM, seconds:
         the slope of an empty kernel's time over its blocks per SM (the launch probe).
+    first_round_seconds_per_sm : float or None
+        How much later a launch's first memory round ends for each further SM that takes
+        part, seconds: the slope over the SMs in use of a kernel that loads and stores one
+        float per thread, beyond the empty kernel on the same grid (the launch probe).
     nsight_empty_kernel_seconds : float or None
         Nsight Compute's ``gpu__time_duration`` of an empty one-block kernel at real clocks,
         seconds: the launch cost as Nsight measures a kernel (`profile_report` predicts
@@ -149,6 +153,7 @@ class Calibration(BaseModel):
     tlb_miss_penalty_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     graph_kernel_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     block_ramp_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
+    first_round_seconds_per_sm: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     nsight_empty_kernel_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     l1_read_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     l2_read_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)

@@ -180,6 +180,11 @@ class CorpusProject(BaseModel):
     nsight_compute: str = Field(default="", description="``ncu --version`` of the profiles.")
     ncu_units: dict[str, str] = Field(
         default_factory=dict, description="Each metric's unit as ``ncu --print-units base`` printed it.")
+    launch_overhead_seconds: float | None = Field(default=None, gt=0, description=(
+        "The empty kernel's time (validate's launch probe: CUDA events behind a spin kernel) measured in the "
+        "session that timed these launches, before and after them (mean): the launch cost their durations "
+        "hold. None: the GPU's packaged calibration stands in for it."))
+    timing_session: str = Field(default="", description="When and how the durations were timed.")
     kernels: tuple[CorpusKernel, ...] = Field(min_length=1)
 
 
@@ -431,8 +436,10 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
     -----
     The measured durations are CUDA-event times, so the launch cost is the one CUDA events
     see (``launch_overhead_seconds``), not Nsight's empty-kernel duration that `profile_report`
-    uses for a profile on its own (`nsight_calibration`); and they were timed right after
-    validate's L2 flush, so each launch is predicted with ``after_l2_flush``.
+    uses for a profile on its own (`nsight_calibration`): the empty kernel's time measured in
+    the session that timed the project (`CorpusProject.launch_overhead_seconds`), else the
+    packaged calibration's. They were timed right after validate's L2 flush, so each launch is
+    predicted with ``after_l2_flush``.
 
     Returns
     -------
@@ -465,10 +472,19 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
                 where.append((p, k, launch))
     profile = NcuProfile(path=f"corpus:{projects[0].gpu}", format="csv", kernels=tuple(ncu_kernels))
     device = _device_of(profile, gpu)
-    events = packaged_calibration(device).model_copy(update={"nsight_empty_kernel_seconds": None})
-    # the durations were timed after validate's L2 flush (a memset of 4x L2)
-    report = profile_report(profile, gpu=device, calibration=events, after_l2_flush=True)
-    by_index = {row.kernel.id: row for row in report.kernels}
+    packaged = packaged_calibration(device).model_copy(update={"nsight_empty_kernel_seconds": None})
+    # each project's durations hold the launch cost of the session that timed them
+    overheads = [p.launch_overhead_seconds for p, _, _ in where]
+    by_index = {}
+    calibrations = {}
+    for overhead in dict.fromkeys(overheads):
+        events = packaged if overhead is None else packaged.model_copy(update={"launch_overhead_seconds": overhead})
+        calibrations[overhead] = events
+        part = NcuProfile(path=profile.path, format="csv",
+                          kernels=tuple(k for k, o in zip(ncu_kernels, overheads) if o == overhead))
+        # the durations were timed after validate's L2 flush (a memset of 4x L2)
+        report = profile_report(part, gpu=device, calibration=events, after_l2_flush=True)
+        by_index.update({row.kernel.id: row for row in report.kernels})
     counted = {p.project: load_corpus_traffic(p.project) for p in projects} if from_source else {}
     rows = []
     for i, (p, k, launch) in enumerate(where):
@@ -478,7 +494,8 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
         if from_source:
             table = counted.get(p.project)
             counts = table.launches.get(k.id, {}).get(launch.shape) if table is not None else None
-            predicted, limiter, source = _from_source(ncu_kernels[i], launch, counts, device, events)
+            predicted, limiter, source = _from_source(ncu_kernels[i], launch, counts, device,
+                                                      calibrations[p.launch_overhead_seconds])
         rows.append(CorpusRow(
             project=p.project, kernel=k.short_id, category=k.category, shape=launch.shape,
             blocks=launch.blocks, measured_seconds=measured,

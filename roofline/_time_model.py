@@ -46,6 +46,7 @@ from ._terms import (
     l2_term,
     launch_term,
     ramp_term,
+    spread_term,
     trips_term,
     roofline_bound,
 )
@@ -73,6 +74,7 @@ TERMS: tuple[Callable[[Setting], Term], ...] = (
     instructions_term,
     launch_term,
     ramp_term,
+    spread_term,
 )
 
 

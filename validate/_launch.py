@@ -52,6 +52,17 @@ class LaunchOverhead(BaseModel):
     block_ramp_seconds: float | None = Field(
         default=None, ge=0, description="The least-squares slope of those times over the blocks per SM: how much "
                                         "later each further block of a first wave starts on an SM.")
+    spread_sms: tuple[int, ...] = Field(
+        default=(), description="SMs of the spread sweep: grids of that many 256-thread blocks, one per SM.")
+    spread_touch_seconds: tuple[float, ...] = Field(
+        default=(), description="A kernel that loads and stores one float per thread on those grids, after "
+                                "validate's L2 flush, queued behind a spin kernel, medians.")
+    spread_empty_seconds: tuple[float, ...] = Field(
+        default=(), description="The empty kernel on the same grids, after the same flush, medians.")
+    first_round_seconds_per_sm: float | None = Field(
+        default=None, ge=0, description="The least-squares slope of the touch kernel's time beyond the empty one's "
+                                        "over the SMs in use: how much later a launch's first memory round ends per "
+                                        "further SM that takes part.")
 
 
 @takes_session
@@ -73,8 +84,9 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
     LaunchOverhead
     """
     core = session.cuda.core
-    kernel = compile_kernels(kernel_source("latency.cu"), ["empty_kernel"], arch=session.arch,
-                             name="latency.cu")["empty_kernel"]
+    kernels = compile_kernels(kernel_source("latency.cu"), ["empty_kernel", "touch_kernel"], arch=session.arch,
+                              name="latency.cu")
+    kernel = kernels["empty_kernel"]
     config = core.LaunchConfig(grid=(1, 1, 1), block=(32, 1, 1))
     stream = session.stream
     repetitions = 50 if quick else 200
@@ -108,6 +120,23 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
                               repetitions=repetitions).median_seconds)
     slope = max(0.0, float(np.polyfit(np.asarray(per_sm, float), np.asarray(ramp), 1)[0]))
 
+    # the spread: a first memory round on more SMs ends later, before any bandwidth matters
+    sms = int(props.multiprocessor_count)
+    spread_sms = tuple(sorted({k for k in (1, 2, 4, 8, 16, 32, 48, 64, 96, sms) if k <= sms}
+                              if not quick else {1, max(1, sms // 4), max(1, sms // 2), sms}))
+    buffers = (session.allocate(4 * sms * _RAMP_THREADS), session.allocate(4 * sms * _RAMP_THREADS))
+    touch, untouched = [], []
+    for k in spread_sms:
+        grid = core.LaunchConfig(grid=(k, 1, 1), block=(_RAMP_THREADS, 1, 1))
+        touch.append(benchmark(lambda grid=grid: core.launch(stream, grid, kernels["touch_kernel"], *buffers),
+                               timer=session.timer, warmup=5, repetitions=repetitions,
+                               flush=session.flush_l2).median_seconds)
+        untouched.append(benchmark(lambda grid=grid: core.launch(stream, grid, kernel), timer=session.timer,
+                                   warmup=5, repetitions=repetitions, flush=session.flush_l2).median_seconds)
+    bodies = np.asarray(touch) - np.asarray(untouched)
+    first_round = (max(0.0, float(np.polyfit(np.asarray(spread_sms, float), bodies, 1)[0]))
+                   if len(spread_sms) > 1 else None)
+
     batches = []
     for _ in range(5):
         session.synchronize()
@@ -120,12 +149,15 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
         queued_kernel_seconds=queued, graph_kernel_seconds=replay / count, graph_kernels=count,
         event_pair_seconds=idle, host_launch_seconds=statistics.median(batches), repetitions=repetitions,
         late_samples=session.timer.late, ramp_blocks_per_sm=per_sm, ramp_kernel_seconds=tuple(ramp),
-        block_ramp_seconds=slope,
+        block_ramp_seconds=slope, spread_sms=spread_sms, spread_touch_seconds=tuple(touch),
+        spread_empty_seconds=tuple(untouched), first_round_seconds_per_sm=first_round,
     )
     progress(f"launch: empty kernel {queued * 1e6:.2f} us GPU-side, {result.graph_kernel_seconds * 1e6:.2f} us "
              f"per kernel in a graph, {idle * 1e6:.2f} us with the Python launch path, host "
              f"{result.host_launch_seconds * 1e6:.2f} us per call; each further block per SM "
-             f"{slope * 1e9:.0f} ns ({ramp[0] * 1e6:.2f} to {ramp[-1] * 1e6:.2f} us at 1 to {most} blocks per SM)")
+             f"{slope * 1e9:.0f} ns ({ramp[0] * 1e6:.2f} to {ramp[-1] * 1e6:.2f} us at 1 to {most} blocks per SM); "
+             f"a first memory round {bodies[0] * 1e6:.2f} us on 1 SM, {bodies[-1] * 1e6:.2f} us on {spread_sms[-1]}"
+             + (f", {first_round * 1e9:.2f} ns per further SM" if first_round is not None else ""))
     return result
 
 
@@ -145,7 +177,13 @@ def render_launch(launch: LaunchOverhead, h: str = "##") -> list[str]:
                f"{_RAMP_THREADS}-thread kernel's time over its blocks per SM ("
                + ", ".join(f"{k}: {t * 1e6:.2f} us" for k, t in zip(launch.ramp_blocks_per_sm,
                                                                    launch.ramp_kernel_seconds))
-               + "), queued behind a spin kernel |"] if launch.block_ramp_seconds is not None else []), ""]
+               + "), queued behind a spin kernel |"] if launch.block_ramp_seconds is not None else []),
+            *([f"| each further SM of a first memory round | {launch.first_round_seconds_per_sm * 1e9:.2f} ns | slope "
+               f"over the SMs in use of a {_RAMP_THREADS}-thread kernel that loads and stores one float per thread, "
+               "beyond the empty kernel on the same grid, both after the L2 flush and queued behind a spin kernel ("
+               + ", ".join(f"{k} SMs: {(t - e) * 1e6:.2f} us" for k, t, e in zip(
+                   launch.spread_sms, launch.spread_touch_seconds, launch.spread_empty_seconds))
+               + ") |"] if launch.first_round_seconds_per_sm is not None else []), ""]
 
 
 class LaunchProbe(Probe[LaunchOverhead]):
@@ -162,6 +200,12 @@ class LaunchProbe(Probe[LaunchOverhead]):
             result.block_ramp_seconds,
             f"slope of an empty {_RAMP_THREADS}-thread kernel's time over 1 to {max(result.ramp_blocks_per_sm)} blocks "
             "per SM, each queued behind a spin kernel, medians")}
+        if result.first_round_seconds_per_sm is not None:
+            ramp["first_round_seconds_per_sm"] = (
+                result.first_round_seconds_per_sm,
+                f"slope over 1 to {max(result.spread_sms)} SMs (one {_RAMP_THREADS}-thread block each) of a kernel that "
+                "loads and stores one float per thread, beyond the empty kernel on the same grid, both after "
+                "validate's L2 flush and queued behind a spin kernel, medians")
         return {**ramp, "graph_kernel_seconds": (
             result.graph_kernel_seconds,
             f"CUDA graph of {result.graph_kernels} empty kernels replayed behind a spin kernel, time per kernel")}

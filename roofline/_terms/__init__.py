@@ -21,7 +21,7 @@ from .issue import arithmetic_term, busiest_sm, instructions_term
 from .l1_shared import l1_term
 from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_requests_term, l2_term
 from .latency import achieved_bandwidth, queued_life
-from .launch import launch_term, ramp_term
+from .launch import launch_term, ramp_term, spread_term
 from .sass import barriers_from_instructions, duplicate_warps, instructions_from_sass, loads_from_instructions
 from .trips import hot_loop_trips, loop_waits, trip_latency, trips_term
 
@@ -60,6 +60,7 @@ __all__ = [
     "queued_life",
     "ramp_term",
     "roofline_bound",
+    "spread_term",
     "trip_latency",
     "trips_term",
 ]

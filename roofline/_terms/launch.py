@@ -1,10 +1,11 @@
-"""Launch: the fixed cost of one launch, and the ramp of its first wave, added to the rest."""
+"""Launch: the fixed cost of one launch, the ramp of its first wave and the spread of its first
+memory round over the SMs, added to the rest."""
 
 from __future__ import annotations
 
 from ._term import Setting, Term
 
-__all__ = ["launch_term", "ramp_term"]
+__all__ = ["launch_term", "ramp_term", "spread_term"]
 
 
 def launch_term(setting: Setting) -> Term:
@@ -28,3 +29,23 @@ def ramp_term(setting: Setting) -> Term:
     first_wave = setting.first_wave_blocks
     return Term(name="ramp", side="overhead", seconds=max(0, first_wave - 1) * interval, limiter="launch",
                 inputs={"first_wave_blocks_per_sm": float(first_wave), "block_ramp_seconds": interval})
+
+
+def spread_term(setting: Setting) -> Term:
+    """The first memory round of a launch on many SMs ends later than on one.
+
+    The launch cost is that of an empty kernel, and the memory terms take a kernel's first
+    round of loads as long as one block's. A kernel that touches memory on ``k`` SMs
+    finishes its first round ``(k - 1) x first_round_seconds_per_sm`` later than on one, before
+    any bandwidth matters: the launch probe's one float loaded and stored per thread after
+    validate's L2 flush takes 0.4-0.5 us longer on every SM of an H200 than on one, beyond an
+    empty kernel on the same grid, which takes no longer on many SMs than on one. The SMs
+    in use are the grid's blocks, at most the GPU's SMs. Added to the rest, as the launch
+    cost is. 0 without the figure or for a kernel that moves no bytes.
+    """
+    per_sm = setting.calibration.first_round_seconds_per_sm or 0.0
+    kernel = setting.kernel
+    moves = any(float(getattr(kernel, f) or 0) > 0 for f in ("dram_bytes", "l2_bytes", "requested_bytes", "l1_bytes"))
+    sms = min(setting.launch.blocks, setting.gpu.sm_count) if moves else 1
+    return Term(name="spread", side="overhead", seconds=max(0, sms - 1) * per_sm, limiter="launch",
+                inputs={"sms_in_use": float(sms), "first_round_seconds_per_sm": per_sm})

@@ -555,7 +555,26 @@ def test_the_first_wave_ramps_up_one_block_at_a_time(blocks, threads, interval, 
     p = roofline.predict("H200", k, calibration=cal)
     ramp = _term(p, "ramp")
     assert ramp.side == "overhead" and ramp.seconds == pytest.approx(ramp_blocks * (interval or 0.0))
-    assert p.launch_seconds == pytest.approx(cal.launch_overhead_seconds + ramp.seconds)
+    assert p.launch_seconds == pytest.approx(cal.launch_overhead_seconds + ramp.seconds + _term(p, "spread").seconds)
+
+
+# ------------------------------------------------------------- the first memory round's spread over the SMs
+
+@pytest.mark.parametrize(("blocks", "dram_bytes", "per_sm", "later_sms"), [
+    (1, 1 << 20, 3e-9, 0),            # one SM: a one-block kernel's round, which the memory terms hold
+    (2, 1 << 20, 3e-9, 1),
+    (SMS, 1 << 20, 3e-9, SMS - 1),    # every SM
+    (8 * SMS, 1 << 20, 3e-9, SMS - 1),  # more blocks than SMs: the SMs in use, not the blocks
+    (SMS, 0, 3e-9, 0),                # a kernel that moves no bytes (an empty kernel) has no memory round
+    (SMS, 1 << 20, None, 0),          # a calibration without the figure
+])
+def test_the_first_memory_round_ends_later_on_more_sms(blocks, dram_bytes, per_sm, later_sms):
+    cal = CAL.model_copy(update={"first_round_seconds_per_sm": per_sm})
+    k = roofline.Kernel(flops=0, dram_bytes=dram_bytes,
+                        launch=Launch(grid=blocks, block=256, registers_per_thread=32))
+    spread = _term(roofline.predict("H200", k, calibration=cal), "spread")
+    assert spread.side == "overhead" and spread.limiter == "launch"
+    assert spread.seconds == pytest.approx(later_sms * (per_sm or 0.0))
 
 
 @pytest.mark.parametrize(("metrics", "hit_rate"), [

@@ -155,6 +155,12 @@ def test_launch_overhead_without_the_host_is_smaller(gpu_session):
     ramp = launch.ramp_kernel_seconds
     assert launch.ramp_blocks_per_sm[0] == 1 and len(ramp) >= 2 and ramp[-1] > ramp[0]
     assert launch.block_ramp_seconds * (len(ramp) - 1) == pytest.approx(ramp[-1] - ramp[0], abs=0.2e-6)
+    # the spread: a kernel that touches memory takes longer than the empty one on the same grid, and
+    # the slope over the SMs spans the difference between one SM and all of them (within the timer's steps)
+    bodies = [t - e for t, e in zip(launch.spread_touch_seconds, launch.spread_empty_seconds)]
+    assert launch.spread_sms[0] == 1 and len(bodies) >= 2 and min(bodies) > 0
+    assert launch.first_round_seconds_per_sm * (launch.spread_sms[-1] - 1) == pytest.approx(
+        bodies[-1] - bodies[0], abs=0.3e-6)
 
 
 def test_host_links_quick(gpu_session, gpu_info):

@@ -58,6 +58,12 @@ CHASE(chase_cg, "cg")  // cached in L2 only
 // that the host can queue work behind it (the queued work then starts with no host gap).
 extern "C" __global__ void empty_kernel() {}
 
+// The first memory round of a launch spread over SMs: one float loaded and stored per thread.
+extern "C" __global__ void touch_kernel(const float* __restrict__ x, float* __restrict__ y) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = x[i] + 1.0f;
+}
+
 extern "C" __global__ void spin_kernel(unsigned long long nanoseconds) {
   unsigned long long start = global_ns();
   while (global_ns() - start < nanoseconds) {
