@@ -253,3 +253,19 @@ def test_the_command_predicts_from_source(tmp_path, corpus, capsys):
     shown = json.loads(capsys.readouterr().out)
     # the synthetic corpus gives no buffer bytes: every launch is measured, none predicted from source
     assert shown["from_source"] is True and all(r["predicted_seconds"] is None for r in shown["rows"])
+
+
+def test_each_project_is_predicted_with_the_launch_cost_of_its_timing_session(corpus):
+    """A project that recorded the empty kernel's time of the session that timed it is predicted
+    with that launch cost, the others with the packaged one: the rows move by the difference."""
+    packaged = roofline.calibration("h200").launch_overhead_seconds
+    before = roofline.corpus_report(corpus, gpu="h200")
+    timed = tuple(p.model_copy(update={"launch_overhead_seconds": packaged + 1e-6}) if i == 0 else p
+                  for i, p in enumerate(corpus))
+    after = roofline.corpus_report(timed, gpu="h200")
+    assert {r.project for r in before.rows} == {"alpha", "beta"}
+    for a, b in zip(before.rows, after.rows):
+        moved = b.predicted_seconds - a.predicted_seconds
+        assert moved == pytest.approx(1e-6 if a.project == corpus[0].project else 0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="launch_overhead_seconds"):
+        corpus[0].model_validate({**corpus[0].model_dump(), "launch_overhead_seconds": -1.0})
