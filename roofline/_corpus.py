@@ -635,6 +635,9 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
         lines += ["", f"## {name}", ""]
         if p is not None:
             lines += [f"{p.url} at `{p.commit}`, {p.license}.", ""]
+            if p.launch_overhead_seconds is not None:
+                lines += [f"Timing: {p.timing_session or 'one session'}. Predicted with that session's launch "
+                          f"cost, {p.launch_overhead_seconds * 1e6:.3f} us.", ""]
         lines += ["| kernel | category | shape | blocks | measured us | predicted us | error | limiter | "
                   "roofline us | roofline error |",
                   "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]

@@ -267,5 +267,8 @@ def test_each_project_is_predicted_with_the_launch_cost_of_its_timing_session(co
     for a, b in zip(before.rows, after.rows):
         moved = b.predicted_seconds - a.predicted_seconds
         assert moved == pytest.approx(1e-6 if a.project == corpus[0].project else 0.0, abs=1e-12)
+    text = roofline.format_corpus_report(after, sources=timed)
+    assert text.count("Predicted with that session's launch cost") == 1
+    assert f"{(packaged + 1e-6) * 1e6:.3f} us" in text
     with pytest.raises(ValueError, match="launch_overhead_seconds"):
         corpus[0].model_validate({**corpus[0].model_dump(), "launch_overhead_seconds": -1.0})
