@@ -196,17 +196,17 @@ class LaunchProbe(Probe[LaunchOverhead]):
         return measure_launch_overhead(ctx.session, quick=ctx.quick, progress=ctx.progress)
 
     def figures(self, result: LaunchOverhead) -> Figures:
-        ramp: Figures = {} if result.block_ramp_seconds is None else {"block_ramp_seconds": (
+        figures: Figures = {} if result.block_ramp_seconds is None else {"block_ramp_seconds": (
             result.block_ramp_seconds,
             f"slope of an empty {_RAMP_THREADS}-thread kernel's time over 1 to {max(result.ramp_blocks_per_sm)} blocks "
             "per SM, each queued behind a spin kernel, medians")}
         if result.first_round_seconds_per_sm is not None:
-            ramp["first_round_seconds_per_sm"] = (
+            figures["first_round_seconds_per_sm"] = (
                 result.first_round_seconds_per_sm,
                 f"slope over 1 to {max(result.spread_sms)} SMs (one {_RAMP_THREADS}-thread block each) of a kernel that "
                 "loads and stores one float per thread, beyond the empty kernel on the same grid, both after "
                 "validate's L2 flush and queued behind a spin kernel, medians")
-        return {**ramp, "graph_kernel_seconds": (
+        return {**figures, "graph_kernel_seconds": (
             result.graph_kernel_seconds,
             f"CUDA graph of {result.graph_kernels} empty kernels replayed behind a spin kernel, time per kernel")}
 
