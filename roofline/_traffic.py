@@ -79,6 +79,9 @@ _Key = str | tuple[str, int]
 # One counting pass: "totals" (bytes and sectors by kind), "distinct" ((array, kind) -> pieces) and
 # "loop_warps" (access index -> warp executions with a lane active, for accesses in a loop).
 _Pass = dict[str, dict[Hashable, int]]
+# What a pass totals: bytes by kind, L2 sectors' bytes, partial store sectors, L1 wavefronts and
+# warp-wide loads.
+_TOTALS = ("load", "store", "l2_load", "l2_store", "l2_partial_store", "l1_wavefronts", "load_requests")
 # A pass's unit: bytes per piece, or ("elements", array) for one array's elements.
 _Unit = int | tuple[str, str]
 
@@ -604,8 +607,7 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
             f"the fast count would evaluate {classes * space.threads} threads ({classes} classes of blocks, most "
             f"of them boundary blocks, x {space.threads} threads); its budget is {FAST_THREAD_BUDGET}: use a "
             "grid whose blocks repeat more regularly, or a smaller grid")
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0,
-              "load_requests": 0}
+    totals = dict.fromkeys(_TOTALS, 0)
     loop_warps: dict[int, int] = {}
     terms: dict[tuple[str, str], list[_Term]] = {}
     warps_per_block = -(-space.threads // WARP_SIZE)
@@ -624,11 +626,7 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
             lanes_of, sectors_of = _warps(mask, False), _warps(sectors, 0)
             per_warp = distinct_per_row(sectors_of, lanes_of)
             totals[f"l2_{access.kind}"] += int((per_warp * warp_weight).sum()) * SECTOR_BYTES
-            issued = int((lanes_of.any(axis=1) * warp_weight).sum())  # warp executions with a lane active
-            if access.kind == "load":
-                totals["load_requests"] += issued
-            if access.loop > 1:
-                loop_warps[i] = issued
+            _count_issued(totals, loop_warps, i, access, int((lanes_of.any(axis=1) * warp_weight).sum()))
             if access.kind == "store":
                 partial = _partial_sectors(sectors_of, lanes_of, access.element_bytes)
                 totals["l2_partial_store"] += int((partial * warp_weight).sum())
@@ -654,6 +652,16 @@ def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -
             terms.setdefault((access.array, access.kind), []).append(_Term(base, tuple(runs)))
     distinct = {key: _distinct(t) for key, t in terms.items()}
     return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps}
+
+
+def _count_issued(totals: dict[str, int], loop_warps: dict[int, int], i: int, access: Access,
+                  issued: int) -> None:
+    """Add access `i`'s warp executions with a lane active (``issued``): to the load requests
+    of a load, and to the loop's warps of an access in a loop."""
+    if access.kind == "load":
+        totals["load_requests"] += issued
+    if access.loop > 1:
+        loop_warps[i] = loop_warps.get(i, 0) + issued
 
 
 def _sectors_by_group(group: np.ndarray, sectors: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -719,8 +727,7 @@ def _check_exhaustive_budget(space: _Space, accesses: Sequence[Access]) -> None:
 
 
 def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> _Pass:
-    totals = {"load": 0, "store": 0, "l2_load": 0, "l2_store": 0, "l2_partial_store": 0, "l1_wavefronts": 0,
-              "load_requests": 0}
+    totals = dict.fromkeys(_TOTALS, 0)
     loop_warps: dict[int, int] = {}
     units_of: dict[tuple[str, str], list[np.ndarray]] = {}
     for i, access in enumerate(accesses):
@@ -737,11 +744,7 @@ def _exhaustive(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BY
             if unit == SECTOR_BYTES:
                 lanes_of, pieces_of = _warps(mask, False), _warps(pieces, 0)
                 totals[f"l2_{access.kind}"] += int(distinct_per_row(pieces_of, lanes_of).sum()) * SECTOR_BYTES
-                issued = int(lanes_of.any(axis=1).sum())  # warp executions with a lane active
-                if access.kind == "load":
-                    totals["load_requests"] += issued
-                if access.loop > 1:
-                    loop_warps[i] = loop_warps.get(i, 0) + issued
+                _count_issued(totals, loop_warps, i, access, int(lanes_of.any(axis=1).sum()))
                 if access.kind == "store":
                     totals["l2_partial_store"] += int(_partial_sectors(pieces_of, lanes_of, access.element_bytes).sum())
             if unit == LINE_BYTES:

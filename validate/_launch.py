@@ -65,6 +65,11 @@ class LaunchOverhead(BaseModel):
                                         "further SM that takes part.")
 
 
+def _slope(x, y) -> float:
+    """The least-squares slope of ``y`` over ``x``, at least 0."""
+    return max(0.0, float(np.polyfit(np.asarray(x, float), np.asarray(y, float), 1)[0]))
+
+
 @takes_session
 def measure_launch_overhead(session: Session, *, quick: bool = False,
                             progress: Callable[[str], None] = lambda message: None) -> LaunchOverhead:
@@ -118,7 +123,7 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
         wave = core.LaunchConfig(grid=(k * int(props.multiprocessor_count), 1, 1), block=(_RAMP_THREADS, 1, 1))
         ramp.append(benchmark(lambda wave=wave: core.launch(stream, wave, kernel), timer=session.timer, warmup=5,
                               repetitions=repetitions).median_seconds)
-    slope = max(0.0, float(np.polyfit(np.asarray(per_sm, float), np.asarray(ramp), 1)[0]))
+    slope = _slope(per_sm, ramp)
 
     # the spread: a first memory round on more SMs ends later, before any bandwidth matters
     sms = int(props.multiprocessor_count)
@@ -134,8 +139,7 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
         untouched.append(benchmark(lambda grid=grid: core.launch(stream, grid, kernel), timer=session.timer,
                                    warmup=5, repetitions=repetitions, flush=session.flush_l2).median_seconds)
     bodies = np.asarray(touch) - np.asarray(untouched)
-    first_round = (max(0.0, float(np.polyfit(np.asarray(spread_sms, float), bodies, 1)[0]))
-                   if len(spread_sms) > 1 else None)
+    first_round = _slope(spread_sms, bodies) if len(spread_sms) > 1 else None
 
     batches = []
     for _ in range(5):

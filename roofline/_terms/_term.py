@@ -95,6 +95,11 @@ class Setting:
         return math.ceil(self.launch.blocks / self.gpu.sm_count)
 
     @property
+    def sms_in_use(self) -> int:
+        """SMs the grid occupies: its blocks, at most the GPU's SMs."""
+        return min(self.launch.blocks, self.gpu.sm_count)
+
+    @property
     def first_wave_blocks(self) -> int:
         """Blocks the busiest SM holds at once in the first wave: its `busiest_sm_blocks`, at
         most the blocks resident per SM."""

@@ -3,6 +3,7 @@ memory round over the SMs, added to the rest."""
 
 from __future__ import annotations
 
+from .._gpu import MEMORY_LEVELS
 from ._term import Setting, Term
 
 __all__ = ["launch_term", "ramp_term", "spread_term"]
@@ -45,7 +46,7 @@ def spread_term(setting: Setting) -> Term:
     """
     per_sm = setting.calibration.first_round_seconds_per_sm or 0.0
     kernel = setting.kernel
-    moves = any(float(getattr(kernel, f) or 0) > 0 for f in ("dram_bytes", "l2_bytes", "requested_bytes", "l1_bytes"))
-    sms = min(setting.launch.blocks, setting.gpu.sm_count) if moves else 1
+    moves = kernel.requested_bytes or any(kernel.bytes_at(level) for level in MEMORY_LEVELS)
+    sms = setting.sms_in_use if moves else 1
     return Term(name="spread", side="overhead", seconds=max(0, sms - 1) * per_sm, limiter="launch",
                 inputs={"sms_in_use": float(sms), "first_round_seconds_per_sm": per_sm})

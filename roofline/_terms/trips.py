@@ -159,7 +159,7 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
     warps, blocks = shared_lines(launch, setting.slots)
     latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads),
                            warps, blocks, load_misses(setting),
-                           min(1.0, launch.blocks / setting.gpu.sm_count))
+                           setting.sms_in_use / setting.gpu.sm_count)
     if latency is None:
         return None
     return {"trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,
