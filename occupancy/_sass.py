@@ -150,6 +150,19 @@ class SassLoop(BaseModel):
     global_loads_in_flight : int
         The most global loads a thread has outstanding at once in the steady state of this
         loop (0 when it issues none).
+    index_trips : {"global", "thread", "block"} or None
+        Which index the loop's trip count follows (`_trip_index`), where the compare that
+        ends it sets a counter that steps by a constant against a bound, and exactly one of
+        the two is a linear function of the thread's index: ``"global"`` for
+        ``blockIdx.x x blockDim.x + threadIdx.x`` (``for (j = i; j < n; j++)`` with ``i``
+        the thread's column: a triangle over the grid), ``"thread"`` for ``threadIdx.x``
+        alone, ``"block"`` for ``blockIdx.x`` alone. None where the trips are the same for
+        every thread (or no such compare is found: a grid-stride loop, whose trips differ
+        by at most one, steps by a run-time value).
+    trips_per_index : float or None
+        How many trips the count moves per unit of that index (the index's coefficient over
+        the counter's step: 1 for ``j++``, 0.25 for a loop the compiler unrolled four
+        times); None with ``index_trips``.
     """
 
     model_config = _FROZEN
@@ -159,6 +172,8 @@ class SassLoop(BaseModel):
     depth: int = Field(ge=1)
     instructions: SassCounts
     global_loads_in_flight: int = Field(ge=0)
+    index_trips: Literal["global", "thread", "block"] | None = None
+    trips_per_index: float | None = Field(default=None, gt=0)
 
 
 class SassSummary(BaseModel):
@@ -226,6 +241,13 @@ class SassSummary(BaseModel):
         the same new line for those warps (blocks) in the same trip (`roofline` counts them
         as waiting for one miss). Empty without a hot loop with global loads; None where the
         summary does not say.
+    lone_thread : {"global", "thread"} or None
+        Where an ``EXIT`` before the kernel's first loop lets only the thread whose index
+        equals a value go on (``if (i == 0) { for ... }``, register dataflow: an exit on
+        ``!=`` of values the index reaches linearly in ``threadIdx.x``, nothing loaded):
+        ``"global"`` for the grid's index (one thread of the grid runs the loops),
+        ``"thread"`` for ``threadIdx.x`` alone (one per block). None otherwise, and where the
+        summary does not say.
     """
 
     model_config = _FROZEN
@@ -245,6 +267,7 @@ class SassSummary(BaseModel):
     global_atomics_one_address: int | None = Field(default=None, ge=0)
     global_stores_one_address: int | None = Field(default=None, ge=0)
     hot_loop_load_sources: tuple[tuple[AddressSource, ...], ...] | None = None
+    lone_thread: Literal["global", "thread"] | None = None
 
     @model_validator(mode="after")
     def _check_hot_loop(self) -> SassSummary:
@@ -451,7 +474,7 @@ def _arithmetic(instr: Instruction) -> str | None:
     base, mods = instr.base.lstrip("U"), instr.modifiers
     if base == "MOV" or (base == "IMAD" and "MOV" in mods):
         return "move"
-    if base in ("IADD3", "IADD", "IADD32I") or (base == "IMAD" and "IADD" in mods):
+    if base in ("IADD3", "IADD", "IADD32I", "VIADD") or (base == "IMAD" and "IADD" in mods):
         return "add"
     if base in ("IMAD", "IMUL") and "HI" not in mods:
         return "multiply"
@@ -553,8 +576,11 @@ def _carried(body: Sequence[Instruction], sm: int) -> set[object]:
 
 
 def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]],
-                     sm: int) -> dict[int, frozenset[str]]:
-    """What reaches the address of each global load, store and atomic: offset -> sources.
+                     sm: int) -> tuple[dict[int, frozenset[str]], dict[int, tuple[str, float]], str | None]:
+    """What reaches the address of each global load, store and atomic: offset -> sources;
+    which index each loop's trips follow: start offset -> (`SassLoop.index_trips`,
+    ``trips_per_index``), for the loops `_trip_index` finds one for; and the thread an exit
+    before the first loop keeps alone (`_lone_thread`, ``SassSummary.lone_thread``).
 
     Forward dataflow in program order, walked twice: on the second walk a loop's first
     instruction also sees what its registers held at the back edge on the first. A register
@@ -572,6 +598,11 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
     immediate multiplies and shifts; unbounded where scaled by a run-time value such as a
     row pitch). An address that moves by a line (128 bytes) or more per trip, or by an
     unbounded step, has ``"stride"`` too. The sources recorded are those of the second walk.
+
+    The same rules give each value's slope in ``threadIdx.x`` and ``blockIdx.x`` (how far
+    it moves per unit of either: 1 for the index itself, unbounded through anything but
+    moves, adds and immediate scales, such as the run-time block size or a division), from
+    which `_trip_index` reads the compare at each loop's back edge.
     """
     carried = {(start, end): _carried([i for i in instrs if start <= i.offset <= end], sm) for start, end in loops}
     held: dict[object, frozenset[str]] = {}
@@ -580,6 +611,12 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
     trip_steps: dict[tuple[int, object], float] = {}
     at_back_edge: dict[int, dict[object, frozenset[str]]] = {}
     found: dict[int, frozenset[str]] = {}
+    slopes: dict[object, tuple[float, float]] = {}  # per unit of (threadIdx.x, blockIdx.x)
+    compares: dict[str, _Compare | None] = {}  # predicate -> the compare that last set it
+    trips: dict[int, tuple[str, float]] = {}
+    ends = {end: start for start, end in loops}
+    first_loop = min((start for start, _ in loops), default=math.inf)
+    lone: str | None = None
     for walk in range(2):
         for instr in instrs:
             for (start, end), regs_carried in carried.items():
@@ -595,6 +632,18 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
             operands = list(instr.operands)
             first, dest = _written(instr, regs)
             named = [set(regs[i]) | _uniform_registers(o) for i, o in enumerate(operands)]
+            if walk and instr.base in ("ISETP", "UISETP"):
+                compared = _compare(instr, sm, held, steps, slopes)
+                for operand in operands[:2]:
+                    if operand not in ("PT", "UPT"):
+                        compares[operand] = compared
+            compared = compares.get(instr.guard.lstrip("@!")) if walk and instr.guard else None
+            if compared is not None and instr.offset in ends:
+                follows = _trip_index(compared)
+                if follows is not None:
+                    trips[ends[instr.offset]] = follows
+            if compared is not None and instr.base == "EXIT" and instr.offset < first_loop and lone is None:
+                lone = _lone_thread(compared, instr.guard.startswith("@!"))
             read: set[object] = set()
             for i in range(first + 1, len(operands)):
                 read |= named[i]
@@ -635,9 +684,21 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                 else:
                     moved = _step(instr, values, step_of)
                 offset = None if instr.base in _VARYING_RESULTS else _delta(instr, values, delta_of)
+                if instr.base in ("S2R", "S2UR"):
+                    special = frozenset().union(*(_special(o) for o in operands[1:]))
+                    slope = (1.0 if special == {"x"} else 0.0 if special <= _INDICES - {"lane"} else math.inf,
+                             1.0 if special == {"ctaid.x"} else 0.0 if special <= _INDICES - {"lane"} else math.inf)
+                elif instr.base in _VARYING_RESULTS:
+                    slope = (math.inf, math.inf)
+                else:
+                    slope = tuple(_step(instr, values, lambda o, k=k: max(
+                        (slopes.get(r, (0.0, 0.0))[k] for r in by_operand.get(o, ())), default=0.0)) for k in (0, 1))
                 for reg in dest:
                     held[reg] = (held.get(reg, frozenset()) | sources) if instr.guard else sources
                     steps[reg] = max(steps.get(reg, 0.0), moved) if instr.guard else moved
+                    old_slope = slopes.get(reg, (0.0, 0.0))
+                    slopes[reg] = (max(old_slope[0], slope[0]), max(old_slope[1], slope[1])) if instr.guard \
+                        else slope
                     if offset is None:
                         delta.pop(reg, None)
                     else:
@@ -651,7 +712,78 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                         for reg in regs_carried:
                             moved = delta.get(reg)
                             trip_steps[(start, reg)] = math.inf if moved is None else abs(moved)
-    return found
+    return found, trips, lone
+
+
+@dataclass(frozen=True)
+class _Compare:
+    """What an integer compare (``ISETP``) reads, from `_address_sources`' walk: its test
+    (``"EQ"``, ``"NE"``, ...) and, for each of its two values, how far it moves per loop trip
+    and its slopes in (``threadIdx.x``, ``blockIdx.x``); ``data`` where a loaded value reaches
+    either."""
+
+    test: str
+    steps: tuple[float, float]
+    slopes: tuple[tuple[float, float], tuple[float, float]]
+    data: bool
+
+
+def _compare(instr: Instruction, sm: int, held: dict, steps: dict, slopes: dict) -> _Compare | None:
+    """The `_Compare` of an ``ISETP``/``UISETP`` as its registers hold now; None unless it compares two values."""
+    values = [o for o in instr.operands[2:4] if not _PREDICATE.match(o)]
+    if len(values) != 2:
+        return None
+    regs = _registers(instr, sm)[2:4]
+    named = [set(r) | _uniform_registers(o) for r, o in zip(regs, instr.operands[2:4])]
+    moved = tuple(max((steps.get(r, 0.0) for r in side), default=0.0) for side in named)
+    slope = tuple(tuple(max((slopes.get(r, (0.0, 0.0))[k] for r in side), default=0.0) for k in (0, 1))
+                  for side in named)
+    test = next((m for m in instr.modifiers if m in ("EQ", "NE", "LT", "LE", "GT", "GE")), "")
+    return _Compare(test, moved, slope, any("data" in held.get(r, ()) for side in named for r in side))  # type: ignore[arg-type]
+
+
+def _trip_index(compare: _Compare) -> tuple[str, float] | None:
+    """Which index the trips of a loop follow, from the compare its back edge branches on.
+
+    Of the two values compared (``ISETP ... P, PT, a, b``), the counter moves by a constant
+    each trip and the bound stays; where exactly one of them is a linear function of the
+    thread's index (finite slopes from `_address_sources`), a thread's trips are that
+    function over the step. Slopes in ``threadIdx.x`` (finite) and ``blockIdx.x`` (the
+    run-time block size makes it unbounded) give ``"global"``; one of them alone,
+    ``"thread"`` or ``"block"`` (finite). None where a loaded value reaches either side, the
+    counter's step is not a constant, both or neither side follows the index, or the
+    slopes are not linear (a division, a lane index)."""
+    if compare.data:
+        return None
+    moving = [i for i in (0, 1) if compare.steps[i]]
+    if len(moving) != 1 or not math.isfinite(compare.steps[moving[0]]):
+        return None
+    following = [s for s in compare.slopes if any(s)]
+    if len(following) != 1:
+        return None
+    x, block = following[0]
+    step = compare.steps[moving[0]]
+    if 0 < x < math.inf and block:
+        return "global", x / step
+    if 0 < x < math.inf:
+        return "thread", x / step
+    if not x and 0 < block < math.inf:
+        return "block", block / step
+    return None
+
+
+def _lone_thread(compare: _Compare, negated: bool) -> str | None:
+    """Which threads an ``EXIT`` on this compare keeps: ``"global"`` where it keeps the one
+    thread of the grid whose index equals a value (``if (i == 0)``, ``i`` the grid's index:
+    an exit on ``!=``, or on not ``==``), ``"thread"`` where the index is ``threadIdx.x``
+    alone (one thread per block); None for any other exit (a bound, a loaded value)."""
+    keeps_equal = (compare.test == "NE" and not negated) or (compare.test == "EQ" and negated)
+    if not keeps_equal or compare.data or any(compare.steps):
+        return None
+    x = max(s[0] for s in compare.slopes)
+    if not 0 < x < math.inf:
+        return None
+    return "global" if any(s[1] for s in compare.slopes) else "thread"
 
 
 def _one_address(instrs: Sequence[Instruction], sources: dict[int, frozenset[str]]) -> tuple[int, int]:
@@ -669,15 +801,17 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     sm = int(re.sub(r"\D", "", architecture) or 0)
     code = _executable(instrs, labels)
     ranges = _loop_ranges(code, labels)
-    addresses = _address_sources(code, ranges, sm)
+    addresses, index_trips, lone = _address_sources(code, ranges, sm)
     one_address = _one_address(code, addresses)
     loops, bodies = [], []
     for start, end in ranges:
         body = [i for i in code if start <= i.offset <= end]
         depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
         bodies.append(body)
+        follows, per_index = index_trips.get(start, (None, None))
         loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=_count(body),
-                              global_loads_in_flight=len(_in_flight(body, sm, passes=2))))
+                              global_loads_in_flight=len(_in_flight(body, sm, passes=2)),
+                              index_trips=follows, trips_per_index=per_index))
     hot = None
     if loops:
         def key(i: int) -> tuple[int, ...]:
@@ -708,6 +842,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         global_atomics_one_address=one_address[0],
         global_stores_one_address=one_address[1],
         hot_loop_load_sources=hot_sources,
+        lone_thread=lone,
     )
 
 

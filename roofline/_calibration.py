@@ -92,6 +92,10 @@ class Calibration(BaseModel):
         Partial-sector writes per second L2 merges (the probe: one float per line, 32 lines
         per warp store, nothing for L1 to combine): `predict` takes the kernel's
         ``l2_partial_store_sectors`` at this rate as an L2 floor.
+    sm_partial_store_sectors_per_second : float or None
+        The same stores from one block alone on the GPU: what one SM's stores are merged at
+        when no other SM shares L2's rate. An SM of a grid on ``k`` SMs gets
+        ``min(this, l2_partial_store_sectors_per_second / k)``.
     tree_level_seconds, tree_level_warp_seconds : float or None
         Latency of one level of a block's tree (shared load, add, shared store, barrier):
         ``tree_level_seconds + warps of the block x tree_level_warp_seconds``.
@@ -162,6 +166,7 @@ class Calibration(BaseModel):
     dram_read_line_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     dram_partial_write_line_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     l2_partial_store_sectors_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    sm_partial_store_sectors_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     tree_level_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     tree_level_warp_seconds: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
     dram_page_visit_bytes: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)

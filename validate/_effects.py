@@ -72,6 +72,9 @@ class MemoryEffects(BaseModel):
     l2_partial_store_seconds : float
         The L2 probe's time for `l2_partial_stores` partial-sector stores.
     l2_partial_stores : int
+    sm_partial_store_seconds, sm_partial_stores : float, int or None
+        The same probe on one block of 1,024 threads, alone on the GPU: its time for
+        `sm_partial_stores` stores.
     tree_level_seconds : float
         Latency of one tree level (shared load, add, store, barrier) at no warps: the
         line's intercept, seconds.
@@ -85,6 +88,8 @@ class MemoryEffects(BaseModel):
         DRAM-equivalent bytes of one line read alone, and of one line written in part
         (each side's time at that side's bandwidth, `roofline.dram_roof`).
     l2_partial_store_sectors_per_second : float
+    sm_partial_store_sectors_per_second : float or None
+        What one SM's stores get merged alone: ``sm_partial_stores / sm_partial_store_seconds``.
     dram_read_bytes_per_second : float or None
         The read stream's bandwidth the read probes are converted at (None: the copy's).
     page_row_seconds : float or None
@@ -112,6 +117,9 @@ class MemoryEffects(BaseModel):
     dram_read_line_bytes: float
     dram_partial_write_line_bytes: float
     l2_partial_store_sectors_per_second: float
+    sm_partial_store_seconds: float | None = None
+    sm_partial_stores: int | None = None
+    sm_partial_store_sectors_per_second: float | None = None
     dram_read_bytes_per_second: float | None = None
     page_row_seconds: float | None = None
     page_column_seconds: dict[int, float] = {}
@@ -152,6 +160,7 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
                    line_write_seconds: float, buffer_bytes: int, dram_bytes_per_second: float,
                    l2_partial_store_seconds: float, l2_partial_stores: int,
                    tree_level_points: dict[int, float], read_bytes_per_second: float | None = None,
+                   sm_partial_store_seconds: float | None = None, sm_partial_stores: int | None = None,
                    page_row_seconds: float | None = None,
                    page_column_seconds: dict[int, float] | None = None) -> MemoryEffects:
     """The parameters from the probes' times (a plain function, tested on the CPU).
@@ -186,6 +195,9 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
         dram_read_line_bytes=max(float(burst), line_read_seconds * read / lines),
         dram_partial_write_line_bytes=max(2.0 * SECTOR_BYTES, line_write_seconds * write / lines),
         l2_partial_store_sectors_per_second=l2_partial_stores / l2_partial_store_seconds,
+        sm_partial_store_seconds=sm_partial_store_seconds, sm_partial_stores=sm_partial_stores,
+        sm_partial_store_sectors_per_second=(sm_partial_stores / sm_partial_store_seconds
+                                             if sm_partial_stores and sm_partial_store_seconds else None),
         dram_read_bytes_per_second=read_bytes_per_second, page_row_seconds=page_row_seconds,
         page_column_seconds=columns, dram_page_visit_bytes=page,
     )
@@ -239,6 +251,9 @@ def measure_effects(session: Session, info: DeviceInfo, *, dram_bytes_per_second
     l2_lines = max(1, info.l2_cache_bytes // 4 // LINE_BYTES)
     passes = 64 if quick else 256
     l2 = timed("l2_partial_store", grid, (buffer, np.uint32(l2_lines), np.int32(passes)))
+    # one SM alone: what its own port merges where no other SM shares L2's rate
+    sm_passes = 2 if quick else 4
+    sm_l2 = timed("l2_partial_store", 1, (buffer, np.uint32(l2_lines), np.int32(sm_passes)), 1024)
     few, many = (256, 1024) if quick else (1024, 4096)
 
     def level(block: int) -> float:
@@ -262,11 +277,13 @@ def measure_effects(session: Session, info: DeviceInfo, *, dram_bytes_per_second
                              line_write_seconds=write, buffer_bytes=buffer_bytes,
                              dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=l2,
                              l2_partial_stores=l2_lines * passes, tree_level_points=points,
+                             sm_partial_store_seconds=sm_l2, sm_partial_stores=l2_lines * sm_passes,
                              read_bytes_per_second=read_bytes_per_second, page_row_seconds=page_row,
                              page_column_seconds=page_columns)
     progress(f"effects: DRAM burst {effects.dram_burst_bytes} B, lone line read {effects.dram_read_line_bytes:.0f} B, "
              f"partial line write {effects.dram_partial_write_line_bytes:.0f} B, L2 partial stores "
-             f"{effects.l2_partial_store_sectors_per_second / 1e9:.1f} G/s, tree level "
+             f"{effects.l2_partial_store_sectors_per_second / 1e9:.1f} G/s "
+             f"({(effects.sm_partial_store_sectors_per_second or 0) / 1e9:.2f} G/s on one SM), tree level "
              f"{effects.tree_level_seconds * 1e9:.1f} ns + {effects.tree_level_warp_seconds * 1e9:.2f} ns per warp, "
              f"DRAM page opened {effects.dram_page_visit_bytes or 0:.0f} B")
     return effects
@@ -292,6 +309,10 @@ def effects_calibration(effects: MemoryEffects) -> dict[str, tuple[float, str]]:
                                "one block per SM, (shared load, add, store, barrier) levels, difference "
                                "of two level counts, intercept of a line over blocks of 128-1024 threads"),
     }
+    if effects.sm_partial_store_sectors_per_second is not None:
+        entries["sm_partial_store_sectors_per_second"] = (
+            effects.sm_partial_store_sectors_per_second,
+            f"the same stores from one block of 1024 threads alone on the GPU, {effects.sm_partial_stores} stores")
     if effects.dram_page_visit_bytes is not None:
         row = effects.page_row_seconds or 0.0
         points = ", ".join(f"{rows} rows {seconds / row:.2f}x" for rows, seconds in sorted(effects.page_column_seconds.items()))
@@ -317,6 +338,9 @@ def render_effects(e: MemoryEffects, h: str = "##") -> list[str]:
              f"for {e.buffer_bytes // 128} lines |",
              f"| L2 partial stores | {e.l2_partial_store_sectors_per_second / 1e9:.1f} G/s | "
              f"{e.l2_partial_stores} stores in {e.l2_partial_store_seconds * 1e6:.1f} us |",
+             *([f"| L2 partial stores of one SM alone | {e.sm_partial_store_sectors_per_second / 1e9:.2f} G/s | "
+                f"{e.sm_partial_stores} stores of one block in {(e.sm_partial_store_seconds or 0) * 1e6:.1f} us |"]
+               if e.sm_partial_store_sectors_per_second is not None else []),
              f"| tree level | {e.tree_level_seconds * 1e9:.1f} ns + {e.tree_level_warp_seconds * 1e9:.2f} ns "
              f"per warp | shared load, add, store, barrier; per level at "
              + ", ".join(f"{b} threads {t * 1e9:.1f} ns" for b, t in e.tree_level_points.items()) + " |"]

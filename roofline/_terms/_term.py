@@ -109,8 +109,19 @@ class Setting:
     def busiest_sm_factor(self) -> float:
         """How much more of the launch the busiest SM runs than an even share
         (`busiest_sm_blocks` x SMs / blocks: ``SMs / blocks`` for a grid of fewer blocks than
-        SMs); 1 for a grid that divides evenly."""
-        return self.busiest_sm_blocks * self.gpu.sm_count / self.launch.blocks
+        SMs); 1 for a grid that divides evenly. Where the hot loop's trips follow the
+        thread's index (a triangle), the blocks are weighed by their trips (`work_shares`)."""
+        return self.work_shares[0]
+
+    @property
+    def work_shares(self) -> tuple[float, float]:
+        """`balance.work_shares`: the busiest SM's factor and the slowest warp's trips over
+        the mean warp's; computed once per setting."""
+        if "work_shares" not in self.cache:
+            from .balance import work_shares  # balance reads the setting's launch and SASS
+
+            self.cache["work_shares"] = work_shares(self)
+        return self.cache["work_shares"]  # type: ignore[return-value]
 
     @cached_property
     def cache(self) -> dict[str, object]:

@@ -22,7 +22,8 @@ def busiest_sm(setting: Setting) -> tuple[float, float, float]:
 
     Blocks go to the SMs in turn, so the busiest SM runs ``ceil(blocks / SMs)`` of them
     (a grid of less than one block per SM leaves SMs idle; a last partial round leaves
-    some SMs one block short). On that SM ``min(resident blocks, its blocks) x warps per
+    some SMs one block short), weighed by their trips where these follow the thread's index
+    (`Setting.busiest_sm_factor`). On that SM ``min(resident blocks, its blocks) x warps per
     block`` warps are resident; they occupy ``min(sub-partitions, warps)`` schedulers.
 
     Returns
@@ -31,13 +32,11 @@ def busiest_sm(setting: Setting) -> tuple[float, float, float]:
         (share of the launch's blocks on the busiest SM, share of its schedulers in use,
         warps per scheduler in use).
     """
-    gpu, launch = setting.gpu, setting.launch
-    blocks = launch.blocks
-    on_sm = setting.busiest_sm_blocks
+    gpu = setting.gpu
     resident_warps = setting.first_wave_blocks * setting.occupancy.warps_per_block
     subs = gpu.architecture.sub_partitions
     used = min(subs, resident_warps)
-    return on_sm / blocks, used / subs, resident_warps / used
+    return setting.busiest_sm_factor / gpu.sm_count, used / subs, resident_warps / used
 
 
 def _issue_efficiency(setting: Setting, warps_per_scheduler: float) -> float:

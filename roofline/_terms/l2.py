@@ -122,20 +122,29 @@ def l2_term(setting: Setting) -> Term:
 
 def l2_partial_stores_term(setting: Setting) -> Term:
     """The sectors warps write only in part (``l2_partial_store_sectors``), which L2 merges one
-    by one, at the rate the calibration's probe measured (0 when either is missing)."""
-    kernel = setting.kernel
+    by one, at the rate the calibration's probe measured (0 when either is missing).
+
+    The busiest SM's sectors (``sectors x busiest_sm_factor / SMs``) go at its share of the
+    probe's whole-GPU rate among the SMs the grid occupies, at most what one SM's stores get
+    alone (``sm_partial_store_sectors_per_second``; without it, the share of all SMs).
+    """
+    kernel, cal = setting.kernel, setting.calibration
     traffic = kernel.traffic
     sectors = kernel.l2_partial_store_sectors
     if sectors is None:
         sectors = None if traffic is None else traffic.l2_partial_store_sectors
-    rate = setting.calibration.l2_partial_store_sectors_per_second
-    # the probe's rate is the whole GPU's, each SM merging its own share: the busiest SM's
-    # share of the launch sets the time (a grid on few SMs gets their share of the rate)
-    share = setting.busiest_sm_factor
-    seconds = float(sectors) * share / rate if sectors and rate else 0.0
+    rate, sms = cal.l2_partial_store_sectors_per_second, setting.gpu.sm_count
+    factor = setting.busiest_sm_factor
+    alone = cal.sm_partial_store_sectors_per_second
+    # the SMs in use together, each at most at its port: the busiest SM's sectors at their share
+    in_use = setting.sms_in_use if alone else sms
+    together = min(alone * in_use, rate) if alone and rate else rate
+    seconds = float(sectors) * factor * (in_use / sms) / together if sectors and together else 0.0
+    per_sm = together / in_use if together else None
     return Term(name="l2_partial_stores", side="memory", seconds=seconds, limiter="cache_bandwidth",
                 inputs={"l2_partial_store_sectors": float(sectors or 0),
-                        "l2_partial_store_sectors_per_second": rate or 0.0, "busiest_sm_factor": share})
+                        "l2_partial_store_sectors_per_second": rate or 0.0, "busiest_sm_factor": factor,
+                        "sm_partial_store_sectors_per_second": per_sm or 0.0})
 
 
 def l2_requests(kernel: Kernel) -> float | None:

@@ -21,10 +21,10 @@ __all__ = ["hot_loop_trips", "loop_waits", "staying_warps", "trip_latency", "tri
 
 def hot_loop_trips(setting: Setting) -> float | None:
     """Trips of the hot loop per warp that runs it: from the kernel's warp instructions where it
-    gives them (`loads_from_instructions`), else from its counted warp-wide loads
-    (``traffic.load_requests``) or its load bytes, over the loop's loads; per
-    launched warp over the share that runs the loop (`staying_warps`). None without a hot loop
-    with global loads or without either count."""
+    gives them (`loads_from_instructions` on the instructions of the warps that run the loop:
+    all of them over the share that does, `staying_warps`), else from its counted warp-wide
+    loads (``traffic.load_requests``) or its load bytes, over the loop's loads, per launched
+    warp over that share. None without a hot loop with global loads or without either count."""
     kernel, launch, sass = setting.kernel, setting.launch, setting.sass
     if sass is None or sass.hot_loop is None:
         return None
@@ -33,10 +33,14 @@ def hot_loop_trips(setting: Setting) -> float | None:
         return None
     issued = setting.path_instructions
     if issued is not None:
+        # the warps that leave issue only what comes before their exit: the count, and the flops,
+        # are the staying warps', the code outside the loop charged to them once
+        share = staying_warps(setting)
         scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") == "fp32"
-        counted = loads_from_instructions(sass, issued, launch, flops_per_thread=float(kernel.flops) / launch.threads
+        counted = loads_from_instructions(sass, issued / share, launch,
+                                          flops_per_thread=float(kernel.flops) / launch.threads / share
                                           if scalar and kernel.flops else None)
-        return None if counted is None else counted[1] / staying_warps(setting)
+        return None if counted is None else counted[1]
     traffic = kernel.traffic
     if traffic is not None and traffic.load_requests:
         # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
@@ -66,14 +70,22 @@ def staying_warps(setting: Setting) -> float:
     launch start and finish over a while, which keeps the share of a launch whose warps all
     work between 0.5 and 1 (0.6-1.0 over the corpus's one-wave launches; thread 0 alone,
     GRAMSCHM kernel 1, gives 0.03-0.13), so a share above ``_EARLY_EXIT_SHARE`` is 1. A grid
-    of more waves mixes in the gaps between blocks and its tail, so it is 1 there too. Without
-    a profile, the counted traffic's ``loop_warp_share`` (the warps that run the loops, from the
-    kernel's guards) is the share, under the same rule.
+    of more waves mixes in the gaps between blocks and its tail, so it is 1 there too. Where the
+    SASS exits every thread but one before the loops (``SassSummary.lone_thread``: ``if (i ==
+    0)``), one warp of the grid (or of each block) stays, whatever the profile's average says:
+    the warps that leave are resident a while before they go, which held GRAMSCHM kernel 1's
+    measured share at 0.076 with one warp of 32 working. Without a profile, the counted
+    traffic's ``loop_warp_share`` (the warps that run the loops, from the kernel's guards) is
+    the share, under the same rule.
     """
-    kernel, launch = setting.kernel, setting.launch
+    kernel, launch, sass = setting.kernel, setting.launch, setting.sass
     achieved, traffic = kernel.achieved_occupancy, kernel.traffic
     if launch.blocks > setting.slots:
         return 1.0
+    lone = sass.lone_thread if sass is not None else None
+    if lone is not None:
+        warps = setting.occupancy.warps_per_block * (launch.blocks if lone == "global" else 1)
+        return 1.0 / warps
     if achieved is not None:
         occupancy = setting.occupancy
         resident = setting.first_wave_blocks * occupancy.warps_per_block
@@ -171,12 +183,16 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
 def trips_term(setting: Setting) -> Term:
     """The launch's waves of warps, each waiting its hot loop's trips one after the other.
 
-    ``max(1, blocks / resident slots) x`` the `loop_waits` of a thread. 0 without them.
+    ``max(1, blocks / resident slots) x`` the `loop_waits` of a thread, whose trips are the
+    mean warp's: a grid of one wave waits for its slowest warp, which makes
+    ``Setting.work_shares[1]`` times as many where the trips follow the thread's index (a
+    triangle). 0 without them.
     """
     waits = loop_waits(setting)
     if waits is None:
         return Term(name="trips", side="memory", seconds=0.0, limiter="memory_latency")
     waves = max(1.0, setting.launch.blocks / setting.slots)
+    slowest = setting.work_shares[1]
     inputs = {k: v for k, v in waits.items() if k not in ("seconds", "loop_loads_per_thread")}
-    return Term(name="trips", side="memory", seconds=waves * waits["seconds"], limiter="memory_latency",
-                inputs={**inputs, "waves": waves})
+    return Term(name="trips", side="memory", seconds=waves * slowest * waits["seconds"], limiter="memory_latency",
+                inputs={**inputs, "waves": waves, "slowest_warp_factor": slowest})

@@ -119,3 +119,44 @@ extern "C" __global__ void matmul_rows(const float* a, const float* b, float* c,
     for (int k = 0; k < n; ++k) acc += a[i * n + k] * b[k * n + j];
     c[i * n + j] = acc;
 }
+
+// A triangle as PolyBench's correlation writes it: thread j1 of the grid walks rows j1 + 1 .. m - 1,
+// so its trips fall by one per index of the grid (`SassLoop.index_trips` "global").
+extern "C" __global__ void triangle(const float* a, float* c, int m) {
+    int j1 = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j1 >= m) return;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int j2 = j1 + 1; j2 < m; ++j2) acc += a[j2 * m + j1];
+    c[j1] = acc;
+}
+
+// The other side of a triangle: the bound is the thread's index (j < i).
+extern "C" __global__ void lower(const float* a, float* c) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int j = 0; j < i; ++j) acc += a[j];
+    c[i] = acc;
+}
+
+// A block-stride loop: its counter starts at the thread's index but steps by the run-time block size,
+// so the trips of two threads differ by at most one (no index_trips).
+extern "C" __global__ void block_stride(const float* a, float* c, int n) {
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int i = threadIdx.x; i < n; i += blockDim.x) acc += a[i];
+    c[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// One thread of the grid walks a column alone, as PolyBench's Gram-Schmidt kernel 1 does: every
+// other thread exits before the loop (`SassSummary.lone_thread` "global").
+extern "C" __global__ void lone_walk(const float* a, float* r, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        float s = 0.0f;
+#pragma unroll 1
+        for (int k = 0; k < n; ++k) s += a[k * n] * a[k * n];
+        *r = s;
+    }
+}

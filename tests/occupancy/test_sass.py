@@ -213,6 +213,69 @@ def test_what_reaches_the_address_of_a_hot_loop_load(name):
     assert summary(*lines).hot_loop_load_sources[-1] == sources
 
 
+TRIP_INDEX = {
+    # name: (lines, the hot loop's (index_trips, trips_per_index))
+    "a-counter-from-the-grid-index": (["S2R R0, SR_TID.X", "S2UR UR5, SR_CTAID.X", "ULDC UR4, c[0x0][0x0]",
+                                       "UIMAD UR4, UR4, UR5, URZ", "IADD3 R2, R0, UR4, RZ", f"LDC.64 R6, {P}",
+                                       "ULDC UR8, c[0x0][0x210]", "L0:", "IMAD.WIDE R4, R2, 0x4, R6",
+                                       "LDG.E R0, desc[UR4][R4.64]", "VIADD R2, R2, 0x4",
+                                       "ISETP.GE.AND P1, PT, R2, UR8, PT", "@!P1 BRA `(L0)", "EXIT"],
+                                      ("global", 0.25)),
+    "a-bound-from-the-thread-index": (["S2R R3, SR_TID.X", "MOV R2, RZ", f"LDC.64 R6, {P}", "L0:",
+                                       "IMAD.WIDE R4, R2, 0x4, R6", "LDG.E R0, desc[UR4][R4.64]",
+                                       "IADD3 R2, R2, 0x1, RZ", "ISETP.GE.AND P1, PT, R2, R3, PT",
+                                       "@!P1 BRA `(L0)", "EXIT"], ("thread", 1.0)),
+    "a-counter-from-the-block-index": (["S2UR UR5, SR_CTAID.X", "IMAD.U32 R2, RZ, RZ, UR5", f"LDC.64 R6, {P}",
+                                        "L0:", "IMAD.WIDE R4, R2, 0x4, R6", "LDG.E R0, desc[UR4][R4.64]",
+                                        "IADD3 R2, R2, 0x1, RZ", "ISETP.GE.AND P1, PT, R2, c[0x0][0x210], PT",
+                                        "@!P1 BRA `(L0)", "EXIT"], ("block", 1.0)),
+    "a-grid-stride-counter": (["S2R R2, SR_TID.X", "LDC R3, c[0x0][0x0]", f"LDC.64 R6, {P}", "L0:",
+                               "IMAD.WIDE R4, R2, 0x4, R6", "LDG.E R0, desc[UR4][R4.64]", "IADD3 R2, R2, R3, RZ",
+                               "ISETP.GE.AND P1, PT, R2, c[0x0][0x210], PT", "@!P1 BRA `(L0)", "EXIT"], (None, None)),
+    "a-window-from-the-index": (["S2R R2, SR_TID.X", "IADD3 R3, R2, 0x10, RZ", f"LDC.64 R6, {P}", "L0:",
+                                 "IMAD.WIDE R4, R2, 0x4, R6", "LDG.E R0, desc[UR4][R4.64]", "IADD3 R2, R2, 0x1, RZ",
+                                 "ISETP.GE.AND P1, PT, R2, R3, PT", "@!P1 BRA `(L0)", "EXIT"], (None, None)),
+    "a-bound-loaded-from-memory": (["S2R R2, SR_TID.X", f"LDC.64 R6, {P}", "LDG.E R3, desc[UR4][R6.64]", "L0:",
+                                    "IMAD.WIDE R4, R2, 0x4, R6", "LDG.E R0, desc[UR4][R4.64]",
+                                    "IADD3 R2, R2, 0x1, RZ", "ISETP.GE.AND P1, PT, R2, R3, PT", "@!P1 BRA `(L0)",
+                                    "EXIT"], (None, None)),
+    "the-values-compared-not-those-at-the-back-edge": (["S2R R3, SR_TID.X", "MOV R2, RZ", "ULDC UR8, c[0x0][0x210]",
+                                                    f"LDC.64 R6, {P}", "L0:", "IMAD.WIDE R4, R2, 0x4, R6",
+                                                    "LDG.E R0, desc[UR4][R4.64]", "IADD3 R2, R2, 0x1, RZ",
+                                                    "ISETP.GE.AND P1, PT, R2, UR8, PT", "MOV R2, R3",
+                                                    "@!P1 BRA `(L0)", "EXIT"], (None, None)),
+}
+
+
+LONE = {
+    # name: (lines before a loop L0, SassSummary.lone_thread)
+    "the-grid-index-is-zero": (["S2R R0, SR_TID.X", "S2UR UR5, SR_CTAID.X", "ULDC UR4, c[0x0][0x0]",
+                                "UIMAD UR4, UR4, UR5, URZ", "IADD3 R0, -R0, RZ, RZ",
+                                "ISETP.NE.AND P0, PT, R0, UR4, PT", "@P0 EXIT"], "global"),
+    "thread-zero-of-each-block": (["S2R R0, SR_TID.X", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 EXIT"], "thread"),
+    "an-equal-test-negated": (["S2R R0, SR_TID.X", "ISETP.EQ.AND P0, PT, R0, 0x3, PT", "@!P0 EXIT"], "thread"),
+    "a-bound-keeps-many": (["S2R R0, SR_TID.X", "ISETP.GE.AND P0, PT, R0, c[0x0][0x210], PT", "@P0 EXIT"], None),
+    "an-exit-on-equal-keeps-the-rest": (["S2R R0, SR_TID.X", "ISETP.EQ.AND P0, PT, R0, RZ, PT", "@P0 EXIT"], None),
+    "a-loaded-value": ([f"LDC.64 R6, {P}", "LDG.E R0, desc[UR4][R6.64]", "ISETP.NE.AND P0, PT, R0, RZ, PT",
+                        "@P0 EXIT"], None),
+}
+
+
+@pytest.mark.parametrize("name", list(LONE), ids=list(LONE))
+def test_an_exit_that_keeps_one_thread(name):
+    lines, lone = LONE[name]
+    loop = [f"LDC.64 R6, {P}", "L0:", "LDG.E R2, desc[UR4][R6.64]", "@P1 BRA `(L0)", "EXIT"]
+    assert summary(*lines, *loop).lone_thread == lone
+
+
+@pytest.mark.parametrize("name", list(TRIP_INDEX), ids=list(TRIP_INDEX))
+def test_which_index_a_loops_trips_follow(name):
+    lines, (follows, per_index) = TRIP_INDEX[name]
+    s = summary(*lines)
+    hot = s.loops[s.hot_loop]
+    assert (hot.index_trips, hot.trips_per_index) == (follows, per_index)
+
+
 def test_no_hot_loop_no_load_sources():
     assert summary(f"LDC.64 R6, {P}", "LDG.E R0, desc[UR4][R6.64]", "EXIT").hot_loop_load_sources == ()
 
@@ -454,6 +517,23 @@ def test_a_naive_matrix_product_strides_through_b_and_walks_along_a(cubins, arch
     # a[i * n + k]: the next word, from threadIdx.y and blockIdx.y
     assert set(s.hot_loop_load_sources) == {("x", "ctaid.x", "loop", "stride"), ("y", "ctaid.y", "loop")}
     assert len(s.hot_loop_load_sources) == s.loops[s.hot_loop].instructions.global_loads
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize(("kernel", "follows"), [("triangle", "global"), ("lower", "global"), ("block_stride", None),
+                                                 ("matmul_rows", None)])
+def test_a_loop_whose_trips_follow_the_index(cubins, arch, kernel, follows):
+    s = occupancy.kernel_resources(cubins[arch], kernel=kernel).sass
+    hot = s.loops[s.hot_loop]
+    assert hot.index_trips == follows
+    # one trip per index value (j2++ / j++), or none at all
+    assert hot.trips_per_index == (None if follows is None else pytest.approx(1.0))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize(("kernel", "lone"), [("lone_walk", "global"), ("triangle", None), ("flag", None)])
+def test_a_kernel_whose_loops_one_thread_runs(cubins, arch, kernel, lone):
+    assert occupancy.kernel_resources(cubins[arch], kernel=kernel).sass.lone_thread == lone
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])

@@ -96,10 +96,92 @@ def test_wavefronts_bind_an_uncoalesced_loop_on_the_busiest_sm():
 def test_the_busiest_sm_runs_its_share_of_the_l1_and_partial_store_work(blocks, factor):
     launch = Launch(grid=blocks, block=256, registers_per_thread=32)
     k = roofline.Kernel(flops=0, dram_bytes=1 << 20, l1_bytes=1e9, l2_partial_store_sectors=1e7, launch=launch)
-    p = roofline.predict("H200", k, calibration=CAL)
+    cal = CAL.model_copy(update={"sm_partial_store_sectors_per_second": None})
+    p = roofline.predict("H200", k, calibration=cal)
     assert _term(p, "l1_shared").inputs["busiest_sm_factor"] == pytest.approx(factor)
     assert _term(p, "l2_partial_stores").seconds == pytest.approx(
         1e7 * factor / CAL.l2_partial_store_sectors_per_second)
+
+
+GPU_RATE = 58.2e9
+@pytest.mark.parametrize(("blocks", "alone", "per_sm"), [
+    (SMS, None, GPU_RATE / SMS),            # no one-SM figure: every SM's share, as before
+    (SMS, 0.98e9, GPU_RATE / SMS),          # every SM storing: the GPU's rate binds
+    (1, 0.98e9, 0.98e9),                    # one SM alone: its own port
+    (16, 0.98e9, 0.98e9),                   # 16 SMs' share (3.6 G/s each) is more than a port moves
+    (100, 0.98e9, GPU_RATE / 100),          # 100 SMs: 0.58 G/s each
+])
+def test_partial_stores_of_few_sms_go_at_their_port(blocks, alone, per_sm):
+    launch = Launch(grid=blocks, block=256, registers_per_thread=32)
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, l2_partial_store_sectors=1e7, launch=launch)
+    cal = CAL.model_copy(update={"sm_partial_store_sectors_per_second": alone,
+                                 "l2_partial_store_sectors_per_second": GPU_RATE})
+    term = _term(roofline.predict("H200", k, calibration=cal), "l2_partial_stores")
+    busiest = 1e7 * math.ceil(blocks / SMS) / blocks  # sectors on the busiest SM
+    assert term.inputs["sm_partial_store_sectors_per_second"] == pytest.approx(per_sm)
+    assert term.seconds == pytest.approx(busiest / per_sm)
+
+
+# ------------------------------------------------------------- loops whose trips follow the thread's index
+
+def _triangle_sass(follows: str | None, per_index: float = 1.0) -> SassSummary:
+    body = SassCounts(total=12, global_loads=2, global_stores=1, fp32_fma=1)
+    loop = SassLoop(start_offset=0x100, end_offset=0x200, depth=1, instructions=body, global_loads_in_flight=2,
+                    index_trips=follows, trips_per_index=per_index if follows else None)
+    return SassSummary(architecture="sm_90", disassembler="x", instructions=SassCounts(total=30, global_loads=2,
+                       global_stores=1, fp32_fma=1), loops=(loop,), hot_loop=0, global_loads_in_flight_per_thread=2)
+
+
+def _brute_shares(follows, grid, block, sms):
+    """The busiest SM's factor and the slowest warp's over the mean, thread by thread."""
+    gx, bx = grid, block
+    values = {"global": gx * bx, "thread": bx, "block": gx}[follows]
+    warps = []  # (block, warp trips)
+    for b in range(gx):
+        for w in range(-(-bx // 32)):
+            lanes = range(w * 32, min(bx, w * 32 + 32))
+            index = {"global": lambda t: b * bx + t, "thread": lambda t: t, "block": lambda t: b}[follows]
+            warps.append((b, max(values - index(t) for t in lanes)))
+    on_sm = [0.0] * sms
+    for b, trips in warps:
+        on_sm[b % sms] += trips
+    total = sum(t for _, t in warps)
+    return max(on_sm) * sms / total, max(t for _, t in warps) / (total / len(warps))
+
+
+@pytest.mark.parametrize(("follows", "grid", "block"), [
+    ("global", 8, 64), ("global", 16, 32), ("global", 1, 512), ("global", 200, 64),
+    ("thread", 8, 256), ("block", 64, 128),
+])
+def test_a_triangle_weighs_the_busiest_sm_and_the_slowest_warp(follows, grid, block):
+    launch = Launch(grid=grid, block=block, registers_per_thread=32,
+                    resources=occupancy.KernelResources(kernel="t", architecture="sm_90", registers_per_thread=32,
+                                                        sass=_triangle_sass(follows)))
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, l1_bytes=1e9, l2_partial_store_sectors=1e7, launch=launch,
+                        instructions=1e6)
+    p = roofline.predict("H200", k, calibration=CAL)
+    factor, slowest = _brute_shares(follows, grid, block, SMS)
+    assert _term(p, "l1_shared").inputs["busiest_sm_factor"] == pytest.approx(factor)
+    assert _term(p, "trips").inputs["slowest_warp_factor"] == pytest.approx(slowest)
+    flat = roofline.predict("H200", k.model_copy(update={"launch": launch.model_copy(update={
+        "resources": launch.resources.model_copy(update={"sass": _triangle_sass(None)})})}), calibration=CAL)
+    assert _term(flat, "trips").seconds > 0
+    assert _term(p, "trips").seconds == pytest.approx(slowest * _term(flat, "trips").seconds)
+    assert slowest > 1.3  # a triangle over 32 or more index values: its slowest warp is well past the mean
+
+
+@pytest.mark.parametrize(("grid", "block", "per_index", "why"), [
+    (8, 256, 1 / 256, "a block-stride remainder: under TRIANGLE_TRIPS trips apart"),
+    (4 * SMS * 8, 256, 1.0, "more blocks than one wave holds: the scheduler evens them out"),
+])
+def test_no_triangle_where_the_trips_barely_differ(grid, block, per_index, why):
+    launch = Launch(grid=grid, block=block, registers_per_thread=32,
+                    resources=occupancy.KernelResources(kernel="t", architecture="sm_90", registers_per_thread=32,
+                                                        sass=_triangle_sass("thread", per_index)))
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, l1_bytes=1e9, launch=launch, instructions=1e6)
+    p = roofline.predict("H200", k, calibration=CAL)
+    assert _term(p, "trips").inputs["slowest_warp_factor"] == 1.0, why
+    assert _term(p, "l1_shared").inputs["busiest_sm_factor"] == pytest.approx(math.ceil(grid / SMS) * SMS / grid)
 
 
 @pytest.mark.parametrize("rate", [-0.1, 1.5, math.nan])
@@ -454,32 +536,47 @@ def test_a_profile_gives_its_achieved_occupancy_as_a_share():
     assert counts_from(_profiled({})).achieved_occupancy is None
 
 
-def _one_thread_walk(blocks: int, threads: int, achieved: float | None) -> roofline.Kernel:
-    # thread 0 of each block walks a column: 1024 trips of a 16-instruction loop with 4 loads
+WALK_OUTSIDE, WALK_PROLOGUE = 24, 6
+
+
+def _one_thread_walk(blocks: int, threads: int, achieved: float | None, lone: str | None = None) -> roofline.Kernel:
+    # thread 0 of each block (of the grid, for a "global" exit) walks a column: 256 trips of a
+    # 16-instruction loop with 4 loads; the
+    # warps that leave issue the 6 instructions before their exit, the walker the 24 outside the loop
     loop = SassLoop(start_offset=0, end_offset=240, depth=1, instructions=SassCounts(total=16, global_loads=4),
                     global_loads_in_flight=4)
     sass = SassSummary(architecture="sm_90", disassembler="test", instructions=SassCounts(total=40, global_loads=5),
-                       loops=(loop,), hot_loop=0, global_loads_in_flight_per_thread=4, global_load_bytes=4)
+                       loops=(loop,), hot_loop=0, global_loads_in_flight_per_thread=4, global_load_bytes=4,
+                       lone_thread=lone)
     resources = occupancy.KernelResources(kernel="walk", architecture="sm_90", registers_per_thread=16, sass=sass)
     launch = Launch(grid=blocks, block=threads, registers_per_thread=16, resources=resources)
-    warps = blocks * threads // 32
-    return roofline.Kernel(flops=0, dram_bytes=blocks * 1024 * 32.0, instructions=blocks * 256 * 16 + warps * 24,
+    walkers = 1 if lone == "global" else blocks  # thread 0 of the grid, else of each block
+    leaving = blocks * threads // 32 - walkers
+    instructions = walkers * (256 * 16 + WALK_OUTSIDE) + leaving * WALK_PROLOGUE
+    return roofline.Kernel(flops=0, dram_bytes=blocks * 1024 * 32.0, instructions=instructions,
                            l1_hit_rate=0.0, l2_hit_rate=0.0, achieved_occupancy=achieved, launch=launch)
 
 
-@pytest.mark.parametrize(("blocks", "threads", "achieved", "stays"), [
-    (1, 256, 1.0 / 64, 1 / 8),       # one warp of the block's eight active: the others left at once
-    (1, 1024, 1.05 / 64, 1.05 / 32),  # one (and a little) of 32
-    (1, 256, 7.0 / 64, 1.0),          # seven of eight: the launch's start and end, not early exits
-    (1, 256, None, 1.0),              # a kernel without the figure
-    (132 * 8 * 2, 256, 1.0 / 64, 1.0),  # two waves: gaps between blocks and the tail mix in
+@pytest.mark.parametrize(("blocks", "threads", "achieved", "lone", "stays"), [
+    (1, 256, 1.0 / 64, None, 1 / 8),       # one warp of the block's eight active: the others left at once
+    (1, 1024, 1.05 / 64, None, 1.05 / 32),  # one (and a little) of 32
+    (1, 1024, 2.4 / 64, None, 2.4 / 32),    # the leaving warps resident a while: the profile's share overstates
+    (1, 1024, 2.4 / 64, "global", 1 / 32),  # the SASS's exit says one warp of the grid stays
+    (4, 256, 1.0 / 64, "thread", 1 / 8),    # ... one of each block
+    (4, 256, 1.0 / 64, "global", 1 / 32),   # ... one of the grid's 32
+    (1, 256, 7.0 / 64, None, 1.0),          # seven of eight: the launch's start and end, not early exits
+    (1, 256, None, None, 1.0),              # a kernel without the figure
+    (132 * 8 * 2, 256, 1.0 / 64, None, 1.0),  # two waves: gaps between blocks and the tail mix in
 ])
 def test_a_one_wave_launch_whose_warps_leave_early_runs_its_loop_in_the_warps_that_stay(blocks, threads, achieved,
-                                                                                      stays):
-    alone = roofline.predict("H200", _one_thread_walk(blocks, threads, None), calibration=CAL)
-    found = roofline.predict("H200", _one_thread_walk(blocks, threads, achieved), calibration=CAL)
-    trips, trips_alone = (_term(p, "trips").inputs["trips_per_warp"] for p in (found, alone))
-    assert trips == pytest.approx(trips_alone / stays)
+                                                                                      lone, stays):
+    kernel = _one_thread_walk(blocks, threads, achieved, lone)
+    trips = _term(roofline.predict("H200", kernel, calibration=CAL), "trips").inputs["trips_per_warp"]
+    # the staying warps' instructions: all of them over the share of warps that stays
+    warps = blocks * threads // 32
+    assert trips == pytest.approx((kernel.instructions / (warps * stays) - WALK_OUTSIDE) / 16)
+    if stays == 1 / 8 or lone is not None:  # the right share: the walk's 256 trips, give or take the prologues
+        assert trips == pytest.approx(256, rel=0.06)
 
 
 @pytest.mark.parametrize(("blocks", "threads", "walkers", "stays"), [
@@ -498,10 +595,9 @@ def test_from_source_the_warps_that_run_the_loop_are_counted(blocks, threads, wa
         array="a", index=lambda c: c.loop * threads + c.thread_x, guard=lambda c: c.thread_x < walkers, loop=n)])
     assert walk.loop_warp_share == pytest.approx(-(-walkers // 32) / (threads // 32))
     base = _one_thread_walk(blocks, threads, None)
-    alone = roofline.predict("H200", base, calibration=CAL)
     found = roofline.predict("H200", base.model_copy(update={"traffic": walk}), calibration=CAL)
-    trips, trips_alone = (_term(p, "trips").inputs["trips_per_warp"] for p in (found, alone))
-    assert trips == pytest.approx(trips_alone / stays)
+    trips = _term(found, "trips").inputs["trips_per_warp"]
+    assert trips == pytest.approx((base.instructions / (blocks * threads // 32 * stays) - WALK_OUTSIDE) / 16)
 
 
 @pytest.mark.parametrize(("walkers", "requests"), [

@@ -102,3 +102,18 @@ def test_a_faster_row_than_column_read_is_no_negative_cost():
     from validate._effects import page_visit_bytes
 
     assert page_visit_bytes(1 << 30, 1e-3, {128: 0.9e-3}, 4e12) == 0.0
+
+
+@pytest.mark.parametrize(("seconds", "stores", "rate"), [(5e-4, 491_520, 0.98304e9), (None, None, None)])
+def test_one_sms_partial_store_rate(seconds, stores, rate):
+    e = derive_effects(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
+                       line_write_seconds=1e-3, buffer_bytes=1 << 30, dram_bytes_per_second=3e12,
+                       l2_partial_store_seconds=1e-3, l2_partial_stores=10**6, tree_level_points={256: 3e-8},
+                       sm_partial_store_seconds=seconds, sm_partial_stores=stores)
+    entries = effects_calibration(e)
+    if rate is None:
+        assert e.sm_partial_store_sectors_per_second is None and "sm_partial_store_sectors_per_second" not in entries
+    else:
+        assert e.sm_partial_store_sectors_per_second == pytest.approx(rate)
+        assert entries["sm_partial_store_sectors_per_second"][0] == pytest.approx(rate)
+        assert "one block of 1024 threads" in entries["sm_partial_store_sectors_per_second"][1]

@@ -163,6 +163,15 @@ def test_launch_overhead_without_the_host_is_smaller(gpu_session):
         bodies[-1] - bodies[0], abs=0.3e-6)
 
 
+def test_one_sm_merges_partial_stores_faster_than_its_share(gpu_session, gpu_info):
+    from validate._effects import measure_effects
+
+    effects = measure_effects(gpu_session, gpu_info, dram_bytes_per_second=3e12, quick=True)
+    alone, everyone = effects.sm_partial_store_sectors_per_second, effects.l2_partial_store_sectors_per_second
+    # an SM alone does not share L2's merge rate with 131 others, and no port moves the whole GPU's rate
+    assert everyone / gpu_info.sm_count < alone < everyone
+
+
 def test_host_links_quick(gpu_session, gpu_info):
     links = _hostlink.measure_host_links(gpu_session, gpu_info, quick=True)
     assert not {k for k in links.errors if not k.startswith("managed ")}, links.errors
