@@ -14,8 +14,17 @@ the block index (moving a block by one moves each of its threads' addresses by t
 sectors and leaves every count unchanged. So each grid dimension (and each loop) splits
 into its boundary blocks, taken one by one, and an interior run whose blocks fall into
 ``P`` classes; one representative per class is evaluated and weighted by the class size.
-The boundary widths are found by probing, and the assumptions are checked at the corners
-and the centre of every class.
+The boundary widths are found by probing: blocks are compared with the middle one with the
+other dimensions at a few values. Those values must include one between every two places
+where a guard switches, or a guard that switches on between them goes unseen. So the index
+and guard functions are first called on traced block indices (`_Affine`), which keep every
+comparison of an affine expression, and each comparison's switch points along each dimension
+are probed too (`_Cuts`): between two of them no guard changes, and the classes are exact
+(`_proven`). A pattern the tracer cannot follow (a numpy function of a block index, a product
+of two) or with too many switch points is counted block by block where that is within
+`EXHAUSTIVE_THREAD_BUDGET`, and so is one found outside the assumptions; beyond the budget the
+latter is refused, and the former rests on the probes and on checks at the corners and the
+centre of every class.
 
 The distinct sectors of an array are the union, over the classes, of a representative's
 sectors translated by a lattice of whole-sector steps. Its size is counted without
@@ -60,6 +69,9 @@ _MAX_BOUNDARY = 4096
 _SCAN_ELEMENTS = 1 << 17
 # Interior blocks of a dimension compared with their class's reference.
 _INTERIOR_SAMPLE = 8
+# Switch points of the guards along one dimension probed before the fast count stops
+# claiming it sees every kind of block.
+_MAX_CUTS = 64
 # Sectors listed when accesses to one array move by different steps along a dimension.
 _EXPAND_ELEMENTS = 1 << 23
 # Rows (blocks x threads) evaluated in one numpy call of the exhaustive count.
@@ -250,6 +262,321 @@ def _describe(i: int, access: Access) -> str:
     return f"accesses[{i}] ({access.kind} of {access.array!r})"
 
 
+# ----------------------------------------------------------------------------- tracing the guards
+
+
+class _Untraceable(Exception):
+    """An index or guard the tracer cannot follow (not an error: the fast count then cannot
+    prove its classes, see `_Cuts`)."""
+
+
+# What a user's function may raise on a traced value: an operation `_Affine` refuses, one it
+# does not define (TypeError), an array attribute it lacks. Any of them only means "not traced";
+# a function that is wrong fails again, loudly, when it is evaluated on numbers.
+_TRACE_FAILURES = (_Untraceable, TypeError, AttributeError, ValueError, IndexError)
+
+
+def _constant(value: object) -> object:
+    """A number or numeric array as it is, anything else refused."""
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return value
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return value
+    raise _Untraceable(f"cannot trace through {type(value).__name__}")
+
+
+class _Affine:
+    """``const + sum of coef[d] * v_d`` over the block indices and the loop iteration ``v_d``:
+    what an index or a guard's comparison computes, traced. Threads are not traced: const and
+    coef are numbers or per-thread arrays. Only affine operations are allowed; the others raise
+    `_Untraceable`. An expression left without a block index is returned as its plain value."""
+
+    __array_ufunc__ = None  # ndarray <op> _Affine calls the reflected operator below
+    __hash__ = None  # type: ignore[assignment]  # == builds a comparison
+
+    def __init__(self, const: object, coef: dict[str, object]) -> None:
+        self.const = const
+        self.coef = coef
+
+    @staticmethod
+    def make(const: object, coef: dict[str, object]) -> object:
+        coef = {d: a for d, a in coef.items() if np.any(np.asarray(a) != 0)}
+        return _Affine(const, coef) if coef else const
+
+    @staticmethod
+    def parts(value: object) -> tuple[object, dict[str, object]]:
+        if isinstance(value, _Affine):
+            return value.const, value.coef
+        return _constant(value), {}
+
+    def __add__(self, other: object) -> object:
+        const, coef = _Affine.parts(other)
+        merged = dict(self.coef)
+        for d, a in coef.items():
+            merged[d] = merged[d] + a if d in merged else a
+        return _Affine.make(self.const + const, merged)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> object:
+        return _Affine.make(-self.const, {d: -a for d, a in self.coef.items()})
+
+    def __sub__(self, other: object) -> object:
+        return self + -_Affine.make(*_Affine.parts(other))
+
+    def __rsub__(self, other: object) -> object:
+        return -self + other
+
+    def __mul__(self, other: object) -> object:
+        if isinstance(other, _Affine):
+            raise _Untraceable("a product of two block indices")
+        other = _constant(other)
+        return _Affine.make(self.const * other, {d: a * other for d, a in self.coef.items()})
+
+    __rmul__ = __mul__
+
+    def _divisible(self, other: object) -> int:
+        """`other` as a divisor that divides every coefficient (so that // and % keep the
+        expression affine: (k + m q) // m = k // m + q)."""
+        if not isinstance(other, (int, np.integer)) or isinstance(other, (bool, np.bool_)) or other == 0:
+            raise _Untraceable("// or % of a block index by other than a whole number")
+        for a in self.coef.values():
+            a = np.asarray(a)
+            if a.dtype.kind not in "iu" or np.any(a % other):
+                raise _Untraceable("// or % of a block index that does not divide it")
+        return int(other)
+
+    def __floordiv__(self, other: object) -> object:
+        m = self._divisible(other)
+        return _Affine.make(self.const // m, {d: np.asarray(a) // m for d, a in self.coef.items()})
+
+    def __mod__(self, other: object) -> object:
+        return self.const % self._divisible(other)
+
+    def _compare(self, other: object, op: Callable[[object, object], object]) -> object:
+        h = self - other
+        if not isinstance(h, _Affine):  # the block indices cancel out
+            return op(np.asarray(h), 0)
+        return _Predicate((h,))
+
+    def __lt__(self, other: object) -> object:
+        return self._compare(other, np.less)
+
+    def __le__(self, other: object) -> object:
+        return self._compare(other, np.less_equal)
+
+    def __gt__(self, other: object) -> object:
+        return self._compare(other, np.greater)
+
+    def __ge__(self, other: object) -> object:
+        return self._compare(other, np.greater_equal)
+
+    def __eq__(self, other: object) -> object:  # type: ignore[override]
+        return self._compare(other, np.equal)
+
+    def __ne__(self, other: object) -> object:  # type: ignore[override]
+        return self._compare(other, np.not_equal)
+
+    def __bool__(self) -> bool:
+        raise _Untraceable("a block index in an if")
+
+    def __array__(self, *args: object, **kwargs: object) -> np.ndarray:
+        raise _Untraceable("a block index passed to a numpy function")
+
+    def __rfloordiv__(self, other: object) -> object:
+        raise _Untraceable("division by a block index")
+
+    __rmod__ = __rtruediv__ = __truediv__ = __pow__ = __rpow__ = __rfloordiv__
+
+
+def _boolean(value: object) -> bool:
+    """Whether `value` is a plain boolean or boolean array (no block index in it)."""
+    return isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool)
+
+
+class _Predicate:
+    """A guard traced: some boolean combination of comparisons, each ``h >= 0``-like for an
+    `_Affine` ``h`` (its leaves). Which combination does not matter: every leaf keeps its
+    truth between two of its switch points, and so does the guard."""
+
+    __array_ufunc__ = None
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, leaves: tuple[_Affine, ...]) -> None:
+        self.leaves = leaves
+
+    def _join(self, other: object) -> _Predicate:
+        if isinstance(other, _Predicate):
+            return _Predicate(self.leaves + other.leaves)
+        if _boolean(other):
+            return self
+        raise _Untraceable(f"a guard combined with {type(other).__name__}")
+
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _join
+
+    def __invert__(self) -> _Predicate:
+        return self
+
+    def __bool__(self) -> bool:
+        raise _Untraceable("a traced comparison in an if, and or or")
+
+    def __array__(self, *args: object, **kwargs: object) -> np.ndarray:
+        raise _Untraceable("a traced comparison passed to a numpy function")
+
+    def __eq__(self, other: object) -> object:  # type: ignore[override]
+        raise _Untraceable("a traced comparison compared")
+
+    __ne__ = __eq__
+
+
+def _trace(space: _Space, access: Access, function: Callable[[Coords], object]) -> object:
+    """`function` of `Coords` whose block indices (and loop iteration) are traced; raises
+    `_Untraceable` where it does more than affine arithmetic and comparisons on them."""
+    def index(d: str) -> object:
+        size = _size(space, access, d) if d in _dims_of(access) else 1
+        # an index that is always 0 is a number: nothing can switch along it
+        return _Affine(np.int64(0), {d: np.int64(1)}) if size > 1 else np.zeros((1, 1), dtype=np.int64)
+
+    c = Coords(index("x"), index("y"), index("z"), space.thread_x, space.thread_y, space.thread_z,
+               index("loop"), space.block, space.grid)
+    try:
+        return function(c)
+    except _TRACE_FAILURES as exc:
+        raise _Untraceable(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class _Traced:
+    """One access, traced (`_trace_access`).
+
+    ``slopes[d]``: bytes its address moves per step of dimension d, the same for every thread,
+    or None where it is not (a coefficient that depends on the thread). ``points[d]``: values
+    b of dimension d where its guard may differ between b - 1 and b, for some thread and some
+    values of the other dimensions (`_switch_points`); a dimension with more than `_MAX_CUTS`
+    of them is left out of ``points`` and named in ``crowded``.
+    """
+
+    slopes: dict[str, int | None]
+    points: dict[str, np.ndarray]
+    crowded: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Cuts:
+    """Where the guards can switch, per segmentation key, from their traced comparisons.
+
+    ``at[key]``: block indices ``b`` where a guard may differ between ``b - 1`` and ``b``;
+    between two of them every guard is the same for every thread, whatever the other
+    dimensions. ``crowded``: keys with too many to probe (`_MAX_CUTS`). ``traced``: every
+    index traced affine with the slopes measured and every guard traced (`_trace_access`).
+    """
+
+    at: dict[_Key, tuple[int, ...]]
+    crowded: frozenset[_Key]
+    traced: bool
+
+
+def _switch_points(leaf: _Affine, d: str, threads: int, sizes: dict[str, int]) -> np.ndarray | None:
+    """The values b in [1, sizes[d]) where the comparison ``leaf`` may differ between b - 1 and
+    b, for some thread and some values of the other dimensions in ``leaf`` (each e in [0,
+    sizes[e])); None where they are more than `_MAX_CUTS`."""
+    a = np.broadcast_to(np.asarray(leaf.coef[d]), (1, threads)).ravel()
+    low = high = np.broadcast_to(np.asarray(leaf.const), (1, threads)).ravel()
+    for e, coef in leaf.coef.items():  # the other dimensions' terms, at their extremes
+        if e != d:
+            reach = np.broadcast_to(np.asarray(coef), (1, threads)).ravel() * (sizes[e] - 1)
+            low, high = low + np.minimum(reach, 0), high + np.maximum(reach, 0)
+    moving = a != 0
+    a, low, high = a[moving], low[moving], high[moving]
+    # leaf = rest + a * b crosses zero at b0 = -rest / a: below floor(b0) it has one sign,
+    # above it the other, and floor(b0) itself may be either or zero. A float constant
+    # takes a step more on each side, for rounding.
+    exact = all(np.asarray(v).dtype.kind in "biu" for v in (leaf.const, *leaf.coef.values()))
+    if exact:
+        ends = np.stack([(-low.astype(np.int64)) // a.astype(np.int64), (-high.astype(np.int64)) // a.astype(np.int64)])
+    else:
+        ends = np.floor(np.stack([-low / a, -high / a])).astype(np.int64)
+    first = np.maximum(ends.min(axis=0) - (0 if exact else 1), 1)
+    last = np.minimum(ends.max(axis=0) + (1 if exact else 2), sizes[d] - 1)
+    keep = first <= last
+    first, last = first[keep], last[keep]
+    if first.size and int((last - first).max()) >= _MAX_CUTS:
+        return None
+    width = int((last - first).max()) + 1 if first.size else 0
+    candidates = first[:, None] + np.arange(width)[None, :]
+    points = np.unique(candidates[candidates <= last[:, None]])
+    return points if points.size <= _MAX_CUTS else None
+
+
+def _trace_access(space: _Space, access: Access) -> _Traced | None:
+    """`access`'s index and guard traced (`_Traced`), or None where the tracer cannot follow them."""
+    sizes = {d: _size(space, access, d) for d in _dims_of(access)}
+    try:
+        index = _trace(space, access, access.index)
+        if isinstance(index, _Predicate):
+            return None
+        _, coef = _Affine.parts(index)
+        slopes: dict[str, int | None] = {}
+        for d in sizes:
+            step = np.asarray(coef.get(d, 0))
+            uniform = step.dtype.kind in "biu" and bool((step == step.flat[0]).all())
+            slopes[d] = int(step.flat[0]) * access.element_bytes if uniform else None
+        guard = None if access.guard is None else _trace(space, access, access.guard)
+        if guard is None or _boolean(guard):
+            return _Traced(slopes, {}, frozenset())  # the same for every block
+        if not isinstance(guard, _Predicate):
+            return None
+        points: dict[str, np.ndarray] = {}
+        crowded: set[str] = set()
+        for leaf in guard.leaves:
+            for d in leaf.coef:
+                found = None if d in crowded else _switch_points(leaf, d, space.threads, sizes)
+                if found is None:
+                    crowded.add(d)
+                    points.pop(d, None)
+                    continue
+                points[d] = np.union1d(points[d], found) if d in points else found
+                if points[d].size > _MAX_CUTS:
+                    crowded.add(d)
+                    del points[d]
+    except _TRACE_FAILURES:
+        return None
+    return _Traced(slopes, points, frozenset(crowded))
+
+
+def _cuts(space: _Space, accesses: Sequence[Access], slopes: dict[tuple[int, str], int],
+          traced: Callable[[Access], _Traced | None]) -> _Cuts:
+    """The guards' switch points (`_Cuts`) from the accesses traced (``traced(access)``)."""
+    at: dict[_Key, set[int]] = {}
+    crowded: set[_Key] = set()
+    every = True
+    for i, access in enumerate(accesses):
+        t = traced(access)
+        if t is None:
+            every = False
+            continue
+        every = every and all(t.slopes[d] == slopes[i, d] for d in _dims_of(access))
+        crowded |= {_key(access, d) for d in t.crowded}
+        for d, points in t.points.items():
+            at.setdefault(_key(access, d), set()).update(points.tolist())
+    crowded |= {key for key, points in at.items() if len(points) > _MAX_CUTS}
+    return _Cuts({key: tuple(sorted(points)) for key, points in at.items() if key not in crowded},
+                 frozenset(crowded), every)
+
+
+def _proven(accesses: Sequence[Access], segments: dict[_Key, _Segments], cuts: _Cuts) -> bool:
+    """Whether the classes of `segments` are exact: every access traced, and along every
+    dimension with a run of classes, its own switch points sampled and those of the access's
+    other dimensions probed (none crowded, see `_Cuts`)."""
+    if not cuts.traced:
+        return False
+    for access in accesses:
+        keys = [_key(access, d) for d in _dims_of(access)]
+        if any(segments[k].count for k in keys) and cuts.crowded & set(keys):
+            return False
+    return True
+
+
 # ----------------------------------------------------------------------------- the grid's classes
 
 
@@ -297,7 +624,7 @@ def _slopes(space: _Space, accesses: Sequence[Access]) -> dict[tuple[int, str], 
             if step.size != 1:
                 raise _Irregular(
                     f"{_describe(i, access)}: addresses do not move together when the {_name(d)} moves by one "
-                    f"(not affine in it); pass exhaustive=True to count block by block"
+                    "(not affine in it)"
                 )
             slopes[i, d] = int(step[0])
     return slopes
@@ -315,13 +642,6 @@ def _dim(key: _Key) -> str:
 def _period(slope: int, unit: int = SECTOR_BYTES) -> int:
     """Blocks after which a slope of ``slope`` bytes has moved by whole units (sectors)."""
     return unit // math.gcd(unit, abs(slope))
-
-
-def _canonical(segments: _Segments, index: int) -> int:
-    """The representative of the class of block `index`."""
-    if not segments.count or index < segments.run_start or index >= segments.run_start + segments.count * segments.period:
-        return index
-    return segments.run_start + (index - segments.run_start) % segments.period
 
 
 def _representatives(segments: _Segments) -> set[int]:
@@ -342,6 +662,7 @@ def _find_segments(
     size: int,
     probes: dict[_Key, list[int]],
     unit: int = SECTOR_BYTES,
+    cuts: Sequence[int] = (),
 ) -> _Segments:
     """Cut one dimension into its boundary blocks and an interior run.
 
@@ -349,7 +670,9 @@ def _find_segments(
     the block of the same class (same index modulo the period) in the middle of the
     dimension, with the other dimensions at each of their `probes`. The first and last
     blocks are compared one by one as far as a work budget allows, then by an
-    exponential and a binary search; a sample of the interior is checked too.
+    exponential and a binary search; a sample of the interior is checked too, and so is
+    the first period of blocks from the run's start and from each of the guards' switch
+    points along this dimension (`cuts`, see `_Cuts`).
     """
     members = [(i, a, d) for i, a in enumerate(accesses) for d in _dims_of(a) if _key(a, d) == key]
     period = 1
@@ -420,33 +743,41 @@ def _find_segments(
     if len(singles) > _MAX_BOUNDARY:
         raise _Irregular(
             f"{len(singles)} of the {size} values of the {_name(_dim(key))} behave unlike the interior "
-            "(guards or addresses that change away from the boundaries); pass exhaustive=True to count "
-            "block by block"
+            "(guards or addresses that change away from the boundaries)"
         )
     if count < 2:
         return _Segments(size, period, tuple(range(size)))
-    if not ok_inner[(inner >= low) & (inner < end)].all():
+    # Between two switch points the guards do not change, so whether a block matches its
+    # reference repeats with the period: one period from the run's start and from each
+    # switch point inside it sees every kind of block in the run (the head and the tail
+    # blocks inside the run matched already).
+    starts = [low, *(b for b in cuts if low < b < end)]
+    sample = np.unique(np.concatenate([np.arange(b, min(b + period, end)) for b in starts]))
+    sample = sample[~np.isin(sample, np.concatenate([head, tail, inner]))]
+    if not ok_inner[(inner >= low) & (inner < end)].all() or (sample.size and not matches(sample).all()):
         raise _Irregular(
             f"the {_name(_dim(key))} has blocks inside the grid that behave unlike their neighbours (a "
-            "guard that switches threads on or off away from the grid's ends); pass exhaustive=True to "
-            "count block by block"
+            "guard that switches threads on or off away from the grid's ends)"
         )
     return _Segments(size, period, singles, low, count)
 
 
 def _segment_all(space: _Space, accesses: Sequence[Access], slopes: dict, sizes: dict[_Key, int],
-                 unit: int = SECTOR_BYTES) -> dict:
-    """Segments of every dimension. The other dimensions are probed at their ends and middle,
-    then again at the representatives the first pass found, until the cut is stable."""
-    probes = {key: sorted({0, size // 2, size - 1}) for key, size in sizes.items()}
+                 unit: int = SECTOR_BYTES, cuts: _Cuts | None = None) -> dict:
+    """Segments of every dimension. The other dimensions are probed at their ends, middle and
+    every switch point of the guards (one value between two switch points stands for them all),
+    then also at the representatives the first pass found, until the cut is stable. Probes are
+    only ever added: a pass that dropped some could undo the pass before and never settle."""
+    at = {} if cuts is None else cuts.at
+    probes = {key: {0, size // 2, size - 1, *at.get(key, ())} for key, size in sizes.items()}
     for _ in range(3):
-        segments = {key: _find_segments(space, accesses, slopes, key, size, probes, unit)
+        segments = {key: _find_segments(space, accesses, slopes, key, size,
+                                        {k: sorted(v) for k, v in probes.items()}, unit, at.get(key, ()))
                     for key, size in sizes.items()}
-        seen = {key: {_canonical(seg, b) for b in probes[key]} for key, seg in segments.items()}
-        wanted = {key: seen[key] | _representatives(seg) for key, seg in segments.items()}
-        if wanted == seen:  # every kind of block was probed already
+        wanted = {key: probes[key] | _representatives(seg) for key, seg in segments.items()}
+        if wanted == probes:  # every kind of block was probed already
             break
-        probes = {key: sorted(v) for key, v in wanted.items()}
+        probes = wanted
     return segments
 
 
@@ -511,7 +842,7 @@ def _distinct(terms: Sequence[_Term]) -> int:
             if work > _EXPAND_ELEMENTS:
                 raise _Irregular(
                     f"accesses to one array move by different amounts along the {_name(_dim(d))} (different "
-                    "slopes) over too many blocks to list; pass exhaustive=True to count block by block"
+                    "slopes) over too many blocks to list"
                 )
             expanded = [s for t in runs for s in t.shifted(d, range(next(c for e, c, _ in t.runs if e == d)))]
             rest = [t for t in terms if not any(e == d for e, _, _ in t.runs)]
@@ -585,14 +916,47 @@ def _partial_sectors(sectors: np.ndarray, mask: np.ndarray, element_bytes: int) 
     return np.bincount(row_of_group, weights=partial, minlength=k.shape[0]).astype(np.int64)
 
 
-def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES) -> _Pass:
-    """Counts by classes of blocks; distinct `unit`-byte pieces per array (sectors by default)."""
+def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES,
+          traced: Callable[[Access], _Traced | None] | None = None) -> _Pass:
+    """Counts by classes of blocks (`_classes`), or block by block (`_exhaustive`) where that
+    is within its budget and the classes are not proven (`_proven`) or not found.
+    ``traced(access)``: `_trace_access` of an access, kept from an earlier pass.
+
+    Raises
+    ------
+    RooflineError
+        If the classes are not found and the walk is beyond `EXHAUSTIVE_THREAD_BUDGET`.
+    """
+    evaluations = math.prod(space.grid) * space.threads * sum(a.loop for a in accesses)
+    affordable = evaluations <= EXHAUSTIVE_THREAD_BUDGET
+    try:
+        slopes = _slopes(space, accesses)
+        cuts = _cuts(space, accesses, slopes, traced or functools.partial(_trace_access, space))
+        if affordable and not cuts.traced:
+            return _exhaustive(space, accesses, unit)
+        # Classes that are not proven were checked at probes only (a guard may switch between
+        # them unseen): where the walk is cheap, it is taken instead.
+        return _classes(space, accesses, unit, slopes, cuts, proof=affordable)
+    except _Irregular as exc:
+        if affordable:
+            return _exhaustive(space, accesses, unit)
+        raise RooflineError(
+            f"{exc}; counting block by block (exhaustive=True) would evaluate {evaluations} threads, beyond its "
+            f"budget of {EXHAUSTIVE_THREAD_BUDGET}") from None
+
+
+def _classes(space: _Space, accesses: Sequence[Access], unit: int, slopes: dict[tuple[int, str], int],
+             cuts: _Cuts, proof: bool = False) -> _Pass:
+    """Counts by classes of blocks; distinct `unit`-byte pieces per array (sectors by default).
+    Raises `_Irregular` where the pattern breaks an assumption of the classes, or where they
+    are not proven (`_proven`) and ``proof`` asks them to be."""
     sizes: dict[_Key, int] = {}
     for a in accesses:
         for d in _dims_of(a):
             sizes[_key(a, d)] = _size(space, a, d)
-    slopes = _slopes(space, accesses)
-    segments = _segment_all(space, accesses, slopes, sizes, unit)
+    segments = _segment_all(space, accesses, slopes, sizes, unit, cuts)
+    if proof and not _proven(accesses, segments, cuts):
+        raise _Irregular("the guards switch at more values than the fast count probes")
     # Classes are worth it only where they are fewer than the blocks: a grid whose dimensions
     # are all boundary blocks (a matmul_tiled of m=85 with 1 x 1 tiles, 85**3 classes) has
     # as many classes as block-iterations, and the block-by-block walk gives the same exact
@@ -711,7 +1075,7 @@ def _check_classes(space, access, where, dims, segments, slopes, i, index, resid
     ):
         raise _Irregular(
             f"{where}: blocks of one class do not behave alike (a guard or an address that is not a "
-            "boundary check or not affine in the block index); pass exhaustive=True to count block by block"
+            "boundary check or not affine in the block index)"
         )
 
 
@@ -993,11 +1357,15 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
         This needs (a) addresses affine in each block index and loop iteration (every
         thread's address moves by the same number of bytes when its block moves by one)
         and (b) guards that are boundary checks (away from a few blocks at each end of a
-        dimension, a thread's guard does not depend on its block). Both are checked at
-        the corners and the centre of every class of blocks. True: walk every block
-        (for patterns outside (a) or (b); time and memory grow with the grid, so it is
-        refused beyond `EXHAUSTIVE_THREAD_BUDGET` = 2**22 thread evaluations: blocks x
-        threads per block x loop iterations, summed over the accesses).
+        dimension, a thread's guard does not depend on its block). Guards combined with
+        ``&``, ``|`` and ``~`` from comparisons of affine expressions are traced to find
+        every block where they switch, which makes the classes exact; a pattern outside
+        (a) or (b), or one the tracer cannot follow (``np.where``, ``c.block_x % 3``,
+        ...), is walked block by block where that is within the budget below, and
+        beyond it the former is refused and the latter counted by classes checked at
+        their corners and centre only. True: walk every block (time and memory grow with
+        the grid, so it is refused beyond `EXHAUSTIVE_THREAD_BUDGET` = 2**22 thread
+        evaluations: blocks x threads per block x loop iterations, summed over the accesses).
     locality : Locality, optional
         The GPU's locality figures (`roofline.locality`): the page size and window of the
         page visits, and the sectors up to which L1 combines the stores of warps woken
@@ -1010,9 +1378,9 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
     Raises
     ------
     RooflineError
-        If the pattern is outside the assumptions of the fast count (the message says
-        which and suggests ``exhaustive=True``), or with ``exhaustive=True`` beyond its
-        budget (the message gives both counts).
+        If the pattern is outside the assumptions of the fast count on a grid too large to
+        walk block by block (the message says which assumption and gives the walk's count),
+        or with ``exhaustive=True`` beyond its budget (the message gives both counts).
     OccupancyError
         If grid or block are out of CUDA's limits.
     TypeError
@@ -1038,7 +1406,9 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
     space = _Space(shape.grid, shape.block)
     if exhaustive:
         _check_exhaustive_budget(space, accesses)
-    count = _exhaustive if exhaustive else _fast
+    # The passes trace each access once (its traces do not depend on the unit).
+    traces = {id(a): _trace_access(space, a) for a in ([] if exhaustive else accesses)}
+    count = _exhaustive if exhaustive else functools.partial(_fast, traced=lambda a: traces[id(a)])
     passes: dict[_Unit, _Pass] = {unit: count(space, accesses, unit)
                                          for unit in (SECTOR_BYTES, BURST_BYTES, LINE_BYTES)}
     for array in {a.array for a in accesses if a.kind == "store"}:

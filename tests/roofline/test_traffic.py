@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import occupancy
 import roofline
+import roofline._traffic as traffic_module
 from roofline import Access, RooflineError, models
 from roofline.memory import warp_transactions
 
@@ -186,6 +187,27 @@ def test_sgemm_matches_every_warp(m, n, k, shape):
     assert counted(grid, block, accesses) == brute(grid, block, accesses)
 
 
+def affine_access(coefficients, lows, highs, *, step=0, guarded=True, array="a", kind="load", element_bytes=4, loop=1):
+    """An access at ``2**24 + step * loop + sum of coefficients[k] * (x, y, z)[k]`` (elements), by the
+    threads with ``lows[k] <= (x, y, z)[k] < highs[k]`` (every thread where not `guarded`)."""
+    base = 1 << 24  # keeps addresses positive for the oracle
+
+    def index(c):
+        value = base + step * c.loop
+        for axis, a in zip("xyz", coefficients):
+            value = value + a * getattr(c, axis)
+        return value
+
+    def guard(c):
+        inside = True
+        for axis, low, high in zip("xyz", lows, highs):
+            inside = inside & (getattr(c, axis) >= low) & (getattr(c, axis) < high)
+        return inside
+
+    return Access(array=array, index=index, guard=guard if guarded else None, kind=kind,
+                  element_bytes=element_bytes, loop=loop)
+
+
 @st.composite
 def affine_patterns(draw):
     """Random affine accesses with boundary guards, over 1-, 2- and 3-D grids and loops."""
@@ -208,24 +230,11 @@ def affine_patterns(draw):
         step = draw(st.sampled_from([0, 1, 8, 33, -1]))
         lows = [draw(st.integers(0, 2)) for _ in range(dims)]
         highs = [draw(st.integers(0, e + 2)) for e in extent]
-        base = 1 << 24  # keeps addresses positive for the oracle
-
-        def index(c, coefficients=coefficients, step=step):
-            value = base + step * c.loop
-            for axis, a in zip("xyz", coefficients):
-                value = value + a * getattr(c, axis)
-            return value
-
-        def guard(c, lows=lows, highs=highs):
-            inside = True
-            for axis, low, high in zip("xyz", lows, highs):
-                inside = inside & (getattr(c, axis) >= low) & (getattr(c, axis) < high)
-            return inside
-
-        accesses.append(Access(array=draw(st.sampled_from(["a", "b"])), index=index,
-                               guard=guard if draw(st.booleans()) else None,
-                               kind=draw(st.sampled_from(["load", "store"])),
-                               element_bytes=draw(st.sampled_from([1, 2, 4, 8, 16])), loop=loop))
+        # keyword arguments are drawn in this order, as they always were (the stored examples replay)
+        accesses.append(affine_access(coefficients, lows, highs, step=step, loop=loop,
+                                      array=draw(st.sampled_from(["a", "b"])), guarded=draw(st.booleans()),
+                                      kind=draw(st.sampled_from(["load", "store"])),
+                                      element_bytes=draw(st.sampled_from([1, 2, 4, 8, 16]))))
     return tuple(grid), tuple(block), accesses
 
 
@@ -233,6 +242,45 @@ def affine_patterns(draw):
 @given(affine_patterns())
 def test_random_affine_patterns_match_every_warp(pattern):
     grid, block, accesses = pattern
+    assert counted(grid, block, accesses) == brute(grid, block, accesses)
+
+
+def _one_byte_in(lows, highs, **options):
+    """A 1-byte load of one address by the blocks (of one thread) in the box [lows, highs)."""
+    return [affine_access([0] * len(lows), lows, highs, element_bytes=1, **options)]
+
+
+def _one_thread_one_iteration(combine):
+    """Thread 32 loads in loop iteration 1 (of 5): the two conditions joined by ``combine``."""
+    return [Access(array="x", index=lambda c: c.x, guard=lambda c: combine(c.x == 32, c.loop == 1), loop=5)]
+
+
+# Guards that switch threads on only in blocks that none of the fast count's probes of the other
+# dimensions (their ends and middle) landed on: every dimension looked uniform, and the classes
+# missed the box (the fast count said 0 bytes, or blamed the pattern). The first two are the
+# examples hypothesis found (test_random_affine_patterns_match_every_warp).
+BETWEEN_THE_PROBES = [
+    ("4x5 grid, one block", (4, 5, 1), (1, 1, 1), _one_byte_in((1, 1, 0), (2, 2, 1))),
+    ("4x4 grid, one block", (4, 4, 1), (1, 1, 1), _one_byte_in((1, 1, 0), (2, 2, 1))),
+    ("6x4 grid, x in [2, 3), y in [1, 2)", (6, 4), (1, 1), _one_byte_in((2, 1), (3, 2))),
+    ("3-D box", (9, 7, 6), (1, 1, 1), _one_byte_in((2, 5, 1), (4, 6, 2))),
+    ("box of threads, wide blocks", (12, 10), (32, 2), _one_byte_in((70, 13), (75, 15))),
+    ("loop iterations of a box", (8, 8), (1, 1), _one_byte_in((1, 5), (2, 6), loop=12, step=1)),
+    ("one thread, one iteration", (4,), (32,), _one_thread_one_iteration(lambda a, b: a & b)),
+    ("a stretch of a diagonal", (12, 12), (1, 1),
+     [Access(array="a", index=lambda c: c.x, guard=lambda c: (c.x + c.y == 13) & (c.y >= 4) & (c.y < 6),
+             element_bytes=1)]),
+]
+
+
+@pytest.mark.parametrize("walk", [True, False], ids=["walk within budget", "classes only"])
+@pytest.mark.parametrize("grid, block, accesses", [c[1:] for c in BETWEEN_THE_PROBES],
+                         ids=[c[0] for c in BETWEEN_THE_PROBES])
+def test_guards_between_the_probes_match_every_warp(grid, block, accesses, walk, monkeypatch):
+    """The guards are traced: their switch points are probed, so the classes alone are exact
+    (with the block-by-block walk out of reach, as on a large grid), not only the walk."""
+    if not walk:
+        monkeypatch.setattr(traffic_module, "EXHAUSTIVE_THREAD_BUDGET", 0)
     assert counted(grid, block, accesses) == brute(grid, block, accesses)
 
 
@@ -302,19 +350,41 @@ def test_traffic_plugs_into_a_kernel():
     assert t.model_dump()["dram_bytes"] == 8192 and t.dram_bytes_by_array == {"x": 4096, "y": 4096}
 
 
-def test_patterns_outside_the_assumptions_are_refused_or_walked():
-    squares = [Access(array="x", index=lambda c: c.x * c.x)]
-    with pytest.raises(RooflineError, match="not affine.*exhaustive=True"):
-        roofline.traffic(64, 32, squares)
-    assert counted(64, 32, squares, exhaustive=True) == brute((64,), (32,), squares)
-    # a guard that switches threads on away from both the ends and the middle of the grid
-    inner = [Access(array="x", index=lambda c: c.x, guard=lambda c: (c.block_x >= 150) & (c.block_x < 350))]
-    with pytest.raises(RooflineError, match="away from the grid's ends.*exhaustive=True"):
-        roofline.traffic(1000, 32, inner)
-    # near an end, or around the middle, the switch is a boundary and is counted exactly
-    for low, high in ((1, 7), (400, 700)):
-        window = [Access(array="x", index=lambda c: c.x, guard=lambda c, a=low, b=high: (c.block_x >= a) & (c.block_x < b))]
-        assert counted(1000, 32, window) == brute((1000,), (32,), window)
+def _switched_on(first, last):
+    """Blocks first to last - 1 load."""
+    return [Access(array="x", index=lambda c: c.x, guard=lambda c: (c.block_x >= first) & (c.block_x < last))]
+
+
+# Outside the classes' assumptions, on a grid whose x is `scale` times longer (where the walk's
+# budget refuses it: `message`): an address not affine in the block index, a guard that switches
+# threads on away from both the ends and the middle of the grid, a guard the tracer cannot follow
+# (a numpy function of the thread and loop indices) on a thread and iteration no probe lands on
+# (the classes alone miss it: BETWEEN_THE_PROBES has it traced).
+OUTSIDE = [
+    ("not affine", lambda scale: [Access(array="x", index=lambda c: c.x * c.x)], (64,), 32, "not affine"),
+    ("switch inside the grid", lambda scale: _switched_on(150 * scale, 350 * scale), (1000,), 32,
+     "away from the grid's ends"),
+    ("untraced guard", lambda scale: _one_thread_one_iteration(np.logical_and), (4,), 32, None),
+]
+
+
+@pytest.mark.parametrize("build, grid, threads, message", [c[1:] for c in OUTSIDE], ids=[c[0] for c in OUTSIDE])
+def test_patterns_outside_the_classes_are_walked_within_its_budget_and_refused_beyond(build, grid, threads, message):
+    accesses = build(1)
+    assert counted(grid, threads, accesses) == brute(grid, (threads,), accesses)
+    assert counted(grid, threads, accesses, exhaustive=True) == brute(grid, (threads,), accesses)
+    if message is not None:
+        scale = -(-2 * traffic_module.EXHAUSTIVE_THREAD_BUDGET // (math.prod(grid) * threads))
+        with pytest.raises(RooflineError, match=f"{message}.*exhaustive=True.*budget"):
+            roofline.traffic((grid[0] * scale, *grid[1:]), threads, build(scale))
+
+
+@pytest.mark.parametrize("first, last", [(1, 7), (400, 700)], ids=["near an end", "around the middle"])
+def test_a_switch_near_an_end_or_around_the_middle_is_a_boundary(first, last, monkeypatch):
+    """Counted exactly by the classes alone (the walk out of reach, as on a large grid)."""
+    monkeypatch.setattr(traffic_module, "EXHAUSTIVE_THREAD_BUDGET", 0)
+    window = _switched_on(first, last)
+    assert counted(1000, 32, window) == brute((1000,), (32,), window)
 
 
 @pytest.mark.parametrize(
