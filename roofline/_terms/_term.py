@@ -17,6 +17,7 @@ from .._gpu import GPU
 from .._kernel import Kernel
 from .._locality import Locality
 from .._calibration import Calibration
+from .balance import work_shares
 
 __all__ = ["Limiter", "Setting", "Side", "Term", "finite_nonnegative", "finite_positive"]
 
@@ -118,8 +119,6 @@ class Setting:
         """`balance.work_shares`: the busiest SM's factor and the slowest warp's trips over
         the mean warp's; computed once per setting."""
         if "work_shares" not in self.cache:
-            from .balance import work_shares  # balance reads the setting's launch and SASS
-
             self.cache["work_shares"] = work_shares(self)
         return self.cache["work_shares"]  # type: ignore[return-value]
 
