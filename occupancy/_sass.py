@@ -242,10 +242,10 @@ class SassSummary(BaseModel):
         as waiting for one miss). Empty without a hot loop with global loads; None where the
         summary does not say.
     lone_thread : {"global", "thread"} or None
-        Where an ``EXIT`` before the kernel's first loop lets only the thread whose index
-        equals a value go on (``if (i == 0) { for ... }``, register dataflow: an exit on
-        ``!=`` of values the index reaches linearly in ``threadIdx.x``, nothing loaded):
-        ``"global"`` for the grid's index (one thread of the grid runs the loops),
+        Where an ``EXIT`` before the hot loop, or a branch over it, lets only the thread whose
+        index equals a value run it (``if (i == 0) { for ... }``, register dataflow: an exit
+        or branch on ``!=`` of values the index reaches linearly in ``threadIdx.x``, nothing
+        loaded): ``"global"`` for the grid's index (one thread of the grid runs the loop),
         ``"thread"`` for ``threadIdx.x`` alone (one per block). None otherwise, and where the
         summary does not say.
     """
@@ -575,12 +575,13 @@ def _carried(body: Sequence[Instruction], sm: int) -> set[object]:
     return live_in & written
 
 
-def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]],
-                     sm: int) -> tuple[dict[int, frozenset[str]], dict[int, tuple[str, float]], str | None]:
+def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int) -> tuple[
+        dict[int, frozenset[str]], dict[int, tuple[str, float]], dict[int, tuple[str | None, str]]]:
     """What reaches the address of each global load, store and atomic: offset -> sources;
     which index each loop's trips follow: start offset -> (`SassLoop.index_trips`,
-    ``trips_per_index``), for the loops `_trip_index` finds one for; and the thread an exit
-    before the first loop keeps alone (`_lone_thread`, ``SassSummary.lone_thread``).
+    ``trips_per_index``), for the loops `_trip_index` finds one for; and the exits and
+    branches that let one thread alone go on (`_lone_thread`): offset -> (the branch's
+    target label, None for an ``EXIT``; ``"global"`` or ``"thread"``).
 
     Forward dataflow in program order, walked twice: on the second walk a loop's first
     instruction also sees what its registers held at the back edge on the first. A register
@@ -615,8 +616,7 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
     compares: dict[str, _Compare | None] = {}  # predicate -> the compare that last set it
     trips: dict[int, tuple[str, float]] = {}
     ends = {end: start for start, end in loops}
-    first_loop = min((start for start, _ in loops), default=math.inf)
-    lone: str | None = None
+    skips: dict[int, tuple[str | None, str]] = {}
     for walk in range(2):
         for instr in instrs:
             for (start, end), regs_carried in carried.items():
@@ -642,8 +642,10 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                 follows = _trip_index(compared)
                 if follows is not None:
                     trips[ends[instr.offset]] = follows
-            if compared is not None and instr.base == "EXIT" and instr.offset < first_loop and lone is None:
-                lone = _lone_thread(compared, instr.guard.startswith("@!"))
+            if compared is not None and (instr.base == "EXIT" or (instr.base == "BRA" and instr.target)):
+                kind = _lone_thread(compared, instr.guard.startswith("@!"))
+                if kind is not None:
+                    skips.setdefault(instr.offset, (instr.target if instr.base == "BRA" else None, kind))
             read: set[object] = set()
             for i in range(first + 1, len(operands)):
                 read |= named[i]
@@ -712,7 +714,7 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                         for reg in regs_carried:
                             moved = delta.get(reg)
                             trip_steps[(start, reg)] = math.inf if moved is None else abs(moved)
-    return found, trips, lone
+    return found, trips, skips
 
 
 @dataclass(frozen=True)
@@ -773,10 +775,10 @@ def _trip_index(compare: _Compare) -> tuple[str, float] | None:
 
 
 def _lone_thread(compare: _Compare, negated: bool) -> str | None:
-    """Which threads an ``EXIT`` on this compare keeps: ``"global"`` where it keeps the one
-    thread of the grid whose index equals a value (``if (i == 0)``, ``i`` the grid's index:
-    an exit on ``!=``, or on not ``==``), ``"thread"`` where the index is ``threadIdx.x``
-    alone (one thread per block); None for any other exit (a bound, a loaded value)."""
+    """Which threads an ``EXIT`` (or a branch away) on this compare keeps: ``"global"`` where
+    it keeps the one thread of the grid whose index equals a value (``if (i == 0)``, ``i``
+    the grid's index: an exit on ``!=``, or on not ``==``), ``"thread"`` where the index is
+    ``threadIdx.x`` alone (one thread per block); None for any other (a bound, a loaded value)."""
     keeps_equal = (compare.test == "NE" and not negated) or (compare.test == "EQ" and negated)
     if not keeps_equal or compare.data or any(compare.steps):
         return None
@@ -801,7 +803,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     sm = int(re.sub(r"\D", "", architecture) or 0)
     code = _executable(instrs, labels)
     ranges = _loop_ranges(code, labels)
-    addresses, index_trips, lone = _address_sources(code, ranges, sm)
+    addresses, index_trips, skips = _address_sources(code, ranges, sm)
     one_address = _one_address(code, addresses)
     loops, bodies = [], []
     for start, end in ranges:
@@ -824,6 +826,12 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     else:
         peak = _in_flight(code, sm, passes=1)
     widest = max(peak, key=_load_bytes, default=None)
+    lone = None
+    if hot is not None:
+        # an exit before the hot loop, or a branch over it, that every thread but one takes
+        first, last = loops[hot].start_offset, loops[hot].end_offset
+        lone = next((kind for offset, (target, kind) in sorted(skips.items()) if offset < first
+                     and (target is None or labels.get(target, -1) > last)), None)
     hot_sources = tuple(tuple(c for c in _SOURCE_ORDER if c in addresses.get(i.offset, ()))
                         for i in (bodies[hot] if hot is not None else ()) if i.base in _GLOBAL_LOADS)
     return SassSummary(

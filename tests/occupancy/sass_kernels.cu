@@ -160,3 +160,17 @@ extern "C" __global__ void lone_walk(const float* a, float* r, int n) {
         *r = s;
     }
 }
+
+// Thread 0 of each block sums a row alone, then the block shares it: the others branch over the
+// loop to the barrier (`SassSummary.lone_thread` "thread").
+extern "C" __global__ void lone_then_sync(const float* a, float* r, int n) {
+    __shared__ float total;
+    if (threadIdx.x == 0) {
+        float s = 0.0f;
+#pragma unroll 1
+        for (int k = 0; k < n; ++k) s += a[blockIdx.x * n + k];
+        total = s;
+    }
+    __syncthreads();
+    r[blockIdx.x * blockDim.x + threadIdx.x] = total;
+}

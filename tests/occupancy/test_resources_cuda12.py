@@ -59,4 +59,4 @@ def test_every_kernel_equals_ptxas_12_resource_usage(ptx, arch):
     found = occupancy.all_kernel_resources(ptx[arch], arch=arch, compiler=str(PTXAS12))
     assert {(name, arch): {f: getattr(r, f) for f in FIELDS} for name, r in found.items()} == want
     assert {r.compiler for r in found.values()} == {"ptxas 12.9"}
-    assert len(found) == 22 and any(r.block_barriers for r in found.values())  # the kernels of SOURCES
+    assert len(found) == 23 and any(r.block_barriers for r in found.values())  # the kernels of SOURCES

@@ -268,6 +268,25 @@ def test_an_exit_that_keeps_one_thread(name):
     assert summary(*lines, *loop).lone_thread == lone
 
 
+BRANCHES = {
+    # name: (lines, SassSummary.lone_thread)
+    "a-branch-over-the-loop": (["S2R R0, SR_TID.X", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA `(L1)",
+                                f"LDC.64 R6, {P}", "L0:", "LDG.E R2, desc[UR4][R6.64]", "@P1 BRA `(L0)", "L1:",
+                                "BAR.SYNC.DEFER_BLOCKING 0x0", "EXIT"], "thread"),
+    "a-branch-that-lands-before-the-loop": (["S2R R0, SR_TID.X", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA `(L1)",
+                                             "IADD3 R3, R3, 0x1, RZ", "L1:", f"LDC.64 R6, {P}", "L0:",
+                                             "LDG.E R2, desc[UR4][R6.64]", "@P1 BRA `(L0)", "EXIT"], None),
+    "an-exit-after-the-loop": ([f"LDC.64 R6, {P}", "L0:", "LDG.E R2, desc[UR4][R6.64]", "@P1 BRA `(L0)",
+                                "S2R R0, SR_TID.X", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 EXIT", "EXIT"], None),
+}
+
+
+@pytest.mark.parametrize("name", list(BRANCHES), ids=list(BRANCHES))
+def test_a_branch_over_the_loop_keeps_one_thread_too(name):
+    lines, lone = BRANCHES[name]
+    assert summary(*lines).lone_thread == lone
+
+
 @pytest.mark.parametrize("name", list(TRIP_INDEX), ids=list(TRIP_INDEX))
 def test_which_index_a_loops_trips_follow(name):
     lines, (follows, per_index) = TRIP_INDEX[name]
@@ -531,7 +550,8 @@ def test_a_loop_whose_trips_follow_the_index(cubins, arch, kernel, follows):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize(("kernel", "lone"), [("lone_walk", "global"), ("triangle", None), ("flag", None)])
+@pytest.mark.parametrize(("kernel", "lone"), [("lone_walk", "global"), ("lone_then_sync", "thread"),
+                                              ("triangle", None), ("flag", None)])
 def test_a_kernel_whose_loops_one_thread_runs(cubins, arch, kernel, lone):
     assert occupancy.kernel_resources(cubins[arch], kernel=kernel).sass.lone_thread == lone
 
