@@ -248,7 +248,7 @@ TRIP_INDEX = {
 
 
 LONE = {
-    # name: (lines before a loop L0, SassSummary.lone_thread)
+    # name: (lines before a loop L0 (`LOOP`), SassSummary.lone_thread); then whole listings
     "the-grid-index-is-zero": (["S2R R0, SR_TID.X", "S2UR UR5, SR_CTAID.X", "ULDC UR4, c[0x0][0x0]",
                                 "UIMAD UR4, UR4, UR5, URZ", "IADD3 R0, -R0, RZ, RZ",
                                 "ISETP.NE.AND P0, PT, R0, UR4, PT", "@P0 EXIT"], "global"),
@@ -261,14 +261,9 @@ LONE = {
 }
 
 
-@pytest.mark.parametrize("name", list(LONE), ids=list(LONE))
-def test_an_exit_that_keeps_one_thread(name):
-    lines, lone = LONE[name]
-    loop = [f"LDC.64 R6, {P}", "L0:", "LDG.E R2, desc[UR4][R6.64]", "@P1 BRA `(L0)", "EXIT"]
-    assert summary(*lines, *loop).lone_thread == lone
-
-
-BRANCHES = {
+LOOP = [f"LDC.64 R6, {P}", "L0:", "LDG.E R2, desc[UR4][R6.64]", "@P1 BRA `(L0)", "EXIT"]
+LONE = {name: ([*lines, *LOOP], lone) for name, (lines, lone) in LONE.items()}
+LONE |= {
     # name: (lines, SassSummary.lone_thread)
     "a-branch-over-the-loop": (["S2R R0, SR_TID.X", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA `(L1)",
                                 f"LDC.64 R6, {P}", "L0:", "LDG.E R2, desc[UR4][R6.64]", "@P1 BRA `(L0)", "L1:",
@@ -281,9 +276,9 @@ BRANCHES = {
 }
 
 
-@pytest.mark.parametrize("name", list(BRANCHES), ids=list(BRANCHES))
-def test_a_branch_over_the_loop_keeps_one_thread_too(name):
-    lines, lone = BRANCHES[name]
+@pytest.mark.parametrize("name", list(LONE), ids=list(LONE))
+def test_an_exit_or_a_branch_over_the_loop_that_keeps_one_thread(name):
+    lines, lone = LONE[name]
     assert summary(*lines).lone_thread == lone
 
 
