@@ -688,8 +688,9 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                 offset = None if instr.base in _VARYING_RESULTS else _delta(instr, values, delta_of)
                 if instr.base in ("S2R", "S2UR"):
                     special = frozenset().union(*(_special(o) for o in operands[1:]))
-                    slope = (1.0 if special == {"x"} else 0.0 if special <= _INDICES - {"lane"} else math.inf,
-                             1.0 if special == {"ctaid.x"} else 0.0 if special <= _INDICES - {"lane"} else math.inf)
+                    # an index is 1 in itself and 0 in the others; a lane or anything else is not linear
+                    slope = tuple(1.0 if special == {index} else 0.0 if special <= _INDICES - {"lane"} else math.inf
+                                  for index in ("x", "ctaid.x"))
                 elif instr.base in _VARYING_RESULTS:
                     slope = (math.inf, math.inf)
                 else:

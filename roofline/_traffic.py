@@ -916,22 +916,22 @@ def _partial_sectors(sectors: np.ndarray, mask: np.ndarray, element_bytes: int) 
     return np.bincount(row_of_group, weights=partial, minlength=k.shape[0]).astype(np.int64)
 
 
-def _fast(space: _Space, accesses: Sequence[Access], unit: int = SECTOR_BYTES,
-          traced: Callable[[Access], _Traced | None] | None = None) -> _Pass:
+def _fast(space: _Space, accesses: Sequence[Access], unit: int, *,
+          traced: Callable[[Access], _Traced | None]) -> _Pass:
     """Counts by classes of blocks (`_classes`), or block by block (`_exhaustive`) where that
     is within its budget and the classes are not proven (`_proven`) or not found.
-    ``traced(access)``: `_trace_access` of an access, kept from an earlier pass.
+    ``traced(access)``: `_trace_access` of an access, traced once for every pass.
 
     Raises
     ------
     RooflineError
         If the classes are not found and the walk is beyond `EXHAUSTIVE_THREAD_BUDGET`.
     """
-    evaluations = math.prod(space.grid) * space.threads * sum(a.loop for a in accesses)
+    evaluations = _walk_evaluations(space, accesses)
     affordable = evaluations <= EXHAUSTIVE_THREAD_BUDGET
     try:
         slopes = _slopes(space, accesses)
-        cuts = _cuts(space, accesses, slopes, traced or functools.partial(_trace_access, space))
+        cuts = _cuts(space, accesses, slopes, traced)
         if affordable and not cuts.traced:
             return _exhaustive(space, accesses, unit)
         # Classes that are not proven were checked at probes only (a guard may switch between
@@ -1079,10 +1079,15 @@ def _check_classes(space, access, where, dims, segments, slopes, i, index, resid
         )
 
 
+def _walk_evaluations(space: _Space, accesses: Sequence[Access]) -> int:
+    """Thread evaluations of a block-by-block walk: blocks x threads x accesses' loop iterations."""
+    return math.prod(space.grid) * space.threads * sum(a.loop for a in accesses)
+
+
 def _check_exhaustive_budget(space: _Space, accesses: Sequence[Access]) -> None:
     """Refuse an exhaustive count beyond `EXHAUSTIVE_THREAD_BUDGET`, before any work."""
     blocks = math.prod(space.grid)
-    evaluations = blocks * space.threads * sum(a.loop for a in accesses)
+    evaluations = _walk_evaluations(space, accesses)
     if evaluations > EXHAUSTIVE_THREAD_BUDGET:
         raise RooflineError(
             f"exhaustive=True would evaluate {evaluations} threads ({blocks} blocks x {space.threads} threads x "

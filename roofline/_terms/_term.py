@@ -114,13 +114,11 @@ class Setting:
         thread's index (a triangle), the blocks are weighed by their trips (`work_shares`)."""
         return self.work_shares[0]
 
-    @property
+    @cached_property
     def work_shares(self) -> tuple[float, float]:
         """`balance.work_shares`: the busiest SM's factor and the slowest warp's trips over
         the mean warp's; computed once per setting."""
-        if "work_shares" not in self.cache:
-            self.cache["work_shares"] = work_shares(self)
-        return self.cache["work_shares"]  # type: ignore[return-value]
+        return work_shares(self)
 
     @cached_property
     def cache(self) -> dict[str, object]:
