@@ -35,6 +35,13 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 MEAN_WEIGHT = 0.01
 #: Starts spread over the box (Halton points) before the coordinate search.
 STARTS = 16
+#: Parameter sets a fit tries at most by default (a few seconds to tens of seconds of CPU
+#: for the 32 sweep points: each set predicts every launch).
+FIT_EVALUATIONS = 2000
+#: Local searches, each from one of the best distinct starts: the sweep's criterion has more
+#: than one basin (a soft knee traded for a fast SM port, knee 1.5 and 160 GB/s on the H200
+#: against 2.6 and 51 GB/s), and the best start is not always in the deepest.
+LOCAL_SEARCHES = 3
 #: Cycles of the coordinate search at most (each tries every grid value of every parameter).
 COORDINATE_CYCLES = 2
 #: Step of the Levenberg-Marquardt Jacobian's forward differences (normalised coordinates).
@@ -250,7 +257,7 @@ def fit_to_measurements(
     launches: Sequence[tuple[roofline.Kernel, occupancy.Launch, float]],
     *,
     parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
-    max_evaluations: int = 600,
+    max_evaluations: int = FIT_EVALUATIONS,
 ) -> tuple[roofline.Calibration, CalibrationFit]:
     """Fit `parameters` of `base` so that `roofline.predict` matches the measured launches.
 
@@ -318,9 +325,12 @@ def fit_to_measurements(
     def calibration_at(values: Sequence[float]) -> roofline.Calibration:
         return base.model_copy(update=dict(zip(names, (float(v) for v in values))))
 
+    def key_of(values: Sequence[float]) -> tuple[float, ...]:
+        return tuple(float(f"{v:.12g}") for v in values)
+
     def evaluate(values: Sequence[float]) -> tuple[float, np.ndarray]:
         """(criterion, log(predicted / measured)) at `values`, each launch predicted by `roofline.predict`."""
-        key = tuple(float(f"{v:.12g}") for v in values)
+        key = key_of(values)
         if key not in seen:
             if len(seen) >= max_evaluations:
                 raise _Exhausted
@@ -358,17 +368,30 @@ def fit_to_measurements(
             evaluate(given)  # the base itself: a refit of a fitted calibration is never worse
         for u in _halton(STARTS, len(parameters)):
             evaluate(on_grid(values_at(u)))
-        for _ in range(COORDINATE_CYCLES):
-            before = best()
-            for i, p in enumerate(parameters):
-                current = best()
-                for candidate in p.grid:
-                    evaluate([*current[:i], candidate, *current[i + 1:]])
-            if best() == before:
-                break
-        _levenberg_marquardt(lambda u: evaluate(values_at(u))[1], unit_of(best()))
-        for polish in range(POLISHES):
-            _nelder_mead(lambda u: evaluate(values_at(u))[0], unit_of(best()), spacing / 2**polish)
+        starts = sorted(seen, key=lambda k: seen[k][0])[:LOCAL_SEARCHES]
+        for origin in starts:
+            # a search of its own: it follows its own best, not the best of the searches before
+            mine = {origin}
+
+            def local(values: Sequence[float], mine: set[tuple[float, ...]] = mine) -> tuple[float, np.ndarray]:
+                result = evaluate(values)
+                mine.add(key_of(values))
+                return result
+
+            def local_best(mine: set[tuple[float, ...]] = mine) -> list[float]:
+                return list(min(mine, key=lambda k: seen[k][0]))
+
+            for _ in range(COORDINATE_CYCLES):
+                before = local_best()
+                for i, p in enumerate(parameters):
+                    current = local_best()
+                    for candidate in p.grid:
+                        local([*current[:i], candidate, *current[i + 1:]])
+                if local_best() == before:
+                    break
+            _levenberg_marquardt(lambda u: local(values_at(u))[1], unit_of(local_best()))
+            for polish in range(POLISHES):
+                _nelder_mead(lambda u: local(values_at(u))[0], unit_of(local_best()), spacing / 2**polish)
     except _Exhausted:
         pass
     current = best()

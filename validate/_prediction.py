@@ -5,7 +5,9 @@ dynamic shared memory) and independent elements per thread, so that the bytes in
 range from a trickle to far past the bandwidth-delay product. The block sizes 64 and 1024
 (the extremes) of the sweep fit the model's latency, SM bandwidth, block-dispatch interval and knee
 (`CALIBRATION_FIT_PARAMETERS`; the fit calls `roofline.predict` at every point, `validate._fit`);
-every other point is a prediction the fit never saw. The pointer chase (one thread, one
+every other point is a prediction the fit never saw. Where the launch probe measured the block
+ramp (one block after another on an SM), that is the dispatch interval and the fit leaves it
+alone (`sweep_base`). The pointer chase (one thread, one
 dependent load at a time) is reported beside them: it is the latency of a lone load,
 shorter than a block's load-to-retire round trip that the model needs.
 """
@@ -27,7 +29,7 @@ from roofline import RooflineError, models
 
 from ._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 from ._files import JsonDict
-from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
+from ._fit import CALIBRATION_FIT_PARAMETERS, FIT_EVALUATIONS, CalibrationFit, FitParameter, fit_to_measurements
 from ._probe import Probe, RunContext
 from ._session import Session, takes_session
 from ._timing import benchmark
@@ -39,6 +41,7 @@ __all__ = [
     "SweepPoint",
     "fit_calibration",
     "fit_sweep",
+    "sweep_base",
     "predict_sweep_point",
     "run_prediction_check",
     "sweep_configurations",
@@ -194,7 +197,7 @@ def fit_sweep(
     *,
     parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
     n: int = SWEEP_ELEMENTS,
-    max_evaluations: int = 600,
+    max_evaluations: int = FIT_EVALUATIONS,
 ) -> tuple[roofline.Calibration, CalibrationFit]:
     """Fit on the points marked ``used_for_calibration`` and check on the others.
 
@@ -223,7 +226,7 @@ def fit_calibration(
     *,
     parameters: Sequence[FitParameter] = CALIBRATION_FIT_PARAMETERS,
     n: int = SWEEP_ELEMENTS,
-    max_evaluations: int = 600,
+    max_evaluations: int = FIT_EVALUATIONS,
 ) -> roofline.Calibration:
     """Fit the declared parameters so that `roofline.predict` matches the copy-sweep `points`.
 
@@ -286,6 +289,41 @@ def _dynamic_shared_for_limit(arch: occupancy.Architecture, block_size: int, reg
     )
 
 
+def sweep_base(gpu: roofline.GPU, launch_overhead_seconds: float, best_bytes_per_second: float,
+               block_dispatch: tuple[float, str] | None = None) -> tuple[roofline.Calibration, tuple[FitParameter, ...]]:
+    """The copy sweep fit's start and the parameters it fits.
+
+    The packaged calibration of `gpu` with the run's launch overhead and its best copy
+    bandwidth over the datasheet's (the sustained fraction). A measured `block_dispatch`
+    ``(seconds, how)`` replaces the dispatch interval, and the fit leaves it out of
+    `CALIBRATION_FIT_PARAMETERS`: with it fitted, the dispatch interval, the knee and the SM
+    bandwidth traded along a flat valley of the sweep, and one GPU's fitted knee moved from
+    2.5 to 2.8 between runs whose points agree (docs/prediction.md).
+
+    Examples
+    --------
+    >>> base, fitted = sweep_base(roofline.gpu("H200"), 2.8e-6, 4.1e12, (7.5e-8, "a probe"))
+    >>> base.block_dispatch_seconds, [p.name for p in fitted]
+    (7.5e-08, ['idle_latency_seconds', 'sm_bandwidth_bytes_per_second', 'knee_sharpness'])
+    """
+    base = roofline.calibration(gpu)
+    sources = dict(base.sources)
+    sources["launch_overhead_seconds"] = ("measured: CUDA events around an empty one-block kernel queued behind a spin kernel "
+                                         "(GPU side, no host time), median of 200")
+    sources["sustained_bandwidth_fraction"] = "measured: best copy-sweep bandwidth over the datasheet bandwidth"
+    update: dict[str, object] = {
+        "launch_overhead_seconds": launch_overhead_seconds,
+        "sustained_bandwidth_fraction": min(1.0, best_bytes_per_second / gpu.memory_bandwidth),
+    }
+    parameters = CALIBRATION_FIT_PARAMETERS
+    if block_dispatch is not None:
+        seconds, how = block_dispatch
+        update["block_dispatch_seconds"] = seconds
+        sources["block_dispatch_seconds"] = f"measured: {how}"
+        parameters = tuple(p for p in parameters if p.name != "block_dispatch_seconds")
+    return base.model_copy(update={**update, "sources": sources}), parameters
+
+
 @takes_session
 def run_prediction_check(
     session: Session,
@@ -295,6 +333,7 @@ def run_prediction_check(
     n: int = SWEEP_ELEMENTS,
     repetitions: int = 20,
     quick: bool = False,
+    block_dispatch: tuple[float, str] | None = None,
 ) -> PredictionCheck:
     """Measure the calibration and the copy sweep on `session`'s GPU and check predictions.
 
@@ -312,6 +351,9 @@ def run_prediction_check(
         Timed repetitions per point (median kept).
     quick : bool
         A smaller sweep (18 points instead of 80) and fewer repetitions.
+    block_dispatch : (float, str), optional
+        The interval between block launches on an SM, seconds, measured by a probe of its
+        own (the launch probe's ``block_ramp_seconds``), and how: the fit keeps it (`sweep_base`).
     """
     arch = gpu.architecture
     arch_name = f"sm_{arch.major}{arch.minor}"
@@ -383,17 +425,8 @@ def run_prediction_check(
     progress(f"copy sweep: {len(measured)} points, {min(rates) / 1e12:.2f} to {max(rates) / 1e12:.2f} TB/s")
     best_bandwidth = max(p.measured_bytes_per_second for p in measured)
 
-    base = roofline.calibration(gpu)
-    sources = dict(base.sources)
-    sources["launch_overhead_seconds"] = ("measured: CUDA events around an empty one-block kernel queued behind a spin kernel "
-                                         "(GPU side, no host time), median of 200")
-    sources["sustained_bandwidth_fraction"] = "measured: best copy-sweep bandwidth over the datasheet bandwidth"
-    base = base.model_copy(update={
-        "launch_overhead_seconds": launch_overhead,
-        "sustained_bandwidth_fraction": min(1.0, best_bandwidth / gpu.memory_bandwidth),
-        "sources": sources,
-    })
-    fitted, fit = fit_sweep(gpu, base, measured, n=n)
+    base, parameters = sweep_base(gpu, launch_overhead, best_bandwidth, block_dispatch)
+    fitted, fit = fit_sweep(gpu, base, measured, n=n, parameters=parameters)
     progress(f"fitted latency {fitted.idle_latency_seconds * 1e9:.0f} ns, SM bandwidth "
              f"{fitted.sm_bandwidth_bytes_per_second / 1e9:.0f} GB/s, block dispatch "
              f"{fitted.block_dispatch_seconds * 1e9:.0f} ns, knee {fitted.knee_sharpness:.2f} "
@@ -445,7 +478,11 @@ class PredictionCheckProbe(Probe[PredictionCheck]):
     def run(self, ctx: RunContext) -> PredictionCheck:
         if ctx.entry is None:
             raise RooflineError("no database entry for this device: the prediction check predicts for one")
-        return run_prediction_check(ctx.session, ctx.entry, progress=ctx.progress, quick=ctx.quick)
+        # the launch probe ran before: its block ramp is the dispatch interval
+        ramp = ctx.figures.get("block_ramp_seconds")
+        return run_prediction_check(ctx.session, ctx.entry, progress=ctx.progress, quick=ctx.quick,
+                                    block_dispatch=None if ramp is None or ramp[0] is None else (
+                                        ramp[0], f"the launch probe's block ramp ({ramp[1]})"))
 
 
 PROBE = PredictionCheckProbe()

@@ -30,10 +30,13 @@ def achieved_bandwidth(
     """Bandwidth sustained with `bytes_in_flight` outstanding: Little's law under the roofs.
 
     Three rates bound a streaming kernel: Little's law (``bytes_in_flight / latency``), the
-    rate at which blocks can be launched (``dispatch_bytes_per_second``) and the DRAM roof.
-    The result is their soft minimum ``(sum of rate**-p) ** (-1/p)``: it follows the
-    smallest rate far from the corners and bends below both where two meet, as loaded
-    latency rises near the roof.
+    DRAM roof and the rate at which blocks can be launched (``dispatch_bytes_per_second``).
+    The first two meet in a soft minimum ``(little**-p + roof**-p) ** (-1/p)``: it follows
+    the smaller far from the corner and bends below both near it, as the loaded latency
+    rises while the memory's queues fill. The block scheduler is no queue of the memory: it
+    starts one block per interval whatever the DRAM is doing, so its rate caps the result
+    as a plain minimum (a soft one bent the copy sweep's common launches 10 % below their
+    measured bandwidth where the three rates come close, docs/prediction.md).
 
     Parameters
     ----------
@@ -68,11 +71,11 @@ def achieved_bandwidth(
     # A Little's-law rate past the float range is no limit at all: the soft minimum drops it.
     with np.errstate(over="ignore"):
         little = concurrency / latency
-    rates = (little, np.broadcast_to(peak, concurrency.shape), np.broadcast_to(dispatch, concurrency.shape))
+    rates = (little, np.broadcast_to(peak, concurrency.shape))
     # in log space, so that rates of very different size neither overflow nor underflow
     with np.errstate(divide="ignore"):
         logs = np.stack([-p * np.log(np.maximum(r, 1e-300)) for r in rates])
-    result = np.exp(-np.logaddexp.reduce(logs, axis=0) / p)
+    result = np.minimum(np.exp(-np.logaddexp.reduce(logs, axis=0) / p), dispatch)
     return float(result) if result.ndim == 0 else result
 
 

@@ -42,6 +42,24 @@ def test_achieved_bandwidth_monotone_and_below_both_lines(sharpness):
     assert knee == pytest.approx(3e12 / 2 ** (1 / sharpness))
 
 
+@pytest.mark.parametrize(("dispatch", "expected"), [
+    # the scheduler's rate below the memory's: it binds alone, not bent by the others
+    (1e12, 1e12),
+    # the three rates close together (the copy at 256 threads, one float each): the block
+    # scheduler does not deepen the memory's knee
+    (3.9e12, None),
+    (math.inf, None),
+], ids=["dispatch-binds", "dispatch-near", "no-dispatch"])
+def test_dispatch_caps_the_soft_knee(dispatch, expected):
+    """The dispatch rate is a plain cap on the soft minimum of Little's law and the roof."""
+    little, roof, latency, p = 3.46e12, 4.1e12, 6e-7, 2.5
+    bw = achieved_bandwidth(little * latency, peak_bytes_per_second=roof, latency_seconds=latency,
+                            knee_sharpness=p, dispatch_bytes_per_second=dispatch)
+    soft = (little ** -p + roof ** -p) ** (-1 / p)
+    assert bw == pytest.approx(expected if expected is not None else soft, rel=1e-9)
+    assert bw <= dispatch
+
+
 def test_prediction_never_beats_the_roofline():
     for kernel in (models.copy(N), models.vector_add(N), models.triad(N)):
         p = roofline.predict(H100, kernel)
