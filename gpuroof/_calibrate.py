@@ -23,7 +23,10 @@ def _handle(args: argparse.Namespace) -> int:
     entry, _ = validate.compare_device(validate.query_device(session))
 
     with progress_bar(args, lines=True) as bar:
-        check = validate.run_prediction_check(session, entry, progress=bar)
+        # the block ramp is the sweep's dispatch interval, measured before it as validate does
+        launch = validate.measure_launch_overhead(session, progress=bar)
+        check = validate.run_prediction_check(session, entry, progress=bar,
+                                              block_dispatch=validate.block_ramp_figure(launch))
     files = validate.write_prediction_report(check, args.out)
     if args.json:
         print(json.dumps(json.loads(check.model_dump_json()), indent=2))
@@ -37,8 +40,9 @@ def _handle(args: argparse.Namespace) -> int:
 
 def _calibrate_parser(p: argparse.ArgumentParser) -> None:
     """``gpuroof calibrate``'s options."""
-    p.description = ("Pointer chase, launch overhead and a copy sweep over block size, resident blocks and "
-                     "elements per thread; fits the prediction model and reports predicted against measured "
+    p.description = ("Launch overhead and the block ramp, a pointer chase and a copy sweep over block size, "
+                     "resident blocks and elements per thread; fits the prediction model (the block ramp as its "
+                     "dispatch interval) and reports predicted against measured "
                      "bandwidth. Exit code 3 when there is no GPU or no cuda-python.")
     p.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
     # checked before the GPU run: a folder that cannot be written must not cost the measurements

@@ -16,6 +16,7 @@ from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_
 from ._gpc_layout import GpcLayoutMeasurement, measure_gpc_layout
 from ._kernel_args import KernelArg, parse_kernel_args
 from ._measure import Measurement, measure
+from ._launch import LaunchOverhead, block_ramp_figure, measure_launch_overhead
 from ._multi import load_report_set, merge_reports, run_validation_devices
 from ._ncu_profile import ProfileRun, profile_program
 from ._prediction import PredictionCheck, run_prediction_check
@@ -59,6 +60,9 @@ __all__ = [
     "family_model",
     "family_report",
     "fit_to_measurements",
+    "block_ramp_figure",
+    "measure_launch_overhead",
+    "LaunchOverhead",
     "load_report_set",
     "measure",
     "measure_families",

@@ -20,6 +20,7 @@ __all__ = [
     "LaunchOverhead",
     "LaunchProbe",
     "PROBE",
+    "block_ramp_figure",
     "measure_launch_overhead",
     "render_launch",
 ]
@@ -190,6 +191,21 @@ def render_launch(launch: LaunchOverhead, h: str = "##") -> list[str]:
                + ") |"] if launch.first_round_seconds_per_sm is not None else []), ""]
 
 
+def block_ramp_figure(result: LaunchOverhead) -> tuple[float, str] | None:
+    """The block ramp of `result` and how it was measured; None where it was not.
+
+    The interval between block launches on an SM: the calibration's ``block_ramp_seconds``
+    and, in the copy sweep's fit, its ``block_dispatch_seconds`` (`run_prediction_check`).
+    """
+    if not isinstance(result, LaunchOverhead):
+        raise TypeError(f"result must be a validate.LaunchOverhead, not {type(result).__name__}")
+    if result.block_ramp_seconds is None:
+        return None
+    return (result.block_ramp_seconds,
+            f"slope of an empty {_RAMP_THREADS}-thread kernel's time over 1 to {max(result.ramp_blocks_per_sm)} blocks "
+            "per SM, each queued behind a spin kernel, medians")
+
+
 class LaunchProbe(Probe[LaunchOverhead]):
     """Launch overhead (`measure_launch_overhead`); gives the calibration the per-kernel graph time."""
 
@@ -200,10 +216,8 @@ class LaunchProbe(Probe[LaunchOverhead]):
         return measure_launch_overhead(ctx.session, quick=ctx.quick, progress=ctx.progress)
 
     def figures(self, result: LaunchOverhead) -> Figures:
-        figures: Figures = {} if result.block_ramp_seconds is None else {"block_ramp_seconds": (
-            result.block_ramp_seconds,
-            f"slope of an empty {_RAMP_THREADS}-thread kernel's time over 1 to {max(result.ramp_blocks_per_sm)} blocks "
-            "per SM, each queued behind a spin kernel, medians")}
+        ramp = block_ramp_figure(result)
+        figures: Figures = {} if ramp is None else {"block_ramp_seconds": ramp}
         if result.first_round_seconds_per_sm is not None:
             figures["first_round_seconds_per_sm"] = (
                 result.first_round_seconds_per_sm,

@@ -295,7 +295,7 @@ def sweep_base(gpu: roofline.GPU, launch_overhead_seconds: float, best_bytes_per
 
     The packaged calibration of `gpu` with the run's launch overhead and its best copy
     bandwidth over the datasheet's (the sustained fraction). A measured `block_dispatch`
-    ``(seconds, how)`` replaces the dispatch interval, and the fit leaves it out of
+    ``(seconds, how)`` is the dispatch interval and the block ramp, and the fit leaves it out of
     `CALIBRATION_FIT_PARAMETERS`: with it fitted, the dispatch interval, the knee and the SM
     bandwidth traded along a flat valley of the sweep, and one GPU's fitted knee moved from
     2.5 to 2.8 between runs whose points agree (docs/prediction.md).
@@ -303,8 +303,8 @@ def sweep_base(gpu: roofline.GPU, launch_overhead_seconds: float, best_bytes_per
     Examples
     --------
     >>> base, fitted = sweep_base(roofline.gpu("H200"), 2.8e-6, 4.1e12, (7.5e-8, "a probe"))
-    >>> base.block_dispatch_seconds, [p.name for p in fitted]
-    (7.5e-08, ['idle_latency_seconds', 'sm_bandwidth_bytes_per_second', 'knee_sharpness'])
+    >>> base.block_dispatch_seconds, base.block_ramp_seconds, [p.name for p in fitted]
+    (7.5e-08, 7.5e-08, ['idle_latency_seconds', 'sm_bandwidth_bytes_per_second', 'knee_sharpness'])
     """
     base = roofline.calibration(gpu)
     sources = dict(base.sources)
@@ -317,9 +317,10 @@ def sweep_base(gpu: roofline.GPU, launch_overhead_seconds: float, best_bytes_per
     }
     parameters = CALIBRATION_FIT_PARAMETERS
     if block_dispatch is not None:
+        # one interval: the ramp term's and the dispatch cap's, as the run's calibration has them
         seconds, how = block_dispatch
-        update["block_dispatch_seconds"] = seconds
-        sources["block_dispatch_seconds"] = f"measured: {how}"
+        update["block_dispatch_seconds"] = update["block_ramp_seconds"] = seconds
+        sources["block_dispatch_seconds"] = sources["block_ramp_seconds"] = f"measured: {how}"
         parameters = tuple(p for p in parameters if p.name != "block_dispatch_seconds")
     return base.model_copy(update={**update, "sources": sources}), parameters
 
@@ -355,6 +356,16 @@ def run_prediction_check(
         The interval between block launches on an SM, seconds, measured by a probe of its
         own (the launch probe's ``block_ramp_seconds``), and how: the fit keeps it (`sweep_base`).
     """
+    if block_dispatch is not None:
+        # checked before the GPU is busy: a bad figure must not cost the sweep
+        if (not isinstance(block_dispatch, tuple) or len(block_dispatch) != 2
+                or not isinstance(block_dispatch[1], str)):
+            raise TypeError("block_dispatch must be a (seconds, how it was measured) pair, not "
+                            f"{type(block_dispatch).__name__}")
+        seconds = block_dispatch[0]
+        if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                or not (math.isfinite(seconds) and seconds > 0)):
+            raise RooflineError(f"block_dispatch seconds={seconds!r} must be a finite number > 0")
     arch = gpu.architecture
     arch_name = f"sm_{arch.major}{arch.minor}"
     source = kernel_source("prediction.cu")

@@ -34,6 +34,7 @@ from validate import (
 )
 from validate import _ceilings as ceiling_types
 from validate._probes import PROBES
+from validate._prediction import sweep_base
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
@@ -615,3 +616,22 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     for probe in PROBES:
         section = probe.render(getattr(report, probe.name), "##", "")
         assert not section or section[0] in text
+
+
+def test_the_block_ramp_is_the_sweeps_dispatch_interval(h200_report):
+    """The launch probe's ramp goes to the copy sweep's fit as its dispatch interval (and the
+    ramp term's), with how it was measured; the fit then leaves the interval alone."""
+    launch = h200_report.launch
+    seconds, how = validate.block_ramp_figure(launch)
+    assert seconds == launch.block_ramp_seconds and "blocks per SM" in how
+    base, fitted = sweep_base(roofline.gpu("H200"), 2.8e-6, 4.1e12, (seconds, how))
+    assert base.block_dispatch_seconds == base.block_ramp_seconds == seconds
+    assert how in base.sources["block_dispatch_seconds"]
+    assert "block_dispatch_seconds" not in {p.name for p in fitted}
+    unmeasured = launch.model_copy(update={"block_ramp_seconds": None})
+    assert validate.block_ramp_figure(unmeasured) is None
+    base, fitted = sweep_base(roofline.gpu("H200"), 2.8e-6, 4.1e12, None)
+    assert base.block_dispatch_seconds == roofline.calibration("H200").block_dispatch_seconds
+    assert "block_dispatch_seconds" in {p.name for p in fitted}
+    with pytest.raises(TypeError, match="^result must be a validate.LaunchOverhead, not dict$"):
+        validate.block_ramp_figure({"block_ramp_seconds": 1e-7})
