@@ -356,42 +356,45 @@ def fit_to_measurements(
     def on_grid(values: Sequence[float]) -> list[float]:
         return [min(p.grid, key=lambda g, v=v: abs(g - v)) for p, v in zip(parameters, values)]
 
+    def search_from(origin: tuple[float, ...]) -> None:
+        """A coordinate search, Levenberg-Marquardt and Nelder-Mead from `origin`, each step
+        from this search's own best (not the best of the searches before it)."""
+        mine = {origin}
+
+        def local(values: Sequence[float]) -> tuple[float, np.ndarray]:
+            result = evaluate(values)
+            mine.add(key_of(values))
+            return result
+
+        def local_best() -> list[float]:
+            return list(min(mine, key=lambda k: seen[k][0]))
+
+        for _ in range(COORDINATE_CYCLES):
+            before = local_best()
+            for i, p in enumerate(parameters):
+                current = local_best()
+                for candidate in p.grid:
+                    local([*current[:i], candidate, *current[i + 1:]])
+            if local_best() == before:
+                break
+        _levenberg_marquardt(lambda u: local(values_at(u))[1], unit_of(local_best()))
+        for polish in range(POLISHES):
+            _nelder_mead(lambda u: local(values_at(u))[0], unit_of(local_best()), spacing / 2**polish)
+
     given = [float(getattr(base, n) or p.grid[0]) for n, p in zip(names, parameters)]
     start = on_grid(given)
     spacing = min(1.0 / (len(p.grid) - 1) for p in parameters)
     try:
         # starts: the base's values and a spread over the box; the searches after them are
-        # local, and a start in another basin (a knee far off, latency traded for SM
-        # bandwidth) would stay there
+        # local, and a search started in another basin (a knee far off, latency traded for SM
+        # bandwidth) stays there: the best few starts each get one
         evaluate(start)
         if all(p.grid[0] <= v <= p.grid[-1] for p, v in zip(parameters, given)):
             evaluate(given)  # the base itself: a refit of a fitted calibration is never worse
         for u in _halton(STARTS, len(parameters)):
             evaluate(on_grid(values_at(u)))
-        starts = sorted(seen, key=lambda k: seen[k][0])[:LOCAL_SEARCHES]
-        for origin in starts:
-            # a search of its own: it follows its own best, not the best of the searches before
-            mine = {origin}
-
-            def local(values: Sequence[float], mine: set[tuple[float, ...]] = mine) -> tuple[float, np.ndarray]:
-                result = evaluate(values)
-                mine.add(key_of(values))
-                return result
-
-            def local_best(mine: set[tuple[float, ...]] = mine) -> list[float]:
-                return list(min(mine, key=lambda k: seen[k][0]))
-
-            for _ in range(COORDINATE_CYCLES):
-                before = local_best()
-                for i, p in enumerate(parameters):
-                    current = local_best()
-                    for candidate in p.grid:
-                        local([*current[:i], candidate, *current[i + 1:]])
-                if local_best() == before:
-                    break
-            _levenberg_marquardt(lambda u: local(values_at(u))[1], unit_of(local_best()))
-            for polish in range(POLISHES):
-                _nelder_mead(lambda u: local(values_at(u))[0], unit_of(local_best()), spacing / 2**polish)
+        for origin in sorted(seen, key=lambda k: seen[k][0])[:LOCAL_SEARCHES]:
+            search_from(origin)
     except _Exhausted:
         pass
     current = best()
@@ -403,7 +406,8 @@ def fit_to_measurements(
     sources.update({n: note for n in names})
     fitted = fitted.model_copy(update={"sources": sources})
     fit = CalibrationFit(
-        method="coordinate search over the declared grids, Levenberg-Marquardt on the log ratios, Nelder-Mead on the "
+        method=f"from each of the {LOCAL_SEARCHES} best starts, coordinate search over the declared grids, "
+               "Levenberg-Marquardt on the log ratios, Nelder-Mead on the "
                f"worst relative error + {MEAN_WEIGHT} x mean; each launch predicted by roofline.predict",
         parameters=tuple(names), evaluations=len(seen), seconds=time.perf_counter() - started,
         train_points=len(launches), train_median_abs_error=float(np.median(errors)),
