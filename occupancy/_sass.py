@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -670,7 +670,7 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                 by_operand = {o: named[i] for i, o in enumerate(operands)}
 
                 def step_of(operand: str) -> float:
-                    return max((steps.get(r, 0.0) for r in by_operand.get(operand, ())), default=0.0)
+                    return _largest_step(steps, by_operand.get(operand, ()))
 
                 def delta_of(operand: str) -> float | None:
                     found_deltas = [delta[r] for r in by_operand.get(operand, ()) if r in delta]
@@ -694,8 +694,8 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                 elif instr.base in _VARYING_RESULTS:
                     slope = (math.inf, math.inf)
                 else:
-                    slope = tuple(_step(instr, values, lambda o, k=k: max(
-                        (slopes.get(r, (0.0, 0.0))[k] for r in by_operand.get(o, ())), default=0.0)) for k in (0, 1))
+                    slope = tuple(_step(instr, values, lambda o, k=k: _largest_slopes(slopes, by_operand.get(o, ()))[k])
+                                  for k in (0, 1))
                 for reg in dest:
                     held[reg] = (held.get(reg, frozenset()) | sources) if instr.guard else sources
                     steps[reg] = max(steps.get(reg, 0.0), moved) if instr.guard else moved
@@ -718,6 +718,17 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
     return found, trips, skips
 
 
+def _largest_step(steps: dict, registers: Collection[object]) -> float:
+    """The most any of `registers` moves per loop trip (0 for none)."""
+    return max((steps.get(r, 0.0) for r in registers), default=0.0)
+
+
+def _largest_slopes(slopes: dict, registers: Collection[object]) -> tuple[float, float]:
+    """The largest slopes of `registers` in (``threadIdx.x``, ``blockIdx.x``), (0, 0) for none."""
+    return (max((slopes.get(r, (0.0, 0.0))[0] for r in registers), default=0.0),
+            max((slopes.get(r, (0.0, 0.0))[1] for r in registers), default=0.0))
+
+
 @dataclass(frozen=True)
 class _Compare:
     """What an integer compare (``ISETP``) reads, from `_address_sources`' walk: its test
@@ -738,9 +749,8 @@ def _compare(instr: Instruction, sm: int, held: dict, steps: dict, slopes: dict)
         return None
     regs = _registers(instr, sm)[2:4]
     named = [set(r) | _uniform_registers(o) for r, o in zip(regs, instr.operands[2:4])]
-    moved = tuple(max((steps.get(r, 0.0) for r in side), default=0.0) for side in named)
-    slope = tuple(tuple(max((slopes.get(r, (0.0, 0.0))[k] for r in side), default=0.0) for k in (0, 1))
-                  for side in named)
+    moved = tuple(_largest_step(steps, side) for side in named)
+    slope = tuple(_largest_slopes(slopes, side) for side in named)
     test = next((m for m in instr.modifiers if m in ("EQ", "NE", "LT", "LE", "GT", "GE")), "")
     return _Compare(test, moved, slope, any("data" in held.get(r, ()) for side in named for r in side))  # type: ignore[arg-type]
 

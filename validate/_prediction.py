@@ -41,9 +41,9 @@ __all__ = [
     "SweepPoint",
     "fit_calibration",
     "fit_sweep",
-    "sweep_base",
     "predict_sweep_point",
     "run_prediction_check",
+    "sweep_base",
     "sweep_configurations",
 ]
 
