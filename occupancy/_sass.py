@@ -150,6 +150,11 @@ class SassLoop(BaseModel):
     global_loads_in_flight : int
         The most global loads a thread has outstanding at once in the steady state of this
         loop (0 when it issues none).
+    fewest_loads_in_flight : int
+        The fewest global loads a thread has outstanding when it first waits for one after
+        issuing some, over the loop's own code (the loops inside it left out): the smallest
+        burst its straight code issues, such as the one-trip piece of the remainder the
+        compiler wrote around an unrolled inner loop (0 when its own code issues none).
     index_trips : {"global", "thread", "block"} or None
         Which index the loop's trip count follows (`_trip_index`), where the compare that
         ends it sets a counter that steps by a constant against a bound, and exactly one of
@@ -172,6 +177,7 @@ class SassLoop(BaseModel):
     depth: int = Field(ge=1)
     instructions: SassCounts
     global_loads_in_flight: int = Field(ge=0)
+    fewest_loads_in_flight: int = Field(default=0, ge=0)
     index_trips: Literal["global", "thread", "block"] | None = None
     trips_per_index: float | None = Field(default=None, gt=0)
 
@@ -392,6 +398,30 @@ def _in_flight(instrs: Sequence[Instruction], sm: int, passes: int) -> list[Inst
                 if walk == passes - 1 and (len(loads), _bytes(loads)) > (len(best), _bytes(best)):
                     best = loads
     return best
+
+
+def _fewest_in_flight(instrs: Sequence[Instruction], sm: int) -> int:
+    """The smallest burst of global loads in a walk of ``instrs``: the loads outstanding at
+    the first wait for one after some were issued (loads never waited for in the walk end
+    one too); 0 without global loads."""
+    pending: list[frozenset[int]] = []
+    bursts: list[int] = []
+    issued = False
+    for instr in instrs:
+        regs = _registers(instr, sm)
+        named = frozenset().union(*regs)
+        used = [i for i, written in enumerate(pending) if written & named]
+        if used:
+            if issued:
+                bursts.append(len(pending))
+                issued = False
+            del pending[: used[-1] + 1]
+        if instr.base in _GLOBAL_LOADS and regs and regs[0]:
+            pending.append(regs[0])
+            issued = True
+    if issued:
+        bursts.append(len(pending))
+    return min(bursts, default=0)
 
 
 def _bytes(loads: Sequence[Instruction]) -> int:
@@ -822,8 +852,11 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
         bodies.append(body)
         follows, per_index = index_trips.get(start, (None, None))
+        inner = [(s, e) for s, e in ranges if (s, e) != (start, end) and start <= s and e <= end]
+        own = [i for i in body if not any(s <= i.offset <= e for s, e in inner)]
         loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=_count(body),
                               global_loads_in_flight=len(_in_flight(body, sm, passes=2)),
+                              fewest_loads_in_flight=_fewest_in_flight(own, sm),
                               index_trips=follows, trips_per_index=per_index))
     hot = None
     if loops:

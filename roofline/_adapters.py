@@ -149,6 +149,7 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
             dram_bytes=float(kernel.dram_bytes), l2_bytes=kernel.l2_bytes, l1_bytes=_l1_data_bytes(kernel),
             instructions=getattr(kernel, "instructions", None),
             l2_requests=getattr(kernel, "l2_requests", None),
+            global_loads=getattr(kernel, "global_load_instructions", None),
             l1_hit_rate=getattr(kernel, "l1_hit_rate", None), l2_hit_rate=getattr(kernel, "l2_hit_rate", None),
             l2_partial_store_sectors=_partial_store_sectors(kernel),
             # a warp-level count: one update per instruction (a warp-aggregated atomic), a lower bound

@@ -319,6 +319,10 @@ class Kernel(CheckedModel):
         of L2's lookups, ``lts__t_sectors_srcunit_tex_lookup_hit`` over its total); the load
         rounds of the trips term wait on them. None: taken from the bytes, ``l2_bytes /
         l1_bytes`` and ``dram_bytes / l2_bytes`` missing.
+    global_loads : int or None
+        Warp-level global load instructions executed (Nsight's
+        ``smsp__inst_executed_op_global_ld.sum``): with ``instructions`` it tells the hot
+        loop's trips from the passes of a loop around it (`roofline._terms.trips`).
     atomics : int or None
         Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
     atomic_addresses : int or None
@@ -385,6 +389,7 @@ class Kernel(CheckedModel):
         default=None, description="Sectors global stores write in part (L2 merges them one by one).")
     l1_hit_rate: float | None = Field(default=None, description="Share of global load sectors L1 hits (0-1).")
     l2_hit_rate: float | None = Field(default=None, description="Share of the SMs' L2 read sectors L2 hits (0-1).")
+    global_loads: Count | None = Field(default=None, description="Warp-level global load instructions executed.")
     atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
     atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
     one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._term import Setting
 from .sass import barriers_from_instructions
+from .trips import enclosing_passes
 
 __all__ = ["barrier_seconds"]
 
@@ -23,6 +24,10 @@ def barrier_seconds(setting: Setting) -> tuple[float, tuple[str, ...]]:
         barriers = float(kernel.barriers_per_block or 0)
     else:
         barriers = barriers_from_instructions(sass, setting.path_instructions, setting.launch)
+        around = enclosing_passes(setting)
+        if around is not None:
+            # the loop around the hot loop passes its barriers once per pass (`enclosing_passes`)
+            barriers += around["passes_per_warp"] * around["barriers_per_pass"]
     level_seconds = (cal.tree_level_seconds or 0.0) + (cal.tree_level_warp_seconds or 0.0) * \
         setting.occupancy.warps_per_block
     seconds = barriers * level_seconds if barriers and cal.tree_level_seconds else 0.0

@@ -322,6 +322,24 @@ def test_nested_loops_and_the_hot_loop():
     assert (s.loops[1].start_offset, s.loops[1].end_offset) == (0x20, 0x50)
 
 
+@pytest.mark.parametrize(("own", "fewest"), [
+    # the outer loop's own code: bursts of loads, each ended by the first wait for one of them
+    ([f"LDG.E R2, {A}", "FADD R9, R2, R9", f"LDG.E R3, {A}", f"LDG.E R4, {B}", "FADD R9, R3, R4"], 1),
+    ([f"LDG.E R3, {A}", f"LDG.E R4, {B}", "FADD R9, R3, R4", f"LDG.E R5, {A}", f"LDG.E R6, {B}",
+      f"LDG.E R7, {A}", "FADD R9, R5, R9"], 2),   # a wait for the first of three ends a burst of three
+    ([f"LDG.E R3, {A}", f"LDG.E R4, {B}"], 2),     # never waited for in the loop: one burst at its end
+    (["FADD R9, R9, R9"], 0),                      # no loads of its own
+])
+def test_the_fewest_loads_a_loop_s_own_code_waits_for(own, fewest):
+    # the inner loop's eight loads belong to it, not to the loop around it
+    inner = [f"LDG.E R{10 + i}, {A if i % 2 else B}" for i in range(8)]
+    s = summary("L0:", *own, "L1:", *inner, *[f"FADD R9, R{10 + i}, R9" for i in range(8)], "@P1 BRA `(L1)",
+                "@P0 BRA `(L0)", "EXIT")
+    assert [loop.depth for loop in s.loops] == [1, 2] and s.hot_loop == 1
+    assert s.loops[0].fewest_loads_in_flight == fewest
+    assert s.loops[1].fewest_loads_in_flight == 8  # its own eight, issued before the first wait
+
+
 def test_without_global_loads_in_loops_the_kernel_is_walked():
     s = summary(f"LDG.E R2, {A}", f"LDG.E R3, {B}", "L0:", "FADD R2, R2, R2", "@P0 BRA `(L0)", "L1:",
                 "FADD R3, R3, R3", "FADD R3, R3, R3", "@P0 BRA `(L1)", "EXIT")

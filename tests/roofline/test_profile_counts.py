@@ -688,3 +688,73 @@ def test_the_first_memory_round_ends_later_on_more_sms(blocks, dram_bytes, per_s
 ])
 def test_the_l2_hit_rate_is_the_loads(metrics, hit_rate):
     assert _profiled(metrics).l2_hit_rate == pytest.approx(hit_rate)
+
+
+# ------------------------------------------------------------- a loop around the hot loop
+
+# A block walks vectors (the outer loop, 12 barriers a pass) and, in each pass, a stride loop
+# over the vector: an unrolled hot loop of 32 loads and a remainder around it of 30 loads whose
+# smallest burst is 2. Outside both: 20 instructions and no loads.
+_HOT = SassLoop(start_offset=0x200, end_offset=0x400, depth=3, global_loads_in_flight=12,
+                instructions=SassCounts(total=60, global_loads=32), fewest_loads_in_flight=10)
+_STRIDE = SassLoop(start_offset=0x100, end_offset=0x800, depth=2, global_loads_in_flight=12,
+                   instructions=SassCounts(total=170, global_loads=62), fewest_loads_in_flight=2)
+_VECTORS = SassLoop(start_offset=0x80, end_offset=0x1000, depth=1, global_loads_in_flight=12,
+                    instructions=SassCounts(total=370, global_loads=62, barriers=12))
+_NEST = SassSummary(architecture="sm_90", disassembler="test", loops=(_VECTORS, _STRIDE, _HOT), hot_loop=2,
+                    instructions=SassCounts(total=390, global_loads=62, barriers=12, global_stores=1),
+                    global_loads_in_flight_per_thread=12)
+
+
+def _nest_prediction(passes: float, trips: float, leftover: float, *, loads: float | None = -1.0):
+    """The prediction of a one-wave launch (128 blocks of 256 threads) whose every warp makes
+    `passes` passes with `trips` hot trips and `leftover` loads of the remainder in all
+    (`loads`: the load count the kernel gives instead, None for none)."""
+    resources = occupancy.KernelResources(kernel="vectors", architecture="sm_90", registers_per_thread=32,
+                                          sass=_NEST)
+    launch = Launch(grid=128, block=256, registers_per_thread=32, resources=resources)
+    warps = 128 * 8
+    per_warp = 20 + passes * (370 - 60) + trips * 60
+    counted = leftover + trips * 32 if loads == -1.0 else loads
+    k = roofline.Kernel(flops=0, dram_bytes=64 << 20, instructions=warps * per_warp,
+                        global_loads=None if counted is None else warps * counted, launch=launch)
+    return roofline.predict("H200", k, calibration=CAL)
+
+
+@pytest.mark.parametrize(("passes", "trips", "leftover", "expected"), [
+    # the hot loop never runs: every instruction is the passes', the loads come two at a time
+    (32, 0, 256, (32, 0, 256, 128)),
+    (128, 0, 256, (128, 0, 256, 128)),
+    # both run: the two counts give both (the code around the hot loop as written, 30 loads a pass)
+    (8, 40, 8 * 30, (8, 40, 240, 120)),
+])
+def test_the_passes_around_the_hot_loop_from_the_instructions_and_loads(passes, trips, leftover, expected):
+    p = _nest_prediction(passes, trips, leftover)
+    got = _term(p, "trips").inputs
+    assert (got["passes_per_warp"], got["trips_per_warp"], got["leftover_loads_per_thread"],
+            got["leftover_rounds"]) == pytest.approx(expected)
+    assert got["barriers_per_pass"] == 12 and got["loads_per_leftover_round"] == 2
+    # each pass passes its twelve barriers, each a tree level of the calibration
+    per_barrier = CAL.tree_level_seconds + CAL.tree_level_warp_seconds * 8
+    assert _term(p, "dram").inputs["barrier_seconds_per_block"] == pytest.approx(passes * 12 * per_barrier)
+
+
+@pytest.mark.parametrize("loads", [
+    None,            # no load count: the instructions alone, as before
+    62 + 32 * 40.0,  # the loads the instruction count's trips make: the counts agree
+])
+def test_where_the_counts_agree_the_hot_loop_keeps_the_instructions(loads):
+    p = _nest_prediction(1, 40, 30, loads=loads)
+    got = _term(p, "trips").inputs
+    assert "passes_per_warp" not in got and "leftover_rounds" not in got
+    # the code around the hot loop once, the rest the hot loop's: 40 trips
+    assert got["trips_per_warp"] == pytest.approx(40)
+    assert _term(p, "dram").inputs["barrier_seconds_per_block"] == 0.0
+
+
+def test_without_the_load_count_the_passes_instructions_go_to_the_hot_loop():
+    counted = _term(_nest_prediction(32, 0, 256), "trips")
+    alone = _term(_nest_prediction(32, 0, 256, loads=None), "trips")
+    # 31 passes' worth of the code around the hot loop read as its trips: 160 of them
+    assert alone.inputs["trips_per_warp"] == pytest.approx(31 * 310 / 60)
+    assert counted.inputs["trips_per_warp"] == 0 and counted.seconds < alone.seconds
