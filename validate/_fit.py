@@ -11,8 +11,10 @@ normalised to [0, 1], log-scaled where the parameter is): the base's values and 
 points of the grids as starts; a coordinate search over each parameter's grid (two cycles
 at most); Levenberg-Marquardt on the log ratios predicted / measured (exact data is fitted
 exactly); Nelder-Mead on the criterion, twice. A stage's result is kept only where it
-improves the criterion: the worst relative error over the launches, with a hundredth of the
-mean added so that ties on a plateau break toward the better fit.
+improves the criterion: the worst relative error over the launches the parameters move (a
+launch whose prediction no parameter changes, as where the block scheduler's measured cap
+binds, is left out of it: `_moved`), with a hundredth of the mean added so that ties on a
+plateau break toward the better fit.
 """
 
 from __future__ import annotations
@@ -33,14 +35,21 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 #: Weight of the mean error beside the worst one in the criterion (ties break toward it).
 MEAN_WEIGHT = 0.01
+#: A launch's log ratio must move by more than this share of the median launch's, and by
+#: more than rounding, for the criterion to judge it (`_moved`) ...
+MOVED_SHARE = 0.1
+MOVED_TOLERANCE = 1e-9
+#: ... when each parameter steps this far (normalised coordinates) from the best start.
+MOVE_STEP = 0.02
 #: Starts spread over the box (Halton points) before the coordinate search.
 STARTS = 16
 #: Parameter sets a fit tries at most by default (a few seconds to tens of seconds of CPU
 #: for the 32 sweep points: each set predicts every launch).
 FIT_EVALUATIONS = 2000
-#: Local searches, each from one of the best distinct starts: the sweep's criterion has more
-#: than one basin (a soft knee traded for a fast SM port, knee 1.5 and 160 GB/s on the H200
-#: against 2.6 and 51 GB/s), and the best start is not always in the deepest.
+#: Local searches, each from one of the best distinct starts (after one from the base's own
+#: values): the sweep's criterion has more than one basin (a soft knee traded for a fast SM
+#: port, knee 1.5 and 160 GB/s on the H200 against 2.6 and 51 GB/s), and the best start is not
+#: always in the deepest.
 LOCAL_SEARCHES = 3
 #: Cycles of the coordinate search at most (each tries every grid value of every parameter).
 COORDINATE_CYCLES = 2
@@ -158,6 +167,24 @@ class _Exhausted(Exception):
 
 def _criterion(errors: np.ndarray) -> float:
     return float(errors.max() + MEAN_WEIGHT * errors.mean())
+
+
+def _moved(ratios: np.ndarray) -> np.ndarray:
+    """Which launches the parameters move: those whose predicted time changes between the
+    best start and a step of each parameter from it (rows of `ratios`, log predicted /
+    measured) by more than `MOVED_SHARE` of the median launch's change (and rounding).
+
+    A launch whose time the fit's parameters barely change (a block scheduler's cap that
+    binds, its interval measured apart: on the H100 SXM's sweep of 2026-11-27 a 5 % step of
+    all three moved it by 1e-4, the others by 0.005-0.04) keeps its error whatever the fit does: where it is the worst,
+    the worst error is flat over the whole box and cannot choose between basins that the
+    other launches tell apart. All of them where none moves (nothing to choose by).
+    """
+    if len(ratios) < 2:
+        return np.ones(ratios.shape[1], dtype=bool)
+    change = np.abs(ratios[1:] - ratios[0]).max(axis=0)
+    moved = change > max(MOVED_TOLERANCE, MOVED_SHARE * float(np.median(change)))
+    return moved if moved.any() else np.ones_like(moved)
 
 
 def _halton(count: int, dimensions: int) -> np.ndarray:
@@ -320,13 +347,19 @@ def fit_to_measurements(
     if not np.all(np.isfinite(measured) & (measured > 0)):
         raise roofline.RooflineError("every measured time must be > 0 and finite")
     started = time.perf_counter()
-    seen: dict[tuple[float, ...], tuple[float, np.ndarray]] = {}
+    seen: dict[tuple[float, ...], np.ndarray] = {}
+    # the launches the criterion judges: every one until the starts show which of them the
+    # parameters move (`_moved`)
+    judged = np.ones(len(launches), dtype=bool)
 
     def calibration_at(values: Sequence[float]) -> roofline.Calibration:
         return base.model_copy(update=dict(zip(names, (float(v) for v in values))))
 
     def key_of(values: Sequence[float]) -> tuple[float, ...]:
         return tuple(float(f"{v:.12g}") for v in values)
+
+    def criterion_of(key: tuple[float, ...]) -> float:
+        return _criterion(np.abs(np.exp(-seen[key][judged]) - 1.0))
 
     def evaluate(values: Sequence[float]) -> tuple[float, np.ndarray]:
         """(criterion, log(predicted / measured)) at `values`, each launch predicted by `roofline.predict`."""
@@ -340,12 +373,11 @@ def fit_to_measurements(
             if not np.all(np.isfinite(predicted) & (predicted > 0)):
                 raise roofline.RooflineError(
                     f"roofline.predict gave {predicted.min()} s for a launch: no time to fit a measurement to")
-            ratios = np.log(predicted / measured)
-            seen[key] = (_criterion(np.abs(np.exp(-ratios) - 1.0)), ratios)
-        return seen[key]
+            seen[key] = np.log(predicted / measured)
+        return criterion_of(key), seen[key]
 
     def best() -> list[float]:
-        return list(min(seen, key=lambda k: seen[k][0]))
+        return list(min(seen, key=criterion_of))
 
     def values_at(u: np.ndarray) -> list[float]:
         return [p.from_unit(x) for p, x in zip(parameters, u)]
@@ -367,7 +399,7 @@ def fit_to_measurements(
             return result
 
         def local_best() -> list[float]:
-            return list(min(mine, key=lambda k: seen[k][0]))
+            return list(min(mine, key=criterion_of))
 
         for _ in range(COORDINATE_CYCLES):
             before = local_best()
@@ -393,12 +425,20 @@ def fit_to_measurements(
             evaluate(given)  # the base itself: a refit of a fitted calibration is never worse
         for u in _halton(STARTS, len(parameters)):
             evaluate(on_grid(values_at(u)))
-        for origin in sorted(seen, key=lambda k: seen[k][0])[:LOCAL_SEARCHES]:
+        # which launches the parameters move, by a step of each from the best start
+        origin = unit_of(best())
+        steps = [origin + np.eye(len(parameters))[i] * (MOVE_STEP if origin[i] + MOVE_STEP <= 1 else -MOVE_STEP)
+                 for i in range(len(parameters))]
+        judged[:] = _moved(np.array([seen[key_of(best())]] + [evaluate(values_at(u))[1] for u in steps]))
+        # the base's own values first (a refit searches where the last fit ended), then the best starts
+        origins = [key_of(given) if key_of(given) in seen else key_of(start)]
+        origins += [k for k in sorted(seen, key=criterion_of) if k not in origins][:LOCAL_SEARCHES]
+        for origin in origins:
             search_from(origin)
     except _Exhausted:
         pass
     current = best()
-    errors = np.abs(np.exp(-seen[tuple(current)][1]) - 1.0)
+    errors = np.abs(np.exp(-seen[tuple(current)]) - 1.0)
     fitted = calibration_at(current)
     note = (f"measured: fitted with roofline.predict to {len(launches)} launches (worst error "
             f"{errors.max():.1%}, {len(seen)} parameter sets tried)")
@@ -406,9 +446,10 @@ def fit_to_measurements(
     sources.update({n: note for n in names})
     fitted = fitted.model_copy(update={"sources": sources})
     fit = CalibrationFit(
-        method=f"from each of the {LOCAL_SEARCHES} best starts, coordinate search over the declared grids, "
-               "Levenberg-Marquardt on the log ratios, Nelder-Mead on the "
-               f"worst relative error + {MEAN_WEIGHT} x mean; each launch predicted by roofline.predict",
+        method=f"from the base and each of the {LOCAL_SEARCHES} best starts, coordinate search over the declared "
+               "grids, Levenberg-Marquardt on the log ratios, Nelder-Mead on the worst relative error over the "
+               f"launches the parameters move ({int(judged.sum())} of {len(launches)}) + {MEAN_WEIGHT} x mean; "
+               "each launch predicted by roofline.predict",
         parameters=tuple(names), evaluations=len(seen), seconds=time.perf_counter() - started,
         train_points=len(launches), train_median_abs_error=float(np.median(errors)),
         train_max_abs_error=float(errors.max()),
