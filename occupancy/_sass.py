@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -376,6 +376,26 @@ def _short(instr: Instruction) -> str:
     return ".".join((instr.base, *keep))
 
 
+def _load_walk(instrs: Sequence[Instruction], sm: int,
+               pending: list[tuple[Instruction, frozenset[int]]]) -> Iterator[tuple[int, Instruction | None]]:
+    """Walk ``instrs`` with ``pending`` (the global loads outstanding, each with the registers
+    it writes), updating it in place: yields ``(waited, load)`` per instruction, ``waited``
+    the loads outstanding when it waits for one of them (0 when it waits for none) and
+    ``load`` the instruction where it is a global load (None otherwise)."""
+    for instr in instrs:
+        regs = _registers(instr, sm)
+        named = frozenset().union(*regs)
+        used = [i for i, (_, written) in enumerate(pending) if written & named]
+        waited = len(pending) if used else 0
+        if used:
+            # loads come back in issue order: waiting for one waits for those before it
+            del pending[: used[-1] + 1]
+        load = instr if instr.base in _GLOBAL_LOADS and regs and regs[0] else None
+        if load is not None:
+            pending.append((load, regs[0]))
+        yield waited, load
+
+
 def _in_flight(instrs: Sequence[Instruction], sm: int, passes: int) -> list[Instruction]:
     """The global loads outstanding together at the peak of a walk of ``instrs``.
 
@@ -385,17 +405,10 @@ def _in_flight(instrs: Sequence[Instruction], sm: int, passes: int) -> list[Inst
     pending: list[tuple[Instruction, frozenset[int]]] = []
     best: list[Instruction] = []
     for walk in range(passes):
-        for instr in instrs:
-            regs = _registers(instr, sm)
-            named = frozenset().union(*regs)
-            used = [i for i, (_, written) in enumerate(pending) if written & named]
-            if used:
-                # loads come back in issue order: waiting for one waits for those before it
-                del pending[: used[-1] + 1]
-            if instr.base in _GLOBAL_LOADS and regs and regs[0]:
-                pending.append((instr, regs[0]))
-                loads = [load for load, _ in pending]
-                if walk == passes - 1 and (len(loads), _bytes(loads)) > (len(best), _bytes(best)):
+        for _, load in _load_walk(instrs, sm, pending):
+            if load is not None and walk == passes - 1:
+                loads = [held for held, _ in pending]
+                if (len(loads), _bytes(loads)) > (len(best), _bytes(best)):
                     best = loads
     return best
 
@@ -404,21 +417,14 @@ def _fewest_in_flight(instrs: Sequence[Instruction], sm: int) -> int:
     """The smallest burst of global loads in a walk of ``instrs``: the loads outstanding at
     the first wait for one after some were issued (loads never waited for in the walk end
     one too); 0 without global loads."""
-    pending: list[frozenset[int]] = []
+    pending: list[tuple[Instruction, frozenset[int]]] = []
     bursts: list[int] = []
     issued = False
-    for instr in instrs:
-        regs = _registers(instr, sm)
-        named = frozenset().union(*regs)
-        used = [i for i, written in enumerate(pending) if written & named]
-        if used:
-            if issued:
-                bursts.append(len(pending))
-                issued = False
-            del pending[: used[-1] + 1]
-        if instr.base in _GLOBAL_LOADS and regs and regs[0]:
-            pending.append(regs[0])
-            issued = True
+    for waited, load in _load_walk(instrs, sm, pending):
+        if waited and issued:
+            bursts.append(waited)
+            issued = False
+        issued = issued or load is not None
     if issued:
         bursts.append(len(pending))
     return min(bursts, default=0)

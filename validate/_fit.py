@@ -176,9 +176,10 @@ def _moved(ratios: np.ndarray) -> np.ndarray:
 
     A launch whose time the fit's parameters barely change (a block scheduler's cap that
     binds, its interval measured apart: on the H100 SXM's sweep of 2026-11-27 a 5 % step of
-    all three moved it by 1e-4, the others by 0.005-0.04) keeps its error whatever the fit does: where it is the worst,
-    the worst error is flat over the whole box and cannot choose between basins that the
-    other launches tell apart. All of them where none moves (nothing to choose by).
+    all three moved it by 1e-4, the others by 0.005-0.04) keeps its error whatever the fit
+    does: where it is the worst, the worst error is flat over the whole box and cannot choose
+    between basins that the other launches tell apart. All of them where none moves
+    (nothing to choose by).
     """
     if len(ratios) < 2:
         return np.ones(ratios.shape[1], dtype=bool)
@@ -426,10 +427,11 @@ def fit_to_measurements(
         for u in _halton(STARTS, len(parameters)):
             evaluate(on_grid(values_at(u)))
         # which launches the parameters move, by a step of each from the best start
-        origin = unit_of(best())
+        centre = best()
+        origin = unit_of(centre)
         steps = [origin + np.eye(len(parameters))[i] * (MOVE_STEP if origin[i] + MOVE_STEP <= 1 else -MOVE_STEP)
                  for i in range(len(parameters))]
-        judged[:] = _moved(np.array([seen[key_of(best())]] + [evaluate(values_at(u))[1] for u in steps]))
+        judged[:] = _moved(np.array([seen[key_of(centre)]] + [evaluate(values_at(u))[1] for u in steps]))
         # the base's own values first (a refit searches where the last fit ended), then the best starts
         origins = [key_of(given) if key_of(given) in seen else key_of(start)]
         origins += [k for k in sorted(seen, key=criterion_of) if k not in origins][:LOCAL_SEARCHES]

@@ -14,7 +14,8 @@ def barrier_seconds(setting: Setting) -> tuple[float, tuple[str, ...]]:
 
     Each barrier the block passes (``kernel.barriers_per_block``: the levels of a tree; where
     the kernel does not say, its SASS's barriers with the trips of the loops that hold them,
-    `barriers_from_instructions`) costs the calibration's ``tree_level_seconds`` plus
+    `barriers_from_instructions`, and those of a loop around the hot loop once per pass,
+    `enclosing_passes`) costs the calibration's ``tree_level_seconds`` plus
     ``tree_level_warp_seconds`` per warp of the block (the whole block waits for its last
     warp). Without ``tree_level_seconds`` barriers cost nothing, and the note says so.
     """

@@ -11,6 +11,8 @@ per group of the loop's loads.
 
 from __future__ import annotations
 
+from occupancy import SassLoop, SassSummary
+
 from .._kernel import Kernel
 from ._term import Setting, Term
 from .l2 import kernel_misses, load_misses
@@ -63,12 +65,11 @@ def hot_loop_trips(setting: Setting) -> float | None:
     return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting)
 
 
-def _enclosing_loop(sass) -> object | None:
-    """The outermost loop around the hot loop (not the hot loop itself), or None."""
+def _loops_around(sass: SassSummary) -> list[SassLoop]:
+    """The loops around the hot loop of `sass` (not the hot loop itself), by their offsets."""
     hot = sass.loops[sass.hot_loop]
-    around = [loop for loop in sass.loops if loop is not hot and loop.depth < hot.depth
-              and loop.start_offset <= hot.start_offset and hot.end_offset <= loop.end_offset]
-    return min(around, key=lambda loop: loop.depth, default=None)
+    return [loop for loop in sass.loops if loop is not hot and loop.depth < hot.depth
+            and loop.start_offset <= hot.start_offset and hot.end_offset <= loop.end_offset]
 
 
 def enclosing_passes(setting: Setting) -> dict[str, float] | None:
@@ -110,10 +111,11 @@ def _enclosing_passes(setting: Setting) -> dict[str, float] | None:
     if sass is None or sass.hot_loop is None or issued is None or not kernel.global_loads:
         return None
     hot_loop = sass.loops[sass.hot_loop]
-    outer = _enclosing_loop(sass)
+    around = _loops_around(sass)
     hot = hot_loop.instructions
-    if outer is None or not hot.global_loads:
+    if not around or not hot.global_loads:
         return None
+    outer = min(around, key=lambda loop: loop.depth)
     share = staying_warps(setting)
     warps = launch.blocks * setting.occupancy.warps_per_block * share
     per_warp = float(issued) / warps
@@ -122,10 +124,9 @@ def _enclosing_passes(setting: Setting) -> dict[str, float] | None:
     outside_loads = sass.instructions.global_loads - outer.instructions.global_loads
     body = outer.instructions.total - hot.total
     body_loads = outer.instructions.global_loads - hot.global_loads
-    # the trips the instruction count alone gives (the code around the hot loop run once)
-    alone = max(0.0, per_warp - (sass.instructions.total - hot.total)) / hot.total
-    if body <= 0 or sass.instructions.global_loads - hot.global_loads + alone * hot.global_loads \
-            <= IMPLIED_LOADS_LIMIT * loads:
+    # the loads the instruction count alone gives (the code around the hot loop run once)
+    implied, _ = loads_from_instructions(sass, float(issued) / share, launch)
+    if body <= 0 or implied <= IMPLIED_LOADS_LIMIT * loads:
         return None
     det = body * hot.global_loads - hot.total * body_loads
     left, left_loads = per_warp - outside, loads - outside_loads
@@ -136,9 +137,7 @@ def _enclosing_passes(setting: Setting) -> dict[str, float] | None:
     if passes < 1:
         return None
     leftover = max(0.0, left_loads - trips * hot.global_loads)
-    bursts = [loop.fewest_loads_in_flight for loop in sass.loops
-              if loop is not hot_loop and loop.fewest_loads_in_flight and loop.start_offset <= hot_loop.start_offset
-              and hot_loop.end_offset <= loop.end_offset]
+    bursts = [loop.fewest_loads_in_flight for loop in around if loop.fewest_loads_in_flight]
     burst = float(min(bursts, default=max(1, hot_loop.global_loads_in_flight)))
     barriers = outer.instructions.barriers - hot.barriers
     return {"passes_per_warp": passes, "hot_trips_per_warp": trips, "leftover_loads_per_thread": leftover,
@@ -262,9 +261,13 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
     round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) \
         * float(sass.global_load_bytes or 4) * launch.threads_per_block
     warps, blocks = shared_lines(launch, setting.slots)
-    latency = trip_latency(kernel, setting.calibration, round_bytes, min(in_flight, loop.instructions.global_loads),
-                           warps, blocks, load_misses(setting),
-                           setting.sms_in_use / setting.gpu.sm_count)
+    misses, sms_in_use = load_misses(setting), setting.sms_in_use / setting.gpu.sm_count
+
+    def latency_of(bytes_per_round: float, loads_per_round: int) -> float | None:
+        return trip_latency(kernel, setting.calibration, bytes_per_round, loads_per_round, warps, blocks, misses,
+                            sms_in_use)
+
+    latency = latency_of(round_bytes, min(in_flight, loop.instructions.global_loads))
     if latency is None:
         return None
     waits = {"trips_per_warp": trips, "rounds_per_trip": rounds, "trip_latency_seconds": latency,
@@ -276,8 +279,7 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
         # the remainder's bursts around the hot loop wait one after the other too
         burst = around["loads_per_leftover_round"]
         burst_bytes = burst * float(sass.global_load_bytes or 4) * launch.threads_per_block
-        burst_latency = trip_latency(kernel, setting.calibration, burst_bytes, int(burst), warps, blocks,
-                                     load_misses(setting), setting.sms_in_use / setting.gpu.sm_count) or latency
+        burst_latency = latency_of(burst_bytes, int(burst)) or latency
         waits.update(passes_per_warp=around["passes_per_warp"], barriers_per_pass=around["barriers_per_pass"],
                      leftover_loads_per_thread=around["leftover_loads_per_thread"],
                      loads_per_leftover_round=burst,
