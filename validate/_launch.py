@@ -195,7 +195,8 @@ def block_ramp_figure(result: LaunchOverhead) -> tuple[float, str] | None:
     """The block ramp of `result` and how it was measured; None where it was not.
 
     The interval between block launches on an SM: the calibration's ``block_ramp_seconds``
-    and, in the copy sweep's fit, its ``block_dispatch_seconds`` (`run_prediction_check`).
+    and, in the copy sweep's fit, the start of its ``block_dispatch_seconds``
+    (`run_prediction_check`, `validate._prediction.scheduler_interval`).
     """
     if not isinstance(result, LaunchOverhead):
         raise TypeError(f"result must be a validate.LaunchOverhead, not {type(result).__name__}")

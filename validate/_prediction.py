@@ -6,8 +6,9 @@ range from a trickle to far past the bandwidth-delay product. The block sizes 64
 (the extremes) of the sweep fit the model's latency, SM bandwidth, block-dispatch interval and knee
 (`CALIBRATION_FIT_PARAMETERS`; the fit calls `roofline.predict` at every point, `validate._fit`);
 every other point is a prediction the fit never saw. Where the launch probe measured the block
-ramp (one block after another on an SM), that is the dispatch interval and the fit leaves it
-alone (`sweep_base`). The pointer chase (one thread, one
+ramp (one block after another on an SM), the fit leaves the dispatch interval out (`sweep_base`):
+the sweep's launches that the block scheduler binds measure it on their own, before the fit
+(`scheduler_interval`). The pointer chase (one thread, one
 dependent load at a time) is reported beside them: it is the latency of a lone load,
 shorter than a block's load-to-retire round trip that the model needs.
 """
@@ -43,6 +44,7 @@ __all__ = [
     "fit_sweep",
     "predict_sweep_point",
     "run_prediction_check",
+    "scheduler_interval",
     "sweep_base",
     "sweep_configurations",
 ]
@@ -201,6 +203,10 @@ def fit_sweep(
 ) -> tuple[roofline.Calibration, CalibrationFit]:
     """Fit on the points marked ``used_for_calibration`` and check on the others.
 
+    Where `parameters` leave the dispatch interval out (the launch probe measured the ramp),
+    the launches of all the points that the block scheduler binds give it first
+    (`scheduler_interval`).
+
     Returns
     -------
     (roofline.Calibration, CalibrationFit)
@@ -208,6 +214,8 @@ def fit_sweep(
     """
     record = roofline.gpu(gpu)
     _sweep_launches(record, points, n)  # checks them all
+    if not any(p.name == "block_dispatch_seconds" for p in parameters):
+        base = scheduler_interval(record, base, points, n=n)
     train = [p for p in points if p.used_for_calibration]
     test = [p for p in points if not p.used_for_calibration]
     fitted, fit = fit_to_measurements(record, base, _sweep_launches(record, train, n), parameters=parameters,
@@ -217,6 +225,57 @@ def fit_sweep(
         fit = fit.model_copy(update={"test_points": len(test), "test_median_abs_error": statistics.median(errors),
                                      "test_max_abs_error": max(errors)})
     return fitted, fit
+
+
+#: The dispatch interval's own fit: one parameter over the few launches the scheduler binds.
+_DISPATCH = next(p for p in CALIBRATION_FIT_PARAMETERS if p.name == "block_dispatch_seconds")
+_DISPATCH_EVALUATIONS = 200
+
+
+def scheduler_interval(
+    gpu: roofline.GPU,
+    base: roofline.Calibration,
+    points: Sequence[SweepPoint],
+    *,
+    n: int = SWEEP_ELEMENTS,
+) -> roofline.Calibration:
+    """`base` with the block scheduler's interval under load, from the sweep launches it binds.
+
+    The launches that `base` predicts bound by the block scheduler (the smallest blocks at
+    full occupancy: a block's bytes are few, the SM starts one block per interval) measure
+    that interval themselves: ``block_dispatch_seconds`` is fitted alone to them, by
+    `roofline.predict` (`fit_to_measurements`). The launch probe's ramp, an empty kernel's
+    blocks started one after another, is shorter (70-78 ns against 80 ns on the H200 and the
+    H100 SXM, 2026-11-27): a block that moves memory leaves its SM later than an empty one.
+    The ramp stays the ramp term's (``block_ramp_seconds``). `base` unchanged where no launch
+    is bound by the scheduler.
+
+    Parameters
+    ----------
+    gpu : roofline.GPU
+    base : roofline.Calibration
+        The calibration that says which launches the scheduler binds (its
+        ``block_dispatch_seconds`` is the start).
+    points : sequence of SweepPoint
+        The measured sweep.
+    n : int
+        Elements of the swept copy.
+
+    Returns
+    -------
+    roofline.Calibration
+    """
+    record = roofline.gpu(gpu)
+    bound = [p for p in points if predict_sweep_point(record, base, p, n).limiter == "block_scheduling"]
+    if not bound:
+        return base
+    fitted, fit = fit_to_measurements(record, base, _sweep_launches(record, bound, n), parameters=(_DISPATCH,),
+                                      max_evaluations=_DISPATCH_EVALUATIONS)
+    shapes = sorted({p.block_size for p in bound})
+    how = (f"measured: the copy sweep's {len(bound)} launches the block scheduler binds (blocks of "
+           f"{', '.join(map(str, shapes))} threads at full occupancy), the interval fitted alone to them "
+           f"(worst error {fit.train_max_abs_error:.1%})")
+    return fitted.model_copy(update={"sources": {**fitted.sources, "block_dispatch_seconds": how}})
 
 
 def fit_calibration(
@@ -295,10 +354,12 @@ def sweep_base(gpu: roofline.GPU, launch_overhead_seconds: float, best_bytes_per
 
     The packaged calibration of `gpu` with the run's launch overhead and its best copy
     bandwidth over the datasheet's (the sustained fraction). A measured `block_dispatch`
-    ``(seconds, how)`` is the dispatch interval and the block ramp, and the fit leaves it out of
-    `CALIBRATION_FIT_PARAMETERS`: with it fitted, the dispatch interval, the knee and the SM
-    bandwidth traded along a flat valley of the sweep, and one GPU's fitted knee moved from
-    2.5 to 2.8 between runs whose points agree (docs/prediction.md).
+    ``(seconds, how)`` is the block ramp and the dispatch interval's start, and the fit leaves
+    the interval out of `CALIBRATION_FIT_PARAMETERS`: with it fitted with the others, the
+    dispatch interval, the knee and the SM bandwidth traded along a flat valley of the sweep,
+    and one GPU's fitted knee moved from 2.5 to 2.8 between runs whose points agree
+    (docs/prediction.md). `fit_sweep` then measures the interval from the launches the block
+    scheduler binds (`scheduler_interval`).
 
     Examples
     --------

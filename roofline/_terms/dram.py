@@ -41,9 +41,10 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
     ``dram_bytes`` counts 32-byte sectors. Where the kernel gives its footprint (built by
     `roofline.traffic`) and the calibration the DRAM's granularity, the read side costs at
     least ``64 x bursts`` (a DRAM that reads 64-byte bursts fetches both sectors of one)
-    and ``dram_read_line_bytes`` per line read; the write side adds a 32-byte fill for each
-    sector written in part and costs at least ``dram_partial_write_line_bytes`` per line
-    holding one. Each side's DRAM pages opened beyond a stream's (``dram_*_page_visits``
+    and ``dram_read_line_bytes`` per line read; a sector written in part is read whole first,
+    a 32-byte fill on the read side (as Nsight counts it, in ``dram__bytes_read``), unless the
+    lines holding one cost more at ``dram_partial_write_line_bytes`` each (the line probe's
+    figure, its fills included), which then stand on the written side for both. Each side's DRAM pages opened beyond a stream's (``dram_*_page_visits``
     over ``bytes / dram_page_bytes``) add ``dram_page_visit_bytes`` each; where every
     burst read opens a page of its own (a random gather) a burst costs
     ``dram_random_burst_bytes`` instead, as the random-burst probe measured it.
@@ -131,10 +132,16 @@ def dram_sides(kernel: Kernel, calibration: Calibration, locality: Locality) -> 
         if calibration.dram_read_line_bytes and traffic.dram_load_lines:
             load = max(load, float(traffic.dram_load_lines) * calibration.dram_read_line_bytes)
     partial = float(traffic.dram_store_partial_sectors or 0)
-    write = store + 32.0 * partial + opened(traffic.dram_store_page_visits, store)
-    if partial and calibration.dram_partial_write_line_bytes and traffic.dram_store_lines:
-        write = max(write, min(float(traffic.dram_store_lines), partial) * calibration.dram_partial_write_line_bytes)
-    return load, write
+    # a sector written in part is read whole before it is written back (the fill): a read
+    fill = 32.0 * partial
+    write = store + opened(traffic.dram_store_page_visits, store)
+    line_bytes = calibration.dram_partial_write_line_bytes
+    if partial and line_bytes and traffic.dram_store_lines:
+        floor = min(float(traffic.dram_store_lines), partial) * line_bytes
+        if floor > write + fill:
+            # lone lines written in part cost what the line probe measured, its fills included
+            return load, floor
+    return load + fill, write
 
 
 def dram_roof(gpu: GPU | str, calibration: Calibration, read_bytes: float, write_bytes: float | None) -> float:

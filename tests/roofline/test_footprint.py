@@ -64,13 +64,33 @@ CAL = roofline.calibration("H200")
         # one float per line written: the partial-write line cost, plus the contiguous read
         (models.strided_write(1 << 20, 32), lambda k: (k.dram_bytes - k.traffic.dram_store_bytes)
          + k.traffic.dram_store_lines * CAL.dram_partial_write_line_bytes),
-        # every sector written in part: fill + write back (64 bytes a sector) beats the line floor
+        # every sector written in part: fill (read) + write back, 64 bytes a sector, beat the line floor
         (models.strided_write(1 << 20, 2), lambda k: (k.dram_bytes - k.traffic.dram_store_bytes) + 2 * k.traffic.dram_store_bytes),
     ],
     ids=["copy", "read-stride-32", "write-stride-32", "write-stride-2"],
 )
 def test_dram_equivalent_bytes(kernel, expect):
     assert roofline.dram_equivalent_bytes(kernel, CAL) == pytest.approx(expect(kernel))
+
+
+@pytest.mark.parametrize(
+    ("stride", "read", "written"),
+    [
+        # every sector written in part: its fill is read whole (Nsight counts it in dram__bytes_read)
+        (2, lambda k: (k.dram_bytes - k.traffic.dram_store_bytes) + 32 * k.traffic.dram_store_partial_sectors,
+         lambda k: k.traffic.dram_store_bytes),
+        # a lone float per line: the line probe's figure, fills included, on the written side
+        (32, lambda k: k.dram_bytes - k.traffic.dram_store_bytes,
+         lambda k: k.traffic.dram_store_lines * CAL.dram_partial_write_line_bytes),
+    ],
+    ids=["stride-2", "stride-32"],
+)
+def test_a_partial_sector_fill_is_a_read(stride, read, written):
+    k = models.strided_write(1 << 20, stride)
+    dram = roofline.predict("H200", k, calibration=CAL).terms[0]
+    assert dram.name == "dram"
+    assert dram.inputs["dram_read_bytes"] == pytest.approx(read(k))
+    assert dram.inputs["dram_written_bytes"] == pytest.approx(written(k))
 
 
 def test_without_footprint_or_granularity_the_sectors_count():
