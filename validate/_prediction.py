@@ -245,10 +245,10 @@ def scheduler_interval(
     full occupancy: a block's bytes are few, the SM starts one block per interval) measure
     that interval themselves: ``block_dispatch_seconds`` is fitted alone to them, by
     `roofline.predict` (`fit_to_measurements`). The launch probe's ramp, an empty kernel's
-    blocks started one after another, is shorter (70-78 ns against 80 ns on the H200 and the
-    H100 SXM, 2026-11-27): a block that moves memory leaves its SM later than an empty one.
-    The ramp stays the ramp term's (``block_ramp_seconds``). `base` unchanged where no launch
-    is bound by the scheduler.
+    blocks started one after another, spreads from run to run (70 to 86 ns on the H200 and the
+    H100 SXM, 2026-11-27) where these launches give 79 ns in every run: a block that moves
+    memory does not leave its SM as an empty one does. The ramp stays the ramp term's
+    (``block_ramp_seconds``). `base` unchanged where no launch is bound by the scheduler.
 
     Parameters
     ----------

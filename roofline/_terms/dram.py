@@ -44,8 +44,9 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
     and ``dram_read_line_bytes`` per line read; a sector written in part is read whole first,
     a 32-byte fill on the read side (as Nsight counts it, in ``dram__bytes_read``), unless the
     lines holding one cost more at ``dram_partial_write_line_bytes`` each (the line probe's
-    figure, its fills included), which then stand on the written side for both. Each side's DRAM pages opened beyond a stream's (``dram_*_page_visits``
-    over ``bytes / dram_page_bytes``) add ``dram_page_visit_bytes`` each; where every
+    figure, its fills included), which then stand on the written side for both. Each side's
+    DRAM pages opened beyond a stream's (``dram_*_page_visits`` over ``bytes /
+    dram_page_bytes``) add ``dram_page_visit_bytes`` each; where every
     burst read opens a page of its own (a random gather) a burst costs
     ``dram_random_burst_bytes`` instead, as the random-burst probe measured it.
 
