@@ -350,8 +350,9 @@ def fit_to_measurements(
     started = time.perf_counter()
     seen: dict[tuple[float, ...], np.ndarray] = {}
     # the launches the criterion judges: every one until the starts show which of them the
-    # parameters move (`_moved`)
+    # parameters move (`_moved`); the criteria of the sets seen, for that choice
     judged = np.ones(len(launches), dtype=bool)
+    criteria: dict[tuple[float, ...], float] = {}
 
     def calibration_at(values: Sequence[float]) -> roofline.Calibration:
         return base.model_copy(update=dict(zip(names, (float(v) for v in values))))
@@ -360,7 +361,9 @@ def fit_to_measurements(
         return tuple(float(f"{v:.12g}") for v in values)
 
     def criterion_of(key: tuple[float, ...]) -> float:
-        return _criterion(np.abs(np.exp(-seen[key][judged]) - 1.0))
+        if key not in criteria:
+            criteria[key] = _criterion(np.abs(np.exp(-seen[key][judged]) - 1.0))
+        return criteria[key]
 
     def evaluate(values: Sequence[float]) -> tuple[float, np.ndarray]:
         """(criterion, log(predicted / measured)) at `values`, each launch predicted by `roofline.predict`."""
@@ -432,8 +435,9 @@ def fit_to_measurements(
         steps = [origin + np.eye(len(parameters))[i] * (MOVE_STEP if origin[i] + MOVE_STEP <= 1 else -MOVE_STEP)
                  for i in range(len(parameters))]
         judged[:] = _moved(np.array([seen[key_of(centre)]] + [evaluate(values_at(u))[1] for u in steps]))
+        criteria.clear()  # judged on other launches now
         # the base's own values first (a refit searches where the last fit ended), then the best starts
-        origins = [key_of(given) if key_of(given) in seen else key_of(start)]
+        origins = [key_of(given)] if key_of(given) in seen else [key_of(start)]
         origins += [k for k in sorted(seen, key=criterion_of) if k not in origins][:LOCAL_SEARCHES]
         for origin in origins:
             search_from(origin)

@@ -279,7 +279,7 @@ def _loop_waits(setting: Setting) -> dict[str, float] | None:
         # the remainder's bursts around the hot loop wait one after the other too
         burst = around["loads_per_leftover_round"]
         burst_bytes = burst * float(sass.global_load_bytes or 4) * launch.threads_per_block
-        burst_latency = latency_of(burst_bytes, int(burst)) or latency
+        burst_latency = latency_of(burst_bytes, int(burst))  # not None: `latency` was not
         waits.update(passes_per_warp=around["passes_per_warp"], barriers_per_pass=around["barriers_per_pass"],
                      leftover_loads_per_thread=around["leftover_loads_per_thread"],
                      loads_per_leftover_round=burst,

@@ -53,6 +53,18 @@ def _sweep(cal, configurations, n=N, used=True):
     return points
 
 
+def _recorded_sweep(name):
+    """(gpu, points, base, fitted parameters) of a committed sweep, as validate starts its fit:
+    `sweep_base` with the run's block ramp (the facts' where the file has none)."""
+    report = json.loads((ROOT / f"tests/data/{name}").read_text())
+    points = [SweepPoint.model_validate(p) for p in report["sweep"]]
+    gpu = roofline.gpu(report["gpu"])
+    ramp = report.get("block_ramp_seconds") or roofline.calibration(gpu).block_ramp_seconds
+    base, parameters = sweep_base(gpu, report["launch_overhead_seconds"],
+                                  max(p.measured_bytes_per_second for p in points), (ramp, "the run's ramp"))
+    return gpu, points, base, parameters
+
+
 TRAIN = [(256, 1, 0), (256, 2, 100_000), (256, 4, 50_000), (256, 1, 200_000), (64, 1, 0), (64, 4, 0), (1024, 2, 0),
          (1024, 4, 120_000)]
 TEST = [(128, 1, 0), (512, 2, 0), (128, 8, 60_000)]
@@ -187,12 +199,7 @@ def test_recorded_sweeps_fit_in_one_basin_from_the_earlier_start(folder):
     basin of the smallest worst error. With one local search the H200's fell to knee 1.46
     and 160 GB/s of SM bandwidth (worst training error 12.3 % against 11.8 %, 18 % on the
     held-out points)."""
-    report = json.loads((ROOT / f"tests/data/sweep_{folder}_20261127.json").read_text())
-    points = [SweepPoint.model_validate(p) for p in report["sweep"]]
-    gpu = roofline.gpu(report["gpu"])
-    ramp = roofline.calibration(gpu).block_ramp_seconds
-    base, parameters = sweep_base(gpu, report["launch_overhead_seconds"],
-                                  max(p.measured_bytes_per_second for p in points), (ramp, "the facts' ramp"))
+    gpu, points, base, parameters = _recorded_sweep(f"sweep_{folder}_20261127.json")
     assert parameters == FITTED_BESIDE_THE_RAMP
     # from the facts' figures before this fit (2026-11-22's sweep, the dispatch a soft rate)
     base = base.model_copy(update=EARLIER_FACTS[folder])
@@ -225,12 +232,7 @@ def test_a_launch_no_parameter_moves_does_not_choose_the_basin(monkeypatch):
     error is flat and the fit fell to knee 1.78 and 116 GB/s (the families 8.3 % that run,
     4.7 % with the other basin's figures). Judged on the points the parameters move, it lands
     in the basin every other sweep of the day did."""
-    report = json.loads((ROOT / "tests/data/sweep_h100-sxm_20261127b.json").read_text())
-    points = [SweepPoint.model_validate(p) for p in report["sweep"]]
-    gpu = roofline.gpu(report["gpu"])
-    base, parameters = sweep_base(gpu, report["launch_overhead_seconds"],
-                                  max(p.measured_bytes_per_second for p in points),
-                                  (report["block_ramp_seconds"], "the run's ramp"))
+    gpu, points, base, parameters = _recorded_sweep("sweep_h100-sxm_20261127b.json")
     fitted, fit = fit_sweep(gpu, base, points, parameters=parameters)
     assert 2.3 <= fitted.knee_sharpness <= 2.9 and fitted.sm_bandwidth_bytes_per_second < 6e10
     assert fit.test_max_abs_error < 0.13
@@ -300,15 +302,10 @@ def test_recorded_sweeps_measure_the_interval_under_load(name, ramp_error):
     ns) the launches the scheduler binds came out up to 12 % too fast; at the interval they
     give themselves (79 ns on both GPUs) within 1 %. The fit of the other parameters runs
     after it (`fit_sweep`)."""
-    report = json.loads((ROOT / f"tests/data/{name}").read_text())
-    points = [SweepPoint.model_validate(p) for p in report["sweep"]]
-    gpu = roofline.gpu(report["gpu"])
-    ramp = report.get("block_ramp_seconds") or roofline.calibration(gpu).block_ramp_seconds
-    base, _ = sweep_base(gpu, report["launch_overhead_seconds"], max(p.measured_bytes_per_second for p in points),
-                         (ramp, "the run's ramp"))
+    gpu, points, base, _ = _recorded_sweep(name)
     bound = [p for p in points if predict_sweep_point(gpu, base, p).limiter == "block_scheduling"]
     assert len(bound) >= 3 and {p.block_size for p in bound} <= {64, 128}
     got = scheduler_interval(gpu, base, points)
-    assert got.block_dispatch_seconds > ramp
+    assert got.block_dispatch_seconds > base.block_dispatch_seconds  # the run's ramp
     assert max(abs(predict_sweep_point(gpu, base, p).error) for p in bound) > ramp_error
     assert max(abs(predict_sweep_point(gpu, got, p).error) for p in bound) < 0.01
