@@ -72,7 +72,7 @@ if _TYPE_CHECKING:
     from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
     from ._spaces import MemorySpace, memory_space, memory_spaces
     from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
-    from ._terms import (
+    from ._predict import (
         Term,
         achieved_bandwidth,
         dram_equivalent_bytes,
@@ -120,7 +120,7 @@ _LOCATIONS = {
     "_roofline": ("RooflineArrays", "RooflineResult", "analyze", "analyze_many", "attainable"),
     "_spaces": ("MemorySpace", "memory_space", "memory_spaces"),
     "_suite": ("SuiteReport", "SuiteRow", "analyze_suite", "format_suite_table", "write_suite_report"),
-    "_terms": (
+    "_predict": (
         "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
         "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth",
     ),

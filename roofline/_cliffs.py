@@ -17,7 +17,7 @@ from ._facts import calibration as _packaged_calibration
 from ._facts import gpu as _lookup_gpu
 from ._gpu import GPU
 from ._kernel import Kernel, kernel_of
-from ._terms import Limiter
+from ._predict import Limiter
 from ._time_model import Prediction, launch_of, occupancy_launch, predict
 
 __all__ = ["TimeCliff", "TimeCliffs", "time_cliffs"]

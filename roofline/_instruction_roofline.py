@@ -23,8 +23,8 @@ from ._chart import roofline_chart
 from ._errors import RooflineError
 from ._facts import gpu as lookup_gpu
 from ._kernel import Kernel
-from ._terms import instructions_from_sass
-from ._terms._term import finite_positive
+from ._predict import instructions_from_sass
+from ._predict.terms._term import finite_positive
 
 __all__ = ["InstructionCeiling", "InstructionPoint", "InstructionRoofline", "instruction_roofline"]
 

@@ -30,7 +30,7 @@ from ._facts import gpu as _lookup_gpu
 from ._gpu import GPU
 from ._kernel import Kernel, kernel_of
 from ._locality import locality
-from ._terms import (
+from ._predict import (
     Limiter,
     Setting,
     Term,

@@ -7,7 +7,7 @@ import pytest
 import occupancy
 import roofline
 from occupancy import SassCounts, SassLoop, SassSummary
-from roofline._terms import loads_from_instructions
+from roofline._predict import loads_from_instructions
 from roofline._time_model import overlap
 
 CAL = roofline.calibration("H200")

@@ -7,7 +7,7 @@ import pytest
 
 import roofline
 from roofline import models
-from roofline._terms import queued_life
+from roofline._predict import queued_life
 
 
 def brute(n, stride, kind):

@@ -7,7 +7,7 @@ import pytest
 
 import roofline
 from roofline import models
-from roofline._terms import roofline_bound
+from roofline._predict import roofline_bound
 
 SUITE = {
     # issue 23 item 10: with L1 reuse the model serves fewer L2 bytes than the datasheet
@@ -97,7 +97,7 @@ def test_atomics_without_addresses_are_taken_as_spread_and_said_so():
 
 def test_a_burst_that_opens_its_own_page_costs_what_the_random_burst_probe_measured():
     from roofline._locality import locality
-    from roofline._terms import dram_sides
+    from roofline._predict import dram_sides
 
     k = models.strided_read(1 << 22, 256)  # 1 KiB apart: every 64-byte burst in a page of its own
     assert k.traffic.dram_load_page_visits >= k.traffic.dram_load_bursts

@@ -282,7 +282,7 @@ def test_the_time_is_composed_from_its_named_terms(kernel, gpu):
 def test_a_new_term_is_one_function_and_one_line(monkeypatch):
     """A term added to TERMS takes part in the time and can bind (the next time model's way in)."""
     from roofline import _time_model
-    from roofline._terms import Setting
+    from roofline._predict import Setting
 
     def slow(setting: Setting) -> roofline.Term:
         return roofline.Term(name="slow", side="memory", seconds=1.0, limiter="memory_latency",
@@ -294,7 +294,7 @@ def test_a_new_term_is_one_function_and_one_line(monkeypatch):
 
 
 def test_the_tail_is_named_by_its_share_of_the_waves():
-    from roofline._terms import TAIL_SHARE
+    from roofline._predict import TAIL_SHARE
 
     assert TAIL_SHARE == 0.2
     slots = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=32).active_blocks_per_sm \

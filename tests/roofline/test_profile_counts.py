@@ -12,8 +12,8 @@ import roofline
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from roofline._adapters import counts_from
 from roofline._ncu import _kernel, _Reader
-from roofline._terms import barriers_from_instructions, duplicate_warps, loads_from_instructions, trip_latency
-from roofline._terms.sass import shared_lines
+from roofline._predict import barriers_from_instructions, duplicate_warps, loads_from_instructions, trip_latency
+from roofline._predict.derive.sass import shared_lines
 
 CAL = roofline.calibration("H200")
 SMS = roofline.gpu("H200").sm_count
@@ -504,7 +504,7 @@ def test_stores_to_one_address_queue_at_their_rate():
 @pytest.mark.parametrize(("dram_bytes", "written"), [(1e6, 1e6 * 0.9756), (20e6, 20e6 * (1 - math.exp(-1))),
                                                      (1e9, 20e6)])
 def test_the_flush_lines_written_back_saturate_at_what_l2_held(dram_bytes, written):
-    from roofline._terms import flush_writeback_bytes
+    from roofline._predict import flush_writeback_bytes
 
     cal = CAL.model_copy(update={"flush_dirty_bytes": 20e6})
     assert flush_writeback_bytes(dram_bytes, cal) == pytest.approx(written, rel=1e-3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from occupancy import Launch, OccupancyResult
 
-from .._kernel import Kernel, kernel_of
+from ..._kernel import Kernel, kernel_of
 from ._term import Setting, Term
 
 __all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_requests", "l2_requests_term",

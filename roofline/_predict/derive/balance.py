@@ -20,7 +20,7 @@ import numpy as np
 from occupancy import SassLoop
 
 if TYPE_CHECKING:
-    from ._term import Setting
+    from ..terms._term import Setting
 
 __all__ = ["TRIANGLE_TRIPS", "index_loop", "work_shares"]
 

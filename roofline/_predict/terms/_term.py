@@ -12,12 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from occupancy import Launch, OccupancyResult, SassSummary
 
-from .._errors import RooflineError
-from .._gpu import GPU
-from .._kernel import Kernel
-from .._locality import Locality
-from .._calibration import Calibration
-from .balance import work_shares
+from ..._errors import RooflineError
+from ..._gpu import GPU
+from ..._kernel import Kernel
+from ..._locality import Locality
+from ..._calibration import Calibration
+from ..derive.balance import work_shares
 
 __all__ = ["Limiter", "Setting", "Side", "Term", "finite_nonnegative", "finite_positive"]
 

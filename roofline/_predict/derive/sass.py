@@ -7,9 +7,9 @@ import math
 
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
-from .._errors import RooflineError
-from .._kernel import Kernel, kernel_of
-from ._term import sass_of
+from ..._errors import RooflineError
+from ..._kernel import Kernel, kernel_of
+from ..terms._term import sass_of
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_instructions",
            "shared_lines"]

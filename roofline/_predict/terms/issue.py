@@ -3,10 +3,10 @@ instructions at one per scheduler and cycle, on the SMs and schedulers the grid 
 
 from __future__ import annotations
 
-from .._precision import TENSOR_PRECISIONS
-from .._roofline import compute_roof
+from ..._precision import TENSOR_PRECISIONS
+from ..._roofline import compute_roof
 from ._term import Setting, Term
-from .sass import instructions_from_sass
+from ..derive.sass import instructions_from_sass
 
 __all__ = ["arithmetic_term", "busiest_sm", "instructions_term"]
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .._roofline import _check_positive
+from ..._roofline import _check_positive
 from ._term import finite_positive
 
 __all__ = ["achieved_bandwidth", "queued_life"]

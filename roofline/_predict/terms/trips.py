@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from occupancy import SassLoop, SassSummary
 
-from .._kernel import Kernel
+from ..._kernel import Kernel
 from ._term import Setting, Term
 from .l2 import kernel_misses, load_misses
-from .sass import loads_from_instructions, shared_lines
+from ..derive.sass import loads_from_instructions, shared_lines
 
 __all__ = ["IMPLIED_LOADS_LIMIT", "enclosing_passes", "hot_loop_trips", "loop_waits", "staying_warps",
            "trip_latency", "trips_term"]

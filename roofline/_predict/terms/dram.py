@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from .._calibration import Calibration
-from .._errors import RooflineError
-from .._facts import gpu as _lookup_gpu
-from .._gpu import GPU
-from .._kernel import Kernel, kernel_of
-from .._locality import MEASURED_ON, Locality
-from .._locality import locality as _locality_of
+from ..._calibration import Calibration
+from ..._errors import RooflineError
+from ..._facts import gpu as _lookup_gpu
+from ..._gpu import GPU
+from ..._kernel import Kernel, kernel_of
+from ..._locality import MEASURED_ON, Locality
+from ..._locality import locality as _locality_of
 from .barriers import barrier_seconds
 from .l1_shared import l1_seconds_per_block
 from .latency import achieved_bandwidth, queued_life

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._term import Setting
-from .sass import barriers_from_instructions
+from ..derive.sass import barriers_from_instructions
 from .trips import enclosing_passes
 
 __all__ = ["barrier_seconds"]

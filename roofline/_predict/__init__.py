@@ -5,10 +5,10 @@ names when it binds, and the named quantities it used. To add one: a module here
 line in `roofline._time_model.TERMS`.
 """
 
-from .atomics import atomics_term
-from .bound import roofline_bound
-from ._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
-from .dram import (
+from .terms.atomics import atomics_term
+from .terms.bound import roofline_bound
+from .terms._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
+from .terms.dram import (
     TAIL_SHARE,
     dram_equivalent_bytes,
     dram_roof,
@@ -17,13 +17,13 @@ from .dram import (
     flush_writeback_bytes,
     mixed_dram_bandwidth,
 )
-from .issue import arithmetic_term, busiest_sm, instructions_term
-from .l1_shared import l1_term
-from .l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_requests_term, l2_term
-from .latency import achieved_bandwidth, queued_life
-from .launch import launch_term, ramp_term, spread_term
-from .sass import barriers_from_instructions, duplicate_warps, instructions_from_sass, loads_from_instructions
-from .trips import hot_loop_trips, loop_waits, trip_latency, trips_term
+from .terms.issue import arithmetic_term, busiest_sm, instructions_term
+from .terms.l1_shared import l1_term
+from .terms.l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_requests_term, l2_term
+from .terms.latency import achieved_bandwidth, queued_life
+from .terms.launch import launch_term, ramp_term, spread_term
+from .derive.sass import barriers_from_instructions, duplicate_warps, instructions_from_sass, loads_from_instructions
+from .terms.trips import hot_loop_trips, loop_waits, trip_latency, trips_term
 
 __all__ = [
     "Limiter",

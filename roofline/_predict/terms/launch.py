@@ -3,7 +3,7 @@ memory round over the SMs, added to the rest."""
 
 from __future__ import annotations
 
-from .._gpu import MEMORY_LEVELS
+from ..._gpu import MEMORY_LEVELS
 from ._term import Setting, Term
 
 __all__ = ["launch_term", "ramp_term", "spread_term"]

@@ -1,0 +1,1 @@
+"""The time model's terms, one module each."""
