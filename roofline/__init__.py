@@ -80,8 +80,9 @@ if _TYPE_CHECKING:
         instructions_from_sass,
         l2_bytes_with_l1_reuse,
         mixed_dram_bandwidth,
+        overlap,
     )
-    from ._time_model import Prediction, overlap, predict
+    from ._time_model import Prediction, predict
     from ._traffic import Access, Coords, traffic
     from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
@@ -122,9 +123,9 @@ _LOCATIONS = {
     "_suite": ("SuiteReport", "SuiteRow", "analyze_suite", "format_suite_table", "write_suite_report"),
     "_predict": (
         "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
-        "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth",
+        "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth", "overlap",
     ),
-    "_time_model": ("Prediction", "overlap", "predict"),
+    "_time_model": ("Prediction", "predict"),
     "_traffic": ("Access", "Coords", "traffic"),
     "_transfer": ("L2Persistence", "TransferTime", "l2_persistence", "transfer_time"),
 }

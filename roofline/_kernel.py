@@ -322,7 +322,7 @@ class Kernel(CheckedModel):
     global_loads : int or None
         Warp-level global load instructions executed (Nsight's
         ``smsp__inst_executed_op_global_ld.sum``): with ``instructions`` it tells the hot
-        loop's trips from the passes of a loop around it (`roofline._terms.trips`).
+        loop's trips from the passes of a loop around it (`roofline._predict.derive.hot_loop`).
     atomics : int or None
         Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
     atomic_addresses : int or None

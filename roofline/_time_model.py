@@ -3,16 +3,14 @@
 The roofline is a bound. A kernel reaches the DRAM roof only when enough bytes are in
 flight to cover the memory latency (Little's law: bandwidth = bytes in flight / latency),
 and the bytes in flight are set by occupancy. `predict` checks the launch once (a
-`Setting`), evaluates every term of `TERMS` (each in its own module of
-``roofline/_terms``, returning its seconds and the quantities it used) and composes them
-(`_compose`): the memory and compute terms overlap, the overhead terms add, and the
-limiter is what the term that binds names. A new effect is a new term module and one line
-in `TERMS`.
+`Setting`), derives its quantities (`roofline._predict.derive`), evaluates every term on
+them with its own parameters (one module each in ``roofline/_predict/terms``, the
+parameters from `roofline._predict.params`) and composes them (`roofline._predict.compose`):
+the memory and compute terms overlap, the overhead terms add, and the limiter is what the
+term that binds names. ``roofline/_predict/__init__.py`` gives the reading order.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 
@@ -31,52 +29,23 @@ from ._gpu import GPU
 from ._kernel import Kernel, kernel_of
 from ._locality import locality
 from ._predict import (
+    Composition,
+    DramTime,
     Limiter,
     Setting,
     Term,
-    arithmetic_term,
-    atomics_term,
-    dram_term,
-    finite_nonnegative,
-    finite_positive,
-    instructions_term,
-    l1_term,
-    l2_partial_stores_term,
-    l2_requests_term,
-    l2_term,
-    launch_term,
-    ramp_term,
-    spread_term,
-    trips_term,
-    roofline_bound,
+    compose,
+    derive,
+    evaluate,
+    parameters,
 )
 
-__all__ = [
-    "DEFAULT_REGISTERS_PER_THREAD", "TERMS", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "overlap",
-    "predict",
-]
+__all__ = ["DEFAULT_REGISTERS_PER_THREAD", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "predict"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 #: Registers per thread assumed when a launch does not say (typical of simple kernels).
 DEFAULT_REGISTERS_PER_THREAD = 32
-
-#: The terms of the time model, in the order ties are broken (memory before compute).
-TERMS: tuple[Callable[[Setting], Term], ...] = (
-    dram_term,
-    l2_term,
-    l2_partial_stores_term,
-    l2_requests_term,
-    atomics_term,
-    l1_term,
-    trips_term,
-    arithmetic_term,
-    instructions_term,
-    launch_term,
-    ramp_term,
-    spread_term,
-)
-
 
 class Prediction(Displayed):
     """Predicted time of one launch of a kernel, with its limiter and the model's inputs.
@@ -315,75 +284,34 @@ def predict(
             raise RooflineError(f"{name}={value!r} must be an integer from 1 to 2147483647")
     if not isinstance(after_l2_flush, (bool, np.bool_)):
         raise TypeError(f"after_l2_flush must be a bool, not {type(after_l2_flush).__name__}")
-    setting = Setting(gpu=record, calibration=cal, kernel=kernel, launch=launch, occupancy=occ,
-                      locality=locality(record), loads_in_flight_per_thread=int(in_flight),
-                      fma_chains_per_thread=int(fma_chains_per_thread), after_l2_flush=bool(after_l2_flush))
-    terms = tuple(term(setting) for term in TERMS)
-    return _compose(setting, terms, assumptions)
+    setting = Setting(gpu=record, kernel=kernel, launch=launch, occupancy=occ, locality=locality(record),
+                      loads_in_flight_per_thread=int(in_flight), fma_chains_per_thread=int(fma_chains_per_thread),
+                      after_l2_flush=bool(after_l2_flush))
+    params = parameters(cal, record)
+    dram, terms = evaluate(derive(setting), params)
+    return _prediction(setting, cal, dram, terms, compose(terms, params.overlap_exponent), assumptions)
 
 
-def overlap(memory_seconds: float, compute_seconds: float, exponent: float | None) -> float:
-    """The memory and compute sides run at once, not perfectly: ``(m**p + c**p) ** (1/p)``.
-
-    ``p`` is the calibration's ``overlap_exponent`` (the overlap probe: a sweep of arithmetic
-    intensity across the ridge); where the sides are equal the time is ``2 ** (1/p)`` times
-    either. None: the plain maximum (perfect overlap).
-
-    Raises
-    ------
-    RooflineError
-        A side that is negative or not finite, or an exponent below 1 (p < 1 would make the
-        two sides cost more than their sum) or not finite.
-    """
-    memory_seconds = finite_nonnegative("memory_seconds", memory_seconds)
-    compute_seconds = finite_nonnegative("compute_seconds", compute_seconds)
-    if exponent is not None and finite_positive("exponent", exponent) < 1:
-        raise RooflineError(f"exponent={exponent!r} must be >= 1 (1: the sides add; None: the plain maximum)")
-    largest = max(memory_seconds, compute_seconds)
-    if exponent is None or largest <= 0:
-        return largest
-    # relative to the larger side, so that neither overflows
-    ratio = min(memory_seconds, compute_seconds) / largest
-    return largest * (1.0 + ratio ** exponent) ** (1.0 / exponent)
-
-
-def _compose(setting: Setting, terms: tuple[Term, ...], assumptions: list[str]) -> Prediction:
-    """The time from the terms: the memory and compute sides joined by `overlap`, plus the overhead terms.
-
-    The term that binds is the largest overlapped term (the first of equal ones: memory
-    before compute), unless the overhead is at least as long (then the largest overhead
-    term binds); its ``limiter`` is the prediction's.
-    """
-    memory = [t for t in terms if t.side == "memory"]
-    compute = [t for t in terms if t.side == "compute"]
-    overhead = [t for t in terms if t.side == "overhead"]
-    memory_seconds = max(t.seconds for t in memory)
-    compute_seconds = max(t.seconds for t in compute)
-    overhead_seconds = sum(t.seconds for t in overhead)
-    overlapped = overlap(memory_seconds, compute_seconds, setting.calibration.overlap_exponent)
-    binding = max(memory + compute, key=lambda t: t.seconds)
-    if overhead and overhead_seconds >= overlapped:
-        binding = max(overhead, key=lambda t: t.seconds)
-    seconds = overlapped + overhead_seconds
-    by_name = {t.name: t for t in terms}
-    dram = by_name["dram"].inputs
-    kernel, launch = setting.kernel, setting.launch
+def _prediction(setting: Setting, cal: Calibration, dram: DramTime, terms: tuple[Term, ...],
+                composed: Composition, assumptions: list[str]) -> Prediction:
+    """The `Prediction` of `setting` from its terms and their composition."""
+    seconds, binding = composed.seconds, composed.binding
     return Prediction(
         seconds=seconds,
-        achieved_bytes_per_second=dram["dram_equivalent_bytes"] / seconds,
-        achieved_flops_per_second=float(kernel.flops) / seconds,
+        achieved_bytes_per_second=dram.equivalent_bytes / seconds,
+        achieved_flops_per_second=float(setting.kernel.flops) / seconds,
         limiter=binding.limiter,
-        roofline_seconds=roofline_bound(terms),
+        roofline_seconds=composed.roofline_seconds,
         active_blocks_per_sm=setting.occupancy.active_blocks_per_sm,
         active_warps_per_sm=setting.occupancy.active_warps_per_sm,
-        waves=launch.blocks / setting.slots,
-        bytes_in_flight=dram["bytes_in_flight"],
-        dram_seconds=by_name["dram"].seconds,
-        cache_seconds=max([0.0] + [t.seconds for t in memory if t.name != "dram"]),
-        memory_seconds=memory_seconds,
-        compute_seconds=compute_seconds,
-        launch_seconds=overhead_seconds,
-        calibration=setting.calibration,
+        waves=setting.launch.blocks / setting.slots,
+        bytes_in_flight=dram.bytes_in_flight,
+        dram_seconds=dram.term.seconds,
+        cache_seconds=max([0.0] + [t.seconds for t in terms if t.side == "memory" and t is not dram.term]),
+        memory_seconds=composed.memory_seconds,
+        compute_seconds=composed.compute_seconds,
+        launch_seconds=composed.overhead_seconds,
+        calibration=cal,
         assumptions=tuple(assumptions) + tuple(note for t in terms for note in t.notes),
         binding=binding.name,
         terms=terms,

@@ -1,66 +1,85 @@
-"""The terms of the time model, one module each (composed by `roofline._time_model`).
+"""The time model's machinery: derive -> terms -> compose.
 
-Each term is a function ``term(setting: Setting) -> Term``: its seconds, the limiter it
-names when it binds, and the named quantities it used. To add one: a module here, and one
-line in `roofline._time_model.TERMS`.
+Reading order:
+
+1. `compose` (``compose.py``): how a time is made: `evaluate` computes every term on the
+   launch's derived quantities and hands on what one term's time is made of to the terms
+   that take it; `compose` is the one rule that joins them and names the term that binds.
+2. One term (``terms/``, e.g. ``terms/dram.py``): a pure function of derived quantities and
+   its own parameters, returning a `Term` (seconds, limiter, the named quantities it used).
+3. Its parameters (``params.py``): one typed group per term, each field naming the
+   ``gpuroof validate`` probe that measures it; the values are the GPU's packaged
+   calibration (``roofline/data/gpus/<gpu>.toml``).
+4. What it reads (``derive/``): `derive` turns (kernel, launch, GPU) into typed quantities
+   (`Derived`: the grid and its tail, loads in flight, bytes and requests per level, atomics,
+   issue slots, barrier phases, the hot loop's rounds), each computed once.
+
+`roofline.predict` (``roofline/_time_model.py``) checks its arguments, runs these steps and
+returns a `roofline.Prediction`.
 """
 
-from .terms.atomics import atomics_term
-from .terms.bound import roofline_bound
-from .terms._term import Limiter, Setting, Side, Term, finite_nonnegative, finite_positive
-from .terms.dram import (
+from .compose import Composition, compose, evaluate, overlap, roofline_bound
+from .derive import (
+    Derived,
+    Setting,
+    barriers_from_instructions,
+    derive,
+    duplicate_warps,
+    instructions_from_sass,
+    kernel_misses,
+    l2_bytes_with_l1_reuse,
+    loads_from_instructions,
+    shared_lines,
+)
+from .params import Parameters, parameters, probes
+from .terms import (
     TAIL_SHARE,
+    DramTime,
+    Limiter,
+    Side,
+    Term,
+    achieved_bandwidth,
     dram_equivalent_bytes,
     dram_roof,
-    dram_sides,
-    dram_term,
+    finite_nonnegative,
+    finite_positive,
     flush_writeback_bytes,
     mixed_dram_bandwidth,
+    queued_life,
+    trip_latency,
 )
-from .terms.issue import arithmetic_term, busiest_sm, instructions_term
-from .terms.l1_shared import l1_term
-from .terms.l2 import l2_bytes_with_l1_reuse, l2_partial_stores_term, l2_requests, l2_requests_term, l2_term
-from .terms.latency import achieved_bandwidth, queued_life
-from .terms.launch import launch_term, ramp_term, spread_term
-from .derive.sass import barriers_from_instructions, duplicate_warps, instructions_from_sass, loads_from_instructions
-from .terms.trips import hot_loop_trips, loop_waits, trip_latency, trips_term
 
 __all__ = [
+    "Composition",
+    "Derived",
+    "DramTime",
     "Limiter",
+    "Parameters",
     "Setting",
     "Side",
     "TAIL_SHARE",
     "Term",
     "achieved_bandwidth",
-    "arithmetic_term",
-    "atomics_term",
     "barriers_from_instructions",
-    "busiest_sm",
+    "compose",
+    "derive",
     "dram_equivalent_bytes",
     "dram_roof",
-    "dram_sides",
-    "dram_term",
     "duplicate_warps",
+    "evaluate",
     "finite_nonnegative",
     "finite_positive",
     "flush_writeback_bytes",
-    "hot_loop_trips",
     "instructions_from_sass",
-    "instructions_term",
-    "l1_term",
+    "kernel_misses",
     "l2_bytes_with_l1_reuse",
-    "l2_partial_stores_term",
-    "l2_requests",
-    "l2_requests_term",
-    "l2_term",
-    "launch_term",
     "loads_from_instructions",
-    "loop_waits",
     "mixed_dram_bandwidth",
+    "overlap",
+    "parameters",
+    "probes",
     "queued_life",
-    "ramp_term",
     "roofline_bound",
-    "spread_term",
+    "shared_lines",
     "trip_latency",
-    "trips_term",
 ]

@@ -8,7 +8,7 @@ import occupancy
 import roofline
 from occupancy import SassCounts, SassLoop, SassSummary
 from roofline._predict import loads_from_instructions
-from roofline._time_model import overlap
+from roofline._predict import overlap
 
 CAL = roofline.calibration("H200")
 

@@ -97,13 +97,16 @@ def test_atomics_without_addresses_are_taken_as_spread_and_said_so():
 
 def test_a_burst_that_opens_its_own_page_costs_what_the_random_burst_probe_measured():
     from roofline._locality import locality
-    from roofline._predict import dram_sides
+    from roofline._predict.derive import dram_traffic
+    from roofline._predict.params import dram_granularity
+    from roofline._predict.terms import dram_sides
 
     k = models.strided_read(1 << 22, 256)  # 1 KiB apart: every 64-byte burst in a page of its own
     assert k.traffic.dram_load_page_visits >= k.traffic.dram_load_bursts
     cal = roofline.calibration("H200")
-    read, _ = dram_sides(k, cal, locality("H200"))
+    traffic = dram_traffic(k, locality("H200"))
+    read, _ = dram_sides(traffic, dram_granularity(cal))
     assert read == pytest.approx(k.traffic.dram_load_bursts * cal.dram_random_burst_bytes)
     # without the figure: a burst plus the page it opens, as before
-    plain, _ = dram_sides(k, cal.model_copy(update={"dram_random_burst_bytes": None}), locality("H200"))
+    plain, _ = dram_sides(traffic, dram_granularity(cal.model_copy(update={"dram_random_burst_bytes": None})))
     assert plain != read and plain >= k.traffic.dram_load_bursts * cal.dram_burst_bytes

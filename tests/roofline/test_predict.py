@@ -279,18 +279,22 @@ def test_the_time_is_composed_from_its_named_terms(kernel, gpu):
     assert p.dram_seconds == p.terms[0].seconds and p.bytes_in_flight == p.terms[0].inputs["bytes_in_flight"]
 
 
-def test_a_new_term_is_one_function_and_one_line(monkeypatch):
-    """A term added to TERMS takes part in the time and can bind (the next time model's way in)."""
+def test_a_new_term_takes_part_in_the_time_and_can_bind(monkeypatch):
+    """A term added to those `evaluate` gives (a function of the derived quantities) takes part in
+    the time and can bind (the next time model's way in)."""
     from roofline import _time_model
-    from roofline._predict import Setting
+    from roofline._predict import evaluate
 
-    def slow(setting: Setting) -> roofline.Term:
-        return roofline.Term(name="slow", side="memory", seconds=1.0, limiter="memory_latency",
-                             inputs={"blocks": setting.launch.blocks})
+    def with_slow(derived, params):
+        dram, terms = evaluate(derived, params)
+        slow = roofline.Term(name="slow", side="memory", seconds=1.0, limiter="memory_latency",
+                             inputs={"blocks": float(derived.grid.blocks)})
+        return dram, (*terms, slow)
 
-    monkeypatch.setattr(_time_model, "TERMS", (*_time_model.TERMS, slow))
+    monkeypatch.setattr(_time_model, "evaluate", with_slow)
     p = roofline.predict("H200", models.copy(1 << 20))
     assert p.binding == "slow" and p.seconds == 1.0 + p.launch_seconds and p.limiter == "memory_latency"
+    assert p.terms[-1].inputs == {"blocks": float(models.copy(1 << 20).launch.blocks)}
 
 
 def test_the_tail_is_named_by_its_share_of_the_waves():

@@ -12,11 +12,24 @@ import roofline
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from roofline._adapters import counts_from
 from roofline._ncu import _kernel, _Reader
-from roofline._predict import barriers_from_instructions, duplicate_warps, loads_from_instructions, trip_latency
-from roofline._predict.derive.sass import shared_lines
+from roofline._predict import (
+    barriers_from_instructions,
+    duplicate_warps,
+    kernel_misses,
+    loads_from_instructions,
+    parameters,
+    shared_lines,
+    trip_latency,
+)
 
 CAL = roofline.calibration("H200")
 SMS = roofline.gpu("H200").sm_count
+
+
+def _round_latency(kernel, calibration, bytes_per_block_trip, loads_per_round=1, **shared):
+    """`trip_latency` of one round of `kernel`'s loads on an H200, its misses the kernel's hit rates."""
+    waits = parameters(calibration, roofline.gpu("H200")).waits
+    return trip_latency(waits, kernel_misses(kernel), bytes_per_block_trip, loads_per_round, **shared)
 
 
 def _profiled(metrics: dict[str, float], grid=(1024, 1, 1), block=(256, 1, 1)) -> roofline.NcuKernel:
@@ -201,7 +214,7 @@ def test_hit_rates_are_shares(rate):
 ])
 def test_a_round_waits_for_the_deepest_level_one_of_its_loads_reaches(l1_hit, l2_hit, loads, level):
     k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=l1_hit, l2_hit_rate=l2_hit)
-    seconds = trip_latency(k, CAL, 0.0, loads)
+    seconds = _round_latency(k, CAL, 0.0, loads)
     latency = {"l1": CAL.l1_hit_latency_seconds, "l2": CAL.l2_hit_latency_seconds, "dram": CAL.dram_latency_seconds}
     if level is None:
         assert latency["l1"] < seconds < latency["l2"]
@@ -321,8 +334,8 @@ def test_blocks_sharing_a_line_wait_for_its_dram_trip():
     # a naive matrix product's b: L1 catches 7 of 8 warps' sectors and L2 63 of 64 blocks'
     # requests, each a copy of the first one's miss: every trip waits for DRAM
     k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.875, l2_hit_rate=63 / 64)
-    in_block = trip_latency(k, CAL, 0.0, 1, duplicates=8.0)
-    across = trip_latency(k, CAL, 0.0, 1, duplicates=8.0, sharing_blocks=64.0)
+    in_block = _round_latency(k, CAL, 0.0, 1, duplicates=8.0)
+    across = _round_latency(k, CAL, 0.0, 1, duplicates=8.0, sharing_blocks=64.0)
     assert in_block < 0.5 * CAL.dram_latency_seconds
     assert across == pytest.approx(CAL.dram_latency_seconds)
 
@@ -332,7 +345,7 @@ def test_only_the_bytes_that_miss_l1_stream_in_a_round(hit_rate):
     # the DRAM level of a round: its latency plus the block's bytes that miss L1 at one SM's share
     k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=hit_rate, l2_hit_rate=0.0)
     rate = CAL.sm_bandwidth_bytes_per_second  # every SM in use: its share of the GPU's bandwidth
-    shared = trip_latency(k, CAL, 65536.0, 1, duplicates=1 / (1 - hit_rate))  # every round reaches DRAM
+    shared = _round_latency(k, CAL, 65536.0, 1, duplicates=1 / (1 - hit_rate))  # every round reaches DRAM
     assert shared == pytest.approx(CAL.dram_latency_seconds + 65536.0 * (1 - hit_rate) / rate)
 
 
@@ -347,7 +360,7 @@ def test_only_the_bytes_that_miss_l1_stream_in_a_round(hit_rate):
 def test_a_rounds_bytes_move_at_the_sms_share_up_to_its_port(port, sms_in_use, rate):
     cal = CAL.model_copy(update={"sm_bandwidth_bytes_per_second": 5e10, "trip_bytes_per_second": port})
     k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.0, l2_hit_rate=0.0)
-    got = trip_latency(k, cal, 8192.0, 1, sms_in_use=sms_in_use)
+    got = _round_latency(k, cal, 8192.0, 1, sms_in_use=sms_in_use)
     assert got == pytest.approx(cal.dram_latency_seconds + 8192.0 / rate)
 
 
@@ -355,8 +368,8 @@ def test_copies_of_a_warp_wait_for_the_line_the_first_one_misses():
     # 32 x 8 threads of a kernel that reads threadIdx.x alone: L1 "hits" 7 of 8 sectors, each a
     # copy of the first warp's miss, so the round waits as long as the miss
     k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.875, l2_hit_rate=0.0)
-    alone = trip_latency(k, CAL, 0.0, 1)
-    copied = trip_latency(k, CAL, 0.0, 1, duplicates=8.0)
+    alone = _round_latency(k, CAL, 0.0, 1)
+    copied = _round_latency(k, CAL, 0.0, 1, duplicates=8.0)
     assert copied == pytest.approx(CAL.dram_latency_seconds)
     assert alone < 0.5 * copied
     trips = 1000
@@ -506,9 +519,8 @@ def test_stores_to_one_address_queue_at_their_rate():
 def test_the_flush_lines_written_back_saturate_at_what_l2_held(dram_bytes, written):
     from roofline._predict import flush_writeback_bytes
 
-    cal = CAL.model_copy(update={"flush_dirty_bytes": 20e6})
-    assert flush_writeback_bytes(dram_bytes, cal) == pytest.approx(written, rel=1e-3)
-    assert flush_writeback_bytes(dram_bytes, CAL.model_copy(update={"flush_dirty_bytes": None})) == 0.0
+    assert flush_writeback_bytes(dram_bytes, 20e6) == pytest.approx(written, rel=1e-3)
+    assert flush_writeback_bytes(dram_bytes, None) == 0.0
 
 
 def test_a_launch_after_the_flush_writes_back_and_takes_longer():

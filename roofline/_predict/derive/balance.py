@@ -13,14 +13,12 @@ trips fall by one per index value from there, and a warp runs as many as its fir
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from occupancy import SassLoop
 
-if TYPE_CHECKING:
-    from ..terms._term import Setting
+from .setting import Setting
 
 __all__ = ["TRIANGLE_TRIPS", "index_loop", "work_shares"]
 
@@ -59,7 +57,7 @@ def work_shares(setting: Setting) -> tuple[float, float]:
     -------
     (float, float)
         ``max over SMs of its blocks' warp trips x SMs / all warps' trips`` (blocks go to
-        the SMs in turn), `Setting.busiest_sm_factor`; and the slowest warp's trips over the
+        the SMs in turn), `Grid.busiest_sm_factor`; and the slowest warp's trips over the
         mean warp's. ``(busiest SM's blocks x SMs / blocks, 1)`` without a loop that follows
         the index (`index_loop`): every block the same.
     """

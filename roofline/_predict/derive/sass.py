@@ -9,7 +9,7 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
 from ..._errors import RooflineError
 from ..._kernel import Kernel, kernel_of
-from ..terms._term import sass_of
+from .setting import sass_of
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_instructions",
            "shared_lines"]
@@ -36,7 +36,7 @@ def duplicate_warps(launch: Launch) -> float:
     Examples
     --------
     >>> import occupancy
-    >>> from roofline._terms.sass import duplicate_warps
+    >>> from roofline._predict.derive.sass import duplicate_warps
     >>> sass = occupancy.SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=1,
     ...                              instructions=occupancy.SassCounts(total=4), thread_index_components=("x",))
     >>> resources = occupancy.KernelResources(kernel="row", architecture="sm_90", registers_per_thread=32, sass=sass)
@@ -96,7 +96,7 @@ def shared_lines(launch: Launch, resident_blocks: int) -> tuple[float, float]:
     Examples
     --------
     >>> import occupancy
-    >>> from roofline._terms.sass import shared_lines
+    >>> from roofline._predict.derive.sass import shared_lines
     >>> sass = occupancy.SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=1,
     ...                              instructions=occupancy.SassCounts(total=4), thread_index_components=("x", "y"),
     ...                              hot_loop_load_sources=(("x", "ctaid.x", "loop", "stride"),))

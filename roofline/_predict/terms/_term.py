@@ -1,25 +1,16 @@
-"""What every term of the time model takes (`Setting`) and gives (`Term`)."""
+"""What every term of the time model gives (`Term`), and the checks of its figures."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from occupancy import Launch, OccupancyResult, SassSummary
-
 from ..._errors import RooflineError
-from ..._gpu import GPU
-from ..._kernel import Kernel
-from ..._locality import Locality
-from ..._calibration import Calibration
-from ..derive.balance import work_shares
 
-__all__ = ["Limiter", "Setting", "Side", "Term", "finite_nonnegative", "finite_positive"]
+__all__ = ["Limiter", "Side", "Term", "finite_nonnegative", "finite_positive"]
 
 #: What a prediction names as its limiter: each term says which of these it is when it binds.
 Limiter = Literal[
@@ -36,8 +27,9 @@ class Term(BaseModel):
     Attributes
     ----------
     name : str
-        The term (``dram``, ``l2``, ``l2_partial_stores``, ``l1_shared``, ``arithmetic``,
-        ``instructions``, ``launch``).
+        The term (``dram``, ``l2``, ``l2_partial_stores``, ``l2_requests``, ``atomics``,
+        ``l1_shared``, ``trips``, ``arithmetic``, ``instructions``, ``launch``, ``ramp``,
+        ``spread``).
     side : str
         ``memory`` or ``compute`` (these overlap: the prediction takes the largest) or
         ``overhead`` (added).
@@ -49,6 +41,10 @@ class Term(BaseModel):
         The named quantities the term used (bytes, rates in bytes/s, seconds, counts).
     notes : tuple of str
         What the term had to assume.
+    roof_seconds : float or None
+        The plain roofline's time for this term's work (`roofline_bound`): its work at its
+        rate, with no latency or scheduling; None for a term that models latency, issue or
+        overhead. Not part of the term's JSON (its inputs hold the figures it is made of).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -59,92 +55,7 @@ class Term(BaseModel):
     limiter: Limiter
     inputs: dict[str, float] = Field(default_factory=dict)
     notes: tuple[str, ...] = ()
-
-
-def sass_of(launch: Launch) -> SassSummary | None:
-    """The SASS summary a launch's resources carry, None without one."""
-    return launch.resources.sass if launch.resources is not None else None
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One launch to predict, checked: what every term reads.
-
-    ``loads_in_flight_per_thread`` and ``fma_chains_per_thread`` are resolved and checked
-    by `roofline.predict`; ``occupancy`` is the launch's on ``gpu`` (at least one block);
-    ``after_l2_flush``: the launch starts from validate's L2 flush (L2 full of written lines).
-    """
-
-    gpu: GPU
-    calibration: Calibration
-    kernel: Kernel
-    launch: Launch
-    occupancy: OccupancyResult
-    locality: Locality
-    loads_in_flight_per_thread: int
-    fma_chains_per_thread: int
-    after_l2_flush: bool = False
-
-    @property
-    def slots(self) -> int:
-        """Blocks resident on the whole GPU at once (a full wave)."""
-        return self.occupancy.active_blocks_per_sm * self.gpu.sm_count
-
-    @property
-    def busiest_sm_blocks(self) -> int:
-        """Blocks the busiest SM runs: blocks go to the SMs in turn, ``ceil(blocks / SMs)``."""
-        return math.ceil(self.launch.blocks / self.gpu.sm_count)
-
-    @property
-    def sms_in_use(self) -> int:
-        """SMs the grid occupies: its blocks, at most the GPU's SMs."""
-        return min(self.launch.blocks, self.gpu.sm_count)
-
-    @property
-    def first_wave_blocks(self) -> int:
-        """Blocks the busiest SM holds at once in the first wave: its `busiest_sm_blocks`, at
-        most the blocks resident per SM."""
-        return min(self.occupancy.active_blocks_per_sm, self.busiest_sm_blocks)
-
-    @property
-    def busiest_sm_factor(self) -> float:
-        """How much more of the launch the busiest SM runs than an even share
-        (`busiest_sm_blocks` x SMs / blocks: ``SMs / blocks`` for a grid of fewer blocks than
-        SMs); 1 for a grid that divides evenly. Where the hot loop's trips follow the
-        thread's index (a triangle), the blocks are weighed by their trips (`work_shares`)."""
-        return self.work_shares[0]
-
-    @cached_property
-    def work_shares(self) -> tuple[float, float]:
-        """`balance.work_shares`: the busiest SM's factor and the slowest warp's trips over
-        the mean warp's; computed once per setting."""
-        return work_shares(self)
-
-    @cached_property
-    def cache(self) -> dict[str, object]:
-        """Values more than one term derives from the setting, computed once per prediction
-        (the hot loop's waits: the trips and DRAM terms)."""
-        return {}
-
-    @property
-    def sass(self) -> SassSummary | None:
-        """The launch's SASS summary (`sass_of`)."""
-        return sass_of(self.launch)
-
-    @property
-    def path_instructions(self) -> float | None:
-        """Warp instructions of one path through the kernel's branches: its ``instructions``
-        over ``branch_issue_factor`` (None without a count)."""
-        kernel = self.kernel
-        if not kernel.instructions:
-            return None
-        return float(kernel.instructions) / float(kernel.branch_issue_factor or 1.0)
-
-    @property
-    def rounds(self) -> int:
-        """Round trips a thread makes for its elements, ``loads_in_flight_per_thread`` at a time."""
-        elements = self.launch.elements_per_thread
-        return math.ceil(elements / min(int(self.loads_in_flight_per_thread), elements))
+    roof_seconds: float | None = Field(default=None, exclude=True, repr=False)
 
 
 def finite_positive(name: str, value: object, *, allow_inf: bool = False) -> float:

@@ -12,32 +12,27 @@ memory-terms probe of ``gpuroof validate`` (`validate._memory_terms`).
 
 from __future__ import annotations
 
-from ._term import Setting, Term
+from ..derive import Atomics
+from ..params import AtomicParams
+from ._term import Term
 
 __all__ = ["atomics_term"]
 
 
-def atomics_term(setting: Setting) -> Term:
+def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
     """``max(updates / spread rate, updates / addresses / one-address rate + one-address
     stores / their rate)`` (0 without ``kernel.atomics``, ``kernel.one_address_stores`` or
     the rates).
 
     ``kernel.atomics`` counts the updates (active lanes of the atomic instructions; one per
-    warp when aggregated), ``kernel.atomic_addresses`` the addresses they update. Where the
-    kernel does not say and its SASS finds every global atomic's address the same for all
-    threads, blocks and trips (``SassSummary.global_atomics_one_address``: a counter), they
-    update one address; otherwise the updates are taken as spread (the contention part is
-    then left out, a note says so).
+    warp when aggregated), `Atomics.addresses` the addresses they update (the kernel's, or
+    one where its SASS finds every global atomic's address the same for all threads, blocks
+    and trips: a counter). Where the addresses are not known the updates are taken as spread
+    (the contention part is then left out, a note says so).
     """
-    kernel, cal = setting.kernel, setting.calibration
-    addresses = kernel.atomic_addresses
-    sass = setting.sass
-    if addresses is None and sass is not None and sass.global_atomics and \
-            sass.global_atomics_one_address == sass.global_atomics:
-        addresses = 1
-    updates = float(kernel.atomics or 0)
-    spread_rate = cal.atomic_spread_updates_per_second
-    one_rate = cal.atomic_one_address_updates_per_second
+    addresses, updates = atomics.addresses, atomics.updates
+    spread_rate = params.atomic_spread_updates_per_second
+    one_rate = params.atomic_one_address_updates_per_second
     notes: tuple[str, ...] = ()
     spread = updates / spread_rate if updates and spread_rate else 0.0
     serial = 0.0
@@ -46,8 +41,8 @@ def atomics_term(setting: Setting) -> Term:
             serial = updates / max(1.0, float(addresses)) / one_rate
         else:
             notes = ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
-    stores = float(kernel.one_address_stores or 0)
-    store_rate = cal.one_address_stores_per_second
+    stores = atomics.one_address_stores
+    store_rate = params.one_address_stores_per_second
     flagged = stores / store_rate if stores and store_rate else 0.0
     serial += flagged
     inputs = {"atomic_updates": updates, "atomic_addresses": float(addresses or 0),
@@ -56,5 +51,6 @@ def atomics_term(setting: Setting) -> Term:
               "atomic_spread_updates_per_second": spread_rate or 0.0,
               "atomic_one_address_updates_per_second": one_rate or 0.0,
               "spread_seconds": spread, "contention_seconds": serial}
-    return Term(name="atomics", side="memory", seconds=max(spread, serial), limiter="cache_bandwidth",
+    seconds = max(spread, serial)
+    return Term(name="atomics", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=seconds,
                 inputs=inputs, notes=notes)

@@ -1,126 +1,26 @@
-"""L2: the kernel's L2 bytes (less what L1 keeps) at L2's bandwidth, and the partial-sector
-writes L2 merges one by one."""
+"""L2: the kernel's L2 bytes (less what L1 keeps) at L2's bandwidth, its requests at L2's
+request rate, and the partial-sector writes L2 merges one by one."""
 
 from __future__ import annotations
 
-from occupancy import Launch, OccupancyResult
+from ..derive import Grid, L2Traffic
+from ..params import L2Params, L2RequestParams, PartialStoreParams
+from ._term import Term
 
-from ..._kernel import Kernel, kernel_of
-from ._term import Setting, Term
-
-__all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_partial_stores_term", "l2_requests", "l2_requests_term",
-           "l2_term", "load_misses", "served_l2_bytes"]
+__all__ = ["l2_partial_stores_term", "l2_requests_term", "l2_term"]
 
 
-def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
-    """The kernel's L2 bytes when L1 keeps what a block loads (None when they are not known).
-
-    When every resident block's load footprint (``kernel.traffic.l1_footprint_bytes_per_block``) fits in
-    the L1 the launch's shared-memory configuration leaves (``occupancy_result.driver``), a
-    block reads each sector from L2 once: its loads cost ``blocks x footprint`` bytes (the blocks
-    of the launch the traffic was counted on, ``traffic.blocks``) at L2
-    (never more than without reuse); stores go to L2 as they are. Else, when two
-    consecutive loop iterations of every resident block fit
-    (``l1_window_bytes_per_block``), a block reads from L2 only what its iteration before
-    did not load (``blocks x l1_stream_bytes_per_block``). Otherwise ``l2_bytes``.
-
-    Parameters
-    ----------
-    kernel : Kernel
-    launch : occupancy.Launch
-        The launch (its block count).
-    occupancy_result : occupancy.OccupancyResult
-        The launch's occupancy (resident blocks, the driver's L1 share).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not of its type.
-    """
-    kernel = kernel_of(kernel)
-    if not isinstance(launch, Launch):
-        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
-    if not isinstance(occupancy_result, OccupancyResult):
-        raise TypeError(f"occupancy_result must be an occupancy.OccupancyResult, not {type(occupancy_result).__name__}")
-    if kernel.l2_bytes is None:
-        return None
-    l2 = float(kernel.l2_bytes)
-    traffic = kernel.traffic
-    l1 = occupancy_result.driver.l1_cache
-    if traffic is None or traffic.l1_footprint_bytes_per_block is None or not l1:
-        return l2
-    footprint, stores = traffic.l1_footprint_bytes_per_block, traffic.l2_store_bytes
-    # the footprints are per block of the launch the traffic was counted on
-    blocks = traffic.blocks or launch.blocks
-    resident = occupancy_result.active_blocks_per_sm
-    loads = max(0.0, l2 - float(stores))
-    if resident * float(footprint) <= l1:
-        return min(loads, blocks * float(footprint)) + float(stores)
-    stream, window = traffic.l1_stream_bytes_per_block, traffic.l1_window_bytes_per_block
-    if stream is not None and window is not None and resident * float(window) <= l1:
-        # the whole footprint does not fit, two loop iterations do: what the last
-        # iteration loaded is still there (a row walked 4 bytes at a time, a shared column)
-        return min(loads, blocks * float(stream)) + float(stores)
-    return l2
-
-
-def served_l2_bytes(setting: Setting) -> float | None:
-    """`l2_bytes_with_l1_reuse` of the setting's launch, computed once per setting (the L2
-    terms and the loads' miss shares read it)."""
-    if "served_l2_bytes" not in setting.cache:
-        setting.cache["served_l2_bytes"] = l2_bytes_with_l1_reuse(setting.kernel, setting.launch, setting.occupancy)
-    return setting.cache["served_l2_bytes"]  # type: ignore[return-value]
-
-
-def _ratio(part: float | None, whole: float | None) -> float:
-    return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
-
-
-def kernel_misses(kernel: Kernel) -> tuple[float, float]:
-    """The shares of the kernel's load sectors that miss L1, and of those that miss L2, from
-    what the kernel itself gives: a profile's hit rates (``1 - l1_hit_rate``, ``1 -
-    l2_hit_rate``), else its bytes (``l2_bytes / l1_bytes``, ``dram_bytes / l2_bytes``; 1
-    where a level has no figure)."""
-    l1 = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else _ratio(kernel.l2_bytes, kernel.l1_bytes)
-    l2 = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else _ratio(kernel.dram_bytes, kernel.l2_bytes)
-    return l1, l2
-
-
-def load_misses(setting: Setting) -> tuple[float, float]:
-    """The shares of the kernel's load sectors that miss L1, and of those that miss L2.
-
-    A profile's hit rates where it gives them (`kernel_misses`); else, from the traffic
-    `roofline.traffic` counted, the loads' own: the load bytes that reach L2 once L1 keeps
-    what it can (`served_l2_bytes` less the stores) over the sectors the loads look up
-    (``l2_load_bytes``), and the compulsory DRAM reads (``dram_load_bytes``) over those L2
-    load bytes. Stores are left out of both: they go to L2 and hit there whatever the loads
-    do (a loop that stores its accumulator every trip). Else the bytes' (`kernel_misses`).
-    """
-    kernel = setting.kernel
-    l1, l2 = kernel_misses(kernel)
-    traffic = kernel.traffic
-    if traffic is None or not traffic.l2_load_bytes:
-        return l1, l2
-    served = served_l2_bytes(setting)
-    loads = max(0.0, float(served if served is not None else traffic.l2_bytes) - float(traffic.l2_store_bytes))
-    if kernel.l1_hit_rate is None:
-        l1 = min(1.0, loads / float(traffic.l2_load_bytes))
-    if kernel.l2_hit_rate is None:
-        l2 = min(1.0, float(traffic.dram_load_bytes) / loads) if loads else 0.0
-    return l1, l2
-
-
-def l2_term(setting: Setting) -> Term:
+def l2_term(l2: L2Traffic, params: L2Params) -> Term:
     """`l2_bytes_with_l1_reuse` over L2's bandwidth: its measured plateau where the calibration
     has it (``l2_read_bytes_per_second``), else the datasheet's."""
-    l2_bytes = served_l2_bytes(setting)
-    bandwidth = setting.calibration.l2_read_bytes_per_second or setting.gpu.bandwidth("l2")
+    l2_bytes = l2.served_bytes
+    bandwidth = params.l2_read_bytes_per_second or params.l2_bandwidth
     seconds = l2_bytes / bandwidth if l2_bytes else 0.0
-    return Term(name="l2", side="memory", seconds=seconds, limiter="cache_bandwidth",
+    return Term(name="l2", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=seconds,
                 inputs={"l2_bytes": l2_bytes or 0.0, "l2_bytes_per_second": bandwidth})
 
 
-def l2_partial_stores_term(setting: Setting) -> Term:
+def l2_partial_stores_term(l2: L2Traffic, grid: Grid, params: PartialStoreParams) -> Term:
     """The sectors warps write only in part (``l2_partial_store_sectors``), which L2 merges one
     by one, at the rate the calibration's probe measured (0 when either is missing).
 
@@ -128,53 +28,30 @@ def l2_partial_stores_term(setting: Setting) -> Term:
     probe's whole-GPU rate among the SMs the grid occupies, at most what one SM's stores get
     alone (``sm_partial_store_sectors_per_second``; without it, the share of all SMs).
     """
-    kernel, cal = setting.kernel, setting.calibration
-    traffic = kernel.traffic
-    sectors = kernel.l2_partial_store_sectors
-    if sectors is None:
-        sectors = None if traffic is None else traffic.l2_partial_store_sectors
-    rate, sms = cal.l2_partial_store_sectors_per_second, setting.gpu.sm_count
-    factor = setting.busiest_sm_factor
-    alone = cal.sm_partial_store_sectors_per_second
+    sectors = l2.partial_store_sectors
+    rate, sms = params.l2_partial_store_sectors_per_second, grid.sm_count
+    factor = grid.busiest_sm_factor
+    alone = params.sm_partial_store_sectors_per_second
     # the SMs in use together, each at most at its port: the busiest SM's sectors at their share
-    in_use = setting.sms_in_use if alone else sms
+    in_use = grid.sms_in_use if alone else sms
     together = min(alone * in_use, rate) if alone and rate else rate
     seconds = float(sectors) * factor * (in_use / sms) / together if sectors and together else 0.0
     per_sm = together / in_use if together else None
     return Term(name="l2_partial_stores", side="memory", seconds=seconds, limiter="cache_bandwidth",
+                roof_seconds=seconds,
                 inputs={"l2_partial_store_sectors": float(sectors or 0),
                         "l2_partial_store_sectors_per_second": rate or 0.0, "busiest_sm_factor": factor,
                         "sm_partial_store_sectors_per_second": per_sm or 0.0})
 
 
-def l2_requests(kernel: Kernel) -> float | None:
-    """SM -> L2 requests of `kernel`: its ``l2_requests`` (a profile's count), else the lines
-    its warps' accesses touch as `roofline.traffic` counted them (``traffic.l1_wavefronts``:
-    one request per distinct 128-byte line of a warp access), else None."""
-    kernel = kernel_of(kernel)
-    if kernel.l2_requests is not None:
-        return float(kernel.l2_requests)
-    traffic = kernel.traffic
-    if traffic is not None and traffic.l1_wavefronts:
-        return float(traffic.l1_wavefronts)
-    return None
-
-
-def l2_requests_term(setting: Setting) -> Term:
-    """L2's request limit: `l2_requests` at the rate the L2-request probe measured
-    (``l2_requests_per_second``: one-sector requests, where bytes do not bind). With the
-    ``l2`` term (sectors at L2's bandwidth) the time at L2 is ``max(sectors / sector rate,
-    requests / request rate)``: full lines are bound by bytes, scattered sectors by requests.
-    Requests counted by `roofline.traffic` (at L1) are scaled by the share of the L2 bytes
-    that L1 does not keep."""
-    kernel = setting.kernel
-    requests = l2_requests(kernel)
-    if requests and kernel.l2_requests is None and kernel.l2_bytes:
-        # the traffic counts a warp access's lines at L1: those L1 keeps (`l2_bytes_with_l1_reuse`)
-        # never reach L2, so L2 sees the same share of the requests as of the bytes
-        served = served_l2_bytes(setting) or 0.0
-        requests *= min(1.0, served / float(kernel.l2_bytes))
-    rate = setting.calibration.l2_requests_per_second
+def l2_requests_term(l2: L2Traffic, params: L2RequestParams) -> Term:
+    """L2's request limit: the requests that reach L2 (`served_l2_requests`) at the rate the
+    L2-request probe measured (``l2_requests_per_second``: one-sector requests, where bytes do
+    not bind). With the ``l2`` term (sectors at L2's bandwidth) the time at L2 is ``max(sectors
+    / sector rate, requests / request rate)``: full lines are bound by bytes, scattered sectors
+    by requests."""
+    requests = l2.requests
+    rate = params.l2_requests_per_second
     seconds = requests / rate if requests and rate else 0.0
-    return Term(name="l2_requests", side="memory", seconds=seconds, limiter="cache_bandwidth",
+    return Term(name="l2_requests", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=seconds,
                 inputs={"l2_requests": requests or 0.0, "l2_requests_per_second": rate or 0.0})

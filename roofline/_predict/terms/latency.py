@@ -1,7 +1,7 @@
 """Latency: Little's law, the round trips a block makes, and its life queued at the SM's L1 pipe.
 
 A block lives for its loads' round trips (``rounds x latency``), the time its own bytes take
-through the SM's port, its barriers (`roofline._terms.barriers`) and its L1 passes, queued
+through the SM's port, its barriers (`barriers`) and its L1 passes, queued
 behind the other resident blocks' (`queued_life`); Little's law turns the bytes the resident
 blocks hold over that life into bandwidth (`achieved_bandwidth`).
 """

@@ -1,0 +1,159 @@
+"""The composition: every term evaluated on the derived quantities, and the one rule that
+combines them into a time and names the term that binds.
+
+Reading order: `roofline.predict` checks the launch and builds a `Setting`; `derive` turns it
+into typed quantities (`roofline._predict.derive`); `parameters` splits the GPU's calibration
+into each term's own (`roofline._predict.params`); `evaluate` computes every term (one module
+each in `roofline._predict.terms`), handing the quantities one term's time is made of to the
+terms that take them (the hot loop's waits: ``trips`` and ``dram``; the barriers' and the L1
+passes' time per block: ``dram``); `compose` is the rule.
+
+The rule: the memory and compute terms overlap (each side is its largest term; the two
+sides are joined by `overlap`), the overhead terms add to that. The term that binds is the
+largest memory or compute term (the first of equal ones, in `evaluate`'s order: memory before
+compute), unless the overhead is at least as long as the overlapped sides (then the largest
+overhead term binds); its ``limiter`` is the prediction's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._errors import RooflineError
+from .derive import Derived
+from .params import Parameters
+from .terms import (
+    DramTime,
+    Term,
+    arithmetic_term,
+    atomics_term,
+    barrier_wait,
+    dram_term,
+    finite_nonnegative,
+    finite_positive,
+    instructions_term,
+    l1_seconds_per_block,
+    l1_term,
+    l2_partial_stores_term,
+    l2_requests_term,
+    l2_term,
+    launch_term,
+    loop_waits,
+    ramp_term,
+    spread_term,
+    trips_term,
+)
+
+__all__ = ["Composition", "compose", "evaluate", "overlap", "roofline_bound"]
+
+
+def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]]:
+    """Every term of the time model on one launch's derived quantities, in the order ties are
+    broken (memory before compute, then the overhead): the DRAM term's result, and all the terms.
+
+    A new effect is a new term: a module in ``roofline/_predict/terms``, its parameters in
+    `roofline._predict.params`, what it reads in `derive`'s quantities, and one line here.
+    """
+    waits = loop_waits(d.hot_loop, params.waits)
+    dram = dram_term(d, params.dram, waits=waits, barriers=barrier_wait(d.barriers, params.barriers),
+                     l1_seconds_per_block=l1_seconds_per_block(d.l1, d.grid, params.l1))
+    return dram, (
+        dram.term,
+        l2_term(d.l2, params.l2),
+        l2_partial_stores_term(d.l2, d.grid, params.partial_stores),
+        l2_requests_term(d.l2, params.l2_requests),
+        atomics_term(d.atomics, params.atomics),
+        l1_term(d.l1, d.grid, params.l1),
+        trips_term(d.grid, waits),
+        arithmetic_term(d.issue, params.issue),
+        instructions_term(d.issue, params.issue),
+        launch_term(params.launch),
+        ramp_term(d.grid, params.ramp),
+        spread_term(d.grid, params.spread),
+    )
+
+
+def overlap(memory_seconds: float, compute_seconds: float, exponent: float | None) -> float:
+    """The memory and compute sides run at once, not perfectly: ``(m**p + c**p) ** (1/p)``.
+
+    ``p`` is the calibration's ``overlap_exponent`` (the overlap probe: a sweep of arithmetic
+    intensity across the ridge); where the sides are equal the time is ``2 ** (1/p)`` times
+    either. None: the plain maximum (perfect overlap).
+
+    Raises
+    ------
+    RooflineError
+        A side that is negative or not finite, or an exponent below 1 (p < 1 would make the
+        two sides cost more than their sum) or not finite.
+    """
+    memory_seconds = finite_nonnegative("memory_seconds", memory_seconds)
+    compute_seconds = finite_nonnegative("compute_seconds", compute_seconds)
+    if exponent is not None and finite_positive("exponent", exponent) < 1:
+        raise RooflineError(f"exponent={exponent!r} must be >= 1 (1: the sides add; None: the plain maximum)")
+    largest = max(memory_seconds, compute_seconds)
+    if exponent is None or largest <= 0:
+        return largest
+    # relative to the larger side, so that neither overflows
+    ratio = min(memory_seconds, compute_seconds) / largest
+    return largest * (1.0 + ratio ** exponent) ** (1.0 / exponent)
+
+
+def roofline_bound(terms: Sequence[Term]) -> float:
+    """Seconds the plain roofline allows over the ceilings the prediction's terms use.
+
+    `roofline.analyze` bounds a kernel with the datasheet's ceilings and every byte a level
+    moves; the time model takes the measured ceilings and the bytes a level really serves
+    (L2 bytes less what L1 keeps, the DRAM roof of the kernel's mix of reads and writes).
+    The two can disagree the wrong way round (a blur's L2 bytes without L1 reuse bound it at
+    104 us where the model, with reuse, predicts 71 us). The bound a prediction reports is
+    therefore taken over the terms' own ceilings: each memory or compute term's
+    ``roof_seconds`` (the DRAM term: the compulsory bytes at its roof, with no latency or
+    scheduling; the arithmetic term: the flops at the compute roof; a term that is its work
+    over a rate and nothing else, the cache, request and atomic terms: its own time), at most
+    its seconds. Terms that model latency or issue have no roof. The bound is the largest of
+    these, so it never exceeds the prediction.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> p = roofline.predict("H200", roofline.models.copy(1 << 26))
+    >>> roofline_bound(p.terms) == p.roofline_seconds <= p.seconds
+    True
+    """
+    roofs = [0.0]
+    for term in terms:
+        if term.side != "overhead" and term.roof_seconds is not None:
+            roofs.append(min(term.roof_seconds, term.seconds))
+    return max(roofs)
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The time the terms make (`compose`): ``seconds``, each side's, the term that binds and
+    the plain roofline's bound over the terms' ceilings (`roofline_bound`)."""
+
+    seconds: float
+    memory_seconds: float
+    compute_seconds: float
+    overhead_seconds: float
+    binding: Term
+    roofline_seconds: float
+
+
+def compose(terms: Sequence[Term], overlap_exponent: float | None) -> Composition:
+    """The time from the terms: the memory and compute sides joined by `overlap`, plus the
+    overhead terms; the term that binds as the module's rule says."""
+    memory = [t for t in terms if t.side == "memory"]
+    compute = [t for t in terms if t.side == "compute"]
+    overhead = [t for t in terms if t.side == "overhead"]
+    memory_seconds = max(t.seconds for t in memory)
+    compute_seconds = max(t.seconds for t in compute)
+    overhead_seconds = sum(t.seconds for t in overhead)
+    overlapped = overlap(memory_seconds, compute_seconds, overlap_exponent)
+    binding = max(memory + compute, key=lambda t: t.seconds)
+    if overhead and overhead_seconds >= overlapped:
+        binding = max(overhead, key=lambda t: t.seconds)
+    return Composition(seconds=overlapped + overhead_seconds, memory_seconds=memory_seconds,
+                       compute_seconds=compute_seconds, overhead_seconds=overhead_seconds, binding=binding,
+                       roofline_seconds=roofline_bound(terms))

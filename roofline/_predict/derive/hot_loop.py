@@ -1,0 +1,212 @@
+"""The hot loop of a launch: its trips per warp, the loop around it, the warps that run it, and
+the rounds of loads a thread waits for, trip after trip (`HotLoop`).
+
+A loop whose loads cannot all be issued ahead (the next trip's addresses or its stores depend
+on this trip) makes its warps wait one round trip per group of loads in flight, trip after
+trip: with few warps nothing hides those waits. What a round waits for is the latency
+term's (`roofline._predict.terms.waits`); what the rounds are is derived here.
+"""
+
+from __future__ import annotations
+
+from occupancy import SassLoop, SassSummary
+
+from .quantities import HotLoop, LeftoverBursts, LoopAround
+from .reuse import load_misses
+from .sass import loads_from_instructions, shared_lines
+from .setting import Setting
+
+__all__ = ["IMPLIED_LOADS_LIMIT", "enclosing_passes", "hot_loop", "hot_loop_trips", "staying_warps"]
+
+#: Where the hot loop's trips read from the instruction count alone would issue more than this
+#: many times the global loads the launch counted, the instructions are not the hot loop's:
+#: `enclosing_passes` gives them to the loop around it. Below it the two counts agree (a few
+#: percent apart over the corpus: predicated loads, a remainder trip), and the trips stand.
+IMPLIED_LOADS_LIMIT = 1.5
+
+
+def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
+    """Trips of the hot loop per warp that runs it: the loop around it's solution where it has
+    one (`around`, `enclosing_passes`); else from the kernel's warp instructions where it
+    gives them (`loads_from_instructions` on the instructions of the warps that run the loop:
+    all of them over the share that does, `staying_warps`), else from its counted warp-wide
+    loads (``traffic.load_requests``) or its load bytes, over the loop's loads, per launched
+    warp over that share. None without a hot loop with global loads or without either count."""
+    kernel, launch, sass = setting.kernel, setting.launch, setting.sass
+    if sass is None or sass.hot_loop is None:
+        return None
+    hot = sass.loops[sass.hot_loop].instructions
+    if not hot.global_loads:
+        return None
+    if around is not None:
+        return around.hot_trips_per_warp
+    issued = setting.path_instructions
+    if issued is not None:
+        # the warps that leave issue only what comes before their exit: the count, and the flops,
+        # are the staying warps', the code outside the loop charged to them once
+        share = staying_warps(setting)
+        scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") == "fp32"
+        counted = loads_from_instructions(sass, issued / share, launch,
+                                          flops_per_thread=float(kernel.flops) / launch.threads / share
+                                          if scalar and kernel.flops else None)
+        return None if counted is None else counted[1]
+    traffic = kernel.traffic
+    if traffic is not None and traffic.load_requests:
+        # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
+        loads = traffic.load_requests / (launch.blocks * setting.occupancy.warps_per_block)
+    elif kernel.load_bytes is not None:
+        loads = float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
+    else:
+        return None
+    outside = sass.instructions.global_loads - hot.global_loads
+    return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting)
+
+
+def _loops_around(sass: SassSummary) -> list[SassLoop]:
+    """The loops around the hot loop of `sass` (not the hot loop itself), by their offsets."""
+    hot = sass.loops[sass.hot_loop]
+    return [loop for loop in sass.loops if loop is not hot and loop.depth < hot.depth
+            and loop.start_offset <= hot.start_offset and hot.end_offset <= loop.end_offset]
+
+
+def enclosing_passes(setting: Setting) -> LoopAround | None:
+    """The passes of the loop around the hot loop, where the launch's counts say it has them.
+
+    A hot loop nested in another loop (CUDA's scalarProd: a block walks its vectors, each
+    pass a stride loop over the vector whose unrolled body is the hot loop, then a tree of
+    barriers) runs as often as the inner trip count lets it: a vector shorter than the
+    unroll runs the compiler's remainder code instead, and the pass's barrier levels are
+    most of what a warp issues. Reading the hot loop's trips from the instruction count
+    alone then gives it instructions it never ran. Where those trips would issue more than
+    `IMPLIED_LOADS_LIMIT` times the global loads the launch counted (``kernel.global_loads``,
+    Nsight's), the two counts are solved together for the hot loop's trips ``T`` and the
+    outer loop's passes ``P``: a warp issues ``outside + P x B + T x H`` instructions and
+    ``outside loads + P x b + T x h`` loads, ``B``/``b`` the outer loop's code without the hot
+    loop, ``H``/``h`` the hot loop's (``T`` >= 0; at ``T`` = 0 the instructions give ``P``).
+    The loads the hot loop does not issue come from the code around it in its smallest
+    bursts (``SassLoop.fewest_loads_in_flight`` of the loops around the hot loop): a trip
+    count below the unroll runs the remainder's pieces, and each burst is a wait. Each pass
+    passes the outer loop's barriers outside the hot loop.
+
+    Returns
+    -------
+    LoopAround or None
+        Per warp that runs the loops (`staying_warps`). None where the rule does not apply:
+        no instruction or load count, no loop around the hot loop, or trips that agree with
+        the loads.
+    """
+    kernel, launch, sass = setting.kernel, setting.launch, setting.sass
+    issued = setting.path_instructions
+    if sass is None or sass.hot_loop is None or issued is None or not kernel.global_loads:
+        return None
+    hot_loop = sass.loops[sass.hot_loop]
+    around = _loops_around(sass)
+    hot = hot_loop.instructions
+    if not around or not hot.global_loads:
+        return None
+    outer = min(around, key=lambda loop: loop.depth)
+    share = staying_warps(setting)
+    warps = launch.blocks * setting.occupancy.warps_per_block * share
+    per_warp = float(issued) / warps
+    loads = float(kernel.global_loads) / warps  # per thread of a staying warp: a warp load is a load per lane
+    outside = sass.instructions.total - outer.instructions.total
+    outside_loads = sass.instructions.global_loads - outer.instructions.global_loads
+    body = outer.instructions.total - hot.total
+    body_loads = outer.instructions.global_loads - hot.global_loads
+    # the loads the instruction count alone gives (the code around the hot loop run once)
+    implied, _ = loads_from_instructions(sass, float(issued) / share, launch)
+    if body <= 0 or implied <= IMPLIED_LOADS_LIMIT * loads:
+        return None
+    det = body * hot.global_loads - hot.total * body_loads
+    left, left_loads = per_warp - outside, loads - outside_loads
+    trips = (body * left_loads - body_loads * left) / det if det else 0.0
+    if trips <= 0:
+        trips = 0.0
+    passes = (left - trips * hot.total) / body
+    if passes < 1:
+        return None
+    leftover = max(0.0, left_loads - trips * hot.global_loads)
+    bursts = [loop.fewest_loads_in_flight for loop in around if loop.fewest_loads_in_flight]
+    burst = float(min(bursts, default=max(1, hot_loop.global_loads_in_flight)))
+    barriers = outer.instructions.barriers - hot.barriers
+    return LoopAround(passes_per_warp=passes, hot_trips_per_warp=trips, leftover_loads_per_thread=leftover,
+                      loads_per_leftover_round=burst, leftover_rounds=leftover / burst,
+                      barriers_per_pass=float(barriers))
+
+
+#: Below this share of its resident warps active on average, a one-wave launch has warps that
+#: left early (`staying_warps`); above it, the start and end of the launch explain the gap.
+_EARLY_EXIT_SHARE = 0.5
+
+
+def staying_warps(setting: Setting) -> float:
+    """The share of a sub-wave grid's warps that run its loop: 1 unless measured otherwise.
+
+    In a grid of at most one wave every warp is resident from the start, so the warps
+    active on an SM on average over its active cycles (``kernel.achieved_occupancy`` x the
+    SM's warp slots) below those resident there (``min(blocks per SM, blocks / SMs)`` blocks'
+    warps) are warps that left early: a loop only thread 0 of a block runs, a loop over
+    items only some blocks have. The loop's trips, counted per warp launched, are then the
+    trips of the warps that stay: per launched warp over this share. The warps of a short
+    launch start and finish over a while, which keeps the share of a launch whose warps all
+    work between 0.5 and 1 (0.6-1.0 over the corpus's one-wave launches; thread 0 alone,
+    GRAMSCHM kernel 1, gives 0.03-0.13), so a share above ``_EARLY_EXIT_SHARE`` is 1. A grid
+    of more waves mixes in the gaps between blocks and its tail, so it is 1 there too. Where the
+    SASS exits every thread but one before the loops (``SassSummary.lone_thread``: ``if (i ==
+    0)``), one warp of the grid (or of each block) stays, whatever the profile's average says:
+    the warps that leave are resident a while before they go, which held GRAMSCHM kernel 1's
+    measured share at 0.076 with one warp of 32 working. Without a profile, the counted
+    traffic's ``loop_warp_share`` (the warps that run the loops, from the kernel's guards) is
+    the share, under the same rule.
+    """
+    kernel, launch, sass = setting.kernel, setting.launch, setting.sass
+    achieved, traffic = kernel.achieved_occupancy, kernel.traffic
+    if launch.blocks > setting.slots:
+        return 1.0
+    lone = sass.lone_thread if sass is not None else None
+    if lone is not None:
+        warps = setting.occupancy.warps_per_block * (launch.blocks if lone == "global" else 1)
+        return 1.0 / warps
+    if achieved is not None:
+        occupancy = setting.occupancy
+        resident = setting.first_wave_blocks * occupancy.warps_per_block
+        share = max(achieved * occupancy.max_warps_per_sm / resident, 1.0 / resident)
+    elif traffic is not None and traffic.loop_warp_share:
+        share = traffic.loop_warp_share  # counted: the warps that run the loops
+    else:
+        return 1.0
+    return share if share < _EARLY_EXIT_SHARE else 1.0
+
+
+def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float | None) -> HotLoop | None:
+    """The rounds of one thread's hot loop: its trips (`hot_loop_trips`), the rounds of loads in
+    flight per trip (``max(1, loop loads / loads in flight)``), a block's bytes of a round (the
+    loads in flight and the round's share of the loop's stores), the warps and blocks that load
+    one line in one trip (`shared_lines`), the loads' misses (`load_misses`) and the remainder's
+    bursts around the loop (`enclosing_passes`). None without a hot loop with global loads or
+    without its trip count."""
+    launch, sass = setting.launch, setting.sass
+    trips = hot_loop_trips(setting, around)
+    if trips is None or sass is None:
+        return None
+    loop = sass.loops[sass.hot_loop]
+    in_flight = max(1, loop.global_loads_in_flight)
+    # loads beyond those in flight wait for earlier ones to return: a part of a round each
+    rounds = max(1.0, loop.instructions.global_loads / in_flight)
+    # a round moves the loads in flight and its share of the loop's stores through the SM's port
+    stores_per_round = loop.instructions.global_stores / rounds
+    width = float(sass.global_load_bytes or 4)
+    round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) * width * launch.threads_per_block
+    warps, blocks = shared_lines(launch, setting.slots)
+    loads = trips * loop.instructions.global_loads
+    leftover = None
+    if around is not None and around.leftover_rounds:
+        # the remainder's bursts around the hot loop wait one after the other too
+        leftover = LeftoverBursts(around=around,
+                                  bytes_per_block_round=around.loads_per_leftover_round * width * launch.threads_per_block)
+        loads = loads + around.leftover_loads_per_thread
+    return HotLoop(trips_per_warp=trips, rounds_per_trip=rounds,
+                   loads_per_round=min(in_flight, loop.instructions.global_loads), bytes_per_block_round=round_bytes,
+                   loads_per_thread=loads, warps_sharing_a_line=warps, blocks_sharing_a_line=blocks,
+                   misses=load_misses(setting.kernel, served_l2_bytes),
+                   sms_in_use_share=setting.sms_in_use / setting.gpu.sm_count, leftover=leftover)

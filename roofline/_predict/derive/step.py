@@ -1,0 +1,158 @@
+"""`derive`: one launch (kernel, launch, GPU) -> the typed quantities every term reads (`Derived`).
+
+Each quantity is computed once here, so a term never computes what another term also needs:
+the hot loop's rounds (the trips term and the DRAM term's block life), the barrier phases (the
+DRAM term's block life and its queue), the L2 bytes L1 keeps (the L2 terms and the loads'
+misses). Nothing here is measured: `derive` reads the kernel, its launch and the GPU's
+datasheet, never a calibration.
+"""
+
+from __future__ import annotations
+
+from ..._errors import RooflineError
+from ..._gpu import MEMORY_LEVELS
+from ..._kernel import Kernel
+from ..._locality import Locality
+from ..._precision import TENSOR_PRECISIONS
+from ..._roofline import compute_roof
+from .balance import work_shares
+from .hot_loop import enclosing_passes, hot_loop
+from .quantities import (
+    Atomics,
+    Barriers,
+    Derived,
+    DramTraffic,
+    Grid,
+    IssueSlots,
+    L1Traffic,
+    L2Traffic,
+    Loads,
+    LoopAround,
+)
+from .reuse import l2_bytes_with_l1_reuse, served_l2_requests
+from .sass import barriers_from_instructions, instructions_from_sass
+from .setting import Setting
+
+__all__ = ["barrier_phases", "derive", "dram_traffic", "grid_of", "issue_slots"]
+
+
+def derive(setting: Setting) -> Derived:
+    """The derived quantities of `setting`'s launch, each computed once."""
+    kernel, launch = setting.kernel, setting.launch
+    around = enclosing_passes(setting)
+    served = l2_bytes_with_l1_reuse(kernel, launch, setting.occupancy)
+    grid = grid_of(setting)
+    sass = setting.sass
+    addresses = kernel.atomic_addresses
+    if addresses is None and sass is not None and sass.global_atomics and \
+            sass.global_atomics_one_address == sass.global_atomics:
+        addresses = 1  # every global atomic's address the same for every thread: a counter
+    sectors = kernel.l2_partial_store_sectors
+    if sectors is None and kernel.traffic is not None:
+        sectors = kernel.traffic.l2_partial_store_sectors
+    return Derived(
+        grid=grid,
+        loads=Loads(elements_per_thread=launch.elements_per_thread,
+                    in_flight_per_thread=setting.loads_in_flight_per_thread, rounds=setting.rounds),
+        dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush),
+        l2=L2Traffic(served_bytes=served, requests=served_l2_requests(kernel, served), partial_store_sectors=sectors),
+        l1=L1Traffic(bytes=kernel.l1_bytes),
+        atomics=Atomics(updates=float(kernel.atomics or 0), addresses=addresses,
+                        one_address_stores=float(kernel.one_address_stores or 0)),
+        issue=issue_slots(setting, grid),
+        barriers=barrier_phases(setting, around),
+        hot_loop=hot_loop(setting, around, served),
+    )
+
+
+def grid_of(setting: Setting) -> Grid:
+    """The launch's blocks on the GPU: a full wave's slots, the busiest SM (`work_shares`), the
+    first wave."""
+    kernel = setting.kernel
+    busiest, slowest = work_shares(setting)
+    moves = kernel.requested_bytes or any(kernel.bytes_at(level) for level in MEMORY_LEVELS)
+    return Grid(blocks=setting.launch.blocks, sm_count=setting.gpu.sm_count, slots=setting.slots,
+                sms_in_use=setting.sms_in_use, first_wave_blocks=setting.first_wave_blocks,
+                warps_per_block=setting.occupancy.warps_per_block, busiest_sm_factor=busiest,
+                slowest_warp_factor=slowest, moves_bytes=bool(moves))
+
+
+def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = False) -> DramTraffic:
+    """The kernel's DRAM bytes and the counts of its ``traffic`` that say how the DRAM spends them.
+
+    Raises
+    ------
+    RooflineError
+        If the kernel has no ``dram_bytes``.
+    """
+    if kernel.dram_bytes is None:
+        raise RooflineError(f"kernel {kernel.name!r} has no dram_bytes (roofline.traffic() counts them)")
+    traffic = kernel.traffic
+    if traffic is None:
+        return DramTraffic(bytes=float(kernel.dram_bytes), store_bytes=None, load_bursts=None, load_page_visits=None,
+                           load_lines=None, store_partial_sectors=0.0, store_page_visits=None, store_lines=None,
+                           page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
+    return DramTraffic(bytes=float(kernel.dram_bytes), store_bytes=float(traffic.dram_store_bytes),
+                       load_bursts=traffic.dram_load_bursts, load_page_visits=traffic.dram_load_page_visits,
+                       load_lines=traffic.dram_load_lines,
+                       store_partial_sectors=float(traffic.dram_store_partial_sectors or 0),
+                       store_page_visits=traffic.dram_store_page_visits, store_lines=traffic.dram_store_lines,
+                       page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
+
+
+def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:
+    """The work the schedulers issue, and the busiest SM's schedulers that issue it.
+
+    Blocks go to the SMs in turn, so the busiest SM runs ``ceil(blocks / SMs)`` of them (a
+    grid of less than one block per SM leaves SMs idle; a last partial round leaves some SMs
+    one block short), weighed by their trips where these follow the thread's index
+    (`Grid.busiest_sm_factor`). On that SM ``min(resident blocks, its blocks) x warps per
+    block`` warps are resident; they occupy ``min(sub-partitions, warps)`` schedulers. The
+    warp instructions are the kernel's, else estimated by `instructions_from_sass` from the
+    launch's SASS, times the paths per warp (a divergent branch's two sides are both issued).
+    """
+    gpu, kernel, launch = setting.gpu, setting.kernel, setting.launch
+    precision, peak_flops = compute_roof(gpu, kernel)
+    resident_warps = grid.first_wave_blocks * grid.warps_per_block
+    subs = gpu.architecture.sub_partitions
+    used = min(subs, resident_warps)
+    # a divergent warp runs each side of its branches with the other lanes idle
+    paths = float(kernel.branch_issue_factor or 1.0)
+    instructions = kernel.instructions
+    sass = setting.sass
+    notes: tuple[str, ...] = ()
+    if instructions is None and sass is not None:
+        instructions = instructions_from_sass(sass, kernel, launch)
+        if instructions is not None:
+            instructions *= paths
+            notes = (f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from "
+                     "the SASS (the hot loop runs once per group of its global loads"
+                     + (f"; x{paths:g} paths per warp through divergent branches" if paths > 1 else "")
+                     + ")",)
+    return IssueSlots(flops=float(kernel.flops), tensor=precision in TENSOR_PRECISIONS, peak_flops_per_second=peak_flops,
+                      paths_per_warp=paths, busiest_sm_share=grid.busiest_sm_factor / gpu.sm_count,
+                      schedulers_in_use=used / subs, warps_per_scheduler=resident_warps / used,
+                      fma_chains_per_thread=setting.fma_chains_per_thread, sm_count=gpu.sm_count, sub_partitions=subs,
+                      schedulers=gpu.sm_count * subs, clock_hz=gpu.boost_clock_hz, warp_instructions=instructions,
+                      notes=notes)
+
+
+def barrier_phases(setting: Setting, around: LoopAround | None) -> Barriers:
+    """The barriers one block passes, and whether they keep its warps in one phase.
+
+    ``kernel.barriers_per_block`` (the levels of a tree); where the kernel does not say, its
+    SASS's barriers with the trips of the loops that hold them (`barriers_from_instructions`),
+    and those of a loop around the hot loop once per pass (`around`, `enclosing_passes`).
+    Barriers keep a block's warps in one phase where its SASS holds a ``BAR`` (without SASS,
+    where the kernel passes barriers).
+    """
+    kernel, sass = setting.kernel, setting.sass
+    if kernel.barriers_per_block is not None or sass is None:
+        barriers = float(kernel.barriers_per_block or 0)
+    else:
+        barriers = barriers_from_instructions(sass, setting.path_instructions, setting.launch)
+        if around is not None:
+            # the loop around the hot loop passes its barriers once per pass
+            barriers += around.passes_per_warp * around.barriers_per_pass
+    phased = bool(sass.instructions.barriers if sass is not None else kernel.barriers_per_block)
+    return Barriers(per_block=barriers, warps_per_block=setting.occupancy.warps_per_block, phased=phased)
