@@ -202,23 +202,13 @@ def predict(
 ) -> Prediction:
     """Predict the time of `kernel` launched as `launch` on `gpu`.
 
-    Memory side: each resident thread keeps ``loads_in_flight_per_thread`` of its
-    ``elements_per_thread`` accesses outstanding (all of them by default: independent,
-    unrolled accesses). A block lives ``rounds x latency + bytes per block / SM bandwidth``
-    (+ its tree levels, + its L1 passes, ``l1_bytes`` per block at 128 bytes per SM clock,
-    queued behind the other resident blocks' by a mean-value analysis of the SM's pipe), so
-    a full wave sustains ``resident blocks x bytes per block / block lifetime`` (Little's
-    law); `achieved_bandwidth` takes the soft minimum of that, the block-dispatch rate and
-    the DRAM roof of the kernel's mix of reads and writes (`dram_roof`); the bytes are
-    `dram_equivalent_bytes`. Grids smaller than one wave or with a partial last wave run that wave at
-    its own, lower concurrency. L2 and L1/shared bytes, when the kernel gives them, bound
-    the memory time from below at those levels' bandwidths.
-    Compute side: ``flops / (peak x min(1, warps per scheduler x fma_chains / FMA latency))``,
-    times ``kernel.branch_issue_factor`` (a divergent warp runs both sides of a branch), and
-    at least the kernel's warp instructions at one per scheduler and cycle (``instructions``,
-    else estimated from the launch's SASS by `instructions_from_sass`).
-    The prediction is the larger side plus the launch overhead: each part is a term of its
-    own (`Prediction.terms`), and the limiter is what the term that binds names.
+    The launch's quantities are derived once (occupancy, waves, bytes and requests per level,
+    loads in flight, issue slots, the hot loop's rounds); every term of the time model (DRAM by
+    Little's law under the roof and the block scheduler, L2, L1/shared, atomics, the hot loop's
+    waits, the arithmetic and the instructions at their issue rates, the launch overhead, ramp
+    and spread) is computed from them with its measured parameters, and composed: the memory
+    and compute terms overlap, the overhead terms add (`Prediction.terms`), and the limiter is
+    what the term that binds names. docs/prediction.md describes each term.
 
     Parameters
     ----------
@@ -268,13 +258,22 @@ def predict(
     record = _lookup_gpu(gpu)
     cal = calibration if calibration is not None else _packaged_calibration(record)
     check_calibration(cal, record)
+    setting, assumptions = _setting(record, kernel, launch, loads_in_flight_per_thread, fma_chains_per_thread,
+                                    after_l2_flush)
+    params = parameters(cal, record)
+    dram, terms = evaluate(derive(setting), params)
+    return _prediction(setting, cal, dram, terms, compose(terms, params.overlap_exponent), assumptions)
+
+
+def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight_per_thread: int | None,
+             fma_chains_per_thread: int, after_l2_flush: bool) -> tuple[Setting, list[str]]:
+    """`predict`'s arguments checked, as the `Setting` `derive` reads, and what they assume."""
     kernel = kernel_of(kernel)
     launch = launch_of(kernel, launch, "predict")
     assumptions = _assumptions(launch, record.architecture)
     occ = occupancy_calculate(record.architecture, occupancy_launch(launch))
     if occ.active_blocks_per_sm == 0:
         raise RooflineError(f"launch cannot run on {record.name}: {occ.reason}")
-
     if loads_in_flight_per_thread is None:
         loads_in_flight_per_thread = launch.loads_in_flight_per_thread
         assumptions += _in_flight_note(launch)
@@ -287,9 +286,7 @@ def predict(
     setting = Setting(gpu=record, kernel=kernel, launch=launch, occupancy=occ, locality=locality(record),
                       loads_in_flight_per_thread=int(in_flight), fma_chains_per_thread=int(fma_chains_per_thread),
                       after_l2_flush=bool(after_l2_flush))
-    params = parameters(cal, record)
-    dram, terms = evaluate(derive(setting), params)
-    return _prediction(setting, cal, dram, terms, compose(terms, params.overlap_exponent), assumptions)
+    return setting, assumptions
 
 
 def _prediction(setting: Setting, cal: Calibration, dram: DramTime, terms: tuple[Term, ...],

@@ -13,7 +13,7 @@ from occupancy import SassLoop, SassSummary
 
 from .quantities import HotLoop, LeftoverBursts, LoopAround
 from .reuse import load_misses
-from .sass import loads_from_instructions, shared_lines
+from .sass import loads_from_bytes, loads_from_instructions, shared_lines
 from .setting import Setting
 
 __all__ = ["IMPLIED_LOADS_LIMIT", "enclosing_passes", "hot_loop", "hot_loop_trips", "staying_warps"]
@@ -55,7 +55,7 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
         # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
         loads = traffic.load_requests / (launch.blocks * setting.occupancy.warps_per_block)
     elif kernel.load_bytes is not None:
-        loads = float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
+        loads = loads_from_bytes(sass, kernel, launch)
     else:
         return None
     outside = sass.instructions.global_loads - hot.global_loads

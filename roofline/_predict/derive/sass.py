@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
@@ -11,8 +12,8 @@ from ..._errors import RooflineError
 from ..._kernel import Kernel, kernel_of
 from .setting import sass_of
 
-__all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_instructions",
-           "shared_lines"]
+__all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_bytes",
+           "loads_from_instructions", "shared_lines"]
 
 
 def _warps(launch: Launch) -> int:
@@ -164,23 +165,13 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     RooflineError
         If there is no launch.
     """
-    if not isinstance(sass, SassSummary):
-        raise TypeError(f"sass must be an occupancy.SassSummary, not {type(sass).__name__}")
-    kernel = kernel_of(kernel)
-    launch = kernel.launch if launch is None else launch
-    if launch is None:
-        raise RooflineError(f"instructions_from_sass needs a launch: kernel {kernel.name!r} has none")
-    if not isinstance(launch, Launch):
-        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    kernel, launch = _checked(sass, kernel, launch)
     warps = _warps(launch)
     total = float(sass.instructions.total)
     if not sass.loops:
         return total * warps
     outer = [loop for loop in sass.loops if loop.depth == 1]
     instructions = total - sum(loop.instructions.total for loop in outer)  # outside every loop
-
-    def shared(counts: SassCounts) -> int:
-        return counts.shared_loads + counts.shared_stores
 
     # the hot loop runs once per group of its global loads
     hot = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
@@ -189,39 +180,79 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
         if kernel.load_bytes is None:
             return None
         outside = sass.instructions.global_loads - sum(loop.instructions.global_loads for loop in outer)
-        loads = float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
-        trips = max(0.0, loads - outside) / hot.instructions.global_loads
+        trips = max(0.0, loads_from_bytes(sass, kernel, launch) - outside) / hot.instructions.global_loads
         instructions += trips * hot.instructions.total
     # loops over shared memory alone run once per group of their shared accesses
-    shared_only = [loop for loop in outer if not loop.instructions.global_loads and shared(loop.instructions)]
+    shared_only = [loop for loop in outer if not loop.instructions.global_loads and _shared(loop.instructions)]
     if shared_only:
         if not kernel.shared_bytes:
             return None
-        elsewhere = (shared(sass.instructions) - sum(shared(loop.instructions) for loop in outer)
-                     + (trips * shared(hot.instructions) if hot is not None and trips else 0.0))
-        accesses = float(kernel.shared_bytes) / launch.threads / 4.0
-        shared_trips = max(0.0, accesses - elsewhere) / sum(shared(loop.instructions) for loop in shared_only)
-        instructions += shared_trips * sum(loop.instructions.total for loop in shared_only)
+        elsewhere = (_shared(sass.instructions) - sum(_shared(loop.instructions) for loop in outer)
+                     + (trips * _shared(hot.instructions) if hot is not None and trips else 0.0))
+        instructions += _loop_instructions(shared_only, _shared, float(kernel.shared_bytes) / launch.threads / 4.0,
+                                           elsewhere)
     # loops of arithmetic alone (no memory access) run as often as the flops left over need
-    def flops(counts: SassCounts) -> int:
-        return 2 * counts.fp32_fma + counts.fp32_add + counts.fp32_mul + 2 * counts.fp64
-
-    arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not shared(loop.instructions)
-                  and flops(loop.instructions)]
+    arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not _shared(loop.instructions)
+                  and _all_flops(loop.instructions)]
     if arithmetic:
-        # FFMA, FADD, FMUL and DFMA count the flops: a kernel whose flops are another
-        # precision's (tensor, half) says nothing about these loops' trips
-        scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") in ("fp32", "fp64")
-        if not kernel.flops or not scalar or any(loop.instructions.tensor for loop in arithmetic):
+        more = _arithmetic_loops(sass, kernel, launch, outer, arithmetic, trips * _all_flops(hot.instructions)
+                                 if hot is not None and trips else 0.0)
+        if more is None:
             return None
-        elsewhere = (flops(sass.instructions) - sum(flops(loop.instructions) for loop in outer)
-                     + (trips * flops(hot.instructions) if hot is not None and trips else 0.0))
-        per_thread = float(kernel.flops) / launch.threads
-        arithmetic_trips = max(0.0, per_thread - elsewhere) / sum(flops(loop.instructions) for loop in arithmetic)
-        instructions += arithmetic_trips * sum(loop.instructions.total for loop in arithmetic)
+        instructions += more
     if not trips and not shared_only and not arithmetic:
         return None  # loops whose trip count is tied to no access
     return instructions * warps
+
+
+def _checked(sass: SassSummary, kernel: Kernel, launch: Launch | None) -> tuple[Kernel, Launch]:
+    """`instructions_from_sass`'s arguments checked: the kernel, and the launch (default its own)."""
+    if not isinstance(sass, SassSummary):
+        raise TypeError(f"sass must be an occupancy.SassSummary, not {type(sass).__name__}")
+    kernel = kernel_of(kernel)
+    launch = kernel.launch if launch is None else launch
+    if launch is None:
+        raise RooflineError(f"instructions_from_sass needs a launch: kernel {kernel.name!r} has none")
+    if not isinstance(launch, Launch):
+        raise TypeError(f"launch must be an occupancy.Launch, not {type(launch).__name__}")
+    return kernel, launch
+
+
+def loads_from_bytes(sass: SassSummary, kernel: Kernel, launch: Launch) -> float:
+    """Global loads each thread issues: ``load_bytes`` over the threads and the loads' width."""
+    return float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
+
+
+def _shared(counts: SassCounts) -> int:
+    """Shared-memory accesses of one pass over `counts`."""
+    return counts.shared_loads + counts.shared_stores
+
+
+def _all_flops(counts: SassCounts) -> int:
+    """FP32 and FP64 flops of one pass over `counts` (an FFMA or a DFMA counts 2)."""
+    return 2 * counts.fp32_fma + counts.fp32_add + counts.fp32_mul + 2 * counts.fp64
+
+
+def _arithmetic_loops(sass: SassSummary, kernel: Kernel, launch: Launch, outer: list[SassLoop],
+                      arithmetic: list[SassLoop], hot_flops: float) -> float | None:
+    """Warp instructions per warp of the outermost loops of arithmetic alone: they run as often as
+    the kernel's flops left over (beyond the code outside them and the hot loop's `hot_flops`)
+    need. None where the flops say nothing about them (another precision's, or tensor code)."""
+    # FFMA, FADD, FMUL and DFMA count the flops: a kernel whose flops are another
+    # precision's (tensor, half) says nothing about these loops' trips
+    scalar = kernel.flops_by_precision is None and (kernel.precision or "fp32") in ("fp32", "fp64")
+    if not kernel.flops or not scalar or any(loop.instructions.tensor for loop in arithmetic):
+        return None
+    elsewhere = (_all_flops(sass.instructions) - sum(_all_flops(loop.instructions) for loop in outer) + hot_flops)
+    return _loop_instructions(arithmetic, _all_flops, float(kernel.flops) / launch.threads, elsewhere)
+
+
+def _loop_instructions(loops: list[SassLoop], count: Callable[[SassCounts], int], per_thread: float,
+                       elsewhere: float) -> float:
+    """Instructions of `loops` that run as often as the `count` per thread left over beyond
+    `elsewhere` needs (one trip of all of them does ``sum(count(loop))``)."""
+    trips = max(0.0, per_thread - elsewhere) / sum(count(loop.instructions) for loop in loops)
+    return trips * sum(loop.instructions.total for loop in loops)
 
 
 def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch: Launch, *,
