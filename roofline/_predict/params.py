@@ -12,6 +12,7 @@ GPU database.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,10 +178,6 @@ class Parameters:
     overlap_exponent: float | None = _by("compute")
 
 
-_GROUPS = (DramGranularity, DramParams, L2Params, PartialStoreParams, L2RequestParams, AtomicParams, L1Params,
-           WaitParams, BarrierParams, IssueParams, LaunchParams, RampParams, SpreadParams)
-
-
 def _read(group: type, calibration: Calibration, **given: Any) -> Any:
     """`group` with its fields from the calibration's fields of the same names, but for `given`."""
     names = [f.name for f in dataclasses.fields(group)]
@@ -218,8 +215,18 @@ def probe_of(group: type, name: str) -> str:
     return {f.name: f.metadata["probe"] for f in dataclasses.fields(group) if "probe" in f.metadata}[name]
 
 
+def _groups(group: type = Parameters) -> list[type]:
+    """`group` and the parameter groups it holds, depth first."""
+    hints = typing.get_type_hints(group)
+    found = [group]
+    for field in dataclasses.fields(group):
+        if dataclasses.is_dataclass(hints[field.name]):
+            found += _groups(hints[field.name])
+    return found
+
+
 def probes() -> dict[str, str]:
-    """Every calibration field a term reads, and the probe that measures it."""
-    found = {f.name: f.metadata["probe"] for group in (*_GROUPS, Parameters) for f in dataclasses.fields(group)
+    """Every calibration field a term reads, and the probe that measures it (sorted by field)."""
+    found = {f.name: f.metadata["probe"] for group in _groups() for f in dataclasses.fields(group)
              if f.metadata.get("probe", DATASHEET) != DATASHEET}
     return dict(sorted(found.items()))
