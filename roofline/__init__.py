@@ -61,6 +61,16 @@ if _TYPE_CHECKING:
     from ._plot import plot_roofline
     from ._precision import PRECISIONS
     from ._instruction_roofline import InstructionCeiling, InstructionPoint, InstructionRoofline, instruction_roofline
+    from ._predict import (
+        Term,
+        achieved_bandwidth,
+        dram_equivalent_bytes,
+        dram_roof,
+        instructions_from_sass,
+        l2_bytes_with_l1_reuse,
+        mixed_dram_bandwidth,
+        overlap,
+    )
     from ._profile import (
         ProfileKernel,
         ProfileReport,
@@ -72,16 +82,6 @@ if _TYPE_CHECKING:
     from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
     from ._spaces import MemorySpace, memory_space, memory_spaces
     from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
-    from ._predict import (
-        Term,
-        achieved_bandwidth,
-        dram_equivalent_bytes,
-        dram_roof,
-        instructions_from_sass,
-        l2_bytes_with_l1_reuse,
-        mixed_dram_bandwidth,
-        overlap,
-    )
     from ._time_model import Prediction, predict
     from ._traffic import Access, Coords, traffic
     from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
@@ -115,16 +115,16 @@ _LOCATIONS = {
     "_plot": ("plot_roofline",),
     "_precision": ("PRECISIONS",),
     "_instruction_roofline": ("InstructionCeiling", "InstructionPoint", "InstructionRoofline", "instruction_roofline"),
+    "_predict": (
+        "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
+        "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth", "overlap",
+    ),
     "_profile": (
         "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
     ),
     "_roofline": ("RooflineArrays", "RooflineResult", "analyze", "analyze_many", "attainable"),
     "_spaces": ("MemorySpace", "memory_space", "memory_spaces"),
     "_suite": ("SuiteReport", "SuiteRow", "analyze_suite", "format_suite_table", "write_suite_report"),
-    "_predict": (
-        "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
-        "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth", "overlap",
-    ),
     "_time_model": ("Prediction", "predict"),
     "_traffic": ("Access", "Coords", "traffic"),
     "_transfer": ("L2Persistence", "TransferTime", "l2_persistence", "transfer_time"),

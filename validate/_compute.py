@@ -8,7 +8,7 @@
   L1, lines far past L2), each trip reading 4, 8, 16 or 32 KiB: the time per trip (the
   difference of two trip counts) against the bytes per trip rises at what one SM's port
   moves when no other SM competes (``trip_bytes_per_second``; the trips term gives an SM the
-  GPU's bandwidth over the SMs in use, up to this, `roofline._terms.trips`).
+  GPU's bandwidth over the SMs in use, up to this, `roofline._predict.terms.waits`).
 * **Overlap**: a stream of one float in and one out per thread with 0 to 256 FMAs on it
   (four independent chains) sweeps the arithmetic intensity across the ridge. The memory
   side is the sweep's time without FMAs, the compute side the FMAs at the slope of the

@@ -26,8 +26,8 @@ IMPLIED_LOADS_LIMIT = 1.5
 
 
 def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
-    """Trips of the hot loop per warp that runs it: the loop around it's solution where it has
-    one (`around`, `enclosing_passes`); else from the kernel's warp instructions where it
+    """Trips of the hot loop per warp that runs it: those `enclosing_passes` solved for with the
+    loop around it (`around`), where it did; else from the kernel's warp instructions where it
     gives them (`loads_from_instructions` on the instructions of the warps that run the loop:
     all of them over the share that does, `staying_warps`), else from its counted warp-wide
     loads (``traffic.load_requests``) or its load bytes, over the loop's loads, per launched

@@ -125,7 +125,7 @@ class IssueSlots:
     paths_per_warp : float
         ``kernel.branch_issue_factor``: a divergent warp runs both sides of a branch.
     busiest_sm_share, schedulers_in_use, warps_per_scheduler : float
-        `busiest_sm`: the busiest SM's share of the launch, the share of its schedulers its
+        `issue_slots`: the busiest SM's share of the launch, the share of its schedulers its
         warps occupy, the warps each of them holds.
     fma_chains_per_thread : int
     sm_count : int

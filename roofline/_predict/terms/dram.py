@@ -4,7 +4,7 @@ A block lives for its loads' round trips, its bytes through its SM's port, its b
 its L1 passes queued behind the other resident blocks' (`latency.queued_life`); a full wave
 sustains ``resident blocks x bytes per block / block life`` (Little's law), and
 `achieved_bandwidth` takes the soft minimum of that and the DRAM roof of the kernel's mix of
-reads and writes (`dram_roof`), under the block-dispatch rate; the bytes are
+reads and writes (`mixed_dram_bandwidth`, as `dram_roof`), under the block-dispatch rate; the bytes are
 `dram_equivalent_bytes`. Grids smaller than one wave or with a partial last wave run that
 wave at its own, lower concurrency. The hot loop's waits (`waits.loop_waits`), the barriers'
 (`barriers.barrier_wait`) and the L1 passes (`l1_shared.l1_seconds_per_block`) are other
