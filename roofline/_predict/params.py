@@ -4,7 +4,7 @@ The values are per-GPU packaged data: the ``[calibration.*]`` entries of the GPU
 (``roofline/data/gpus/<gpu>.toml``) over the generic defaults, read as a `roofline.Calibration`
 (each with its source), or a calibration ``gpuroof validate`` wrote. `parameters` splits one
 calibration, with the GPU's datasheet figures, into the groups the terms take, so that a term
-reads only its own. A field's ``probe`` (`probe_of`) is the name of the ``gpuroof validate``
+reads only its own. A field's ``probe`` (`probes`) is the name of the ``gpuroof validate``
 probe that measures it (``validate._probes.PROBES``), or ``"datasheet"`` for a figure of the
 GPU database.
 """
@@ -22,7 +22,7 @@ from .._gpu import GPU
 __all__ = [
     "DATASHEET", "AtomicParams", "BarrierParams", "DramGranularity", "DramParams", "IssueParams", "L1Params",
     "L2Params", "L2RequestParams", "LaunchParams", "Parameters", "PartialStoreParams", "RampParams", "SpreadParams",
-    "WaitParams", "dram_granularity", "parameters", "probe_of", "probes",
+    "WaitParams", "dram_granularity", "parameters", "probes",
 ]
 
 #: The ``probe`` of a figure the GPU database gives (its datasheet), measured by no probe.
@@ -208,11 +208,6 @@ def parameters(calibration: Calibration, gpu: GPU) -> Parameters:
         spread=_read(SpreadParams, calibration),
         overlap_exponent=calibration.overlap_exponent,
     )
-
-
-def probe_of(group: type, name: str) -> str:
-    """The probe that measures parameter `name` of `group` (``"datasheet"`` for a GPU database figure)."""
-    return {f.name: f.metadata["probe"] for f in dataclasses.fields(group) if "probe" in f.metadata}[name]
 
 
 def _groups(group: type = Parameters) -> list[type]:
