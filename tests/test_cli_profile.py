@@ -166,7 +166,7 @@ def test_on_the_device_a_one_block_kernel_is_profiled_with_its_sass_and_predicte
     import occupancy
     import roofline
     import validate
-    from validate._nsight_launch import measure_nsight_launch
+    from validate.probes._nsight_launch import measure_nsight_launch
 
     if shutil.which("ncu") is None:
         pytest.skip("ncu is not on PATH")

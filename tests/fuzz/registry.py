@@ -904,13 +904,13 @@ VALIDATE.update({
 
 _KERNEL_ROWS = list(REPORT.kernels[:3])
 INTERNAL: dict[str, Entry] = {
-    "validate._timing.summarize": call(args_kwargs(
+    "validate.device._timing.summarize": call(args_kwargs(
         st.one_of(st.lists(st.one_of(st.floats(1e-9, 1.0), odd_floats()), max_size=5), junk(), odd()),
         warmup=maybe(st.integers(0, 5)), l2_flushed=maybe(st.booleans()))),
-    "validate._suite.summarize_predictions": call(args_kwargs(
+    "validate.suite._suite.summarize_predictions": call(args_kwargs(
         st.one_of(st.just(_KERNEL_ROWS), st.lists(st.one_of(st.sampled_from(_KERNEL_ROWS), junk()), max_size=3),
                   junk(), odd()))),
-    "validate._clocks.open_clock_monitor": call(args_kwargs(
+    "validate.device._clocks.open_clock_monitor": call(args_kwargs(
         st.one_of(st.none(), st.sampled_from(("", "0000:1b:00.0", "nope")), junk(), odd()))),
 }
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import validate
-from validate._kernel_args import parse_kernel_arg, parse_kernel_args
-from validate._measure import _check_against_kernel, _code_type, _compare, _normalise_args
+from validate.user_kernel._kernel_args import parse_kernel_arg, parse_kernel_args
+from validate.user_kernel._measure import _check_against_kernel, _code_type, _compare, _normalise_args
 
 SAXPY = r"""
 extern "C" __global__ void saxpy(int n, float a, const float* __restrict__ x, float* __restrict__ y) {
@@ -226,7 +226,7 @@ def test_bad_input_is_refused_before_the_gpu_is_touched(monkeypatch):
     def no_gpu(*args, **kwargs):
         raise AssertionError("the GPU must not be opened for bad input")
 
-    monkeypatch.setattr("validate._measure.open_session", no_gpu)
+    monkeypatch.setattr("validate.user_kernel._measure.open_session", no_gpu)
     x = np.zeros(4, np.float32)
     cases = [
         (dict(grid=0, block=1, args=[]), ValueError, "grid"),

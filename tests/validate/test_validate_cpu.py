@@ -18,7 +18,10 @@ import roofline
 import validate
 from roofline import models
 from occupancy import common
-from validate import _compile, _differential, _kernels, _occupancy_check, _report, _suite, _timing
+from validate.checks import _differential, _occupancy
+from validate.device import _compile, _timing
+from validate.report import _report
+from validate.suite import _kernels, _suite
 from gpuroof import main
 
 # ---------------------------------------------------------------- public surface
@@ -180,7 +183,7 @@ def test_probe_source_generates_one_kernel_per_variant():
 
 
 def test_probe_variants_sweep_each_resource():
-    variants = validate._occupancy_check.probe_variants()
+    variants = validate.checks._occupancy.probe_variants()
     assert len({v.static_shared_memory for v in variants}) >= 4
     assert len({v.barriers for v in variants}) >= 4
     assert len({(v.live, v.max_register_count) for v in variants}) >= 8
@@ -347,7 +350,7 @@ def test_report_files_and_json_schema(tmp_path, make_report):
 
 
 def test_report_lists_every_mismatch(make_report):
-    m = [_occupancy_check.OccupancyMismatch(query="active_blocks", kernel=f"k{i}", registers_per_thread=32,
+    m = [_occupancy.OccupancyMismatch(query="active_blocks", kernel=f"k{i}", registers_per_thread=32,
                                     static_shared_memory=0, block_barriers=1, threads_per_block=128,
                                     dynamic_shared_memory=i, max_dynamic_shared_memory=None, carveout=None,
                                     runtime="4", calculated="3") for i in range(7)]
