@@ -290,6 +290,14 @@ def chart_kw() -> dict[str, st.SearchStrategy[Any]]:
     )
 
 
+def stop_rules() -> st.SearchStrategy[Any]:
+    """Valid `validate.StopRules` of small counts (their odd values are the StopRules entry's)."""
+    return st.builds(lambda warmup, repetitions, extra, budget, spread: validate.StopRules(
+        warmup=warmup, repetitions=repetitions, max_repetitions=repetitions + extra, budget_seconds=budget,
+        target_spread=spread), st.integers(0, 5), st.integers(1, 30), st.integers(0, 70),
+        st.one_of(st.none(), st.floats(1e-4, 0.1)), st.one_of(st.none(), st.floats(1e-3, 1)))
+
+
 def fake_timer() -> st.SearchStrategy[Any]:
     # Cycled: a timer that ran dry would raise StopIteration, the fake's failure, not the library's.
     # Mostly valid durations, so the loop runs with the odd counts and budgets drawn beside.
@@ -574,13 +582,11 @@ VALIDATE = {
         lambda timer, kw: {"args": (lambda: None,), "kwargs": {"timer": timer, **kw}},
         # A callable that raises is the caller's exception to see: only non-callables as junk.
         st.one_of(fake_timer(), junk().filter(lambda x: not callable(x))),
-        st.fixed_dictionaries({}, optional={"warmup": maybe(st.integers(0, 5)), "repetitions": maybe(st.integers(1, 30)),
-                                            "budget_seconds": st.one_of(st.none(), maybe(st.floats(1e-4, 0.1))),
-                                            "max_repetitions": maybe(st.integers(1, 100)),
-                                            "target_spread": st.one_of(st.none(), maybe(st.floats(0, 1))),
+        st.fixed_dictionaries({}, optional={"rules": st.one_of(st.none(), stop_rules(), junk()),
                                             "launches_per_sample": maybe(st.integers(1, 4)),
                                             "flush": st.one_of(st.none(), st.just(lambda: None),
                                                                junk().filter(lambda x: not callable(x)))}))),
+    "StopRules": model(validate.StopRules, validate.StopRules(repetitions=10, target_spread=0.02, budget_seconds=0.5)),
     "compare_device": call(args_kwargs(device_infos())),
     "open_session": call(args_kwargs(maybe(st.integers(0, 3)))),
     "query_device": session_call(),

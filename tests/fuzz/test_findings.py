@@ -440,8 +440,9 @@ def test_benchmark_until_stable_refuses_bad_arguments(kwargs, error, match):
     """benchmark_until_stable (now `benchmark` with a target spread) raised plain ValueError, or
     TypeError/ValueError from deep inside."""
     kwargs = {"timer": _fake_timer([1e-3] * 100), "target_spread": 0.02, **kwargs}
+    rules = {k: kwargs.pop(k) for k in list(kwargs) if k in validate.StopRules.model_fields}
     with pytest.raises(error, match=match):
-        validate.benchmark(lambda: None, **kwargs)
+        validate.benchmark(lambda: None, rules=validate.StopRules(**rules), **kwargs)
 
 
 def test_benchmark_until_stable_summarizes_once(monkeypatch):
@@ -451,8 +452,10 @@ def test_benchmark_until_stable_summarizes_once(monkeypatch):
     real = _timing.summarize
     monkeypatch.setattr(_timing, "summarize", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
     values = [1e-6, 3e-6, 2e-6] * 1000
-    r = validate.benchmark(lambda: None, timer=_fake_timer(values), warmup=0, repetitions=2,
-                           max_repetitions=3000, target_spread=1e-9, budget_seconds=10, clock=lambda: 0.0)
+    r = validate.benchmark(lambda: None, timer=_fake_timer(values),
+                           rules=validate.StopRules(warmup=0, repetitions=2, max_repetitions=3000, target_spread=1e-9,
+                                                    budget_seconds=10),
+                           clock=lambda: 0.0)
     assert r.repetitions == 3000 and calls == [1]
 
 

@@ -86,8 +86,8 @@ def test_event_timer_measures_device_time(gpu_session, gpu_info):
                                     (sink, np.int32(iterations), np.float32(0.9), np.float32(0.1),
                                      np.float32(1e38)))
 
-    short = validate.benchmark(launcher(256), timer=gpu_session.timer, repetitions=20)
-    long = validate.benchmark(launcher(4096), timer=gpu_session.timer, repetitions=20)
+    short = validate.benchmark(launcher(256), timer=gpu_session.timer, rules=validate.StopRules(repetitions=20))
+    long = validate.benchmark(launcher(4096), timer=gpu_session.timer, rules=validate.StopRules(repetitions=20))
     assert short.repetitions == 20 and short.median_seconds > 0
     # 16x the work takes clearly longer (launch overhead keeps it below 16x)
     assert 4 < long.median_seconds / short.median_seconds < 20

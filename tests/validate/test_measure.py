@@ -177,36 +177,41 @@ def _timer(values):
 
 
 def test_stops_when_the_spread_is_small():
-    r = validate.benchmark(lambda: None, timer=_timer([1e-3] * 100), warmup=2, repetitions=10, target_spread=0.02)
+    r = validate.benchmark(lambda: None, timer=_timer([1e-3] * 100),
+                           rules=validate.StopRules(warmup=2, repetitions=10, target_spread=0.02))
     assert r.repetitions == 10 and r.spread == 0 and r.warmup == 2
 
 
 def test_keeps_going_while_noisy_then_stops_at_the_budget():
     noisy = [1e-3, 2e-3] * 500
-    r = validate.benchmark(lambda: None, timer=_timer(noisy), warmup=0, repetitions=10, target_spread=0.02,
-                          budget_seconds=0.05)
+    r = validate.benchmark(lambda: None, timer=_timer(noisy),
+                           rules=validate.StopRules(warmup=0, repetitions=10, target_spread=0.02, budget_seconds=0.05))
     # 10 samples per round, 15 ms per round: the fourth round passes 50 ms of device time
     assert r.repetitions == 40 and r.spread > 0.02
 
 
 def test_caps_at_max_repetitions_and_divides_by_launches():
     noisy = [4e-3, 8e-3] * 500
-    r = validate.benchmark(lambda: None, timer=_timer(noisy), warmup=0, repetitions=7, target_spread=0.02,
-                          max_repetitions=12, budget_seconds=100, launches_per_sample=4)
+    r = validate.benchmark(lambda: None, timer=_timer(noisy),
+                           rules=validate.StopRules(warmup=0, repetitions=7, target_spread=0.02, max_repetitions=12,
+                                                    budget_seconds=100),
+                           launches_per_sample=4)
     assert r.repetitions == 12 and r.min_seconds == 1e-3 and r.max_seconds == 2e-3
 
 
 def test_flush_runs_before_each_sample_untimed():
     calls = []
-    r = validate.benchmark(lambda: calls.append("launch"), timer=lambda f: (f(), 1e-3)[1], warmup=1,
-                          repetitions=3, target_spread=0.02, flush=lambda: calls.append("flush"))
+    r = validate.benchmark(lambda: calls.append("launch"), timer=lambda f: (f(), 1e-3)[1],
+                           rules=validate.StopRules(warmup=1, repetitions=3, target_spread=0.02),
+                           flush=lambda: calls.append("flush"))
     assert calls[:4] == ["flush", "launch", "flush", "launch"] and r.l2_flushed
 
 
 def test_wall_clock_guard():
     ticks = iter(range(0, 1000, 10))
-    r = validate.benchmark(lambda: None, timer=_timer([1e-6, 3e-6] * 500), warmup=0, target_spread=0.02,
-                          repetitions=5, budget_seconds=1.0, clock=lambda: next(ticks))
+    r = validate.benchmark(lambda: None, timer=_timer([1e-6, 3e-6] * 500),
+                           rules=validate.StopRules(warmup=0, target_spread=0.02, repetitions=5, budget_seconds=1.0),
+                           clock=lambda: next(ticks))
     assert r.repetitions == 5
 
 
@@ -218,8 +223,10 @@ def test_wall_clock_guard():
     ids=["warmup", "min", "max", "spread", "budget", "launches"],
 )
 def test_timing_arguments(kwargs, message):
+    rules = {"target_spread": 0.02, **{k: v for k, v in kwargs.items() if k in validate.StopRules.model_fields}}
+    others = {k: v for k, v in kwargs.items() if k not in rules}
     with pytest.raises(ValueError, match=message):
-        validate.benchmark(lambda: None, timer=_timer([1.0]), **{"target_spread": 0.02, **kwargs})
+        validate.benchmark(lambda: None, timer=_timer([1.0]), rules=validate.StopRules(**rules), **others)
 
 
 def test_bad_input_is_refused_before_the_gpu_is_touched(monkeypatch):

@@ -17,7 +17,7 @@ import pytest
 
 import roofline
 import validate
-from validate.device import _clocks, _compile, _timing
+from validate.device import _clocks, _compile, _timers, _timing
 from validate.probes import _calibration, _hostlink, _latency, _launch, _memory_terms, _persistence, _references, _tensor, _workingset
 from validate.run import _multi
 from validate.probes import _ceilings as ceiling_types
@@ -403,9 +403,9 @@ def _timer(monkeypatch, host_delays):
         now[0] += next(host) / 2  # two reads per attempt
         return now[0]
 
-    monkeypatch.setattr(_timing.time, "perf_counter", perf_counter)
+    monkeypatch.setattr(_timers.time, "perf_counter", perf_counter)
     session = type("S", (), {"stream": _Stream(clock)})()
-    timer = _timing.QueuedEventTimer(session.stream, "sm_90", spin_seconds=50e-6)
+    timer = _timers.QueuedEventTimer(session.stream, "sm_90", spin_seconds=50e-6)
     timer._options, spins = object(), []
     timer._spin = spins.append
 

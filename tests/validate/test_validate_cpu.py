@@ -115,7 +115,7 @@ def test_benchmark_discards_warmup_and_takes_the_median():
     # warm-up runs are slow (module load, clocks), then steady 1 ms with one spike
     timer = FakeTimer([50e-3, 20e-3, 10e-3] + [1e-3] * 19 + [9e-3])
     launched = []
-    r = validate.benchmark(lambda: launched.append(1), timer=timer, warmup=3, repetitions=20)
+    r = validate.benchmark(lambda: launched.append(1), timer=timer, rules=validate.StopRules(warmup=3, repetitions=20))
     assert len(launched) == timer.calls == 23
     assert r.repetitions == 20 and r.warmup == 3
     assert r.median_seconds == pytest.approx(1e-3) and r.max_seconds == pytest.approx(9e-3)
@@ -123,21 +123,23 @@ def test_benchmark_discards_warmup_and_takes_the_median():
 
 def test_benchmark_fills_the_time_budget_up_to_the_cap():
     timer = FakeTimer(itertools.repeat(2e-3))
-    r = validate.benchmark(lambda: None, timer=timer, warmup=2, repetitions=20, budget_seconds=0.1)
+    r = validate.benchmark(lambda: None, timer=timer,
+                           rules=validate.StopRules(warmup=2, repetitions=20, budget_seconds=0.1))
     assert r.repetitions == 50  # 0.1 s / 2 ms
-    capped = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-6)), warmup=1,
-                                repetitions=20, budget_seconds=1.0, max_repetitions=300)
+    capped = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-6)),
+                                rules=validate.StopRules(warmup=1, repetitions=20, budget_seconds=1.0,
+                                                          max_repetitions=300))
     assert capped.repetitions == 300
-    floor = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1.0)), warmup=1,
-                               repetitions=20, budget_seconds=0.5)
+    floor = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1.0)),
+                               rules=validate.StopRules(warmup=1, repetitions=20, budget_seconds=0.5))
     assert floor.repetitions == 20
 
 
 def test_benchmark_flushes_before_every_repetition():
     events = []
     timer = FakeTimer(itertools.repeat(1e-3))
-    r = validate.benchmark(lambda: events.append("run"), timer=timer, warmup=2, repetitions=5,
-                           flush=lambda: events.append("flush"))
+    r = validate.benchmark(lambda: events.append("run"), timer=timer,
+                           rules=validate.StopRules(warmup=2, repetitions=5), flush=lambda: events.append("flush"))
     assert events == ["flush", "run"] * 7
     assert r.l2_flushed
 
@@ -146,7 +148,7 @@ def test_benchmark_flushes_before_every_repetition():
                                     dict(budget_seconds=0.0)], ids=["warmup", "repetitions", "cap", "budget"])
 def test_benchmark_rejects_bad_arguments(kwargs):
     with pytest.raises(ValueError):
-        validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-3)), **kwargs)
+        validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-3)), rules=validate.StopRules(**kwargs))
 
 
 # ---------------------------------------------------------------- kernel sources

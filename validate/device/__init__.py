@@ -17,7 +17,8 @@ from ._format import format_mhz, format_ns, format_rate, format_size
 from ._info import DeviceComparison, DeviceInfo, compare_device, query_device
 from ._json import JsonDict
 from ._session import Session, check_session, open_session, takes_session
-from ._timing import EventTimer, MAX_SECONDS, TimingResult, benchmark
+from ._timers import EventTimer, HostTimer, QueuedEventTimer
+from ._timing import MAX_SECONDS, StopRules, Timer, TimingResult, benchmark
 
 __all__ = [
     "ClockMonitor",
@@ -27,9 +28,13 @@ __all__ = [
     "DeviceError",
     "DeviceInfo",
     "EventTimer",
+    "HostTimer",
     "JsonDict",
     "MAX_SECONDS",
+    "QueuedEventTimer",
     "Session",
+    "StopRules",
+    "Timer",
     "TimingResult",
     "benchmark",
     "check_session",

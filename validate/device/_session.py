@@ -12,7 +12,7 @@ from occupancy.common import integer
 
 from ._driver import cuda_errors, cuda_modules, driver_call, first_sentence, require_driver
 from ._errors import DeviceError
-from ._timing import QueuedEventTimer
+from ._timers import HostTimer, QueuedEventTimer
 
 if TYPE_CHECKING:
     from cuda.core import Buffer, Kernel
@@ -27,10 +27,11 @@ POISON_WORD = 0x7FC00000
 
 
 class Session:
-    """One device, made current, with a stream, an event timer and an L2-flush buffer.
+    """One device, made current, with a stream, its timers and an L2-flush buffer.
 
     ``timer`` queues a spin kernel ahead of its start event (`QueuedEventTimer`), so the
-    timings hold the GPU's time and not the host's Python launch path.
+    timings hold the GPU's time and not the host's Python launch path; ``host_timer`` times
+    work the host does itself on its clock, after the stream has drained (`HostTimer`).
     """
 
     def __init__(self, index: int) -> None:
@@ -56,6 +57,7 @@ class Session:
             self.arch = f"sm_{int(cc.major)}{int(cc.minor)}"
         self.index = index
         self.timer = QueuedEventTimer(self.stream, self.arch)
+        self.host_timer = HostTimer(before=self.synchronize)
         self._flush_buffer: Buffer | None = None
         self._flush_words = 0
         self._keep: list[object] = []

@@ -1,19 +1,12 @@
-"""Timing kernels: CUDA events, warm-up, a repetition count or time budget, the median.
+"""The one timing loop of validate: warm-up, repetitions until a stop rule holds, the median.
 
-The pattern is Triton's ``do_bench`` (events around each launch, the median of many)
-and CuPy's ``cupyx.profiler.benchmark`` (the timer is an argument, so the statistics
-are tested with a fake timer and no GPU). Milliseconds from CUDA events are converted
-to seconds once, in the timers (`EventTimer`, `QueuedEventTimer`).
-
-CUDA events recorded around a launch made from Python measure the host's launch path too:
-when the GPU is idle, the start event completes as soon as the host submits it, and the
-kernel only arrives after cuda.core's Python launch code has run (about 5 us). So the
-session's timer (`QueuedEventTimer`) first queues a *spin kernel* that holds the GPU for a
-while; the host submits start event, work and end event behind it, and by the time the
-start event completes the work is already queued: the events then bracket the GPU-side
-time only. Should the host take longer to submit than the spin lasts (a loaded host, a
-garbage-collection pause), the sample may hold host time: it is taken again behind a spin
-four times longer (twice at most), and the late submissions are counted.
+The pattern is Triton's ``do_bench`` (events around each launch, the median of many) and
+CuPy's ``cupyx.profiler.benchmark``: one loop, its stop rules options (`StopRules`: warm-up
+runs, the minimum count, a cap, a device-time budget, a spread to converge to), and the
+timer an argument, so the statistics are tested with a fake timer and no GPU. Every caller
+times through `benchmark`: the probes and `measure` with CUDA events behind a spin kernel
+(`QueuedEventTimer`), host-side costs with the host clock (`HostTimer`), and the library
+references with the events of the library they time. The timers live in `_timers`.
 """
 
 from __future__ import annotations
@@ -24,26 +17,18 @@ import numbers
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, ClassVar, Protocol
 
-import numpy as np
+from occupancy.common import CheckedModel, Displayed, percent, sequence, shown, si
 from pydantic import ConfigDict, Field
-
-from occupancy.common import Displayed, percent, sequence, shown, si
 from roofline import RooflineError
 
 from ._checks import as_float, check_callables, check_count, check_positive
-from ._compile import compile_kernels, kernel_source
-from ._driver import cuda_errors, cuda_modules
-
-if TYPE_CHECKING:
-    from cuda.core import EventOptions, Stream
 
 __all__ = [
-    "EventTimer",
     "MAX_REPETITIONS",
     "MAX_SECONDS",
-    "QueuedEventTimer",
+    "StopRules",
     "Timer",
     "TimingResult",
     "benchmark",
@@ -88,6 +73,71 @@ class TimingResult(Displayed):
         shown("median_seconds", si("s"), label="median"), shown("min_seconds", si("s"), label="min"),
         shown("spread", percent), shown("repetitions"), shown("l2_flushed"),
     )
+
+
+class StopRules(CheckedModel):
+    """When `benchmark` stops: the timing loop's stop rules, checked once at construction.
+
+    Without ``target_spread`` the count is ``repetitions``, raised to fill ``budget_seconds``
+    of device time when a budget is given (estimated from the warm-up runs, as ``do_bench``
+    does), never above ``max_repetitions``. With ``target_spread`` the samples come in rounds
+    of ``repetitions`` until the interquartile range over the median is at most
+    ``target_spread``, the timed device time reaches ``budget_seconds`` (1 s when not given),
+    ``max_repetitions`` are taken, or ``4 x budget_seconds + 1`` seconds of wall time have
+    passed (a slow host).
+
+    Attributes
+    ----------
+    warmup : int
+        Untimed runs first (module load, clocks ramping up), 0 to 1,000,000.
+    repetitions : int
+        Minimum timed runs (the round size with ``target_spread``), 1 to 1,000,000.
+    max_repetitions : int
+        Cap on timed runs, from ``repetitions`` to 1,000,000.
+    budget_seconds : float or None
+        Device time to spend on timed runs, in (0, 86400] s; None: none.
+    target_spread : float or None
+        Spread at which to stop, > 0 and finite; None for a fixed count.
+
+    Raises
+    ------
+    roofline.RooflineError
+        A value out of its range (the message names the field, the value and the range).
+    TypeError
+        A count that is not an int, a budget or spread that is not a number.
+
+    Examples
+    --------
+    >>> StopRules(warmup=2, repetitions=5).max_repetitions
+    1000
+    >>> StopRules(repetitions=10, target_spread=0.02, budget_seconds=0.5).target_spread
+    0.02
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    error: ClassVar[type[Exception]] = RooflineError
+
+    warmup: int = Field(default=3, description="Untimed runs first.")
+    repetitions: int = Field(default=20, description="Minimum timed runs; the round size with target_spread.")
+    max_repetitions: int = Field(default=1000, description="Cap on timed runs.")
+    budget_seconds: float | None = Field(default=None, description="Device time to spend on timed runs, seconds.")
+    target_spread: float | None = Field(default=None, description="Spread (iqr / median) at which to stop.")
+
+    @classmethod
+    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Each rule checked against its range; ``max_repetitions`` against ``repetitions``."""
+        out = dict(data)
+        defaults = {name: field.default for name, field in cls.model_fields.items()}
+        out["warmup"] = check_count("warmup", out.get("warmup", defaults["warmup"]), 0, MAX_REPETITIONS)
+        out["repetitions"] = check_count("repetitions", out.get("repetitions", defaults["repetitions"]), 1,
+                                         MAX_REPETITIONS)
+        out["max_repetitions"] = check_count("max_repetitions", out.get("max_repetitions", defaults["max_repetitions"]),
+                                             out["repetitions"], MAX_REPETITIONS)
+        if out.get("budget_seconds") is not None:
+            out["budget_seconds"] = check_positive("budget_seconds", out["budget_seconds"], MAX_SECONDS, " s")
+        if out.get("target_spread") is not None:
+            out["target_spread"] = check_positive("target_spread", out["target_spread"])
+        return out
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
@@ -167,45 +217,28 @@ def benchmark(
     function: Callable[[], object],
     *,
     timer: Timer,
-    warmup: int = 3,
-    repetitions: int = 20,
-    max_repetitions: int = 1000,
-    budget_seconds: float | None = None,
-    target_spread: float | None = None,
+    rules: StopRules | None = None,
     launches_per_sample: int = 1,
     flush: Callable[[], object] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> TimingResult:
     """Time ``function`` with ``timer``: warm up, repeat until a stop rule holds, summarize.
 
-    The one timing loop of validate (CuPy's ``cupyx.profiler.benchmark``: the stop rules
-    are options). Without ``target_spread`` the count is ``repetitions``, raised to fill
-    ``budget_seconds`` of device time when a budget is given (estimated from the warm-up
-    runs, as ``do_bench`` does), never above ``max_repetitions``. With ``target_spread``
-    the samples come in rounds of ``repetitions`` until the interquartile range over the
-    median is at most ``target_spread``, the timed device time reaches ``budget_seconds``
-    (default 1 s), ``max_repetitions`` are taken, or ``4 x budget_seconds + 1`` seconds
-    of wall time have passed (a slow host). ``flush`` runs before every run, outside the
-    timed region (used to empty L2 when the working set would fit in it).
+    The one timing loop of validate (CuPy's ``cupyx.profiler.benchmark``): `StopRules` says
+    when it stops. ``flush`` runs before every run, outside the timed region (used to empty
+    L2 when the working set would fit in it).
 
     Parameters
     ----------
     function : callable
-        Enqueues the device work of one sample (one kernel launch, or a graph of several).
+        Enqueues the work of one sample (one kernel launch, a graph of several, a copy).
     timer : Timer
-        Runs ``function`` once and returns its duration in seconds (`EventTimer` on a GPU).
-    warmup : int
-        Untimed runs first (module load, clocks ramping up), >= 0.
-    repetitions : int
-        Minimum timed runs (the round size with ``target_spread``), >= 1.
-    max_repetitions : int
-        Cap on timed runs, >= ``repetitions``.
-    budget_seconds : float, optional
-        Device time to spend on timed runs, seconds.
-    target_spread : float, optional
-        Spread at which to stop, > 0; None for a fixed count.
+        Runs ``function`` once and returns its duration in seconds (`QueuedEventTimer`,
+        `EventTimer` or `HostTimer` on a GPU; a fake one in tests).
+    rules : StopRules, optional
+        Warm-up, counts, budget and spread; default ``StopRules()`` (3 warm-up runs, then 20).
     launches_per_sample : int
-        Launches in one sample (each sample is divided by it), >= 1.
+        Launches in one sample (each sample is divided by it), 1 to 1,000,000.
     flush : callable, optional
         Run before each run.
     clock : callable
@@ -219,37 +252,34 @@ def benchmark(
     Raises
     ------
     roofline.RooflineError
-        For a negative ``warmup``, ``repetitions`` < 1, ``max_repetitions`` < ``repetitions``
-        or ``launches_per_sample`` < 1 (each at most a million), a budget outside (0, 86400] s,
-        a ``target_spread`` not > 0 and finite, or a timer that returns a duration (or a
-        duration per launch) outside [1e-12, 86400] s.
+        For ``launches_per_sample`` outside [1, 1,000,000], or a timer that returns a duration
+        (or a duration per launch) outside [1e-12, 86400] s.
     TypeError
-        For a function, timer, flush or clock that is not callable, a count that is not an
-        int, or a timer that returns something other than a number.
+        For a function, timer, flush or clock that is not callable, ``rules`` that are not a
+        `StopRules`, a count that is not an int, or a timer that returns something other than
+        a number.
 
     Examples
     --------
     >>> fake = iter([1e-3] * 30)
-    >>> benchmark(lambda: None, timer=lambda f: (f(), next(fake))[1], warmup=2).repetitions
+    >>> benchmark(lambda: None, timer=lambda f: (f(), next(fake))[1], rules=StopRules(warmup=2)).repetitions
     20
     >>> times = iter([1e-3] * 50)
-    >>> r = benchmark(lambda: None, timer=lambda f: (f(), next(times))[1], warmup=1, repetitions=10,
-    ...               target_spread=0.02)
+    >>> r = benchmark(lambda: None, timer=lambda f: (f(), next(times))[1],
+    ...               rules=StopRules(warmup=1, repetitions=10, target_spread=0.02))
     >>> r.repetitions, r.median_seconds
     (10, 0.001)
     """
     if function is None or timer is None or clock is None:
         raise TypeError("function, timer and clock are required callables")
     check_callables(function=function, timer=timer, flush=flush, clock=clock)
-    warmup = check_count("warmup", warmup, 0, MAX_REPETITIONS)
-    repetitions = check_count("repetitions", repetitions, 1, MAX_REPETITIONS)
-    max_repetitions = check_count("max_repetitions", max_repetitions, repetitions, MAX_REPETITIONS)
+    rules = StopRules() if rules is None else rules
+    if not isinstance(rules, StopRules):
+        raise TypeError(f"rules must be a validate.StopRules, not {type(rules).__name__}")
     launches_per_sample = check_count("launches_per_sample", launches_per_sample, 1, MAX_REPETITIONS)
-    if budget_seconds is not None:
-        budget_seconds = check_positive("budget_seconds", budget_seconds, MAX_SECONDS, " s")
-    if target_spread is not None:
-        target_spread = check_positive("target_spread", target_spread)
-        budget_seconds = 1.0 if budget_seconds is None else budget_seconds
+    budget_seconds = rules.budget_seconds
+    if rules.target_spread is not None and budget_seconds is None:
+        budget_seconds = 1.0
 
     def sample() -> float:
         """One sample's device time, seconds (checked, and checked again per launch)."""
@@ -259,14 +289,14 @@ def benchmark(
         sample_seconds(seconds / launches_per_sample)
         return seconds
 
-    estimates = [sample() for _ in range(warmup)]
-    if target_spread is not None:
-        planned, rounds = max_repetitions, repetitions
+    estimates = [sample() for _ in range(rules.warmup)]
+    if rules.target_spread is not None:
+        planned, rounds = rules.max_repetitions, rules.repetitions
     else:
-        planned = repetitions
+        planned = rules.repetitions
         if budget_seconds is not None and estimates:
-            planned = max(repetitions, min(max_repetitions,
-                                           int(min(budget_seconds / statistics.median(estimates), max_repetitions))))
+            planned = max(rules.repetitions, min(rules.max_repetitions, int(min(
+                budget_seconds / statistics.median(estimates), rules.max_repetitions))))
         rounds = planned
     start = clock()
     samples: list[float] = []
@@ -280,13 +310,13 @@ def benchmark(
             timed_seconds += seconds
             samples.append(seconds / launches_per_sample)
             bisect.insort(ordered, samples[-1])
-        if target_spread is None or len(samples) >= planned:
+        if rules.target_spread is None or len(samples) >= planned:
             break
-        if _spread(ordered) <= target_spread:
+        if _spread(ordered) <= rules.target_spread:
             break
         if timed_seconds >= budget_seconds or clock() - start > 4 * budget_seconds + 1:
             break
-    return summarize(samples, warmup=warmup, l2_flushed=flush is not None)
+    return summarize(samples, warmup=rules.warmup, l2_flushed=flush is not None)
 
 
 def _spread(ordered: list[float]) -> float:
@@ -294,91 +324,3 @@ def _spread(ordered: list[float]) -> float:
     n = len(ordered)
     median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
     return (_percentile(ordered, 0.75) - _percentile(ordered, 0.25)) / median
-
-
-class EventTimer:
-    """Time device work on a cuda.core stream with a pair of timing events.
-
-    Parameters
-    ----------
-    stream : cuda.core.Stream
-        The stream the timed function enqueues its work on.
-    """
-
-    def __init__(self, stream: Stream) -> None:
-        self._stream = stream
-        self._options = cuda_modules().core.EventOptions(timing_enabled=True)
-
-    def __call__(self, function: Callable[[], object]) -> float:
-        with cuda_errors("timing with CUDA events"):
-            start = self._stream.record(options=self._options)
-            function()
-            end = self._stream.record(options=self._options)
-            end.sync()
-            milliseconds = end - start
-        return float(milliseconds) * 1e-3
-
-
-#: Attempts per sample: each late one is retried behind a spin four times longer.
-ATTEMPTS = 3
-
-
-class QueuedEventTimer:
-    """Time device work with CUDA events behind a spin kernel, so no host time is counted.
-
-    Parameters
-    ----------
-    stream : cuda.core.Stream
-        The open device's stream (`Session.stream`).
-    arch : str
-        Its architecture, ``"sm_90"``, for compiling the spin kernel.
-    spin_seconds : float
-        Spin length ahead of each sample; a late sample is retried behind 4x, then 16x.
-    """
-
-    def __init__(self, stream: Stream, arch: str, spin_seconds: float = 50e-6) -> None:
-        self._stream = stream
-        self._arch = arch
-        self.spin_seconds = float(spin_seconds)
-        self.late = 0
-        self.calls = 0
-        self._options: EventOptions | None = None
-        self._spin: Callable[[int], None] | None = None
-
-    def _spin_launcher(self) -> Callable[[int], None]:
-        if self._options is None:
-            self._options = cuda_modules().core.EventOptions(timing_enabled=True)
-        if self._spin is None:
-            kernel = compile_kernels(kernel_source("latency.cu"), ["spin_kernel"], arch=self._arch,
-                                     name="latency.cu")["spin_kernel"]
-            core = cuda_modules().core
-            config = core.LaunchConfig(grid=(1, 1, 1), block=(1, 1, 1))
-            stream = self._stream
-
-            def spin(nanoseconds: int) -> None:
-                core.launch(stream, config, kernel, np.uint64(nanoseconds))
-
-            self._spin = spin
-        return self._spin
-
-    def __call__(self, function: Callable[[], object]) -> float:
-        spin = self._spin_launcher()
-        stream = self._stream
-        self.calls += 1
-        for attempt in range(ATTEMPTS):
-            spin_seconds = self.spin_seconds * 4**attempt
-            with cuda_errors("timing with CUDA events"):
-                submitted = time.perf_counter()
-                spin(int(spin_seconds * 1e9))
-                start = stream.record(options=self._options)
-                function()
-                end = stream.record(options=self._options)
-                host_seconds = time.perf_counter() - submitted
-                end.sync()
-                milliseconds = end - start
-            if host_seconds <= spin_seconds:
-                break
-            # The start event may have completed before the work was queued, so this
-            # sample can hold host time: count it and take it again behind a longer spin.
-            self.late += 1
-        return float(milliseconds) * 1e-3

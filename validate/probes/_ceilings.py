@@ -20,6 +20,7 @@ from ..device import (
     DeviceError,
     DeviceInfo,
     Session,
+    StopRules,
     TimingResult,
     benchmark,
     compile_kernels,
@@ -183,8 +184,8 @@ def measure_ceilings(
     def timed(kernel: str, args: tuple[object, ...], shared: int = 0, on: tuple[int, int, int] = grid,
               repetitions: int | None = None) -> TimingResult:
         launch = session.launcher(kernels[kernel], on, block, args, shared)
-        result = benchmark(launch, timer=session.timer, warmup=3 if repetitions is None else 1,
-                           repetitions=repetitions or reps)
+        result = benchmark(launch, timer=session.timer,
+                           rules=StopRules(warmup=3 if repetitions is None else 1, repetitions=repetitions or reps))
         session.synchronize()
         return result
 

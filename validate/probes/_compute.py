@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from ..device import DeviceInfo, Session, benchmark, compile_kernels, kernel_source, takes_session
+from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels, kernel_source, takes_session
 from ._ceilings import Ceilings
 from ._probe import Figures, Probe, RunContext
 
@@ -183,11 +183,11 @@ def measure_compute(session: Session, info: DeviceInfo, *, quick: bool = False,
     """
     kernels = compile_kernels(kernel_source("compute.cu"), ["trip_walk", "overlap_sweep", "fma_chain"],
                               arch=session.arch, name="compute.cu")
-    repetitions = 3 if quick else 7
+    rules = StopRules(warmup=1, repetitions=3 if quick else 7)
 
     def timed(kernel: str, grid: int, block: int, args: tuple) -> float:
         run = session.launcher(kernels[kernel], (grid, 1, 1), (block, 1, 1), args)
-        return benchmark(run, timer=session.timer, warmup=1, repetitions=repetitions).median_seconds
+        return benchmark(run, timer=session.timer, rules=rules).median_seconds
 
     words = max(1 << 20, min(4 * info.l2_cache_bytes, info.memory_size_bytes // 8) // 4)
     walk = session.allocate(words * 4)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import time
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -41,6 +40,7 @@ from ..device import (
     EventTimer,
     MAX_SECONDS,
     Session,
+    StopRules,
     TimingResult,
     benchmark,
     compile_kernels,
@@ -282,12 +282,6 @@ def _host_view(pointer: int, nbytes: int) -> np.ndarray:
     return np.frombuffer((ctypes.c_char * nbytes).from_address(pointer), dtype=np.uint8)
 
 
-def _wall(function: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    function()
-    return time.perf_counter() - started
-
-
 @takes_session
 def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = False,
                        progress: Callable[[str], None] = lambda message: None) -> HostLinks:
@@ -336,10 +330,7 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
                                     repetitions=timing.repetitions, timer=timer))
 
     first_touch_timer = EventTimer(stream)
-
-    def host_timer(function: Callable[[], object]) -> float:
-        session.synchronize()
-        return _wall(function)
+    host_timer = session.host_timer
 
     def pinned_and_mapped() -> None:
         host = driver_call(driver.cuMemHostAlloc, largest, driver.CU_MEMHOSTALLOC_DEVICEMAP)
@@ -348,17 +339,17 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
             mapped = int(driver_call(driver.cuMemHostGetDevicePointer, host, 0))
             dev = int(device.handle)
             for n in sizes:
-                reps = _repetitions(n, quick)
+                rules = StopRules(warmup=2, repetitions=_repetitions(n, quick))
                 h2d = benchmark(lambda n=n: driver_call(driver.cuMemcpyHtoDAsync, dev, host, n, stream.handle),
-                                timer=session.timer, warmup=2, repetitions=reps)
+                                timer=session.timer, rules=rules)
                 record("pinned", "h2d", n, h2d, "events")
                 d2h = benchmark(lambda n=n: driver_call(driver.cuMemcpyDtoHAsync, host, dev, n, stream.handle),
-                                timer=session.timer, warmup=2, repetitions=reps)
+                                timer=session.timer, rules=rules)
                 record("pinned", "d2h", n, d2h, "events")
                 record("mapped", "h2d", n, benchmark(kernel_launch("read_once", mapped, n), timer=session.timer,
-                                                     warmup=2, repetitions=reps), "events")
+                                                     rules=rules), "events")
                 record("mapped", "d2h", n, benchmark(kernel_launch("write_once", mapped, n), timer=session.timer,
-                                                     warmup=2, repetitions=reps), "events")
+                                                     rules=rules), "events")
         finally:
             session.synchronize()
             driver_call(driver.cuMemFreeHost, host)
@@ -367,11 +358,11 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
         host = np.ones(largest, dtype=np.uint8)  # written, so every page is mapped before timing
         dev = int(device.handle)
         for n in sizes:
-            reps = _repetitions(n, quick)
+            rules = StopRules(warmup=2, repetitions=_repetitions(n, quick))
             record("pageable", "h2d", n, benchmark(lambda n=n: driver_call(driver.cuMemcpyHtoD, dev, host.ctypes.data, n),
-                                                   timer=host_timer, warmup=2, repetitions=reps), "host")
+                                                   timer=host_timer, rules=rules), "host")
             record("pageable", "d2h", n, benchmark(lambda n=n: driver_call(driver.cuMemcpyDtoH, host.ctypes.data, dev, n),
-                                                   timer=host_timer, warmup=2, repetitions=reps), "host")
+                                                   timer=host_timer, rules=rules), "host")
 
     def managed() -> None:
         destination = np.ones(largest, dtype=np.uint8)
@@ -385,6 +376,7 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
             try:
                 view = _host_view(pointer, n)
                 reps = max(2, _repetitions(n, quick) // 2)
+                first, second = StopRules(warmup=0, repetitions=reps), StopRules(warmup=1, repetitions=reps)
                 read = kernel_launch("read_once", pointer, n)
                 write = kernel_launch("write_once", pointer, n)
 
@@ -399,15 +391,13 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
                 # Plain events, not the queued timer: that one retakes a late sample, and a
                 # retake would find the pages already migrated (the launch after a host
                 # write is slow enough to be late).
-                record("managed", "h2d", n, benchmark(read, timer=first_touch_timer, warmup=0, repetitions=reps,
-                                                      flush=to_host), "events", "first")
-                record("managed", "h2d", n, benchmark(read, timer=session.timer, warmup=1, repetitions=reps),
-                       "events", "second")
+                record("managed", "h2d", n, benchmark(read, timer=first_touch_timer, rules=first, flush=to_host),
+                       "events", "first")
+                record("managed", "h2d", n, benchmark(read, timer=session.timer, rules=second), "events", "second")
                 copy = lambda: np.copyto(destination[:n], view)  # noqa: E731 - the host reads every page
-                record("managed", "d2h", n, benchmark(copy, timer=host_timer, warmup=0, repetitions=reps,
-                                                      flush=to_device), "host", "first")
-                record("managed", "d2h", n, benchmark(copy, timer=host_timer, warmup=1, repetitions=reps),
-                       "host", "second")
+                record("managed", "d2h", n, benchmark(copy, timer=host_timer, rules=first, flush=to_device),
+                       "host", "first")
+                record("managed", "d2h", n, benchmark(copy, timer=host_timer, rules=second), "host", "second")
             finally:
                 session.synchronize()
                 driver_call(driver.cuMemFree, pointer)

@@ -1,16 +1,23 @@
 """Launch cost without Python in the loop: an empty kernel timed behind a spin kernel
-(`validate.device._timing.QueuedEventTimer`), on an idle GPU, in a CUDA graph, and on the host."""
+(`validate.device.QueuedEventTimer`), on an idle GPU, in a CUDA graph, and on the host."""
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..device import EventTimer, Session, benchmark, compile_kernels, cuda_errors, kernel_source, takes_session
+from ..device import (
+    EventTimer,
+    Session,
+    StopRules,
+    benchmark,
+    compile_kernels,
+    cuda_errors,
+    kernel_source,
+    takes_session,
+)
 from ._probe import Figures, Probe, RunContext
 
 __all__ = ["LaunchOverhead", "LaunchProbe", "block_ramp_figure", "measure_launch_overhead", "render_launch"]
@@ -18,6 +25,8 @@ __all__ = ["LaunchOverhead", "LaunchProbe", "block_ramp_figure", "measure_launch
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: Threads per block of the ramp's empty kernels (8 blocks fill an SM of 2048 threads).
 _RAMP_THREADS = 256
+#: Launch calls per sample of the host's launch cost (the median of 5 such batches, per call).
+HOST_BATCH = 100
 
 class LaunchOverhead(BaseModel):
     """What one launch costs, measured three ways on an empty kernel (seconds)."""
@@ -90,8 +99,9 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
     def one() -> None:
         core.launch(stream, config, kernel)
 
-    queued = benchmark(one, timer=session.timer, warmup=10, repetitions=repetitions).median_seconds
-    idle = benchmark(one, timer=EventTimer(stream), warmup=10, repetitions=repetitions).median_seconds
+    single = StopRules(warmup=10, repetitions=repetitions)
+    queued = benchmark(one, timer=session.timer, rules=single).median_seconds
+    idle = benchmark(one, timer=EventTimer(stream), rules=single).median_seconds
 
     count = 200 if quick else 1000
     with cuda_errors("building a CUDA graph of empty kernels"):
@@ -100,8 +110,8 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
             core.launch(builder, config, kernel)
         graph = builder.end_building().complete()
         graph.upload(stream)
-    replay = benchmark(lambda: graph.launch(stream), timer=session.timer, warmup=3,
-                       repetitions=max(5, repetitions // 20)).median_seconds
+    replay = benchmark(lambda: graph.launch(stream), timer=session.timer,
+                       rules=StopRules(warmup=3, repetitions=max(5, repetitions // 20))).median_seconds
     with cuda_errors("closing the CUDA graph"):
         graph.close()
 
@@ -110,10 +120,11 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
     most = max(2, min(16, int(props.max_threads_per_multiprocessor) // _RAMP_THREADS))
     per_sm = tuple(range(1, most + 1))
     ramp = []
+    grids = StopRules(warmup=5, repetitions=repetitions)
     for k in per_sm:
         wave = core.LaunchConfig(grid=(k * int(props.multiprocessor_count), 1, 1), block=(_RAMP_THREADS, 1, 1))
-        ramp.append(benchmark(lambda wave=wave: core.launch(stream, wave, kernel), timer=session.timer, warmup=5,
-                              repetitions=repetitions).median_seconds)
+        ramp.append(benchmark(lambda wave=wave: core.launch(stream, wave, kernel), timer=session.timer,
+                              rules=grids).median_seconds)
     slope = _slope(per_sm, ramp)
 
     # the spread: a first memory round on more SMs ends later, before any bandwidth matters
@@ -125,24 +136,23 @@ def measure_launch_overhead(session: Session, *, quick: bool = False,
     for k in spread_sms:
         grid = core.LaunchConfig(grid=(k, 1, 1), block=(_RAMP_THREADS, 1, 1))
         touch.append(benchmark(lambda grid=grid: core.launch(stream, grid, kernels["touch_kernel"], *buffers),
-                               timer=session.timer, warmup=5, repetitions=repetitions,
-                               flush=session.flush_l2).median_seconds)
+                               timer=session.timer, rules=grids, flush=session.flush_l2).median_seconds)
         untouched.append(benchmark(lambda grid=grid: core.launch(stream, grid, kernel), timer=session.timer,
-                                   warmup=5, repetitions=repetitions, flush=session.flush_l2).median_seconds)
+                                   rules=grids, flush=session.flush_l2).median_seconds)
     bodies = np.asarray(touch) - np.asarray(untouched)
     first_round = _slope(spread_sms, bodies) if len(spread_sms) > 1 else None
 
-    batches = []
-    for _ in range(5):
-        session.synchronize()
-        started = time.perf_counter()
-        for _ in range(100):
+    def batch() -> None:
+        for _ in range(HOST_BATCH):
             one()
-        batches.append((time.perf_counter() - started) / 100)
+
+    # the host's side: a batch of launch calls on the host clock, after the stream drained
+    host = benchmark(batch, timer=session.host_timer, rules=StopRules(warmup=0, repetitions=5),
+                     launches_per_sample=HOST_BATCH).median_seconds
     session.synchronize()
     result = LaunchOverhead(
         queued_kernel_seconds=queued, graph_kernel_seconds=replay / count, graph_kernels=count,
-        event_pair_seconds=idle, host_launch_seconds=statistics.median(batches), repetitions=repetitions,
+        event_pair_seconds=idle, host_launch_seconds=host, repetitions=repetitions,
         late_samples=session.timer.late, ramp_blocks_per_sm=per_sm, ramp_kernel_seconds=tuple(ramp),
         block_ramp_seconds=slope, spread_sms=spread_sms, spread_touch_seconds=tuple(touch),
         spread_empty_seconds=tuple(untouched), first_round_seconds_per_sm=first_round,

@@ -31,7 +31,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 from roofline import Calibration, locality, mixed_dram_bandwidth
 
-from ..device import DeviceInfo, Session, benchmark, compile_kernels, kernel_source, takes_session
+from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels, kernel_source, takes_session
 from ._prediction import PredictionCheck
 from ._probe import Figures, Probe, RunContext
 from ._workingset import WorkingSet
@@ -228,10 +228,11 @@ def measure_effects(session: Session, info: DeviceInfo, *, dram_bytes_per_second
     sink = session.allocate(4096)
     threads = 256
     grid = info.sm_count * max(1, info.max_threads_per_sm // threads)
+    rules = StopRules(warmup=2, repetitions=5 if quick else 9)
 
     def timed(kernel: str, launch_grid: int, args: tuple, block: int = threads) -> float:
         run = session.launcher(kernels[kernel], (launch_grid, 1, 1), (block, 1, 1), args)
-        return benchmark(run, timer=session.timer, warmup=2, repetitions=5 if quick else 9).median_seconds
+        return benchmark(run, timer=session.timer, rules=rules).median_seconds
 
     def read(log2: int) -> float:
         return timed("sparse_read", grid, (buffer, sink, np.uint32(floats >> log2), np.int32(log2)))

@@ -34,7 +34,7 @@ from collections.abc import Callable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..device import DeviceInfo, Session, benchmark, compile_kernels, kernel_source, takes_session
+from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels, kernel_source, takes_session
 from ._probe import Figures, Probe, RunContext
 
 __all__ = [
@@ -167,7 +167,7 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     def timed(kernel: str, args: tuple, *, warmup: int = 2, flush: Callable[[], object] | None = None,
               blocks: int = grid) -> float:
         run = session.launcher(kernels[kernel], (blocks, 1, 1), (threads, 1, 1), args)
-        return benchmark(run, timer=session.timer, warmup=warmup, repetitions=5 if quick else 9,
+        return benchmark(run, timer=session.timer, rules=StopRules(warmup=warmup, repetitions=5 if quick else 9),
                          flush=flush).median_seconds
 
     # L2: a quarter of it, so that every pass after the warm-up hits

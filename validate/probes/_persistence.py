@@ -22,6 +22,7 @@ from ..device import (
     DeviceError,
     DeviceInfo,
     Session,
+    StopRules,
     TimingResult,
     benchmark,
     compile_kernels,
@@ -256,7 +257,8 @@ def measure_persistence(session: Session, info: DeviceInfo, *, dram_bytes_per_se
                                    (stream_buffer, np.int64(case.stream_bytes // 16), hot_buffer,
                                     np.int64(case.hot_bytes // 16 - 1), np.int32(case.ratio.bit_length() - 1), sink,
                                     np.float32(1.2345e38)))
-            timings[case] = benchmark(run, timer=session.timer, warmup=2, repetitions=5 if quick else 10)
+            timings[case] = benchmark(run, timer=session.timer,
+                                      rules=StopRules(warmup=2, repetitions=5 if quick else 10))
     except DeviceError as exc:
         errors["persistence"] = str(exc)
     finally:

@@ -31,6 +31,7 @@ from roofline import RooflineError, models
 from ..device import (
     JsonDict,
     Session,
+    StopRules,
     benchmark,
     compile_kernels,
     kernel_resources,
@@ -443,7 +444,7 @@ def run_prediction_check(
                                    arch=arch_name, name="prediction")
     out = session.allocate(4096)
     empty = session.launcher(base_kernels["empty_kernel"], (1, 1, 1), (32, 1, 1), (out,))
-    launch_overhead = benchmark(empty, timer=timer, warmup=10, repetitions=200).median_seconds
+    launch_overhead = benchmark(empty, timer=timer, rules=StopRules(warmup=10, repetitions=200)).median_seconds
     progress(f"launch overhead {launch_overhead * 1e6:.2f} us")
 
     slots = (256 << 20) // 128  # one 4-byte hop per 128-byte line of a 256 MiB buffer
@@ -456,7 +457,7 @@ def run_prediction_check(
     for steps in (2000, 12000):
         run = session.launcher(base_kernels["pointer_chase"], (1, 1, 1), (1, 1, 1),
                                (chain_buffer, np.uint32(order[0]), np.int32(steps), out))
-        chase[steps] = benchmark(run, timer=timer, warmup=2, repetitions=7).median_seconds
+        chase[steps] = benchmark(run, timer=timer, rules=StopRules(warmup=2, repetitions=7)).median_seconds
     latency = (chase[12000] - chase[2000]) / 10000
     progress(f"pointer-chase latency {latency * 1e9:.0f} ns")
     del chain_buffer
@@ -485,7 +486,7 @@ def run_prediction_check(
         except Exception:  # noqa: BLE001 - informative only; ours is what the prediction uses
             runtime = None
         run = session.launcher(kernel, launch.grid, launch.block, (x, y, np.int64(n)), shared=shared)
-        seconds = benchmark(run, timer=timer, warmup=3, repetitions=repetitions).median_seconds
+        seconds = benchmark(run, timer=timer, rules=StopRules(warmup=3, repetitions=repetitions)).median_seconds
         return SweepPoint(
             block_size=block, elements_per_thread=elements, blocks_per_sm_limit=limit,
             dynamic_shared_memory=shared, registers_per_thread=registers, active_blocks_per_sm=ours,

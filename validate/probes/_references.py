@@ -8,11 +8,11 @@ random data (never zeros: they run faster than real data) and device-to-device c
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..device import StopRules, Timer, benchmark
 from ._ceilings import Ceilings
 from ._probe import Probe, RunContext
 
@@ -98,11 +98,9 @@ def apply_references(ceilings: Ceilings, references: References) -> Ceilings:
     return ceilings.model_copy(update={"items": tuple(items)})
 
 
-def _median_seconds(run: Callable[[], object], timer: Callable[[Callable[[], object]], float], warmup: int,
-                    repetitions: int) -> float:
-    for _ in range(warmup):
-        timer(run)
-    return statistics.median(timer(run) for _ in range(repetitions))
+def _median_seconds(run: Callable[[], object], timer: Timer, repetitions: int) -> float:
+    """The median of `repetitions` timed runs after 3 warm-ups, through the one timing loop."""
+    return benchmark(run, timer=timer, rules=StopRules(warmup=3, repetitions=repetitions)).median_seconds
 
 
 def _torch_references(index: int, quick: bool, n: int) -> tuple[list[Reference], dict[str, str]]:
@@ -137,7 +135,7 @@ def _torch_references(index: int, quick: bool, n: int) -> tuple[list[Reference],
                 a = torch.randn(n, n, device=device, dtype=dtype, generator=generator)
                 b = torch.randn(n, n, device=device, dtype=dtype, generator=generator)
                 c = torch.empty(n, n, device=device, dtype=dtype)
-                seconds = _median_seconds(lambda: torch.matmul(a, b, out=c), timer, 3, repetitions)
+                seconds = _median_seconds(lambda: torch.matmul(a, b, out=c), timer, repetitions)
                 items.append(Reference(name=name, value=2.0 * n**3 / seconds, unit="flops_per_second",
                                        library=library, description=f"{n}^3 {what} on random data",
                                        median_seconds=seconds, repetitions=repetitions))
@@ -147,7 +145,7 @@ def _torch_references(index: int, quick: bool, n: int) -> tuple[list[Reference],
         try:
             a = torch.randint(-128, 127, (n, n), device=device, dtype=torch.int8, generator=generator)
             b = torch.randint(-128, 127, (n, n), device=device, dtype=torch.int8, generator=generator).t()
-            seconds = _median_seconds(lambda: torch._int_mm(a, b), timer, 3, repetitions)
+            seconds = _median_seconds(lambda: torch._int_mm(a, b), timer, repetitions)
             items.append(Reference(name="cublas_int8_gemm", value=2.0 * n**3 / seconds, unit="ops_per_second",
                                    library=f"cuBLASLt via torch {torch.__version__} (torch._int_mm)",
                                    description=f"{n}^3 int8 GEMM, int32 accumulate, on random data",
@@ -158,7 +156,7 @@ def _torch_references(index: int, quick: bool, n: int) -> tuple[list[Reference],
         copy_bytes = (256 if quick else 1024) << 20
         x = torch.rand(copy_bytes // 4, device=device, generator=generator)
         y = torch.empty_like(x)
-        seconds = _median_seconds(lambda: y.copy_(x), timer, 3, 10 if quick else 30)
+        seconds = _median_seconds(lambda: y.copy_(x), timer, 10 if quick else 30)
         items.append(Reference(name="torch_copy", value=2.0 * copy_bytes / seconds, unit="bytes_per_second",
                                library=f"torch {torch.__version__}",
                                description=f"Tensor.copy_ of {copy_bytes >> 20} MiB (bytes read + written)",
@@ -200,7 +198,7 @@ def _cupy_references(index: int, quick: bool) -> list[Reference]:
                  f"cupy.copyto of {copy_bytes >> 20} MiB float32 (bytes read + written)"),
             ]
             for name, run, what in kinds:
-                seconds = _median_seconds(run, timer, 3, repetitions)
+                seconds = _median_seconds(run, timer, repetitions)
                 items.append(Reference(name=name, value=2.0 * copy_bytes / seconds, unit="bytes_per_second",
                                        library=f"CuPy {cupy.__version__}", description=what,
                                        median_seconds=seconds, repetitions=repetitions))

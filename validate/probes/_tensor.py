@@ -20,6 +20,7 @@ from ..device import (
     DeviceError,
     DeviceInfo,
     Session,
+    StopRules,
     TimingResult,
     benchmark,
     compile_kernels,
@@ -159,15 +160,15 @@ def measure_tensor(session: Session, info: DeviceInfo, precision: str, *, quick:
                 continue
             blocks = info.sm_count * (fits if per_sm is None else per_sm)
             seconds = benchmark(launch(candidate, threads, blocks, probe_iterations), timer=session.timer,
-                                warmup=1, repetitions=3).median_seconds
+                                rules=StopRules(warmup=1, repetitions=3)).median_seconds
             rate = candidate.flops(blocks, threads, probe_iterations) / seconds
             trials.append((rate, candidate, threads, blocks, seconds))
     if not trials:
         raise DeviceError(f"no {precision} kernel fits on the device")
     rate, best, threads, blocks, seconds = max(trials, key=lambda t: t[0])
     iterations = max(probe_iterations, int(math.ceil(probe_iterations * target / seconds)))
-    timing = benchmark(launch(best, threads, blocks, iterations), timer=session.timer, warmup=3,
-                       repetitions=10 if quick else 20)
+    timing = benchmark(launch(best, threads, blocks, iterations), timer=session.timer,
+                       rules=StopRules(warmup=3, repetitions=10 if quick else 20))
     session.synchronize()
     note = (f"{best.description}; best of {len(trials)} kernels and shapes: {best.kernel}, "
             f"{threads} threads x {blocks // info.sm_count} blocks/SM, {iterations} iterations")

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..device import (
     DeviceInfo,
     Session,
+    StopRules,
     benchmark,
     compile_kernels,
     format_rate,
@@ -187,7 +188,7 @@ def measure_working_set(session: Session, info: DeviceInfo, *, quick: bool = Fal
         for cache in ("ca", "cg"):
             run = session.launcher(kernels[f"read_slices_{cache}"], (grid, 1, 1), (threads, 1, 1),
                                    (buffer, sink, np.uint32(slice_vectors), np.int32(iterations), np.float32(1.2345e38)))
-            timing = benchmark(run, timer=session.timer, warmup=1, repetitions=3 if quick else 5)
+            timing = benchmark(run, timer=session.timer, rules=StopRules(warmup=1, repetitions=3 if quick else 5))
             used = slice_vectors * 16 * grid
             moved = float(iterations * per_launch)
             points.append(WorkingSetPoint(

@@ -45,7 +45,7 @@ from ..device import (
     with_defines,
 )
 from ._kernels import F32, KernelCase, _normal, build_case, check_outputs
-from ._suite import KernelValidation
+from ._suite import KernelValidation, kernel_rules
 
 __all__ = ["FAMILIES", "FamilyRecord", "check_families", "family_model", "family_specs", "measure_families"]
 
@@ -558,8 +558,7 @@ def measure_families(
             continue
         flush = session.flush_l2 if case.working_set_bytes <= info.l2_cache_bytes else None
         try:
-            timing = benchmark(launch, timer=session.timer, warmup=2 if quick else 3, repetitions=10 if quick else 20,
-                               budget_seconds=None if quick else 0.05, max_repetitions=200, flush=flush)
+            timing = benchmark(launch, timer=session.timer, rules=kernel_rules(quick), flush=flush)
             session.synchronize()
         except DeviceError as exc:
             records.append(FamilyRecord(**base, error=str(exc)))

@@ -20,6 +20,7 @@ from ..device import (
     DeviceInfo,
     JsonDict,
     Session,
+    StopRules,
     TimingResult,
     benchmark,
     compile_kernels,
@@ -36,6 +37,7 @@ __all__ = [
     "PredictionSummary",
     "RegimeSummary",
     "SuiteProbe",
+    "kernel_rules",
     "measured_prediction",
     "run_suite",
     "summarize_predictions",
@@ -226,6 +228,13 @@ def summarize_predictions(rows: Sequence[KernelValidation]) -> PredictionSummary
                              failed=tuple(r.label for r in rows if r.status != "ok"))
 
 
+def kernel_rules(quick: bool) -> StopRules:
+    """When a kernel of the suite or the families stops being timed: 20 runs after 3 warm-ups, more
+    to fill 50 ms of device time (200 at most); 10 runs after 2 in a quick run."""
+    return StopRules(warmup=2 if quick else 3, repetitions=10 if quick else 20,
+                     budget_seconds=None if quick else 0.05, max_repetitions=200)
+
+
 def _label(model: roofline.Kernel) -> str:
     label = getattr(model, "label", None)
     if label:
@@ -377,9 +386,7 @@ def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, data
         return KernelValidation(status="verify_error", error=check.message, **base)
     flush = session.flush_l2 if case.working_set_bytes <= info.l2_cache_bytes else None
     try:
-        timing = benchmark(launch, timer=session.timer, warmup=2 if quick else 3,
-                           repetitions=10 if quick else 20, budget_seconds=None if quick else 0.05,
-                           max_repetitions=200, flush=flush)
+        timing = benchmark(launch, timer=session.timer, rules=kernel_rules(quick), flush=flush)
         session.synchronize()
     except DeviceError as exc:
         return KernelValidation(status="launch_error", error=str(exc), **base)

@@ -40,6 +40,7 @@ from ..device import (
     DeviceError,
     JsonDict,
     Session,
+    StopRules,
     TimingResult,
     benchmark,
     check_session,
@@ -548,9 +549,7 @@ def measure(
     monitor = open_clock_monitor(pci)
     first = monitor.sample()
     with monitor.sampling() as samples:
-        timing = benchmark(sample, timer=timer, warmup=warmup, repetitions=min_repetitions,
-                           max_repetitions=max_repetitions, target_spread=target_spread,
-                           budget_seconds=budget_seconds, launches_per_sample=per_sample, flush=flush)
+        timing = benchmark(sample, timer=timer, rules=StopRules(warmup=warmup, repetitions=min_repetitions, max_repetitions=max_repetitions, target_spread=target_spread, budget_seconds=budget_seconds), launches_per_sample=per_sample, flush=flush)
         session.synchronize()
     if not monitor.available:
         notes.append("clocks not read: NVML unavailable (pip install nvidia-ml-py)")
