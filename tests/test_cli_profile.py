@@ -148,11 +148,13 @@ extern "C" __global__ void one_block_copy(const float* __restrict__ x, float* __
 '''
 PROGRAM_TEXT = '''import sys
 import numpy as np
+import occupancy
 import validate
 n = 4096
 x = np.arange(n, dtype=np.float32)
-validate.measure(sys.argv[1], "one_block_copy", grid=1, block=256, args=[x, np.zeros(n, np.float32), np.int32(n)],
-                 min_repetitions=6, max_repetitions=6, warmup=0)
+validate.measure(sys.argv[1], "one_block_copy", launch=occupancy.Launch(grid=1, block=256),
+                 args=[x, np.zeros(n, np.float32), np.int32(n)],
+                 options=validate.MeasureOptions(repetitions=6, max_repetitions=6, warmup=0))
 '''
 
 

@@ -57,7 +57,15 @@ from .suite import (
     measure_families,
     write_family_report,
 )
-from .user_kernel import KernelArg, Measurement, ProfileRun, measure, parse_kernel_args, profile_program
+from .user_kernel import (
+    KernelArg,
+    MeasureOptions,
+    Measurement,
+    ProfileRun,
+    measure,
+    parse_kernel_args,
+    profile_program,
+)
 
 __all__ = [
     "CALIBRATION_FIT_PARAMETERS",
@@ -75,6 +83,7 @@ __all__ = [
     "GpcLayoutMeasurement",
     "KernelArg",
     "LaunchOverhead",
+    "MeasureOptions",
     "Measurement",
     "PredictionCheck",
     "ProfileRun",

@@ -815,11 +815,15 @@ VALIDATE.update({
     # The session as a keyword, never None (None opens device 0); args of every kind, 5 included.
     "measure": Entry("call", strategy=st.fixed_dictionaries({"args": st.tuples(
         st.just('extern "C" __global__ void k(float *x) { x[0] = 1; }'), maybe(st.just("k"))),
-        "kwargs": st.fixed_dictionaries({"grid": maybe(st.integers(1, 64)), "block": maybe(st.just(32)),
+        "kwargs": st.fixed_dictionaries({"launch": st.one_of(st.builds(lambda g: occupancy.Launch(grid=g, block=32),
+                                                                       st.integers(1, 64)), junk()),
                                          "args": st.one_of(st.just(["f32[32]"]), junk()),
+                                         "options": st.one_of(st.none(), st.just(validate.MeasureOptions()), junk()),
                                          "session": st.one_of(junk(), st.just(REPORT.device)).filter(
                                              lambda s: s is not None)})}),
                      reason="compiles and runs a kernel on a GPU; tests/validate/test_gpu.py runs it on one"),
+    "MeasureOptions": model(validate.MeasureOptions, validate.MeasureOptions(defines={"N": 4}, sizes={"n": 16},
+                                                                           budget_seconds=0.5, seed=1)),
     "measure_gpc_layout": session_call(device_infos()),
     "LaunchOverhead": fields(validate.LaunchOverhead),
     "measure_launch_overhead": session_call(),

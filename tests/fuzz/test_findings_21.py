@@ -109,7 +109,7 @@ def test_measure_checks_its_argument_list_before_a_gpu(monkeypatch):
 
     monkeypatch.setattr(measure_module, "open_session", lambda device: pytest.fail("opened a GPU first"))
     with pytest.raises(TypeError, match="^args must be a sequence with one entry per kernel parameter, not int$"):
-        validate.measure(SOURCE, "k", grid=1, block=32, args=5)
+        validate.measure(SOURCE, "k", launch=occupancy.Launch(grid=1, block=32), args=5)
 
 
 def _private(module: str, name: str):
@@ -125,7 +125,8 @@ SESSION_FUNCTIONS = {
     "measure_gpc_layout": lambda s, info: validate.measure_gpc_layout(s, info),
     "measure_families": lambda s, info: validate.measure_families(s, info),
     "run_prediction_check": lambda s, info: validate.run_prediction_check(s, "H100"),
-    "measure": lambda s, info: validate.measure(SOURCE, "k", grid=1, block=32, args=["f32[32]"], session=s),
+    "measure": lambda s, info: validate.measure(SOURCE, "k", launch=occupancy.Launch(grid=1, block=32), args=["f32[32]"],
+                                                session=s),
     "measure_ceilings": lambda s, info: _private("probes._ceilings", "measure_ceilings")(s, info),
     "check_occupancy": lambda s, info: _private("checks._occupancy", "check_occupancy")(s, info),
     "run_suite": lambda s, info: _private("suite._suite", "run_suite")(s, info),

@@ -3,6 +3,8 @@ checks, predictions, report writing, the CLI and its no-GPU exit code."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import itertools
 import json
 import os
@@ -32,6 +34,18 @@ def test_all_is_the_public_surface():
     public = {n for n in dir(validate) if not n.startswith("_")}
     submodules = {n for n in public if type(getattr(validate, n)).__name__ == "module"}
     assert set(validate.__all__) == public - submodules
+
+
+SUBPACKAGES = ("device", "probes", "checks", "user_kernel", "suite", "report", "run")
+
+
+@pytest.mark.parametrize("package", ["validate", *(f"validate.{s}" for s in SUBPACKAGES)])
+def test_no_public_function_takes_more_than_eight_parameters(package):
+    """Options that travel together are one model (StopRules, MeasureOptions, CompileOptions)."""
+    module = importlib.import_module(package)
+    functions = [getattr(module, n) for n in module.__all__ if inspect.isfunction(getattr(module, n))]
+    wide = sorted(f.__name__ for f in functions if len(inspect.signature(f).parameters) > 8)
+    assert functions and wide == []
 
 
 def test_import_and_cli_without_cuda_python(tmp_path):

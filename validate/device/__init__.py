@@ -10,7 +10,15 @@ number formats and JSON object type every layer shares live here too.
 
 from ._checks import positive_series
 from ._clocks import ClockMonitor, ClockRecord, ClockSample, open_clock_monitor
-from ._compile import compile_cubin, compile_kernels, kernel_resources, kernel_source, load_object_code, with_defines
+from ._compile import (
+    CompileOptions,
+    compile_cubin,
+    compile_kernels,
+    kernel_resources,
+    kernel_source,
+    load_object_code,
+    with_defines,
+)
 from ._driver import cuda_errors, cuda_modules, driver_call, require_driver
 from ._errors import DeviceError
 from ._format import format_mhz, format_ns, format_rate, format_size
@@ -24,6 +32,7 @@ __all__ = [
     "ClockMonitor",
     "ClockRecord",
     "ClockSample",
+    "CompileOptions",
     "DeviceComparison",
     "DeviceError",
     "DeviceInfo",

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import Literal, TYPE_CHECKING
+from typing import Any, ClassVar, Literal, TYPE_CHECKING
 
 from occupancy import KernelResources
+from occupancy.common import CheckedModel
+from pydantic import ConfigDict, Field
 from roofline import RooflineError
 
+from ._checks import check_count
 from ._driver import cuda_errors, cuda_modules, require_driver
 
 if TYPE_CHECKING:
     from cuda.core import Kernel, ObjectCode
 
 __all__ = [
+    "CompileOptions",
     "compile_cubin",
     "compile_kernels",
     "kernel_resources",
@@ -174,10 +179,67 @@ def compile_kernels(
     # failure to load it leaves a lock held that hangs the process (see require_driver).
     require_driver()
     with cuda_errors(f"compiling {name} for {arch}"):
-        module = compile_cubin(source, arch=arch, name=name, max_register_count=max_register_count)
+        module = compile_cubin(source, arch=arch, name=name,
+                               options=CompileOptions(max_register_count=max_register_count))
         kernels = {kernel: module.get_kernel(kernel) for kernel in names}
     _CACHE[key] = kernels
     return kernels
+
+
+class CompileOptions(CheckedModel):
+    """The NVRTC options of a user's source: ``-std``, ``-D``, ``-I`` and ``-maxrregcount``.
+
+    Normalised once: macros become (name, value) text pairs in the order given, folders text.
+
+    Attributes
+    ----------
+    std : str or None
+        C++ dialect; None is ``"c++17"`` (C++ only).
+    defines : tuple of (str, str)
+        ``-D`` macros; a mapping of name to value, or (name, value) pairs, is taken (each written as text).
+    include_paths : tuple of str
+        ``-I`` folders (C++ only); a sequence of paths is taken, a lone str is not.
+    max_register_count : int or None
+        ``-maxrregcount``, 1 to 255.
+
+    Examples
+    --------
+    >>> CompileOptions(defines={"N": 4}, include_paths=["inc"]).defines
+    (('N', '4'),)
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    error: ClassVar[type[Exception]] = RooflineError
+
+    std: str | None = Field(default=None, description="C++ dialect; None: c++17.")
+    defines: tuple[tuple[str, str], ...] = Field(default=(), description="-D macros as (name, value).")
+    include_paths: tuple[str, ...] = Field(default=(), description="-I folders.")
+    max_register_count: int | None = Field(default=None, description="-maxrregcount, 1 to 255.")
+
+    @classmethod
+    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Macros and folders as text; the register cap checked."""
+        out = dict(data)
+        defines = out.get("defines")
+        pairs = defines.items() if isinstance(defines, Mapping) else () if defines is None else defines
+        if not isinstance(pairs, (list, tuple, type({}.items()))) or not all(
+                isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in pairs):
+            raise TypeError(f"defines must be a mapping of macro names to values (or their pairs), "
+                            f"not {type(defines).__name__}")
+        out["defines"] = tuple((str(k), str(v)) for k, v in pairs)
+        paths = out.get("include_paths", ())
+        if isinstance(paths, (str, bytes)) or not isinstance(paths, (list, tuple)):
+            raise TypeError(f"include_paths must be a sequence of folders, not {type(paths).__name__}")
+        for path in paths:
+            if not isinstance(path, (str, os.PathLike)):
+                raise TypeError(f"include_paths must hold folders (str or path), not {type(path).__name__}")
+        out["include_paths"] = tuple(str(p) for p in paths)
+        if out.get("std") is not None and not isinstance(out["std"], str):
+            raise TypeError(f"std must be a str such as 'c++17', not {type(out['std']).__name__}")
+        if out.get("max_register_count") is not None:
+            out["max_register_count"] = check_count("max_register_count", out["max_register_count"], 1,
+                                                    _MAX_REGISTERS)
+        return out
 
 
 def compile_cubin(
@@ -186,10 +248,7 @@ def compile_cubin(
     arch: str,
     name: str,
     language: Literal["c++", "ptx"] = "c++",
-    std: str | None = None,
-    defines: Mapping[str, object] | None = None,
-    include_paths: Sequence[str] = (),
-    max_register_count: int | None = None,
+    options: CompileOptions | None = None,
     name_expressions: Sequence[str] = (),
 ) -> ObjectCode:
     """The one NVRTC compile of validate: CUDA C++ or PTX to a loaded cubin, through cuda.core.
@@ -203,12 +262,8 @@ def compile_cubin(
     name : str
         Program name shown in compiler messages.
     language : {"c++", "ptx"}
-    std : str, optional
-        C++ dialect (default ``"c++17"``; C++ only).
-    defines, include_paths
-        ``-D`` macros and ``-I`` folders (C++ only).
-    max_register_count : int, optional
-        ``-maxrregcount``.
+    options : CompileOptions, optional
+        ``-std``, ``-D``, ``-I`` (C++ only) and ``-maxrregcount``.
     name_expressions : sequence of str
         C++ names to look up (``"k<float>"``) after compiling.
 
@@ -223,16 +278,17 @@ def compile_cubin(
         a bad user source (`occupancy.CompileError`) or a device failure (`DeviceError`).
     """
     core = cuda_modules().core
-    options: dict[str, object] = {"arch": arch, "name": name}
+    flags = CompileOptions() if options is None else options
+    nvrtc: dict[str, object] = {"arch": arch, "name": name}
     if language == "c++":
-        options["std"] = std or "c++17"
-        if defines:
-            options["define_macro"] = [(str(k), str(v)) for k, v in defines.items()]
-        if include_paths:
-            options["include_path"] = [str(p) for p in include_paths]
-    if max_register_count is not None:
-        options["max_register_count"] = int(max_register_count)
-    program = core.Program(code, language, core.ProgramOptions(**options))
+        nvrtc["std"] = flags.std or "c++17"
+        if flags.defines:
+            nvrtc["define_macro"] = list(flags.defines)
+        if flags.include_paths:
+            nvrtc["include_path"] = list(flags.include_paths)
+    if flags.max_register_count is not None:
+        nvrtc["max_register_count"] = flags.max_register_count
+    program = core.Program(code, language, core.ProgramOptions(**nvrtc))
     try:
         if name_expressions:
             return program.compile("cubin", name_expressions=tuple(name_expressions))

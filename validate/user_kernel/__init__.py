@@ -5,10 +5,12 @@ user's program under Nsight Compute the way gpuroof reads it.
 
 from ._kernel_args import KernelArg, parse_kernel_args
 from ._measure import Measurement, measure
+from ._options import MeasureOptions
 from ._ncu_profile import ProfileRun, profile_program
 
 __all__ = [
     "KernelArg",
+    "MeasureOptions",
     "Measurement",
     "ProfileRun",
     "measure",

@@ -1,8 +1,9 @@
 """`measure`: time a user's own kernel on the GPU, check its outputs, and set it beside the prediction.
 
 The kernel (CUDA C++ source, PTX, a cubin or a fatbin) is loaded through cuda.core and
-launched with the user's grid, block, cluster and dynamic shared memory. Timing follows
-validate's rules (`_timing`: CUDA events, warm-up, the median) with two ways of keeping
+launched with the user's `occupancy.Launch` (grid, block, cluster, dynamic shared memory);
+every other option is one `MeasureOptions`. Timing goes through validate's one timing loop
+(`validate.device.benchmark`: CUDA events, warm-up, the median) with two ways of keeping
 the host's launch overhead out of the figures:
 
 * ``l2="flush"`` (default): before every timed launch a memset of 4x the L2 size evicts
@@ -25,13 +26,12 @@ import os
 import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Literal, TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
 import numpy as np
 import occupancy
 import roofline
-from occupancy import CompileError, KernelResources
+from occupancy import KernelResources
 from occupancy.common import Displayed, Shown, percent, sequence, shown, si
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,18 +40,17 @@ from ..device import (
     DeviceError,
     JsonDict,
     Session,
-    StopRules,
     TimingResult,
     benchmark,
     check_session,
-    compile_cubin,
     cuda_errors,
     kernel_resources,
-    load_object_code,
     open_clock_monitor,
     open_session,
 )
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
+from ._load import load_kernel, resolve_code
+from ._options import MeasureOptions
 
 if TYPE_CHECKING:
     from cuda.core import Buffer, Kernel, Stream
@@ -59,8 +58,6 @@ if TYPE_CHECKING:
 __all__ = ["ClockReading", "Measurement", "OutputCheck", "measure"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-
-CodeType = Literal["cuda", "ptx", "cubin", "fatbin"]
 
 
 class OutputCheck(BaseModel):
@@ -152,81 +149,6 @@ def _clock_reading(samples: list[ClockSample]) -> ClockReading | None:
 
 
 # ---------------------------------------------------------------------------------------
-# loading the kernel
-
-
-def _code_type(code: object, code_type: str | None) -> tuple[CodeType, str | bytes, str]:
-    """Decide what ``code`` is; return (type, payload, name for messages)."""
-    allowed = ("cuda", "ptx", "cubin", "fatbin")
-    if code_type is not None and code_type not in allowed:
-        raise ValueError(f"code_type={code_type!r} is not one of {', '.join(allowed)}")
-    if isinstance(code, Path) or (isinstance(code, str) and "\n" not in code and len(code) < 4096
-                                  and Path(code).suffix in (".cu", ".cuh", ".ptx", ".cubin", ".fatbin")):
-        path = Path(code)
-        if not path.is_file():
-            raise ValueError(f"code={str(code)!r}: no such file")
-        suffix = {".cu": "cuda", ".cuh": "cuda", ".ptx": "ptx", ".cubin": "cubin", ".fatbin": "fatbin"}.get(path.suffix)
-        kind = code_type or suffix
-        if kind is None:
-            raise ValueError(f"code={str(code)!r}: say code_type= (one of {', '.join(allowed)}) for this suffix")
-        payload = path.read_bytes() if kind in ("cubin", "fatbin") else path.read_text(encoding="utf-8")
-        return kind, payload, path.name  # type: ignore[return-value]
-    if isinstance(code, (bytes, bytearray)):
-        data = bytes(code)
-        if code_type in ("cubin", "fatbin"):
-            return code_type, data, code_type  # type: ignore[return-value]
-        if data[:4] == b"\x7fELF":
-            return "cubin", data, "cubin"
-        return (code_type or "fatbin"), data, "binary"  # type: ignore[return-value]
-    if isinstance(code, str):
-        if code_type:
-            return code_type, code, code_type  # type: ignore[return-value]
-        if re.search(r"^\s*\.(version|entry|visible)\b", code, re.MULTILINE):
-            return "ptx", code, "PTX"
-        return "cuda", code, "source"
-    raise TypeError(f"code must be CUDA source or PTX (str), a cubin/fatbin (bytes) or a path, "
-                    f"not {type(code).__name__}")
-
-
-def _kernel_names_in_source(source: str) -> list[str]:
-    return sorted(set(re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)", source)))
-
-
-def _load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str,
-                 defines: Mapping[str, object] | None, include_paths: Sequence[str], std: str | None,
-                 max_register_count: int | None) -> Kernel:
-    kind, payload, label = resolved
-    with cuda_errors(f"loading kernel {name!r} from {label}"):
-        if kind in ("cuda", "ptx"):
-            try:
-                module = compile_cubin(payload, arch=arch, name=label, language="c++" if kind == "cuda" else "ptx",
-                                       std=std, defines=defines, include_paths=include_paths,
-                                       max_register_count=max_register_count,
-                                       name_expressions=(name,) if kind == "cuda" else ())
-            except Exception as exc:
-                # the user's source or PTX is bad input (exit 2), not a missing GPU: one
-                # CompileError carrying the compiler's log, as occupancy.kernel_resources raises
-                if not (type(exc).__module__ or "").startswith("cuda."):
-                    raise
-                log = str(exc).replace("\x00", "").strip()
-                if kind == "cuda" and "name expression" in log:
-                    # NVRTC looks the kernel up by its name expression: an unknown name, not bad code
-                    known = _kernel_names_in_source(payload)
-                    hint = f"; kernels in the source: {', '.join(known)}" if known else ""
-                    raise ValueError(f"kernel={name!r} is not a kernel of {label}{hint}") from None
-                raise CompileError(f"compiling {label} for {arch} failed", log) from None
-        else:
-            module = load_object_code(payload, kind)
-    try:
-        with cuda_errors(f"finding kernel {name!r} in {label}"):
-            return module.get_kernel(name)
-    except DeviceError as exc:
-        known = _kernel_names_in_source(payload) if kind == "cuda" else []
-        hint = f"; kernels in the source: {', '.join(known)}" if known else ""
-        raise DeviceError(f"{exc}{hint}") from None
-
-
-# ---------------------------------------------------------------------------------------
 # arguments, launch, check
 
 
@@ -290,9 +212,8 @@ def _compare(outputs: Mapping[int, np.ndarray], expected: Mapping[int, np.ndarra
                        arguments=tuple(sorted(expected)), message=message)
 
 
-def _prediction(gpu: roofline.GPU, counts: object, grid: tuple[int, int, int], block: tuple[int, int, int],
-                resources: KernelResources, dynamic: int, seconds: float | None,
-                after_l2_flush: bool = False) -> tuple[JsonDict, list[str]]:
+def _prediction(gpu: roofline.GPU | None, counts: object, launch: occupancy.Launch, resources: KernelResources,
+                seconds: float | None, after_l2_flush: bool = False) -> tuple[JsonDict, list[str]]:
     notes: list[str] = []
     c = roofline.counted_kernel(counts)
     out: JsonDict = {"counts": c.model_dump(mode="json")}
@@ -302,13 +223,13 @@ def _prediction(gpu: roofline.GPU, counts: object, grid: tuple[int, int, int], b
             level: n / seconds for level, n in (("dram", c.dram_bytes), ("l2", c.l2_bytes), ("l1", c.l1_bytes))
             if n is not None}
     if gpu is None:
-        notes.append("no prediction: the GPU is not in gpuroof's database (pass gpu=)")
+        notes.append("no prediction: the GPU is not in gpuroof's database (pass MeasureOptions(gpu=...))")
         return out, notes
-    launch = roofline.measured_launch(grid, block, registers_per_thread=resources.registers_per_thread,
-                                      static_shared_memory=resources.static_shared_memory,
-                                      dynamic_shared_memory=dynamic)
+    measured = roofline.measured_launch(launch.grid, launch.block, registers_per_thread=resources.registers_per_thread,
+                                        static_shared_memory=resources.static_shared_memory,
+                                        dynamic_shared_memory=launch.dynamic_shared_memory)
     try:
-        p = roofline.predict(gpu, roofline.counted_kernel(c, launch), after_l2_flush=after_l2_flush)
+        p = roofline.predict(gpu, roofline.counted_kernel(c, measured), after_l2_flush=after_l2_flush)
     except (ValueError, TypeError) as exc:
         notes.append(f"no prediction: {exc}")
         return out, notes
@@ -318,9 +239,9 @@ def _prediction(gpu: roofline.GPU, counts: object, grid: tuple[int, int, int], b
     return out, notes
 
 
-def _database_gpu(name: str, gpu: roofline.GPU | str | None) -> roofline.GPU | None:
+def _database_gpu(name: str, gpu: roofline.GPU | None) -> roofline.GPU | None:
     if gpu is not None:
-        return roofline.gpu(gpu) if isinstance(gpu, str) else gpu
+        return gpu
     for candidate in (name, re.sub(r"^NVIDIA\s+", "", name)):
         try:
             return roofline.gpu(candidate)
@@ -329,34 +250,37 @@ def _database_gpu(name: str, gpu: roofline.GPU | str | None) -> roofline.GPU | N
     return None
 
 
+class _Device(NamedTuple):
+    """What `measure` reads of the open device once."""
+
+    arch: str
+    name: str
+    l2_bytes: int
+    max_threads_per_sm: int
+    max_dynamic_shared_memory: int
+    pci_bus_id: str | None
+
+
+class _Timed(NamedTuple):
+    """The timing of `measure`: the statistics, how, and the clocks while it ran."""
+
+    timing: TimingResult
+    method: str
+    launches_per_sample: int
+    clocks: ClockReading | None
+    notes: list[str]
+
+
 def measure(
     code: str | bytes | os.PathLike[str],
     kernel: str,
     *,
-    grid: int | Sequence[int],
-    block: int | Sequence[int],
+    launch: occupancy.Launch,
     args: Sequence[object],
-    cluster: int | Sequence[int] | None = None,
-    dynamic_shared_memory: int = 0,
-    sizes: Mapping[str, int] | None = None,
-    code_type: CodeType | None = None,
-    defines: Mapping[str, object] | None = None,
-    include_paths: Sequence[str] = (),
-    std: str | None = None,
-    max_register_count: int | None = None,
+    options: MeasureOptions | None = None,
     expected: Mapping[int, np.ndarray] | Callable[[list[object]], Mapping[int, np.ndarray]] | None = None,
-    tolerance: float = 1e-5,
     counts: object = None,
-    gpu: roofline.GPU | str | None = None,
-    l2: Literal["flush", "warm"] = "flush",
-    warmup: int = 3,
-    min_repetitions: int = 10,
-    max_repetitions: int = 1000,
-    target_spread: float = 0.02,
-    budget_seconds: float = 1.0,
-    seed: int | None = None,
-    device: int = 0,
-    session: Session = None,
+    session: Session | None = None,
 ) -> Measurement:
     """Launch a user's kernel on the GPU, check its outputs, time it, and compare with the prediction.
 
@@ -367,45 +291,28 @@ def measure(
         ``.fatbin`` file. Source and PTX are compiled for the device's architecture (NVRTC).
     kernel : str
         The kernel's name (``extern "C"`` name, or a C++ name expression such as ``"k<float>"``).
-    grid, block : int or tuple of int
-        Blocks in the grid and threads per block (1 to 3 dimensions).
+    launch : occupancy.Launch
+        Its grid and block (1 to 3 dimensions), cluster (sm_90+; the grid stays in blocks and
+        must divide) and dynamic shared memory (bytes per block; above 48 KiB the kernel's limit
+        is raised first). The kernel's registers and static shared memory are read from it once
+        loaded, not from the launch.
     args : sequence
         One per kernel parameter: numpy arrays (uploaded; may be checked as outputs),
         numpy scalars (``np.int32(n)``), `KernelArg` objects or spec strings
         (``"f32[n]=random"``, ``"f32[n]"`` for an output, ``"i32=1024"``).
-    cluster : int or tuple, optional
-        Thread-block cluster dimensions (sm_90+); ``grid`` stays in blocks and must divide.
-    dynamic_shared_memory : int
-        Bytes per block; above 48 KiB the kernel's limit is raised first.
-    sizes : mapping, optional
-        Names usable in spec-string sizes.
-    code_type : {"cuda", "ptx", "cubin", "fatbin"}, optional
-        What ``code`` is, when it cannot be told from a suffix or the content.
-    defines, include_paths, std, max_register_count
-        NVRTC options for source.
+    options : MeasureOptions, optional
+        How to compile (code type, NVRTC options), check (tolerance), time (cold or warm L2,
+        the stop rules), predict (the database GPU), the seed and the device index.
     expected : mapping or callable, optional
         Reference outputs by argument index (NaN elements are ignored), or a function of
         the host arguments (arrays, scalars, None for outputs) returning that mapping. The
         outputs are compared after one launch, before any timing; on a mismatch nothing is
         timed and ``check.ok`` is False.
-    tolerance : float
-        Largest ``||out - ref|| / ||ref||``.
     counts : optional
         The kernel's flops and bytes: a `roofline.Kernel` (your counts, a kernel model) or an
         `roofline.NcuKernel` from a profile; gives achieved rates and the prediction.
-    gpu : optional
-        `roofline.GPU` or name for the prediction; default: the device's database entry.
-    l2 : {"flush", "warm"}
-        Cold L2 before each timed launch (events around one launch), or warm L2 (a CUDA
-        graph of back-to-back launches between one pair of events).
-    warmup, min_repetitions, max_repetitions, target_spread, budget_seconds
-        The stop rules of `benchmark` (``min_repetitions`` is its round size).
-    seed : int, optional
-        Seed of the random inputs.
-    device : int
-        CUDA device index (ignored with ``session``).
     session : validate.Session, optional
-        An open device to reuse.
+        An open device to reuse (``options.device`` is then ignored).
 
     Returns
     -------
@@ -419,60 +326,127 @@ def measure(
     DeviceError
         No GPU, a compile error (with the log), an unknown kernel name, or a launch that
         fails (too many threads, too much shared memory, a fault).
+
+    Examples
+    --------
+    >>> import occupancy, validate
+    >>> options = validate.MeasureOptions(l2="warm", budget_seconds=0.1)
+    >>> launch = occupancy.Launch(grid=4096, block=256)
+    >>> m = validate.measure("saxpy.cu", "saxpy", launch=launch, args=["f32[n]"], options=options)  # doctest: +SKIP
     """
-    if l2 not in ("flush", "warm"):
-        raise ValueError(f"l2={l2!r} must be 'flush' or 'warm'")
+    options = MeasureOptions() if options is None else options
+    if not isinstance(options, MeasureOptions):
+        raise TypeError(f"options must be a validate.MeasureOptions, not {type(options).__name__}")
     if not isinstance(kernel, str) or not kernel:
         raise TypeError("kernel must be the kernel's name (a non-empty str)")
-    shape = occupancy.Launch(grid=grid, block=block, cluster=cluster)  # dims checked and normalised once
-    grid3, block3, cluster3 = shape.grid, shape.block, shape.cluster
-    if isinstance(dynamic_shared_memory, bool) or not isinstance(dynamic_shared_memory, int) or dynamic_shared_memory < 0:
-        raise ValueError(f"dynamic_shared_memory={dynamic_shared_memory!r} must be an int >= 0 (bytes)")
-    if not tolerance >= 0:
-        raise ValueError(f"tolerance={tolerance!r} must be >= 0")
-    arguments = _normalise_args(args, sizes)
-    resolved = _code_type(code, code_type)
-    if not callable(expected) and expected is not None:
-        bad = [i for i in expected if not (0 <= i < len(arguments))
-               or isinstance(arguments[i], np.generic)
-               or (isinstance(arguments[i], KernelArg) and arguments[i].kind == "scalar")]
-        if bad:
-            raise ValueError(f"expected has argument indices {bad} that are not arrays of the argument list")
+    if not isinstance(launch, occupancy.Launch):
+        raise TypeError(f"launch must be an occupancy.Launch (occupancy.Launch(grid=..., block=...)), "
+                        f"not {type(launch).__name__}")
+    arguments = _normalise_args(args, options.sizes)
+    resolved = resolve_code(code, options.code_type)
+    _check_expected(expected, arguments)
 
-    session = open_session(device) if session is None else check_session(session)
-    core = session.cuda.core
-    dev = session.device
-    with cuda_errors("querying the device"):
-        cc = dev.compute_capability
-        arch = f"sm_{cc.major}{cc.minor}"
-        device_name = str(dev.name)
-        l2_bytes = int(dev.properties.l2_cache_size)
-        max_threads_per_sm = int(dev.properties.max_threads_per_multiprocessor)
-        max_dynamic = int(dev.properties.max_shared_memory_per_block_optin)
-        try:
-            pci = str(dev.pci_bus_id)
-        except Exception:  # noqa: BLE001 - only used to find the NVML handle
-            pci = None
-    loaded = _load_kernel(resolved, kernel, arch=arch, defines=defines,
-                          include_paths=include_paths, std=std, max_register_count=max_register_count)
+    session = open_session(options.device) if session is None else check_session(session)
+    device = _device(session)
+    loaded = load_kernel(resolved, kernel, arch=device.arch, options=options.compile_options)
     notes: list[str] = []
     note = _check_against_kernel(loaded, kernel, arguments)
     if note:
         notes.append(note)
     resources = kernel_resources(loaded)
-    threads = math.prod(block3)
-    if threads > resources.max_threads_per_block:
-        raise ValueError(f"block={block3} has {threads} threads; kernel {kernel!r} launches with at most "
-                         f"{resources.max_threads_per_block} on {arch}")
-    if dynamic_shared_memory + resources.static_shared_memory > max_dynamic:
-        raise ValueError(f"dynamic_shared_memory={dynamic_shared_memory} plus the kernel's "
-                         f"{resources.static_shared_memory} static bytes exceed the {max_dynamic} bytes a block "
-                         f"may use on this {device_name}")
-    default_limit = occupancy.architecture(arch).max_shared_memory_per_block
-    if dynamic_shared_memory > default_limit:
-        session.set_kernel_attribute(loaded, "MAX_DYNAMIC_SHARED_SIZE_BYTES", dynamic_shared_memory)
+    _fit_launch(session, loaded, kernel, launch, resources, device)
+    host, device_args, buffers = _upload(session, arguments, np.random.default_rng(options.seed))
+    working_set = sum(math.prod(shape) * dtype.itemsize for _, shape, dtype in buffers.values())
 
-    rng = np.random.default_rng(seed)
+    core = session.cuda.core
+    with cuda_errors("building the launch configuration"):
+        grid = tuple(g // c for g, c in zip(launch.grid, launch.cluster)) if launch.cluster else launch.grid
+        config = core.LaunchConfig(grid=grid, block=launch.block, cluster=launch.cluster,
+                                   shmem_size=launch.dynamic_shared_memory)
+
+    def run(stream: Stream = session.stream) -> None:
+        with cuda_errors(f"launching {kernel}"):
+            core.launch(stream, config, loaded, *device_args)
+
+    run()
+    session.synchronize()
+    occ, occ_driver = _occupancies(loaded, launch, resources, device, notes)
+    base: dict[str, object] = dict(
+        kernel=kernel, device=device.name, arch=device.arch, grid=launch.grid, block=launch.block,
+        cluster=launch.cluster, dynamic_shared_memory=launch.dynamic_shared_memory, resources=resources,
+        occupancy=occ, occupancy_driver=occ_driver, l2_flushed=options.l2 == "flush",
+    )
+    check = None
+    if expected is not None:
+        wanted = expected(list(host)) if callable(expected) else expected
+        outputs = {i: session.download(buffers[i][0], buffers[i][1], buffers[i][2]) for i in wanted}
+        check = _compare(outputs, wanted, options.tolerance)
+        if not check.ok:
+            return Measurement(method="not timed: the outputs did not match the reference", check=check,
+                               notes=tuple(notes), **base)
+
+    timed = _time(session, run, options, device.pci_bus_id)
+    notes += timed.notes
+    if working_set <= device.l2_bytes and options.l2 == "warm":
+        notes.append(f"the {working_set} bytes of buffers fit in the {device.l2_bytes}-byte L2: "
+                     "warm timings measure L2")
+    seconds = timed.timing.median_seconds
+    extra: dict[str, object] = {}
+    if counts is not None:
+        extra, more = _prediction(_database_gpu(device.name, options.gpu), counts, launch, resources, seconds,
+                                  after_l2_flush=options.l2 == "flush")
+        notes += more
+    return Measurement(method=timed.method, launches_per_sample=timed.launches_per_sample, check=check,
+                       timing=timed.timing, seconds=seconds, clocks=timed.clocks, notes=tuple(notes), **base, **extra)
+
+
+def _check_expected(expected: object, arguments: Sequence[object]) -> None:
+    """Refuse reference outputs for indices that are not arrays of the argument list."""
+    if callable(expected) or expected is None:
+        return
+    bad = [i for i in expected if not (0 <= i < len(arguments))
+           or isinstance(arguments[i], np.generic)
+           or (isinstance(arguments[i], KernelArg) and arguments[i].kind == "scalar")]
+    if bad:
+        raise ValueError(f"expected has argument indices {bad} that are not arrays of the argument list")
+
+
+def _device(session: Session) -> _Device:
+    """The open device's architecture, name and the limits `measure` checks against."""
+    dev = session.device
+    with cuda_errors("querying the device"):
+        cc = dev.compute_capability
+        try:
+            pci = str(dev.pci_bus_id)
+        except Exception:  # noqa: BLE001 - only used to find the NVML handle
+            pci = None
+        return _Device(arch=f"sm_{cc.major}{cc.minor}", name=str(dev.name),
+                       l2_bytes=int(dev.properties.l2_cache_size),
+                       max_threads_per_sm=int(dev.properties.max_threads_per_multiprocessor),
+                       max_dynamic_shared_memory=int(dev.properties.max_shared_memory_per_block_optin),
+                       pci_bus_id=pci)
+
+
+def _fit_launch(session: Session, loaded: Kernel, kernel: str, launch: occupancy.Launch,
+                resources: KernelResources, device: _Device) -> None:
+    """Refuse a launch the loaded kernel cannot take; raise its dynamic shared memory limit when asked."""
+    threads = math.prod(launch.block)
+    dynamic = launch.dynamic_shared_memory
+    if threads > resources.max_threads_per_block:
+        raise ValueError(f"block={launch.block} has {threads} threads; kernel {kernel!r} launches with at most "
+                         f"{resources.max_threads_per_block} on {device.arch}")
+    if dynamic + resources.static_shared_memory > device.max_dynamic_shared_memory:
+        raise ValueError(f"dynamic_shared_memory={dynamic} plus the kernel's "
+                         f"{resources.static_shared_memory} static bytes exceed the "
+                         f"{device.max_dynamic_shared_memory} bytes a block may use on this {device.name}")
+    if dynamic > occupancy.architecture(device.arch).max_shared_memory_per_block:
+        session.set_kernel_attribute(loaded, "MAX_DYNAMIC_SHARED_SIZE_BYTES", dynamic)
+
+
+def _upload(session: Session, arguments: Sequence[object], rng: np.random.Generator) -> tuple[
+        list[object], list[object], dict[int, tuple[Buffer, tuple[int, ...], np.dtype]]]:
+    """The host arguments (None for outputs), the device arguments, and each array's buffer,
+    shape and dtype by argument index."""
     host: list[object] = []
     device_args: list[object] = []
     buffers: dict[int, tuple[Buffer, tuple[int, ...], np.dtype]] = {}
@@ -494,75 +468,51 @@ def measure(
             buffers[i] = (buffer, array.shape, array.dtype)
             host.append(array)
             device_args.append(buffer)
-    working_set = sum(math.prod(shape) * dtype.itemsize for _, shape, dtype in buffers.values())
+    return host, device_args, buffers
 
-    with cuda_errors("building the launch configuration"):
-        config = core.LaunchConfig(
-            grid=tuple(g // c for g, c in zip(grid3, cluster3)) if cluster3 else grid3,
-            block=block3, cluster=cluster3, shmem_size=dynamic_shared_memory)
 
-    def launch(stream: Stream = session.stream) -> None:
-        with cuda_errors(f"launching {kernel}"):
-            core.launch(stream, config, loaded, *device_args)
-
-    launch()
-    session.synchronize()
-
+def _occupancies(loaded: Kernel, launch: occupancy.Launch, resources: KernelResources, device: _Device,
+                 notes: list[str]) -> tuple[float | None, float | None]:
+    """`occupancy.calculate`'s occupancy of the launch and the driver's; a note where either is missing."""
     occ = occ_driver = None
+    threads = math.prod(launch.block)
+    dynamic = launch.dynamic_shared_memory
+    default_limit = occupancy.architecture(device.arch).max_shared_memory_per_block
     try:
-        occ = occupancy.calculate(arch, threads_per_block=threads, registers_per_thread=resources.registers_per_thread,
-                                  static_shared_memory=resources.static_shared_memory,
-                                  dynamic_shared_memory=dynamic_shared_memory,
-                                  max_dynamic_shared_memory=max(dynamic_shared_memory,
-                                                                default_limit - resources.static_shared_memory)).occupancy
+        most = max(dynamic, default_limit - resources.static_shared_memory)
+        occ = occupancy.calculate(device.arch, threads_per_block=threads,
+                                  registers_per_thread=resources.registers_per_thread,
+                                  static_shared_memory=resources.static_shared_memory, dynamic_shared_memory=dynamic,
+                                  max_dynamic_shared_memory=most).occupancy
     except ValueError as exc:
         notes.append(f"occupancy not calculated: {exc}")
     try:
-        blocks = loaded.occupancy.max_active_blocks_per_multiprocessor(threads, dynamic_shared_memory)
-        occ_driver = blocks * threads / max_threads_per_sm
+        blocks = loaded.occupancy.max_active_blocks_per_multiprocessor(threads, dynamic)
+        occ_driver = blocks * threads / device.max_threads_per_sm
     except Exception as exc:  # noqa: BLE001 - informational cross-check
         notes.append(f"driver occupancy not read: {type(exc).__name__}")
+    return occ, occ_driver
 
-    base: dict[str, object] = dict(
-        kernel=kernel, device=device_name, arch=arch, grid=grid3, block=block3, cluster=cluster3,
-        dynamic_shared_memory=dynamic_shared_memory, resources=resources, occupancy=occ,
-        occupancy_driver=occ_driver, l2_flushed=l2 == "flush",
-    )
-    check = None
-    if expected is not None:
-        wanted = expected(list(host)) if callable(expected) else expected
-        outputs = {i: session.download(buffers[i][0], buffers[i][1], buffers[i][2]) for i in wanted}
-        check = _compare(outputs, wanted, tolerance)
-        if not check.ok:
-            return Measurement(method="not timed: the outputs did not match the reference", check=check,
-                               notes=tuple(notes), **base)
 
+def _time(session: Session, run: Callable[[Stream], None], options: MeasureOptions, pci: str | None) -> _Timed:
+    """Time ``run`` by the options' L2 state and stop rules, the clocks sampled through NVML meanwhile."""
     timer = session.timer
-    if l2 == "flush":
+    if options.l2 == "flush":
         method = "CUDA events around each launch, after a memset of 4x L2 that evicts it (host overhead hidden)"
-        per_sample, sample, flush = 1, launch, session.flush_l2
+        per_sample, sample, flush = 1, run, session.flush_l2
     else:
-        estimate = timer(launch)
+        estimate = timer(run)
         per_sample = max(1, min(1000, math.ceil(1e-3 / max(estimate, 1e-7))))
-        sample, method = _graph_of(session, launch, per_sample)
+        sample, method = _graph_of(session, run, per_sample)
         flush = None
     monitor = open_clock_monitor(pci)
     first = monitor.sample()
     with monitor.sampling() as samples:
-        timing = benchmark(sample, timer=timer, rules=StopRules(warmup=warmup, repetitions=min_repetitions, max_repetitions=max_repetitions, target_spread=target_spread, budget_seconds=budget_seconds), launches_per_sample=per_sample, flush=flush)
+        timing = benchmark(sample, timer=timer, rules=options.stop_rules, launches_per_sample=per_sample, flush=flush)
         session.synchronize()
-    if not monitor.available:
-        notes.append("clocks not read: NVML unavailable (pip install nvidia-ml-py)")
-    if working_set <= l2_bytes and l2 == "warm":
-        notes.append(f"the {working_set} bytes of buffers fit in the {l2_bytes}-byte L2: warm timings measure L2")
-    seconds = timing.median_seconds
-    extra: dict[str, object] = {}
-    if counts is not None:
-        extra, more = _prediction(_database_gpu(device_name, gpu), counts, grid3, block3, resources,
-                                  dynamic_shared_memory, seconds, after_l2_flush=l2 == "flush")
-        notes += more
-    return Measurement(method=method, launches_per_sample=per_sample, check=check, timing=timing, seconds=seconds,
-                       clocks=_clock_reading([*([first] if first else []), *samples]), notes=tuple(notes), **base, **extra)
+    notes = [] if monitor.available else ["clocks not read: NVML unavailable (pip install nvidia-ml-py)"]
+    clocks = _clock_reading([*([first] if first else []), *samples])
+    return _Timed(timing=timing, method=method, launches_per_sample=per_sample, clocks=clocks, notes=notes)
 
 
 def _poisoned_output(session: Session, elements: int, dtype: np.dtype) -> Buffer:
