@@ -18,8 +18,8 @@ import roofline
 import validate.probes._prediction
 from validate.probes import _fit
 from validate.probes._fit import CALIBRATION_FIT_PARAMETERS, FitParameter, _halton, fit_to_measurements
-from validate.probes._prediction import (SweepPoint, fit_calibration, fit_sweep, predict_sweep_point, scheduler_interval,
-                                 sweep_base)
+from validate.probes._prediction import (SweepPoint, fit_calibration, fit_sweep, predict_sweep_point,
+                                        scheduler_interval, sweep_base)
 
 H100 = "H100 SXM"
 ROOT = Path(__file__).parents[2]

@@ -18,7 +18,17 @@ import pytest
 import roofline
 import validate
 from validate.device import _clocks, _compile, _timers, _timing
-from validate.probes import _calibration, _hostlink, _latency, _launch, _memory_terms, _persistence, _references, _tensor, _workingset
+from validate.probes import (
+    _calibration,
+    _hostlink,
+    _latency,
+    _launch,
+    _memory_terms,
+    _persistence,
+    _references,
+    _tensor,
+    _workingset,
+)
 from validate.run import _multi
 from validate.probes import _ceilings as ceiling_types
 from validate.report._registry import PROBES
@@ -523,7 +533,7 @@ def test_committed_reports_render_every_section(h200_report):
 # built here (only when the report lacks them: deriving the compute terms fits the overlap
 # exponent, a few seconds of CPU).
 NOT_IN_COMMITTED_REPORTS = {
-    "nsight_launch": lambda: validate.probes._nsight_launch.NsightLaunch(empty_kernel_seconds=1.4e-6, spread_seconds=1e-7,
+    "nsight_launch": lambda: validate.probes.NsightLaunch(empty_kernel_seconds=1.4e-6, spread_seconds=1e-7,
                                                           launches=20, command="ncu ..."),
     "compute": lambda: validate.probes._compute.derive_compute(
         trip_points={1024: 4.5e-7, 8192: 7.2e-7}, overlap_points={0: 1e-4, 32: 1.2e-4, 64: 1.5e-4, 256: 5.2e-4},
@@ -560,7 +570,17 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     every registered probe runs in the loop, in registry order, its result lands in its report
     field, and the calibration is the fitted one with the probes' figures, as the GPU run wrote it."""
     from validate.checks import _occupancy
-    from validate.probes import _ceilings, _hostlink, _latency, _launch, _memory_effects, _persistence, _prediction, _references, _workingset
+    from validate.probes import (
+        _ceilings,
+        _hostlink,
+        _latency,
+        _launch,
+        _memory_effects,
+        _persistence,
+        _prediction,
+        _references,
+        _workingset,
+    )
     from validate.run import _run
     from validate.suite import _suite
 
@@ -578,7 +598,8 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     for module, name, value in ((_launch, "measure_launch_overhead", r.launch), (_latency, "measure_latency_ladder", r.latency),
                                 (_workingset, "measure_working_set", r.working_set),
                                 (_hostlink, "measure_host_links", r.host_links),
-                                (_persistence, "measure_persistence", r.persistence), (_memory_effects, "measure_effects", r.effects),
+                                (_persistence, "measure_persistence", r.persistence),
+                                (_memory_effects, "measure_effects", r.effects),
                                 # not in the committed report: measured nothing, the calibration stays the report's
                                 (_memory_terms, "measure_memory_terms", r.memory_terms)):
         monkeypatch.setattr(module, name, lambda *a, value=value, **k: value)

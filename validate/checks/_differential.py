@@ -3,7 +3,7 @@ against the driver's own answers on the device.
 
 One way to compile the generated probe kernels, to ask the driver (a count, or the text of
 its refusal), and to decide that a driver answer and a calculated one agree; each check
-(`_occupancy_check`, `_cluster_check`, `_resources_check`) keeps only its query grid and its
+(`_occupancy`, `_clusters`, `_resources`) keeps only its query grid and its
 mismatch record.
 """
 

@@ -88,7 +88,7 @@ def query_device(session: Session) -> DeviceInfo:
 
     Parameters
     ----------
-    session : validate.device._session.Session
+    session : validate.Session
         An open device.
 
     Returns

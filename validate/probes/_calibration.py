@@ -1,7 +1,7 @@
 """The calibration a validation run writes: the fitted model parameters plus the measured figures.
 
 `run_prediction_check` fits the model's parameters (latency round trip, SM bandwidth, block
-dispatch, knee, launch overhead); the probes (`validate.probes._probe.Probe.figures`: the latency
+dispatch, knee, launch overhead); the probes (`validate.probes.Probe.figures`: the latency
 ladder, the launch measurements, the working-set sweep, the memory effects) add their figures
 under `roofline.Calibration`'s named fields, each with its source (how it was measured, on
 which GPU, when, by which command).
@@ -40,7 +40,7 @@ def measured_calibration(fitted: Mapping[str, object], *, origin: str,
         Where and when (`measurement_origin`), appended to every new source.
     figures : mapping, optional
         Calibration field -> (value, how it was measured), the union of the probes'
-        `figures` (`validate.probes._probe.Probe`); a None value is not measured and left out.
+        `figures` (`validate.probes.Probe`); a None value is not measured and left out.
 
     Returns
     -------

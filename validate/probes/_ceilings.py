@@ -120,7 +120,7 @@ def measure_ceilings(
 
     Parameters
     ----------
-    session : validate.device._session.Session
+    session : validate.Session
     info : DeviceInfo
         Sizes the grids (SMs, threads per SM) and buffers (L2 size).
     datasheet : mapping

@@ -1,4 +1,4 @@
-"""Probes of the time model's compute and latency side (issue 23), measured on the device.
+"""Probes of the time model's compute and latency side, measured on the device.
 
 `validate/kernels/compute.cu` holds three probes; each measures one parameter of
 `roofline.predict`, never a kernel family or a corpus kernel the model is checked on:

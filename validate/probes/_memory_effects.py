@@ -1,4 +1,4 @@
-"""Probes of the costs the time model adds beyond streaming (issue 11), measured on the device.
+"""Probes of the costs the time model adds beyond streaming, measured on the device.
 
 `validate/kernels/effects.cu` holds four probes; each measures one parameter of
 `roofline.predict`, never a kernel family the model is checked on:

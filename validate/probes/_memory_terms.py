@@ -1,4 +1,4 @@
-"""Probes of the memory-side terms of the time model (issue 23), one parameter each.
+"""Probes of the memory-side terms of the time model, one parameter each.
 
 `validate/kernels/memory_terms.cu` holds the kernels; each measures one parameter of
 `roofline.predict`, never a kernel family or corpus kernel the model is checked on:

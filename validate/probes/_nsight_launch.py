@@ -3,7 +3,7 @@
 ``nsight_empty_kernel_seconds``.
 
 CUDA events around a queued empty kernel (`validate.probes._launch`) see 2.7-3.2 us on an H100 or
-H200; Nsight's duration of the same kernel is 1.3-1.5 us (issue 22), and a profiled kernel's
+H200; Nsight's duration of the same kernel is 1.3-1.5 us, and a profiled kernel's
 duration is Nsight's. `roofline.nsight_calibration` predicts profiled launches with it.
 
 The probe runs ``ncu`` on a child Python process (``python -m validate.probes._nsight_launch N

@@ -1,4 +1,4 @@
-"""The kernel families of issue 11, measured: each launch checked against numpy, then timed.
+"""The kernel families, measured: each launch checked against numpy, then timed.
 
 Families: streaming (copy, vector_add, triad), strided reads and writes, offset reads and
 writes, AoS/SoA, the transposes of `roofline.models.transpose`, blur radius 1 to 4, the
