@@ -9,21 +9,9 @@ import pytest
 
 import roofline
 import validate
+from tests.validate.test_validate_cpu import FakeTimer
 from validate.device import HostTimer, StopRules
 from validate.probes import _launch, _references
-
-
-class Scripted:
-    """A timer that runs the function and returns the next scripted duration, seconds."""
-
-    def __init__(self, durations):
-        self.durations = list(durations)
-        self.calls = 0
-
-    def __call__(self, function):
-        function()
-        self.calls += 1
-        return self.durations[self.calls - 1]
 
 
 @pytest.mark.parametrize("warmups, timed", [
@@ -31,7 +19,7 @@ class Scripted:
     ([1.0, 1.0, 1.0], [2e-3, 1e-3, 4e-3, 3e-3]),
 ], ids=["odd", "even"])
 def test_the_library_references_take_the_median_after_three_warm_ups(warmups, timed):
-    timer = Scripted(warmups + timed)
+    timer = FakeTimer(warmups + timed)
     seconds = _references._median_seconds(lambda: None, timer, len(timed))
     assert timer.calls == len(warmups) + len(timed)
     assert seconds == statistics.median(timed)  # the warm-ups, far slower, are left out
@@ -74,7 +62,7 @@ def test_the_host_launch_cost_is_the_median_batch_per_launch():
     (StopRules(warmup=1, repetitions=2, max_repetitions=3, budget_seconds=4e-3), 3),
 ], ids=["fixed", "budget-without-warm-up", "budget", "budget-capped"])
 def test_the_stop_rules_set_the_count(rules, expected):
-    timer = Scripted([1e-3] * 100)
+    timer = FakeTimer([1e-3] * 100)
     r = validate.benchmark(lambda: None, timer=timer, rules=rules)
     assert r.repetitions == expected
     assert timer.calls == rules.warmup + expected
@@ -86,7 +74,7 @@ def test_the_stop_rules_set_the_count(rules, expected):
 ], ids=["str", "dict"])
 def test_benchmark_takes_only_stop_rules(value, error, match):
     with pytest.raises(error, match=match):
-        validate.benchmark(lambda: None, timer=Scripted([1e-3] * 30), rules=value)
+        validate.benchmark(lambda: None, timer=FakeTimer([1e-3] * 30), rules=value)
 
 
 @pytest.mark.parametrize("update, match", [

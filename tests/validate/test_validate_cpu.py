@@ -162,7 +162,8 @@ def test_benchmark_flushes_before_every_repetition():
                                     dict(budget_seconds=0.0)], ids=["warmup", "repetitions", "cap", "budget"])
 def test_benchmark_rejects_bad_arguments(kwargs):
     with pytest.raises(ValueError):
-        validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-3)), rules=validate.StopRules(**kwargs))
+        validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-3)),
+                           rules=validate.StopRules(**kwargs))
 
 
 # ---------------------------------------------------------------- kernel sources
