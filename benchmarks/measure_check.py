@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import occupancy
 
 HERE = Path(__file__).resolve().parent
 SOURCE = (HERE / "measure_kernels.cu").read_text()
@@ -164,7 +165,10 @@ def bad_inputs(session) -> list[dict]:
     for what, kwargs in trials.items():
         kernel = kwargs.pop("kernel", "saxpy4")
         try:
-            validate.measure(SOURCE, kernel, session=session, budget_seconds=0.01, **kwargs)
+            launch = occupancy.Launch(grid=kwargs.pop("grid"), block=kwargs.pop("block"),
+                                      dynamic_shared_memory=kwargs.pop("dynamic_shared_memory", 0))
+            validate.measure(SOURCE, kernel, launch=launch, session=session,
+                             options=validate.MeasureOptions(budget_seconds=0.01), **kwargs)
             out.append({"bad_input": what, "error": None})
         except Exception as exc:  # noqa: BLE001 - recording what each bad input raises
             out.append({"bad_input": what, "error": f"{type(exc).__name__}: {exc}"})
@@ -189,9 +193,11 @@ def main() -> int:
         built = build(Path(tmp))
         for case in cases(rng):
             code = {"source": SOURCE, "ptx": built["ptx"], "cubin": built["cubin"]}[case["route"]]
-            runs = [validate.measure(code, case["name"], grid=case["grid"], block=case["block"], args=case["args"],
-                                     expected=case["expected"], tolerance=case["tolerance"], counts=case["counts"],
-                                     session=session, seed=0) for _ in range(2)]
+            launch = occupancy.Launch(grid=case["grid"], block=case["block"])
+            options = validate.MeasureOptions(tolerance=case["tolerance"], seed=0)
+            runs = [validate.measure(code, case["name"], launch=launch, args=case["args"], options=options,
+                                     expected=case["expected"], counts=case["counts"], session=session)
+                    for _ in range(2)]
             independent = cupy_timing(case)
             m1, m2 = runs[0], runs[1]
             if not (m1.ok and m2.ok):
@@ -221,7 +227,8 @@ def main() -> int:
             print(json.dumps(row), flush=True)
             if out:
                 (out / f"measure_{case['name']}.json").write_text(m1.model_dump_json(indent=2))
-        warm = validate.measure(SOURCE, "saxpy4", grid=1024, block=256, l2="warm", session=session,
+        warm = validate.measure(SOURCE, "saxpy4", launch=occupancy.Launch(grid=1024, block=256),
+                                options=validate.MeasureOptions(l2="warm"), session=session,
                                 args=[np.int32(1024 * 256), np.float32(2.0), f"f32[{1 << 20}]=random",
                                       f"f32[{1 << 20}]=random"])
         print(json.dumps({"warm_l2": warm.method, "seconds": warm.seconds, "spread": warm.timing.spread}), flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
+import occupancy
 import roofline
 import validate
 
@@ -54,7 +55,8 @@ def _measure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", default="fp32",
                    help="precision of the flops: " + ", ".join(roofline.PRECISIONS) + " (default fp32)")
     p.add_argument("--l2", choices=("flush", "warm"), default="flush", help="cold or warm L2 (default flush)")
-    p.add_argument("--budget", type=float, default=1.0, metavar="SECONDS", help="device time for the timing")
+    p.add_argument("--budget", type=float, default=validate.MeasureOptions().budget_seconds, metavar="SECONDS",
+                   help="device time for the timing")
     add_gpu_option(p, "database GPU for the prediction (default: the device's entry)", default=None)
     p.add_argument("--device", type=int, default=0, metavar="N", help="CUDA device index (default 0)")
     p.add_argument("--json", action="store_true", help="print the measurement as JSON")
@@ -70,13 +72,14 @@ def _handle(args: argparse.Namespace) -> int:
             raise ValueError("give both --flops and --dram-bytes for achieved rates and a prediction")
         counts = roofline.Kernel(name=args.kernel, flops=args.flops, dram_bytes=args.dram_bytes,
                                  l2_bytes=args.l2_bytes, precision=args.precision)
-    defines = dict(d.partition("=")[::2] for d in args.defines)
+    launch = occupancy.Launch(grid=args.grid, block=args.block, cluster=args.cluster,
+                              dynamic_shared_memory=args.shared)
+    options = validate.MeasureOptions(defines=dict(d.partition("=")[::2] for d in args.defines),
+                                      gpu=gpu(args.gpu) if args.gpu else None, l2=args.l2,
+                                      budget_seconds=args.budget, device=args.device)
     with progress_bar(args) as bar:
         bar(f"compiling, checking and timing {args.kernel} on the GPU")
-        m = validate.measure(args.file, args.kernel, grid=args.grid, block=args.block, cluster=args.cluster,
-                             dynamic_shared_memory=args.shared, args=kernel_args, defines=defines or None,
-                             counts=counts, gpu=gpu(args.gpu) if args.gpu else None, l2=args.l2,
-                             budget_seconds=args.budget, device=args.device)
+        m = validate.measure(args.file, args.kernel, launch=launch, args=kernel_args, options=options, counts=counts)
     if args.json:
         print_json(m.model_dump(mode="json"))
         return 0

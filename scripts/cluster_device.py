@@ -22,8 +22,8 @@ def _progress(message):
 def main(argv):
     import roofline
     import validate
-    from validate._cluster_check import check_clusters, driver_cluster_answers, measured_layout
-    from validate._gpc_layout import measure_gpc_layout
+    from validate.checks._clusters import check_clusters, driver_cluster_answers, measured_layout
+    from validate.checks._gpc_layout import measure_gpc_layout
 
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)

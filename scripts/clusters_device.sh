@@ -4,7 +4,7 @@
 # 1. scripts/cluster_device.py: GPC layout, the driver's cluster answers, the calculator
 #    checked against them;
 # 2. Nsight Compute over a small PyTorch program (real kernels) and over the synthetic
-#    launch plan (validate._ncu_launches), then scripts/ncu_check.py against occupancy.
+#    launch plan (validate.checks._ncu_launches), then scripts/ncu_check.py against occupancy.
 # Everything lands in $OUT/raw.tgz.
 set -o pipefail
 export PYTHONUNBUFFERED=1
@@ -20,7 +20,7 @@ timeout 120 "$NCU" --clock-control none --metrics "$METRICS" --launch-count 250 
 "$NCU" --import "$OUT/raw/torch.ncu-rep" --csv --page raw > "$OUT/raw/ncu_torch.csv" 2>&1
 echo "torch: $(grep -c '^"[0-9]' "$OUT/raw/ncu_torch.csv") kernels profiled"
 timeout 240 "$NCU" --clock-control none --metrics "$METRICS" --export "$OUT/raw/synthetic" --force-overwrite \
-  python3 -m validate._ncu_launches "$OUT/raw/ncu_manifest.jsonl" > "$OUT/raw/ncu_synthetic_log.txt" 2>&1
+  python3 -m validate.checks._ncu_launches "$OUT/raw/ncu_manifest.jsonl" > "$OUT/raw/ncu_synthetic_log.txt" 2>&1
 "$NCU" --import "$OUT/raw/synthetic.ncu-rep" --csv --page raw > "$OUT/raw/ncu_synthetic.csv" 2>&1
 echo "synthetic: $(grep -c '^"[0-9]' "$OUT/raw/ncu_synthetic.csv") launches profiled, $(wc -l < "$OUT/raw/ncu_manifest.jsonl") planned"
 tail -n 3 "$OUT/raw/ncu_synthetic_log.txt"

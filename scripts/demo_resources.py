@@ -16,8 +16,8 @@ import numpy as np
 
 import occupancy
 import roofline
-from validate._compile import kernel_source, with_defines
-from validate._kernels import build_case
+from validate.device._compile import kernel_source, with_defines
+from validate.suite._kernels import build_case
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "roofline" / "data" / "demo_resources.toml"
 

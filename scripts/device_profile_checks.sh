@@ -12,7 +12,7 @@ python3 -m pytest -m gpu -q -p no:cacheprovider -s tests/validate/test_nsight_la
   > $OUT/profile_gpu_tests.txt 2>&1
 echo "pytest -m gpu (profile path) rc=$?"; tail -15 $OUT/profile_gpu_tests.txt
 python3 -c "
-from validate._nsight_launch import measure_nsight_launch
+from validate.probes._nsight_launch import measure_nsight_launch
 r = measure_nsight_launch(); print(r.model_dump_json(indent=1))" > $OUT/nsight_launch.json 2>&1; cat $OUT/nsight_launch.json
 python3 -m gpuroof profile -o $OUT/user --plot $OUT/user_profile.png -- \
   python3 benchmarks/measure_check.py --profile-once > $OUT/user_profile.txt 2>&1

@@ -85,7 +85,7 @@ def gpc_layout_section(measurement: Mapping[str, Any], *, measured_on: str) -> s
     """The ``[gpc_layout]`` table of a `validate.GpcLayoutMeasurement` (its JSON).
 
     The cluster limits are Hopper's (8 blocks per SM in a cluster launch, clusters of 8,
-    16 non-portable), as `validate._cluster_check.measured_layout` assumes; check them against
+    16 non-portable), as `validate.checks._clusters.measured_layout` assumes; check them against
     the driver with `validate.check_clusters` before packaging the layout.
     """
     groups: Sequence[Sequence[int]] = measurement["gpc_sms"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 def main(argv):
     import occupancy
-    from validate._ncu_launches import compare_launch, ncu_launches, parse_ncu_csv
+    from validate.checks._ncu_launches import compare_launch, ncu_launches, parse_ncu_csv
 
     raw = Path(argv[0])
     arch = occupancy.architecture("sm_90")

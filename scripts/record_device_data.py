@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from validate._ncu_launches import ncu_launches, parse_ncu_csv  # noqa: E402
+from validate.checks._ncu_launches import ncu_launches, parse_ncu_csv  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 QUERY = ["kernel", "registers_per_thread", "static_shared_memory", "max_threads_per_block", "cluster_x",

@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 import occupancy  # noqa: E402
 import roofline  # noqa: E402
 import validate  # noqa: E402
-from validate import _compile  # noqa: E402
-from validate._families import family_specs  # noqa: E402
+from validate.device import _compile  # noqa: E402
+from validate.suite._families import family_specs  # noqa: E402
 
 
 def main() -> int:

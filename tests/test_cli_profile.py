@@ -148,11 +148,13 @@ extern "C" __global__ void one_block_copy(const float* __restrict__ x, float* __
 '''
 PROGRAM_TEXT = '''import sys
 import numpy as np
+import occupancy
 import validate
 n = 4096
 x = np.arange(n, dtype=np.float32)
-validate.measure(sys.argv[1], "one_block_copy", grid=1, block=256, args=[x, np.zeros(n, np.float32), np.int32(n)],
-                 min_repetitions=6, max_repetitions=6, warmup=0)
+validate.measure(sys.argv[1], "one_block_copy", launch=occupancy.Launch(grid=1, block=256),
+                 args=[x, np.zeros(n, np.float32), np.int32(n)],
+                 options=validate.MeasureOptions(repetitions=6, max_repetitions=6, warmup=0))
 '''
 
 
@@ -166,7 +168,7 @@ def test_on_the_device_a_one_block_kernel_is_profiled_with_its_sass_and_predicte
     import occupancy
     import roofline
     import validate
-    from validate._nsight_launch import measure_nsight_launch
+    from validate.probes._nsight_launch import measure_nsight_launch
 
     if shutil.which("ncu") is None:
         pytest.skip("ncu is not on PATH")

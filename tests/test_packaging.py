@@ -61,7 +61,7 @@ def test_validate_compiles_with_nvrtc_from_the_wheel():
         pytest.skip("reads the loaded libraries from /proc/self/maps (Linux)")
     wheel = _wheel_files("nvidia-cuda-nvrtc")
     pytest.importorskip("cuda.core")
-    from validate._compile import compile_cubin
+    from validate.device._compile import compile_cubin
 
     code = compile_cubin('extern "C" __global__ void k(float *x) { x[0] = 1.0f; }', arch="sm_90", name="k.cu")
     assert code is not None
@@ -74,7 +74,7 @@ def test_nvml_bindings_come_from_the_wheel():
     """validate's clock monitor imports pynvml: the module of the nvidia-ml-py wheel (not the
     deprecated pynvml package's copy), which opens the driver's libnvidia-ml at run time."""
     wheel = _wheel_files("nvidia-ml-py")
-    import validate._clocks as clocks
+    import validate.device._clocks as clocks
 
     spec = importlib.util.find_spec("pynvml")
     assert spec is not None and pathlib.Path(spec.origin).resolve() in wheel

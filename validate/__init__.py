@@ -5,27 +5,67 @@ import ``cuda.core`` when called and raise `DeviceError` (exit code 3 from the c
 line) when it, the driver or a GPU is missing.
 """
 
-from ._cluster_check import ClusterCheck, check_clusters, driver_cluster_answers
-from ._device import DeviceComparison, DeviceInfo, compare_device, query_device
-from ._errors import DeviceError
-from ._families import FAMILIES, FamilyRecord, family_model, measure_families
-from ._family_report import FamilyReport, FamilyRow, FamilySummary, write_family_report
-from ._family_source import family_report
-from ._files import write_calibration
-from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
-from ._gpc_layout import GpcLayoutMeasurement, measure_gpc_layout
-from ._kernel_args import KernelArg, parse_kernel_args
-from ._measure import Measurement, measure
-from ._launch import LaunchOverhead, block_ramp_figure, measure_launch_overhead
-from ._multi import load_report_set, merge_reports, run_validation_devices
-from ._ncu_profile import ProfileRun, profile_program
-from ._prediction import PredictionCheck, run_prediction_check
-from ._prediction_report import write_prediction_report
-from ._report import REPORT_SCHEMA_VERSION, ReportSet, ValidationReport, render_markdown
-from ._resources_check import ResourcesCheck, check_resources
-from ._session import Session, open_session
-from ._timing import TimingResult, benchmark
-from ._validate import ValidationRun, run_validation
+from .checks import (
+    ClusterCheck,
+    GpcLayoutMeasurement,
+    ResourcesCheck,
+    check_clusters,
+    check_resources,
+    driver_cluster_answers,
+    measure_gpc_layout,
+)
+from .device import (
+    DeviceComparison,
+    DeviceError,
+    DeviceInfo,
+    Session,
+    StopRules,
+    TimingResult,
+    benchmark,
+    compare_device,
+    open_session,
+    query_device,
+)
+from .probes import (
+    CALIBRATION_FIT_PARAMETERS,
+    CalibrationFit,
+    FitParameter,
+    LaunchOverhead,
+    PredictionCheck,
+    block_ramp_figure,
+    fit_to_measurements,
+    measure_launch_overhead,
+    run_prediction_check,
+)
+from .report import (
+    REPORT_SCHEMA_VERSION,
+    ReportSet,
+    ValidationReport,
+    family_report,
+    render_markdown,
+    write_calibration,
+    write_prediction_report,
+)
+from .run import ValidationRun, load_report_set, merge_reports, run_validation, run_validation_devices
+from .suite import (
+    FAMILIES,
+    FamilyRecord,
+    FamilyReport,
+    FamilyRow,
+    FamilySummary,
+    family_model,
+    measure_families,
+    write_family_report,
+)
+from .user_kernel import (
+    KernelArg,
+    MeasureOptions,
+    Measurement,
+    ProfileRun,
+    measure,
+    parse_kernel_args,
+    profile_program,
+)
 
 __all__ = [
     "CALIBRATION_FIT_PARAMETERS",
@@ -43,6 +83,7 @@ __all__ = [
     "GpcLayoutMeasurement",
     "KernelArg",
     "LaunchOverhead",
+    "MeasureOptions",
     "Measurement",
     "PredictionCheck",
     "ProfileRun",
@@ -50,6 +91,7 @@ __all__ = [
     "ReportSet",
     "ResourcesCheck",
     "Session",
+    "StopRules",
     "TimingResult",
     "ValidationReport",
     "ValidationRun",

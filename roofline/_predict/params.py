@@ -5,7 +5,7 @@ The values are per-GPU packaged data: the ``[calibration.*]`` entries of the GPU
 (each with its source), or a calibration ``gpuroof validate`` wrote. `parameters` splits one
 calibration, with the GPU's datasheet figures, into the groups the terms take, so that a term
 reads only its own. A field's ``probe`` (`probes`) is the name of the ``gpuroof validate``
-probe that measures it (``validate._probes.PROBES``), or ``"datasheet"`` for a figure of the
+probe that measures it (``validate.report._registry.PROBES``), or ``"datasheet"`` for a figure of the
 GPU database.
 """
 

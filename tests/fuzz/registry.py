@@ -290,6 +290,14 @@ def chart_kw() -> dict[str, st.SearchStrategy[Any]]:
     )
 
 
+def stop_rules() -> st.SearchStrategy[Any]:
+    """Valid `validate.StopRules` of small counts (their odd values are the StopRules entry's)."""
+    return st.builds(lambda warmup, repetitions, extra, budget, spread: validate.StopRules(
+        warmup=warmup, repetitions=repetitions, max_repetitions=repetitions + extra, budget_seconds=budget,
+        target_spread=spread), st.integers(0, 5), st.integers(1, 30), st.integers(0, 70),
+        st.one_of(st.none(), st.floats(1e-4, 0.1)), st.one_of(st.none(), st.floats(1e-3, 1)))
+
+
 def fake_timer() -> st.SearchStrategy[Any]:
     # Cycled: a timer that ran dry would raise StopIteration, the fake's failure, not the library's.
     # Mostly valid durations, so the loop runs with the odd counts and budgets drawn beside.
@@ -574,13 +582,11 @@ VALIDATE = {
         lambda timer, kw: {"args": (lambda: None,), "kwargs": {"timer": timer, **kw}},
         # A callable that raises is the caller's exception to see: only non-callables as junk.
         st.one_of(fake_timer(), junk().filter(lambda x: not callable(x))),
-        st.fixed_dictionaries({}, optional={"warmup": maybe(st.integers(0, 5)), "repetitions": maybe(st.integers(1, 30)),
-                                            "budget_seconds": st.one_of(st.none(), maybe(st.floats(1e-4, 0.1))),
-                                            "max_repetitions": maybe(st.integers(1, 100)),
-                                            "target_spread": st.one_of(st.none(), maybe(st.floats(0, 1))),
+        st.fixed_dictionaries({}, optional={"rules": st.one_of(st.none(), stop_rules(), junk()),
                                             "launches_per_sample": maybe(st.integers(1, 4)),
                                             "flush": st.one_of(st.none(), st.just(lambda: None),
                                                                junk().filter(lambda x: not callable(x)))}))),
+    "StopRules": model(validate.StopRules, validate.StopRules(repetitions=10, target_spread=0.02, budget_seconds=0.5)),
     "compare_device": call(args_kwargs(device_infos())),
     "open_session": call(args_kwargs(maybe(st.integers(0, 3)))),
     "query_device": session_call(),
@@ -809,11 +815,15 @@ VALIDATE.update({
     # The session as a keyword, never None (None opens device 0); args of every kind, 5 included.
     "measure": Entry("call", strategy=st.fixed_dictionaries({"args": st.tuples(
         st.just('extern "C" __global__ void k(float *x) { x[0] = 1; }'), maybe(st.just("k"))),
-        "kwargs": st.fixed_dictionaries({"grid": maybe(st.integers(1, 64)), "block": maybe(st.just(32)),
+        "kwargs": st.fixed_dictionaries({"launch": st.one_of(st.builds(lambda g: occupancy.Launch(grid=g, block=32),
+                                                                       st.integers(1, 64)), junk()),
                                          "args": st.one_of(st.just(["f32[32]"]), junk()),
+                                         "options": st.one_of(st.none(), st.just(validate.MeasureOptions()), junk()),
                                          "session": st.one_of(junk(), st.just(REPORT.device)).filter(
                                              lambda s: s is not None)})}),
                      reason="compiles and runs a kernel on a GPU; tests/validate/test_gpu.py runs it on one"),
+    "MeasureOptions": model(validate.MeasureOptions, validate.MeasureOptions(defines={"N": 4}, sizes={"n": 16},
+                                                                           budget_seconds=0.5, seed=1)),
     "measure_gpc_layout": session_call(device_infos()),
     "LaunchOverhead": fields(validate.LaunchOverhead),
     "measure_launch_overhead": session_call(),
@@ -904,13 +914,13 @@ VALIDATE.update({
 
 _KERNEL_ROWS = list(REPORT.kernels[:3])
 INTERNAL: dict[str, Entry] = {
-    "validate._timing.summarize": call(args_kwargs(
+    "validate.device._timing.summarize": call(args_kwargs(
         st.one_of(st.lists(st.one_of(st.floats(1e-9, 1.0), odd_floats()), max_size=5), junk(), odd()),
         warmup=maybe(st.integers(0, 5)), l2_flushed=maybe(st.booleans()))),
-    "validate._suite.summarize_predictions": call(args_kwargs(
+    "validate.suite._suite.summarize_predictions": call(args_kwargs(
         st.one_of(st.just(_KERNEL_ROWS), st.lists(st.one_of(st.sampled_from(_KERNEL_ROWS), junk()), max_size=3),
                   junk(), odd()))),
-    "validate._clocks.open_clock_monitor": call(args_kwargs(
+    "validate.device._clocks.open_clock_monitor": call(args_kwargs(
         st.one_of(st.none(), st.sampled_from(("", "0000:1b:00.0", "nope")), junk(), odd()))),
 }
 

@@ -20,7 +20,8 @@ import fuzzlib
 import occupancy
 import roofline
 import validate
-from validate import _family_report, _prediction_report, _report
+from validate.report import _prediction_report, _report
+from validate.suite import _family_report
 from gpuroof import main
 from occupancy import common as _files
 from registry import REPORT
@@ -196,7 +197,7 @@ def test_gpu_runs_check_out_before_touching_the_gpu(command, blocker, monkeypatc
         raise AssertionError("the GPU was opened before --out was checked")
 
     monkeypatch.setattr(validate, "open_session", gpu_touched)
-    monkeypatch.setattr("validate._validate.open_session", gpu_touched)
+    monkeypatch.setattr("validate.run._run.open_session", gpu_touched)
     assert main([command, "--out", str(blocker / "sub")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot be written" in err[0] and str(blocker) in err[0]

@@ -15,7 +15,12 @@ import occupancy
 import roofline
 import roofline._export  # a private module: loaded by name (roofline loads its names lazily)
 import validate
-from validate import _calibration, _clocks, _compile, _hostlink, _kernel_args, _kernels, _latency, _multi, _reference, _resources_check, _timing
+from validate.checks import _resources
+from validate.device import _clocks, _compile, _timing
+from validate.probes import _calibration, _hostlink, _latency, _references
+from validate.run import _multi
+from validate.suite import _kernels
+from validate.user_kernel import _kernel_args
 from gpuroof import main
 from roofline import memory, models
 
@@ -377,7 +382,7 @@ NCU_FILE = "tests/data/ncu/user_kernels.raw.csv"
     (lambda: roofline.profile_chart(None), "must be a ProfileReport"),
     (lambda: roofline.load_ncu(None), "path must be a str"),
     (lambda: roofline.load_ncu(NCU_FILE).matching(b"poly"), "pattern must be a str"),
-    (lambda: _reference.apply_references(None, _reference.References()), "must be a Ceilings"),
+    (lambda: _references.apply_references(None, _references.References()), "must be a Ceilings"),
     (lambda: _multi.device_spread(None), "sequence of ValidationReport"),
     (lambda: _multi.device_spread(["report"]), r"reports\[0\] must be a ValidationReport"),
     (lambda: _clocks.clock_record([True], before=None, after=None, max_sm_clock_hz=None), "ClockSample"),
@@ -387,7 +392,7 @@ NCU_FILE = "tests/data/ncu/user_kernels.raw.csv"
     (lambda: validate.write_calibration(roofline.calibration("H200").model_dump(), 5), "folder must be a str"),
     (lambda: _kernel_args.parse_kernel_arg("f32[n]", {"n": None}), r"sizes\['n'\] must be an int"),
     (lambda: validate.parse_kernel_args(None), "texts must be a sequence"),
-    (lambda: _resources_check.resource_corpus(np.array([1, 2])), "quick must be a bool"),
+    (lambda: _resources.resource_corpus(np.array([1, 2])), "quick must be a bool"),
     (lambda: _hostlink.fit_link({"a": 1}, [1.0]), "sizes must be a sequence of numbers"),
     (lambda: _latency.split_modes([1e-7, "x", 1e-7, 1e-7]), r"seconds\[1\] must be a number"),
 ], ids=["describe-array", "format-profile-none", "format-profile-markdown", "profile-chart-none", "load-ncu-none",
@@ -435,8 +440,9 @@ def test_benchmark_until_stable_refuses_bad_arguments(kwargs, error, match):
     """benchmark_until_stable (now `benchmark` with a target spread) raised plain ValueError, or
     TypeError/ValueError from deep inside."""
     kwargs = {"timer": _fake_timer([1e-3] * 100), "target_spread": 0.02, **kwargs}
+    rules = {k: kwargs.pop(k) for k in list(kwargs) if k in validate.StopRules.model_fields}
     with pytest.raises(error, match=match):
-        validate.benchmark(lambda: None, **kwargs)
+        validate.benchmark(lambda: None, rules=validate.StopRules(**rules), **kwargs)
 
 
 def test_benchmark_until_stable_summarizes_once(monkeypatch):
@@ -446,8 +452,10 @@ def test_benchmark_until_stable_summarizes_once(monkeypatch):
     real = _timing.summarize
     monkeypatch.setattr(_timing, "summarize", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
     values = [1e-6, 3e-6, 2e-6] * 1000
-    r = validate.benchmark(lambda: None, timer=_fake_timer(values), warmup=0, repetitions=2,
-                           max_repetitions=3000, target_spread=1e-9, budget_seconds=10, clock=lambda: 0.0)
+    r = validate.benchmark(lambda: None, timer=_fake_timer(values),
+                           rules=validate.StopRules(warmup=0, repetitions=2, max_repetitions=3000, target_spread=1e-9,
+                                                    budget_seconds=10),
+                           clock=lambda: 0.0)
     assert r.repetitions == 3000 and calls == [1]
 
 
@@ -519,7 +527,7 @@ def test_merge_reports_checks_everything_before_reading(tmp_path):
 ], ids=["twice", "word", "empty", "negative", "kernel", "seed", "out"])
 def test_run_validation_devices_checks_before_any_process(devices, kwargs, error, match, tmp_path, monkeypatch):
     """It started one process per device before looking at its arguments."""
-    import validate._multi as multi
+    import validate.run._multi as multi
 
     def no_work(*args, **kw):
         raise AssertionError("a GPU or a process was touched before the arguments were checked")
@@ -538,7 +546,7 @@ def test_no_driver_is_a_device_error(monkeypatch):
     """device_count let cuda.pathfinder's DynamicLibNotFoundError escape (no NVIDIA driver)."""
     import types
 
-    import validate._driver as driver
+    import validate.device._driver as driver
 
     class DynamicLibNotFoundError(RuntimeError):
         pass
@@ -551,7 +559,7 @@ def test_no_driver_is_a_device_error(monkeypatch):
     monkeypatch.setattr(driver, "_FAILED", None)  # a real failure earlier in this process is kept
     message = r"^no usable CUDA GPU: the NVIDIA driver \(libcuda\) is not installed$"
     with pytest.raises(validate.DeviceError, match=message):
-        validate._multi.device_count()
+        validate.run._multi.device_count()
 
 
 def test_measured_calibration_is_a_valid_calibration():
@@ -619,7 +627,7 @@ def test_split_modes_of_identical_hops():
     (dict(max_register_count=0), "max_register_count=0 must be from 1 to 255"),
 ], ids=["arch", "compute", "no-names", "names", "nul", "registers"])
 def test_compile_kernels_refuses_bad_input_before_nvrtc(kwargs, match, monkeypatch):
-    import validate._compile as compile_module
+    import validate.device._compile as compile_module
 
     monkeypatch.setattr(compile_module, "require_driver", lambda: pytest.fail("reached the driver check"))
     kwargs = {"source": 'extern "C" __global__ void k() {}', "names": ["k"], "arch": "sm_90", **kwargs}
@@ -633,7 +641,7 @@ def test_compile_kernels_without_a_driver_never_hangs():
     import subprocess
     import sys
 
-    from validate._driver import require_driver
+    from validate.device._driver import require_driver
 
     try:
         require_driver()
@@ -641,7 +649,7 @@ def test_compile_kernels_without_a_driver_never_hangs():
         pass
     else:
         pytest.skip("a CUDA driver is present: tests/validate/test_gpu.py compiles there")
-    script = ("import validate\nfrom validate import _compile\n"
+    script = ("import validate\nfrom validate.device import _compile\n"
               "for _ in range(2):\n"
               "    try:\n"
               "        _compile.compile_kernels('extern \"C\" __global__ void k() {}', ['k'], arch='sm_90')\n"
@@ -706,7 +714,7 @@ def test_a_triton_cache_scan_skips_json_too_deep_to_read(tmp_path, capsys):
 
 
 def test_calibration_fit_errors_are_finite():
-    """CalibrationFit (validate._fit, from main) took NaN errors: report.json would hold null there."""
+    """CalibrationFit (validate.probes._fit, from main) took NaN errors: report.json would hold null there."""
     good = dict(method="m", parameters=("knee_sharpness",), evaluations=3, seconds=0.1, train_points=4,
                 train_median_abs_error=0.05, train_max_abs_error=0.1)
     assert validate.CalibrationFit(**good).train_max_abs_error == 0.1

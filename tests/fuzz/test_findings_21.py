@@ -23,7 +23,8 @@ import occupancy
 import roofline
 import validate
 from roofline import memory
-from validate import _clocks, _driver, _session, _suite, _timing
+from validate.device import _clocks, _driver, _session, _timing
+from validate.suite import _suite
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = 'extern "C" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }'
@@ -104,11 +105,11 @@ def test_open_clock_monitor_checks_the_bus_id(bus):
 
 def test_measure_checks_its_argument_list_before_a_gpu(monkeypatch):
     """args=5: "'int' object is not iterable" from enumerate."""
-    import validate._measure as measure_module
+    import validate.user_kernel._measure as measure_module
 
     monkeypatch.setattr(measure_module, "open_session", lambda device: pytest.fail("opened a GPU first"))
     with pytest.raises(TypeError, match="^args must be a sequence with one entry per kernel parameter, not int$"):
-        validate.measure(SOURCE, "k", grid=1, block=32, args=5)
+        validate.measure(SOURCE, "k", launch=occupancy.Launch(grid=1, block=32), args=5)
 
 
 def _private(module: str, name: str):
@@ -124,19 +125,21 @@ SESSION_FUNCTIONS = {
     "measure_gpc_layout": lambda s, info: validate.measure_gpc_layout(s, info),
     "measure_families": lambda s, info: validate.measure_families(s, info),
     "run_prediction_check": lambda s, info: validate.run_prediction_check(s, "H100"),
-    "measure": lambda s, info: validate.measure(SOURCE, "k", grid=1, block=32, args=["f32[32]"], session=s),
-    "measure_ceilings": lambda s, info: _private("_ceilings", "measure_ceilings")(s, info),
-    "check_occupancy": lambda s, info: _private("_occupancy_check", "check_occupancy")(s, info),
-    "run_suite": lambda s, info: _private("_suite", "run_suite")(s, info),
-    "measure_effects": lambda s, info: _private("_effects", "measure_effects")(s, info, dram_bytes_per_second=1e12),
-    "measure_host_links": lambda s, info: _private("_hostlink", "measure_host_links")(s, info),
-    "measure_latency_ladder": lambda s, info: _private("_latency", "measure_latency_ladder")(s, info),
-    "measure_launch_overhead": lambda s, info: _private("_launch", "measure_launch_overhead")(s),
-    "run_launch_plan": lambda s, info: _private("_ncu_launches", "run_launch_plan")(s, info, []),
-    "measure_persistence": lambda s, info: _private("_persistence", "measure_persistence")(
+    "measure": lambda s, info: validate.measure(SOURCE, "k", launch=occupancy.Launch(grid=1, block=32),
+                                                args=["f32[32]"], session=s),
+    "measure_ceilings": lambda s, info: _private("probes._ceilings", "measure_ceilings")(s, info),
+    "check_occupancy": lambda s, info: _private("checks._occupancy", "check_occupancy")(s, info),
+    "run_suite": lambda s, info: _private("suite._suite", "run_suite")(s, info),
+    "measure_effects": lambda s, info: _private("probes._memory_effects", "measure_effects")(
+        s, info, dram_bytes_per_second=1e12),
+    "measure_host_links": lambda s, info: _private("probes._hostlink", "measure_host_links")(s, info),
+    "measure_latency_ladder": lambda s, info: _private("probes._latency", "measure_latency_ladder")(s, info),
+    "measure_launch_overhead": lambda s, info: _private("probes._launch", "measure_launch_overhead")(s),
+    "run_launch_plan": lambda s, info: _private("checks._ncu_launches", "run_launch_plan")(s, info, []),
+    "measure_persistence": lambda s, info: _private("probes._persistence", "measure_persistence")(
         s, info, dram_bytes_per_second=1e12, l2_bytes_per_second=1e13),
-    "measure_tensor": lambda s, info: _private("_tensor", "measure_tensor")(s, info, "fp16_tensor"),
-    "measure_working_set": lambda s, info: _private("_workingset", "measure_working_set")(s, info),
+    "measure_tensor": lambda s, info: _private("probes._tensor", "measure_tensor")(s, info, "fp16_tensor"),
+    "measure_working_set": lambda s, info: _private("probes._workingset", "measure_working_set")(s, info),
 }
 
 
@@ -146,7 +149,7 @@ def _untouchable(monkeypatch):
         pytest.fail("the driver or a compiler was reached before the session was checked")
 
     monkeypatch.setattr(_driver, "cuda_modules", touched)
-    import validate._compile as compile_module
+    import validate.device._compile as compile_module
 
     for name in ("compile_cubin", "compile_kernels", "require_driver", "cuda_modules"):
         monkeypatch.setattr(compile_module, name, touched)
@@ -237,7 +240,7 @@ def test_a_failed_driver_start_is_one_device_error_and_no_second_call(monkeypatc
     monkeypatch.setattr(_driver, "_FAILED", None)
     message = "^no usable CUDA GPU: <built-in method __enter__ of _thread.lock object> returned a result"
     for attempt in (lambda: validate.open_session(0), lambda: validate.open_session(0),
-                    lambda: validate._multi.device_count(),
+                    lambda: validate.run._multi.device_count(),
                     lambda: _driver.driver_call(fake.driver.cuDeviceGetCount)):
         with pytest.raises(validate.DeviceError, match=message):
             attempt()
@@ -267,7 +270,7 @@ def test_no_driver_never_hangs_in_a_real_process():
     else:
         pytest.skip("a CUDA driver is present: tests/validate/test_gpu.py runs there")
     # check_resources' own steps: compile (NVRTC needs no driver), then load the kernel.
-    script = ("import validate\nfrom validate import _compile, _driver, _multi\n"
+    script = ("import validate\nfrom validate.device import _compile, _driver\nfrom validate.run import _multi\n"
               "module = _compile.compile_cubin('extern \"C\" __global__ void k() {}', arch='sm_90', name='k')\n"
               "for attempt in (lambda: module.get_kernel('k'), lambda: validate.open_session(0),\n"
               "                _multi.device_count, lambda: validate.open_session(0)):\n"

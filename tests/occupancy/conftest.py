@@ -164,10 +164,11 @@ def cuobjdump_path() -> str | None:
 
 
 def corpus_source(name: str) -> str:
-    from validate import _compile, _differential, _occupancy_check
+    from validate.checks import _differential, _occupancy
+    from validate.device import _compile
 
     if name == "probe.cu":
-        return _differential.probe_source([v for v in _occupancy_check.probe_variants() if v.max_register_count is None])
+        return _differential.probe_source([v for v in _occupancy.probe_variants() if v.max_register_count is None])
     return _compile.kernel_source(name)
 
 

@@ -396,7 +396,7 @@ def cubins(nvdisasm, tmp_path_factory) -> dict[str, bytes]:
 def grid_stride(nvdisasm) -> dict[int, bytes]:
     """families.cu's grid_stride_copy for sm_90 at each EPT the H200 measured, through NVRTC
     (as validate compiles it)."""
-    from validate import _compile
+    from validate.device import _compile
     from occupancy._compile import compile_source
 
     source = _compile.kernel_source("families.cu")

@@ -112,7 +112,7 @@ SAMPLE = ("matmul_register_tiled", "matmul_tiled(tile=32)")
 
 @pytest.mark.parametrize("label", list(roofline.demo_resources().functions) if FULL else SAMPLE)
 def test_packaged_counts_are_the_compilers(label):
-    validate_compile = pytest.importorskip("validate._compile")
+    validate_compile = pytest.importorskip("validate.device._compile")
     table = roofline.demo_resources()
     source = validate_compile.with_defines(validate_compile.kernel_source("suite.cu"), table.defines[label])
     archs = list(table.registers_per_thread[label]) if FULL else ["sm_90"]

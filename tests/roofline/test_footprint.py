@@ -388,9 +388,9 @@ def test_transposes_open_a_page_per_column_visit(variant, load_visit, store_visi
 def test_the_page_probes_visits_are_the_models():
     """validate's page probe reads at the visit sizes it claims, as roofline.traffic counts them."""
     from roofline._traffic import _page_visits, _Space
-    from validate._effects import page_probe_rows
+    from validate.probes._memory_effects import page_probe_rows
 
-    from validate._effects import page_probe_visit
+    from validate.probes._memory_effects import page_probe_visit
 
     chunks = (1 << 30) // 128
     warps = chunks // 8

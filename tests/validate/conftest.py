@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 import validate
-from validate import _ceilings, _occupancy_check, _suite, _timing
+from validate.checks import _occupancy
+from validate.device import _timing
+from validate.probes import _ceilings
+from validate.suite import _suite
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +55,7 @@ def _make_report(mismatches=()):
     ceiling = _ceilings.Ceiling(name="dram_copy", unit="bytes_per_second", measured=4.2e12, datasheet=4.8e12,
                                fraction_of_datasheet=0.875, target_fraction=0.85, meets_target=True,
                                work_per_launch=2e9, timing=timing, grid=(1056, 1, 1), block=(256, 1, 1))
-    check = _occupancy_check.OccupancyCheck(architecture="sm_90", kernels=2, launches_checked=10_000, block_size_checks=10,
+    check = _occupancy.OccupancyCheck(architecture="sm_90", kernels=2, launches_checked=10_000, block_size_checks=10,
                                     mismatches=tuple(mismatches), registers_seen=(16, 32), static_shared_memory_seen=(0,),
                                     barriers_seen=(1,), seconds=1.0)
     rows = (_make_row("copy", "dram", 0.9e-3, 1e-3), _make_row("bad", "dram", 1e-3, 1e-3, status="compile_error"))

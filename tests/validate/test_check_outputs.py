@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from validate import _kernels
-from validate._kernels import F32, KernelCase
+from validate.suite import _kernels
+from validate.suite._kernels import F32, KernelCase
 
 
 def _whole_array(got, want, tolerance):

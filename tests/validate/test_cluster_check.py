@@ -16,7 +16,7 @@ import pytest
 import occupancy
 import roofline
 import validate
-from validate import _cluster_check, _ncu_launches
+from validate.checks import _clusters, _ncu_launches
 from occupancy import KernelResources
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -44,36 +44,36 @@ def _answers(limit: int = 3000) -> dict:
 
 
 def test_recorded_answers_compare_without_mismatch():
-    clusters, potentials, mismatches = _cluster_check.compare_answers("H100-SXM", _answers())
+    clusters, potentials, mismatches = _clusters.compare_answers("H100-SXM", _answers())
     assert clusters == 3000 and potentials > 100 and mismatches == []
 
 
 def test_a_wrong_answer_is_reported():
     answers = _answers(200)
     answers["rows"][5][9] += 1
-    _, _, mismatches = _cluster_check.compare_answers("H100-SXM", answers)
+    _, _, mismatches = _clusters.compare_answers("H100-SXM", answers)
     assert len(mismatches) == 1 and mismatches[0].query == "max_active_clusters"
     assert int(mismatches[0].driver) == int(mismatches[0].calculated) + 1
 
 
 def test_a_measured_layout_stands_in_for_a_packaged_one():
-    layout = _cluster_check.measured_layout("NVIDIA H100 80GB HBM3", "9.0", (18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2),
+    layout = _clusters.measured_layout("NVIDIA H100 80GB HBM3", "9.0", (18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2),
                                             "test")
-    _, _, mismatches = _cluster_check.compare_answers(layout, _answers(1000))
+    _, _, mismatches = _clusters.compare_answers(layout, _answers(1000))
     assert mismatches == []
-    wrong = _cluster_check.measured_layout("x", "9.0", (16,) * 8 + (4,), "a layout that is not the device's")
-    assert _cluster_check.compare_answers(wrong, _answers(1000))[2]
+    wrong = _clusters.measured_layout("x", "9.0", (16,) * 8 + (4,), "a layout that is not the device's")
+    assert _clusters.compare_answers(wrong, _answers(1000))[2]
 
 
 def test_the_sweep_asks_enough_questions():
     arch = occupancy.architecture("sm_90")
     res = KernelResources(kernel="probe", architecture="sm_90", registers_per_thread=32, static_shared_memory=0,
                           local_memory=0, constant_memory=0, max_threads_per_block=1024)
-    grid = _cluster_check.cluster_query_grid(arch, res)
-    assert len(grid) * len(_cluster_check.cluster_probe_variants()) > 20_000
+    grid = _clusters.cluster_query_grid(arch, res)
+    assert len(grid) * len(_clusters.cluster_probe_variants()) > 20_000
     assert {q.cluster_size for q in grid} == set(range(1, 17))
     assert len(set(grid)) == len(grid)
-    quick = _cluster_check.cluster_query_grid(arch, res, quick=True)
+    quick = _clusters.cluster_query_grid(arch, res, quick=True)
     assert 100 < len(quick) < len(grid)
 
 
@@ -119,6 +119,6 @@ def test_cluster_occupancy_matches_the_driver_on_the_device(gpu_session, gpu_inf
     try:
         gpu = roofline.gpc_layout(gpu_info.name)
     except roofline.RooflineError:
-        gpu = _cluster_check.measured_layout(gpu_info.name, gpu_info.compute_capability, layout.sms_per_gpc, "test")
+        gpu = _clusters.measured_layout(gpu_info.name, gpu_info.compute_capability, layout.sms_per_gpc, "test")
     check = validate.check_clusters(gpu_session, gpu_info, gpu=gpu, quick=True)
     assert check.cluster_queries > 500 and check.mismatches == ()

@@ -4,7 +4,7 @@ times made with it."""
 import pytest
 
 import roofline
-from validate._compute import compute_calibration, derive_compute, fit_overlap_exponent, fit_trip_line
+from validate.probes._compute import compute_calibration, derive_compute, fit_overlap_exponent, fit_trip_line
 
 
 def _overlap_points(memory, fma, p):

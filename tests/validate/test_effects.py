@@ -6,7 +6,7 @@ import pytest
 
 import roofline
 import validate
-from validate._effects import derive_effects, effects_calibration
+from validate.probes._memory_effects import derive_effects, effects_calibration
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -57,7 +57,7 @@ def test_build_case_keeps_the_callers_launch():
     import numpy as np
 
     from roofline import models
-    from validate._kernels import build_case
+    from validate.suite._kernels import build_case
 
     model = models.copy(1 << 16)
     half = model.model_copy(update={"launch": model.launch.model_copy(update={"grid": (128, 1, 1)})})
@@ -69,9 +69,9 @@ def test_build_case_keeps_the_callers_launch():
 def test_page_cost_from_the_row_and_column_reads(page):
     """Column-order reads built from a known page cost give that cost back (1 KiB visits cost
     nothing extra: a page read whole), and the line figures convert at each side's bandwidth."""
-    from validate._effects import page_visit_bytes
+    from validate.probes._memory_effects import page_visit_bytes
 
-    from validate._effects import page_probe_visit
+    from validate.probes._memory_effects import page_probe_visit
 
     buffer, read, copy = 1 << 30, 4.4e12, 4.0e12
     row = buffer / read
@@ -99,7 +99,7 @@ def test_no_page_probe_no_page_cost():
 
 
 def test_a_faster_row_than_column_read_is_no_negative_cost():
-    from validate._effects import page_visit_bytes
+    from validate.probes._memory_effects import page_visit_bytes
 
     assert page_visit_bytes(1 << 30, 1e-3, {128: 0.9e-3}, 4e12) == 0.0
 

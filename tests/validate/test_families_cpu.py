@@ -12,9 +12,11 @@ import pytest
 
 import roofline
 import validate
-from validate import _family_report, _kernels, _report, _suite, _timing
+from validate.device import _timing
+from validate.report import _report
+from validate.suite import _family_report, _kernels, _suite
 from roofline import models
-from validate._families import (
+from validate.suite._families import (
     OFFSETS,
     SHARED_STRIDES,
     STRIDES,
@@ -397,7 +399,7 @@ def fake_device(monkeypatch, make_report):
     """measure_families on a fake session: no compiler, kernels are (label, case) pairs."""
     import occupancy
 
-    import validate._families as families_module
+    import validate.suite._families as families_module
 
     session = _FakeSession()
     built = {}

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import validate
-from validate._families import family_specs
+from validate.suite._families import family_specs
 
 pytestmark = pytest.mark.gpu
 
@@ -35,7 +35,7 @@ def test_suite_measurements_are_reused(gpu_session, gpu_info):
     from roofline import models
 
     model = models.strided_read(1 << 20, 8)
-    rows = validate._suite.run_suite(gpu_session, gpu_info, [model], database_gpu=None, measured={}, quick=True,
+    rows = validate.suite._suite.run_suite(gpu_session, gpu_info, [model], database_gpu=None, measured={}, quick=True,
                                      rng=np.random.default_rng(1))
     assert rows[0].status == "ok"
     lines = []

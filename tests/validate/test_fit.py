@@ -15,11 +15,11 @@ import pytest
 
 import occupancy
 import roofline
-import validate._prediction
-from validate import _fit
-from validate._fit import CALIBRATION_FIT_PARAMETERS, FitParameter, _halton, fit_to_measurements
-from validate._prediction import (SweepPoint, fit_calibration, fit_sweep, predict_sweep_point, scheduler_interval,
-                                 sweep_base)
+import validate.probes._prediction
+from validate.probes import _fit
+from validate.probes._fit import CALIBRATION_FIT_PARAMETERS, FitParameter, _halton, fit_to_measurements
+from validate.probes._prediction import (SweepPoint, fit_calibration, fit_sweep, predict_sweep_point,
+                                        scheduler_interval, sweep_base)
 
 H100 = "H100 SXM"
 ROOT = Path(__file__).parents[2]
@@ -242,7 +242,7 @@ def test_a_launch_no_parameter_moves_does_not_choose_the_basin(monkeypatch):
     every, _ = fit_sweep(gpu, base, points, parameters=parameters)
     assert 2.3 <= every.knee_sharpness <= 2.9
     # at the ramp's interval they are 12 % off whatever the fit does, and the fit falls
-    monkeypatch.setattr(validate._prediction, "scheduler_interval", lambda gpu, base, points, n: base)
+    monkeypatch.setattr(validate.probes._prediction, "scheduler_interval", lambda gpu, base, points, n: base)
     every, _ = fit_sweep(gpu, base, points, parameters=parameters)
     assert every.knee_sharpness < 2.0 and every.sm_bandwidth_bytes_per_second > 9e10
 

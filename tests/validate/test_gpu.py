@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 import validate
-from validate import _ceilings, _clocks, _compile, _hostlink, _latency, _launch, _occupancy_check, _workingset
+from validate.checks import _occupancy
+from validate.device import _clocks, _compile
+from validate.probes import _ceilings, _hostlink, _latency, _launch, _workingset
 from roofline import models
-from validate._suite import _run_one
+from validate.suite._suite import _run_one
 
 pytestmark = pytest.mark.gpu
 
@@ -84,8 +86,8 @@ def test_event_timer_measures_device_time(gpu_session, gpu_info):
                                     (sink, np.int32(iterations), np.float32(0.9), np.float32(0.1),
                                      np.float32(1e38)))
 
-    short = validate.benchmark(launcher(256), timer=gpu_session.timer, repetitions=20)
-    long = validate.benchmark(launcher(4096), timer=gpu_session.timer, repetitions=20)
+    short = validate.benchmark(launcher(256), timer=gpu_session.timer, rules=validate.StopRules(repetitions=20))
+    long = validate.benchmark(launcher(4096), timer=gpu_session.timer, rules=validate.StopRules(repetitions=20))
     assert short.repetitions == 20 and short.median_seconds > 0
     # 16x the work takes clearly longer (launch overhead keeps it below 16x)
     assert 4 < long.median_seconds / short.median_seconds < 20
@@ -102,7 +104,7 @@ def test_quick_ceilings_are_plausible(gpu_session, gpu_info):
 
 
 def test_occupancy_calculator_matches_driver_quick(gpu_session, gpu_info):
-    check = _occupancy_check.check_occupancy(gpu_session, gpu_info, quick=True)
+    check = _occupancy.check_occupancy(gpu_session, gpu_info, quick=True)
     assert not check.compile_errors, check.compile_errors
     assert check.launches_checked > 1000
     assert len(check.registers_seen) >= 4 and len(check.static_shared_memory_seen) >= 2
@@ -125,7 +127,7 @@ def test_offline_resources_equal_the_driver(gpu_session, gpu_info):
 def test_tensor_ceiling_reaches_the_datasheet_on_hopper(gpu_session, gpu_info):
     if gpu_info.compute_capability != "9.0":
         pytest.skip(f"wgmma is sm_90a only; this GPU is sm_{gpu_info.arch[3:]}")
-    from validate._tensor import measure_tensor
+    from validate.probes._tensor import measure_tensor
 
     entry, _ = validate.compare_device(gpu_info)
     m = measure_tensor(gpu_session, gpu_info, "bf16_tensor", quick=True)
@@ -164,7 +166,7 @@ def test_launch_overhead_without_the_host_is_smaller(gpu_session):
 
 
 def test_one_sm_merges_partial_stores_faster_than_its_share(gpu_session, gpu_info):
-    from validate._effects import measure_effects
+    from validate.probes._memory_effects import measure_effects
 
     effects = measure_effects(gpu_session, gpu_info, dram_bytes_per_second=3e12, quick=True)
     alone, everyone = effects.sm_partial_store_sectors_per_second, effects.l2_partial_store_sectors_per_second

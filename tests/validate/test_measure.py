@@ -9,9 +9,23 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import occupancy
+import roofline
 import validate
-from validate._kernel_args import parse_kernel_arg, parse_kernel_args
-from validate._measure import _check_against_kernel, _code_type, _compare, _normalise_args
+from validate.user_kernel._kernel_args import parse_kernel_arg, parse_kernel_args
+from validate.user_kernel._load import resolve_code
+from validate.user_kernel._measure import _check_against_kernel, _compare, _normalise_args
+
+LAUNCH_FIELDS = ("grid", "block", "cluster", "dynamic_shared_memory")
+
+
+def _measure(code, kernel, **kwargs):
+    """`validate.measure` with its launch and options given as the loose keywords they hold."""
+    launch = occupancy.Launch(**{k: kwargs.pop(k) for k in LAUNCH_FIELDS if k in kwargs})
+    options = validate.MeasureOptions(**{k: kwargs.pop(k) for k in list(kwargs)
+                                         if k in validate.MeasureOptions.model_fields})
+    return validate.measure(code, kernel, launch=launch, options=options, **kwargs)
+
 
 SAXPY = r"""
 extern "C" __global__ void saxpy(int n, float a, const float* __restrict__ x, float* __restrict__ y) {
@@ -105,9 +119,9 @@ def test_python_scalars_are_refused_with_the_fix():
     ids=["zero", "four", "float", "bool"],
 )
 def test_bad_dims(value, error, message):
-    """validate.measure normalises its dims as occupancy.Launch does (the one normaliser)."""
+    """validate.measure takes its dims as an occupancy.Launch (the one normaliser)."""
     with pytest.raises(error, match=message):
-        validate.measure("__global__ void k() {}", "k", grid=value, block=1, args=())
+        _measure("__global__ void k() {}", "k", grid=value, block=1, args=())
 
 
 def _fake_kernel(*sizes):
@@ -140,20 +154,20 @@ def test_argument_list_against_the_kernel_parameters():
     ids=["source", "ptx", "cubin", "fatbin", "forced"],
 )
 def test_code_type(code, code_type, kind):
-    assert _code_type(code, code_type)[0] == kind
+    assert resolve_code(code, code_type)[0] == kind
 
 
 def test_code_type_from_files(tmp_path):
     (tmp_path / "k.cu").write_text(SAXPY)
     (tmp_path / "k.cubin").write_bytes(b"\x7fELF")
-    assert _code_type(tmp_path / "k.cu", None)[:2] == ("cuda", SAXPY)
-    assert _code_type(str(tmp_path / "k.cubin"), None)[:2] == ("cubin", b"\x7fELF")
+    assert resolve_code(tmp_path / "k.cu", None)[:2] == ("cuda", SAXPY)
+    assert resolve_code(str(tmp_path / "k.cubin"), None)[:2] == ("cubin", b"\x7fELF")
     with pytest.raises(ValueError, match="no such file"):
-        _code_type(tmp_path / "missing.ptx", None)
-    with pytest.raises(ValueError, match="code_type="):
-        _code_type("x", "sass")
+        resolve_code(tmp_path / "missing.ptx", None)
+    with pytest.raises(ValueError, match="code_type='sass' is not one of"):
+        validate.MeasureOptions(code_type="sass")
     with pytest.raises(TypeError, match="code must be"):
-        _code_type(42, None)
+        resolve_code(42, None)
 
 
 def test_compare_outputs():
@@ -177,36 +191,41 @@ def _timer(values):
 
 
 def test_stops_when_the_spread_is_small():
-    r = validate.benchmark(lambda: None, timer=_timer([1e-3] * 100), warmup=2, repetitions=10, target_spread=0.02)
+    r = validate.benchmark(lambda: None, timer=_timer([1e-3] * 100),
+                           rules=validate.StopRules(warmup=2, repetitions=10, target_spread=0.02))
     assert r.repetitions == 10 and r.spread == 0 and r.warmup == 2
 
 
 def test_keeps_going_while_noisy_then_stops_at_the_budget():
     noisy = [1e-3, 2e-3] * 500
-    r = validate.benchmark(lambda: None, timer=_timer(noisy), warmup=0, repetitions=10, target_spread=0.02,
-                          budget_seconds=0.05)
+    r = validate.benchmark(lambda: None, timer=_timer(noisy),
+                           rules=validate.StopRules(warmup=0, repetitions=10, target_spread=0.02, budget_seconds=0.05))
     # 10 samples per round, 15 ms per round: the fourth round passes 50 ms of device time
     assert r.repetitions == 40 and r.spread > 0.02
 
 
 def test_caps_at_max_repetitions_and_divides_by_launches():
     noisy = [4e-3, 8e-3] * 500
-    r = validate.benchmark(lambda: None, timer=_timer(noisy), warmup=0, repetitions=7, target_spread=0.02,
-                          max_repetitions=12, budget_seconds=100, launches_per_sample=4)
+    r = validate.benchmark(lambda: None, timer=_timer(noisy),
+                           rules=validate.StopRules(warmup=0, repetitions=7, target_spread=0.02, max_repetitions=12,
+                                                    budget_seconds=100),
+                           launches_per_sample=4)
     assert r.repetitions == 12 and r.min_seconds == 1e-3 and r.max_seconds == 2e-3
 
 
 def test_flush_runs_before_each_sample_untimed():
     calls = []
-    r = validate.benchmark(lambda: calls.append("launch"), timer=lambda f: (f(), 1e-3)[1], warmup=1,
-                          repetitions=3, target_spread=0.02, flush=lambda: calls.append("flush"))
+    r = validate.benchmark(lambda: calls.append("launch"), timer=lambda f: (f(), 1e-3)[1],
+                           rules=validate.StopRules(warmup=1, repetitions=3, target_spread=0.02),
+                           flush=lambda: calls.append("flush"))
     assert calls[:4] == ["flush", "launch", "flush", "launch"] and r.l2_flushed
 
 
 def test_wall_clock_guard():
     ticks = iter(range(0, 1000, 10))
-    r = validate.benchmark(lambda: None, timer=_timer([1e-6, 3e-6] * 500), warmup=0, target_spread=0.02,
-                          repetitions=5, budget_seconds=1.0, clock=lambda: next(ticks))
+    r = validate.benchmark(lambda: None, timer=_timer([1e-6, 3e-6] * 500),
+                           rules=validate.StopRules(warmup=0, target_spread=0.02, repetitions=5, budget_seconds=1.0),
+                           clock=lambda: next(ticks))
     assert r.repetitions == 5
 
 
@@ -218,15 +237,17 @@ def test_wall_clock_guard():
     ids=["warmup", "min", "max", "spread", "budget", "launches"],
 )
 def test_timing_arguments(kwargs, message):
+    rules = {"target_spread": 0.02, **{k: v for k, v in kwargs.items() if k in validate.StopRules.model_fields}}
+    others = {k: v for k, v in kwargs.items() if k not in rules}
     with pytest.raises(ValueError, match=message):
-        validate.benchmark(lambda: None, timer=_timer([1.0]), **{"target_spread": 0.02, **kwargs})
+        validate.benchmark(lambda: None, timer=_timer([1.0]), rules=validate.StopRules(**rules), **others)
 
 
 def test_bad_input_is_refused_before_the_gpu_is_touched(monkeypatch):
     def no_gpu(*args, **kwargs):
         raise AssertionError("the GPU must not be opened for bad input")
 
-    monkeypatch.setattr("validate._measure.open_session", no_gpu)
+    monkeypatch.setattr("validate.user_kernel._measure.open_session", no_gpu)
     x = np.zeros(4, np.float32)
     cases = [
         (dict(grid=0, block=1, args=[]), ValueError, "grid"),
@@ -238,7 +259,51 @@ def test_bad_input_is_refused_before_the_gpu_is_touched(monkeypatch):
     ]
     for kwargs, error, message in cases:
         with pytest.raises(error, match=message):
-            validate.measure(SAXPY, "saxpy", **kwargs)
+            _measure(SAXPY, "saxpy", **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(warmup=-1), ValueError, "warmup=-1 must be from 0"),
+    (dict(repetitions=5, max_repetitions=4), ValueError, "max_repetitions=4 must be from 5"),
+    (dict(budget_seconds=0), ValueError, "budget_seconds=0 must be > 0"),
+    (dict(tolerance=-1e-3), ValueError, "tolerance=-0.001 must be >= 0"),
+    (dict(tolerance=math.nan), ValueError, "tolerance=nan must be >= 0"),
+    (dict(max_register_count=300), ValueError, "max_register_count=300 must be from 1 to 255"),
+    (dict(include_paths="inc"), TypeError, "include_paths must be a sequence"),
+    (dict(defines=["A=1"]), TypeError, "defines must be a mapping"),
+    (dict(defines="A=1"), TypeError, "defines must be a mapping"),
+    (dict(sizes={"n": 1.5}), TypeError, "sizes\\['n'\\] must be an integer"),
+    (dict(seed=-1), ValueError, "seed=-1 must be >= 0"),
+    (dict(gpu="no such gpu"), ValueError, "no such gpu"),
+    (dict(budget=1.0), ValueError, "budget=1.0: Extra inputs are not permitted"),
+], ids=["warmup", "cap", "budget", "tolerance", "tolerance-nan", "registers", "include-str", "defines-list",
+        "defines-str", "sizes-float", "seed", "gpu", "unknown"])
+def test_measure_options_name_the_bad_field(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        validate.MeasureOptions(**kwargs)
+
+
+def test_measure_options_hand_on_the_compile_options_and_stop_rules():
+    options = validate.MeasureOptions(defines={"TILE": 32, "NAME": "x"}, include_paths=["a", "b"], std="c++20",
+                                      warmup=1, repetitions=4, budget_seconds=0.25, gpu="H100")
+    assert options.compile_options == validate.device.CompileOptions(
+        defines=(("TILE", "32"), ("NAME", "x")), include_paths=("a", "b"), std="c++20")
+    assert options.stop_rules == validate.StopRules(warmup=1, repetitions=4, max_repetitions=1000,
+                                                    target_spread=0.02, budget_seconds=0.25)
+    assert options.gpu == roofline.gpu("H100")
+    with pytest.raises(ValueError, match="l2='hot' must be 'flush' or 'warm'"):
+        options.model_copy(update={"l2": "hot"})
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(launch=(4, 256)), "launch must be an occupancy.Launch"),
+    (dict(options={"l2": "warm"}), "options must be a validate.MeasureOptions"),
+], ids=["launch-tuple", "options-dict"])
+def test_measure_takes_a_launch_and_options(kwargs, message, monkeypatch):
+    monkeypatch.setattr("validate.user_kernel._measure.open_session", lambda *a: pytest.fail("GPU opened"))
+    arguments = {"launch": occupancy.Launch(grid=4, block=256), "args": ["f32[4]"], **kwargs}
+    with pytest.raises(TypeError, match=message):
+        validate.measure(SAXPY, "saxpy", **arguments)
 
 
 # --------------------------------------------------------------------------- on a GPU
@@ -246,13 +311,11 @@ def test_bad_input_is_refused_before_the_gpu_is_touched(monkeypatch):
 
 @pytest.mark.gpu
 def test_measure_saxpy_on_the_gpu(gpu_session):
-    import roofline
-
     n = 1 << 22
     rng = np.random.default_rng(3)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     counts = roofline.Kernel(name="saxpy", flops=2 * n, dram_bytes=12 * n, precision="fp32")
-    m = validate.measure(SAXPY, "saxpy", grid=n // 256, block=256, args=[np.int32(n), np.float32(2), x, y.copy()],
+    m = _measure(SAXPY, "saxpy", grid=n // 256, block=256, args=[np.int32(n), np.float32(2), x, y.copy()],
                          expected={3: 2 * x.astype(np.float64) + y}, tolerance=1e-6, counts=counts,
                          session=gpu_session, budget_seconds=0.2)
     assert m.ok and m.check.ok and m.check.relative_error < 1e-6
@@ -267,13 +330,13 @@ def test_measure_saxpy_on_the_gpu(gpu_session):
 def test_measure_refuses_a_wrong_argument_list_and_a_block_too_large(gpu_session):
     x = np.zeros(256, np.float32)
     with pytest.raises(ValueError, match="takes 4 arguments, 3 given"):
-        validate.measure(SAXPY, "saxpy", grid=1, block=256, args=[np.int32(256), np.float32(1), x],
+        _measure(SAXPY, "saxpy", grid=1, block=256, args=[np.int32(256), np.float32(1), x],
                          session=gpu_session)
     with pytest.raises(ValueError, match="block.x=2048 exceeds the maximum of 1024"):
-        validate.measure(SAXPY, "saxpy", grid=1, block=2048, args=[np.int32(256), np.float32(1), x, x],
+        _measure(SAXPY, "saxpy", grid=1, block=2048, args=[np.int32(256), np.float32(1), x, x],
                          session=gpu_session)
     with pytest.raises(ValueError, match="kernels in the source: saxpy"):
-        validate.measure(SAXPY, "saxpy2", grid=1, block=256, args=[np.int32(256), np.float32(1), x, x],
+        _measure(SAXPY, "saxpy2", grid=1, block=256, args=[np.int32(256), np.float32(1), x, x],
                          session=gpu_session)
 
 
@@ -281,6 +344,6 @@ def test_measure_refuses_a_wrong_argument_list_and_a_block_too_large(gpu_session
 def test_measure_reports_a_wrong_result_without_timing(gpu_session):
     n = 1024
     x = np.ones(n, np.float32)
-    m = validate.measure(SAXPY, "saxpy", grid=n // 256, block=256, session=gpu_session,
+    m = _measure(SAXPY, "saxpy", grid=n // 256, block=256, session=gpu_session,
                          args=[np.int32(n), np.float32(2), x, f"f32[{n}]=zeros"], expected={3: np.full(n, 3.0)})
     assert not m.ok and not m.check.ok and m.timing is None and "tolerance" in m.check.message

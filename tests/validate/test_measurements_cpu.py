@@ -17,24 +17,22 @@ import pytest
 
 import roofline
 import validate
-from validate import (
+from validate.device import _clocks, _compile, _timers, _timing
+from validate.probes import (
     _calibration,
-    _clocks,
-    _compile,
     _hostlink,
     _latency,
     _launch,
     _memory_terms,
-    _multi,
     _persistence,
-    _reference,
+    _references,
     _tensor,
-    _timing,
     _workingset,
 )
-from validate import _ceilings as ceiling_types
-from validate._probes import PROBES
-from validate._prediction import sweep_base
+from validate.run import _multi
+from validate.probes import _ceilings as ceiling_types
+from validate.report._registry import PROBES
+from validate.probes._prediction import sweep_base
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
@@ -327,19 +325,19 @@ def _ceilings(measured=900e12):
     return ceiling_types.Ceilings(items=(item, copy))
 
 
-def _references():
+def _library_references():
     def ref(name, value):
-        return _reference.Reference(name=name, value=value, unit="flops_per_second", library="cuBLAS via torch",
-                                  description="d", median_seconds=1e-3, repetitions=10)
+        return _references.Reference(name=name, value=value, unit="flops_per_second", library="cuBLAS via torch",
+                                     description="d", median_seconds=1e-3, repetitions=10)
 
-    return _reference.References(items=(ref("cublas_bf16_gemm", 790e12), ref("cupy_memcpy_d2d", 4.3e12),
-                                      ref("torch_copy", 4.1e12)))
+    return _references.References(items=(ref("cublas_bf16_gemm", 790e12), ref("cupy_memcpy_d2d", 4.3e12),
+                                         ref("torch_copy", 4.1e12)))
 
 
 @pytest.mark.parametrize("ours, used, source", [(900e12, 900e12, "gpuroof kernel"), (700e12, 790e12, "cublas_bf16_gemm")],
                          ids=["ours higher", "library higher"])
 def test_the_ceiling_is_the_higher_figure_and_says_which(ours, used, source):
-    ceilings = _reference.apply_references(_ceilings(ours), _references())
+    ceilings = _references.apply_references(_ceilings(ours), _library_references())
     assert ceilings.value("bf16_tensor") == used
     assert ceilings.get("bf16_tensor").value_source.startswith(source)
     assert ceilings.get("bf16_tensor").reference_value == 790e12
@@ -361,7 +359,7 @@ def test_a_negative_tlb_penalty_is_noise_and_recorded_as_zero(h200_report):
     levels = h200_report.latency.levels.model_copy(update={"tlb_miss_penalty_seconds": -5e-10})
     latency = h200_report.latency.model_copy(update={"levels": levels})
     out = _calibration.measured_calibration(roofline.calibration("H200").model_dump(), origin="test",
-                                            figures=_latency.PROBE.figures(latency))
+                                            figures=_latency.LatencyProbe().figures(latency))
     assert out["tlb_miss_penalty_seconds"] == 0.0
     assert "-0.50 ns: no penalty" in out["sources"]["tlb_miss_penalty_seconds"]
 
@@ -415,9 +413,9 @@ def _timer(monkeypatch, host_delays):
         now[0] += next(host) / 2  # two reads per attempt
         return now[0]
 
-    monkeypatch.setattr(_timing.time, "perf_counter", perf_counter)
+    monkeypatch.setattr(_timers.time, "perf_counter", perf_counter)
     session = type("S", (), {"stream": _Stream(clock)})()
-    timer = _timing.QueuedEventTimer(session.stream, "sm_90", spin_seconds=50e-6)
+    timer = _timers.QueuedEventTimer(session.stream, "sm_90", spin_seconds=50e-6)
     timer._options, spins = object(), []
     timer._spin = spins.append
 
@@ -470,7 +468,7 @@ def test_repredict_recorded_persistence(slug):
 def test_report_sets_merge_with_the_spread(h200_report, tmp_path):
     other = h200_report.model_copy(update={
         "device": h200_report.device.model_copy(update={"index": 1}),
-        "ceilings": _reference.apply_references(h200_report.ceilings, _reference.References()),
+        "ceilings": _references.apply_references(h200_report.ceilings, _references.References()),
         "runtime_seconds": h200_report.runtime_seconds * 1.5})
     merged = _multi.merge_report_sets([validate.ReportSet(created_utc="t", reports=(other,)),
                                        validate.ReportSet(created_utc="t", reports=(h200_report,))])
@@ -535,9 +533,9 @@ def test_committed_reports_render_every_section(h200_report):
 # built here (only when the report lacks them: deriving the compute terms fits the overlap
 # exponent, a few seconds of CPU).
 NOT_IN_COMMITTED_REPORTS = {
-    "nsight_launch": lambda: validate._nsight_launch.NsightLaunch(empty_kernel_seconds=1.4e-6, spread_seconds=1e-7,
+    "nsight_launch": lambda: validate.probes.NsightLaunch(empty_kernel_seconds=1.4e-6, spread_seconds=1e-7,
                                                           launches=20, command="ncu ..."),
-    "compute": lambda: validate._compute.derive_compute(
+    "compute": lambda: validate.probes._compute.derive_compute(
         trip_points={1024: 4.5e-7, 8192: 7.2e-7}, overlap_points={0: 1e-4, 32: 1.2e-4, 64: 1.5e-4, 256: 5.2e-4},
         overlap_elements=1 << 25, fma_chain_seconds=2.02e-9, clock_hz=1.98e9, tensor_rate_fraction=0.92),
     "memory_terms": lambda: _memory_terms.derive_memory_terms(
@@ -571,31 +569,44 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     """run_validation on a fake device whose measurements are the committed H200 report's:
     every registered probe runs in the loop, in registry order, its result lands in its report
     field, and the calibration is the fitted one with the probes' figures, as the GPU run wrote it."""
-    from validate import (_ceilings, _effects, _hostlink, _latency, _launch, _occupancy_check, _persistence,
-                          _prediction, _reference, _suite, _validate, _workingset)
+    from validate.checks import _occupancy
+    from validate.probes import (
+        _ceilings,
+        _hostlink,
+        _latency,
+        _launch,
+        _memory_effects,
+        _persistence,
+        _prediction,
+        _references,
+        _workingset,
+    )
+    from validate.run import _run
+    from validate.suite import _suite
 
     r = h200_report
     session = type("FakeSession", (), {"index": 0, "device": type("D", (), {"pci_bus_id": "0000:00:00.0"})(),
                                        "timer": type("T", (), {"late": 0})()})()
-    monkeypatch.setattr(_validate, "open_session", lambda device: session)
-    monkeypatch.setattr(_validate, "query_device", lambda s: r.device)
-    monkeypatch.setattr(_validate, "open_clock_monitor", lambda pci: _clocks.ClockMonitor(None))
+    monkeypatch.setattr(_run, "open_session", lambda device: session)
+    monkeypatch.setattr(_run, "query_device", lambda s: r.device)
+    monkeypatch.setattr(_run, "open_clock_monitor", lambda pci: _clocks.ClockMonitor(None))
     monkeypatch.setattr(_ceilings, "measure_ceilings", lambda *a, **k: r.ceilings)
-    monkeypatch.setattr(_occupancy_check, "check_occupancy", lambda *a, **k: r.occupancy_check)
+    monkeypatch.setattr(_occupancy, "check_occupancy", lambda *a, **k: r.occupancy_check)
     monkeypatch.setattr(_prediction, "run_prediction_check", lambda *a, **k: r.prediction)
     monkeypatch.setattr(_suite, "run_suite", lambda *a, **k: r.kernels)
-    monkeypatch.setattr(_reference, "measure_references", lambda *a, **k: r.references)
+    monkeypatch.setattr(_references, "measure_references", lambda *a, **k: r.references)
     for module, name, value in ((_launch, "measure_launch_overhead", r.launch), (_latency, "measure_latency_ladder", r.latency),
                                 (_workingset, "measure_working_set", r.working_set),
                                 (_hostlink, "measure_host_links", r.host_links),
-                                (_persistence, "measure_persistence", r.persistence), (_effects, "measure_effects", r.effects),
+                                (_persistence, "measure_persistence", r.persistence),
+                                (_memory_effects, "measure_effects", r.effects),
                                 # not in the committed report: measured nothing, the calibration stays the report's
                                 (_memory_terms, "measure_memory_terms", r.memory_terms)):
         monkeypatch.setattr(module, name, lambda *a, value=value, **k: value)
-    nsight = r.nsight_launch or validate._nsight_launch.NsightLaunch(skipped="ncu is not on PATH")
-    monkeypatch.setattr(validate._nsight_launch, "measure_nsight_launch", lambda *a, **k: nsight)
+    nsight = r.nsight_launch or validate.probes._nsight_launch.NsightLaunch(skipped="ncu is not on PATH")
+    monkeypatch.setattr(validate.probes._nsight_launch, "measure_nsight_launch", lambda *a, **k: nsight)
     compute = r.compute or NOT_IN_COMMITTED_REPORTS["compute"]()
-    monkeypatch.setattr(validate._compute, "measure_compute", lambda *a, **k: compute)
+    monkeypatch.setattr(validate.probes._compute, "measure_compute", lambda *a, **k: compute)
     run = validate.run_validation(families=(), progress=lambda message: None)
     report = run.report
     assert list(report.step_seconds) == ["pci bus id", *(probe.step for probe in PROBES)]
@@ -607,11 +618,11 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     assert report.measurement_errors == {}
     assert report.calibration is not None
     # the figures of probes the committed report predates are the synthetic results' own
-    newer = set() if r.compute else set(validate._compute.PROBE.figures(compute))
+    newer = set() if r.compute else set(validate.probes.ComputeProbe().figures(compute))
     values = {k: v for k, v in report.calibration.items() if k != "sources" and k not in newer}
     assert values == {k: v for k, v in r.calibration.items() if k != "sources" and k not in newer}
     assert set(report.calibration["sources"]) - newer == set(r.calibration["sources"]) - newer
-    assert all(report.calibration[k] == v for k, (v, _) in validate._compute.PROBE.figures(compute).items())
+    assert all(report.calibration[k] == v for k, (v, _) in validate.probes.ComputeProbe().figures(compute).items())
     text = validate.render_markdown(report)
     for probe in PROBES:
         section = probe.render(getattr(report, probe.name), "##", "")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from validate._memory_terms import derive_memory_terms, memory_terms_calibration, render_memory_terms
+from validate.probes._memory_terms import derive_memory_terms, memory_terms_calibration, render_memory_terms
 
 # Synthetic launches: 2e6 one-sector requests in 12.9 us (155 G/s), 7.84e6 sectors in 32 us
 # (245 G/s), 1.35e5 aggregated updates in 106 us, 2.16e6 spread updates in 40 us, 1.68e7
@@ -47,7 +47,7 @@ def test_the_figures_name_calibration_fields_and_the_section_shows_them():
     (900e-6, 61.7e-6, 125.0e-6, 63e6),        # never more than L2 holds
 ])
 def test_the_flush_leaves_the_extra_time_over_a_written_bytes_cost(dirty, clean, copy, expected):
-    from validate._memory_terms import flush_dirty_bytes
+    from validate.probes._memory_terms import flush_dirty_bytes
 
     found = flush_dirty_bytes(read_bytes=252e6, dirty_seconds=dirty, clean_seconds=clean, copy_seconds=copy,
                               l2_bytes=63e6)
@@ -78,7 +78,7 @@ def test_the_flush_figure_is_a_calibration_field_and_the_section_shows_it():
     (4e-6, 5e-6, None),               # faster (noise): no figure
 ])
 def test_the_one_address_store_rate_is_the_warps_over_the_time_the_word_adds(one, spread, rate):
-    from validate._memory_terms import one_address_store_rate
+    from validate.probes._memory_terms import one_address_store_rate
 
     found = one_address_store_rate(warps=135_168, one_address_seconds=one, spread_seconds=spread)
     assert found == (None if rate is None else pytest.approx(rate))

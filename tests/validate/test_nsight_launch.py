@@ -1,4 +1,4 @@
-"""The launch-under-Nsight probe (validate._nsight_launch) with a stand-in for ncu, and on a GPU."""
+"""The launch-under-Nsight probe (validate.probes._nsight_launch) with a stand-in for ncu, and on a GPU."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 import roofline
-from validate._nsight_launch import PROBE, NsightLaunch, measure_nsight_launch
+from validate.probes import NsightLaunchProbe
+from validate.probes._nsight_launch import NsightLaunch, measure_nsight_launch
+
+PROBE = NsightLaunchProbe()
 
 USER = Path(__file__).parents[1] / "data" / "ncu" / "user_kernels.raw.csv"
 
@@ -47,7 +50,7 @@ def test_the_median_duration_under_ncu_becomes_the_calibration_figure():
     assert result.spread_seconds == pytest.approx(0.2e-6)
     command = seen[0]
     assert command[0] == "/opt/ncu" and "--clock-control" in command and command[command.index("--clock-control") + 1] == "none"
-    assert "gpu__time_duration.sum" in command and "validate._nsight_launch" in command
+    assert "gpu__time_duration.sum" in command and "validate.probes._nsight_launch" in command
     value, how = PROBE.figures(result)["nsight_empty_kernel_seconds"]
     assert value == result.empty_kernel_seconds and "median of 5" in how
     cal = roofline.calibration("H200").model_copy(update={"nsight_empty_kernel_seconds": value})

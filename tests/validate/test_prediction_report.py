@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import roofline
-from validate._prediction_report import render_prediction_markdown, write_prediction_report
-from validate._prediction import PredictionCheck, SweepPoint, predict_sweep_point, sweep_configurations
+from validate.report._prediction_report import render_prediction_markdown, write_prediction_report
+from validate.probes._prediction import PredictionCheck, SweepPoint, predict_sweep_point, sweep_configurations
 
 N = 1 << 22
 
@@ -51,7 +51,7 @@ def test_files_written_and_calibration_loads_back(tmp_path):
 
 def test_validation_report_carries_the_prediction_check(tmp_path, make_report):
     """A full report with a prediction section writes its calibration and sweep plot too."""
-    from validate import _report
+    from validate.report import _report
 
     check = _check()
     report = make_report().model_copy(update={"prediction": check})

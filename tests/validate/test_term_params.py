@@ -11,7 +11,7 @@ import pytest
 
 import roofline._calibration  # a private module: loaded by name (roofline loads its names lazily)
 from roofline._predict import probes
-from validate._probes import PROBES
+from validate.report._registry import PROBES
 
 BY_NAME = {probe.name: probe for probe in PROBES}
 

@@ -3,6 +3,8 @@ checks, predictions, report writing, the CLI and its no-GPU exit code."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import itertools
 import json
 import os
@@ -18,7 +20,10 @@ import roofline
 import validate
 from roofline import models
 from occupancy import common
-from validate import _compile, _differential, _kernels, _occupancy_check, _report, _suite, _timing
+from validate.checks import _differential, _occupancy
+from validate.device import _compile, _timing
+from validate.report import _report
+from validate.suite import _kernels, _suite
 from gpuroof import main
 
 # ---------------------------------------------------------------- public surface
@@ -29,6 +34,18 @@ def test_all_is_the_public_surface():
     public = {n for n in dir(validate) if not n.startswith("_")}
     submodules = {n for n in public if type(getattr(validate, n)).__name__ == "module"}
     assert set(validate.__all__) == public - submodules
+
+
+SUBPACKAGES = ("device", "probes", "checks", "user_kernel", "suite", "report", "run")
+
+
+@pytest.mark.parametrize("package", ["validate", *(f"validate.{s}" for s in SUBPACKAGES)])
+def test_no_public_function_takes_more_than_eight_parameters(package):
+    """Options that travel together are one model (StopRules, MeasureOptions, CompileOptions)."""
+    module = importlib.import_module(package)
+    functions = [getattr(module, n) for n in module.__all__ if inspect.isfunction(getattr(module, n))]
+    wide = sorted(f.__name__ for f in functions if len(inspect.signature(f).parameters) > 8)
+    assert functions and wide == []
 
 
 def test_import_and_cli_without_cuda_python(tmp_path):
@@ -112,7 +129,7 @@ def test_benchmark_discards_warmup_and_takes_the_median():
     # warm-up runs are slow (module load, clocks), then steady 1 ms with one spike
     timer = FakeTimer([50e-3, 20e-3, 10e-3] + [1e-3] * 19 + [9e-3])
     launched = []
-    r = validate.benchmark(lambda: launched.append(1), timer=timer, warmup=3, repetitions=20)
+    r = validate.benchmark(lambda: launched.append(1), timer=timer, rules=validate.StopRules(warmup=3, repetitions=20))
     assert len(launched) == timer.calls == 23
     assert r.repetitions == 20 and r.warmup == 3
     assert r.median_seconds == pytest.approx(1e-3) and r.max_seconds == pytest.approx(9e-3)
@@ -120,21 +137,23 @@ def test_benchmark_discards_warmup_and_takes_the_median():
 
 def test_benchmark_fills_the_time_budget_up_to_the_cap():
     timer = FakeTimer(itertools.repeat(2e-3))
-    r = validate.benchmark(lambda: None, timer=timer, warmup=2, repetitions=20, budget_seconds=0.1)
+    r = validate.benchmark(lambda: None, timer=timer,
+                           rules=validate.StopRules(warmup=2, repetitions=20, budget_seconds=0.1))
     assert r.repetitions == 50  # 0.1 s / 2 ms
-    capped = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-6)), warmup=1,
-                                repetitions=20, budget_seconds=1.0, max_repetitions=300)
+    capped = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-6)),
+                                rules=validate.StopRules(warmup=1, repetitions=20, budget_seconds=1.0,
+                                                          max_repetitions=300))
     assert capped.repetitions == 300
-    floor = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1.0)), warmup=1,
-                               repetitions=20, budget_seconds=0.5)
+    floor = validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1.0)),
+                               rules=validate.StopRules(warmup=1, repetitions=20, budget_seconds=0.5))
     assert floor.repetitions == 20
 
 
 def test_benchmark_flushes_before_every_repetition():
     events = []
     timer = FakeTimer(itertools.repeat(1e-3))
-    r = validate.benchmark(lambda: events.append("run"), timer=timer, warmup=2, repetitions=5,
-                           flush=lambda: events.append("flush"))
+    r = validate.benchmark(lambda: events.append("run"), timer=timer,
+                           rules=validate.StopRules(warmup=2, repetitions=5), flush=lambda: events.append("flush"))
     assert events == ["flush", "run"] * 7
     assert r.l2_flushed
 
@@ -143,7 +162,8 @@ def test_benchmark_flushes_before_every_repetition():
                                     dict(budget_seconds=0.0)], ids=["warmup", "repetitions", "cap", "budget"])
 def test_benchmark_rejects_bad_arguments(kwargs):
     with pytest.raises(ValueError):
-        validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-3)), **kwargs)
+        validate.benchmark(lambda: None, timer=FakeTimer(itertools.repeat(1e-3)),
+                           rules=validate.StopRules(**kwargs))
 
 
 # ---------------------------------------------------------------- kernel sources
@@ -180,7 +200,7 @@ def test_probe_source_generates_one_kernel_per_variant():
 
 
 def test_probe_variants_sweep_each_resource():
-    variants = validate._occupancy_check.probe_variants()
+    variants = validate.checks._occupancy.probe_variants()
     assert len({v.static_shared_memory for v in variants}) >= 4
     assert len({v.barriers for v in variants}) >= 4
     assert len({(v.live, v.max_register_count) for v in variants}) >= 8
@@ -347,7 +367,7 @@ def test_report_files_and_json_schema(tmp_path, make_report):
 
 
 def test_report_lists_every_mismatch(make_report):
-    m = [_occupancy_check.OccupancyMismatch(query="active_blocks", kernel=f"k{i}", registers_per_thread=32,
+    m = [_occupancy.OccupancyMismatch(query="active_blocks", kernel=f"k{i}", registers_per_thread=32,
                                     static_shared_memory=0, block_barriers=1, threads_per_block=128,
                                     dynamic_shared_memory=i, max_dynamic_shared_memory=None, carveout=None,
                                     runtime="4", calculated="3") for i in range(7)]

@@ -7,7 +7,7 @@ the other at that slice (``atomic_one_address_updates_per_second``). With ``A`` 
 hit evenly, the busiest takes ``updates / A`` of them in series. A warp-aggregated atomic
 (the warp's leader adds the warp's sum) is one update. Stores to one address (a flag every
 warp sets) queue at that slice the same way, at their own rate. The rates are measured by the
-memory-terms probe of ``gpuroof validate`` (`validate._memory_terms`).
+memory-terms probe of ``gpuroof validate`` (`validate.probes._memory_terms`).
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ import sys
 import numpy as np
 
 import validate
-from validate import _validate
-from validate._driver import driver_call
-from validate._kernels import build_case
-from validate._compile import compile_kernels, kernel_resources, kernel_source, with_defines
+from validate.run import _run
+from validate.device._driver import driver_call
+from validate.suite._kernels import build_case
+from validate.device._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 
 
 def main() -> None:
@@ -25,7 +25,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     driver = session.cuda.driver
     count = 0
-    for model in _validate.select_models():
+    for model in _run.select_models():
         case = build_case(model, rng)
         source = with_defines(kernel_source("suite.cu"), case.defines)
         kernel = compile_kernels(source, [case.function], arch=info.arch)[case.function]

@@ -1,7 +1,0 @@
-"""Errors raised by the validation package."""
-
-from __future__ import annotations
-
-
-class DeviceError(RuntimeError):
-    """A GPU, driver or cuda-python failure (no device, no cuda-python, a CUDA error)."""
