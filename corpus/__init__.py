@@ -4,8 +4,8 @@ It lives in the repository, not in the installed package: the measurements, one 
 project and GPU (``measurements/<gpu>/<project>.json``, a `CorpusProject`); the access
 description of every kernel (`corpus.traffic`) and the traffic counted from them
 (``counted_traffic/<project>.json``); the code that reads them and reports the model's error
-(`corpus_report`, `format_corpus_report`, `plot_corpus`). It uses occupancy, roofline and
-validate from outside, as a user does; ``gpuroof corpus`` loads it from a checkout.
+(`corpus_report`, `format_corpus_report`, `plot_corpus`). It uses occupancy and roofline
+from outside, as a user does; ``gpuroof corpus`` loads it from a checkout.
 
 >>> import corpus
 >>> corpus.corpus_gpus()
