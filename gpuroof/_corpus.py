@@ -1,15 +1,62 @@
-"""The ``gpuroof corpus`` subcommand: the measured corpus of other projects' kernels against the model."""
+"""The ``gpuroof corpus`` subcommand: the measured corpus of other projects' kernels against the model.
+
+The corpus (its measurements, access descriptions and report) lives in the repository's
+``corpus/`` folder, not in the installed package: the subcommand loads it from the checkout
+this gpuroof runs from, or from the folder ``--corpus`` names.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
 
 import roofline
 from occupancy.common import write_atomic
 
 from ._args import FIGURE_FORMATS, add_output, print_json
 
-__all__ = ["PARSERS"]
+__all__ = ["PARSERS", "corpus_package"]
+
+#: The corpus folder of the checkout this gpuroof runs from; an installed wheel has none.
+CHECKOUT_CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+
+def corpus_package(folder: str | None = None) -> ModuleType:
+    """The repository's corpus package, loaded from ``folder`` (default: this checkout's ``corpus/``).
+
+    Raises
+    ------
+    roofline.RooflineError
+        No corpus there (an installed gpuroof, or a folder that is not a checkout's
+        ``corpus/``), or another corpus package already loaded in this process.
+    """
+    root = Path(folder) if folder is not None else CHECKOUT_CORPUS
+    init = root / "__init__.py"
+    if not init.is_file():
+        if folder is not None:
+            raise roofline.RooflineError(f"--corpus {folder!r} is not a corpus folder (it has no __init__.py): "
+                                         "give the corpus/ folder of a gpuroof repository checkout")
+        raise roofline.RooflineError("the corpus lives in the gpuroof repository checkout (its corpus/ folder), "
+                                     "not in the installed package: run gpuroof corpus from a checkout, or give "
+                                     "--corpus DIR")
+    loaded = sys.modules.get("corpus")
+    if loaded is not None:
+        if Path(loaded.__file__ or "").resolve() == init.resolve():
+            return loaded
+        raise roofline.RooflineError(f"--corpus {str(root)!r}: another corpus package is loaded already, from "
+                                     f"{Path(loaded.__file__ or '').parent}")
+    spec = importlib.util.spec_from_file_location("corpus", init, submodule_search_locations=[str(root)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["corpus"] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules["corpus"]
+        raise
+    return module
 
 
 def _corpus_parser(p: argparse.ArgumentParser) -> None:
@@ -21,13 +68,16 @@ def _corpus_parser(p: argparse.ArgumentParser) -> None:
         "roofline's error, with the summary: median |error|, the share within 25 %, the worst launch, the "
         "per-project medians and the leave-one-project-out split. With --from-source, each launch is "
         "predicted as from its source alone: its buffer bytes as the DRAM bytes, its flops and its SASS, "
-        "none of the profile's counts. Example: gpuroof corpus --gpu h200 --from-source"
+        "none of the profile's counts. The corpus lives in the repository checkout (corpus/), not in the "
+        "installed package. Example: gpuroof corpus --gpu h200 --from-source"
     )
     p.add_argument("--gpu", dest="corpus_gpu", metavar="GPU", default=None,
                    help="the measured GPU (a folder of the corpus: h200, h100-sxm); default: the only one measured")
     p.add_argument("--project", default=None, help="only this project")
+    p.add_argument("--corpus", dest="corpus_folder", default=None, metavar="DIR",
+                   help="the corpus/ folder of a gpuroof checkout (default: the checkout this gpuroof runs from)")
     p.add_argument("--data", default=None, metavar="DIR",
-                   help="corpus root holding DIR/<gpu>/<project>.json (default: the packaged measurements)")
+                   help="measurements' root holding DIR/<gpu>/<project>.json (default: the corpus's measurements/)")
     add_output(p, "--out", default=None, metavar="FILE", help="write the Markdown report to FILE")
     add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
                help="write predicted against measured (.png, .svg, .pdf)")
@@ -38,19 +88,20 @@ def _corpus_parser(p: argparse.ArgumentParser) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
+    corpus = corpus_package(args.corpus_folder)
     gpu = args.corpus_gpu
     if gpu is None:
-        measured = roofline.corpus_gpus(args.data)
+        measured = corpus.corpus_gpus(args.data)
         if len(measured) != 1:
-            where = args.data or "the packaged corpus"
+            where = args.data or "the corpus"
             raise roofline.RooflineError(f"--gpu is needed: {where} holds measurements of "
                                          f"{', '.join(measured) or 'no GPU'}")
         gpu = measured[0]
-    projects = roofline.load_corpus(gpu, project=args.project, directory=args.data)
-    report = roofline.corpus_report(projects, gpu=gpu, from_source=args.from_source)
+    projects = corpus.load_corpus(gpu, project=args.project, directory=args.data)
+    report = corpus.corpus_report(projects, gpu=gpu, from_source=args.from_source)
     if args.plot:
-        roofline.plot_corpus(report, args.plot)
-    text = roofline.format_corpus_report(report, sources=projects)
+        corpus.plot_corpus(report, args.plot)
+    text = corpus.format_corpus_report(report, sources=projects)
     if args.out:
         write_atomic(args.out, text, roofline.RooflineError, "--out")
     if args.json:

@@ -22,21 +22,6 @@ if _TYPE_CHECKING:
     from . import divergence, memory, models
     from ._adapters import counted_kernel, measured_launch
     from ._calibration import Calibration, load_calibration
-    from ._corpus import (
-        CORPUS_METRICS,
-        CorpusKernel,
-        CorpusLaunch,
-        CorpusProject,
-        CorpusReport,
-        CorpusRow,
-        corpus_gpus,
-        corpus_metrics,
-        corpus_report,
-        format_corpus_report,
-        load_corpus,
-        plot_corpus,
-        write_corpus_project,
-    )
     from ._chart import BandwidthPoint, CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
     from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
     from ._demo import DemoResources, demo_kernels, demo_resources
@@ -96,11 +81,6 @@ _LOCATIONS = {
     ),
     "_cliffs": ("TimeCliff", "TimeCliffs", "time_cliffs"),
     "_demo": ("DemoResources", "demo_kernels", "demo_resources"),
-    "_corpus": (
-        "CORPUS_METRICS", "CorpusKernel", "CorpusLaunch", "CorpusProject", "CorpusReport",
-        "CorpusRow", "corpus_gpus", "corpus_metrics", "corpus_report", "format_corpus_report", "load_corpus",
-        "plot_corpus", "write_corpus_project",
-    ),
     "_errors": ("RooflineError",),
     "_export": ("load_chart", "save_chart"),
     "_facts": ("calibration", "gpc_layout", "gpc_layouts", "gpu", "gpus", "measured_ceilings"),
@@ -152,16 +132,10 @@ __all__ = [
     "ArchRates",
     "BandwidthPoint",
     "CHART_SCHEMA_VERSION",
-    "CORPUS_METRICS",
     "Calibration",
     "Ceiling",
     "ChartPoint",
     "Coords",
-    "CorpusKernel",
-    "CorpusLaunch",
-    "CorpusProject",
-    "CorpusReport",
-    "CorpusRow",
     "DEFAULT_GPU",
     "DemoResources",
     "Derivation",
@@ -202,9 +176,6 @@ __all__ = [
     "arch_rates",
     "attainable",
     "calibration",
-    "corpus_gpus",
-    "corpus_metrics",
-    "corpus_report",
     "counted_kernel",
     "custom_gpu",
     "demo_kernels",
@@ -212,7 +183,6 @@ __all__ = [
     "divergence",
     "dram_equivalent_bytes",
     "dram_roof",
-    "format_corpus_report",
     "format_profile_report",
     "format_suite_table",
     "gpc_layout",
@@ -225,7 +195,6 @@ __all__ = [
     "l2_persistence",
     "load_calibration",
     "load_chart",
-    "load_corpus",
     "load_gpu",
     "load_ncu",
     "locality",
@@ -238,7 +207,6 @@ __all__ = [
     "models",
     "nsight_calibration",
     "overlap",
-    "plot_corpus",
     "plot_roofline",
     "predict",
     "profile_chart",
@@ -248,6 +216,5 @@ __all__ = [
     "time_cliffs",
     "traffic",
     "transfer_time",
-    "write_corpus_project",
     "write_suite_report",
 ]

@@ -36,10 +36,12 @@ import roofline
 import validate
 
 import gpuroof  # noqa: E402 - after the libraries, as a user imports them
+import corpus  # noqa: E402 - the repository's corpus, a user of them all
 
 ROOT = Path(__file__).resolve().parents[2]
-# Where gpuroof's own code lives (an installed copy as well as this checkout).
-PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) + os.sep for m in (occupancy, roofline, validate, gpuroof))
+# Where gpuroof's own code lives (an installed copy as well as this checkout, and its corpus).
+PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) + os.sep
+                     for m in (occupancy, roofline, validate, gpuroof, corpus))
 
 #: Examples per entry: the CI default keeps the suite within about a minute on two cores;
 #: FUZZ_EXAMPLES=N runs N per entry (costly entries get a share of it, never fewer than 2).

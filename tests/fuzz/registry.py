@@ -1,8 +1,8 @@
 """One fuzz entry per public name: ``"package.name" -> Entry``.
 
 `test_registry.py` fails when a name in a package's ``__all__`` (occupancy, roofline,
-roofline.models, roofline.memory, roofline.divergence, validate, and any public submodule
-they gain) has no entry here, so every new public name is fuzzed from the day it lands:
+roofline.models, roofline.memory, roofline.divergence, validate, the repository's corpus, and any
+public submodule they gain) has no entry here, so every new public name is fuzzed from the day it lands:
 add an entry next to its neighbours (a strategy for its arguments; `model(...)` for a
 pydantic class; `constant()`, `error()`, `module()`; `session_call(...)` for what needs an
 open GPU session: it is given anything else and must refuse).
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+import corpus
 import occupancy
 import roofline
 import validate
@@ -625,7 +626,7 @@ _SASS = occupancy.SassSummary(
     global_load_bytes_in_flight_per_thread=64, global_load_instruction="LDG.E.128")
 
 
-def _corpus_sample() -> roofline.CorpusProject:
+def _corpus_sample() -> corpus.CorpusProject:
     """A corpus project made of the suite profile's first launches (tests/data/ncu, this project's kernels)."""
     import csv
 
@@ -634,17 +635,17 @@ def _corpus_sample() -> roofline.CorpusProject:
     header, units = rows[0], rows[1]
     launches = []
     for row in rows[2:4]:
-        kept = roofline.corpus_metrics(dict(zip(header, row)))
+        kept = corpus.corpus_metrics(dict(zip(header, row)))
         launches.append(dict(shape=row[header.index("Kernel Name")], grid=(1, 1, 1), block=(256, 1, 1),
                              duration_median_seconds=2e-4, duration_spread=0.01, repetitions=20, ncu=kept))
-    kept_units = {h: u for h, u in zip(header, units) if roofline.corpus_metrics({h: 0})}
-    return roofline.CorpusProject(project="suite", url="tests/data/ncu", commit="-", license="-", gpu="NVIDIA H200",
+    kept_units = {h: u for h, u in zip(header, units) if corpus.corpus_metrics({h: 0})}
+    return corpus.CorpusProject(project="suite", url="tests/data/ncu", commit="-", license="-", gpu="NVIDIA H200",
                                   ncu_units=kept_units, kernels=[dict(id="suite/k", name="k", category="streaming",
                                                                       sass=_SASS, launches=launches)])
 
 
 _CORPUS = _corpus_sample()
-_CORPUS_REPORT = roofline.corpus_report((_CORPUS,), gpu="h200")
+_CORPUS_REPORT = corpus.corpus_report((_CORPUS,), gpu="h200")
 
 cluster_sizes = maybe(st.one_of(st.integers(1, 16), st.sampled_from(((2, 1, 1), (4, 2, 1), (1, 1, 17), (0,), 32))), 3)
 cluster_kw = dict(registers_per_thread=v.registers, static_shared_memory=v.static_smem,
@@ -735,28 +736,6 @@ ROOFLINE.update({
     "MeasuredCeiling": model(roofline.MeasuredCeiling, next(iter(_MEASURED.values())), finite=False),
     "LinkSegment": model(roofline.LinkSegment, roofline.LinkSegment(from_bytes=0, latency_seconds=1e-6,
                                                                     bytes_per_second=1e10)),
-    "CORPUS_METRICS": constant(),
-    "CorpusKernel": model(roofline.CorpusKernel, _CORPUS.kernels[0], finite=False),
-    "CorpusLaunch": model(roofline.CorpusLaunch, _CORPUS.kernels[0].launches[0], finite=False),
-    "CorpusProject": model(roofline.CorpusProject, _CORPUS, finite=False),
-    "CorpusReport": model(roofline.CorpusReport, _CORPUS_REPORT, finite=False, json_too=False),
-    "CorpusRow": model(roofline.CorpusRow, _CORPUS_REPORT.rows[0], finite=False),
-    "corpus_gpus": call(args_kwargs(st.one_of(st.none(), v.out_folders(), junk())), io=True),
-    "corpus_metrics": call(args_kwargs(st.one_of(st.just(_CORPUS.kernels[0].launches[0].ncu), st.dictionaries(
-        st.one_of(st.sampled_from(roofline.CORPUS_METRICS[:4]), st.text(max_size=8), st.integers()), junk(),
-        max_size=3), junk()))),
-    "corpus_report": call(args_kwargs(st.one_of(st.just((_CORPUS,)), st.just(()), st.lists(junk(), max_size=2), junk()),
-                                      gpu=st.one_of(st.none(), v.gpu_any),
-                                      from_source=st.one_of(st.booleans(), junk())), cost=3,
-                          allow_inf=frozenset({"arithmetic_intensity"})),
-    "format_corpus_report": call(args_kwargs(st.one_of(st.just(_CORPUS_REPORT), junk()),
-                                             sources=st.one_of(st.just((_CORPUS,)), st.just(()), junk()))),
-    "load_corpus": call(args_kwargs(st.one_of(st.sampled_from(("h200", "h100-sxm", "..", "")), junk()),
-                                    project=st.one_of(st.none(), st.sampled_from(("suite", "nope")), junk()),
-                                    directory=st.one_of(st.none(), v.out_folders(), junk())), io=True),
-    "plot_corpus": call(args_kwargs(st.one_of(st.just(_CORPUS_REPORT), junk()), v.out_paths((".png", ".txt"))),
-                        io=True, cost=10),
-    "write_corpus_project": call(args_kwargs(st.one_of(st.just(_CORPUS), junk()), v.out_folders()), io=True),
     "gpc_layout": call(args_kwargs(st.one_of(gpc_names, st.sampled_from(_GPC)))),
     "gpc_layouts": call(args_kwargs()),
     "NCU_SECTIONS": constant(),
@@ -910,6 +889,32 @@ VALIDATE.update({
                                 cost=20),
 })
 
+# The corpus (corpus/, in the repository only): fuzzed like the packages it uses.
+CORPUS = {
+    "CORPUS_METRICS": constant(),
+    "CorpusKernel": model(corpus.CorpusKernel, _CORPUS.kernels[0], finite=False),
+    "CorpusLaunch": model(corpus.CorpusLaunch, _CORPUS.kernels[0].launches[0], finite=False),
+    "CorpusProject": model(corpus.CorpusProject, _CORPUS, finite=False),
+    "CorpusReport": model(corpus.CorpusReport, _CORPUS_REPORT, finite=False, json_too=False),
+    "CorpusRow": model(corpus.CorpusRow, _CORPUS_REPORT.rows[0], finite=False),
+    "corpus_gpus": call(args_kwargs(st.one_of(st.none(), v.out_folders(), junk())), io=True),
+    "corpus_metrics": call(args_kwargs(st.one_of(st.just(_CORPUS.kernels[0].launches[0].ncu), st.dictionaries(
+        st.one_of(st.sampled_from(corpus.CORPUS_METRICS[:4]), st.text(max_size=8), st.integers()), junk(),
+        max_size=3), junk()))),
+    "corpus_report": call(args_kwargs(st.one_of(st.just((_CORPUS,)), st.just(()), st.lists(junk(), max_size=2), junk()),
+                                      gpu=st.one_of(st.none(), v.gpu_any),
+                                      from_source=st.one_of(st.booleans(), junk())), cost=3,
+                          allow_inf=frozenset({"arithmetic_intensity"})),
+    "format_corpus_report": call(args_kwargs(st.one_of(st.just(_CORPUS_REPORT), junk()),
+                                             sources=st.one_of(st.just((_CORPUS,)), st.just(()), junk()))),
+    "load_corpus": call(args_kwargs(st.one_of(st.sampled_from(("h200", "h100-sxm", "..", "")), junk()),
+                                    project=st.one_of(st.none(), st.sampled_from(("suite", "nope")), junk()),
+                                    directory=st.one_of(st.none(), v.out_folders(), junk())), io=True),
+    "plot_corpus": call(args_kwargs(st.one_of(st.just(_CORPUS_REPORT), junk()), v.out_paths((".png", ".txt"))),
+                        io=True, cost=10),
+    "write_corpus_project": call(args_kwargs(st.one_of(st.just(_CORPUS), junk()), v.out_folders()), io=True),
+}
+
 # ------------------------------------------------------------------ issue 21: private helpers reached from outside
 
 _KERNEL_ROWS = list(REPORT.kernels[:3])
@@ -931,4 +936,5 @@ REGISTRY: dict[str, Entry] = {
     **{f"roofline.memory.{k}": e for k, e in MEMORY.items()},
     **{f"roofline.divergence.{k}": e for k, e in DIVERGENCE.items()},
     **{f"validate.{k}": e for k, e in VALIDATE.items()},
+    **{f"corpus.{k}": e for k, e in CORPUS.items()},
 }

@@ -16,7 +16,7 @@ import pytest
 import validate
 from registry import REGISTRY
 
-PACKAGES = ("occupancy", "roofline", "validate")
+PACKAGES = ("occupancy", "roofline", "validate", "corpus")
 
 
 def public_names() -> set[str]:

@@ -1,7 +1,7 @@
-"""Recount the corpus's traffic from the access descriptions (roofline/_corpus_traffic/) and
-write roofline/data/corpus_traffic/<project>.json.
+"""Recount the corpus's traffic from the access descriptions (corpus/traffic/) and write
+corpus/counted_traffic/<project>.json; run from the repository's root:
 
-    python scripts/count_corpus_traffic.py [PROJECT ...]
+    python -m corpus.count_traffic [PROJECT ...]
 
 The shapes are the same on every GPU, so the H200's corpus gives the launches.
 """
@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 import time
 
-from roofline._corpus import count_corpus_traffic, load_corpus, write_corpus_traffic
+from ._counted import count_corpus_traffic, write_corpus_traffic
+from ._project import load_corpus
 
 
 def main(names: list[str]) -> int:

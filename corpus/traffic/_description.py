@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .._traffic import Access
+from roofline import Access
 
 __all__ = ["COUNT_FIELDS", "Describe", "Description", "defines", "tokens"]
 
@@ -35,7 +35,7 @@ class Description:
             raise ValueError(f"counts {unknown} are not among {COUNT_FIELDS}")
 
 
-#: A kernel's description: a function of its launch (`roofline.CorpusLaunch`).
+#: A kernel's description: a function of its launch (`corpus.CorpusLaunch`).
 Describe = Callable[..., Description]
 
 _TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=([^\s,]+)")

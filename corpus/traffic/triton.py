@@ -6,7 +6,8 @@ import re
 
 import numpy as np
 
-from .._traffic import Access, Coords
+from roofline import Access, Coords
+
 from ._description import Describe, Description, tokens
 
 __all__ = ["KERNELS"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .._traffic import Access, Coords
+from roofline import Access, Coords
+
 from ._description import Describe, Description, defines, tokens
 
 __all__ = ["KERNELS"]

@@ -5,9 +5,9 @@ loads and stores are described here as `roofline.Access` objects, written by rea
 project's source at the corpus's commit (our description of where each thread reads and
 writes; none of the project's code), together with the few counts a reader takes off the
 source beside them (global atomics, the addresses they update). `roofline.traffic` counts
-every launch from them, exactly; the counts are packaged
-(``roofline/data/corpus_traffic/<project>.json``, made by ``scripts/count_corpus_traffic.py``)
-so the report does not recount 600 launches, and a test recounts them.
+every launch from them, exactly; the counts are kept beside them
+(``corpus/counted_traffic/<project>.json``, made by ``python -m corpus.count_traffic``) so the
+report does not recount 600 launches, and a test recounts them.
 
 A description is a function of the `CorpusLaunch` (its shape, grid, block and build
 defines) returning a `Description`; one module per project maps kernel ids (the part after

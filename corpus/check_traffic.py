@@ -1,6 +1,6 @@
 """Check access descriptions against Nsight Compute's own counts of the same launches.
 
-    python scripts/check_corpus_traffic.py PROJECT [KERNEL_SUBSTRING] [--all]
+    python -m corpus.check_traffic PROJECT [KERNEL_SUBSTRING] [--all]   # from the repository's root
 
 For each described launch (the first of each kernel unless --all) prints the traffic that
 `roofline.traffic` counts from the description beside Nsight's counts (H200 profile):
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import sys
 
-from roofline._corpus import DESCRIPTIONS, _count_launch, load_corpus
+from ._counted import _count_launch
+from ._project import load_corpus
+from .traffic import DESCRIPTIONS
 
 
 def main(argv: list[str]) -> int:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._traffic import Access, Coords
+from roofline import Access, Coords
+
 from ._description import Describe, Description
 
 __all__ = ["KERNELS"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._traffic import Access, Coords
+from roofline import Access, Coords
+
 from ._description import Describe, Description, tokens
 
 __all__ = ["KERNELS"]

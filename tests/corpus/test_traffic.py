@@ -1,16 +1,18 @@
-"""The corpus's source path: access descriptions, their packaged counts, and the prediction from them."""
+"""The corpus's source path: access descriptions, their counted traffic, and the prediction from them."""
 
 from __future__ import annotations
 
 import pytest
 
+import corpus._report as report_module
 import roofline
-import roofline._corpus as corpus_module
-from roofline._corpus import SourceCounts, _count_launch, _ncu_kernel, load_corpus, load_corpus_traffic
-from roofline._corpus_traffic import COUNT_FIELDS, DESCRIPTIONS, Description
-from roofline._corpus_traffic._description import defines, tokens
+from corpus import corpus_report, format_corpus_report, load_corpus
+from corpus._counted import CorpusTraffic, SourceCounts, _count_launch, load_corpus_traffic
+from corpus._report import _ncu_kernel
+from corpus.traffic import COUNT_FIELDS, DESCRIPTIONS, Description
+from corpus.traffic._description import defines, tokens
 
-from .test_corpus import corpus  # noqa: F401 - the synthetic corpus fixture
+from .test_report import corpus  # noqa: F401 - the synthetic corpus fixture
 
 H200 = {p.project: p for p in load_corpus("h200")}
 
@@ -33,9 +35,9 @@ def test_every_description_names_a_corpus_kernel():
 def test_packaged_counts_are_the_descriptions(name, kernel):
     """Every launch of a described kernel has packaged counts, and recounting its smallest
     launch from the description gives them exactly (a description changed without
-    ``scripts/count_corpus_traffic.py`` fails here)."""
+    ``python -m corpus.count_traffic`` fails here)."""
     packaged = load_corpus_traffic(name)
-    assert packaged is not None, f"no packaged counts for {name}: run scripts/count_corpus_traffic.py"
+    assert packaged is not None, f"no packaged counts for {name}: run python -m corpus.count_traffic"
     table = packaged.launches.get(kernel.id, {})
     assert {launch.shape for launch in kernel.launches} <= set(table)
     launch = _smallest(kernel)
@@ -74,9 +76,9 @@ def test_from_source_predicts_from_the_counted_traffic(corpus, monkeypatch):  # 
         roofline.Access(array="x", index=lambda c: c.x, guard=lambda c: c.x < n),
         roofline.Access(array="y", index=lambda c: c.x, guard=lambda c: c.x < n, kind="store")])
     counts = SourceCounts(traffic=counted, counts={"shared_wavefronts": 1000.0})
-    table = corpus_module.CorpusTraffic(project="alpha", described_in="test", launches={copy.id: {launch.shape: counts}})
-    monkeypatch.setattr(corpus_module, "load_corpus_traffic", lambda name, directory=None: table if name == "alpha" else None)
-    report = roofline.corpus_report([alpha], gpu="h200", from_source=True)
+    table = CorpusTraffic(project="alpha", described_in="test", launches={copy.id: {launch.shape: counts}})
+    monkeypatch.setattr(report_module, "load_corpus_traffic", lambda name, directory=None: table if name == "alpha" else None)
+    report = corpus_report([alpha], gpu="h200", from_source=True)
     row = next(r for r in report.rows if r.shape == launch.shape)
     assert row.counted_from == "traffic"
     assert all(r.counted_from is None for r in report.rows if r is not row)  # no buffer bytes either
@@ -90,5 +92,5 @@ def test_from_source_predicts_from_the_counted_traffic(corpus, monkeypatch):  # 
     assert row.predicted_seconds == pytest.approx(expected.seconds)
     without = roofline.predict("h200", counted.kernel(name=k.name, flops=0.0, launch=run),
                                calibration=events, after_l2_flush=True)
-    assert "counted from traffic: 1 launches" in roofline.format_corpus_report(report)
+    assert "counted from traffic: 1 launches" in format_corpus_report(report)
     assert expected.seconds != without.seconds or counted.l1_global_bytes == 0

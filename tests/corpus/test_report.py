@@ -1,18 +1,29 @@
-"""The corpus format and report (roofline._corpus) on a small synthetic corpus (no real project's data)."""
+"""The corpus format and report (the corpus package) on a small synthetic corpus (no real project's data)."""
 
 from __future__ import annotations
 
 import csv
 import json
 import statistics
+import sys
 from pathlib import Path
 
 import pytest
 
 import roofline
+from corpus import (
+    CorpusProject,
+    corpus_gpus,
+    corpus_metrics,
+    corpus_report,
+    format_corpus_report,
+    load_corpus,
+    write_corpus_project,
+)
+from corpus._report import _ncu_kernel
+from gpuroof import _corpus as gpuroof_corpus
 from gpuroof._main import main
-from roofline import CorpusProject, RooflineError
-from roofline._corpus import _ncu_kernel
+from roofline import RooflineError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ncu"
 
@@ -85,12 +96,12 @@ def corpus() -> tuple[CorpusProject, ...]:
 
 def test_files_round_trip_and_filter(tmp_path, corpus):
     for p in corpus:
-        roofline.write_corpus_project(p, tmp_path / "h200")
-    assert roofline.corpus_gpus(tmp_path) == ("h200",)
-    loaded = roofline.load_corpus("h200", directory=tmp_path)
+        write_corpus_project(p, tmp_path / "h200")
+    assert corpus_gpus(tmp_path) == ("h200",)
+    loaded = load_corpus("h200", directory=tmp_path)
     assert sorted(p.project for p in loaded) == ["alpha", "beta"]
     assert loaded[0] == corpus[0]
-    assert [p.project for p in roofline.load_corpus("h200", project="BETA", directory=tmp_path)] == ["beta"]
+    assert [p.project for p in load_corpus("h200", project="BETA", directory=tmp_path)] == ["beta"]
 
 
 @pytest.mark.parametrize("gpu, project, message", [
@@ -99,16 +110,16 @@ def test_files_round_trip_and_filter(tmp_path, corpus):
 ])
 def test_load_refuses_unknown(tmp_path, corpus, gpu, project, message):
     for p in corpus:
-        roofline.write_corpus_project(p, tmp_path / "h200")
+        write_corpus_project(p, tmp_path / "h200")
     with pytest.raises(RooflineError, match=message):
-        roofline.load_corpus(gpu, project=project, directory=tmp_path)
+        load_corpus(gpu, project=project, directory=tmp_path)
 
 
 def test_a_file_that_is_not_a_corpus_project_is_one_error(tmp_path):
     (tmp_path / "h200").mkdir()
     (tmp_path / "h200" / "x.json").write_text(json.dumps({"project": "x"}))
     with pytest.raises(RooflineError, match=r"x\.json: url"):
-        roofline.load_corpus("h200", directory=tmp_path)
+        load_corpus("h200", directory=tmp_path)
 
 
 def _as_raw_csv(path: Path, corpus: tuple[CorpusProject, ...]) -> None:
@@ -128,7 +139,7 @@ def test_predictions_are_gpuroof_ncus(tmp_path, corpus):
     cost CUDA events see (the corpus's durations are CUDA-event times), not Nsight's, which
     `profile_report` takes by default where the facts hold Nsight's empty kernel, and from the
     L2 validate's flush leaves (the durations were timed after it)."""
-    report = roofline.corpus_report(corpus, gpu="h200")
+    report = corpus_report(corpus, gpu="h200")
     _as_raw_csv(tmp_path / "p.csv", corpus)
     packaged = roofline.calibration("h200")
     assert packaged.nsight_empty_kernel_seconds is not None
@@ -152,7 +163,7 @@ def test_predictions_are_gpuroof_ncus(tmp_path, corpus):
 
 
 def test_summary_is_over_the_rows(corpus):
-    report = roofline.corpus_report(corpus, gpu="h200")
+    report = corpus_report(corpus, gpu="h200")
     errors = [r.predicted_seconds / r.measured_seconds - 1 for r in report.rows]
     assert [r.error for r in report.rows] == pytest.approx(errors)
     assert report.median_abs_error == pytest.approx(statistics.median(abs(e) for e in errors))
@@ -174,11 +185,11 @@ def test_corpus_metrics_keep_what_load_ncu_reads():
     with open(DATA / "suite.raw_base.csv", newline="") as handle:
         rows = list(csv.reader(handle))
     header, units = rows[0], rows[1]
-    kept = [i for i, name in enumerate(header) if name == "ID" or roofline.corpus_metrics({name: 0})]
+    kept = [i for i, name in enumerate(header) if name == "ID" or corpus_metrics({name: 0})]
     assert len(kept) < len(header) / 10
     for n, row in enumerate(rows[2:]):
         values = dict(zip(header, row))
-        small = roofline.corpus_metrics(values)
+        small = corpus_metrics(values)
         units_of = {header[i]: units[i] for i in kept}
         p = CorpusProject(project="t", url="u", commit="c", license="l", gpu="g", ncu_units=units_of, kernels=[dict(
             id="t/k", name="k", category="streaming", launches=[dict(
@@ -193,7 +204,7 @@ def test_corpus_metrics_keep_what_load_ncu_reads():
 
 def test_command_writes_the_report_and_plot(tmp_path, corpus, capsys):
     for p in corpus:
-        roofline.write_corpus_project(p, tmp_path / "data" / "h200")
+        write_corpus_project(p, tmp_path / "data" / "h200")
     out, plot = tmp_path / "corpus.md", tmp_path / "corpus.png"
     code = main(["corpus", "--data", str(tmp_path / "data"), "--out", str(out), "--plot", str(plot)])
     printed, err = capsys.readouterr()
@@ -214,11 +225,43 @@ def test_command_writes_the_report_and_plot(tmp_path, corpus, capsys):
 ])
 def test_command_bad_input_is_one_line_and_exit_2(tmp_path, corpus, capsys, argv, message):
     for p in corpus:
-        roofline.write_corpus_project(p, tmp_path / "h200")
+        write_corpus_project(p, tmp_path / "h200")
     code = main(["corpus", "--data", str(tmp_path), *argv])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
+
+@pytest.mark.parametrize("where, message", [
+    ("installed", "the corpus lives in the gpuroof repository checkout (its corpus/ folder)"),
+    ("not a corpus", "is not a corpus folder (it has no __init__.py)"),
+    ("another corpus", "another corpus package is loaded already"),
+], ids=["installed", "not-a-corpus", "another-corpus"])
+def test_without_the_checkouts_corpus_the_command_says_where_it_lives(tmp_path, corpus, capsys, monkeypatch,
+                                                                      where, message):
+    """An installed gpuroof has no corpus/ beside its package: one line, exit 2, no traceback."""
+    for p in corpus:
+        write_corpus_project(p, tmp_path / "h200")
+    argv = ["corpus", "--data", str(tmp_path)]
+    if where == "installed":
+        monkeypatch.setattr(gpuroof_corpus, "CHECKOUT_CORPUS", tmp_path / "site-packages" / "corpus")
+    elif where == "not a corpus":
+        argv += ["--corpus", str(tmp_path)]
+    else:
+        (tmp_path / "other").mkdir()
+        (tmp_path / "other" / "__init__.py").write_text("")
+        argv += ["--corpus", str(tmp_path / "other")]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_command_reads_the_corpus_folder_it_is_given(tmp_path, corpus, capsys):
+    """``--corpus`` naming the checkout's corpus/ folder is the corpus this process loaded already."""
+    for p in corpus:
+        write_corpus_project(p, tmp_path / "h200")
+    assert gpuroof_corpus.corpus_package(str(gpuroof_corpus.CHECKOUT_CORPUS)) is sys.modules["corpus"]
+    code = main(["corpus", "--corpus", str(gpuroof_corpus.CHECKOUT_CORPUS), "--data", str(tmp_path), "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["projects"] == ["alpha", "beta"]
 
 def test_from_source_predicts_from_buffer_bytes_and_flops_alone(corpus):
     """`corpus_report(from_source=True)`: each launch with buffer bytes is `predict` of a Kernel
@@ -229,8 +272,8 @@ def test_from_source_predicts_from_buffer_bytes_and_flops_alone(corpus):
     sized = copy.model_copy(update={"launches": (
         copy.launches[0].model_copy(update={"buffer_bytes": 2 * (1 << 24) * 4}), *copy.launches[1:])})
     one = alpha.model_copy(update={"kernels": (sized,)})
-    source = roofline.corpus_report([one], gpu="h200", from_source=True)
-    profiled = roofline.corpus_report([one], gpu="h200")
+    source = corpus_report([one], gpu="h200", from_source=True)
+    profiled = corpus_report([one], gpu="h200")
     assert source.from_source and not profiled.from_source
     first = source.rows[0]
     k = _ncu_kernel(one, sized, sized.launches[0], 0)
@@ -242,13 +285,13 @@ def test_from_source_predicts_from_buffer_bytes_and_flops_alone(corpus):
     assert first.predicted_seconds == pytest.approx(expected.seconds)
     assert first.predicted_seconds != profiled.rows[0].predicted_seconds
     assert [r.predicted_seconds for r in source.rows[1:]] == [None, None]
-    text = roofline.format_corpus_report(source)
+    text = format_corpus_report(source)
     assert "from the source alone" in text and "`gpuroof ncu`'s prediction" not in text
 
 
 def test_the_command_predicts_from_source(tmp_path, corpus, capsys):
     for p in corpus:
-        roofline.write_corpus_project(p, tmp_path / "h200")
+        write_corpus_project(p, tmp_path / "h200")
     assert main(["corpus", "--data", str(tmp_path), "--from-source", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     # the synthetic corpus gives no buffer bytes: every launch is measured, none predicted from source
@@ -259,15 +302,15 @@ def test_each_project_is_predicted_with_the_launch_cost_of_its_timing_session(co
     """A project that recorded the empty kernel's time of the session that timed it is predicted
     with that launch cost, the others with the packaged one: the rows move by the difference."""
     packaged = roofline.calibration("h200").launch_overhead_seconds
-    before = roofline.corpus_report(corpus, gpu="h200")
+    before = corpus_report(corpus, gpu="h200")
     timed = tuple(p.model_copy(update={"launch_overhead_seconds": packaged + 1e-6}) if i == 0 else p
                   for i, p in enumerate(corpus))
-    after = roofline.corpus_report(timed, gpu="h200")
+    after = corpus_report(timed, gpu="h200")
     assert {r.project for r in before.rows} == {"alpha", "beta"}
     for a, b in zip(before.rows, after.rows):
         moved = b.predicted_seconds - a.predicted_seconds
         assert moved == pytest.approx(1e-6 if a.project == corpus[0].project else 0.0, abs=1e-12)
-    text = roofline.format_corpus_report(after, sources=timed)
+    text = format_corpus_report(after, sources=timed)
     assert text.count("Predicted with that session's launch cost") == 1
     assert f"{(packaged + 1e-6) * 1e6:.3f} us" in text
     with pytest.raises(ValueError, match="launch_overhead_seconds"):

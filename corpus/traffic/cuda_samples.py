@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .._traffic import Access, Coords
-from .._warp_access import bank_conflicts
+from roofline import Access, Coords
+from roofline.memory import bank_conflicts
+
 from ._description import Describe, Description, tokens
 
 __all__ = ["KERNELS"]
