@@ -32,7 +32,8 @@ demo: $(VENV)/.installed
 
 # The default suite (about 5 minutes of CPU on 2 cores): the long differential sweeps run a fixed
 # sample of their cases (architectures, the doc walkthrough's processes, SASS reads, the traffic
-# sweeps' hypothesis examples); docs/contributing.md lists them. test-full runs them whole.
+# sweeps' hypothesis examples, the recorded sweeps' calibration fits, the costliest corpus
+# recounts); docs/contributing.md lists them. test-full runs them whole.
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q $(XDIST)
 
