@@ -3,10 +3,13 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 OUTDIR ?= demo-output
-# pytest-xdist: off by default (JOBS=0): on the 2-core CI machine two workers finish in 2:47
-# instead of 4:56 but spend 5:26 of CPU instead of 4:20 (each worker collects and imports
-# everything), and the suite's budget is CPU. `make test JOBS=auto` for wall time; the tests
-# that share the compiled corpus stay on one worker (their xdist_group), so it is built once.
+# pytest-xdist: off by default (JOBS=0): the suite's budget is CPU, and two workers spend more
+# of it (each collects and imports everything, and compiles again what the other's files
+# compiled). On a compile-heavy slice (tests/occupancy, test_docs, test_cli_resources,
+# test_cli_kernel; 2026-12-05, the 2-core machine) two workers took 188-192 s of CPU against
+# 147 s serial, for 96-104 s of wall time against 135 s. `make test JOBS=2` for wall time: each
+# file's tests stay on one worker (tests/conftest.py), and the files that share the compiled
+# corpus on one (their xdist_group), so it is built once.
 JOBS ?= 0
 XDIST = -n $(JOBS) --dist loadgroup
 
@@ -27,9 +30,10 @@ $(VENV)/.installed-test: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/gpuroof demo --out $(OUTDIR)
 
-# The default suite (under 5 minutes of CPU on 2 cores): the long differential sweeps run a fixed
+# The default suite (about 5 minutes of CPU on 2 cores): the long differential sweeps run a fixed
 # sample of their cases (architectures, the doc walkthrough's processes, SASS reads, the traffic
-# sweeps' hypothesis examples); docs/contributing.md lists them. test-full runs them whole.
+# sweeps' hypothesis examples, the recorded sweeps' calibration fits, the costliest corpus
+# recounts); docs/contributing.md lists them. test-full runs them whole.
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q $(XDIST)
 

@@ -12,6 +12,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test JOBS=2``, ``--dist loadgroup``) the tests of one file run
+    on one worker: its module fixtures and the session's compile cache serve the whole file
+    (spread test by test, each worker compiled the same files again: half as much CPU more).
+    A test with a group of its own (``xdist_group``) keeps it: the compiled corpus's files share
+    one worker."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture
 def in_a_clone(tmp_path, monkeypatch) -> Path:
     """A scratch working folder that sees the repository's folders, as a clone's root does: the

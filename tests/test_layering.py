@@ -1,21 +1,21 @@
 """The packages' layering, read from the source: ``occupancy <- roofline <- validate <- gpuroof``.
 
-Every import of every module is read with `ast`, those inside functions included: a package
-imports only the packages below it, never another package's private module (``x._y``), and
-no module of a package takes part in an import circle. The corpus (``corpus/``, in the
+Every import of every module is read with `ast` (by benchmarks/shape.py), those inside functions
+included: a package imports only the packages below it, never another package's private module
+(``x._y``), and no module of a package takes part in an import circle. The corpus (``corpus/``, in the
 repository only) sits outside: it imports any of them, and none imports it (``gpuroof corpus``
 loads it from the checkout by path).
 """
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.test_shape import shape  # the one reader of imports: benchmarks/shape.py
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,65 +45,9 @@ CORPUS_PRIVATE_IMPORTS: frozenset[tuple[str, str]] = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class Import:
-    """One import statement's target, resolved to a dotted module (or a package's attribute)."""
+MODULES: dict[str, Path] = shape.find_modules(ROOT, PACKAGES + OUTSIDE)
 
-    importer: str
-    target: str
-    line: int
-    in_function: bool
-    type_checking: bool
-
-
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-MODULES: dict[str, Path] = {
-    _module_name(path): path for package in PACKAGES + OUTSIDE for path in sorted((ROOT / package).rglob("*.py"))
-}
-
-
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _walk(node: ast.AST, in_function: bool = False, type_checking: bool = False):
-    """(import node, inside a function, under ``if TYPE_CHECKING``) for every import under `node`."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.Import, ast.ImportFrom)):
-            yield child, in_function, type_checking
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            yield from _walk(child, True, type_checking)
-        elif isinstance(child, ast.If) and _is_type_checking(child):
-            yield from _walk(child, in_function, True)
-        else:
-            yield from _walk(child, in_function, type_checking)
-
-
-def _imports(module: str) -> list[Import]:
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found = []
-    for node, in_function, type_checking in _walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        else:
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            # `from x import y`: y is a submodule when one of that name exists, else x's attribute
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
-        found += [Import(module, target, node.lineno, in_function, type_checking) for target in targets]
-    return found
-
-
-IMPORTS = [imp for module in MODULES for imp in _imports(module)]
+IMPORTS = shape.read_imports(MODULES)
 
 
 def _package(module: str) -> str:
@@ -159,43 +103,8 @@ def test_the_corpus_reaches_only_the_private_modules_named():
 
 
 def _circles() -> set[tuple[str, ...]]:
-    """The import circles within each package (strongly connected components, Tarjan)."""
-    graph: dict[str, set[str]] = {m: set() for m in MODULES}
-    for imp in IMPORTS:
-        if not imp.type_checking and imp.target in MODULES and imp.target != imp.importer and (
-                _package(imp.target) == _package(imp.importer)):
-            graph[imp.importer].add(imp.target)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    circles: set[tuple[str, ...]] = set()
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for succ in sorted(graph[node]):
-            if succ not in index:
-                visit(succ)
-                low[node] = min(low[node], low[succ])
-            elif succ in on_stack:
-                low[node] = min(low[node], index[succ])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                circles.add(tuple(sorted(component)))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return circles
+    """The import circles within each package (benchmarks/shape.py reads them for its summary too)."""
+    return shape.import_circles(IMPORTS, MODULES)
 
 
 def test_no_import_circles_within_a_package():
