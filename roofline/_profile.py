@@ -192,7 +192,8 @@ def _unique_labels(kernels: tuple[NcuKernel, ...]) -> list[str]:
 
 
 def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibration | None,
-                     after_l2_flush: bool = False, *, why_in_checks: bool = False) -> tuple[dict[str, object], list[str]]:
+                     after_l2_flush: bool = False, *,
+                     why_in_checks: bool = False) -> tuple[dict[str, object], list[str]]:
     notes: list[str] = []
     fields: dict[str, object] = {}
     seconds = k.duration_seconds

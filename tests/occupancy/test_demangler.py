@@ -75,8 +75,8 @@ SAME_INSTANCE = [
 
 
 @pytest.mark.parametrize("nsight, cxxfilt", SAME_INSTANCE,
-                         ids=["bool-and-type", "anonymous-namespace", "lambda", "lambda-in-a-template", "cu++filt-casts",
-                              "no-template"])
+                         ids=["bool-and-type", "anonymous-namespace", "lambda", "lambda-in-a-template",
+                              "cu++filt-casts", "no-template"])
 def test_one_instance_has_one_key_whichever_printer_wrote_it(nsight, cxxfilt):
     assert _names.name_key(nsight) == _names.name_key(cxxfilt)
 

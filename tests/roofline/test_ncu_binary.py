@@ -116,7 +116,8 @@ def test_without_a_demangler_the_short_name_and_the_resources_decide(template_bu
                     r"\(block_sum, daxpy, poly, saxpy4, stencil5\)"),
     ("mangled", ROOT / "benchmarks" / "measure_kernels.cu",
      r"none of its kernels \(block_sum, daxpy, poly, saxpy4, stencil5\) is a profiled one "
-     r"\(\(anonymous namespace\)::tile_copy<4>, add_kernel, column_sum<__nv_bfloat16, false>, column_sum<float, false>"),
+     r"\(\(anonymous namespace\)::tile_copy<4>, add_kernel, column_sum<__nv_bfloat16, false>, "
+     r"column_sum<float, false>"),
 ], ids=["user-profile-template-binary", "template-profile-user-binary"])
 def test_a_binary_with_no_kernel_in_common_is_an_error(template_build, export, binary, message):
     export = template_build.exports.get(export, export)
