@@ -929,8 +929,11 @@ def load_ncu(path: str | os.PathLike[str], *, binary: str | os.PathLike[str] | N
         are None and listed in each kernel's ``missing``.
     binary : str or path, optional
         The program (executable, shared library, fatbin or cubin) whose kernels were
-        profiled: each kernel's SASS is read from it (`occupancy.all_kernel_resources`).
-        Without it, the SASS comes from the report's source page (the ``.ncu-rep`` given,
+        profiled: each kernel's SASS is read from it (`occupancy.all_kernel_resources`),
+        the function found by its mangled, demangled or short name (template instances
+        told apart by their registers and static shared memory where the short name is all
+        the profile holds; docs/measure.md). A kernel the binary lacks has no SASS and its
+        ``sass_source`` names what the binary holds. Without it, the SASS comes from the report's source page (the ``.ncu-rep`` given,
         or the one of the same name beside a CSV; ``ncu`` on PATH prints it). Each
         kernel's ``sass_source`` says where its SASS came from, or why it has none.
 
@@ -955,7 +958,8 @@ def load_ncu(path: str | os.PathLike[str], *, binary: str | os.PathLike[str] | N
         ``.ncu-rep`` beside it, one that mixes units (the metric and both units named) or
         repeats a kernel ID, an export of another Nsight Compute version (none of the metric
         names gpuroof reads), an unknown unit, or a ``.ncu-rep`` without ``ncu_report`` (or
-        that its ``ncu_report`` cannot read); the message names the file.
+        that its ``ncu_report`` cannot read), or a ``binary`` that holds none of the
+        profiled kernels; the message names the file.
 
     Examples
     --------
