@@ -22,41 +22,16 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from ._compile import CompileError, Compiled, target_sm
+from ._tools import find_tool
 
 __all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_version", "ptxas_compile",
            "relocatable"]
-
-
-def _find(tool: str) -> str | None:
-    """``$GPUROOF_<TOOL>``, ``PATH``, ``$CUDA_HOME``/``$CUDA_PATH``, ``/usr/local/cuda``, NVIDIA's
-    wheels (``nvidia/cuda_nvcc/bin``, ``nvidia/cu13/bin``), then cuda-pathfinder."""
-    candidates: list[Path | str | None] = [os.environ.get(f"GPUROOF_{tool.upper()}"), shutil.which(tool)]
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(var):
-            candidates.append(Path(os.environ[var]) / "bin" / tool)
-    candidates.append(Path("/usr/local/cuda/bin") / tool)
-    for entry in sys.path:
-        for sub in ("nvidia/cuda_nvcc/bin", "nvidia/cu13/bin", "nvidia/cu12/bin"):
-            candidates.append(Path(entry) / sub / tool)
-    for candidate in candidates:
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return os.fspath(candidate)
-    try:  # last, since it prefers a wheel's ptxas (CUDA 12.9's, say) to the toolkit of the nvcc above
-        from cuda.pathfinder import find_nvidia_binary_utility
-    except ImportError:
-        return None
-    try:
-        return find_nvidia_binary_utility(tool)
-    except Exception:  # noqa: BLE001 - an older pathfinder that does not know the tool
-        return None
 
 
 @functools.cache
@@ -69,13 +44,13 @@ def find_nvcc() -> str | None:
     >>> find_nvcc() is None or find_nvcc().endswith("nvcc")
     True
     """
-    return _find("nvcc")
+    return find_tool("nvcc")
 
 
 @functools.cache
 def find_ptxas() -> str | None:
     """The ptxas to assemble PTX with, found as nvcc is; None when there is none."""
-    return _find("ptxas")
+    return find_tool("ptxas")
 
 
 @functools.cache

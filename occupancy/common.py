@@ -27,7 +27,10 @@ these from here (``occupancy.common``) instead of writing their own:
   matplotlib imported only when it is called;
 * `CheckedModel`: the base of the value objects checked once at construction
   (`occupancy.Launch`, ``roofline.Kernel``): one normaliser, the package's own errors, and
-  copies checked like new instances.
+  copies checked like new instances;
+* kernel names: `demangle`, `base_name` (a symbol's unqualified name), `instance_name` (a
+  template instance as people write it) and `name_key` (one spelling of an instance whichever
+  printer wrote it: c++filt, cu++filt or Nsight Compute).
 
 The error type is the caller's (`OccupancyError`, ``RooflineError``), so each package
 keeps its own.
@@ -52,6 +55,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError, model_validator
 
 from ._display import Displayed, Shown, joined, percent, shown, si
+from ._names import base_name, demangle, instance_name, name_key
 from ._progress import Progress, ProgressStep, no_progress, step as progress_step
 
 __all__ = [
@@ -65,14 +69,18 @@ __all__ = [
     "Shown",
     "as_path",
     "atomic_path",
+    "base_name",
     "check_figure_path",
     "check_range",
     "check_writable",
+    "demangle",
     "dumps_json",
     "figure_class",
     "file_error",
+    "instance_name",
     "integer",
     "joined",
+    "name_key",
     "no_progress",
     "percent",
     "progress_step",

@@ -42,7 +42,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from occupancy import SassSummary
-from occupancy.common import as_path
+from occupancy.common import as_path, base_name
 
 from ._errors import RooflineError
 
@@ -143,26 +143,6 @@ def _strip_groups(text: str, opening: str, closing: str) -> str:
     return "".join(out)
 
 
-def _itanium_name(mangled: str) -> str | None:
-    """The last identifier of an Itanium-mangled name (``_ZN2at6kernelEv`` -> ``kernel``)."""
-    body = mangled[2:]
-    if body.startswith("N"):
-        body = body[1:]
-        while body[:1] in ("K", "V", "r"):
-            body = body[1:]
-    last = None
-    while body and body[0].isdigit():
-        digits = re.match(r"\d+", body)
-        assert digits is not None  # body[0] is a digit
-        length = int(digits.group())
-        start = digits.end()
-        last = body[start : start + length]
-        body = body[start + length :]
-        if body.startswith("I"):  # template arguments end the name we want
-            break
-    return last
-
-
 def short_kernel_name(name: str) -> str:
     """A kernel's short name: no return type, namespaces, template arguments or parameters.
 
@@ -186,7 +166,7 @@ def short_kernel_name(name: str) -> str:
     """
     text = name.strip()
     if text.startswith("_Z"):
-        return _itanium_name(text) or text
+        return base_name(text)
     cleaned = text.replace("<unnamed>", "").replace("(anonymous namespace)", "")
     cleaned = _strip_groups(_strip_groups(cleaned, "<", ">"), "(", ")").strip()
     if cleaned.startswith("void "):
@@ -214,7 +194,11 @@ class NcuKernel(BaseModel):
 
     id: int = Field(description="Nsight's launch ID in the profile.")
     name: str = Field(description="Short kernel name (short_kernel_name).")
-    demangled_name: str
+    demangled_name: str = Field(description="The kernel's name as the profile prints it: demangled by default, "
+                                            "mangled or the function's name alone with ncu --print-kernel-base.")
+    mangled_name: str | None = Field(
+        default=None, description="The kernel's symbol where the profile holds it: a .ncu-rep always, a CSV exported "
+                                  "with --print-kernel-base mangled.")
     nvtx_range: str | None = Field(default=None, description="Enclosing NVTX ranges, outer/inner.")
     device_name: str | None = None
     arch: str | None = Field(default=None, description='Compute capability as "sm_90".')
@@ -441,7 +425,8 @@ def _tensor_flops(reader: _Reader, alternatives: tuple[tuple[str, ...], ...], cl
     return None
 
 
-def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, missing_cc: str | None) -> NcuKernel:
+def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, missing_cc: str | None,
+            mangled: str | None = None) -> NcuKernel:
     missing: dict[str, str] = {}
     fields: dict[str, object] = {}
 
@@ -541,6 +526,8 @@ def _kernel(reader: _Reader, *, index: int, demangled: str, nvtx: str | None, mi
         arch = f"sm_{match.group(1)}{match.group(2)}" if match else None
     return NcuKernel(
         id=index, name=short_kernel_name(demangled), demangled_name=demangled, nvtx_range=nvtx,
+        # --print-kernel-base mangled prints the symbol itself
+        mangled_name=mangled or (demangled.strip() if demangled.strip().startswith("_Z") else None),
         device_name=reader.text("device__attribute_display_name"), arch=arch, grid=grid, block=block,
         missing=missing, **fields,
     )
@@ -845,6 +832,14 @@ def _report_unit(name: str) -> str:
     return ""
 
 
+def _mangled_name(action: Any, module: ModuleType) -> str | None:
+    """The kernel's symbol as the report keeps it; None where this ncu_report cannot say."""
+    try:
+        return action.name(module.IAction.NameBase_MANGLED) or None
+    except Exception:  # noqa: BLE001 - ncu_report raises its own types
+        return None
+
+
 def _load_report(path: Path) -> NcuProfile:
     module = _ncu_report_module()
     if module is None:
@@ -883,6 +878,7 @@ def _load_report(path: Path) -> NcuProfile:
             kernels.append(_kernel(_Reader(get, str(path)),
                                    index=len(kernels) if kernel_id is None else int(kernel_id[0]),
                                    demangled=action.name(module.IAction.NameBase_DEMANGLED),
+                                   mangled=_mangled_name(action, module),
                                    nvtx="/".join(nvtx) or None, missing_cc=None))
     if not kernels:
         raise RooflineError(f"{path} holds no profiled kernel")
@@ -901,12 +897,12 @@ def _with_sass(profile: NcuProfile, file: Path, binary: str | os.PathLike[str] |
 
 
 def _read_sass(profile: NcuProfile, file: Path, binary: str | os.PathLike[str] | None) -> NcuProfile:
-    from ._ncu_sass import binary_sass, report_sass
+    from ._ncu_binary import binary_sass
+    from ._ncu_sass import report_sass
 
     kernels = profile.kernels
     if binary is not None:
-        found = binary_sass(as_path(binary, RooflineError), [(k.name, k.demangled_name, k.arch) for k in kernels],
-                            short_kernel_name)
+        found = binary_sass(as_path(binary, RooflineError, "binary"), kernels, short_kernel_name)
         updated = [k.model_copy(update={"sass": sass, "sass_source": why}) for k, (sass, why) in zip(kernels, found)]
         return profile.model_copy(update={"kernels": tuple(updated)})
     report = file if file.suffix == ".ncu-rep" else file.with_suffix(".ncu-rep")
@@ -933,8 +929,11 @@ def load_ncu(path: str | os.PathLike[str], *, binary: str | os.PathLike[str] | N
         are None and listed in each kernel's ``missing``.
     binary : str or path, optional
         The program (executable, shared library, fatbin or cubin) whose kernels were
-        profiled: each kernel's SASS is read from it (`occupancy.all_kernel_resources`).
-        Without it, the SASS comes from the report's source page (the ``.ncu-rep`` given,
+        profiled: each kernel's SASS is read from it (`occupancy.all_kernel_resources`),
+        the function found by its mangled, demangled or short name (template instances
+        told apart by their registers and static shared memory where the short name is all
+        the profile holds; docs/measure.md). A kernel the binary lacks has no SASS and its
+        ``sass_source`` names what the binary holds. Without it, the SASS comes from the report's source page (the ``.ncu-rep`` given,
         or the one of the same name beside a CSV; ``ncu`` on PATH prints it). Each
         kernel's ``sass_source`` says where its SASS came from, or why it has none.
 
@@ -959,7 +958,8 @@ def load_ncu(path: str | os.PathLike[str], *, binary: str | os.PathLike[str] | N
         ``.ncu-rep`` beside it, one that mixes units (the metric and both units named) or
         repeats a kernel ID, an export of another Nsight Compute version (none of the metric
         names gpuroof reads), an unknown unit, or a ``.ncu-rep`` without ``ncu_report`` (or
-        that its ``ncu_report`` cannot read); the message names the file.
+        that its ``ncu_report`` cannot read), or a ``binary`` that holds none of the
+        profiled kernels; the message names the file.
 
     Examples
     --------

@@ -6,7 +6,7 @@ Three sources, tried in this order, all read by the one SASS reader of the sourc
 
 * a binary named with ``binary=`` (an executable, shared library, fatbin or cubin):
   `occupancy.all_kernel_resources` reads its cubin for the profiled architecture with
-  nvdisasm, and each profiled kernel takes the function of its name;
+  nvdisasm, and each profiled kernel takes its function (`roofline._ncu_binary`);
 * the ``.ncu-rep`` (the file given, or the report of the same name beside a CSV export):
   Nsight Compute's source page, ``ncu --import R.ncu-rep --page source --print-source sass
   --csv``, one table of ``Address`` and ``Source`` per profiled kernel, in the profile's
@@ -21,7 +21,6 @@ import io
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import occupancy
@@ -29,7 +28,7 @@ from occupancy import SassSummary
 
 from ._errors import RooflineError
 
-__all__ = ["SOURCE_PAGE_COMMAND", "binary_sass", "report_sass", "source_page_sass"]
+__all__ = ["SOURCE_PAGE_COMMAND", "report_sass", "source_page_sass"]
 
 #: The command that prints a report's SASS (the report's path follows ``--import``).
 SOURCE_PAGE_COMMAND = ("ncu", "--import", "{report}", "--page", "source", "--print-source", "sass", "--csv")
@@ -37,56 +36,6 @@ SOURCE_PAGE_COMMAND = ("ncu", "--import", "{report}", "--page", "source", "--pri
 _TIMEOUT_SECONDS = 300
 _HEX = re.compile(r"^(?:0x)?([0-9a-fA-F]+)$")
 _ADDRESS_OPERAND = re.compile(r"\b0x([0-9a-fA-F]+)\b")
-
-
-def _plain(name: str) -> str:
-    """A demangled name without spaces and leading ``void``, for matching two printers' names."""
-    text = name.strip()
-    if text.startswith("void "):
-        text = text[5:]
-    return re.sub(r"\s+", "", text)
-
-
-def binary_sass(binary: str | Path, names: Sequence[tuple[str, str, str | None]],
-                short_name: Callable[[str], str]) -> list[tuple[SassSummary | None, str]]:
-    """Each kernel's SASS from a binary: ``names`` holds (short name, demangled name, architecture);
-    ``short_name`` shortens a binary's names the way the profile's were (`short_kernel_name`).
-
-    Raises
-    ------
-    RooflineError
-        A binary that cannot be read, or none of whose kernels matches a profiled one.
-    """
-    path = Path(binary)
-    if not path.is_file():
-        raise RooflineError(f"binary={str(path)!r}: no such file")
-    by_arch: dict[str | None, dict[str, occupancy.KernelResources]] = {}
-    out: list[tuple[SassSummary | None, str]] = []
-    for short, demangled, arch in names:
-        if arch not in by_arch:
-            try:
-                by_arch[arch] = occupancy.all_kernel_resources(path, arch=arch)
-            except (ValueError, OSError) as exc:
-                raise RooflineError(f"binary={str(path)!r}: its kernels could not be read: {exc}") from None
-        found = by_arch[arch]
-        wanted = _plain(demangled)
-        match = [r for r in found.values() if r.kernel == demangled or _plain(r.demangled or r.kernel) == wanted]
-        if not match:
-            match = [r for r in found.values() if short_name(r.demangled or r.kernel) == short]
-        if len(match) != 1:
-            why = "no function of that name" if not match else f"{len(match)} functions of that name"
-            out.append((None, f"no SASS: {path.name} has {why} ({short})"))
-            continue
-        r = match[0]
-        if r.sass is None:
-            out.append((None, f"no SASS: {r.sources.get('sass', 'nvdisasm could not read the cubin')}"))
-        else:
-            out.append((r.sass, f"{path.name} ({r.sass.disassembler}, {r.sass.architecture})"))
-    if names and all(s is None for s, _ in out):
-        mine = sorted({short_name(r.demangled or r.kernel) for found in by_arch.values() for r in found.values()})
-        raise RooflineError(f"binary={str(path)!r}: none of its kernels ({', '.join(mine[:6])}) "
-                            f"is a profiled one ({', '.join(sorted({n[0] for n in names})[:6])})")
-    return out
 
 
 def source_page_sass(text: str, architectures: dict[int, str | None], where: str) -> dict[int, SassSummary]:

@@ -192,7 +192,8 @@ def _unique_labels(kernels: tuple[NcuKernel, ...]) -> list[str]:
 
 
 def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibration | None,
-                     after_l2_flush: bool = False) -> tuple[dict[str, object], list[str]]:
+                     after_l2_flush: bool = False, *,
+                     why_in_checks: bool = False) -> tuple[dict[str, object], list[str]]:
     notes: list[str] = []
     fields: dict[str, object] = {}
     seconds = k.duration_seconds
@@ -225,7 +226,7 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
         notes.append("no prediction: the profile has no registers per thread (collect --section LaunchStats)")
         return fields, notes
     try:
-        launch, sass_note = _profiled_launch(k)
+        launch, sass_note = _profiled_launch(k, why_in_checks=why_in_checks)
         clocked, clock_note = _at_profile_clock(device, k)
         p = predict(clocked, counted_kernel(counts, launch), calibration=calibration, after_l2_flush=after_l2_flush)
     except (RooflineError, ValueError) as exc:
@@ -266,7 +267,7 @@ def _launch_with_sass(k: NcuKernel, elements_per_thread: int, sass_source: str) 
                            elements_per_thread=elements_per_thread)
 
 
-def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
+def _profiled_launch(k: NcuKernel, *, why_in_checks: bool = False) -> tuple[occupancy.Launch, str]:
     """The launch to predict, with the kernel's SASS where the profile or a binary gave it.
 
     The SASS reaches `predict` as on the source path: in the launch's
@@ -274,7 +275,9 @@ def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
     the instruction mix. The loads each thread makes are Nsight's count where collected
     (``smsp__inst_executed_op_global_ld.sum``), else the SASS's own for straight-line code;
     their round trips are those loads over the loads in flight. Returns the launch and the
-    one line that says where these came from, or what was assumed without them.
+    one line that says where these came from, or what was assumed without them: why there is
+    no SASS, unless `why_in_checks` (one reason for every kernel, which the profile's checks
+    say once).
     """
     sass = k.sass
     loads = _loads_per_thread(k)
@@ -287,7 +290,9 @@ def _profiled_launch(k: NcuKernel) -> tuple[occupancy.Launch, str]:
     if sass is None:
         assumed = (f"all {elements} global loads per thread ({how}) assumed in flight at once: one round trip"
                    if elements and elements > 1 else "one global load round trip per thread assumed")
-        return launch, f"no SASS (the profile's checks say why): {assumed}"
+        if why_in_checks or not k.sass_source:
+            return launch, f"no SASS (the profile's checks say why): {assumed}"
+        return launch, f"{k.sass_source}: {assumed}"
     in_flight = launch.loads_in_flight_per_thread or launch.elements_per_thread
     rounds = -(-launch.elements_per_thread // min(in_flight, launch.elements_per_thread))
     count = (f"{elements} global loads per thread ({how})" if elements
@@ -431,9 +436,12 @@ def profile_report(
     durations = [k.duration_seconds for k in profile.kernels if k.duration_seconds is not None]
     total = sum(durations) if durations else None
     rows = []
+    # One reason for every kernel's missing SASS (no report, no ncu) is said once, in the checks;
+    # a binary that lacks some kernels says in each one's note what it holds instead.
+    why_in_checks = all(k.sass is None for k in profile.kernels) and len({k.sass_source for k in profile.kernels}) == 1
     for k, label in zip(profile.kernels, _unique_labels(profile.kernels)):
         occ, notes = _occupancy_fields(k)
-        roof, more = _roofline_fields(device, k, label, calibration, after_l2_flush)
+        roof, more = _roofline_fields(device, k, label, calibration, after_l2_flush, why_in_checks=why_in_checks)
         share = k.duration_seconds / total if total and k.duration_seconds is not None else None
         missing = sorted({section for section in k.missing.values()})
         if missing:

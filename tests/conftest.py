@@ -103,3 +103,29 @@ def compile_once_per_session():
         patch.setattr(_kernel_resources, "ptxas_compile", ptxas_compile)
         patch.setattr(_kernel_resources, "sass_summaries", sass_summaries)
         yield built
+
+
+@pytest.fixture(scope="session")
+def template_build(tmp_path_factory):
+    """tests/data/ncu/template_kernels.cu built for sm_90 by the nvcc gpuroof finds, as
+    tests/data/ncu/template_exports.py builds it: ``cubin`` (its path), ``kernels`` (each
+    kernel's resources by symbol) and ``exports`` (the synthetic exports with this build's
+    registers, by variant). Skipped where no nvcc is found."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    import occupancy
+    from occupancy import _nvcc
+
+    if _nvcc.find_nvcc() is None:
+        pytest.skip("no nvcc to build tests/data/ncu/template_kernels.cu (pip install nvidia-cuda-nvcc)")
+    spec = importlib.util.spec_from_file_location("template_exports", ROOT / "tests/data/ncu/template_exports.py")
+    exports = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(exports)
+    folder = tmp_path_factory.mktemp("template_build")
+    cubin = folder / "template_kernels.cubin"
+    cubin.write_bytes(_nvcc.nvcc_compile(exports.SOURCE, "sm_90", exports.OPTIONS).cubin)
+    kernels = occupancy.all_kernel_resources(cubin, arch="sm_90")
+    written = exports.write_exports(folder, {n: (r.registers_per_thread, r.static_shared_memory)
+                                             for n, r in kernels.items()})
+    return SimpleNamespace(cubin=cubin, kernels=kernels, exports=written, module=exports)

@@ -217,3 +217,46 @@ def test_ncu_binary_option_names_a_missing_binary(tmp_path):
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         status = main(["ncu", str(EXPORT), "--binary", str(tmp_path / "app.missing")])
     assert status == 2 and "binary=" in err.getvalue() and "app.missing': no such file" in err.getvalue()
+
+
+# ------------------------------------------------------------- --binary with template kernels
+
+MISSED = "no SASS: template_kernels.cubin holds no column_sum<float, 0> (it holds column_sum<__nv_bfloat16, false>, " \
+         "column_sum<float, true>)"
+
+
+def test_ncu_binary_with_template_kernels_reports_every_kernel_and_notes_the_missed_one(template_build):
+    """`gpuroof ncu --binary` and `roofline.load_ncu(binary=)` are one path: the table and --json carry the
+    note of the kernel the binary lacks, every other kernel has its SASS, and the exit code is 0."""
+    export, cubin = str(template_build.exports["demangled"]), str(template_build.cubin)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["ncu", export, "--binary", cubin])
+    assert status == 0
+    assert f"8. column_sum #3: {MISSED}: one global load round trip per thread assumed" in out.getvalue()
+    assert out.getvalue().count("SASS from template_kernels.cubin (nvdisasm") == 7
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["ncu", export, "--binary", cubin, "--json"])
+    data = json.loads(out.getvalue())
+    assert status == 0 and len(data["kernels"]) == 8
+    missed = [row for row in data["kernels"] if row["kernel"]["sass_source"].startswith("no SASS")]
+    assert [row["kernel"]["id"] for row in missed] == [7]
+    assert f"{MISSED}: one global load round trip per thread assumed" in missed[0]["notes"]
+    assert any(c.startswith("SASS for 7 of 8 kernels: ") and MISSED in c for c in data["checks"])
+
+
+def test_ncu_binary_with_no_kernel_in_common_is_exit_2(template_build):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["ncu", str(EXPORT), "--binary", str(template_build.cubin)])
+    lines = err.getvalue().strip().splitlines()
+    assert status == 2 and len(lines) == 1 and "none of its kernels (" in lines[0]
+    assert lines[0].endswith("is a profiled one (block_sum, daxpy, poly, saxpy4, stencil5)")
+
+
+def test_profile_binary_takes_the_same_path(fake_ncu, template_build, monkeypatch):
+    monkeypatch.setenv("FAKE_NCU_EXPORT", str(template_build.exports["demangled"]))
+    status, out, err, _ = fake_ncu("ok", "--binary", str(template_build.cubin), *PROGRAM)
+    assert status == 0, err
+    assert MISSED in out and out.count("SASS from template_kernels.cubin (nvdisasm") == 7
