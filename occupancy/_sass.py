@@ -560,12 +560,11 @@ def _opcode_arithmetic(opcode: str) -> str | None:
     return None
 
 
-def _step(instr: Instruction, values: Sequence[str], step_of) -> float:
+def _step(instr: Instruction, values: Sequence[str], steps: Sequence[float]) -> float:
     """How far the value an instruction writes moves per loop trip, from how far what it
-    reads moves (``step_of(operand)``, 0 for a constant; ``values``: its source operands,
+    reads moves (``steps``, one per value, 0 for a constant; ``values``: its source operands,
     predicates left out): kept by moves, adds, and multiplies and shifts by an immediate;
     ``inf`` where a moving value is scaled by a run-time value or passes through anything else."""
-    steps = [step_of(o) for o in values]
     if not any(steps):
         return 0.0
     kind = _arithmetic(instr)
@@ -590,12 +589,11 @@ def _step(instr: Instruction, values: Sequence[str], step_of) -> float:
     return math.inf
 
 
-def _delta(instr: Instruction, values: Sequence[str], delta_of) -> float | None:
+def _delta(instr: Instruction, values: Sequence[str], deltas: Sequence[float | None]) -> float | None:
     """How far the value an instruction writes is from a loop-carried register's value at
-    the start of the trip (``delta_of(operand)``: None for a value not derived from one):
+    the start of the trip (``deltas``, one per value: None for a value not derived from one):
     immediates add, a run-time value added or scaling it makes it ``inf``; None where no
     source is derived from a carried register."""
-    deltas = [delta_of(o) for o in values]
     if all(d is None for d in deltas):
         return None
     kind = _arithmetic(instr)
@@ -749,8 +747,8 @@ class _Facts(NamedTuple):
     """The registers its source operands name."""
     values: tuple[str, ...]
     """Its source operands, predicates left out."""
-    by_operand: dict[str, frozenset[object]]
-    """Operand text -> the registers it names."""
+    value_registers: tuple[frozenset[object], ...]
+    """The registers each of ``values`` names."""
     address: frozenset[object]
     """For a global load, store or atomic, the registers its address names; else empty."""
     special: frozenset[str] | None
@@ -774,10 +772,12 @@ def _walk_facts(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]],
                 for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
                     address |= _bracket_registers(bracket, sm < 80 and "E" in instr.modifiers)
                     address |= _uniform_registers(bracket)
+        values = tuple(o for i, o in enumerate(operands) if i > first and not _PREDICATE.match(o))
+        # an operand written twice names what its last place does (IMAD.WIDE's widths differ by place)
+        by_operand = {o: named[i] for i, o in enumerate(operands)}
         out.append(_Facts(
-            dest=dest, read=frozenset().union(*named[first + 1:]),
-            values=tuple(o for i, o in enumerate(operands) if i > first and not _PREDICATE.match(o)),
-            by_operand={o: named[i] for i, o in enumerate(operands)}, address=frozenset(address),
+            dest=dest, read=frozenset().union(*named[first + 1:]), values=values,
+            value_registers=tuple(by_operand[o] for o in values), address=frozenset(address),
             special=frozenset().union(*(_special(o) for o in operands[1:])) if instr.base in ("S2R", "S2UR")
             else None,
             varying=instr.base in _VARYING_RESULTS, in_loop=instr.offset in in_loops))
@@ -791,23 +791,14 @@ def _write(instr: Instruction, fact: _Facts, held: dict, steps: dict, slopes: di
         sources |= fact.special
     elif fact.varying:
         sources |= {"data"}
-    values, by_operand = fact.values, fact.by_operand
-
-    def step_of(operand: str) -> float:
-        return _largest_step(steps, by_operand.get(operand, ()))
-
-    def delta_of(operand: str) -> float | None:
-        found_deltas = [delta[r] for r in by_operand.get(operand, ()) if r in delta]
-        if not found_deltas:
-            return None
-        return math.inf if any(d is None for d in found_deltas) else max(found_deltas)
-
+    values = fact.values
     if fact.varying:
         # a thread's or block's index stays put; what a loop loads may change every trip
         moved = math.inf if fact.in_loop and not (fact.special is not None and sources <= _INDICES) else 0.0
+        offset = None
     else:
-        moved = _step(instr, values, step_of)
-    offset = None if fact.varying else _delta(instr, values, delta_of)
+        moved = _step(instr, values, [_largest_step(steps, regs) for regs in fact.value_registers])
+        offset = _delta(instr, values, [_largest_delta(delta, regs) for regs in fact.value_registers])
     if fact.special is not None:
         # an index is 1 in itself and 0 in the others; a lane or anything else is not linear
         slope = tuple(1.0 if fact.special == {index} else 0.0 if fact.special <= _INDICES - {"lane"} else math.inf
@@ -815,9 +806,9 @@ def _write(instr: Instruction, fact: _Facts, held: dict, steps: dict, slopes: di
     elif fact.varying:
         slope = (math.inf, math.inf)
     else:
-        pairs = {o: _largest_slopes(slopes, by_operand.get(o, ())) for o in values}
-        slope = tuple(_step(instr, values, lambda o, k=k: pairs[o][k]) for k in (0, 1)) \
-            if any(x or b for x, b in pairs.values()) else (0.0, 0.0)
+        pairs = [_largest_slopes(slopes, regs) for regs in fact.value_registers]
+        slope = tuple(_step(instr, values, [p[k] for p in pairs]) for k in (0, 1)) \
+            if any(x or b for x, b in pairs) else (0.0, 0.0)
     for reg in fact.dest:
         held[reg] = (held.get(reg, frozenset()) | sources) if instr.guard else sources
         steps[reg] = max(steps.get(reg, 0.0), moved) if instr.guard else moved
@@ -833,6 +824,16 @@ def _between(instrs: Sequence[Instruction], start: int, end: int) -> Sequence[In
     """The instructions from offset ``start`` to ``end`` of ``instrs`` (in offset order)."""
     offsets = [i.offset for i in instrs]
     return instrs[bisect.bisect_left(offsets, start):bisect.bisect_right(offsets, end)]
+
+
+def _largest_delta(delta: dict, registers: Collection[object]) -> float | None:
+    """How far the most moved of `registers` is from a loop-carried register's value at the
+    start of the trip (`_delta`): None where none of them derives from one, ``inf`` where one
+    does by a run-time amount."""
+    found = [delta[r] for r in registers if r in delta]
+    if not found:
+        return None
+    return math.inf if any(d is None for d in found) else max(found)
 
 
 def _largest_step(steps: dict, registers: Collection[object]) -> float:
