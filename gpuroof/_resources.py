@@ -16,6 +16,7 @@ from ._args import (
     add_gpu_option,
     add_kernel_file_options,
     arch_help,
+    arch_option_words,
     architecture,
     chosen_architecture,
     compiler_options,
@@ -151,7 +152,7 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
     given = [t.compile_for for t in targets if t.name is not None]
     chosen = {t.name: (t.arch, t.sm_count) for t in targets if t.name is not None}
     try:
-        with progress_bar(args) as bar:
+        with progress_bar(args) as bar, arch_option_words():
             by_arch = occupancy.kernel_resources_by_architecture(
                 args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
                 compile_commands=args.compile_commands, progress=bar)
@@ -235,8 +236,9 @@ def _lines(args: argparse.Namespace) -> int:
     targets = [t.compile_for for t in _targets(args)]
     found = []
     for arch in targets:
-        kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
-                                         compiler=args.compiler, compile_commands=args.compile_commands)
+        with arch_option_words():
+            kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
+                                             compiler=args.compiler, compile_commands=args.compile_commands)
         found.extend(kernels.values())
     if args.json:
         print_json([k.model_dump(mode="json") for k in found])

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from ._compile import CompileError, Compiled, target_sm
 
-__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_version", "ptxas_compile",
-           "relocatable"]
+__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess", "nvcc_version",
+           "ptxas_compile", "relocatable"]
 
 
 def _find(tool: str) -> str | None:
@@ -168,7 +168,8 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
     ``options`` are nvcc's (``-I``, ``-D``, ``-std=c++17``, ``-O3``, ``--use_fast_math``,
     ``-maxrregcount=N``, ``-lineinfo``, ``-rdc=true``, ``-G``, ``-Xcompiler ...``); host code
     and every header the project's build finds compile as they do there. ``cwd`` is the
-    folder nvcc runs in (a compile command's ``directory``); ``nvcc`` the one to run (another
+    folder nvcc runs in (a compile command's ``directory``: relative paths in ``options`` are
+    relative to it, ``path`` to the current folder); ``nvcc`` the one to run (another
     toolkit's, e.g. CUDA 12.8's); None finds one.
 
     Raises
@@ -181,7 +182,7 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
     nvcc = nvcc or find_nvcc()
     if nvcc is None:
         raise FileNotFoundError("no nvcc found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
-    source = Path(cwd or ".", path).resolve()
+    source = Path(path).resolve()  # the caller's path, from where the caller is: nvcc runs in cwd
     with tempfile.TemporaryDirectory(prefix="gpuroof-nvcc-") as tmp:
         cubin = Path(tmp) / "out.cubin"
         # -keep leaves the PTX behind, for .minnctapersm, which the cubin does not keep.
@@ -204,6 +205,32 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
                 cubin, tool = linked, f"{tool}, device-linked"
             log += link_log
         return Compiled(cubin.read_bytes(), ptx, log, tool)
+
+
+def nvcc_preprocess(path: str | os.PathLike[str], options: Sequence[str] = (),
+                    cwd: str | os.PathLike[str] | None = None, nvcc: str | None = None) -> str:
+    """The CUDA C++ file ``path`` preprocessed by nvcc (``nvcc -E``) with ``options``, as
+    `nvcc_compile` builds it: the file with every header it includes.
+
+    Raises
+    ------
+    CompileError
+        When nvcc cannot preprocess it.
+    FileNotFoundError
+        When no nvcc is found.
+    """
+    nvcc = nvcc or find_nvcc()
+    if nvcc is None:
+        raise FileNotFoundError("no nvcc found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    source = Path(path).resolve()
+    try:
+        done = subprocess.run([nvcc, "-E", "-x", "cu", *options, os.fspath(source)], capture_output=True, text=True,
+                              errors="replace", cwd=cwd, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"nvcc did not finish preprocessing {source} in 600 s") from None
+    if done.returncode != 0:
+        raise CompileError(f"nvcc could not preprocess {source}", done.stderr)
+    return done.stdout
 
 
 def _device_link(nvcc: str, cubin: Path, arch: object, cwd: str | os.PathLike[str] | None) -> tuple[Path | None, str]:

@@ -299,7 +299,7 @@ def test_model_catalog_covers_every_model(catalog):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["resources", "{files}/two.cu"], "arch= is required to compile CUDA source"),
+        (["resources", "{files}/two.cu"], "--arch is required to compile CUDA source, e.g. --arch sm_90"),
         (["resources", "{files}/missing.cu", "--arch", "sm_90"], "no such file"),
         (["resources", "{files}/two.cu", "--arch", "sm_90", "--kernel", "nope"], "kernel='nope' not found"),
         (["resources", "{files}/two.cu", "--arch", "sm_99"], "arch='sm_99' is not a known architecture"),
