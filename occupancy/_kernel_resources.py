@@ -681,12 +681,13 @@ def kernel_resources(
                               _enumerators(source_or_binary, options, compiler, compile_commands))]
 
 
-def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str, cwd: str | None) -> bytes:
+def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
+                cwd: str | None) -> tuple[bytes, str | None]:
     """The cubin of a source file, source text, PTX or cubin, built with line information
-    (by the compile paths `kernel_resources` takes)."""
+    (by the compile paths `kernel_resources` takes), and the compiler's log (None for a cubin)."""
     lineinfo = [*options, "-lineinfo"] if "-lineinfo" not in options else list(options)
     if isinstance(obj, (bytes, bytearray, memoryview)) and bytes(obj[:4]) == ELF_MAGIC:
-        return bytes(obj)
+        return bytes(obj), None
     name, include = "<source>", None
     if isinstance(obj, (str, os.PathLike)) and not (isinstance(obj, str) and "\n" in obj):
         path = Path(obj)
@@ -694,15 +695,17 @@ def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[st
             raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
         nvcc = _nvcc_for(compiler)
         if _is_source_file(path) and nvcc is not None:
-            return _nvcc_file(path, arch, lineinfo, cwd, nvcc).cubin
+            compiled = _nvcc_file(path, arch, lineinfo, cwd, nvcc)
+            return compiled.cubin, compiled.log
         data = path.read_bytes()
         if data[:4] == ELF_MAGIC:
-            return data
+            return data, None
         obj, name, include = data.decode("utf-8", "replace"), path.name, path.parent
     if not isinstance(obj, str):
         raise TypeError(f"source_lines takes CUDA source, PTX or a cubin (a path or its contents), "
                         f"not {type(obj).__name__}")
-    return _compile_text(obj, arch, lineinfo, name, include, _tool(compiler, "ptxas"))[0].cubin
+    compiled = _compile_text(obj, arch, lineinfo, name, include, _tool(compiler, "ptxas"))[0]
+    return compiled.cubin, compiled.log
 
 
 def source_lines(
@@ -713,12 +716,17 @@ def source_lines(
     options: Sequence[str] = (),
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
+    headers: bool = False,
 ) -> dict[str, KernelLines]:
-    """Where the registers go: per source line of each kernel, the peak of live registers and
-    the local stores and loads (spills), read with nvdisasm from a ``-lineinfo`` build.
+    """Where the registers go: per source line of each kernel, the peak of live registers, the
+    spills (the stores and reloads nvdisasm marks as ptxas's, on the lines whose values they
+    hold) and the other local stores and loads (per-thread arrays), read with nvdisasm from a
+    ``-lineinfo`` build.
 
     Parameters are those of :func:`kernel_resources`; a source file or PTX is compiled with
-    ``-lineinfo`` added, a cubin is read as it is (it must hold line information).
+    ``-lineinfo`` added, a cubin is read as it is (it must hold line information). Code
+    inlined from another file (a header) counts on the kernel's own line that calls it;
+    ``headers=True`` gives that file's lines rows of their own.
 
     Returns
     -------
@@ -744,7 +752,7 @@ def source_lines(
     True
     """
     flags, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
-    cubin = _line_cubin(source_or_binary, arch, flags, compiler, cwd)
+    cubin, log = _line_cubin(source_or_binary, arch, flags, compiler, cwd)
     built, kernels = cubin_kernels(cubin, "cubin")
     registers = {str(k["kernel"]): int(k["registers_per_thread"]) for k in kernels}
     names = demangle(list(registers))
@@ -752,4 +760,7 @@ def source_lines(
         chosen = match_kernel(kernel, list(registers), names,
                               _enumerators(source_or_binary, options, compiler, compile_commands))
         registers = {chosen: registers[chosen]}
-    return line_listing(cubin, registers, built, {k: names.get(k) for k in registers})
+    spills = None if log is None else {k: v["spill_store_bytes"] + v["spill_load_bytes"]
+                                       for k, v in ptxas_log(log).items()}
+    return line_listing(cubin, registers, built, {k: names.get(k) for k in registers}, spill_bytes=spills,
+                        headers=headers)
