@@ -159,7 +159,9 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
         with progress_bar(args) as bar, arch_option_words():
             by_arch = occupancy.kernel_resources_by_architecture(
                 args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
-                compile_commands=args.compile_commands, progress=bar)
+                compile_commands=args.compile_commands, progress=bar,
+                # the table and the gate show no SASS summary: only --json's records carry it
+                sass=args.json and args.baseline is None)
     except ImportError as exc:  # nothing to compile with: one line naming what to install
         raise occupancy.OccupancyError(str(exc).splitlines()[0]) from None
     rows = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
 import re
@@ -64,6 +65,11 @@ def _tool(compiler: str, name: str) -> str | None:
 
 _FATBIN_BYTES = FATBIN_MAGIC.to_bytes(4, "little")
 
+# Whether `_resources` reads the SASS summary (nvdisasm): `all_kernel_resources`' ``sass=``, set
+# for the length of its call, which runs whole on its caller's thread (a context variable, so
+# that the threads of `kernel_resources_by_architecture` each have their own).
+_WITH_SASS: contextvars.ContextVar[bool] = contextvars.ContextVar("occupancy_with_sass", default=True)
+
 
 def _sm(arch: ArchitectureLike) -> int:
     a = architecture(arch)
@@ -93,7 +99,7 @@ def _resources(
     """KernelResources of every kernel in a cubin, with what the PTX, ptxas log and SASS add."""
     arch, kernels = cubin_kernels(cubin, origin)
     names = demangle([fields["kernel"] for fields in kernels])
-    sass = sass_summaries(cubin, arch) if kernels else None
+    sass = sass_summaries(cubin, arch) if kernels and _WITH_SASS.get() else None
     spills = ptxas_log(log) if log else {}
     directives = ptx_directives(ptx) if ptx else {}
     setmaxnreg = ptx_setmaxnreg(ptx) if ptx else {}
@@ -442,6 +448,7 @@ def all_kernel_resources(
     options: Sequence[str] = (),
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
+    sass: bool = True,
 ) -> dict[str, KernelResources]:
     """Resources of every kernel in a source file, PTX, cubin, fatbin or framework kernel.
 
@@ -465,7 +472,13 @@ def all_kernel_resources(
     (['scale', 'twice'], 128)
     """
     options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
-    return _collect(source_or_binary, arch, options, compiler, cwd)
+    if not isinstance(sass, bool):
+        raise TypeError(f"sass must be True or False, not {type(sass).__name__}")
+    token = _WITH_SASS.set(sass)
+    try:
+        return _collect(source_or_binary, arch, options, compiler, cwd)
+    finally:
+        _WITH_SASS.reset(token)
 
 
 def _with_command(source: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
@@ -516,6 +529,7 @@ def kernel_resources_by_architecture(
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
     progress: Progress = no_progress,
+    sass: bool = True,
 ) -> dict[str, dict[str, KernelResources]]:
     """Every kernel's resources for several architectures, compiled in parallel.
 
@@ -548,7 +562,7 @@ def kernel_resources_by_architecture(
 
     def one(arch: ArchitectureLike | None) -> dict[str, KernelResources]:
         found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
-                                     compile_commands=compile_commands)
+                                     compile_commands=compile_commands, sass=sass)
         if kernel is None:
             return found
         name = match_kernel(kernel, list(found), {n: r.demangled for n, r in found.items()}, spelled)
@@ -581,6 +595,7 @@ def kernel_resources(
     options: Sequence[str] = (),
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
+    sass: bool = True,
 ) -> KernelResources:
     """Registers, shared and local memory, barriers and launch bounds of one compiled kernel.
 
@@ -624,6 +639,11 @@ def kernel_resources(
     compile_commands : path, optional
         A ``compile_commands.json`` (CMake, Bear): the file is compiled with its own
         command's options, in its folder, for its architecture unless ``arch`` is given.
+    sass : bool
+        Read the SASS summary (``KernelResources.sass``: loops, global loads in flight,
+        which the time model takes) with nvdisasm. False leaves it None and runs no
+        nvdisasm: on a heavy file the summary costs as much as a third of the compile
+        (ggml's CUB argsort for sm_90: 6 CPU-seconds beside nvcc's 15).
 
     Returns
     -------
@@ -668,7 +688,7 @@ def kernel_resources(
     'CUDA source (<source>) via NVRTC, cubin .nv.info EIATTR_REGCOUNT'
     """
     found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
-                                 compile_commands=compile_commands)
+                                 compile_commands=compile_commands, sass=sass)
     names = list(found)
     if kernel is None:
         if len(found) == 1:

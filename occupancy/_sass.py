@@ -678,7 +678,8 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
     moves, adds and immediate scales, such as the run-time block size or a division), from
     which `_trip_index` reads the compare at each loop's back edge.
     """
-    carried = {(start, end): _carried(_between(instrs, start, end), table) for start, end in loops}
+    offsets = [i.offset for i in instrs]
+    carried = {(start, end): _carried(_between(instrs, offsets, start, end), table) for start, end in loops}
     # one loop per start and per end (a backward branch has one target): looked up per instruction
     carried_from = {start: regs for (start, _), regs in carried.items()}
     back_edges = {end: (start, regs) for (start, end), regs in carried.items()}
@@ -761,26 +762,47 @@ class _Facts(NamedTuple):
 def _walk_facts(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int,
                 table: dict[int, _Named]) -> list[_Facts]:
     """The `_Facts` of each instruction, found once for both walks."""
-    in_loops = {i.offset for start, end in loops for i in _between(instrs, start, end)}
+    inside = _inside_loops(instrs, loops)
     out = []
-    for instr in instrs:
+    empty: frozenset[object] = frozenset()
+    for instr, in_loop in zip(instrs, inside):
         operands, named = instr.operands, table[instr.offset].named
         first, dest = _written(instr, named)
-        address: set[object] = set()
-        if instr.base in _GLOBAL_LOADS or instr.base in _GLOBAL_ATOMICS or instr.base in _GLOBAL_STORES:
+        base = instr.base
+        address = empty
+        if base in _GLOBAL_LOADS or base in _GLOBAL_ATOMICS or base in _GLOBAL_STORES:
+            found: set[object] = set()
             for operand in operands:
                 for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
-                    address |= _bracket_registers(bracket, sm < 80 and "E" in instr.modifiers)
-                    address |= _uniform_registers(bracket)
-        values = tuple(o for i, o in enumerate(operands) if i > first and not _PREDICATE.match(o))
+                    found |= _bracket_registers(bracket, sm < 80 and "E" in instr.modifiers)
+                    found |= _uniform_registers(bracket)
+            address = frozenset(found)
+        if not dest:  # the walks read only the address of an instruction that writes no register
+            out.append(_Facts(empty, empty, (), (), address, None, False, in_loop))
+            continue
+        values = tuple(o for o in operands[first + 1:] if not _is_predicate(o))
         # an operand written twice names what its last place does (IMAD.WIDE's widths differ by place)
-        by_operand = {o: named[i] for i, o in enumerate(operands)}
-        out.append(_Facts(
-            dest=dest, read=frozenset().union(*named[first + 1:]), values=values,
-            value_registers=tuple(by_operand[o] for o in values), address=frozenset(address),
-            special=frozenset().union(*(_special(o) for o in operands[1:])) if instr.base in ("S2R", "S2UR")
-            else None,
-            varying=instr.base in _VARYING_RESULTS, in_loop=instr.offset in in_loops))
+        by_operand = dict(zip(operands, named))
+        out.append(_Facts(dest, frozenset().union(*named[first + 1:]), values, tuple(by_operand[o] for o in values),
+                          address, frozenset().union(*(_special(o) for o in operands[1:]))
+                          if base in ("S2R", "S2UR") else None, base in _VARYING_RESULTS, in_loop))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_predicate(operand: str) -> bool:
+    return _PREDICATE.match(operand) is not None
+
+
+def _inside_loops(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]]) -> list[bool]:
+    """Whether each instruction (in offset order) is inside one of ``loops`` (offset ranges)."""
+    spans = sorted(loops)
+    out, k, reach = [], 0, -1
+    for instr in instrs:
+        while k < len(spans) and spans[k][0] <= instr.offset:
+            reach = max(reach, spans[k][1])
+            k += 1
+        out.append(instr.offset <= reach)
     return out
 
 
@@ -820,9 +842,8 @@ def _write(instr: Instruction, fact: _Facts, held: dict, steps: dict, slopes: di
             delta[reg] = offset
 
 
-def _between(instrs: Sequence[Instruction], start: int, end: int) -> Sequence[Instruction]:
-    """The instructions from offset ``start`` to ``end`` of ``instrs`` (in offset order)."""
-    offsets = [i.offset for i in instrs]
+def _between(instrs: Sequence[Instruction], offsets: Sequence[int], start: int, end: int) -> Sequence[Instruction]:
+    """The instructions from offset ``start`` to ``end`` of ``instrs`` (in offset order; ``offsets``: theirs)."""
     return instrs[bisect.bisect_left(offsets, start):bisect.bisect_right(offsets, end)]
 
 
@@ -941,13 +962,14 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     addresses, index_trips, skips = _address_sources(code, ranges, sm, table)
     one_address = _one_address(code, addresses)
     loops, bodies = [], []
+    offsets = [i.offset for i in code]
     for start, end in ranges:
-        body = _between(code, start, end)
+        body = _between(code, offsets, start, end)
         depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
         bodies.append(body)
         follows, per_index = index_trips.get(start, (None, None))
         inner = [(s, e) for s, e in ranges if (s, e) != (start, end) and start <= s and e <= end]
-        own = [i for i in body if not any(s <= i.offset <= e for s, e in inner)]
+        own = [i for i, nested in zip(body, _inside_loops(body, inner)) if not nested]
         loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=_count(body),
                               global_loads_in_flight=len(_in_flight(body, table, passes=2)),
                               fewest_loads_in_flight=_fewest_in_flight(own, table),
