@@ -89,6 +89,13 @@ def nvcc_version(tool: str) -> str:
     return m[1] if m else "?"
 
 
+def _found(path: str | None, tool: str) -> str:
+    """``path``, the ``tool`` to run; FileNotFoundError naming where it was looked for when None."""
+    if path is None:
+        raise FileNotFoundError(f"no {tool} found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    return path
+
+
 def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str = "kernel.ptx",
                   ptxas: str | None = None) -> Compiled:
     """Assemble PTX for ``arch`` with ``ptxas -v`` as a whole program, as nvcc does.
@@ -103,9 +110,7 @@ def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str
     FileNotFoundError
         When no ptxas is found.
     """
-    ptxas = ptxas or find_ptxas()
-    if ptxas is None:
-        raise FileNotFoundError("no ptxas found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    ptxas = _found(ptxas or find_ptxas(), "ptxas")
     opts = []
     for option in options:
         opts.extend(option.removeprefix("-Xptxas=").split(",") if option.startswith("-Xptxas=") else [option])
@@ -179,9 +184,7 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
     FileNotFoundError
         When no nvcc is found.
     """
-    nvcc = nvcc or find_nvcc()
-    if nvcc is None:
-        raise FileNotFoundError("no nvcc found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    nvcc = _found(nvcc or find_nvcc(), "nvcc")
     source = Path(path).resolve()  # the caller's path, from where the caller is: nvcc runs in cwd
     with tempfile.TemporaryDirectory(prefix="gpuroof-nvcc-") as tmp:
         cubin = Path(tmp) / "out.cubin"
@@ -219,9 +222,7 @@ def nvcc_preprocess(path: str | os.PathLike[str], options: Sequence[str] = (),
     FileNotFoundError
         When no nvcc is found.
     """
-    nvcc = nvcc or find_nvcc()
-    if nvcc is None:
-        raise FileNotFoundError("no nvcc found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    nvcc = _found(nvcc or find_nvcc(), "nvcc")
     source = Path(path).resolve()
     try:
         done = subprocess.run([nvcc, "-E", "-x", "cu", *options, os.fspath(source)], capture_output=True, text=True,
