@@ -51,7 +51,9 @@ def _resources_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", action="append", default=[], metavar="GPU",
                    help=gpu_help("add this GPU's architecture (and its SM count for the best grid); repeatable"))
     p.add_argument("--kernel", default=None, metavar="NAME",
-                   help="only this kernel: its symbol, its C++ name (softmax<256>, ns::k) or a prefix only it has")
+                   help="only this kernel: its symbol, its C++ name (softmax<256>, ns::k; scopes may be left out, "
+                        "cub::DeviceReduceKernel; enum arguments as the source spells them, sort<Order::Asc>) "
+                        "or a prefix only it has")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads per block for the occupancy columns (default: each kernel's best block size)")
     add_compiler_options(p)
