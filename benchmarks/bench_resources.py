@@ -15,14 +15,25 @@ CPU-s, nearly all start-up (its tables for the architecture: a 1-kernel cubin co
 One `nvcc -fatbin -t 4` for the 4 architectures costs the same CPU as 4 `nvcc -cubin` (it
 preprocesses and runs cicc once per architecture too), so each architecture is one process
 chain (nvcc, then nvdisasm) on its own thread: on 4 idle cores the wall time is one chain.
+
+gpuroof's own processing beside the compiler's: a file is compiled once by nvcc (its CPU-seconds,
+the compiler's time), then what gpuroof does with the result is timed alone (reading the cubin,
+demangling, the PTX and the ptxas log; with --json also nvdisasm and the SASS summary), as a
+share of the compiler's time (target: 20 % or less). The default file is our own CUB-heavy one
+(CUB's segmented and radix sorts and a reduction, for float and int keys: the kernels a
+sort-heavy project file builds); --file measures any file, with its options:
     python benchmarks/bench_resources.py
+    python benchmarks/bench_resources.py --file ggml/src/ggml-cuda/argsort.cu --arch sm_90 \
+        --nvcc-options='-std=c++17 -O3 -Iggml/include -Iggml/src'
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -87,11 +98,71 @@ def source_file(folder: str) -> dict[str, tuple[float, float]]:
     return out
 
 
+# Our own sort-heavy translation unit: CUB's device-wide sorts and a reduction, instantiated for two
+# key types (the toolkit's CUB; the kernels are CUB's templates, the file is ours).
+HEAVY = r"""
+#include <cub/cub.cuh>
+template <typename K>
+void sorts(void* tmp, size_t& bytes, const K* keys, K* out, const int* vals, int* vout, int n, int segments,
+           const int* begin, const int* end, cudaStream_t s) {
+    cub::DeviceSegmentedSort::SortPairs(tmp, bytes, keys, out, vals, vout, n, segments, begin, end, s);
+    cub::DeviceSegmentedSort::SortPairsDescending(tmp, bytes, keys, out, vals, vout, n, segments, begin, end, s);
+    cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, out, vals, vout, n, 0, sizeof(K) * 8, s);
+    cub::DeviceReduce::Sum(tmp, bytes, keys, out, n, s);
+}
+template void sorts<float>(void*, size_t&, const float*, float*, const int*, int*, int, int, const int*, const int*,
+                           cudaStream_t);
+template void sorts<int>(void*, size_t&, const int*, int*, const int*, int*, int, int, const int*, const int*,
+                         cudaStream_t);
+"""
+
+
+def own_share(path: Path, arch: str, options: list[str]) -> dict[str, float]:
+    """nvcc's CPU-seconds for ``path`` and gpuroof's own processing of its output, CPU-seconds,
+    without the SASS summary (the table, the gate) and with it (--json); best of 3 each."""
+    from occupancy import _kernel_resources
+    from occupancy._nvcc import nvcc_compile
+    from occupancy._sass import sass_summaries
+
+    cpu = _cpu()
+    compiled = nvcc_compile(path, arch, options)
+    out = {"nvcc": _cpu() - cpu}
+    for label, sass in (("table", False), ("json", True)):
+        runs = []
+        for _ in range(3):
+            sass_summaries.cache_clear()
+            token = _kernel_resources._WITH_SASS.set(sass)
+            cpu = _cpu()
+            found = _kernel_resources._resources(compiled.cubin, path.name, ptx=compiled.ptx, log=compiled.log,
+                                                 compiler=compiled.tool)
+            runs.append(_cpu() - cpu)
+            _kernel_resources._WITH_SASS.reset(token)
+        out[label] = min(runs)
+    out["kernels"] = len(found)
+    return out
+
+
+def print_share(name: str, figures: dict[str, float]) -> bool:
+    nvcc = figures["nvcc"]
+    print(f"{name}: {figures['kernels']:.0f} kernels, nvcc {nvcc:.2f} CPU-s; gpuroof's own processing: "
+          f"table and gate {figures['table']:.2f} CPU-s ({figures['table'] / nvcc:.0%}), --json "
+          f"{figures['json']:.2f} CPU-s ({figures['json'] / nvcc:.0%}) (target: 20 % or less)")
+    return figures["table"] <= 0.2 * nvcc
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", type=Path, help="measure gpuroof's own processing of this file only")
+    parser.add_argument("--arch", default="sm_90")
+    parser.add_argument("--nvcc-options", default="", help="the file's nvcc options, quoted")
+    args = parser.parse_args()
     nvcc = shutil.which("nvcc") or next(iter(sorted(glob.glob("/usr/local/cuda*/bin/nvcc"), reverse=True)), None)
     if nvcc is None:
         print("skipped: nvcc is not installed")
         return 0
+    if args.file is not None:
+        return 0 if print_share(str(args.file), own_share(args.file, args.arch, shlex.split(args.nvcc_options))) \
+            else 1
     source = "".join(TEMPLATE.format(i=i, bound=(64, 128, 256, 512, 1024)[i % 5], words=32 * (1 + i % 64),
                                      steps=4 + i % 16) for i in range(KERNELS))
     with tempfile.TemporaryDirectory() as folder:
@@ -118,7 +189,11 @@ def main() -> int:
         print(f"  {route:<6} {wall:.2f} s (target {target:.0f} s), {cpu:.2f} CPU-seconds")
     print(f"  where the CPU goes, per architecture: nvcc {figures['nvcc, one architecture'][1]:.2f} s "
           f"(gcc -E, cicc, ptxas), nvdisasm {figures['nvdisasm, one cubin'][1]:.2f} s (the SASS summary)")
-    return 0 if min(times) < 1.0 else 1
+    with tempfile.TemporaryDirectory() as folder:
+        heavy = Path(folder, "cub_sorts.cu")
+        heavy.write_text(HEAVY)
+        share = print_share(f"our CUB-heavy file for {args.arch}", own_share(heavy, args.arch, ["-O3"]))
+    return 0 if min(times) < 1.0 and share else 1
 
 
 if __name__ == "__main__":

@@ -9,10 +9,12 @@ cubin, fatbin, host object) through `occupancy.kernel_resources`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import occupancy
@@ -24,6 +26,7 @@ from ._progress import progress_bar
 
 __all__ = [
     "FIGURE_FORMATS",
+    "FlagsOption",
     "Output",
     "ParamValue",
     "add_arch_option",
@@ -32,6 +35,7 @@ __all__ = [
     "add_kernel_file_options",
     "add_output",
     "arch_help",
+    "arch_option_words",
     "architecture",
     "check_outputs",
     "chosen_architecture",
@@ -177,6 +181,21 @@ def add_gpu_option(p: argparse.ArgumentParser, prefix: str | Callable[[], str], 
     p.add_argument("--gpu", metavar="GPU", help=gpu_help(prefix), default=default)
 
 
+class FlagsOption(argparse.Action):
+    """A repeatable option whose value is compiler flags (``--nvcc-options -O3``).
+
+    argparse takes a word that starts with a dash for an option, so `gpuroof.main` joins such a
+    value to its option (``--nvcc-options=-O3``) before parsing, as nvcc's own wrappers take
+    it; ``takes_flags`` marks the options it does this for.
+    """
+
+    takes_flags = True
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+
+
 def add_compiler_options(p: argparse.ArgumentParser) -> None:
     """``-D``, ``-I``, ``--std``, ``--maxrregcount``, ``--lineinfo``, ``-O``, ``--use-fast-math``, ``-rdc``,
     ``-G``, ``-Xcompiler``, ``--nvcc-options``: passed to nvcc (NVRTC takes those it knows; nvJitLink for PTX)."""
@@ -193,9 +212,9 @@ def add_compiler_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-rdc", "--relocatable-device-code", dest="rdc", action="store_true",
                    help="relocatable device code (-rdc=true): ptxas allocates as for separate compilation")
     g.add_argument("-G", dest="device_debug", action="store_true", help="device debug code (-G)")
-    g.add_argument("-Xcompiler", dest="host_options", action="append", default=[], metavar="=OPT",
-                   help="host-compiler options, as -Xcompiler=-fopenmp")
-    g.add_argument("--nvcc-options", dest="nvcc_options", action="append", default=[], metavar="'OPTS'",
+    g.add_argument("-Xcompiler", dest="host_options", action=FlagsOption, default=[], metavar="OPT",
+                   help="host-compiler options, as -Xcompiler -fopenmp or -Xcompiler=-fopenmp")
+    g.add_argument("--nvcc-options", dest="nvcc_options", action=FlagsOption, default=[], metavar="'OPTS'",
                    help="any other nvcc options, quoted, e.g. --nvcc-options '--expt-relaxed-constexpr -Xptxas -O2'")
 
 
@@ -229,6 +248,27 @@ def compiler_options(args: argparse.Namespace) -> list[str]:
     return options
 
 
+# The library's hints that name its ``arch=`` keyword ("give arch=", "e.g. arch='sm_90'"),
+# which a command line gives as ``--arch sm_90``.
+_ARCH_KEYWORD = re.compile(r"(?<![\w-])arch=(?:'([^']*)')?(?![\w'])")
+_ARCH_HINT = re.compile(r"(?:give |e\.g\. |^)arch=(?:'[^']*')?(?![\w'])")
+
+
+@contextlib.contextmanager
+def arch_option_words() -> Iterator[None]:
+    """Say the library's ``arch=`` hints as the command line's option: "arch= is required to
+    compile CUDA source, e.g. arch='sm_90'" is raised as "--arch is required to compile CUDA
+    source, e.g. --arch sm_90"; any other error goes on as it is."""
+    try:
+        yield
+    except occupancy.OccupancyError as exc:
+        text = str(exc)
+        if not _ARCH_HINT.search(text):
+            raise
+        cli = _ARCH_KEYWORD.sub(lambda m: f"--arch {m[1]}" if m[1] else "--arch", text)
+        raise occupancy.OccupancyError(cli) from None
+
+
 def kernel_resources(args: argparse.Namespace,
                      arch: occupancy.Architecture | None) -> occupancy.KernelResources | None:
     """The resources of ``--kernel`` in ``--kernel-file`` for `arch` (None when no file is given).
@@ -247,7 +287,7 @@ def kernel_resources(args: argparse.Namespace,
                 f"{given[0]} applies to a kernel file: give --source/--cubin FILE too"
             )
         return None
-    with progress_bar(args) as bar:  # nvcc or NVRTC: seconds for a real kernel file
+    with progress_bar(args) as bar, arch_option_words():  # nvcc or NVRTC: seconds for a real kernel file
         bar(f"compiling {args.kernel_file}" + (f" for {arch.name}" if arch is not None else ""))
         return occupancy.kernel_resources(args.kernel_file, arch=arch, kernel=args.kernel,
                                           options=compiler_options(args))

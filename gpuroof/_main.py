@@ -205,6 +205,34 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return first if first in COMMANDS else None
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
+    """The parser of `command`, as `build_parser` registered it (None when it did not)."""
+    return next((a.choices.get(command) for a in parser._actions
+                 if isinstance(a, argparse._SubParsersAction)), None) if command else None
+
+
+def _join_flag_values(parser: argparse.ArgumentParser | None, argv: Sequence[str]) -> list[str]:
+    """`argv` with each value of a compiler-flags option (`_args.FlagsOption`) that starts with
+    a dash joined to its option: ``--nvcc-options -O3`` -> ``--nvcc-options=-O3``, as nvcc's own
+    wrappers take it (argparse would refuse ``-O3`` as an option of its own). Words after ``--``
+    stay as they are."""
+    options = {s for a in (parser._actions if parser is not None else ()) if getattr(a, "takes_flags", False)
+               for s in a.option_strings}
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            return out + list(argv[i:])
+        if word in options and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            out.append(f"{word}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
+
+
 def _is_device_error(exc: BaseException) -> bool:
     """Whether `exc` is a `validate.DeviceError`. Only the subcommands that import validate can
     raise one, so validate is looked up where it is already loaded rather than imported for all."""
@@ -218,8 +246,7 @@ def _option_for(parser: argparse.ArgumentParser, args: argparse.Namespace | None
     if args is None or not getattr(args, "command", None):
         return None
     outputs = {out.dest: out for out in getattr(args, "outputs", ())}
-    chosen = next((a.choices.get(args.command) for a in parser._actions
-                   if isinstance(a, argparse._SubParsersAction)), None)
+    chosen = _subparser(parser, args.command)
     where = os.path.abspath(path)
     for action in chosen._actions if chosen is not None else ():
         values = getattr(args, action.dest, None)
@@ -313,13 +340,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("gpuroof: error: standard output is closed; what gpuroof prints would be lost "
               "(redirect it to a file or /dev/null instead)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    parser = build_parser(_chosen(argv))
+    command = _chosen(argv)
+    parser = build_parser(command)
     stdout = sys.stdout
     sys.stdout = _Stdout(stdout)  # type: ignore[assignment]
     args: argparse.Namespace | None = None
     try:
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(_join_flag_values(_subparser(parser, command), argv))
         except SystemExit as exc:  # --help, --version, or a one-line usage error argparse printed
             sys.stdout.flush()  # argparse ignores a failed write: the help to a full disk is an error here
             return int(exc.code or 0) if exc.code in (0, None) else EXIT_BAD_INPUT

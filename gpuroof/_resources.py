@@ -16,6 +16,7 @@ from ._args import (
     add_gpu_option,
     add_kernel_file_options,
     arch_help,
+    arch_option_words,
     architecture,
     chosen_architecture,
     compiler_options,
@@ -50,7 +51,9 @@ def _resources_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", action="append", default=[], metavar="GPU",
                    help=gpu_help("add this GPU's architecture (and its SM count for the best grid); repeatable"))
     p.add_argument("--kernel", default=None, metavar="NAME",
-                   help="only this kernel: its symbol, its C++ name (softmax<256>, ns::k) or a prefix only it has")
+                   help="only this kernel: its symbol, its C++ name (softmax<256>, ns::k; scopes may be left out, "
+                        "cub::DeviceReduceKernel; enum arguments as the source spells them, sort<Order::Asc>) "
+                        "or a prefix only it has")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads per block for the occupancy columns (default: each kernel's best block size)")
     add_compiler_options(p)
@@ -69,7 +72,11 @@ def _resources_parser(p: argparse.ArgumentParser) -> None:
                         + ", ".join(f"{k} ({v})" for k, v in occupancy.GATE_FIELDS.items()) + "; default 0 each")
     p.add_argument("--lines", action="store_true",
                    help="where the registers go: per source line of each kernel (built with -lineinfo), the peak "
-                        "of live registers, the local stores/loads (STL/LDL: spills) and their bytes")
+                        "of live registers, the bytes spilled and reloaded for the values of the line, and its other "
+                        "local stores/loads (per-thread arrays)")
+    p.add_argument("--headers", action="store_true",
+                   help="with --lines: rows for the lines of other files (headers) too, instead of counting the "
+                        "code inlined from them on the kernel's line that calls it")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_resources)
 
@@ -151,10 +158,12 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
     given = [t.compile_for for t in targets if t.name is not None]
     chosen = {t.name: (t.arch, t.sm_count) for t in targets if t.name is not None}
     try:
-        with progress_bar(args) as bar:
+        with progress_bar(args) as bar, arch_option_words():
             by_arch = occupancy.kernel_resources_by_architecture(
                 args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
-                compile_commands=args.compile_commands, progress=bar)
+                compile_commands=args.compile_commands, progress=bar,
+                # the table and the gate show no SASS summary: only --json's records carry it
+                sass=args.json and args.baseline is None)
     except ImportError as exc:  # nothing to compile with: one line naming what to install
         raise occupancy.OccupancyError(str(exc).splitlines()[0]) from None
     rows = []
@@ -232,11 +241,15 @@ def _source_text(file: str, line: int, cache: dict[str, list[str]]) -> str:
 def _lines(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         raise occupancy.OccupancyError("--lines and --baseline do not go together")
+    if args.headers and not args.lines:
+        raise occupancy.OccupancyError("--headers applies to --lines")
     targets = [t.compile_for for t in _targets(args)]
     found = []
     for arch in targets:
-        kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
-                                         compiler=args.compiler, compile_commands=args.compile_commands)
+        with arch_option_words():
+            kernels = occupancy.source_lines(args.file, arch=arch, kernel=args.kernel, options=compiler_options(args),
+                                             compiler=args.compiler, compile_commands=args.compile_commands,
+                                             headers=args.headers)
         found.extend(kernels.values())
     if args.json:
         print_json([k.model_dump(mode="json") for k in found])
@@ -245,18 +258,26 @@ def _lines(args: argparse.Namespace) -> int:
     for k in found:
         print(f"{k.demangled or k.kernel} ({k.architecture}): {k.registers_per_thread} registers per thread, "
               f"at most {k.peak_live_registers} live at once (nvdisasm's life ranges)")
-        print(f"  {'line':<28}{'instr':>6}{'live':>6}{'STL':>5}{'LDL':>5}{'local st/ld B':>15}  source")
+        print(f"  {'line':<28}{'instr':>6}{'live':>6}{'spill st/ld B':>15}{'local st/ld B':>15}  source")
         for r in k.lines:
-            where = f"{Path(r.file).name}:{r.line}" if r.file else "(no line)"
-            spills = f"{r.local_store_bytes}/{r.local_load_bytes}" if r.local_stores or r.local_loads else ""
-            print(f"  {where:<28}{r.instructions:>6}{r.peak_live_registers:>6}{r.local_stores or '':>5}"
-                  f"{r.local_loads or '':>5}{spills:>15}  {_source_text(r.file, r.line, cache)[:60]}")
+            where = (f"{Path(r.file).name}:{r.line}" if r.line else f"{Path(r.file).name} (inlined)") if r.file \
+                else "(no line)"
+            spills = "?" if not k.spills_told else \
+                f"{r.spill_store_bytes}/{r.spill_load_bytes}" if r.spill_stores or r.spill_loads else ""
+            local = f"{r.local_store_bytes}/{r.local_load_bytes}" if r.local_stores or r.local_loads else ""
+            print(f"  {where:<28}{r.instructions:>6}{r.peak_live_registers:>6}{spills:>15}{local:>15}  "
+                  f"{_source_text(r.file, r.line, cache)[:60]}")
+        if not k.spills_told:
+            print(f"  ({k.tool} marks no spill and ptxas's figures are not at hand: the local st/ld bytes hold the "
+                  "spills and the per-thread arrays together)")
     return 0
 
 
 def _resources(args: argparse.Namespace) -> int:
     if args.lines:
         return _lines(args)
+    if args.headers:
+        raise occupancy.OccupancyError("--headers applies to --lines")
     tolerance = _tolerance(args.tolerance)
     if tolerance and args.baseline is None:
         raise occupancy.OccupancyError("--tolerance applies to a gate: give --baseline FILE too")

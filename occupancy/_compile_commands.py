@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ._errors import OccupancyError
 
-__all__ = ["CompileCommand", "compile_command"]
+__all__ = ["CompileCommand", "absolute_includes", "compile_command"]
 
 # Options dropped with the argument that follows them (outputs, dependency files, the
 # architectures, which are set per call), and dropped alone (the mode: nvcc -c, -cubin ...).
@@ -91,6 +91,41 @@ def _options(arguments: list[str], source: Path, directory: Path) -> list[str]:
             continue
         else:
             out.append(arg)
+    return out
+
+
+# Include-folder options, whose folder a caller gives relative to where it runs.
+_INCLUDE_OPTIONS = ("-I", "--include-path", "-isystem", "--system-include")
+
+
+def absolute_includes(options: list[str] | tuple[str, ...]) -> list[str]:
+    """``options`` with each include folder made absolute from the current folder: a caller's
+    own ``-Iinclude`` means its folder, not one under the compile command's ``directory``
+    where nvcc runs.
+
+    Examples
+    --------
+    >>> import os
+    >>> absolute_includes(["-Iinc", "-I", "/abs", "-O3"]) == [f"-I{os.path.abspath('inc')}", "-I", "/abs", "-O3"]
+    True
+    """
+    out: list[str] = []
+    follows = False
+    for option in options:
+        if follows:
+            out.append(os.path.abspath(option))
+            follows = False
+            continue
+        name = next((n for n in _INCLUDE_OPTIONS if option.startswith(n)), None)
+        if option in _INCLUDE_OPTIONS:
+            follows = True
+            out.append(option)
+        elif name is not None:
+            value = option[len(name):]
+            sep = "=" if value.startswith("=") else ""
+            out.append(f"{name}{sep}{os.path.abspath(value.removeprefix('='))}" if value.strip("=") else option)
+        else:
+            out.append(option)
     return out
 
 

@@ -42,7 +42,8 @@ class ResourceChange(BaseModel):
 
 
 class ResourceComparison(BaseModel):
-    """Every change from the baseline; ``regressed`` when one of them is a regression."""
+    """Every change from the baseline; ``regressed`` when one of them is a regression, or
+    when no kernel and architecture pair is in both (a gate that compares nothing fails)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -52,7 +53,7 @@ class ResourceComparison(BaseModel):
 
     @property
     def regressed(self) -> bool:
-        return any(c.regression for c in self.changes)
+        return self.compared == 0 or any(c.regression for c in self.changes)
 
     def __str__(self) -> str:
         lines = []
@@ -68,10 +69,31 @@ class ResourceComparison(BaseModel):
                 before, after = c.baseline, c.current
             lines.append(f"{tag:<10}  {c.name} ({c.arch}): {c.field} {before} -> {after}"
                          + (f" ({c.note})" if c.note else ""))
+        if self.compared == 0:
+            lines.append(f"0 kernel/architecture pairs compared: {_nothing_compared(self.changes)}; the gate "
+                         "fails, since it checked nothing")
+            return "\n".join(lines)
         verdict = (f"{sum(c.regression for c in self.changes)} regression(s)" if self.regressed
                    else "no regression")
         lines.append(f"{self.compared} kernel/architecture pairs compared: {verdict}")
         return "\n".join(lines)
+
+
+def _nothing_compared(changes: Sequence[ResourceChange]) -> str:
+    """Why a comparison compared no pair: which side holds nothing, or that no kernel name
+    (and architecture) of the baseline is in the build."""
+    before = {(c.kernel, c.arch) for c in changes if c.baseline is not None}
+    after = {(c.kernel, c.arch) for c in changes if c.current is not None}
+    if not before and not after:
+        return "neither the baseline nor this build holds a kernel"
+    if not before:
+        return "the baseline holds no kernel"
+    if not after:
+        return "this build holds no kernel"
+    if {k for k, _ in before} & {k for k, _ in after}:
+        shown = ", ".join(sorted({a for _, a in before})) + " against " + ", ".join(sorted({a for _, a in after}))
+        return f"no architecture matched ({shown})"
+    return "no kernel names matched (the baseline's are not this build's: another file, or renamed kernels?)"
 
 
 def _number(value: object, what: str) -> int | float:

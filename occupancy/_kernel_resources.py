@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from ._compile import (
     ptx_setmaxnreg,
     ptxas_log,
 )
-from ._compile_commands import compile_command
+from ._compile_commands import CompileCommand, absolute_includes, compile_command
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._errors import OccupancyError
 from ._fatbin import FATBIN_MAGIC, FatbinEntry, fatbin_entries
@@ -34,6 +36,7 @@ from ._frameworks import (
     triton_kernel,
 )
 from ._lines import KernelLines, line_listing
+from ._enums import Enumerator, enumerators, file_enumerators
 from ._names import demangle, match_kernel
 from ._nvcc import find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
 from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options
@@ -61,6 +64,11 @@ def _tool(compiler: str, name: str) -> str | None:
     return os.fspath(tool)
 
 _FATBIN_BYTES = FATBIN_MAGIC.to_bytes(4, "little")
+
+# Whether `_resources` reads the SASS summary (nvdisasm): `all_kernel_resources`' ``sass=``, set
+# for the length of its call, which runs whole on its caller's thread (a context variable, so
+# that the threads of `kernel_resources_by_architecture` each have their own).
+_WITH_SASS: contextvars.ContextVar[bool] = contextvars.ContextVar("occupancy_with_sass", default=True)
 
 
 def _sm(arch: ArchitectureLike) -> int:
@@ -91,7 +99,7 @@ def _resources(
     """KernelResources of every kernel in a cubin, with what the PTX, ptxas log and SASS add."""
     arch, kernels = cubin_kernels(cubin, origin)
     names = demangle([fields["kernel"] for fields in kernels])
-    sass = sass_summaries(cubin, arch) if kernels else None
+    sass = sass_summaries(cubin, arch) if kernels and _WITH_SASS.get() else None
     spills = ptxas_log(log) if log else {}
     directives = ptx_directives(ptx) if ptx else {}
     setmaxnreg = ptx_setmaxnreg(ptx) if ptx else {}
@@ -261,10 +269,34 @@ def _nvrtc_options(options: Sequence[str]) -> list[str]:
     return out
 
 
+def _nvcc_for(compiler: str) -> str | None:
+    """The nvcc that compiles a CUDA C++ file for ``compiler=``: the one it names, else the one
+    found (None for "nvrtc", or when there is none)."""
+    return _tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
+
+
+def _enumerators(obj: object, options: Sequence[str], compiler: str,
+                 compile_commands: str | os.PathLike[str] | None) -> Callable[[], tuple[Enumerator, ...]]:
+    """The enumerators of the source ``obj`` (a CUDA C++ file with its headers, preprocessed
+    as it compiles, or source text), read once when first asked for: by `match_kernel`, for a
+    kernel named with enum template arguments as the source spells them. A binary has none."""
+
+    @functools.cache
+    def read() -> tuple[Enumerator, ...]:
+        if isinstance(obj, str) and _is_text(obj):
+            return enumerators(obj)
+        if isinstance(obj, (str, os.PathLike)) and Path(obj).is_file() and _is_source_file(Path(obj)):
+            flags, cwd = _command_options(obj, option_strings(options), compile_commands)[:2]
+            return file_enumerators(Path(obj), flags, _nvcc_for(compiler), cwd)
+        return ()
+
+    return read
+
+
 def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
                  cwd: str | None) -> dict[str, KernelResources]:
     """A CUDA C++ file compiled by nvcc, as the project builds it; by NVRTC when there is no nvcc."""
-    nvcc = _tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
+    nvcc = _nvcc_for(compiler)
     if nvcc is None:
         if compiler == "nvcc":
             raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
@@ -320,6 +352,11 @@ def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], n
     except UnicodeDecodeError:
         raise OccupancyError(f"{name}: neither a cubin, a fatbin, PTX nor CUDA source") from None
     return _text(text, arch, options, name, include, ptxas)
+
+
+def _is_text(obj: str) -> bool:
+    """Whether a string is CUDA source or PTX rather than a path."""
+    return "\n" in obj or len(obj) > 4096 or bool(re.search(r"__global__|\.entry\s|[{};]", obj))
 
 
 def _triton(obj: object, arch: ArchitectureLike | None) -> dict[str, KernelResources]:
@@ -382,7 +419,7 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str],
         return out
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return _bytes(bytes(obj), arch, options, "<bytes>", None, _tool(compiler, "ptxas"))
-    if isinstance(obj, str) and ("\n" in obj or len(obj) > 4096 or re.search(r"__global__|\.entry\s|[{};]", obj)):
+    if isinstance(obj, str) and _is_text(obj):
         return _text(obj, arch, options, "<source>", None, _tool(compiler, "ptxas"))
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
@@ -411,6 +448,7 @@ def all_kernel_resources(
     options: Sequence[str] = (),
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
+    sass: bool = True,
 ) -> dict[str, KernelResources]:
     """Resources of every kernel in a source file, PTX, cubin, fatbin or framework kernel.
 
@@ -434,7 +472,13 @@ def all_kernel_resources(
     (['scale', 'twice'], 128)
     """
     options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
-    return _collect(source_or_binary, arch, options, compiler, cwd)
+    if not isinstance(sass, bool):
+        raise TypeError(f"sass must be True or False, not {type(sass).__name__}")
+    token = _WITH_SASS.set(sass)
+    try:
+        return _collect(source_or_binary, arch, options, compiler, cwd)
+    finally:
+        _WITH_SASS.reset(token)
 
 
 def _with_command(source: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
@@ -451,12 +495,8 @@ def _with_command(source: object, arch: ArchitectureLike | None, options: Sequen
                                           and Path(compiler).name.startswith(("nvcc", "ptxas"))):
         raise OccupancyError(f"compiler={compiler!r} is not one of {', '.join(COMPILERS)} nor the path of an "
                              "nvcc or ptxas executable")
-    cwd = None
-    if compile_commands is not None:
-        if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
-            raise OccupancyError("compile_commands= applies to a source file: give its path")
-        command = compile_command(source, compile_commands)
-        options, cwd = (*command.options, *options), command.directory
+    options, cwd, command = _command_options(source, options, compile_commands)
+    if command is not None:
         if arch is None:
             if len(command.architectures) != 1:
                 raise OccupancyError(f"{command.file} is built for {', '.join(command.architectures) or 'no '}"
@@ -465,6 +505,19 @@ def _with_command(source: object, arch: ArchitectureLike | None, options: Sequen
     if arch is not None:
         architecture(arch)  # an unknown name fails here, listing the known ones
     return tuple(options), cwd, arch
+
+
+def _command_options(source: object, options: Sequence[str], compile_commands: str | os.PathLike[str] | None,
+                     ) -> tuple[tuple[str, ...], str | None, CompileCommand | None]:
+    """(options, folder, command): the compile command's options before ``options`` (their
+    include folders made absolute, for nvcc runs in the command's folder) and its folder;
+    ``options`` as given, and None, without ``compile_commands``."""
+    if compile_commands is None:
+        return tuple(options), None, None
+    if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
+        raise OccupancyError("compile_commands= applies to a source file: give its path")
+    command = compile_command(source, compile_commands)
+    return (*command.options, *absolute_includes(options)), command.directory, command
 
 
 def kernel_resources_by_architecture(
@@ -476,6 +529,7 @@ def kernel_resources_by_architecture(
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
     progress: Progress = no_progress,
+    sass: bool = True,
 ) -> dict[str, dict[str, KernelResources]]:
     """Every kernel's resources for several architectures, compiled in parallel.
 
@@ -504,13 +558,14 @@ def kernel_resources_by_architecture(
     if not targets and compile_commands is not None:
         targets = list(compile_command(source_or_binary, compile_commands).architectures)
     targets = targets or [None]
+    spelled = _enumerators(source_or_binary, options, compiler, compile_commands)
 
     def one(arch: ArchitectureLike | None) -> dict[str, KernelResources]:
         found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
-                                     compile_commands=compile_commands)
+                                     compile_commands=compile_commands, sass=sass)
         if kernel is None:
             return found
-        name = match_kernel(kernel, list(found), {n: r.demangled for n, r in found.items()})
+        name = match_kernel(kernel, list(found), {n: r.demangled for n, r in found.items()}, spelled)
         return {name: found[name]}
 
     # nvcc runs as a process and NVRTC releases the GIL: one thread per architecture.
@@ -540,6 +595,7 @@ def kernel_resources(
     options: Sequence[str] = (),
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
+    sass: bool = True,
 ) -> KernelResources:
     """Registers, shared and local memory, barriers and launch bounds of one compiled kernel.
 
@@ -583,6 +639,11 @@ def kernel_resources(
     compile_commands : path, optional
         A ``compile_commands.json`` (CMake, Bear): the file is compiled with its own
         command's options, in its folder, for its architecture unless ``arch`` is given.
+    sass : bool
+        Read the SASS summary (``KernelResources.sass``: loops, global loads in flight,
+        which the time model takes) with nvdisasm. False leaves it None and runs no
+        nvdisasm: on a heavy file the summary costs as much as a third of the compile
+        (ggml's CUB argsort for sm_90: 6 CPU-seconds beside nvcc's 15).
 
     Returns
     -------
@@ -627,7 +688,7 @@ def kernel_resources(
     'CUDA source (<source>) via NVRTC, cubin .nv.info EIATTR_REGCOUNT'
     """
     found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
-                                 compile_commands=compile_commands)
+                                 compile_commands=compile_commands, sass=sass)
     names = list(found)
     if kernel is None:
         if len(found) == 1:
@@ -636,31 +697,35 @@ def kernel_resources(
             f"the input holds {len(found)} kernels; choose one with kernel=: " + ", ".join(names)
             if found else "the input holds no kernel (no __global__ function was compiled)"
         )
-    return found[match_kernel(kernel, names, {n: r.demangled for n, r in found.items()})]
+    return found[match_kernel(kernel, names, {n: r.demangled for n, r in found.items()},
+                              _enumerators(source_or_binary, options, compiler, compile_commands))]
 
 
-def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str, cwd: str | None) -> bytes:
+def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
+                cwd: str | None) -> tuple[bytes, str | None]:
     """The cubin of a source file, source text, PTX or cubin, built with line information
-    (by the compile paths `kernel_resources` takes)."""
+    (by the compile paths `kernel_resources` takes), and the compiler's log (None for a cubin)."""
     lineinfo = [*options, "-lineinfo"] if "-lineinfo" not in options else list(options)
     if isinstance(obj, (bytes, bytearray, memoryview)) and bytes(obj[:4]) == ELF_MAGIC:
-        return bytes(obj)
+        return bytes(obj), None
     name, include = "<source>", None
     if isinstance(obj, (str, os.PathLike)) and not (isinstance(obj, str) and "\n" in obj):
         path = Path(obj)
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
-        nvcc = _tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
+        nvcc = _nvcc_for(compiler)
         if _is_source_file(path) and nvcc is not None:
-            return _nvcc_file(path, arch, lineinfo, cwd, nvcc).cubin
+            compiled = _nvcc_file(path, arch, lineinfo, cwd, nvcc)
+            return compiled.cubin, compiled.log
         data = path.read_bytes()
         if data[:4] == ELF_MAGIC:
-            return data
+            return data, None
         obj, name, include = data.decode("utf-8", "replace"), path.name, path.parent
     if not isinstance(obj, str):
         raise TypeError(f"source_lines takes CUDA source, PTX or a cubin (a path or its contents), "
                         f"not {type(obj).__name__}")
-    return _compile_text(obj, arch, lineinfo, name, include, _tool(compiler, "ptxas"))[0].cubin
+    compiled = _compile_text(obj, arch, lineinfo, name, include, _tool(compiler, "ptxas"))[0]
+    return compiled.cubin, compiled.log
 
 
 def source_lines(
@@ -671,12 +736,17 @@ def source_lines(
     options: Sequence[str] = (),
     compiler: str = "auto",
     compile_commands: str | os.PathLike[str] | None = None,
+    headers: bool = False,
 ) -> dict[str, KernelLines]:
-    """Where the registers go: per source line of each kernel, the peak of live registers and
-    the local stores and loads (spills), read with nvdisasm from a ``-lineinfo`` build.
+    """Where the registers go: per source line of each kernel, the peak of live registers, the
+    spills (the stores and reloads nvdisasm marks as ptxas's, on the lines whose values they
+    hold) and the other local stores and loads (per-thread arrays), read with nvdisasm from a
+    ``-lineinfo`` build.
 
     Parameters are those of :func:`kernel_resources`; a source file or PTX is compiled with
-    ``-lineinfo`` added, a cubin is read as it is (it must hold line information).
+    ``-lineinfo`` added, a cubin is read as it is (it must hold line information). Code
+    inlined from another file (a header) counts on the kernel's own line that calls it;
+    ``headers=True`` gives that file's lines rows of their own.
 
     Returns
     -------
@@ -701,12 +771,16 @@ def source_lines(
     >>> k.peak_live_registers <= k.registers_per_thread
     True
     """
-    options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
-    cubin = _line_cubin(source_or_binary, arch, options, compiler, cwd)
+    flags, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
+    cubin, log = _line_cubin(source_or_binary, arch, flags, compiler, cwd)
     built, kernels = cubin_kernels(cubin, "cubin")
     registers = {str(k["kernel"]): int(k["registers_per_thread"]) for k in kernels}
     names = demangle(list(registers))
     if kernel is not None:
-        chosen = match_kernel(kernel, list(registers), names)
+        chosen = match_kernel(kernel, list(registers), names,
+                              _enumerators(source_or_binary, options, compiler, compile_commands))
         registers = {chosen: registers[chosen]}
-    return line_listing(cubin, registers, built, {k: names.get(k) for k in registers})
+    spills = None if log is None else {k: v["spill_store_bytes"] + v["spill_load_bytes"]
+                                       for k, v in ptxas_log(log).items()}
+    return line_listing(cubin, registers, built, {k: names.get(k) for k in registers}, spill_bytes=spills,
+                        headers=headers)

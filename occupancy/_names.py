@@ -18,8 +18,9 @@ import functools
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from ._enums import Enumerator, enum_value_spellings
 from ._errors import OccupancyError
 from ._tools import find_tool
 
@@ -100,6 +101,13 @@ def _squash(name: str) -> str:
 
 _ANONYMOUS = "(anonymous namespace)"
 
+# An enum template argument as demangled (``(ns::Mode)0``): its type unqualified, ``(Mode)0``,
+# the spelling `enum_value_spellings` gives a typed ``Mode::Fast`` (an enum's namespace is not
+# in the source's spelling of it).
+_ENUM_CAST = re.compile(r"\((?:\w+::)*(\w+)\)(-?\d+)")
+# A name in template arguments that may be an enumerator: not a call, not a template, not a literal.
+_SPELLED = re.compile(r"(?<![\w:)])((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)(?![\w(<]|::)")
+
 
 def _without_parameters(demangled: str) -> str:
     """``void ns::k<256>(float*)`` -> ``ns::k<256>``: the name before the outermost parameter
@@ -177,12 +185,61 @@ def name_key(name: str, *, loose: bool = False) -> str:
     return text
 
 
-def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str | None]) -> str:
+def _components(name: str) -> list[str]:
+    """``a::b::k<ns::T,4>`` -> ``["a", "b", "k<ns::T,4>"]``: split at the ``::`` outside template arguments."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(name):
+        depth += (ch == "<") - (ch == ">")
+        if depth == 0 and name.startswith("::", i) and i >= start:
+            parts.append(name[start:i])
+            start = i + 2
+    return [*parts, name[start:]]
+
+
+def _within(want: str, qualified: str, without_arguments: bool) -> bool:
+    """Whether ``want`` names the function ``qualified`` with some of its scopes left out:
+    ``lib::detail::reduce<float,4>`` names ``lib::LIB_200_SM_900::detail::reduce<float,4>``
+    (an inline namespace, as CUB's versioned ``CUB_200_SM_900``, or any scope the caller
+    does not write). ``without_arguments``: compare the function's name less its template
+    arguments."""
+    wanted, have = _components(want.removeprefix("::")), _components(qualified)
+    if without_arguments:
+        have = [part.split("<", 1)[0] for part in have]
+    if wanted[-1] != have[-1]:
+        return False
+    scopes = iter(have[:-1])
+    return all(scope in scopes for scope in wanted[:-1])  # in order: `in` moves the iterator on
+
+
+def _spelled_values(want: str, found: Sequence[Enumerator]) -> list[str]:
+    """``want`` with each enumerator its template arguments spell (``sorter<Mode::Fast>``)
+    written as the demangled name has its value (``sorter<(Mode)0>``): one string per
+    reading, more than one where a name is an enumerator of several enums."""
+    head, angle, arguments = want.partition("<")
+    if not angle:
+        return []
+    pieces: list[list[str]] = [[]]
+    last = 0
+    for m in _SPELLED.finditer(arguments):
+        spellings = sorted(enum_value_spellings(m[1], tuple(found)))
+        if spellings:
+            pieces = [[*p, arguments[last:m.start()], s] for p in pieces for s in spellings][:64]
+            last = m.end()
+    if last == 0:
+        return []
+    return [head + angle + "".join(p) + arguments[last:] for p in pieces]
+
+
+def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str | None],
+                 enumerators: Callable[[], Sequence[Enumerator]] | None = None) -> str:
     """The one symbol among ``names`` that ``kernel`` names.
 
     ``kernel`` may be the symbol, the demangled name, a C++ name expression without the
-    parameters (``softmax_fp16<256>``, ``ns::k``), or a prefix of one of these that only
-    one kernel has.
+    parameters (``softmax_fp16<256>``, ``ns::k``), that name with scopes left out (an inline
+    namespace such as CUB's ``CUB_200_SM_900``: ``cub::DeviceReduceKernel``), or a prefix of
+    one of these that only one kernel has. Enum template arguments may be spelled as in the
+    source (``sorter<Mode::Fast>``) when ``enumerators`` gives the source's enumerators
+    (`occupancy._enums.enumerators`; called only for such a name).
 
     Raises
     ------
@@ -193,26 +250,49 @@ def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str 
         raise TypeError(f"kernel must be a string (a symbol or a C++ name), not {type(kernel).__name__}")
     if kernel in names:
         return kernel
-    want = _squash(kernel)
-
-    def forms(symbol: str) -> list[str]:
-        out = [symbol, base_name(symbol)]
-        if demangled.get(symbol):
-            full = demangled[symbol] or ""
-            out += [_squash(full), _squash(_without_parameters(full)),
-                    _squash(_without_parameters(full)).rsplit("::", 1)[-1]]
-        return out
+    want = _ENUM_CAST.sub(r"(\1)\2", _squash(_canonical(kernel)))
+    forms = {n: _forms(n, demangled.get(n)) for n in names}
+    chosen = _matches(want, names, forms)
+    if not chosen and enumerators is not None and "<" in want and _SPELLED.search(want.partition("<")[2]):
+        found = enumerators()
+        chosen = list(dict.fromkeys(n for spelled in _spelled_values(want, found)
+                                    for n in _matches(spelled, names, forms)))
+    if len(chosen) == 1:
+        return chosen[0]
 
     def label(symbol: str) -> str:
         return f"{demangled[symbol]} ({symbol})" if demangled.get(symbol) else symbol
 
-    for test in (lambda f: f == want,
-                 lambda f: f.split("<", 1)[0] == want,
-                 lambda f: f.startswith(want)):
-        matches = [n for n in names if any(test(f) for f in forms(n))]
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            raise OccupancyError(f"kernel={kernel!r} is ambiguous; it names " + "; ".join(map(label, matches)))
+    if chosen:
+        raise OccupancyError(f"kernel={kernel!r} is ambiguous; it names " + "; ".join(map(label, chosen)))
     raise OccupancyError(f"kernel={kernel!r} not found; the input holds "
                          + ("; ".join(map(label, names)) or "no kernel"))
+
+
+def _forms(symbol: str, full: str | None) -> tuple[list[str], str | None]:
+    """The spellings a kernel is matched by (its symbol, its name, its demangled name, that
+    name less its parameters and less its scopes), and its qualified name (None when it has
+    no demangled name), enum arguments as `_ENUM_CAST` writes them."""
+    out = [symbol, base_name(symbol)]
+    if not full:
+        return out, None
+    qualified = _ENUM_CAST.sub(r"(\1)\2", _squash(_without_parameters(full)))
+    return [*out, _ENUM_CAST.sub(r"(\1)\2", _squash(full)), qualified, _components(qualified)[-1]], qualified
+
+
+def _matches(want: str, names: Sequence[str], forms: Mapping[str, tuple[list[str], str | None]]) -> list[str]:
+    """The kernels ``want`` names by the first test that any kernel passes: a spelling, then
+    the name with scopes left out, then either less the template arguments, then a prefix."""
+    bare = "<" not in want
+    tests: tuple[Callable[[list[str], str | None], bool], ...] = (
+        lambda spellings, _: want in spellings,
+        lambda _, qualified: qualified is not None and _within(want, qualified, without_arguments=False),
+        lambda spellings, qualified: any(f.split("<", 1)[0] == want for f in spellings)
+        or (bare and qualified is not None and _within(want, qualified, without_arguments=True)),
+        lambda spellings, _: any(f.startswith(want) for f in spellings),
+    )
+    for test in tests:
+        matches = [n for n in names if test(*forms[n])]
+        if matches:
+            return matches
+    return []

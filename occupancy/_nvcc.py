@@ -30,8 +30,8 @@ from pathlib import Path
 from ._compile import CompileError, Compiled, target_sm
 from ._tools import find_tool
 
-__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_version", "ptxas_compile",
-           "relocatable"]
+__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess", "nvcc_version",
+           "ptxas_compile", "relocatable"]
 
 
 @functools.cache
@@ -64,6 +64,13 @@ def nvcc_version(tool: str) -> str:
     return m[1] if m else "?"
 
 
+def _found(path: str | None, tool: str) -> str:
+    """``path``, the ``tool`` to run; FileNotFoundError naming where it was looked for when None."""
+    if path is None:
+        raise FileNotFoundError(f"no {tool} found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    return path
+
+
 def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str = "kernel.ptx",
                   ptxas: str | None = None) -> Compiled:
     """Assemble PTX for ``arch`` with ``ptxas -v`` as a whole program, as nvcc does.
@@ -78,9 +85,7 @@ def ptxas_compile(ptx: str, arch: object, options: Sequence[str] = (), name: str
     FileNotFoundError
         When no ptxas is found.
     """
-    ptxas = ptxas or find_ptxas()
-    if ptxas is None:
-        raise FileNotFoundError("no ptxas found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
+    ptxas = _found(ptxas or find_ptxas(), "ptxas")
     opts = []
     for option in options:
         opts.extend(option.removeprefix("-Xptxas=").split(",") if option.startswith("-Xptxas=") else [option])
@@ -143,7 +148,8 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
     ``options`` are nvcc's (``-I``, ``-D``, ``-std=c++17``, ``-O3``, ``--use_fast_math``,
     ``-maxrregcount=N``, ``-lineinfo``, ``-rdc=true``, ``-G``, ``-Xcompiler ...``); host code
     and every header the project's build finds compile as they do there. ``cwd`` is the
-    folder nvcc runs in (a compile command's ``directory``); ``nvcc`` the one to run (another
+    folder nvcc runs in (a compile command's ``directory``: relative paths in ``options`` are
+    relative to it, ``path`` to the current folder); ``nvcc`` the one to run (another
     toolkit's, e.g. CUDA 12.8's); None finds one.
 
     Raises
@@ -153,10 +159,8 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
     FileNotFoundError
         When no nvcc is found.
     """
-    nvcc = nvcc or find_nvcc()
-    if nvcc is None:
-        raise FileNotFoundError("no nvcc found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvidia-cuda-nvcc)")
-    source = Path(cwd or ".", path).resolve()
+    nvcc = _found(nvcc or find_nvcc(), "nvcc")
+    source = Path(path).resolve()  # the caller's path, from where the caller is: nvcc runs in cwd
     with tempfile.TemporaryDirectory(prefix="gpuroof-nvcc-") as tmp:
         cubin = Path(tmp) / "out.cubin"
         # -keep leaves the PTX behind, for .minnctapersm, which the cubin does not keep.
@@ -179,6 +183,30 @@ def nvcc_compile(path: str | os.PathLike[str], arch: object, options: Sequence[s
                 cubin, tool = linked, f"{tool}, device-linked"
             log += link_log
         return Compiled(cubin.read_bytes(), ptx, log, tool)
+
+
+def nvcc_preprocess(path: str | os.PathLike[str], options: Sequence[str] = (),
+                    cwd: str | os.PathLike[str] | None = None, nvcc: str | None = None) -> str:
+    """The CUDA C++ file ``path`` preprocessed by nvcc (``nvcc -E``) with ``options``, as
+    `nvcc_compile` builds it: the file with every header it includes.
+
+    Raises
+    ------
+    CompileError
+        When nvcc cannot preprocess it.
+    FileNotFoundError
+        When no nvcc is found.
+    """
+    nvcc = _found(nvcc or find_nvcc(), "nvcc")
+    source = Path(path).resolve()
+    try:
+        done = subprocess.run([nvcc, "-E", "-x", "cu", *options, os.fspath(source)], capture_output=True, text=True,
+                              errors="replace", cwd=cwd, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"nvcc did not finish preprocessing {source} in 600 s") from None
+    if done.returncode != 0:
+        raise CompileError(f"nvcc could not preprocess {source}", done.stderr)
+    return done.stdout
 
 
 def _device_link(nvcc: str, cubin: Path, arch: object, cwd: str | os.PathLike[str] | None) -> tuple[Path | None, str]:

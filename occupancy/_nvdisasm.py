@@ -55,12 +55,13 @@ class Instruction:
     target: str | None
     """The label a branch names (```(.L_x_3)``), None for other instructions."""
 
-    @property
+    # cached: a summary asks each instruction for them many times (every walk, every loop)
+    @functools.cached_property
     def base(self) -> str:
         """The opcode without modifiers (``LDG``)."""
         return self.opcode.split(".", 1)[0]
 
-    @property
+    @functools.cached_property
     def modifiers(self) -> tuple[str, ...]:
         return tuple(self.opcode.split(".")[1:])
 

@@ -29,12 +29,13 @@ copies of a warp, lines shared in one trip, counters and flags from them.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -315,43 +316,74 @@ def _type_width(name: str | None) -> int:
     return 2 if name is not None and name.endswith("64") else 1
 
 
-def _operand_widths(instr: Instruction) -> list[int]:
-    """Registers each operand spans outside brackets (a 64-bit value is a pair R2:R3)."""
-    n, base, mods = len(instr.operands), instr.base, instr.modifiers
+@functools.lru_cache(maxsize=4096)
+def _operand_widths(opcode: str, n: int) -> tuple[int, ...]:
+    """Registers each of the ``n`` operands of ``opcode`` spans outside brackets (a 64-bit
+    value is a pair R2:R3)."""
+    base, *mods = opcode.split(".")
     if base in _FP64:
-        return [2] * n
+        return (2,) * n
     if base.endswith("MMA"):
         # fragments of 2 to 8 registers; 4 errs on the side of an earlier wait
-        return [4] * n
+        return (4,) * n
     if "WIDE" in mods:  # IMAD.WIDE d, a, b, c: d and c are 64-bit
-        return [2 if i in (0, 3) else 1 for i in range(n)]
+        return tuple(2 if i in (0, 3) else 1 for i in range(n))
     if base in _CONVERSIONS:
         types = [m for m in mods if _TYPE.fullmatch(m)]
         dest = types[0] if types else None
         source = types[1] if len(types) > 1 else (_CONVERSIONS[base] or dest)
-        return [_type_width(dest)] + [_type_width(source)] * (n - 1)
+        return (_type_width(dest),) + (_type_width(source),) * (n - 1)
     vector = 8 if "256" in mods else 4 if "128" in mods else 2 if "64" in mods else 1
     if vector == 1 and base in _MEMORY and any(m in ("F64", "S64", "U64") for m in mods):
         vector = 2
-    return [vector] * n
+    return (vector,) * n
 
 
 def _registers(instr: Instruction, sm: int) -> list[frozenset[int]]:
     """The registers each operand names, widths included."""
-    widths = _operand_widths(instr)
+    widths = _operand_widths(instr.opcode, len(instr.operands))
     # before sm_80 the listing prints a 64-bit address as [R2], with .E on the opcode
     implicit_wide_address = sm < 80 and "E" in instr.modifiers
-    out = []
-    for operand, width in zip(instr.operands, widths):
-        regs: set[int] = set()
-        inside = "".join(_BRACKETS.findall(operand))
-        outside = _BRACKETS.sub(" ", operand)
-        for m in _REGISTER.finditer(outside):
-            first = int(m[1])
-            regs.update(range(first, first + (2 if "64" in m[2].split(".") else width)))
-        regs |= _bracket_registers(inside, implicit_wide_address)
-        out.append(frozenset(regs))
-    return out
+    return [_operand_registers(operand, width, implicit_wide_address)
+            for operand, width in zip(instr.operands, widths)]
+
+
+# the same operand text comes back in most instructions of a listing (R2, RZ, desc[UR4][R2.64])
+@functools.lru_cache(maxsize=1 << 16)
+def _operand_registers(operand: str, width: int, implicit_wide_address: bool) -> frozenset[int]:
+    """The registers one operand names, ``width`` registers per name outside brackets."""
+    if "R" not in operand:
+        return frozenset()
+    regs: set[int] = set()
+    inside = "".join(_BRACKETS.findall(operand))
+    outside = _BRACKETS.sub(" ", operand)
+    for m in _REGISTER.finditer(outside):
+        first = int(m[1])
+        regs.update(range(first, first + (2 if "64" in m[2].split(".") else width)))
+    regs |= _bracket_registers(inside, implicit_wide_address)
+    return frozenset(regs)
+
+
+class _Named(NamedTuple):
+    """What one instruction's operands name, read once per function (`_operand_table`)."""
+
+    registers: tuple[frozenset[int], ...]
+    """Per operand, the general registers, widths included (``R2.64``: R2 and R3)."""
+    named: tuple[frozenset[object], ...]
+    """Per operand, those and the uniform registers (``"U4"``)."""
+    every: frozenset[int]
+    """Every general register the instruction names."""
+
+
+def _operand_table(instrs: Sequence[Instruction], sm: int) -> dict[int, _Named]:
+    """Offset -> what each instruction's operands name: the walks of a summary read each
+    instruction many times (every loop around it, twice per walk), the text once."""
+    table = {}
+    for instr in instrs:
+        regs = tuple(_registers(instr, sm))
+        named = tuple(r | _uniform_registers(o) if "UR" in o else r for r, o in zip(regs, instr.operands))
+        table[instr.offset] = _Named(regs, named, frozenset().union(*regs))
+    return table
 
 
 def _bracket_registers(bracket: str, implicit_wide_address: bool) -> set[int]:
@@ -376,16 +408,16 @@ def _short(instr: Instruction) -> str:
     return ".".join((instr.base, *keep))
 
 
-def _load_walk(instrs: Sequence[Instruction], sm: int,
+def _load_walk(instrs: Sequence[Instruction], table: dict[int, _Named],
                pending: list[tuple[Instruction, frozenset[int]]]) -> Iterator[tuple[int, Instruction | None]]:
     """Walk ``instrs`` with ``pending`` (the global loads outstanding, each with the registers
     it writes), updating it in place: yields ``(waited, load)`` per instruction, ``waited``
     the loads outstanding when it waits for one of them (0 when it waits for none) and
     ``load`` the instruction where it is a global load (None otherwise)."""
     for instr in instrs:
-        regs = _registers(instr, sm)
-        named = frozenset().union(*regs)
-        used = [i for i, (_, written) in enumerate(pending) if written & named]
+        entry = table[instr.offset]
+        regs, named = entry.registers, entry.every
+        used = [i for i, (_, written) in enumerate(pending) if written & named] if pending else []
         waited = len(pending) if used else 0
         if used:
             # loads come back in issue order: waiting for one waits for those before it
@@ -396,7 +428,7 @@ def _load_walk(instrs: Sequence[Instruction], sm: int,
         yield waited, load
 
 
-def _in_flight(instrs: Sequence[Instruction], sm: int, passes: int) -> list[Instruction]:
+def _in_flight(instrs: Sequence[Instruction], table: dict[int, _Named], passes: int) -> list[Instruction]:
     """The global loads outstanding together at the peak of a walk of ``instrs``.
 
     ``passes`` > 1 walks a loop body again with what the previous pass left in flight,
@@ -405,7 +437,7 @@ def _in_flight(instrs: Sequence[Instruction], sm: int, passes: int) -> list[Inst
     pending: list[tuple[Instruction, frozenset[int]]] = []
     best: list[Instruction] = []
     for walk in range(passes):
-        for _, load in _load_walk(instrs, sm, pending):
+        for _, load in _load_walk(instrs, table, pending):
             if load is not None and walk == passes - 1:
                 loads = [held for held, _ in pending]
                 if (len(loads), _bytes(loads)) > (len(best), _bytes(best)):
@@ -413,14 +445,14 @@ def _in_flight(instrs: Sequence[Instruction], sm: int, passes: int) -> list[Inst
     return best
 
 
-def _fewest_in_flight(instrs: Sequence[Instruction], sm: int) -> int:
+def _fewest_in_flight(instrs: Sequence[Instruction], table: dict[int, _Named]) -> int:
     """The smallest burst of global loads in a walk of ``instrs``: the loads outstanding at
     the first wait for one after some were issued (loads never waited for in the walk end
     one too); 0 without global loads."""
     pending: list[tuple[Instruction, frozenset[int]]] = []
     bursts: list[int] = []
     issued = False
-    for waited, load in _load_walk(instrs, sm, pending):
+    for waited, load in _load_walk(instrs, table, pending):
         if waited and issued:
             bursts.append(waited)
             issued = False
@@ -473,12 +505,13 @@ _VARYING_RESULTS = ("LDG", "LD", "LDS", "LDL", "LDSM", "ATOMG", "ATOM", "ATOMS",
                     "REDUX", "CS2R", "S2R", "S2UR", "LDGSTS", "ELECT")
 
 
-def _uniform_registers(operand: str) -> set[str]:
+@functools.lru_cache(maxsize=1 << 14)
+def _uniform_registers(operand: str) -> frozenset[str]:
     out = set()
     for m in _UNIFORM_REGISTER.finditer(operand):
         first = int(m[1])
         out.update(f"U{first + i}" for i in range(2 if ".64" in operand else 1))
-    return out
+    return frozenset(out)
 
 
 def _special(operand: str) -> frozenset[str]:
@@ -507,7 +540,13 @@ def _arithmetic(instr: Instruction) -> str | None:
     """What integer arithmetic an instruction does, for the steps of `_step` and `_delta`:
     ``"move"``, ``"add"``, ``"multiply"`` (not ``.HI``), ``"lea"`` (not ``.HI``), ``"shift"``
     (left), else None. Uniform-datapath opcodes (``UIADD3``) count as their vector twins."""
-    base, mods = instr.base.lstrip("U"), instr.modifiers
+    return _opcode_arithmetic(instr.opcode)
+
+
+@functools.lru_cache(maxsize=4096)
+def _opcode_arithmetic(opcode: str) -> str | None:
+    base, *mods = opcode.split(".")
+    base = base.lstrip("U")
     if base == "MOV" or (base == "IMAD" and "MOV" in mods):
         return "move"
     if base in ("IADD3", "IADD", "IADD32I", "VIADD") or (base == "IMAD" and "IADD" in mods):
@@ -521,12 +560,11 @@ def _arithmetic(instr: Instruction) -> str | None:
     return None
 
 
-def _step(instr: Instruction, values: Sequence[str], step_of) -> float:
+def _step(instr: Instruction, values: Sequence[str], steps: Sequence[float]) -> float:
     """How far the value an instruction writes moves per loop trip, from how far what it
-    reads moves (``step_of(operand)``, 0 for a constant; ``values``: its source operands,
+    reads moves (``steps``, one per value, 0 for a constant; ``values``: its source operands,
     predicates left out): kept by moves, adds, and multiplies and shifts by an immediate;
     ``inf`` where a moving value is scaled by a run-time value or passes through anything else."""
-    steps = [step_of(o) for o in values]
     if not any(steps):
         return 0.0
     kind = _arithmetic(instr)
@@ -551,12 +589,11 @@ def _step(instr: Instruction, values: Sequence[str], step_of) -> float:
     return math.inf
 
 
-def _delta(instr: Instruction, values: Sequence[str], delta_of) -> float | None:
+def _delta(instr: Instruction, values: Sequence[str], deltas: Sequence[float | None]) -> float | None:
     """How far the value an instruction writes is from a loop-carried register's value at
-    the start of the trip (``delta_of(operand)``: None for a value not derived from one):
+    the start of the trip (``deltas``, one per value: None for a value not derived from one):
     immediates add, a run-time value added or scaling it makes it ``inf``; None where no
     source is derived from a carried register."""
-    deltas = [delta_of(o) for o in values]
     if all(d is None for d in deltas):
         return None
     kind = _arithmetic(instr)
@@ -587,31 +624,31 @@ def _delta(instr: Instruction, values: Sequence[str], delta_of) -> float | None:
     return math.inf
 
 
-def _written(instr: Instruction, regs: Sequence[frozenset[int]]) -> tuple[int, set[object]]:
+def _written(instr: Instruction, named: Sequence[frozenset[object]]) -> tuple[int, frozenset[object]]:
     """The operand an instruction writes (-1 for none) and the registers it names."""
     operands = instr.operands
     # ATOMG P, Rd, [a], b writes a predicate and Rd: Rd is the register written
     first = 1 if instr.base in ("ATOMG", "ATOM") and operands and operands[0].startswith("P") else 0
     if instr.base in _NO_DESTINATION or len(operands) <= first or "[" in operands[first]:
-        return -1, set()
-    return first, set(regs[first]) | _uniform_registers(operands[first])
+        return -1, frozenset()
+    return first, named[first]
 
 
-def _carried(body: Sequence[Instruction], sm: int) -> set[object]:
+def _carried(body: Sequence[Instruction], table: dict[int, _Named]) -> set[object]:
     """Registers a loop reads before it writes them and writes too: its counters and pointers."""
     written: set[object] = set()
     live_in: set[object] = set()
     for instr in body:
-        regs = _registers(instr, sm)
-        first, dest = _written(instr, regs)
-        for i, operand in enumerate(instr.operands):
-            if i > first:
-                live_in |= (set(regs[i]) | _uniform_registers(operand)) - written
+        named = table[instr.offset].named
+        first, dest = _written(instr, named)
+        for i in range(first + 1, len(named)):
+            live_in |= named[i] - written
         written |= dest
     return live_in & written
 
 
-def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int) -> tuple[
+def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int,
+                     table: dict[int, _Named]) -> tuple[
         dict[int, frozenset[str]], dict[int, tuple[str, float]], dict[int, tuple[str | None, str]]]:
     """What reaches the address of each global load, store and atomic: offset -> sources;
     which index each loop's trips follow: start offset -> (`SassLoop.index_trips`,
@@ -641,7 +678,12 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
     moves, adds and immediate scales, such as the run-time block size or a division), from
     which `_trip_index` reads the compare at each loop's back edge.
     """
-    carried = {(start, end): _carried([i for i in instrs if start <= i.offset <= end], sm) for start, end in loops}
+    offsets = [i.offset for i in instrs]
+    carried = {(start, end): _carried(_between(instrs, offsets, start, end), table) for start, end in loops}
+    # one loop per start and per end (a backward branch has one target): looked up per instruction
+    carried_from = {start: regs for (start, _), regs in carried.items()}
+    back_edges = {end: (start, regs) for (start, end), regs in carried.items()}
+    facts = _walk_facts(instrs, loops, sm, table)
     held: dict[object, frozenset[str]] = {}
     steps: dict[object, float] = {}
     delta: dict[object, float | None] = {}
@@ -654,23 +696,19 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
     ends = {end: start for start, end in loops}
     skips: dict[int, tuple[str | None, str]] = {}
     for walk in range(2):
-        for instr in instrs:
-            for (start, end), regs_carried in carried.items():
-                if instr.offset == start:
-                    for reg, sources in at_back_edge.get(start, {}).items():
-                        held[reg] = held.get(reg, frozenset()) | sources
-                    for reg in regs_carried:
-                        held[reg] = held.get(reg, frozenset()) | {"loop"}
-                        delta[reg] = 0.0
-                        if walk:
-                            steps[reg] = trip_steps.get((start, reg), math.inf)
-            regs = _registers(instr, sm)
-            operands = list(instr.operands)
-            first, dest = _written(instr, regs)
-            named = [set(regs[i]) | _uniform_registers(o) for i, o in enumerate(operands)]
+        for instr, fact in zip(instrs, facts):
+            if instr.offset in carried_from:
+                start = instr.offset
+                for reg, sources in at_back_edge.get(start, {}).items():
+                    held[reg] = held.get(reg, frozenset()) | sources
+                for reg in carried_from[start]:
+                    held[reg] = held.get(reg, frozenset()) | {"loop"}
+                    delta[reg] = 0.0
+                    if walk:
+                        steps[reg] = trip_steps.get((start, reg), math.inf)
             if walk and instr.base in ("ISETP", "UISETP"):
-                compared = _compare(instr, sm, held, steps, slopes)
-                for operand in operands[:2]:
+                compared = _compare(instr, table, held, steps, slopes)
+                for operand in instr.operands[:2]:
                     if operand not in ("PT", "UPT"):
                         compares[operand] = compared
             compared = compares.get(instr.guard.lstrip("@!")) if walk and instr.guard else None
@@ -682,76 +720,141 @@ def _address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, i
                 kind = _lone_thread(compared, instr.guard.startswith("@!"))
                 if kind is not None:
                     skips.setdefault(instr.offset, (instr.target if instr.base == "BRA" else None, kind))
-            read: set[object] = set()
-            for i in range(first + 1, len(operands)):
-                read |= named[i]
-            if instr.base in _GLOBAL_LOADS or instr.base in _GLOBAL_ATOMICS or instr.base in _GLOBAL_STORES:
-                address: set[object] = set()
-                for operand in operands:
-                    for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
-                        address |= _bracket_registers(bracket, sm < 80 and "E" in instr.modifiers)
-                        address |= _uniform_registers(bracket)
-                if address:
-                    sources = frozenset().union(*(held.get(r, frozenset()) for r in address))
-                    if "loop" in sources and max(steps.get(r, 0.0) for r in address) >= _LINE_BYTES:
-                        sources |= {"stride"}
-                    found[instr.offset] = sources
-            if dest:
-                sources = frozenset().union(*(held.get(r, frozenset()) for r in read))
-                if instr.base in ("S2R", "S2UR"):
-                    sources |= frozenset().union(*(_special(o) for o in operands[1:]))
-                elif instr.base in _VARYING_RESULTS:
-                    sources |= {"data"}
-                values = [o for i, o in enumerate(operands) if i > first and not _PREDICATE.match(o)]
-                by_operand = {o: named[i] for i, o in enumerate(operands)}
-
-                def step_of(operand: str) -> float:
-                    return _largest_step(steps, by_operand.get(operand, ()))
-
-                def delta_of(operand: str) -> float | None:
-                    found_deltas = [delta[r] for r in by_operand.get(operand, ()) if r in delta]
-                    if not found_deltas:
-                        return None
-                    return math.inf if any(d is None for d in found_deltas) else max(found_deltas)
-
-                in_loop = any(start <= instr.offset <= end for start, end in loops)
-                if instr.base in _VARYING_RESULTS:
-                    # a thread's or block's index stays put; what a loop loads may change every trip
-                    moved = math.inf if in_loop and not (instr.base in ("S2R", "S2UR") and sources <= _INDICES) \
-                        else 0.0
-                else:
-                    moved = _step(instr, values, step_of)
-                offset = None if instr.base in _VARYING_RESULTS else _delta(instr, values, delta_of)
-                if instr.base in ("S2R", "S2UR"):
-                    special = frozenset().union(*(_special(o) for o in operands[1:]))
-                    # an index is 1 in itself and 0 in the others; a lane or anything else is not linear
-                    slope = tuple(1.0 if special == {index} else 0.0 if special <= _INDICES - {"lane"} else math.inf
-                                  for index in ("x", "ctaid.x"))
-                elif instr.base in _VARYING_RESULTS:
-                    slope = (math.inf, math.inf)
-                else:
-                    slope = tuple(_step(instr, values, lambda o, k=k: _largest_slopes(slopes, by_operand.get(o, ()))[k])
-                                  for k in (0, 1))
-                for reg in dest:
-                    held[reg] = (held.get(reg, frozenset()) | sources) if instr.guard else sources
-                    steps[reg] = max(steps.get(reg, 0.0), moved) if instr.guard else moved
-                    old_slope = slopes.get(reg, (0.0, 0.0))
-                    slopes[reg] = (max(old_slope[0], slope[0]), max(old_slope[1], slope[1])) if instr.guard \
-                        else slope
-                    if offset is None:
-                        delta.pop(reg, None)
-                    else:
-                        delta[reg] = offset
-            for (start, end), regs_carried in carried.items():
-                if instr.offset == end:  # the back edge: what registers hold here goes round again
-                    edge = at_back_edge.setdefault(start, {})
-                    for reg, sources in held.items():
-                        edge[reg] = edge.get(reg, frozenset()) | sources
-                    if not walk:
-                        for reg in regs_carried:
-                            moved = delta.get(reg)
-                            trip_steps[(start, reg)] = math.inf if moved is None else abs(moved)
+            if fact.address:
+                sources = frozenset().union(*(held.get(r, frozenset()) for r in fact.address))
+                if "loop" in sources and max(steps.get(r, 0.0) for r in fact.address) >= _LINE_BYTES:
+                    sources |= {"stride"}
+                found[instr.offset] = sources
+            if fact.dest:
+                _write(instr, fact, held, steps, slopes, delta)
+            if instr.offset in back_edges:  # what registers hold here goes round again
+                start, regs_carried = back_edges[instr.offset]
+                edge = at_back_edge.setdefault(start, {})
+                for reg, sources in held.items():
+                    edge[reg] = edge.get(reg, frozenset()) | sources
+                if not walk:
+                    for reg in regs_carried:
+                        moved = delta.get(reg)
+                        trip_steps[(start, reg)] = math.inf if moved is None else abs(moved)
     return found, trips, skips
+
+
+class _Facts(NamedTuple):
+    """What `_address_sources`' walks need of one instruction that its operands alone say."""
+
+    dest: frozenset[object]
+    """The registers it writes (empty for none)."""
+    read: frozenset[object]
+    """The registers its source operands name."""
+    values: tuple[str, ...]
+    """Its source operands, predicates left out."""
+    value_registers: tuple[frozenset[object], ...]
+    """The registers each of ``values`` names."""
+    address: frozenset[object]
+    """For a global load, store or atomic, the registers its address names; else empty."""
+    special: frozenset[str] | None
+    """For ``S2R``/``S2UR``, the sources its special registers stand for (`_special`)."""
+    varying: bool
+    """Its result differs between threads or over time whatever its sources hold."""
+    in_loop: bool
+
+
+def _walk_facts(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]], sm: int,
+                table: dict[int, _Named]) -> list[_Facts]:
+    """The `_Facts` of each instruction, found once for both walks."""
+    inside = _inside_loops(instrs, loops)
+    out = []
+    empty: frozenset[object] = frozenset()
+    for instr, in_loop in zip(instrs, inside):
+        operands, named = instr.operands, table[instr.offset].named
+        first, dest = _written(instr, named)
+        base = instr.base
+        address = empty
+        if base in _GLOBAL_LOADS or base in _GLOBAL_ATOMICS or base in _GLOBAL_STORES:
+            found: set[object] = set()
+            for operand in operands:
+                for bracket in _BRACKETS.findall(_DESCRIPTOR.sub("", operand)):
+                    found |= _bracket_registers(bracket, sm < 80 and "E" in instr.modifiers)
+                    found |= _uniform_registers(bracket)
+            address = frozenset(found)
+        if not dest:  # the walks read only the address of an instruction that writes no register
+            out.append(_Facts(empty, empty, (), (), address, None, False, in_loop))
+            continue
+        values = tuple(o for o in operands[first + 1:] if not _is_predicate(o))
+        # an operand written twice names what its last place does (IMAD.WIDE's widths differ by place)
+        by_operand = dict(zip(operands, named))
+        out.append(_Facts(dest, frozenset().union(*named[first + 1:]), values, tuple(by_operand[o] for o in values),
+                          address, frozenset().union(*(_special(o) for o in operands[1:]))
+                          if base in ("S2R", "S2UR") else None, base in _VARYING_RESULTS, in_loop))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_predicate(operand: str) -> bool:
+    return _PREDICATE.match(operand) is not None
+
+
+def _inside_loops(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]]) -> list[bool]:
+    """Whether each instruction (in offset order) is inside one of ``loops`` (offset ranges)."""
+    spans = sorted(loops)
+    out, k, reach = [], 0, -1
+    for instr in instrs:
+        while k < len(spans) and spans[k][0] <= instr.offset:
+            reach = max(reach, spans[k][1])
+            k += 1
+        out.append(instr.offset <= reach)
+    return out
+
+
+def _write(instr: Instruction, fact: _Facts, held: dict, steps: dict, slopes: dict, delta: dict) -> None:
+    """What the registers an instruction writes hold after it, by `_address_sources`' rules."""
+    sources = frozenset().union(*(held.get(r, frozenset()) for r in fact.read))
+    if fact.special is not None:
+        sources |= fact.special
+    elif fact.varying:
+        sources |= {"data"}
+    values = fact.values
+    if fact.varying:
+        # a thread's or block's index stays put; what a loop loads may change every trip
+        moved = math.inf if fact.in_loop and not (fact.special is not None and sources <= _INDICES) else 0.0
+        offset = None
+    else:
+        moved = _step(instr, values, [_largest_step(steps, regs) for regs in fact.value_registers])
+        offset = _delta(instr, values, [_largest_delta(delta, regs) for regs in fact.value_registers])
+    if fact.special is not None:
+        # an index is 1 in itself and 0 in the others; a lane or anything else is not linear
+        slope = tuple(1.0 if fact.special == {index} else 0.0 if fact.special <= _INDICES - {"lane"} else math.inf
+                      for index in ("x", "ctaid.x"))
+    elif fact.varying:
+        slope = (math.inf, math.inf)
+    else:
+        pairs = [_largest_slopes(slopes, regs) for regs in fact.value_registers]
+        slope = tuple(_step(instr, values, [p[k] for p in pairs]) for k in (0, 1)) \
+            if any(x or b for x, b in pairs) else (0.0, 0.0)
+    for reg in fact.dest:
+        held[reg] = (held.get(reg, frozenset()) | sources) if instr.guard else sources
+        steps[reg] = max(steps.get(reg, 0.0), moved) if instr.guard else moved
+        old_slope = slopes.get(reg, _FLAT)
+        slopes[reg] = (max(old_slope[0], slope[0]), max(old_slope[1], slope[1])) if instr.guard else slope
+        if offset is None:
+            delta.pop(reg, None)
+        else:
+            delta[reg] = offset
+
+
+def _between(instrs: Sequence[Instruction], offsets: Sequence[int], start: int, end: int) -> Sequence[Instruction]:
+    """The instructions from offset ``start`` to ``end`` of ``instrs`` (in offset order; ``offsets``: theirs)."""
+    return instrs[bisect.bisect_left(offsets, start):bisect.bisect_right(offsets, end)]
+
+
+def _largest_delta(delta: dict, registers: Collection[object]) -> float | None:
+    """How far the most moved of `registers` is from a loop-carried register's value at the
+    start of the trip (`_delta`): None where none of them derives from one, ``inf`` where one
+    does by a run-time amount."""
+    found = [delta[r] for r in registers if r in delta]
+    if not found:
+        return None
+    return math.inf if any(d is None for d in found) else max(found)
 
 
 def _largest_step(steps: dict, registers: Collection[object]) -> float:
@@ -759,10 +862,15 @@ def _largest_step(steps: dict, registers: Collection[object]) -> float:
     return max((steps.get(r, 0.0) for r in registers), default=0.0)
 
 
+_FLAT = (0.0, 0.0)
+
+
 def _largest_slopes(slopes: dict, registers: Collection[object]) -> tuple[float, float]:
     """The largest slopes of `registers` in (``threadIdx.x``, ``blockIdx.x``), (0, 0) for none."""
-    return (max((slopes.get(r, (0.0, 0.0))[0] for r in registers), default=0.0),
-            max((slopes.get(r, (0.0, 0.0))[1] for r in registers), default=0.0))
+    if not registers:
+        return 0.0, 0.0
+    pairs = [slopes.get(r, _FLAT) for r in registers]
+    return max(p[0] for p in pairs), max(p[1] for p in pairs)
 
 
 @dataclass(frozen=True)
@@ -778,13 +886,13 @@ class _Compare:
     data: bool
 
 
-def _compare(instr: Instruction, sm: int, held: dict, steps: dict, slopes: dict) -> _Compare | None:
+def _compare(instr: Instruction, table: dict[int, _Named], held: dict, steps: dict,
+             slopes: dict) -> _Compare | None:
     """The `_Compare` of an ``ISETP``/``UISETP`` as its registers hold now; None unless it compares two values."""
     values = [o for o in instr.operands[2:4] if not _PREDICATE.match(o)]
     if len(values) != 2:
         return None
-    regs = _registers(instr, sm)[2:4]
-    named = [set(r) | _uniform_registers(o) for r, o in zip(regs, instr.operands[2:4])]
+    named = table[instr.offset].named[2:4]
     moved = tuple(_largest_step(steps, side) for side in named)
     slope = tuple(_largest_slopes(slopes, side) for side in named)
     test = next((m for m in instr.modifiers if m in ("EQ", "NE", "LT", "LE", "GT", "GE")), "")
@@ -850,19 +958,21 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     sm = int(re.sub(r"\D", "", architecture) or 0)
     code = _executable(instrs, labels)
     ranges = _loop_ranges(code, labels)
-    addresses, index_trips, skips = _address_sources(code, ranges, sm)
+    table = _operand_table(code, sm)
+    addresses, index_trips, skips = _address_sources(code, ranges, sm, table)
     one_address = _one_address(code, addresses)
     loops, bodies = [], []
+    offsets = [i.offset for i in code]
     for start, end in ranges:
-        body = [i for i in code if start <= i.offset <= end]
+        body = _between(code, offsets, start, end)
         depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
         bodies.append(body)
         follows, per_index = index_trips.get(start, (None, None))
         inner = [(s, e) for s, e in ranges if (s, e) != (start, end) and start <= s and e <= end]
-        own = [i for i in body if not any(s <= i.offset <= e for s, e in inner)]
+        own = [i for i, nested in zip(body, _inside_loops(body, inner)) if not nested]
         loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=_count(body),
-                              global_loads_in_flight=len(_in_flight(body, sm, passes=2)),
-                              fewest_loads_in_flight=_fewest_in_flight(own, sm),
+                              global_loads_in_flight=len(_in_flight(body, table, passes=2)),
+                              fewest_loads_in_flight=_fewest_in_flight(own, table),
                               index_trips=follows, trips_per_index=per_index))
     hot = None
     if loops:
@@ -872,9 +982,9 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
                     loop.instructions.total, -i)
         hot = max(range(len(loops)), key=key)
     if hot is not None and loops[hot].instructions.global_loads:
-        peak = _in_flight(bodies[hot], sm, passes=2)
+        peak = _in_flight(bodies[hot], table, passes=2)
     else:
-        peak = _in_flight(code, sm, passes=1)
+        peak = _in_flight(code, table, passes=1)
     widest = max(peak, key=_load_bytes, default=None)
     lone = None
     if hot is not None:

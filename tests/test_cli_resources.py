@@ -152,6 +152,24 @@ def test_compiler_options_reach_nvrtc(capsys, files, options, field, want):
         assert row["resources"][field] == want
 
 
+@pytest.mark.parametrize("options", [
+    ["--nvcc-options", "-DTILE=1024"],
+    ["--nvcc-options=-DTILE=1024"],
+    ["--nvcc-options", "-DTILE=1024 -O3"],
+    ["-Xcompiler", "-Wall", "--nvcc-options", "-DTILE=1024"],
+    ["-Xcompiler=-Wall", "-D", "TILE=1024"],
+], ids=["dash-value", "joined", "several", "host-option-dash-value", "host-option-joined"])
+def test_compiler_flag_values_may_start_with_a_dash(capsys, files, options):
+    """As nvcc's own wrappers take them: `--nvcc-options -O3`, not only `--nvcc-options=-O3`."""
+    (row,) = _rows(capsys, files / "two.cu", "--arch", "sm_90", "--kernel", "staged", *options)
+    assert row["resources"]["static_shared_memory"] == 1024 * 4  # TILE floats
+
+
+def test_a_flag_option_with_no_value_is_refused(capsys, files):
+    code, _, err = run(capsys, "resources", files / "two.cu", "--arch", "sm_90", "--nvcc-options")
+    assert code == 2 and "expected one argument" in err
+
+
 def test_resources_of_a_cubin_take_its_own_architecture(capsys, binaries):
     rows = _rows(capsys, binaries["cubin"])
     assert {row["arch"] for row in rows} == {"sm_86"}
@@ -299,7 +317,7 @@ def test_model_catalog_covers_every_model(catalog):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["resources", "{files}/two.cu"], "arch= is required to compile CUDA source"),
+        (["resources", "{files}/two.cu"], "--arch is required to compile CUDA source, e.g. --arch sm_90"),
         (["resources", "{files}/missing.cu", "--arch", "sm_90"], "no such file"),
         (["resources", "{files}/two.cu", "--arch", "sm_90", "--kernel", "nope"], "kernel='nope' not found"),
         (["resources", "{files}/two.cu", "--arch", "sm_99"], "arch='sm_99' is not a known architecture"),

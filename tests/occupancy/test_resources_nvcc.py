@@ -287,18 +287,20 @@ def test_cli_without_a_compiler_names_what_to_install(capsys, monkeypatch):
 
 
 def test_lines_put_the_spills_on_the_loop_that_holds_them(found):
-    """Checked by hand against the source: the STL/LDL bytes of the spilling loop's lines add up
+    """Checked by hand against the source: the spill bytes of the spilling loop's lines add up
     to ptxas's spill stores and loads, and the loops (not the prologue) hold them."""
     (k,) = occupancy.source_lines(SOURCE, arch="sm_90", kernel="spilling_loop").values()
     resources = found["sm_90"]["_Z13spilling_loopPKfPfi"]
-    assert sum(r.local_store_bytes for r in k.lines) == resources.spill_store_bytes
-    assert sum(r.local_load_bytes for r in k.lines) == resources.spill_load_bytes
+    if not k.spills_told:
+        pytest.skip(f"{k.tool} marks no spill instruction (nvdisasm 13.x and later do)")
+    assert sum(r.spill_store_bytes for r in k.lines) == resources.spill_store_bytes
+    assert sum(r.spill_load_bytes for r in k.lines) == resources.spill_load_bytes
     text = SOURCE.read_text().splitlines()
-    heavy = max(k.lines, key=lambda r: r.local_store_bytes + r.local_load_bytes)
+    heavy = max(k.lines, key=lambda r: r.spill_store_bytes + r.spill_load_bytes)
     assert "for (int" in text[heavy.line - 1]
     assert k.registers_per_thread == resources.registers_per_thread
     assert 0 < k.peak_live_registers <= k.registers_per_thread
-    assert all(Path(r.file).name == SOURCE.name for r in k.lines if r.local_stores)
+    assert all(Path(r.file).name == SOURCE.name for r in k.lines if r.spill_stores)
 
 
 def test_cli_lines_json(capsys):
