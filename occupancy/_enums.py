@@ -12,14 +12,10 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from collections.abc import Sequence
-from pathlib import Path
 from typing import NamedTuple
 
-from ._compile import CompileError
-from ._nvcc import nvcc_preprocess
 
-__all__ = ["Enumerator", "enum_value_spellings", "enumerators", "file_enumerators"]
+__all__ = ["Enumerator", "enum_value_spellings", "enumerators"]
 
 
 class Enumerator(NamedTuple):
@@ -149,19 +145,3 @@ def enum_value_spellings(path: str, found: tuple[Enumerator, ...]) -> set[str]:
     by_enum = [e for e in found if e.name == name and len(parts) > 1 and e.enum == parts[-2]]
     unscoped = [e for e in found if e.name == name and not e.scoped]
     return {f"({e.enum}){e.value}" for e in (by_enum or unscoped)}
-
-
-def file_enumerators(path: Path, options: Sequence[str], nvcc: str | None,
-                     cwd: str | None) -> tuple[Enumerator, ...]:
-    """The enumerators of a CUDA C++ file and of the headers it includes (the file preprocessed
-    by ``nvcc`` with ``options``, in ``cwd``), or of the file alone where there is no nvcc or
-    it cannot preprocess the file."""
-    if nvcc is not None:
-        try:
-            return enumerators(nvcc_preprocess(path, options, cwd, nvcc))
-        except (CompileError, OSError):
-            pass
-    try:
-        return enumerators(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return ()

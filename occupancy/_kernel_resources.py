@@ -36,9 +36,9 @@ from ._frameworks import (
     triton_kernel,
 )
 from ._lines import KernelLines, line_listing
-from ._enums import Enumerator, enumerators, file_enumerators
+from ._enums import Enumerator, enumerators
 from ._names import demangle, match_kernel
-from ._nvcc import find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
+from ._nvcc import file_enumerators, find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
 from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options
 from ._progress import Progress, no_progress, step as progress_step
 from ._resources import KernelResources

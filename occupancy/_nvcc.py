@@ -28,10 +28,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ._compile import CompileError, Compiled, target_sm
+from ._enums import Enumerator, enumerators
 from ._tools import find_tool
 
-__all__ = ["find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess", "nvcc_version",
-           "ptxas_compile", "relocatable"]
+__all__ = ["file_enumerators", "find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess",
+           "nvcc_version", "ptxas_compile", "relocatable"]
 
 
 @functools.cache
@@ -223,3 +224,19 @@ def _device_link(nvcc: str, cubin: Path, arch: object, cwd: str | os.PathLike[st
         return None, (done.stdout + done.stderr + "nvcc -dlink failed: the relocatable cubin's figures "
                       "stand (nvlink sets the final registers)\n")
     return linked, done.stdout + done.stderr
+
+
+def file_enumerators(path: Path, options: Sequence[str], nvcc: str | None,
+                     cwd: str | None) -> tuple[Enumerator, ...]:
+    """The enumerators of a CUDA C++ file and of the headers it includes (the file preprocessed
+    by ``nvcc`` with ``options``, in ``cwd``), or of the file alone where there is no nvcc or
+    it cannot preprocess the file."""
+    if nvcc is not None:
+        try:
+            return enumerators(nvcc_preprocess(path, options, cwd, nvcc))
+        except (CompileError, OSError):
+            pass
+    try:
+        return enumerators(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return ()

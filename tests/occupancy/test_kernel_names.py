@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import occupancy
-from occupancy._enums import enumerators, file_enumerators
+from occupancy._enums import enumerators
+from occupancy._nvcc import file_enumerators
 from occupancy._names import match_kernel
 from occupancy._nvcc import find_nvcc
 

@@ -20,6 +20,7 @@ The registers and static shared memory are the build's: nvcc 13.0.88 made the fi
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -62,6 +63,10 @@ MISSING = ("_Z10column_sumIfLb0EEvPT_PKS0_iiiSt17integral_constantIbXT0_EE",
 VARIANTS = {"mangled": 0, "demangled": 1, "function": 2}
 
 
+def _unhashed(symbol: str) -> str:
+    return re.sub(r"_GLOBAL__N__[0-9a-f]{8}_", "_GLOBAL__N__", symbol)
+
+
 def write_exports(folder: Path, resources: Mapping[str, tuple[int, int]]) -> dict[str, Path]:
     """The three exports in `folder`; ``resources`` maps each symbol to its (registers, static
     shared memory in bytes); the missing instance takes the first launch's."""
@@ -69,13 +74,15 @@ def write_exports(folder: Path, resources: Mapping[str, tuple[int, int]]) -> dic
     header, units, body = _project(user, _read_columns(user))
     column = {name: header.index(name) for name in
               ("ID", "Kernel Name", "launch__registers_per_thread", "launch__shared_mem_per_block_static")}
+    # an anonymous namespace's symbol holds a hash of the path nvcc was given: match it without
+    by_key = {_unhashed(symbol): figures for symbol, figures in resources.items()}
     out = {}
     for variant, which in VARIANTS.items():
         launches = LAUNCHES if variant == "function" else (*LAUNCHES, MISSING)
         rows = [header, units]
         for index, names in enumerate(launches):
             row = list(body[0])
-            registers, shared = resources.get(names[0], resources[LAUNCHES[0][0]])
+            registers, shared = by_key.get(_unhashed(names[0]), by_key[_unhashed(LAUNCHES[0][0])])
             row[column["ID"]] = str(index)
             row[column["Kernel Name"]] = names[which]
             row[column["launch__registers_per_thread"]] = str(registers)
