@@ -304,9 +304,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the `gpuroof` command; return its exit code.
 
     Exit codes: 0 done (also when the reader of a pipe stops early: ``gpuroof gpus | head``);
-    2 bad input, an output that cannot be written (checked before any work) or a closed or
-    failing standard output; 3 no GPU or no cuda-python; 130 interrupted. Every error is one
-    line on stderr.
+    2 bad input, a kernel file with no compiler to read it, an output that cannot be written
+    (checked before any work) or a closed or failing standard output; 3 no GPU or no
+    cuda-python to measure with; 130 interrupted. Every error is one line on stderr.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if sys.stdout is None:  # started with stdout closed (`gpuroof gpus >&-`): what it prints would be lost
