@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from ._help import HelpFormatter
 
-__all__ = ["COMMANDS", "Command", "build_parser", "main", "one_line"]
+__all__ = ["COMMANDS", "FIRST_STEPS", "Command", "build_parser", "main", "one_line"]
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -94,6 +94,9 @@ COMMANDS: Mapping[str, Command] = {
                                        "predictions (needs a GPU)",
                          "gpuroof calibrate --out my-gpu"),
 }
+
+# The subcommands whose examples end `gpuroof --help`: the first steps, in the order a new user takes them.
+FIRST_STEPS = ("occupancy", "roofline", "plot", "demo")
 
 # What argparse takes for a negative number rather than an option: with exponents and
 # infinities too, so that `--flops -1e9` is refused for its value, not read as a flag.
@@ -188,6 +191,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command is None:
         for name, entry in COMMANDS.items():
             subparsers.add_parser(name, help=entry.help)
+        parser.epilog = "Examples:\n" + "".join(f"  {COMMANDS[name].example}\n" for name in FIRST_STEPS) + \
+            "  gpuroof COMMAND --help    (each command's options, and an example of it)"
     else:
         sub = subparsers.add_parser(command, help=COMMANDS[command].help)
         _parser_builder(command)(sub)
