@@ -5,6 +5,11 @@ toolkit's header, times it (best of several runs, loop only, no I/O), times
 ``occupancy.calculate_many`` on the same arrays (best of several runs, validation
 included), checks that both give the same blocks per SM, and prints both times and
 the ratio. Run with ``make bench`` or ``python benchmarks/bench_occupancy.py``.
+
+On the 2-core machine shared by the project's engineers, 2026-12-05 (sm_90, CUDA 13.0's
+header, three runs, best of 7 within a run, load average 0.8): the C loop 40-42 ms,
+``calculate_many`` 28-29 ms (0.66-0.71x). A busy machine slows the numpy side more than
+the C loop: compare runs made under the same load only.
 """
 
 from __future__ import annotations
@@ -156,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.n:,} launches on {arch.name} (header: {header})")
     print(f"  cuda_occupancy.h, C loop, g++ -O2:  {c_seconds * 1e3:8.2f} ms  (best of {args.repeats})")
     print(f"  occupancy.calculate_many:            {ours * 1e3:8.2f} ms  (best of {args.repeats})")
-    print(f"  ratio (ours / C):                    {ours / c_seconds:8.2f}  (target <= 2)")
+    print(f"  ratio (ours / C):                    {ours / c_seconds:8.2f}  (goal <= 1.5)")
     print(f"  same blocks per SM:                  {'yes' if total == c_total else 'NO'} "
           f"(sums {total} / {c_total})")
     return 0 if total == c_total else 1

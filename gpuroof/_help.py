@@ -28,8 +28,8 @@ class HelpFormatter(argparse.HelpFormatter):
     argparse's own ``ArgumentDefaultsHelpFormatter`` overrides)."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        # The example that ends a subcommand's help is a command line to copy: kept as written.
-        if text.startswith("Example:"):
+        # The examples that end a help are command lines to copy: kept as written.
+        if text.startswith(("Example:", "Examples:")):
             return "\n".join(indent + line for line in text.splitlines())
         return super()._fill_text(text, width, indent)
 

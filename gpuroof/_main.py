@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from ._help import HelpFormatter
 
-__all__ = ["COMMANDS", "Command", "build_parser", "main", "one_line"]
+__all__ = ["COMMANDS", "FIRST_STEPS", "Command", "build_parser", "main", "one_line"]
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -94,6 +94,9 @@ COMMANDS: Mapping[str, Command] = {
                                        "predictions (needs a GPU)",
                          "gpuroof calibrate --out my-gpu"),
 }
+
+# The subcommands whose examples end `gpuroof --help`: the first steps, in the order a new user takes them.
+FIRST_STEPS = ("occupancy", "roofline", "plot", "demo")
 
 # What argparse takes for a negative number rather than an option: with exponents and
 # infinities too, so that `--flops -1e9` is refused for its value, not read as a flag.
@@ -188,6 +191,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command is None:
         for name, entry in COMMANDS.items():
             subparsers.add_parser(name, help=entry.help)
+        parser.epilog = "Examples:\n" + "".join(f"  {COMMANDS[name].example}\n" for name in FIRST_STEPS) + \
+            "  gpuroof COMMAND --help    (each command's options, and an example of it)"
     else:
         sub = subparsers.add_parser(command, help=COMMANDS[command].help)
         _parser_builder(command)(sub)
@@ -331,9 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the `gpuroof` command; return its exit code.
 
     Exit codes: 0 done (also when the reader of a pipe stops early: ``gpuroof gpus | head``);
-    2 bad input, an output that cannot be written (checked before any work) or a closed or
-    failing standard output; 3 no GPU or no cuda-python; 130 interrupted. Every error is one
-    line on stderr.
+    2 bad input, a kernel file with no compiler to read it, an output that cannot be written
+    (checked before any work) or a closed or failing standard output; 3 no GPU or no
+    cuda-python to measure with; 130 interrupted. Every error is one line on stderr.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if sys.stdout is None:  # started with stdout closed (`gpuroof gpus >&-`): what it prints would be lost

@@ -157,15 +157,12 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
     targets = _targets(args)
     given = [t.compile_for for t in targets if t.name is not None]
     chosen = {t.name: (t.arch, t.sm_count) for t in targets if t.name is not None}
-    try:
-        with progress_bar(args) as bar, arch_option_words():
-            by_arch = occupancy.kernel_resources_by_architecture(
-                args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
-                compile_commands=args.compile_commands, progress=bar,
-                # the table and the gate show no SASS summary: only --json's records carry it
-                sass=args.json and args.baseline is None)
-    except ImportError as exc:  # nothing to compile with: one line naming what to install
-        raise occupancy.OccupancyError(str(exc).splitlines()[0]) from None
+    with progress_bar(args) as bar, arch_option_words():
+        by_arch = occupancy.kernel_resources_by_architecture(
+            args.file, given, kernel=args.kernel, options=compiler_options(args), compiler=args.compiler,
+            compile_commands=args.compile_commands, progress=bar,
+            # the table and the gate show no SASS summary: only --json's records carry it
+            sass=args.json and args.baseline is None)
     rows = []
     for name, found in by_arch.items():
         for r in found.values():

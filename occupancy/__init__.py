@@ -20,7 +20,7 @@ if _typing.TYPE_CHECKING:
         max_active_clusters,
         max_potential_cluster_size,
     )
-    from ._compile import CompileError
+    from ._compile import CompileError, CompilerNotFoundError
     from ._driver_config import DriverConfiguration
     from ._errors import OccupancyError
     from ._gate import GATE_FIELDS, ResourceChange, ResourceComparison, compare_resources
@@ -51,7 +51,7 @@ _HOMES = {
         "SCHEDULING_POLICIES", "ClusterOccupancy", "ClusterSizeResult", "max_active_clusters",
         "max_potential_cluster_size",
     ),
-    "_compile": ("CompileError",),
+    "_compile": ("CompileError", "CompilerNotFoundError"),
     "_driver_config": ("DriverConfiguration",),
     "_errors": ("OccupancyError",),
     "_gate": ("GATE_FIELDS", "ResourceChange", "ResourceComparison", "compare_resources"),
@@ -92,6 +92,7 @@ __all__ = [
     "ClusterPoint",
     "ClusterSizeResult",
     "CompileError",
+    "CompilerNotFoundError",
     "DriverConfiguration",
     "GATE_FIELDS",
     "GpcLayout",

@@ -9,9 +9,10 @@ import re
 import tomllib
 from importlib import resources
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from ._errors import OccupancyError
+from ._real_numbers import RealNumbers
 from .common import as_path, pydantic_error, read_json, read_toml
 
 __all__ = [
@@ -37,7 +38,7 @@ MAX_BARRIERS_PER_BLOCK = 16
 """Named barriers a block may use (``bar.sync`` ids 0-15)."""
 
 
-class Architecture(BaseModel):
+class Architecture(RealNumbers):
     """The occupancy rules of one compute capability.
 
     Device properties (the figures ``cudaGetDeviceProperties`` reports) and the

@@ -194,13 +194,6 @@ def calculate(
     )
 
 
-def _small(value: np.ndarray | None) -> np.ndarray | None:
-    """int32 view of a checked array (the lookup tables are int32)."""
-    if isinstance(value, np.ndarray) and value.dtype != np.int32:
-        return value.astype(np.int32)
-    return value
-
-
 def calculate_many(
     arch: ArchitectureLike,
     *,
@@ -250,9 +243,7 @@ def calculate_many(
         block_barriers=block_barriers,
         max_threads_per_block=max_threads_per_block,
     )
-    v = checked(arch, numbers, arrays=True)
-    v = LaunchNumbers(**{f.name: _small(getattr(v, f.name)) for f in dataclasses.fields(v)})
-    out = evaluate(arch, v, gc)
+    out = evaluate(arch, checked(arch, numbers, arrays=True), gc)
     values = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}
     shape = np.broadcast_shapes(*(np.shape(x) for x in values.values()))
     return OccupancyArrays(**{k: np.broadcast_to(x, shape) for k, x in values.items()})

@@ -28,7 +28,12 @@ Int = int | np.integer | np.ndarray
 
 
 def integers(name: str, value: ArrayLike) -> np.ndarray:
-    """``value`` as an int64 numpy array (scalars become 0-d arrays); floats and bools are a TypeError."""
+    """``value`` as a numpy array of int32 or int64 (scalars become 0-d arrays); floats and
+    bools are a TypeError.
+
+    int32 and int64 arrays come back as they are (no copy); narrower integers are widened to
+    int32, unsigned 32- and 64-bit ones to int64, so that the sum of two numbers within their
+    ranges (at most 2**20) cannot wrap (int8 + int8)."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must hold integers, not {type(value).__name__}")
     try:
@@ -38,10 +43,11 @@ def integers(name: str, value: ArrayLike) -> np.ndarray:
     if arr.dtype.kind == "b":
         raise TypeError(f"{name} must hold integers, not booleans")
     if arr.dtype.kind in "iu":
-        # int64 throughout, so that sums of small dtypes cannot wrap (int8 + int8).
         if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
             raise OccupancyError(f"{name}={int(arr.max())} is out of range (more than 63 bits)")
-        return arr.astype(np.int64)
+        if arr.dtype in (np.int32, np.int64):
+            return arr
+        return arr.astype(np.int32 if arr.dtype.itemsize < 4 else np.int64)
     if arr.dtype.kind == "O" and arr.size and all(
         isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in arr.flat
     ):
@@ -164,7 +170,17 @@ def checked(arch: Architecture, launch: LaunchNumbers, *, arrays: bool) -> Launc
     mt = given.get("max_threads_per_block")
     if mt is not None:
         check_range("max_threads_per_block", mt, 1, arch.max_threads_per_block, arch)
-    return LaunchNumbers(
+    out = LaunchNumbers(
         threads_per_block=t, registers_per_thread=r, static_shared_memory=s, dynamic_shared_memory=d,
         max_dynamic_shared_memory=m, carveout=c, block_barriers=b, max_threads_per_block=mt,
     )
+    if not arrays:
+        return out
+    # Every number is now within its range (at most 2**18 bytes): int32, the lookup tables' type,
+    # halves the memory the rules stream through (an int32 array is taken as it is).
+    return LaunchNumbers(**{f.name: _int32(getattr(out, f.name)) for f in fields(out)})
+
+
+def _int32(value: Int | None) -> np.ndarray | None:
+    """A checked array (or number) as int32; None stays None."""
+    return None if value is None else np.asarray(value).astype(np.int32, copy=False)

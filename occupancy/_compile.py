@@ -16,7 +16,7 @@ from ._errors import OccupancyError
 from .common import sequence
 
 __all__ = [
-    "CompileError", "Compiled", "compile_ptx", "compile_source", "option_strings", "ptx_directives",
+    "CompileError", "Compiled", "CompilerNotFoundError", "compile_ptx", "compile_source", "option_strings", "ptx_directives",
     "ptx_setmaxnreg", "ptxas_log", "target_sm",
 ]
 
@@ -29,6 +29,15 @@ class CompileError(OccupancyError):
     def __init__(self, message: str, log: str = "") -> None:
         super().__init__(f"{message}\n{log}".rstrip())
         self.log = log
+
+
+class CompilerNotFoundError(OccupancyError, ImportError):
+    """No compiler for the input: neither nvcc nor NVRTC for CUDA C++, neither ptxas nor
+    nvJitLink for PTX. The message is one line naming what to install.
+
+    An ``ImportError``, as a missing optional package is, and an `OccupancyError`, since the
+    input is one this installation cannot read: the command line says it in one line (exit 2).
+    """
 
 
 @dataclass(frozen=True)
@@ -73,7 +82,7 @@ def _nvrtc() -> ModuleType:
     try:
         from cuda.bindings import nvrtc
     except ImportError as exc:
-        raise ImportError(f"compiling CUDA C++ needs cuda-python's NVRTC ({exc}): {INSTALL_HINT}") from None
+        raise CompilerNotFoundError(f"compiling CUDA C++ needs cuda-python's NVRTC ({exc}): {INSTALL_HINT}") from None
     return nvrtc
 
 
@@ -101,8 +110,8 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
     ------
     CompileError
         When NVRTC reports an error (the log is in the message and in ``.log``).
-    ImportError
-        When cuda-python or the NVRTC library is missing.
+    CompilerNotFoundError
+        When cuda-python or the NVRTC library is missing (an ``ImportError``).
     """
     nvrtc = _nvrtc()
     target = target_sm(arch)
@@ -110,7 +119,7 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
     try:
         result, supported = nvrtc.nvrtcGetSupportedArchs()
     except RuntimeError as exc:  # cuda.bindings raises this when libnvrtc itself is missing
-        raise ImportError(f"NVRTC library not found ({exc}): {INSTALL_HINT}") from None
+        raise CompilerNotFoundError(f"NVRTC library not found ({exc}): {INSTALL_HINT}") from None
     sm = int(re.sub(r"\D", "", target))
     if int(result) == 0 and sm not in supported:
         _, major, minor = nvrtc.nvrtcVersion()
@@ -152,20 +161,20 @@ def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), n
     ------
     CompileError
         When nvJitLink reports an error.
-    ImportError
-        When cuda-python's nvJitLink bindings or library are missing.
+    CompilerNotFoundError
+        When cuda-python's nvJitLink bindings or library are missing (an ``ImportError``).
     """
     try:
         from cuda.bindings import nvjitlink
     except ImportError as exc:
-        raise ImportError(f"assembling PTX needs cuda-python's nvJitLink ({exc}): {INSTALL_HINT}") from None
+        raise CompilerNotFoundError(f"assembling PTX needs cuda-python's nvJitLink ({exc}): {INSTALL_HINT}") from None
     target = target_sm(arch)
     opts = [f"-arch={target}", "-Xptxas=-v", *_check_options(options)]
     data = ptx.encode()
     try:
         handle = nvjitlink.create(len(opts), opts)
     except RuntimeError as exc:
-        raise ImportError(f"nvJitLink library not found ({exc}): {INSTALL_HINT}") from None
+        raise CompilerNotFoundError(f"nvJitLink library not found ({exc}): {INSTALL_HINT}") from None
     except nvjitlink.nvJitLinkError as exc:
         raise CompileError(f"nvJitLink refused the options {opts}: {exc}") from None
 

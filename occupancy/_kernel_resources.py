@@ -15,6 +15,7 @@ from ._arch import ArchitectureLike, architecture
 from ._compile import (
     CompileError,
     Compiled,
+    CompilerNotFoundError,
     compile_ptx,
     compile_source,
     option_strings,
@@ -224,6 +225,11 @@ def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[st
             f"-include={implicit}"]
     try:
         compiled = compile_source(text, arch, opts, name=name, headers={implicit: header})
+    except CompilerNotFoundError:
+        if include is None:  # a string of source, meant for NVRTC: nvcc would not take it
+            raise
+        # a file reaches NVRTC only when no nvcc was found: either one compiles it
+        raise _no_compiler(name, "compiling CUDA C++", "nvcc", "NVRTC") from None
     except CompileError as exc:
         if include is None:  # a string of source, meant for NVRTC: its whole log helps
             raise
@@ -245,7 +251,16 @@ def _assemble(ptx: str, arch: ArchitectureLike, options: Sequence[str], name: st
     kernel can get more registers than the driver would give it)."""
     if ptxas is not None or find_ptxas() is not None:
         return ptxas_compile(ptx, arch, options, name=name, ptxas=ptxas)
-    return compile_ptx(ptx, arch, options, name=name)
+    try:
+        return compile_ptx(ptx, arch, options, name=name)
+    except CompilerNotFoundError:
+        raise _no_compiler(name, "assembling PTX", "ptxas", "nvJitLink") from None
+
+
+def _no_compiler(name: str, work: str, tool: str, library: str) -> CompilerNotFoundError:
+    """No compiler at all for `name`: neither the toolkit's `tool` nor cuda-python's `library`."""
+    return CompilerNotFoundError(f"{name}: {work} needs {tool} (the CUDA toolkit, or CUDA_HOME) or {library}: "
+                                 "pip install 'gpuroof[compile]'")
 
 
 def _one_line(message: str, log: str) -> CompileError:
@@ -301,11 +316,7 @@ def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[st
         if compiler == "nvcc":
             raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
                                  "/usr/local/cuda, nvidia-cuda-nvcc)")
-        try:
-            return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
-        except ImportError:
-            raise ImportError(f"{path.name}: compiling CUDA C++ needs nvcc (the CUDA toolkit, or CUDA_HOME) or "
-                              "NVRTC: pip install 'gpuroof[compile]'") from None
+        return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
     compiled = _nvcc_file(path, arch, options, cwd, nvcc)
     return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
                       log=compiled.log, compiler=compiled.tool)
@@ -658,8 +669,9 @@ def kernel_resources(
         :class:`~occupancy.CompileError`: one line, with the compiler's log in ``.log``).
     FileNotFoundError
         When a path does not exist.
-    ImportError
-        When compiling needs cuda-python, NVRTC or nvJitLink and they are missing.
+    CompilerNotFoundError
+        When compiling needs nvcc or NVRTC (ptxas or nvJitLink for PTX) and none is installed
+        (an ``ImportError`` and an `OccupancyError`).
     TypeError
         For inputs of another kind.
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ._arch import Architecture, architecture
 from ._errors import OccupancyError
+from ._real_numbers import RealNumbers
 from ._sass import SassSummary
 
 __all__ = ["KernelResources", "check_architecture"]
 
 
-class KernelResources(BaseModel):
+class KernelResources(RealNumbers):
     """The resources one compiled kernel needs, read from its binary, its compiler or the driver.
 
     Sizes are bytes (``local_memory`` per thread, shared memory per block). A field is

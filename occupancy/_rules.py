@@ -189,51 +189,58 @@ def evaluate(arch: Architecture, launch: Launch | LaunchNumbers, gc: str = "off"
     threads, registers, barriers = v.threads_per_block, v.registers_per_thread, v.block_barriers
     t = tables(arch)
     mode = GC_MODES.index(gc)
+    # Over arrays of a million launches the time goes into writing fresh arrays: the steps
+    # below update the arrays they have just made (`_update`; with a number, augmented
+    # assignment: in place for an array, a new value for a number), and a condition applies
+    # as a factor of 0 or 1 (np.where over random conditions is four times slower).
     ws = arch.warp_size
-    shift = ws.bit_length() - 1
-    warps = (threads + (ws - 1)) >> shift
-    rw = registers * t.warps_axis + warps
+    warps = threads + (ws - 1)
+    warps >>= ws.bit_length() - 1
+    rw = _update(np.add, registers * t.warps_axis, warps)
     reg_limit = _take(t.registers_limit[mode], rw)
     warp_limit = _take(t.warps_limit[mode], rw)
     if v.max_threads_per_block is not None:
-        warp_limit = np.where(threads > v.max_threads_per_block, 0, warp_limit)
+        warp_limit = warp_limit * (threads <= v.max_threads_per_block)
 
     reserved = arch.reserved_shared_memory_per_block
     static_total = v.static_shared_memory + reserved
     unit = arch.shared_memory_allocation_unit
-    slot = (static_total + v.dynamic_shared_memory + (unit - 1)) >> t.smem_shift
+    slot = static_total + v.dynamic_shared_memory
+    slot += unit - 1
+    slot >>= t.smem_shift
     alloc = slot << t.smem_shift
     # A kernel whose static + maximum dynamic shared memory passes the default limit
     # has opted in (cudaFuncAttributeMaxDynamicSharedMemorySize); the reserved bytes
     # come on top of either limit.
-    optin = (static_total + v.max_dynamic_shared_memory) > arch.max_shared_memory_per_block
-    per_block_limit = np.where(
-        optin, arch.max_shared_memory_per_block_optin, arch.max_shared_memory_per_block
-    ) + reserved
-    refused = (v.dynamic_shared_memory > v.max_dynamic_shared_memory) | (alloc > per_block_limit)
+    optin = _update(np.add, static_total, v.max_dynamic_shared_memory) > arch.max_shared_memory_per_block
+    fits = _update(np.bitwise_or, alloc <= arch.max_shared_memory_per_block + reserved,
+                   optin & (alloc <= arch.max_shared_memory_per_block_optin + reserved))
+    fits = _update(np.bitwise_and, fits, v.dynamic_shared_memory <= v.max_dynamic_shared_memory)
     slot = np.minimum(slot, t.smem_slots - 1)
     if np.ndim(v.carveout) == 0:
         row = int(v.carveout) + 1
         smem_limit = _take(t.smem_blocks[row], slot)
         config = _take(t.smem_config[row], slot)
     else:
-        flat = (v.carveout + 1) * t.smem_slots + slot
-        smem_limit = np.take(t.smem_blocks, flat)
-        config = np.take(t.smem_config, flat)
-    smem_limit = np.where(refused, 0, smem_limit)
+        slot = _update(np.add, slot, (v.carveout + 1) * t.smem_slots)
+        smem_limit = np.take(t.smem_blocks, slot)
+        config = np.take(t.smem_config, slot)
+    smem_limit = smem_limit * fits
 
     block_limit = arch.max_blocks_per_sm
     bar_limit = _take(t.barriers_limit, barriers)
-    active = np.minimum(np.minimum(reg_limit, warp_limit), np.minimum(smem_limit, bar_limit))
-    active = np.minimum(active, block_limit)
-    mask = (
-        (warp_limit == active).astype(np.uint8)
-        | ((reg_limit == active).astype(np.uint8) << 1)
-        | ((smem_limit == active).astype(np.uint8) << 2)
-        | ((active == block_limit).astype(np.uint8) << 3)
-        | ((bar_limit == active).astype(np.uint8) << 4)
-    )
+    active = np.minimum(reg_limit, warp_limit)
+    for limit in (smem_limit, bar_limit, block_limit):
+        active = _update(np.minimum, active, limit)
+    # One bit per limiter, each condition's bytes taken as 0 or 1 (a view of the booleans).
+    mask = np.equal(warp_limit, active).view(np.uint8)
+    for bit, binds in enumerate((np.equal(reg_limit, active), np.equal(smem_limit, active),
+                                 np.equal(active, block_limit), np.equal(bar_limit, active)), 1):
+        bits = binds.view(np.uint8)
+        bits <<= bit
+        mask |= bits
     active_warps = active * warps
+    shape = np.shape(active)
     return OccupancyArrays(
         active_blocks_per_sm=active,
         active_warps_per_sm=active_warps,
@@ -244,12 +251,22 @@ def evaluate(arch: Architecture, launch: Launch | LaunchNumbers, gc: str = "off"
         block_limit_registers=reg_limit,
         block_limit_shared_memory=smem_limit,
         block_limit_warps=warp_limit,
-        block_limit_blocks=np.full_like(active, block_limit) if np.ndim(active) else block_limit,
+        block_limit_blocks=np.broadcast_to(np.asarray(block_limit, np.result_type(active)), shape) if shape
+        else block_limit,
         block_limit_barriers=bar_limit,
         registers_per_block=_take(t.registers_per_block, rw),
         shared_memory_per_block=alloc,
         shared_memory_config=config,
     )
+
+
+def _update(ufunc: np.ufunc, a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray | int:
+    """``ufunc(a, b)``, written into `a` where `a` is an array of the result's shape and type;
+    `a` must be one that its caller has just made (no one else holds it)."""
+    if (isinstance(a, np.ndarray) and a.shape == np.broadcast_shapes(a.shape, np.shape(b))
+            and np.result_type(a, b) == a.dtype):
+        return ufunc(a, b, out=a)
+    return ufunc(a, b)
 
 
 @dataclass(frozen=True)

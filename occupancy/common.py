@@ -57,6 +57,7 @@ from pydantic import BaseModel, ValidationError, model_validator
 from ._display import Displayed, Shown, joined, percent, shown, si
 from ._names import base_name, demangle, instance_name, name_key
 from ._progress import Progress, ProgressStep, no_progress, step as progress_step
+from ._real_numbers import RealNumbers
 
 __all__ = [
     "CheckedModel",
@@ -66,6 +67,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "Progress",
     "ProgressStep",
+    "RealNumbers",
     "Shown",
     "as_path",
     "atomic_path",
@@ -581,7 +583,7 @@ def pydantic_error(
 M = TypeVar("M", bound="CheckedModel")
 
 
-class CheckedModel(BaseModel):
+class CheckedModel(RealNumbers):
     """A value object checked and normalised once, at construction (cuda.core's ``LaunchConfig``).
 
     Subclasses set `error` (their package's error type) and override `normalise` (the one place

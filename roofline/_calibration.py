@@ -15,9 +15,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
-from occupancy.common import as_path, pydantic_error, read_json
+from occupancy.common import RealNumbers, as_path, pydantic_error, read_json
 
 from ._errors import RooflineError
 
@@ -36,7 +36,7 @@ _FINITE = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 _FIGURE = {"figure": True}
 
 
-class Calibration(BaseModel):
+class Calibration(RealNumbers):
     """Per-GPU parameters of the prediction model, each with where it came from.
 
     Attributes

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 import numpy as np
-from occupancy.common import sequence
-from pydantic import BaseModel, ConfigDict, Field
+from occupancy.common import RealNumbers, sequence
+from pydantic import ConfigDict, Field
 
 from ._errors import RooflineError
 from ._facts import gpu as lookup_gpu
@@ -39,7 +39,7 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1/shared"}
 
 
-class Ceiling(BaseModel):
+class Ceiling(RealNumbers):
     """One roof: a compute peak (flops/s) or a memory bandwidth (bytes/s).
 
     ``origin`` is "theoretical" (derived from the datasheet) or "measured".
@@ -56,7 +56,7 @@ class Ceiling(BaseModel):
     source: str = ""
 
 
-class ChartPoint(BaseModel):
+class ChartPoint(RealNumbers):
     """One kernel at one memory level: its arithmetic intensity there and its throughput.
 
     ``origin`` is "predicted" (the roofline's attainable flops/s) or "measured".
@@ -72,7 +72,7 @@ class ChartPoint(BaseModel):
     bound: str = ""
 
 
-class BandwidthPoint(BaseModel):
+class BandwidthPoint(RealNumbers):
     """One kernel's bandwidth at one memory level, bytes/s: every kernel has one, also a
     kernel without flops, which has no place on the flop/s roofline.
 
@@ -88,7 +88,7 @@ class BandwidthPoint(BaseModel):
     origin: Literal["predicted", "measured"] = "predicted"
 
 
-class RooflineChart(BaseModel):
+class RooflineChart(RealNumbers):
     """Everything a roofline plot draws; `save_chart` writes it, `plot_roofline` draws it."""
 
     model_config = _FROZEN

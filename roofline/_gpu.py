@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 import occupancy
-from occupancy.common import as_path, pydantic_error, read_json, read_toml, short_repr
+from occupancy.common import RealNumbers, as_path, pydantic_error, read_json, read_toml, short_repr
 
 from ._errors import RooflineError
 from ._precision import (
@@ -82,7 +82,7 @@ def check_level(level: object) -> str:
     return _LEVEL_SPELLINGS[key]
 
 
-class HostLink(BaseModel):
+class HostLink(RealNumbers):
     """The GPU's link to the host CPU.
 
     ``bytes_per_second`` is per direction. For PCIe it is derived when omitted:
@@ -115,7 +115,7 @@ class HostLink(BaseModel):
         return f"NVLink-C2C ({rate})"
 
 
-class ArchRates(BaseModel):
+class ArchRates(RealNumbers):
     """Per-SM, per-clock throughput of one compute capability (dense, FMA = 2 flops)."""
 
     model_config = _FROZEN
@@ -198,7 +198,7 @@ def arch_rates(compute_capability: str | tuple[int, int]) -> ArchRates:
     return table[cc]
 
 
-class GPU(BaseModel):
+class GPU(RealNumbers):
     """One GPU product: the datasheet facts and the ceilings derived from them.
 
     Peaks are derived, never stored: ``sm_count x clock x flops per clock per SM`` with the

@@ -18,7 +18,9 @@ from ._errors import RooflineError
 from ._gpu import GPU
 from ._instruction_roofline import InstructionRoofline
 from ._kernel import Kernel, KernelLike
+from ._plot_axes import PLOT_RANGE, chart_figures, decade_ceil, decade_floor, instruction_figures, plottable
 from ._precision import PRECISION_LABELS
+from ._terms.latency import soft_minimum
 
 if TYPE_CHECKING:  # matplotlib is imported only when a plot is drawn
     from matplotlib.artist import Artist
@@ -61,14 +63,6 @@ def _import_pyplot() -> ModuleType:
     except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
         raise ImportError("plot_roofline needs matplotlib: pip install matplotlib") from exc
     return Figure
-
-
-def _decade_floor(x: float) -> float:
-    return 10 ** math.floor(math.log10(x))
-
-
-def _decade_ceil(x: float) -> float:
-    return 10 ** math.ceil(math.log10(x))
 
 
 def _group_compute(ceilings):
@@ -147,7 +141,8 @@ def plot_roofline(
     Raises
     ------
     RooflineError
-        Unsupported file suffix, a dpi or knee out of range, or bad chart options.
+        Unsupported file suffix, a dpi or knee out of range, bad chart options, or a figure
+        to place (ceiling, ridge point, kernel point) outside ``PLOT_RANGE``, 1e-100 to 1e100.
     TypeError
         Arguments of the wrong type.
     """
@@ -205,15 +200,18 @@ def plot_roofline(
         (c for c in compute if c.name == chart.precision and c.origin == "theoretical"), compute[0]
     )
     fastest = max(c.value for c in memory)
+    plottable(chart_figures(chart, primary))
+    if instructions is not None:
+        plottable(instruction_figures(instructions))
 
     # Axis limits: decades that always enclose every point, ridge point and ceiling.
     xs = [p.arithmetic_intensity for p in chart.points]
     xs += [primary.value / m.value for m in memory] + [c.value / fastest for c in compute]
     ys = [p.flops_per_second for p in chart.points] + [c.value for c in compute]
-    x_lo, x_hi = _decade_floor(min(xs) / 2), _decade_ceil(max(xs) * 2)
-    y_hi = top * 3
+    x_lo, x_hi = decade_floor(min(xs) / 2), decade_ceil(max(xs) * 2)
+    y_hi = min(top * 3, PLOT_RANGE[1])
     slowest = min(m.value for m in memory)
-    y_lo = _decade_floor(min(min(ys), slowest * x_lo * 4) / 2)
+    y_lo = decade_floor(min(min(ys), slowest * x_lo * 4) / 2)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
@@ -289,8 +287,8 @@ def plot_roofline(
         for m in memory:
             if m.origin != "theoretical" or m.name != "dram":
                 continue
-            soft = (grid_x * m.value) ** -knee_sharpness + primary.value ** -knee_sharpness
-            (knee,) = ax.plot(grid_x, soft ** (-1 / knee_sharpness), color="black", linestyle=":", linewidth=1.0,
+            soft = soft_minimum(grid_x * m.value, primary.value, knee_sharpness)
+            (knee,) = ax.plot(grid_x, soft, color="black", linestyle=":", linewidth=1.0,
                               zorder=2, gid=f"knee:{m.name}", label=f"soft DRAM knee (p = {knee_sharpness:g})")
             legend.append(knee)
 
@@ -369,8 +367,8 @@ def _instruction_panel(ax: Axes, ir: InstructionRoofline, numbers: dict[str, int
     roofs = [c for c in ir.ceilings if c.kind == "memory"]
     xs = [p.instructions_per_transaction for p in ir.points] + [issue / r.value for r in roofs]
     ys = [p.instructions_per_second for p in ir.points] + [issue]
-    x_lo, x_hi = _decade_floor(min(xs) / 2), _decade_ceil(max(xs) * 2)
-    y_lo, y_hi = _decade_floor(min(ys + [min(r.value for r in roofs) * x_lo]) / 2), issue * 3
+    x_lo, x_hi = decade_floor(min(xs) / 2), decade_ceil(max(xs) * 2)
+    y_lo, y_hi = decade_floor(min(ys + [min(r.value for r in roofs) * x_lo]) / 2), min(issue * 3, PLOT_RANGE[1])
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
@@ -438,8 +436,10 @@ def _bandwidth_panel(ax: Axes, chart: RooflineChart, names: list[str], colors: d
     rows = {name: len(names) - 1 - i for i, name in enumerate(names)}
     values = [b.bytes_per_second for b in chart.bandwidth_points]
     roofs = [c for c in chart.ceilings if c.kind == "memory"]
-    lo = _decade_floor(min(values + [r.value for r in roofs]) / 2)
-    hi = _decade_ceil(max(values + [r.value for r in roofs]) * 1.5)
+    lo = decade_floor(min(values + [r.value for r in roofs]) / 2)
+    hi = decade_ceil(max(values + [r.value for r in roofs]) * 1.5)
+    ax.set_xscale("log")  # before the lines, which would autoscale a linear axis to one point
+    ax.set_xlim(lo, hi)
     for roof in roofs:
         line = ax.axvline(roof.value, color=_MEMORY_COLORS.get(roof.name, "0.2"),
                           linestyle="--" if roof.origin == "measured" else "-",
@@ -457,8 +457,6 @@ def _bandwidth_panel(ax: Axes, chart: RooflineChart, names: list[str], colors: d
                               linestyle="none", color=colors[name],
                               markerfacecolor="none" if b.origin == "measured" else colors[name], zorder=3)
             mark.set_gid(f"bandwidth:{name}:{b.level}:{b.origin}")
-    ax.set_xscale("log")
-    ax.set_xlim(lo, hi)
     decades = math.log10(hi / lo)
     if decades > 4:
         from matplotlib.ticker import LogLocator

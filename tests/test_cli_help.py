@@ -139,5 +139,23 @@ def test_help_example_runs(name, in_a_clone, capsys):
     assert capsys.readouterr().out.strip(), f"gpuroof {name}'s example printed nothing"
 
 
+def test_top_level_help_ends_with_examples_of_the_first_steps(capsys):
+    """`gpuroof --help` ends as each subcommand's help does: command lines to copy, here each
+    a subcommand's own example (which the tests above parse and run), then where to read more;
+    still from the table alone (tests/test_cli_main.py: no library imported)."""
+    from gpuroof import main
+    from gpuroof._main import FIRST_STEPS
+
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert "\nExamples:\n" in text, "gpuroof --help has no Examples section"
+    lines = [line.strip() for line in text.split("\nExamples:\n", 1)[1].strip().splitlines()]
+    assert lines[:-1] == [COMMANDS[name].example for name in FIRST_STEPS]
+    assert lines[-1].startswith("gpuroof COMMAND --help")
+    for line in lines[:-1]:
+        words = shlex.split(line)
+        assert words[0] == "gpuroof" and build_parser(words[1]).parse_args(words[1:]).command == words[1]
+
+
 def test_the_examples_not_run_are_subcommands():
     assert set(NOT_RUN) <= set(SUBCOMMANDS)

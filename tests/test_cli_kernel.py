@@ -187,6 +187,59 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     assert message in err and len(err.strip().splitlines()) == 1, err
 
 
+# A kernel we wrote, as PTX: what a --kernel-file of PTX holds.
+EMPTY_PTX = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry empty()\n{\n ret;\n}\n"
+
+
+@pytest.fixture
+def no_compiler(monkeypatch):
+    """No nvcc, no ptxas and no cuda-python (so no NVRTC and no nvJitLink)."""
+    import builtins
+
+    monkeypatch.setattr("occupancy._kernel_resources.find_nvcc", lambda: None)
+    monkeypatch.setattr("occupancy._kernel_resources.find_ptxas", lambda: None)
+    real_import = builtins.__import__
+
+    def no_cuda(name, *args, **kwargs):
+        if name == "cuda" or name.startswith("cuda."):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_cuda)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["occupancy", "--arch", "sm_90", "--threads", "256"],
+        ["block-size", "--gpu", "H100"],
+        ["roofline", *COUNTS],
+        ["plot", *COUNTS, "-o", "{tmp}/k.png"],
+        ["predict", *COUNTS, *LAUNCH],
+        ["cliffs", *COUNTS, *LAUNCH],
+    ],
+    ids=["occupancy", "block-size", "roofline", "plot", "predict", "cliffs"],
+)
+@pytest.mark.parametrize(("flag", "kind", "work", "tool", "library"), [
+    ("--source", "cu", "compiling CUDA C++", "nvcc", "NVRTC"),
+    ("--kernel-file", "ptx", "assembling PTX", "ptxas", "nvJitLink"),
+], ids=["source-cu", "kernel-file-ptx"])
+def test_a_kernel_file_without_a_compiler_is_one_line_naming_what_to_install(
+        capsys, tmp_path, no_compiler, argv, flag, kind, work, tool, library):
+    if kind == "cu":
+        path = SAXPY3
+    else:
+        path = tmp_path / "empty.ptx"
+        path.write_text(EMPTY_PTX)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    code, out, err = run(capsys, *argv, flag, path)
+    assert code == 2, out
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"gpuroof: error: {path.name}: {work} needs {tool} ")
+    assert library in err and "pip install 'gpuroof[compile]'" in err, err
+    assert not (tmp_path / "k.png").exists()
+
+
 def _doc_command_lines() -> list[tuple[str, list[str]]]:
     """Each ``$ gpuroof ...`` line of docs/your-kernel.md with the output lines shown under it."""
     text = (ROOT / "docs" / "your-kernel.md").read_text(encoding="utf-8")

@@ -260,3 +260,69 @@ def test_profile_binary_takes_the_same_path(fake_ncu, template_build, monkeypatc
     status, out, err, _ = fake_ncu("ok", "--binary", str(template_build.cubin), *PROGRAM)
     assert status == 0, err
     assert MISSED in out and out.count("SASS from template_kernels.cubin (nvdisasm") == 7
+
+
+# ------------------------------------------------------------------ REPORT.csv written whole or not at all
+
+
+def _stand_in_ncu(export: str, *, fail_after: int | None = None, interrupt_after: int | None = None):
+    """A `runner` for `profile_program`: the profiling run writes the report; the export writes
+    `export` into the stdout it is given, whole, or its first `fail_after` bytes then exits 1,
+    or its first `interrupt_after` bytes then is interrupted (Ctrl-C)."""
+    import subprocess
+
+    def runner(command, **kwargs):
+        if "--import" not in command:
+            Path(command[command.index("-o") + 1] + ".ncu-rep").write_bytes(b"NCU-REP stand-in")
+            return subprocess.CompletedProcess(command, 0, "==PROF== Report\n", "")
+        handle = kwargs["stdout"]
+        cut = next((n for n in (fail_after, interrupt_after) if n is not None), len(export))
+        handle.write(export[:cut])
+        handle.flush()
+        if interrupt_after is not None:
+            raise KeyboardInterrupt
+        return subprocess.CompletedProcess(command, 1 if fail_after is not None else 0, None,
+                                           "==ERROR== the export failed\n" if fail_after is not None else "")
+    return runner
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".tmp" in p.name)
+
+
+@pytest.mark.parametrize("how, error", [
+    ({"interrupt_after": 5000}, KeyboardInterrupt),
+    ({"fail_after": 5000}, "ncu could not export"),
+], ids=["interrupted", "ncu-fails"])
+@pytest.mark.parametrize("before", [None, "the previous profile's export\n"], ids=["new", "rerun"])
+def test_an_export_cut_short_leaves_no_partial_csv_and_no_temporary(tmp_path, how, error, before):
+    import validate
+
+    export = EXPORT.read_text()
+    csv = tmp_path / "one.csv"
+    if before is not None:
+        csv.write_text(before)
+    expected = pytest.raises(KeyboardInterrupt) if error is KeyboardInterrupt else \
+        pytest.raises(validate.DeviceError, match=error)
+    with expected:
+        validate.profile_program([sys.executable, "-c", "pass"], output=tmp_path / "one", ncu="/opt/ncu",
+                                 runner=_stand_in_ncu(export, **how))
+    assert _leftovers(tmp_path) == []
+    assert (csv.read_text() if csv.exists() else None) == before  # the old file whole, or none
+
+
+def test_a_whole_export_replaces_the_csv_and_a_killed_run_s_temporary_goes(tmp_path):
+    """A run killed mid-export (SIGKILL) left its temporary; the next profile removes it."""
+    import subprocess
+
+    import validate
+
+    killed = subprocess.Popen([sys.executable, "-c", "pass"])
+    killed.wait()  # ended: the writer of its temporary is gone
+    stale = tmp_path / f".one.csv.{killed.pid}.abcd1234.tmp.csv"
+    stale.write_text("half an export")
+    export = EXPORT.read_text()
+    run = validate.profile_program([sys.executable, "-c", "pass"], output=tmp_path / "one", ncu="/opt/ncu",
+                                   runner=_stand_in_ncu(export))
+    assert Path(run.csv_path).read_text() == export and run.report.kernels
+    assert _leftovers(tmp_path) == []

@@ -195,6 +195,8 @@ class Entry:
     ``io``: an OSError is a clean refusal (files the caller named). ``allow_inf``: result
     fields (dotted paths, last part) that may be infinite. ``check``: a property of a
     successful call, ``check(result, drawn)``. ``cost``: relative time of one call.
+    ``generic``: drawn from the name's signature or fields alone (`registry.by_rule`), for a
+    name no strategy was written for: it runs, and `test_registry` asks for a real one.
     """
 
     kind: str
@@ -206,6 +208,7 @@ class Entry:
     check: Callable[[Any, Any], None] | None = None
     cost: float = 1.0
     reason: str = ""
+    generic: bool = False
 
 
 def call(strategy: st.SearchStrategy[Any], **options: Any) -> Entry:

@@ -1,11 +1,14 @@
-"""One fuzz entry per public name: ``"package.name" -> Entry``.
+"""One fuzz entry per public name: ``"package.name" -> Entry``, generated from ``__all__``.
 
-`test_registry.py` fails when a name in a package's ``__all__`` (occupancy, roofline,
-roofline.models, roofline.memory, roofline.divergence, validate, the repository's corpus, and any
-public submodule they gain) has no entry here, so every new public name is fuzzed from the day it lands:
-add an entry next to its neighbours (a strategy for its arguments; `model(...)` for a
-pydantic class; `constant()`, `error()`, `module()`; `session_call(...)` for what needs an
-open GPU session: it is given anything else and must refuse).
+`REGISTRY` holds every name in a package's ``__all__`` (occupancy, roofline, validate, the
+repository's corpus, and the public submodules they list: roofline.models, roofline.memory,
+roofline.divergence, any they gain), so a new public name is fuzzed from the day it lands, with nobody remembering.
+Constants, error types and submodules are recognised by rule, and so are the functions that
+need an open GPU session (their first parameter is ``session``: given anything else, they
+must refuse). Every other name takes the strategy written for it below, next to its
+neighbours (a strategy for its arguments; `model(...)` for a pydantic class; `plain(...)`
+for a dataclass); a name without one is drawn from its signature or fields alone
+(`by_rule`), and `test_registry.py` fails until a strategy is written for it.
 
 `INTERNAL` fuzzes a few private functions the same way: helpers that issue 21's fuzzing
 reached through the public ones (or that the command line calls directly).
@@ -14,6 +17,8 @@ reached through the public ones (or that the command line calls directly).
 from __future__ import annotations
 
 import copy
+import importlib
+import inspect
 import itertools
 import json
 import math
@@ -22,6 +27,7 @@ import types
 from typing import Any
 
 import numpy as np
+import pydantic
 from hypothesis import strategies as st
 
 import corpus
@@ -84,11 +90,10 @@ def model(cls: type, sample: Any, *, use: Any = None, finite: bool = True, json_
     and (with `json_too`) read from corrupted JSON. `use(instance)` exercises a successful
     build (its arguments, e.g. a GPU's methods); `finite`: a built instance holds no NaN."""
     dumped = sample.model_dump(mode="python")
-    text = sample.model_dump_json().encode()
     strategy = st.one_of(
         st.builds(lambda seed, value, how: ("build", _mutate(dumped, random.Random(seed), value, how)),
                   st.integers(0, 2**16), odd(), st.integers(0, 4)),
-        *([v.corrupted(text).map(lambda b: ("json", b))] if json_too else []),
+        *([v.corrupted(sample.model_dump_json().encode()).map(lambda b: ("json", b))] if json_too else []),
     )
 
     def run(target: Any, drawn: Any) -> Any:
@@ -102,11 +107,12 @@ def model(cls: type, sample: Any, *, use: Any = None, finite: bool = True, json_
 
 
 def fields(cls: type) -> Entry:
-    """A pydantic class without a handy sample: built from its own field names (and an
-    unknown one) holding odd values; a clean refusal is pydantic's or the library's error."""
+    """A pydantic class without a sample (`by_rule`'s, `generic`): built from its own field
+    names (and an unknown one) holding odd values, so it rarely gets past the first check;
+    a clean refusal is pydantic's or the library's error."""
     names = st.sampled_from((*cls.model_fields, "no_such_field"))
     return Entry("call", strategy=st.dictionaries(names, odd(), max_size=5),
-                 run=lambda target, drawn: (target(**drawn), None)[1], pydantic=True)
+                 run=lambda target, drawn: (target(**drawn), None)[1], pydantic=True, generic=True)
 
 
 def plain(strategy: st.SearchStrategy[Any]) -> Entry:
@@ -330,15 +336,10 @@ OCCUPANCY = {
     "BlockSizeResult": model(occupancy.BlockSizeResult, occupancy.max_potential_block_size("sm_90", registers_per_thread=32),
                              finite=False),
     "Cliffs": model(occupancy.Cliffs, _CLIFFS, finite=False),
-    "LIMITERS": constant(),
-    "MAX_BLOCK_DIMS": constant(),
-    "MAX_GRID_DIMS": constant(),
     "OccupancyArrays": plain(st.tuples(*[odd()] * 14)),
-    "OccupancyError": error(),
     "OccupancyResult": model(occupancy.OccupancyResult, _CALC, finite=False),
     "ResourceCliffs": model(occupancy.ResourceCliffs, _CLIFFS.registers, finite=False),
     "Threshold": model(occupancy.Threshold, _CLIFFS.registers.thresholds[0], finite=False),
-    "UNLIMITED": constant(),
     "architecture": call(args_kwargs(v.arch_spec)),
     "architectures": call(args_kwargs()),
     "available_dynamic_shared_memory": call(st.fixed_dictionaries({
@@ -370,12 +371,10 @@ OCCUPANCY = {
 
 ROOFLINE = {
     "ArchRates": model(roofline.ArchRates, roofline.arch_rates("9.0")),
-    "CHART_SCHEMA_VERSION": constant(),
     "Calibration": model(roofline.Calibration, roofline.calibration("H200"),
                          use=lambda c: roofline.predict("H200", models.copy(1 << 16), calibration=c)),
     "Ceiling": model(roofline.Ceiling, _CHART.ceilings[0]),
     "ChartPoint": model(roofline.ChartPoint, _CHART.points[0]),
-    "DEFAULT_GPU": constant(),
     "DemoResources": model(roofline.DemoResources, roofline.demo_resources()),
     "Derivation": model(roofline.Derivation, roofline.gpu("H200").peak_derivation("fp32"), finite=False),
     "GPU": model(roofline.GPU, roofline.gpu("H100-SXM"), use=lambda g: (_gpu_methods(g), _poke_gpu(g))),
@@ -383,13 +382,10 @@ ROOFLINE = {
     "L2Persistence": model(roofline.L2Persistence, roofline.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
                                                                            l2_cache_bytes=1 << 24), finite=False),
     "Locality": model(roofline.Locality, roofline.locality("H200")),
-    "MEMORY_LEVELS": constant(),
     "MemorySpace": model(roofline.MemorySpace, roofline.memory_space("shared")),
-    "PRECISIONS": constant(),
     "Prediction": model(roofline.Prediction, _PRED, finite=False),
     "RooflineArrays": plain(st.tuples(*[odd()] * 6)),
     "RooflineChart": model(roofline.RooflineChart, _CHART),
-    "RooflineError": error(),
     "RooflineResult": model(roofline.RooflineResult, roofline.analyze("H100-SXM", models.copy(1024)), finite=False),
     "SuiteReport": model(roofline.SuiteReport, _SUITE, finite=False),
     "SuiteRow": model(roofline.SuiteRow, _SUITE.rows[0], finite=False),
@@ -443,7 +439,6 @@ ROOFLINE = {
         st.integers(0, 2**16), odd(), st.integers(0, 4)), check=lambda g, d: _gpu_methods(g)),
     "demo_kernels": call(args_kwargs(v.gpu_any, compiled=maybe(st.booleans())), cost=8),
     "demo_resources": call(args_kwargs()),
-    "divergence": module(),
     "format_suite_table": call(args_kwargs(st.one_of(st.just(_SUITE), junk()))),
     "gpu": call(args_kwargs(v.gpu_any), check=_poke_gpu),
     "gpus": call(args_kwargs(st.one_of(st.none(), v.gpu_name))),
@@ -456,11 +451,9 @@ ROOFLINE = {
     "load_calibration": file_entry(("calibration_json", "report_json", "chart_json")),
     "load_chart": file_entry(("chart_json", "chart_csv", "calibration_json"), check=_chart_checks),
     "load_gpu": file_entry(("gpu_toml", "gpu_json", "arch_toml")),
-    "memory": module(),
     "memory_space": call(args_kwargs(maybe(st.sampled_from(("register", "local", "shared", "constant", "texture",
                                                             "global", "L2"))))),
     "memory_spaces": call(args_kwargs()),
-    "models": module(),
     "plot_roofline": call(st.one_of(
         args_kwargs(st.one_of(v.charts(), v.gpu_any), st.one_of(st.just(()), st.lists(v.kernel_like, max_size=2)),
                     path=st.one_of(st.none(), v.out_paths((".png", ".svg", ".pdf", ".jpg"))),
@@ -502,7 +495,6 @@ ROOFLINE = {
 }
 
 MODELS = {
-    "TRANSPOSE_VARIANTS": constant(),
     "aos": call(args_kwargs(n_size, block=block_1d)),
     "blur": call(args_kwargs(maybe(st.integers(1, 300)), maybe(st.integers(1, 300)),
                              radius=maybe(st.integers(0, 4)), block=block_2d), cost=2),
@@ -533,12 +525,7 @@ MODELS = {
 }
 
 MEMORY = {
-    "BANK_BYTES": constant(),
     "BankConflicts": model(memory.BankConflicts, memory.bank_conflicts(memory.warp_addresses(stride=2)), finite=False),
-    "CACHE_LINE_BYTES": constant(),
-    "SECTOR_BYTES": constant(),
-    "SHARED_MEMORY_BANKS": constant(),
-    "WARP_SIZE": constant(),
     "WarpTransactions": model(memory.WarpTransactions, memory.warp_transactions(memory.warp_addresses(offset=3)),
                               finite=False),
     "bank_conflicts": call(args_kwargs(
@@ -571,10 +558,8 @@ DIVERGENCE = {
 
 VALIDATE = {
     "DeviceComparison": model(validate.DeviceComparison, REPORT.comparison, finite=False),
-    "DeviceError": error(),
     "DeviceInfo": model(validate.DeviceInfo, REPORT.device, finite=False),
     "PredictionCheck": model(validate.PredictionCheck, REPORT.prediction, finite=False),
-    "REPORT_SCHEMA_VERSION": constant(),
     "Session": call(args_kwargs(maybe(st.integers(0, 3)))),
     "TimingResult": model(validate.TimingResult, REPORT.ceilings.items[0].timing, finite=False),
     "ValidationReport": model(validate.ValidationReport, REPORT, finite=False),
@@ -590,7 +575,6 @@ VALIDATE = {
     "StopRules": model(validate.StopRules, validate.StopRules(repetitions=10, target_spread=0.02, budget_seconds=0.5)),
     "compare_device": call(args_kwargs(device_infos())),
     "open_session": call(args_kwargs(maybe(st.integers(0, 3)))),
-    "query_device": session_call(),
     "render_markdown": call(args_kwargs(make_reports(), level=maybe(st.sampled_from((1, 2, 4, 5, 0, -1, (1, 2), 2**70))),
                                         assets=maybe(st.sampled_from(("", "h100/", "a b/"))))),
     "run_prediction_check": session_call(v.gpu_any),
@@ -614,6 +598,9 @@ _NCU = roofline.load_ncu(v.ROOT / "tests/data/ncu/user_kernels.raw.csv")
 _PROFILE = roofline.profile_report(_NCU, gpu="H200")
 _MEASURED = roofline.measured_ceilings("H200")
 _INFO = models.describe("transpose")
+_INSTRUCTIONS = roofline.instruction_roofline(_PROFILE)
+_CLUSTER_CLIFFS = occupancy.cliffs("sm_90", threads_per_block=128, registers_per_thread=32,
+                                   gpu=roofline.gpc_layout("H100-SXM"), cluster_size=2).cluster_size
 _OCC_LAUNCH = occupancy.Launch(grid=4096, block=256, registers_per_thread=32)
 _ACCESS = roofline.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
 _SET = validate.ReportSet(created_utc=REPORT.created_utc, reports=(REPORT,))
@@ -679,8 +666,6 @@ gate_rows = st.one_of(st.just(_GATE_ROWS), st.just(_GATE_WORSE), junk(), st.list
                                                                                    max_size=3))
 
 OCCUPANCY.update({
-    "COMPILERS": constant(),
-    "GATE_FIELDS": constant(),
     "KernelLines": model(occupancy.KernelLines, _LINES),
     "SourceLine": model(occupancy.SourceLine, _LINES.lines[0]),
     "source_lines": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
@@ -694,18 +679,16 @@ OCCUPANCY.update({
                                                          kernel=maybe(st.sampled_from(("k", "nope"))),
                                                          options=compile_options),
                                              io=True, cost=5),
-    "ClusterCliffs": fields(occupancy.ClusterCliffs),
+    "ClusterCliffs": model(occupancy.ClusterCliffs, _CLUSTER_CLIFFS, finite=False),
     "ClusterOccupancy": model(occupancy.ClusterOccupancy, _CLUSTERS, finite=False),
-    "ClusterPoint": fields(occupancy.ClusterPoint),
+    "ClusterPoint": model(occupancy.ClusterPoint, _CLUSTER_CLIFFS.points[0]),
     "ClusterSizeResult": model(occupancy.ClusterSizeResult, _CLUSTER_SIZE, finite=False),
-    "CompileError": error(),
-    "DriverConfiguration": fields(occupancy.DriverConfiguration),
+    "DriverConfiguration": model(occupancy.DriverConfiguration, _CALC.driver),
     "GpcLayout": model(occupancy.GpcLayout, _GPC[0], finite=False),
     "KernelResources": model(occupancy.KernelResources, REPORT.kernels[0].resources, finite=False),
     "Launch": model(occupancy.Launch, _OCC_LAUNCH, json_too=False,
                     use=lambda launch: (occupancy.calculate("sm_90", launch=launch),
                                         roofline.predict("H100-SXM", models.copy(1 << 20), launch))),
-    "SCHEDULING_POLICIES": constant(),
     "SassCounts": model(occupancy.SassCounts, _SASS_COUNTS),
     "SassLoop": model(occupancy.SassLoop, _SASS.loops[0]),
     "SassSummary": model(occupancy.SassSummary, _SASS, use=str),
@@ -728,7 +711,9 @@ OCCUPANCY.update({
 ROOFLINE.update({
     "instructions_from_sass": call(args_kwargs(st.one_of(st.just(_SASS), junk()), st.one_of(v.kernel_like, junk()),
                                                st.one_of(st.none(), st.just(_OCC_LAUNCH), junk()))),
-    "Access": fields(roofline.Access),
+    # Its index is a function: no JSON, and a built one is checked by counting its traffic.
+    "Access": model(roofline.Access, _ACCESS, json_too=False, finite=False,
+                    use=lambda a: roofline.traffic(4, 256, [a])),
     "BandwidthPoint": model(roofline.BandwidthPoint, _CHART.bandwidth_points[0]),
     "Coords": plain(st.tuples(*[odd()] * 9)),
     "Kernel": model(roofline.Kernel, models.copy(1024), json_too=False,
@@ -738,18 +723,17 @@ ROOFLINE.update({
                                                                     bytes_per_second=1e10)),
     "gpc_layout": call(args_kwargs(st.one_of(gpc_names, st.sampled_from(_GPC)))),
     "gpc_layouts": call(args_kwargs()),
-    "NCU_SECTIONS": constant(),
     "NcuKernel": model(roofline.NcuKernel, _NCU.kernels[0], finite=False),
     "NcuProfile": model(roofline.NcuProfile, _NCU, finite=False, json_too=False),
     "ProfileKernel": model(roofline.ProfileKernel, _PROFILE.kernels[0], finite=False),
     "ProfileReport": model(roofline.ProfileReport, _PROFILE, finite=False, json_too=False),
-    "InstructionCeiling": fields(roofline.InstructionCeiling),
-    "InstructionPoint": fields(roofline.InstructionPoint),
+    "InstructionCeiling": model(roofline.InstructionCeiling, _INSTRUCTIONS.ceilings[0]),
+    "InstructionPoint": model(roofline.InstructionPoint, _INSTRUCTIONS.points[0]),
     "InstructionRoofline": model(roofline.InstructionRoofline, roofline.instruction_roofline(_PROFILE), finite=False),
     "instruction_roofline": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()),
                                              sm_clock_hz=st.one_of(st.none(), maybe(st.floats())))),
     "nsight_calibration": call(args_kwargs(v.gpu_any, st.one_of(st.none(), v.calibrations(), junk()))),
-    "Traffic": fields(roofline.Traffic),
+    "Traffic": model(roofline.Traffic, roofline.traffic(4, 256, [_ACCESS]), finite=False),
     "format_profile_report": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()), markdown=maybe(st.booleans()))),
     "load_ncu": file_entry(("ncu_raw_csv", "ncu_csv", "chart_csv"), cost=3),
     "measured_ceilings": call(args_kwargs(v.gpu_any)),
@@ -772,7 +756,6 @@ MODELS.update({
     "ModelParameter": model(models.ModelParameter, _INFO.parameters[0], finite=False),
     "catalog": call(args_kwargs()),
     "describe": call(args_kwargs(maybe(st.sampled_from((*models.names(), "nope", "Copy"))))),
-    "REDUCTION_VARIANTS": constant(),
     "ReductionSteps": model(models.ReductionSteps, models.reduction_steps(256, "sequential"), finite=False),
     "reduction_steps": call(args_kwargs(block_1d, maybe(st.sampled_from((*models.REDUCTION_VARIANTS, "nope"))))),
 })
@@ -781,12 +764,17 @@ _report_paths = st.lists(st.one_of(st.builds(lambda case: v.write_case(case), v.
                                    junk()), max_size=3)
 
 VALIDATE.update({
-    "ClusterCheck": fields(validate.ClusterCheck),
-    "GpcLayoutMeasurement": fields(validate.GpcLayoutMeasurement),
-    "KernelArg": fields(validate.KernelArg),
-    "Measurement": fields(validate.Measurement),
+    "ClusterCheck": model(validate.ClusterCheck, validate.ClusterCheck(
+        gpu="H100-SXM", device_name="NVIDIA H100 80GB HBM3", sm_count=132, kernels=3, cluster_queries=12,
+        potential_size_queries=4, mismatches=(), seconds=1.5)),
+    "GpcLayoutMeasurement": model(validate.GpcLayoutMeasurement, validate.GpcLayoutMeasurement.model_validate_json(
+        (v.ROOT / "tests/data/gpc_layout_h100.json").read_bytes()), finite=False),
+    "KernelArg": model(validate.KernelArg, validate.parse_kernel_args(["f32[n]=random"], {"n": 16})[0]),
+    "Measurement": model(validate.Measurement, validate.Measurement.model_validate_json(
+        (v.ROOT / "docs/results/h200/measure/measure_saxpy4.json").read_bytes()), finite=False),
     "ReportSet": model(validate.ReportSet, _SET, finite=False),
-    "ResourcesCheck": fields(validate.ResourcesCheck),
+    "ResourcesCheck": model(validate.ResourcesCheck, validate.ResourcesCheck.model_validate_json(
+        (v.ROOT / "docs/results/h200/resources_check.json").read_bytes()), finite=False),
     "check_clusters": session_call(device_infos()),
     "check_resources": session_call(device_infos(), quick=st.booleans(), triton=st.booleans()),
     "driver_cluster_answers": session_call(device_infos()),
@@ -804,8 +792,7 @@ VALIDATE.update({
     "MeasureOptions": model(validate.MeasureOptions, validate.MeasureOptions(defines={"N": 4}, sizes={"n": 16},
                                                                            budget_seconds=0.5, seed=1)),
     "measure_gpc_layout": session_call(device_infos()),
-    "LaunchOverhead": fields(validate.LaunchOverhead),
-    "measure_launch_overhead": session_call(),
+    "LaunchOverhead": model(validate.LaunchOverhead, REPORT.launch, finite=False),
     "block_ramp_figure": call(args_kwargs(junk())),
     "ProfileRun": model(validate.ProfileRun, validate.ProfileRun(report_path="r.ncu-rep", csv_path="r.csv",
                                                                  command=("ncu",), report=_PROFILE),
@@ -844,7 +831,6 @@ _measured_launches = st.lists(st.one_of(
     junk()), max_size=3)
 
 VALIDATE.update({
-    "CALIBRATION_FIT_PARAMETERS": constant(),
     "CalibrationFit": model(validate.CalibrationFit, _FIT_SAMPLE),
     "FitParameter": model(validate.FitParameter, validate.CALIBRATION_FIT_PARAMETERS[0],
                           use=lambda p: poke(p.to_unit, p.from_unit)),
@@ -869,7 +855,6 @@ _family_sources = st.one_of(
     junk())
 
 VALIDATE.update({
-    "FAMILIES": constant(),
     "FamilyRecord": model(validate.FamilyRecord, _FAMILY_RECORDS[0]),
     "FamilyReport": model(validate.FamilyReport, _FAMILY_REPORT, json_too=False),
     "FamilyRow": model(validate.FamilyRow, _FAMILY_REPORT.rows[0]),
@@ -929,7 +914,8 @@ INTERNAL: dict[str, Entry] = {
         st.one_of(st.none(), st.sampled_from(("", "0000:1b:00.0", "nope")), junk(), odd()))),
 }
 
-REGISTRY: dict[str, Entry] = {
+#: The strategies written for public names, by qualified name.
+WRITTEN: dict[str, Entry] = {
     **{f"occupancy.{k}": e for k, e in OCCUPANCY.items()},
     **{f"roofline.{k}": e for k, e in ROOFLINE.items()},
     **{f"roofline.models.{k}": e for k, e in MODELS.items()},
@@ -938,3 +924,75 @@ REGISTRY: dict[str, Entry] = {
     **{f"validate.{k}": e for k, e in VALIDATE.items()},
     **{f"corpus.{k}": e for k, e in CORPUS.items()},
 }
+
+# ------------------------------------------------------------------ the registry, from __all__
+
+PACKAGES = ("occupancy", "roofline", "validate", "corpus")
+
+
+def resolve(qualified: str) -> Any:
+    """The object a qualified public name stands for."""
+    module, _, name = qualified.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def public_names() -> list[str]:
+    """Every name in the packages' ``__all__``, following the public submodules they list."""
+    found: set[str] = set()
+    pending = list(PACKAGES)
+    while pending:
+        module_name = pending.pop()
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            qualified = f"{module_name}.{name}"
+            found.add(qualified)
+            if isinstance(getattr(module, name), types.ModuleType):
+                pending.append(qualified)
+    return sorted(found)
+
+
+def needs_gpu(target: Any) -> bool:
+    """Whether `target` works on an open GPU session: its first parameter is ``session``."""
+    try:
+        parameters = list(inspect.signature(target).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(parameters) and parameters[0] == "session"
+
+
+def from_signature(target: Any) -> Entry:
+    """A callable without a written strategy: odd values for each parameter of its signature
+    (the required ones always, the others sometimes)."""
+    args, required, optional = [], {}, {}
+    for p in inspect.signature(target).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is p.empty and p.kind is not p.KEYWORD_ONLY:
+            args.append(odd())
+        elif p.default is p.empty:
+            required[p.name] = odd()
+        elif p.kind is not p.POSITIONAL_ONLY:
+            optional[p.name] = odd()
+    strategy = st.fixed_dictionaries({"args": st.tuples(*args),
+                                      "kwargs": st.fixed_dictionaries(required, optional=optional)})
+    return Entry("call", strategy=strategy, io=True, pydantic=True, generic=True)
+
+
+def by_rule(target: Any) -> Entry:
+    """The entry of a public name without a written one: a module, an error type, a constant
+    or a function that needs a GPU session by what it is; anything else callable from its
+    fields (a pydantic class) or signature, marked `generic`."""
+    if isinstance(target, types.ModuleType):
+        return module()
+    if isinstance(target, type) and issubclass(target, BaseException):
+        return error()
+    if not callable(target):
+        return constant()
+    if needs_gpu(target):
+        return session_call()
+    if isinstance(target, type) and issubclass(target, pydantic.BaseModel):
+        return fields(target)
+    return from_signature(target)
+
+
+REGISTRY: dict[str, Entry] = {name: WRITTEN.get(name) or by_rule(resolve(name)) for name in public_names()}

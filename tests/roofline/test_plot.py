@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import roofline
 from roofline import Kernel, RooflineError
@@ -194,3 +198,78 @@ def test_measured_seconds_place_every_kernel_also_those_without_flops():
         roofline.roofline_chart("H100 SXM", [copy], measured_seconds={"nope": 1.0})
     with pytest.raises(roofline.RooflineError, match="positive number of seconds"):
         roofline.roofline_chart("H100 SXM", [copy], measured_seconds={"copy": float("nan")})
+
+
+# Extreme finite figures: a chart whose every placed figure lies in 1e-100..1e100 is drawn; any
+# other is one RooflineError naming the figure and that range, never an OverflowError from the
+# axes' ticks (matplotlib's log locator runs up to one axis width past the limits).
+_ANY_FINITE = st.one_of(
+    st.floats(min_value=1e-100, max_value=1e100),
+    st.floats(min_value=5e-324, max_value=1.7976931348623157e308, allow_nan=False, allow_infinity=False),
+)
+
+
+def _extreme_chart(compute, memory, intensity):
+    from roofline._chart import BandwidthPoint, Ceiling, ChartPoint, RooflineChart
+
+    return RooflineChart(
+        gpu="extreme",
+        ceilings=(Ceiling(name="fp32", kind="compute", value=compute),
+                  Ceiling(name="dram", kind="memory", value=memory)),
+        points=(ChartPoint(kernel="k", arithmetic_intensity=intensity, flops_per_second=compute),),
+        bandwidth_points=(BandwidthPoint(kernel="k", bytes_per_second=memory),),
+    )
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(compute=1e308, memory=1e-308, intensity=1.0)
+@example(compute=1e-308, memory=1e308, intensity=1.0)
+@example(compute=1.7976931348623157e308, memory=1.7976931348623157e308, intensity=1.7976931348623157e308)
+@example(compute=5e-324, memory=5e-324, intensity=5e-324)
+@example(compute=1e12, memory=1e308, intensity=1.0)
+@example(compute=1e50, memory=1e-50, intensity=1e-100)
+@example(compute=1e100, memory=1e100, intensity=1e100)
+@given(compute=_ANY_FINITE, memory=_ANY_FINITE, intensity=_ANY_FINITE)
+def test_extreme_finite_ceilings_plot_or_name_the_figure_and_the_range(compute, memory, intensity):
+    figures = [compute, memory, intensity, compute / memory]
+    drawable = all(1e-100 <= f <= 1e100 for f in figures)
+    chart = _extreme_chart(compute, memory, intensity)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow in the knee, no singular axis
+        if not drawable:
+            with pytest.raises(RooflineError, match=r"is outside the range a roofline plot draws, 1e-100 to 1e\+100"):
+                roofline.plot_roofline(chart, knee_sharpness=64.0)
+            return
+        fig = roofline.plot_roofline(chart, knee_sharpness=64.0)
+    ax, lines = _lines(fig)
+    y_lo, y_hi = ax.get_ylim()
+    x_lo, x_hi = ax.get_xlim()
+    assert y_lo <= compute <= y_hi and x_lo <= intensity <= x_hi and x_lo <= compute / memory <= x_hi
+    assert lines["ceiling:fp32:theoretical"].get_ydata()[0] == compute
+
+
+@pytest.mark.parametrize(("compute", "memory", "named"), [
+    (1e308, 3e12, "ceiling 'fp32' (theoretical)=1e+308 flop/s"),
+    (6e13, 1e-308, "ceiling 'dram' (theoretical)=1e-308 bytes/s"),
+    (1e80, 1e-80, "ridge point of 'fp32' on 'dram'=1e+160 flop/byte"),
+], ids=["huge-compute", "tiny-memory", "ridge-past-the-range"])
+def test_plot_from_a_chart_with_extreme_ceilings_is_one_line(tmp_path, capsys, compute, memory, named):
+    from gpuroof import main
+
+    saved = tmp_path / "chart.json"
+    roofline.save_chart(_extreme_chart(compute, memory, 1.0), saved)
+    code = main(["plot", "--from", str(saved), "-o", str(tmp_path / "chart.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert named in err and "1e-100 to 1e+100" in err
+    assert not (tmp_path / "chart.png").exists()
+
+
+def test_plot_from_a_chart_at_the_ends_of_the_range_is_drawn(tmp_path, capsys):
+    from gpuroof import main
+
+    saved = tmp_path / "chart.json"
+    roofline.save_chart(_extreme_chart(1e90, 1e-5, 1e-95), saved)
+    code = main(["plot", "--from", str(saved), "-o", str(tmp_path / "chart.png")])
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -5,7 +5,9 @@
 thread, L2 sectors, DRAM reads and writes), at the clocks the program runs at
 (``--clock-control none``), keeps the report (``REPORT.ncu-rep``) and its raw-page export in
 base units (``REPORT.csv``), and hands the export to `roofline.profile_report` (which reads
-the report's SASS from its source page).
+the report's SASS from its source page). The export streams from ncu into a temporary file
+beside ``REPORT.csv`` that replaces it once complete (`occupancy.common.atomic_path`): a
+failed or interrupted export leaves no ``REPORT.csv`` of half a page, and no temporary.
 
 Errors: no ``ncu``, or an ``ncu`` that cannot read the performance counters
 (``ERR_NVGPUCTRPERM``), is a `DeviceError` (exit code 3); a program that cannot start, fails,
@@ -21,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import roofline
-from occupancy.common import sequence
+from occupancy.common import atomic_path, sequence
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
@@ -70,13 +72,25 @@ def _output(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def _run(runner: Runner, command: list[str]) -> subprocess.CompletedProcess[str]:
+def _run(runner: Runner, command: list[str], **streams: object) -> subprocess.CompletedProcess[str]:
+    """`command` run by `runner`, its output captured (or sent where `streams` say)."""
     try:
-        return runner(command, capture_output=True, text=True, timeout=_TIMEOUT_SECONDS)
+        return runner(command, **(streams or {"capture_output": True}), text=True, timeout=_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
         raise DeviceError(f"{' '.join(command[:3])} ... ran past {_TIMEOUT_SECONDS} s; stopped") from None
     except OSError as exc:
         raise DeviceError(f"ncu could not be run: {exc}") from None
+
+
+def _export(runner: Runner, command: list[str], export: Path) -> None:
+    """ncu's raw-page export streamed into `export` through a temporary file and a rename: on a
+    failure or an interrupt (KeyboardInterrupt) the temporary is removed and `export` is left
+    as it was; a kill leaves the temporary to the next write to `export`, which removes it."""
+    with atomic_path(export, RooflineError, "output") as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        exported = _run(runner, command, stdout=handle, stderr=subprocess.PIPE)
+        if exported.returncode != 0:
+            last = (_output(exported.stderr or "") or [f"exit code {exported.returncode}"])[-1]
+            raise DeviceError(f"ncu could not export {command[2]}: {last[:300]}")
 
 
 def profile_program(
@@ -162,11 +176,7 @@ def profile_program(
     if any(_NO_KERNEL in line for line in said) or not report.is_file():
         which = f" matching --kernel {kernel!r}" if kernel is not None else ""
         raise RooflineError(f"the program ran no kernel{which}: Nsight Compute profiled none ({' '.join(command)[:200]})")
-    exported = _run(runner, [ncu, "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"])
-    if exported.returncode != 0:
-        last = (_output(exported.stderr) + _output(exported.stdout))[-1:] or [f"exit code {exported.returncode}"]
-        raise DeviceError(f"ncu could not export {report}: {last[0][:300]}")
-    export.write_text(exported.stdout)
+    _export(runner, [ncu, "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"], export)
     result = roofline.profile_report(export, gpu=gpu, binary=binary)
     return ProfileRun(report_path=str(report), csv_path=str(export), command=tuple(["ncu", *profile[1:]]),
                       report=result)

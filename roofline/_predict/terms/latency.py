@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ..._roofline import _check_positive
 from ._term import finite_positive
 
-__all__ = ["achieved_bandwidth", "queued_life"]
+__all__ = ["achieved_bandwidth", "queued_life", "soft_minimum"]
 
 
 def achieved_bandwidth(
@@ -71,12 +71,25 @@ def achieved_bandwidth(
     # A Little's-law rate past the float range is no limit at all: the soft minimum drops it.
     with np.errstate(over="ignore"):
         little = concurrency / latency
-    rates = (little, np.broadcast_to(peak, concurrency.shape))
-    # in log space, so that rates of very different size neither overflow nor underflow
-    with np.errstate(divide="ignore"):
-        logs = np.stack([-p * np.log(np.maximum(r, 1e-300)) for r in rates])
-    result = np.minimum(np.exp(-np.logaddexp.reduce(logs, axis=0) / p), dispatch)
+    result = np.minimum(soft_minimum(little, np.broadcast_to(peak, concurrency.shape), p), dispatch)
     return float(result) if result.ndim == 0 else result
+
+
+def soft_minimum(a: npt.ArrayLike, b: npt.ArrayLike, sharpness: float) -> np.ndarray:
+    """``(a**-p + b**-p) ** (-1/p)`` for ``p`` = `sharpness`: the smaller of two positive rates
+    far from where they meet, below both where they do.
+
+    Computed in log space, so that rates of very different size (or a large ``p``) neither
+    overflow nor underflow; a rate of 0 counts as 1e-300.
+
+    Examples
+    --------
+    >>> float(soft_minimum(1e300, 2.0, 64.0)), round(float(soft_minimum(1.0, 1.0, 1.0)), 3)
+    (2.0, 0.5)
+    """
+    with np.errstate(divide="ignore"):
+        logs = np.stack([-sharpness * np.log(np.maximum(r, 1e-300)) for r in np.broadcast_arrays(a, b)])
+    return np.exp(-np.logaddexp.reduce(logs, axis=0) / sharpness)
 
 
 def queued_life(other_seconds: float, l1_seconds: float, blocks_per_sm: float) -> float:
