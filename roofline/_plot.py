@@ -20,7 +20,7 @@ from ._instruction_roofline import InstructionRoofline
 from ._kernel import Kernel, KernelLike
 from ._plot_axes import PLOT_RANGE, chart_figures, decade_ceil, decade_floor, instruction_figures, plottable
 from ._precision import PRECISION_LABELS
-from ._terms.latency import soft_minimum
+from ._predict.terms.latency import soft_minimum
 
 if TYPE_CHECKING:  # matplotlib is imported only when a plot is drawn
     from matplotlib.artist import Artist
