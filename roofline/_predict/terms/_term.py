@@ -44,7 +44,7 @@ class Term(BaseModel):
     roof_seconds : float or None
         The plain roofline's time for this term's work (`roofline_bound`): its work at its
         rate, with no latency or scheduling; None for a term that models latency, issue or
-        overhead. Not part of the term's JSON (its inputs hold the figures it is made of).
+        overhead. It is in the term's JSON, so a prediction read back keeps its bound.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -55,7 +55,7 @@ class Term(BaseModel):
     limiter: Limiter
     inputs: dict[str, float] = Field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    roof_seconds: float | None = Field(default=None, exclude=True, repr=False)
+    roof_seconds: float | None = Field(default=None, repr=False)
 
 
 def finite_positive(name: str, value: object, *, allow_inf: bool = False) -> float:
