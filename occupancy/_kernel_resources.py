@@ -33,6 +33,7 @@ from ._frameworks import (
     triton_cache_kernels,
     triton_kernel,
 )
+from ._install import install_extra
 from ._lines import KernelLines, line_listing
 from ._names import demangle, match_kernel
 from ._nvcc import find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
@@ -273,7 +274,7 @@ def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[st
             return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
         except ImportError:
             raise ImportError(f"{path.name}: compiling CUDA C++ needs nvcc (the CUDA toolkit, or CUDA_HOME) or "
-                              "NVRTC: pip install 'gpuroof[compile]'") from None
+                              f"NVRTC: {install_extra('compile')}") from None
     compiled = _nvcc_file(path, arch, options, cwd, nvcc)
     return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
                       log=compiled.log, compiler=compiled.tool)
@@ -547,7 +548,7 @@ def kernel_resources(
     is compiled by the user's own nvcc (device code only, ``--resource-usage``; host code
     and every header the build finds compile as they do there), or by NVRTC when no nvcc
     is found; CUDA C++ given as a string is compiled by NVRTC. PTX is assembled with
-    nvJitLink (cuda-python, ``pip install 'gpuroof[compile]'``). ``compiler`` on the
+    nvJitLink (cuda-python, gpuroof's ``compile`` extra: `occupancy.common.install_extra`). ``compiler`` on the
     result says which compiler and version made the figures.
 
     Parameters

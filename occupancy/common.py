@@ -23,6 +23,8 @@ these from here (``occupancy.common``) instead of writing their own:
   library work reports how far it is (a callback that receives ``str`` messages);
 * `Displayed`: the base of the public result models: a short repr and notebook tables from a
   declared headline (`shown`, `si`, `percent`, `joined` format its items);
+* `install_extra`: the command that installs an optional dependency group (gpuroof is not on
+  a package index: from its checkout), for the messages that say what is missing;
 * `figure_class`: the Figure class the plot functions draw on (it shows inline in Jupyter),
   matplotlib imported only when it is called;
 * `CheckedModel`: the base of the value objects checked once at construction
@@ -52,6 +54,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError, model_validator
 
 from ._display import Displayed, Shown, joined, percent, shown, si
+from ._install import install_extra
 from ._progress import Progress, ProgressStep, no_progress, step as progress_step
 
 __all__ = [
@@ -71,6 +74,7 @@ __all__ = [
     "dumps_json",
     "figure_class",
     "file_error",
+    "install_extra",
     "integer",
     "joined",
     "no_progress",
