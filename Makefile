@@ -13,7 +13,7 @@ OUTDIR ?= demo-output
 JOBS ?= 0
 XDIST = -n $(JOBS) --dist loadgroup
 
-.PHONY: demo test test-full bench clean
+.PHONY: demo test test-full docs bench clean
 
 # The package alone: all that `gpuroof demo` needs (numpy, pydantic, matplotlib, pyelftools).
 $(VENV)/.installed: pyproject.toml
@@ -40,6 +40,12 @@ test: $(VENV)/.installed-test
 # Everything, the differential sweeps whole.
 test-full: $(VENV)/.installed-test
 	GPUROOF_TEST_FULL=1 $(PY) -m pytest -q $(XDIST)
+
+# The outputs the docs show (and the files they publish: the demo's figure, the H200 corpus and
+# families tables), written fresh into README.md and docs/ by tests/test_docs.py: every line,
+# the sampled ones too, on one worker (the pages are rewritten in place). Read the diff.
+docs: $(VENV)/.installed-test
+	GPUROOF_UPDATE_DOCS=1 GPUROOF_TEST_FULL=1 $(PY) -m pytest -q -n 0 -p no:cacheprovider tests/test_docs.py
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_startup.py

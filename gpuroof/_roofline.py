@@ -163,15 +163,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                **report.model_dump(mode="json", exclude={"chart"})})
         return 0
     g = roofline.gpu(report.gpu)
-    print(f"gpuroof demo: the classic kernel suite and a register-tiled SGEMM on {g.name} "
-          f"(FP32 {g.peak_flops('fp32') / 1e12:.1f} TFLOP/s, DRAM {g.memory_bandwidth / 1e9:.0f} GB/s, "
-          f"ridge {g.ridge_point('fp32'):.1f} flop/B)")
+    print(f"gpuroof demo: the classic kernel suite and a register-tiled SGEMM on {g.name}\n"
+          f"{g.name}: FP32 {g.peak_flops('fp32') / 1e12:.1f} TFLOP/s, DRAM {g.memory_bandwidth / 1e9:.0f} GB/s, "
+          f"ridge {g.ridge_point('fp32'):.1f} flop/B")
     print()
-    print(roofline.format_suite_table(report))
+    print(roofline.format_suite_table(report, wide=args.wide))
     compiled = roofline.demo_resources()
     if not all(r.registers_assumed for r in report.rows):
-        print(f"regs: compiled from {compiled.file} by {compiled.compiler} for {g.architecture.name} "
-              "(packaged: roofline/data/demo_resources.toml)")
+        print(f"regs: {compiled.file} compiled by {compiled.compiler} for {g.architecture.name} "
+              "(roofline/data/demo_resources.toml)")
     print()
     for kind, path in paths.items():
         print(f"wrote {path}  ({kind.replace('_', ' ')})")
@@ -235,6 +235,9 @@ def _demo_parser(p: argparse.ArgumentParser) -> None:
                      "roofline plot to --out.")
     add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
     add_output(p, "--out", folder=True, default="demo-output", help="output directory (default demo-output)")
+    p.add_argument("--wide", action="store_true",
+                   help="print every column (arithmetic intensities, TFLOP/s, DRAM GB/s, threads per block); "
+                        "the default table fits 100 columns")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_demo)
 

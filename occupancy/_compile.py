@@ -13,6 +13,7 @@ from types import ModuleType
 
 from ._arch import ArchitectureLike, architecture
 from ._errors import OccupancyError
+from ._install import install_extra
 from .common import sequence
 
 __all__ = [
@@ -20,7 +21,7 @@ __all__ = [
     "ptx_setmaxnreg", "ptxas_log", "target_sm",
 ]
 
-INSTALL_HINT = "pip install 'gpuroof[compile]' (cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink)"
+INSTALL_HINT = f"{install_extra('compile')}: cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink"
 
 
 class CompileError(OccupancyError):

@@ -22,6 +22,7 @@ import struct
 from dataclasses import dataclass
 
 from ._errors import OccupancyError
+from ._install import install_extra
 
 __all__ = ["FATBIN_MAGIC", "FatbinEntry", "fatbin_entries", "lz4_block_decompress"]
 
@@ -98,7 +99,7 @@ def _zstd_decompress(data: bytes, size: int) -> bytes:
     except ImportError:
         raise ImportError(
             "this fatbin entry is zstd-compressed (nvcc --compress-mode=default/size/balance); "
-            "reading it needs zstandard: pip install zstandard (or 'gpuroof[compile]'), or "
+            f"reading it needs zstandard: pip install zstandard, or {install_extra('compile')}; or "
             "rebuild with --compress-mode=none"
         ) from None
     return zstandard.ZstdDecompressor().decompress(data, max_output_size=size)

@@ -25,6 +25,7 @@ from ._compile import (
 )
 from ._compile_commands import CompileCommand, absolute_includes, compile_command
 from ._cubin import ELF_MAGIC, cubin_kernels
+from ._enums import Enumerator, enumerators
 from ._errors import OccupancyError
 from ._fatbin import FATBIN_MAGIC, FatbinEntry, fatbin_entries
 from ._frameworks import (
@@ -36,8 +37,8 @@ from ._frameworks import (
     triton_cache_kernels,
     triton_kernel,
 )
+from ._install import install_extra
 from ._lines import KernelLines, line_listing
-from ._enums import Enumerator, enumerators
 from ._names import demangle, match_kernel
 from ._nvcc import file_enumerators, find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
 from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options
@@ -260,7 +261,7 @@ def _assemble(ptx: str, arch: ArchitectureLike, options: Sequence[str], name: st
 def _no_compiler(name: str, work: str, tool: str, library: str) -> CompilerNotFoundError:
     """No compiler at all for `name`: neither the toolkit's `tool` nor cuda-python's `library`."""
     return CompilerNotFoundError(f"{name}: {work} needs {tool} (the CUDA toolkit, or CUDA_HOME) or {library}: "
-                                 "pip install 'gpuroof[compile]'")
+                                 f"{install_extra('compile')}")
 
 
 def _one_line(message: str, log: str) -> CompileError:
@@ -614,7 +615,7 @@ def kernel_resources(
     is compiled by the user's own nvcc (device code only, ``--resource-usage``; host code
     and every header the build finds compile as they do there), or by NVRTC when no nvcc
     is found; CUDA C++ given as a string is compiled by NVRTC. PTX is assembled with
-    nvJitLink (cuda-python, ``pip install 'gpuroof[compile]'``). ``compiler`` on the
+    nvJitLink (cuda-python, gpuroof's ``compile`` extra: `occupancy.common.install_extra`). ``compiler`` on the
     result says which compiler and version made the figures.
 
     Parameters

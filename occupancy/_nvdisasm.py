@@ -1,6 +1,6 @@
 """Running NVIDIA's nvdisasm on a cubin and splitting its listing into instructions.
 
-nvdisasm comes as a wheel (``pip install nvidia-cuda-nvdisasm``, in ``gpuroof[compile]``),
+nvdisasm comes as a wheel (``pip install nvidia-cuda-nvdisasm``, in gpuroof's ``compile`` extra),
 with the CUDA toolkit (beside nvcc) and with Triton. CUDA 13's nvdisasm no longer reads
 sm_50-sm_72 cubins ("use CUDA toolkit 13.0 or earlier"), so every nvdisasm found is tried
 in turn until one reads the cubin.
@@ -28,10 +28,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._install import install_extra
+
 __all__ = ["INSTALL_HINT", "Disassembly", "Instruction", "NvdisasmError", "disassemble", "nvdisasm_candidates",
            "parse_listing"]
 
-INSTALL_HINT = "pip install nvidia-cuda-nvdisasm (or 'gpuroof[compile]')"
+INSTALL_HINT = f"pip install nvidia-cuda-nvdisasm, or {install_extra('compile')}"
 # nvdisasm starts in about 0.3 s and reads a cubin of a few hundred kernels in seconds;
 # a minute means it hangs.
 TIMEOUT_SECONDS = 120
@@ -97,7 +99,7 @@ def _triton() -> list[str]:
 def nvdisasm_candidates() -> list[str]:
     """Every nvdisasm on this machine, in the order they are tried.
 
-    The nvidia-cuda-nvdisasm wheel first (the version ``gpuroof[compile]`` pins), then
+    The nvidia-cuda-nvdisasm wheel first (the version the ``compile`` extra pins), then
     PATH, ``$CUDA_HOME``/``$CUDA_PATH``, nvcc's folder, ``/usr/local/cuda*`` and Triton's.
     """
     roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]

@@ -23,6 +23,8 @@ these from here (``occupancy.common``) instead of writing their own:
   library work reports how far it is (a callback that receives ``str`` messages);
 * `Displayed`: the base of the public result models: a short repr and notebook tables from a
   declared headline (`shown`, `si`, `percent`, `joined` format its items);
+* `install_extra`: the command that installs an optional dependency group (gpuroof is not on
+  a package index: from its checkout), for the messages that say what is missing;
 * `figure_class`: the Figure class the plot functions draw on (it shows inline in Jupyter),
   matplotlib imported only when it is called;
 * `CheckedModel`: the base of the value objects checked once at construction
@@ -55,6 +57,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError, model_validator
 
 from ._display import Displayed, Shown, joined, percent, shown, si
+from ._install import install_extra
 from ._names import base_name, demangle, instance_name, name_key
 from ._progress import Progress, ProgressStep, no_progress, step as progress_step
 from ._real_numbers import RealNumbers
@@ -80,6 +83,7 @@ __all__ = [
     "figure_class",
     "file_error",
     "instance_name",
+    "install_extra",
     "integer",
     "joined",
     "name_key",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
+import textwrap
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ConfigDict
 
@@ -74,9 +75,10 @@ class SuiteRow(Displayed):
     occupancy_limiters: tuple[str, ...]
     predicted_seconds: float | None = None
     predicted_limiter: str | None = None
-    #: The roofline bound over the prediction's own ceilings (`Prediction.roofline_seconds`),
-    #: which never exceeds ``predicted_seconds``; the table's "time >=" shows it where there is one.
-    predicted_bound_seconds: float | None = None
+    #: The roofline's time at the prediction's own ceilings (`Prediction.roofline_seconds`), never
+    #: above ``predicted_seconds``: an estimate, not a bound (an L2 or L1 roof counts traffic that
+    #: L1 may keep, and kernels run faster); the table's "roofline" shows it where there is one.
+    roofline_seconds: float | None = None
 
     headline = (
         shown("label", label="kernel"),
@@ -197,55 +199,122 @@ def analyze_suite(
             occupancy_limiters=limiters,
             predicted_seconds=None if predicted is None else predicted.seconds,
             predicted_limiter=None if predicted is None else predicted.limiter,
-            predicted_bound_seconds=None if predicted is None else predicted.roofline_seconds,
+            roofline_seconds=None if predicted is None else predicted.roofline_seconds,
         ))
     chart = roofline_chart(device, kernels, title=f"Roofline: classic kernels on {device.name}")
     progress_step(progress, "suite analysed", len(kernels), len(kernels))
     return SuiteReport(gpu=device.name, rows=tuple(rows), chart=chart)
 
 
-def _cells(row: SuiteRow) -> list[str]:
-    bound = row.bound if row.bound == "compute" else f"memory ({row.bound_level})"
-    occupancy = "-" if row.occupancy is None else f"{row.occupancy:.0%}"
-    registers = "-" if row.registers_per_thread is None else (
-        f"{row.registers_per_thread}{'*' if row.registers_assumed else ''}"
-    )
-    requested = row.requested_arithmetic_intensity
-    return [
-        row.label,
-        f"{requested:.3g}" if requested is not None else "-",
-        f"{row.arithmetic_intensity:.3g}",
-        f"{row.attainable_flops_per_second / 1e12:.3g}",
-        f"{row.dram_bytes_per_second / 1e9:.0f}",
-        bound,
-        f"{(row.predicted_bound_seconds or row.time_lower_bound_seconds) * 1e6:.4g}",
-        "-" if row.predicted_seconds is None else f"{row.predicted_seconds * 1e6:.4g}",
-        row.predicted_limiter or "-",
-        "-" if row.threads_per_block is None else str(row.threads_per_block),
-        registers,
-        occupancy,
-        joined(row.occupancy_limiters) if row.occupancy is not None else "-",
-    ]
+def _bound(row: SuiteRow) -> str:
+    return row.bound if row.bound == "compute" else f"memory ({row.bound_level})"
 
 
-_HEADER = ["kernel", "AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "bound",
-           "time >= (us)", "predicted (us)", "limiter", "threads/block", "regs", "occupancy", "occupancy limiter"]
+def _registers(row: SuiteRow) -> str:
+    if row.registers_per_thread is None:
+        return "-"
+    return f"{row.registers_per_thread}{'*' if row.registers_assumed else ''}"
 
 
-def format_suite_table(report: SuiteReport) -> str:
-    """The suite as an aligned text table (what `gpuroof demo` prints)."""
+def _occupancy_cell(row: SuiteRow) -> str:
+    return "-" if row.occupancy is None else f"{row.occupancy:.0%}"
+
+
+def _occupancy_limiters(row: SuiteRow) -> str:
+    return joined(row.occupancy_limiters) if row.occupancy is not None else "-"
+
+
+def _microseconds(seconds: float | None) -> str:
+    """Four significant digits, never an exponent (24680, not 2.468e+04)."""
+    if seconds is None:
+        return "-"
+    value = seconds * 1e6
+    return f"{value:.0f}" if value >= 1000 else f"{value:.4g}"
+
+
+def _roofline_time(row: SuiteRow) -> float:
+    return row.roofline_seconds if row.roofline_seconds is not None else row.time_lower_bound_seconds
+
+
+class _Column(NamedTuple):
+    """One column of the suite table: its header, its cell for a row, and whether its cells are
+    numbers (aligned right; names align left)."""
+
+    header: str
+    cell: Callable[[SuiteRow], str]
+    number: bool = False
+
+
+_time = si("s", 4)
+#: Every column: the wide table and suite.md.
+_WIDE = (
+    _Column("kernel", lambda r: r.label),
+    _Column("AI requested", lambda r: "-" if r.requested_arithmetic_intensity is None
+            else f"{r.requested_arithmetic_intensity:.3g}", True),
+    _Column("AI DRAM", lambda r: f"{r.arithmetic_intensity:.3g}", True),
+    _Column("TFLOP/s", lambda r: f"{r.attainable_flops_per_second / 1e12:.3g}", True),
+    _Column("DRAM GB/s", lambda r: f"{r.dram_bytes_per_second / 1e9:.0f}", True),
+    _Column("bound", _bound),
+    _Column("roofline (us)", lambda r: _microseconds(_roofline_time(r)), True),
+    _Column("predicted (us)", lambda r: _microseconds(r.predicted_seconds), True),
+    _Column("limiter", lambda r: r.predicted_limiter or "-"),
+    _Column("threads/block", lambda r: "-" if r.threads_per_block is None else str(r.threads_per_block), True),
+    _Column("regs", _registers, True),
+    _Column("occupancy", _occupancy_cell, True),
+    _Column("occupancy limiter", _occupancy_limiters),
+)
+#: The default table: what the demo is about (the bound, the times and their limiter, the
+#: occupancy and its limiter), abbreviated to fit 100 characters a line.
+_DEFAULT = (
+    _Column("kernel", lambda r: r.label),
+    _Column("bound", lambda r: r.bound if r.bound == "compute" else str(r.bound_level)),
+    _Column("roofline", lambda r: _time(_roofline_time(r)), True),
+    _Column("predicted", lambda r: "-" if r.predicted_seconds is None else _time(r.predicted_seconds), True),
+    _Column("limiter", lambda r: r.predicted_limiter or "-"),
+    _Column("regs", _registers, True),
+    _Column("occ", _occupancy_cell, True),
+    _Column("occ limiter", _occupancy_limiters),
+)
+_ROOFLINE = ("the roofline's time at the ceilings the prediction uses (the datasheet's where it has none), "
+             "never above the prediction: an estimate, not a bound (an L2 or L1 roof counts traffic that L1 may "
+             "keep, and a kernel can run faster)")
+_PREDICTED = "roofline.predict (occupancy, Little's law, block scheduling, waves; docs/prediction.md)"
+_WIDE_LEGEND = textwrap.fill(
+    "AI requested = flops / bytes the code requests (the textbook ratio); AI DRAM = flops / estimated DRAM "
+    f"bytes; roofline = {_ROOFLINE}; predicted = {_PREDICTED}", 100)
+_DEFAULT_LEGEND = textwrap.fill(
+    f"bound: the roofline ceiling that binds; roofline: {_ROOFLINE}; predicted: {_PREDICTED}; occ: occupancy; "
+    "--wide adds the arithmetic intensities, TFLOP/s, DRAM GB/s and threads per block", 100)
+
+
+def format_suite_table(report: SuiteReport, *, wide: bool = False) -> str:
+    """The suite as an aligned text table (what `gpuroof demo` prints).
+
+    Parameters
+    ----------
+    report : SuiteReport
+        The analyzed suite.
+    wide : bool
+        Every column (arithmetic intensities, throughputs, threads per block), times in
+        microseconds; the default table keeps the bound, the times, the limiter and the
+        occupancy, and fits 100 characters a line for the demo's kernels.
+
+    Raises
+    ------
+    TypeError
+        A `report` that is not a `SuiteReport`, or a `wide` that is not a bool.
+    """
     if not isinstance(report, SuiteReport):
         raise TypeError(f"report must be a SuiteReport, not {type(report).__name__}")
-    rows = [_HEADER] + [_cells(r) for r in report.rows]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    if not isinstance(wide, bool):
+        raise TypeError(f"wide must be a bool, not {type(wide).__name__}")
+    columns = _WIDE if wide else _DEFAULT
+    rows = [[c.header for c in columns]] + [[c.cell(r) for c in columns] for r in report.rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(columns))]
+    lines = ["  ".join(c.rjust(w) if column.number else c.ljust(w) for column, c, w in zip(columns, r, widths)).rstrip()
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append("AI requested = flops / bytes the code requests (the textbook ratio); "
-                 "AI DRAM = flops / estimated DRAM bytes; time >= is the roofline lower bound over the ceilings\n"
-                 "the prediction uses (the datasheet's where it has none), so never above the prediction;\n"
-                 "predicted = roofline.predict (occupancy, Little's law, block scheduling, waves; "
-                 "see docs/prediction.md)")
+    lines.append(_WIDE_LEGEND if wide else _DEFAULT_LEGEND)
     if any(r.registers_assumed for r in report.rows):
         lines.append(f"* registers per thread assumed ({ASSUMED_REGISTERS_PER_THREAD}): "
                      "the model has no estimate")
@@ -255,8 +324,8 @@ def format_suite_table(report: SuiteReport) -> str:
 def suite_to_markdown(report: SuiteReport) -> str:
     """The suite as a Markdown table."""
     lines = [f"# Classic kernels on {report.gpu}", "",
-             "| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |"
+             "| " + " | ".join(c.header for c in _WIDE) + " |", "|" + "---|" * len(_WIDE)]
+    lines += ["| " + " | ".join(c.cell(r).replace("|", "\\|") for c in _WIDE) + " |"
               for r in report.rows]
     if any(r.registers_assumed for r in report.rows):
         lines += ["", f"\\* registers per thread assumed ({ASSUMED_REGISTERS_PER_THREAD})."]
@@ -306,7 +375,7 @@ def write_suite_report(report: SuiteReport, out_dir: str | Path) -> dict[str, Pa
     }
     # Through pydantic's JSON, which writes an infinite intensity (no DRAM bytes) as null:
     # the file stays standard JSON.
-    payload = {"schema": "gpuroof.suite", "schema_version": 1,
+    payload = {"schema": "gpuroof.suite", "schema_version": 2,
                **json.loads(report.model_dump_json(exclude={"chart"}))}
     write_atomic(paths["table_json"], dumps_json(payload), RooflineError)
     write_atomic(paths["table_csv"], suite_to_csv(report), RooflineError)

@@ -236,7 +236,7 @@ def test_a_kernel_file_without_a_compiler_is_one_line_naming_what_to_install(
     assert code == 2, out
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert err.startswith(f"gpuroof: error: {path.name}: {work} needs {tool} ")
-    assert library in err and "pip install 'gpuroof[compile]'" in err, err
+    assert library in err and "pip install -e '.[compile]'" in err, err
     assert not (tmp_path / "k.png").exists()
 
 

@@ -13,9 +13,9 @@ import pathlib
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat", reason="nbformat not installed (pip install 'gpuroof[test]')")
-nbclient = pytest.importorskip("nbclient", reason="nbclient not installed (pip install 'gpuroof[test]')")
-pytest.importorskip("ipykernel", reason="ipykernel not installed (pip install 'gpuroof[test]')")
+nbformat = pytest.importorskip("nbformat", reason="nbformat not installed (pip install -e '.[test]' in gpuroof's checkout)")
+nbclient = pytest.importorskip("nbclient", reason="nbclient not installed (pip install -e '.[test]' in gpuroof's checkout)")
+pytest.importorskip("ipykernel", reason="ipykernel not installed (pip install -e '.[test]' in gpuroof's checkout)")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

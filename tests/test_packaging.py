@@ -24,7 +24,7 @@ def _wheel_files(distribution: str) -> set[pathlib.Path]:
     try:
         dist = importlib.metadata.distribution(distribution)
     except importlib.metadata.PackageNotFoundError:
-        pytest.skip(f"{distribution} is not installed here (pip install 'gpuroof[gpu]')")
+        pytest.skip(f"{distribution} is not installed here (pip install -e '.[gpu]' in gpuroof's checkout)")
     return {pathlib.Path(dist.locate_file(f)).resolve() for f in dist.files or ()}
 
 

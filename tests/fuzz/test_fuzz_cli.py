@@ -136,7 +136,7 @@ COMMANDS: dict[str, tuple[st.SearchStrategy[list[str]], float]] = {
                      {**KERNEL, "--from": file_token(("chart_json", "chart_csv", "calibration_json"))},
                      ("--json", "--suite"), lead=st.one_of(MODEL_SPEC, st.just([]))), 20),
     "memory-spaces": (options({}, {}, ("--json",)), 1),
-    "demo": (options({}, {"--gpu": GPU, "--out": folder_token()}, ("--json",)), 60),
+    "demo": (options({}, {"--gpu": GPU, "--out": folder_token()}, ("--json", "--wide")), 60),
     "predict": (options({}, {**PREDICT, "--loads-in-flight": ints(1, 16)}, ("--json",), lead=MODEL_SPEC), 1),
     "cliffs": (options({}, PREDICT, ("--json",), lead=MODEL_SPEC), 4),
     "validate": (options({}, {"--kernels": token(st.sampled_from(("copy", "transpose", "nope"))), "--device": ints(0, 3),

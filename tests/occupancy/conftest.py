@@ -79,7 +79,7 @@ def cuda_device():
         try:
             from cuda.core.experimental import Device
         except ImportError:
-            pytest.skip("cuda-python (cuda.core) is not installed: pip install 'gpuroof[gpu]'")
+            pytest.skip("cuda-python (cuda.core) is not installed: pip install -e '.[gpu]' in gpuroof's checkout")
     try:
         from cuda.bindings import runtime
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import types
@@ -15,12 +16,13 @@ import pytest
 
 import occupancy
 from occupancy._fatbin import lz4_block_decompress
+from occupancy.common import install_extra
 
 # One worker builds the session's compiled corpus and framework kernels (tests/occupancy/conftest.py)
 # for all the tests that read them: `make test` runs pytest-xdist with --dist loadgroup.
 pytestmark = pytest.mark.xdist_group("compiled_corpus")
 
-nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-python is not installed: pip install 'gpuroof[compile]'")
+nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-python is not installed: pip install -e '.[compile]' in gpuroof's checkout")
 
 SOURCE = """
 extern "C" __global__ void __launch_bounds__(256, 2)
@@ -175,7 +177,7 @@ def test_missing_cuda_python_says_what_to_install(monkeypatch):
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", refuse)
-    with pytest.raises(ImportError, match=r"pip install 'gpuroof\[compile\]'"):
+    with pytest.raises(ImportError, match=re.escape(install_extra("compile"))):
         occupancy.kernel_resources(SOURCE, arch="sm_90", kernel="saxpy")
 
 

@@ -214,7 +214,7 @@ def test_nvrtc_source_equals_ptxas_and_nvcc(resource_corpus, arch, tmp_path):
     """Source through NVRTC: every field equals what the standalone ptxas -v says of NVRTC's own
     PTX; the fields that do not depend on register allocation equal nvcc's cubin. (NVRTC's and
     nvcc's front ends emit different PTX for the same source, so registers may differ.)"""
-    pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-python is not installed: pip install 'gpuroof[compile]'")
+    pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-python is not installed: pip install -e '.[compile]' in gpuroof's checkout")
     from occupancy._compile import compile_source, ptx_directives
 
     binaries = _arch_or_skip(resource_corpus, arch)

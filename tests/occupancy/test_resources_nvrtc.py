@@ -14,7 +14,7 @@ import pytest
 import occupancy
 from occupancy._nvrtc_hints import IMPLICIT_HEADER
 
-nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-python is not installed: pip install 'gpuroof[compile]'")
+nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-python is not installed: pip install -e '.[compile]' in gpuroof's checkout")
 
 WRITTEN_FOR_NVRTC = """\
 #include "helper.cuh"

@@ -106,8 +106,10 @@ def test_demo_writes_table_and_plot(capsys, tmp_path):
     table = json.loads((tmp_path / "suite.json").read_text())
     assert [r["kernel"] for r in table["rows"]] == [k.name for k in roofline.demo_kernels()]
     assert all(0 < r["occupancy"] <= 1 for r in table["rows"])
-    # The compiled registers, and what they cost the SGEMM, reach the printed table.
-    assert "regs: compiled from validate/kernels/suite.cu by NVRTC" in out
+    # The compiled registers, and what they cost the SGEMM, reach the printed table, which fits
+    # 100 columns (the wide one is --wide's).
+    assert "regs: validate/kernels/suite.cu compiled by NVRTC" in out
+    assert max(len(line) for line in out.splitlines()) <= 100
     sgemm = next(line for line in out.splitlines() if line.startswith("matmul_register_tiled"))
     registers = roofline.demo_resources().registers_per_thread["matmul_register_tiled"]["sm_90"]
     assert sgemm.split()[-3:] == [str(registers), "25%", "registers"]
@@ -115,3 +117,17 @@ def test_demo_writes_table_and_plot(capsys, tmp_path):
     first = models.suite()[1]
     r = roofline.analyze(roofline.DEFAULT_GPU, first)
     assert table["rows"][1]["time_lower_bound_seconds"] == pytest.approx(r.time_lower_bound_seconds)
+
+
+def test_demo_wide_prints_every_column(capsys, tmp_path, monkeypatch):
+    """--wide reaches the table: the columns the default one leaves out. The analysis and the
+    files are the demo's own (test_demo_writes_table_and_plot); here the suite is one kernel."""
+    one = roofline.analyze_suite(roofline.DEFAULT_GPU, roofline.demo_kernels()[:1])
+    monkeypatch.setattr(roofline, "analyze_suite", lambda *args, **kwargs: one)
+    monkeypatch.setattr(roofline, "write_suite_report", lambda report, out: {})
+    default = run(capsys, "demo", "--out", str(tmp_path))[1]
+    code, wide, _ = run(capsys, "demo", "--out", str(tmp_path), "--wide")
+    headers = [next(line for line in out.splitlines() if line.startswith("kernel ")) for out in (default, wide)]
+    dropped = ("AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "threads/block")
+    assert code == 0 and all(h in headers[1] for h in dropped) and not any(h in headers[0] for h in dropped)
+    assert wide == default.replace(roofline.format_suite_table(one), roofline.format_suite_table(one, wide=True))

@@ -11,6 +11,7 @@ import pytest
 import occupancy
 import roofline
 from roofline import models
+from roofline._suite import suite_to_markdown
 
 FULL = os.environ.get("GPUROOF_TEST_FULL") == "1"
 
@@ -131,3 +132,42 @@ def test_the_demo_kernels_are_the_suite_and_the_sgemm():
     labels = [k.label for k in roofline.demo_kernels(compiled=False)]
     assert labels == [k.label for k in models.suite()] + ["matmul_register_tiled"]
     assert set(roofline.demo_resources().functions) == set(labels)
+
+
+# The default table fits 100 columns: the default GPU's in the default run (the one `make demo`
+# prints) and a GPU whose limiters include the longest name (block_scheduling); every GPU of the
+# database under GPUROOF_TEST_FULL=1 (0.3 s of CPU each).
+WIDTH_GPUS = [g.name for g in roofline.gpus()] if FULL else ["H100-SXM", "H200"]
+
+
+@pytest.mark.parametrize("gpu", WIDTH_GPUS)
+def test_the_default_table_fits_100_columns(gpu, report):
+    suite = report if gpu == "H100-SXM" else roofline.analyze_suite(gpu, roofline.demo_kernels(gpu))
+    lines = roofline.format_suite_table(suite).splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    assert len(roofline.format_suite_table(suite, wide=True).splitlines()[0]) > 100  # what --wide is for
+
+
+def test_the_wide_table_has_every_column_and_the_same_rows(report):
+    default, wide = (roofline.format_suite_table(report, wide=w).splitlines() for w in (False, True))
+    header = wide[0]
+    for column in ("AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "threads/block"):
+        assert column in header and column not in default[0]
+    for column in ("bound", "roofline", "predicted", "limiter", "regs", "occ"):
+        assert column in header and column in default[0]
+    # one line per kernel, in the same order, in both
+    kernels = [r.label for r in report.rows]
+    for table in (default, wide):
+        assert [line[:len(k)] for line, k in zip(table[2:], kernels)] == kernels
+
+
+def test_the_roofline_column_is_the_predictions_roofline_not_a_bound(report):
+    """The column shows `Prediction.roofline_seconds` (what roofline.predict says), and no header
+    reads as a bound ("time >=")."""
+    copy = next(r for r in report.rows if r.kernel == "copy")
+    prediction = roofline.predict(roofline.DEFAULT_GPU, roofline.demo_kernels()[0])
+    assert copy.roofline_seconds == prediction.roofline_seconds <= prediction.seconds
+    wide = roofline.format_suite_table(report, wide=True)
+    row = next(line for line in wide.splitlines() if line.startswith("copy "))
+    assert f"{prediction.roofline_seconds * 1e6:.4g}" in row.split()
+    assert ">=" not in wide.splitlines()[0] and ">=" not in suite_to_markdown(report).splitlines()[2]

@@ -13,11 +13,13 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+from occupancy.common import install_extra
+
 from ._errors import DeviceError
 
 __all__ = ["CudaModules", "cuda_errors", "cuda_modules", "driver_call", "first_sentence", "require_driver"]
 
-INSTALL_HINT = "install cuda-python: pip install 'gpuroof[gpu]'"
+INSTALL_HINT = f"install cuda-python: {install_extra('gpu')}"
 
 #: Why the driver could not start in this process (None: it has not failed). Once set,
 #: `require_driver` (which every session opens through) and `driver_call` raise it again
