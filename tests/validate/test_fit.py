@@ -16,7 +16,7 @@ import pytest
 import occupancy
 import roofline
 import validate.probes._prediction
-from validate import _fit
+from validate.probes import _fit
 from validate.probes._fit import CALIBRATION_FIT_PARAMETERS, FIT_EVALUATIONS, FitParameter, _halton, fit_to_measurements
 from validate.probes._prediction import (SweepPoint, fit_calibration, fit_sweep, predict_sweep_point, scheduler_interval,
                                  sweep_base)
