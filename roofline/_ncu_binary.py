@@ -10,11 +10,17 @@ first of these names, as far as the profile holds them:
    and c++filt print one template instance differently (``column_sum<float, 1>(T1 *)`` and
    ``column_sum<float, true>(float*)``, ``[lambda(float) (instance 1)]`` and
    ``{lambda(float)#1}``). A symbol the binary lacks is demangled and compared so: an
-   anonymous namespace's symbol holds a hash that another build of the file changes;
+   anonymous namespace's symbol holds a hash that another build of the file changes. Where
+   no function has that spelling, the names are compared without their namespaces: Nsight
+   Compute 2025.3 leaves some out (``gpuroof_test::detail::apply<gpuroof_test::detail::Square>``
+   printed as ``gpuroof_test::apply<gpuroof_test::Square>``, seen on an H100, 2026-12-06);
 3. its short name, where the profile holds nothing more (``--print-kernel-base function``)
    or no demangler is installed: the one function of that name, or, among the template
    instances that share it, the one whose registers and static shared memory equal the
-   profile's, which its ``sass_source`` says.
+   profile's, which its ``sass_source`` says. Nsight reports no fewer than 16 registers per
+   thread (a function the binary gives 8 or 14 is profiled at 16: seen on an H100, 2026-12-06;
+   no launch of the corpus, on the H100 or the H200, shows fewer), so a binary's count under 16
+   equals a profile's 16.
 
 A kernel the binary does not hold has no SASS, and its ``sass_source`` names it and what the
 binary holds; the other kernels keep theirs. Only a binary that shares no kernel with the
@@ -23,6 +29,7 @@ profile is an error.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,11 +73,21 @@ def _resources(k: NcuKernel) -> str:
     return f"registers ({k.registers_per_thread}) and static shared memory ({k.static_shared_memory or 0} B)"
 
 
+# The fewest registers per thread Nsight Compute reports (the module's docstring says where seen).
+_NSIGHT_FEWEST_REGISTERS = 16
+
+
 def _same_resources(k: NcuKernel, candidates: Sequence[KernelResources]) -> list[KernelResources]:
     if k.registers_per_thread is None:
         return []
-    return [r for r in candidates if r.registers_per_thread == k.registers_per_thread
+    return [r for r in candidates
+            if k.registers_per_thread in (r.registers_per_thread, max(r.registers_per_thread, _NSIGHT_FEWEST_REGISTERS))
             and r.static_shared_memory == (k.static_shared_memory or 0)]
+
+
+def _unscoped(key: str) -> str:
+    """A `name_key` without its namespaces and classes: ``a::b::f<a::b::T>`` -> ``f<T>``."""
+    return re.sub(r"[A-Za-z_]\w*::", "", key)
 
 
 def _one_of(k: NcuKernel, candidates: list[KernelResources], what: str, name: str) -> _Found:
@@ -92,9 +109,11 @@ def _by_demangled(k: NcuKernel, printed: str, functions: Sequence[KernelResource
     named = [r for r in functions if r.demangled]
     if not named and any(r.kernel.startswith("_Z") for r in functions):
         return None
-    for loose in (False, True):
-        want = name_key(printed, loose=loose)
-        match = [r for r in named if name_key(r.demangled or "", loose=loose) == want]
+    spellings: tuple[Callable[[str], str], ...] = (
+        name_key, lambda name: name_key(name, loose=True), lambda name: _unscoped(name_key(name)))
+    for key in spellings:
+        want = key(printed)
+        match = [r for r in named if key(r.demangled or "") == want]
         if match:
             return _one_of(k, match, "functions named", instance_name(printed))
     return _Found(None, "", absent=True)
