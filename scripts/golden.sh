@@ -9,7 +9,8 @@ for gpu in h200 h100-sxm; do
   $py -m gpuroof corpus --gpu $gpu --json -q > "$out/corpus.$gpu.json" 2> "$out/corpus.$gpu.err"
   $py -m gpuroof corpus --gpu $gpu --from-source --json -q > "$out/corpus.$gpu.source.json" 2> "$out/corpus.$gpu.source.err"
 done
-$py -m gpuroof demo --json --out "$out/demo" > "$out/demo.json" 2> "$out/demo.err"
-rm -rf "$out/demo"
+# the demo's JSON names its files: write them under one fixed folder, so two runs compare
+$py -m gpuroof demo --json --out /tmp/golden-demo-files > "$out/demo.json" 2> "$out/demo.err"
+rm -rf /tmp/golden-demo-files
 $py -m gpuroof ncu tests/data/ncu/user_kernels.raw.csv --json > "$out/ncu.user.json" 2> "$out/ncu.user.err"
 echo "golden figures in $out"
