@@ -103,22 +103,6 @@ def _occupancy_launch(k: NcuKernel) -> occupancy.Launch:
                            block_barriers=k.block_barriers if k.block_barriers is not None else 1)
 
 
-def _driver_carveout(arch: str, config: int | None, launch: occupancy.Launch) -> int | None:
-    """A carveout (percent) for which the calculator picks the driver's configuration.
-
-    The driver picks the smallest shared-memory configuration that keeps the launch's
-    occupancy; Nsight reports it as ``launch__shared_mem_config_size``. The calculator
-    takes a carveout preference; the smallest one that rounds up to that configuration
-    reproduces the driver's choice.
-    """
-    if config is None:
-        return None
-    for carveout in range(0, 101):
-        if occupancy.calculate(arch, launch.model_copy(update={"carveout": carveout})).shared_memory_config == config:
-            return carveout
-    return None
-
-
 def _limit_notes(ours: occupancy.OccupancyResult, nsight: dict[str, int], max_blocks: int, carveout: int | None,
                  config: int | None) -> list[str]:
     """Why a per-resource block limit differs from Nsight's, resource by resource.
@@ -126,7 +110,7 @@ def _limit_notes(ours: occupancy.OccupancyResult, nsight: dict[str, int], max_bl
     Two differences are expected and explained once in the table's footnotes rather than
     here: Nsight caps every limit at the blocks an SM holds (gpuroof says "does not
     limit" or gives the uncapped value), and the driver's shared-memory configuration
-    (gpuroof's limits are taken at it, see `_driver_carveout`).
+    (gpuroof's limits are taken at it, see `occupancy.OccupancyResult.carveout_for`).
     """
     notes = []
     if config is not None and carveout is None:
@@ -151,7 +135,8 @@ def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, object], list[str]]:
         default = occupancy.calculate(k.arch, launch)
     except ValueError as exc:
         return {}, [f"occupancy not computed: {exc}"]
-    carveout = _driver_carveout(k.arch, k.shared_memory_config, launch)
+    # the carveout for which the calculator picks the driver's configuration (Nsight's launch__shared_mem_config_size)
+    carveout = None if k.shared_memory_config is None else default.carveout_for(k.shared_memory_config)
     if carveout is not None:
         launch = launch.model_copy(update={"carveout": carveout})
     ours = occupancy.calculate(k.arch, launch)
