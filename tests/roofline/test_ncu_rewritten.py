@@ -104,7 +104,7 @@ def test_a_file_cut_at_any_line_boundary_raises_or_says_it_may_be_cut(tmp_path, 
         assert any(f"may be cut after kernel ID {profile.kernels[-1].id}" in c for c in roofline.load_ncu(cut).checks)
         # with the report beside it, the count is checked: every cut raises
         (tmp_path / f"cut{n}.ncu-rep").write_bytes(b"\0")
-        monkeypatch.setattr("roofline._ncu._report_count", lambda report, full=full: full)
+        monkeypatch.setattr("roofline._ncu_report.report_count", lambda report, full=full: full)
         with pytest.raises(RooflineError, match=rf"cut{n}\.csv holds {len(profile.kernels)} kernels, "
                                                 rf"cut{n}\.ncu-rep beside it {full}: the CSV is cut"):
             roofline.load_ncu(cut)
