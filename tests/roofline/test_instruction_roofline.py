@@ -35,7 +35,7 @@ def test_each_kernel_sits_at_its_counts_and_under_the_issue_ceiling(report):
         k = by_label[p.kernel]
         assert p.instructions_per_second == pytest.approx(k.measured.instructions / k.measured.duration_seconds)
         nbytes = {"dram": k.dram_bytes, "l2": k.measured.l2_sector_bytes or k.l2_bytes, "l1": k.l1_bytes}[p.level]
-        assert p.instructions_per_transaction == pytest.approx(k.instructions * 32 / nbytes)
+        assert p.instructions_per_transaction == pytest.approx(k.measured.instructions * 32 / nbytes)
         # a measured issue rate above what the schedulers can issue at the kernel's clock would be a misread count
         assert p.instructions_per_second <= ir.issue_rate * k.measured.sm_clock_hz / sorted(
             r.kernel.measured.sm_clock_hz for r in report.kernels)[len(report.kernels) // 2] * 1.001

@@ -41,9 +41,8 @@ def _same(a: dict, b: dict) -> bool:
     for key in a:
         if isinstance(a[key], float):
             assert a[key] == pytest.approx(b[key], rel=1e-12), key
-        elif isinstance(a[key], dict):
-            assert a[key] == pytest.approx(b[key], rel=1e-12) if a[key] and isinstance(
-                next(iter(a[key].values())), float) else a[key] == b[key], key
+        elif isinstance(a[key], dict):  # flops by precision, the measured counts, Nsight's block limits
+            _same(a[key], b[key])
         else:
             assert a[key] == b[key], key
     return True

@@ -79,7 +79,7 @@ def test_a_profile_beside_its_report_takes_the_source_page(tmp_path, monkeypatch
     (tmp_path / "user.ncu-rep").write_bytes(b"\0")
     monkeypatch.setattr("roofline._ncu_report.report_count", lambda report: None)
     page = _source_page(5)
-    monkeypatch.setattr("roofline._ncu_sass.report_sass",
+    monkeypatch.setattr("roofline._ncu.report_sass",
                         lambda report, archs: (source_page_sass(page, archs, str(report)), "user.ncu-rep (page)"))
     profile = roofline.load_ncu(csv_file)
     assert all(k.sass == nvdisasm_summary.model_copy(update={"disassembler": k.sass.disassembler})
