@@ -29,7 +29,7 @@ def main() -> int:
     rows, dram_ratios, l2_ratios = [], [], []
     for model, k in zip(suite, profile.kernels):
         dram = k.dram_bytes / model.dram_bytes
-        l2 = k.l2_sector_bytes / model.l2_bytes if model.l2_bytes else None
+        l2 = k.measured.l2_sector_bytes / model.l2_bytes if model.l2_bytes else None
         dram_ratios.append(dram)
         if l2 is not None:
             l2_ratios.append(l2)
@@ -37,9 +37,9 @@ def main() -> int:
         rows.append(
             f"| {model.label} | `{k.name}` {k.grid[0]}x{k.grid[1]} x {k.threads_per_block} | "
             f"{model.dram_bytes / 1e6:,.1f} | {k.dram_bytes / 1e6:,.1f} | {dram:.3f} | "
-            f"{(model.l2_bytes or 0) / 1e6:,.1f} | {k.l2_sector_bytes / 1e6:,.1f} | "
+            f"{(model.l2_bytes or 0) / 1e6:,.1f} | {k.measured.l2_sector_bytes / 1e6:,.1f} | "
             f"{'-' if l2 is None else f'{l2:.3f}'} | {model.flops / 1e6:,.1f} | {fp32 / 1e6:,.1f} | "
-            f"{k.duration_seconds * 1e6:,.1f} |")
+            f"{k.measured.duration_seconds * 1e6:,.1f} |")
     header = [
         "# Model against counters: the suite's DRAM and L2 bytes on an H200 (Nsight Compute)",
         "",

@@ -18,7 +18,7 @@ from roofline import calibration as packaged_calibration
 from roofline.memory import CACHE_LINE_BYTES
 
 # The profile path's own readers: a corpus launch is a profile held as a mapping of metrics.
-from roofline._ncu import _Reader, _kernel
+from roofline._ncu_metrics import kernel_from_metrics
 from roofline._profile import _device_of, _launch_with_sass, _straight_line_loads
 
 from ._counted import SourceCounts, load_corpus_traffic
@@ -77,15 +77,9 @@ class CorpusReport(BaseModel):
 
 
 def _ncu_kernel(project: CorpusProject, kernel: CorpusKernel, launch: CorpusLaunch, index: int) -> NcuKernel:
-    metrics, units = launch.ncu, project.ncu_units
-
-    def get(name: str) -> tuple[str | float, str] | None:
-        found = metrics.get(name)
-        return None if found is None else (found, units.get(name, ""))
-
-    demangled = str(metrics.get("Kernel Name", kernel.name))
-    found = _kernel(_Reader(get, f"{project.project} {kernel.id} [{launch.shape}]"), index=index, demangled=demangled,
-                    nvtx=None, missing_cc=None)
+    metrics = launch.ncu
+    found = kernel_from_metrics(metrics, project.ncu_units, where=f"{project.project} {kernel.id} [{launch.shape}]",
+                                index=index, demangled=str(metrics.get("Kernel Name", kernel.name)))
     # The SASS summary stored beside the profile is the one the launch ran (its project's own
     # build), so predict reads loops, loads and the instruction mix as on the source path.
     why = ("the corpus: the cubin its project's build makes" if kernel.sass is not None
@@ -187,7 +181,7 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
         rows.append(CorpusRow(
             project=p.project, kernel=k.short_id, category=k.category, shape=launch.shape,
             blocks=launch.blocks, measured_seconds=measured,
-            nsight_seconds=r.kernel.duration_seconds, predicted_seconds=predicted,
+            nsight_seconds=r.kernel.measured.duration_seconds, predicted_seconds=predicted,
             error=_error(predicted, measured), limiter=limiter,
             roofline_seconds=r.roofline_seconds, roofline_error=_error(r.roofline_seconds, measured),
             occupancy_agrees=r.occupancy_agrees, counted_from=source))

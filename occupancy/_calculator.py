@@ -13,7 +13,7 @@ from ._checks import LaunchNumbers, checked, gc_mode
 from ._display import Displayed, joined, percent, shown
 from ._driver_config import DriverConfiguration, driver_configuration
 from ._launch import Launch, launch_of
-from ._rules import LIMITERS, UNLIMITED, OccupancyArrays, evaluate, launch_numbers, limiter_names
+from ._rules import LIMITERS, UNLIMITED, OccupancyArrays, align_up_config, evaluate, launch_numbers, limiter_names
 
 __all__ = ["OccupancyResult", "calculate", "calculate_many"]
 
@@ -66,6 +66,50 @@ class OccupancyResult(Displayed):
     def block_limits(self) -> dict[str, int | None]:
         """Block limit of each resource, keyed by limiter name."""
         return {name: getattr(self, f"block_limit_{name}") for name in LIMITERS}
+
+    def carveout_for(self, shared_memory_config: int) -> int | None:
+        """The smallest carveout (percent) with which this launch gets ``shared_memory_config``.
+
+        With a carveout of ``p`` percent the SM takes ``p`` percent of its shared memory
+        rounded up to a supported configuration, or the smallest configuration that holds
+        one block (``shared_memory_per_block``) when that is larger: the carveout that
+        rounds up to ``shared_memory_config`` is one step past the configuration below it.
+        A driver's choice (Nsight Compute's ``launch__shared_mem_config_size``) is
+        reproduced with it.
+
+        Parameters
+        ----------
+        shared_memory_config : int
+            Bytes of shared memory the SM is configured with.
+
+        Returns
+        -------
+        int or None
+            Percent, 0 to 100; None when no carveout gives that configuration (one that is
+            not supported, or smaller than one block needs).
+
+        Examples
+        --------
+        >>> import occupancy
+        >>> r = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=32)
+        >>> r.carveout_for(65536), r.carveout_for(8192), r.carveout_for(1000)
+        (15, 0, None)
+        """
+        arch = architecture(self.arch)
+        configs = arch.shared_memory_carveouts
+        if shared_memory_config not in configs:
+            return None
+        one_block = int(align_up_config(arch, self.shared_memory_per_block))
+        if shared_memory_config < one_block:
+            return None
+        if shared_memory_config == one_block:
+            return 0
+        below = configs[configs.index(shared_memory_config) - 1]
+        # the smallest p with p * shared_memory_per_sm // 100 > below, unless it steps past the configuration
+        percent = -(-100 * (below + 1) // arch.shared_memory_per_sm)
+        if percent * arch.shared_memory_per_sm // 100 > shared_memory_config:
+            return None
+        return percent
 
 
 def _unlimited_to_none(value: int) -> int | None:

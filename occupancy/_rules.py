@@ -36,6 +36,7 @@ __all__ = [
     "LIMITERS",
     "OccupancyArrays",
     "UNLIMITED",
+    "align_up_config",
     "evaluate",
     "launch_numbers",
     "limiter_names",
@@ -63,7 +64,7 @@ class Tables:
     barriers_limit: np.ndarray  # [barriers]
 
 
-def _align_up_config(arch: Architecture, size: np.ndarray) -> np.ndarray:
+def align_up_config(arch: Architecture, size: np.ndarray) -> np.ndarray:
     """Smallest supported shared-memory configuration holding ``size`` bytes."""
     configs = np.asarray(arch.shared_memory_carveouts, dtype=np.int64)
     idx = np.searchsorted(configs, size, side="left")
@@ -126,8 +127,8 @@ def tables(arch: Architecture) -> Tables:
     alloc = np.arange(slots, dtype=np.int64) * unit
     carveout = np.arange(-1, 101, dtype=np.int64)[:, None]
     wanted = np.where(carveout < 0, arch.shared_memory_per_sm, carveout * arch.shared_memory_per_sm // 100)
-    preference = _align_up_config(arch, wanted)
-    config = np.where(preference >= alloc[None, :], preference, _align_up_config(arch, alloc)[None, :])
+    preference = align_up_config(arch, wanted)
+    config = np.where(preference >= alloc[None, :], preference, align_up_config(arch, alloc)[None, :])
     blocks = np.where(alloc > 0, config // np.maximum(alloc, 1), UNLIMITED)
 
     n = np.arange(MAX_BARRIERS_PER_BLOCK + 1)

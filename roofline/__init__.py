@@ -64,6 +64,7 @@ if _TYPE_CHECKING:
         profile_chart,
         profile_report,
     )
+    from ._profile_counts import ProfileCounts
     from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
     from ._spaces import MemorySpace, memory_space, memory_spaces
     from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
@@ -94,6 +95,7 @@ _LOCATIONS = {
     "_ncu": ("NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu"),
     "_plot": ("plot_roofline",),
     "_precision": ("PRECISIONS",),
+    "_profile_counts": ("ProfileCounts",),
     "_instruction_roofline": ("InstructionCeiling", "InstructionPoint", "InstructionRoofline", "instruction_roofline"),
     "_predict": (
         "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
@@ -156,6 +158,7 @@ __all__ = [
     "NcuProfile",
     "PRECISIONS",
     "Prediction",
+    "ProfileCounts",
     "ProfileKernel",
     "ProfileReport",
     "RooflineArrays",

@@ -78,28 +78,27 @@ def measured_launch(
     return launch
 
 
-def _l1_data_bytes(kernel: object) -> float | None:
+def _l1_data_bytes(kernel: NcuKernel) -> float | None:
     """The L1 data-path bytes of a profiled kernel: 128 bytes per LSU wavefront where Nsight
     counted them (what the source path counts: a pass moves up to one 128-byte line, so an
     access spread over 32 lines or a bank conflict costs a pass each), never less than
     Nsight's writeback bytes (the L1 roofline's)."""
-    wavefronts, l1_bytes = getattr(kernel, "l1_wavefronts", None), getattr(kernel, "l1_bytes", None)
+    wavefronts, l1_bytes = kernel.measured.l1_wavefronts, kernel.l1_bytes
     if wavefronts is None:
         return l1_bytes
     passes = CACHE_LINE_BYTES * float(wavefronts)
     return passes if l1_bytes is None else max(passes, float(l1_bytes))
 
 
-def _partial_store_sectors(kernel: object) -> float | None:
+def _partial_store_sectors(kernel: NcuKernel) -> float | None:
     """The store sectors a profiled kernel writes in part: all of them where its store
     requests spread over more sectors than a warp's stores fill (32 lanes of the SASS's
     access width; without SASS the widest, 16 bytes, so that only stores certain to be
     partial count), none where they do not; None without the counts."""
-    sectors, requests = getattr(kernel, "global_store_sectors", None), getattr(kernel, "global_store_requests", None)
+    sectors, requests = kernel.measured.global_store_sectors, kernel.measured.global_store_requests
     if sectors is None or requests is None:
         return None
-    sass = getattr(kernel, "sass", None)
-    width = float(getattr(sass, "global_load_bytes", None) or 16)
+    width = float(getattr(kernel.sass, "global_load_bytes", None) or 16)
     full = requests * width  # the sectors a request of 32 lanes fills: 32 x width bytes over 32-byte sectors
     return float(sectors) if requests and sectors > full * 1.05 else 0.0
 
@@ -108,19 +107,13 @@ def _one_address_stores(kernel: NcuKernel) -> float | None:
     """The profile's warp store requests to one shared address: its store requests times the
     share of the SASS's global stores that write one address (each store instruction taken
     as run as often as the others); None without the SASS's count."""
-    sass = getattr(kernel, "sass", None)
+    sass = kernel.sass
     one = getattr(sass, "global_stores_one_address", None)
-    requests = getattr(kernel, "global_store_requests", None)
+    requests = kernel.measured.global_store_requests
     stores = sass.instructions.global_stores if sass is not None else 0
     if not one or not requests or not stores:
         return None
     return float(requests) * one / stores
-
-
-def _achieved(kernel: NcuKernel) -> float | None:
-    """Nsight's achieved occupancy (a share of the SM's warp slots, 0-1), None without it."""
-    share = getattr(kernel, "achieved_occupancy", None)
-    return None if share is None else min(1.0, max(0.0, float(share)))
 
 
 def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
@@ -128,7 +121,10 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
 
     An `NcuKernel` holds flops per precision; the roofline takes one precision, so the
     flops of the precision with the most operations are used (Nsight's hierarchical charts
-    likewise plot one precision per chart).
+    likewise plot one precision per chart). Its measured counts that describe the kernel's
+    work (warp instructions, L2 requests, atomics, partial and one-address stores, the L1
+    data-path bytes of its wavefronts) become the kernel's; the rest stay in
+    ``NcuKernel.measured`` for `predict`'s ``measured=``.
 
     Raises
     ------
@@ -137,27 +133,22 @@ def counts_from(kernel: Kernel | KernelLike | NcuKernel) -> Kernel:
     TypeError
         For anything else without ``flops`` and ``dram_bytes``.
     """
-    flops = getattr(kernel, "flops", None)
-    if isinstance(flops, dict):
-        if getattr(kernel, "dram_bytes", None) is None:
-            raise RooflineError(f"kernel {getattr(kernel, 'name', '?')!r} has no DRAM bytes in its profile "
-                                "(collect --section SpeedOfLight)")
-        precision = kernel.precision
-        return Kernel(
-            name=str(kernel.name), precision=precision,
-            flops=float(flops.get(precision, 0.0)) if precision else 0.0,
-            dram_bytes=float(kernel.dram_bytes), l2_bytes=kernel.l2_bytes, l1_bytes=_l1_data_bytes(kernel),
-            instructions=getattr(kernel, "instructions", None),
-            l2_requests=getattr(kernel, "l2_requests", None),
-            global_loads=getattr(kernel, "global_load_instructions", None),
-            l1_hit_rate=getattr(kernel, "l1_hit_rate", None), l2_hit_rate=getattr(kernel, "l2_hit_rate", None),
-            l2_partial_store_sectors=_partial_store_sectors(kernel),
-            # a warp-level count: one update per instruction (a warp-aggregated atomic), a lower bound
-            atomics=getattr(kernel, "global_atomic_instructions", None),
-            one_address_stores=_one_address_stores(kernel),
-            achieved_occupancy=_achieved(kernel),
-        )
-    return kernel_of(kernel)
+    if not isinstance(kernel, NcuKernel):
+        return kernel_of(kernel)
+    if kernel.dram_bytes is None:
+        raise RooflineError(f"kernel {kernel.name!r} has no DRAM bytes in its profile "
+                            "(collect --section SpeedOfLight)")
+    precision, measured = kernel.precision, kernel.measured
+    return Kernel(
+        name=str(kernel.name), precision=precision,
+        flops=float(kernel.flops.get(precision, 0.0)) if precision else 0.0,
+        dram_bytes=float(kernel.dram_bytes), l2_bytes=kernel.l2_bytes, l1_bytes=_l1_data_bytes(kernel),
+        instructions=measured.instructions, l2_requests=measured.l2_requests,
+        l2_partial_store_sectors=_partial_store_sectors(kernel),
+        # a warp-level count: one update per instruction (a warp-aggregated atomic), a lower bound
+        atomics=measured.global_atomic_instructions,
+        one_address_stores=_one_address_stores(kernel),
+    )
 
 
 def counted_kernel(counts: Kernel | KernelLike | NcuKernel, launch: occupancy.Launch | None = None) -> Kernel:

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._adapters import counted_kernel, measured_launch
 from ._chart import roofline_chart
 from ._errors import RooflineError
 from ._facts import gpu as lookup_gpu
 from ._kernel import Kernel
+from ._profile import ProfileKernel, ProfileReport
 from ._predict import instructions_from_sass
 from ._predict.terms._term import finite_positive
 
@@ -75,13 +77,11 @@ class InstructionRoofline(BaseModel):
         return next(c.value for c in self.ceilings if c.kind == "issue")
 
 
-def _warp_instructions(row) -> tuple[float | None, str]:  # noqa: ANN001 - a ProfileKernel (no import circle)
+def _warp_instructions(row: ProfileKernel) -> tuple[float | None, str]:
     k = row.kernel
-    if k.instructions:
-        return float(k.instructions), "Nsight's smsp__inst_executed.sum"
+    if k.measured.instructions:
+        return float(k.measured.instructions), "Nsight's smsp__inst_executed.sum"
     if k.sass is not None:
-        from ._adapters import counted_kernel, measured_launch
-
         launch = measured_launch(k.grid, k.block, registers_per_thread=k.registers_per_thread)
         counts = Kernel(name=k.name, flops=float(row.flops or 0.0), dram_bytes=float(k.dram_bytes or 0.0))
         estimate = instructions_from_sass(k.sass, counted_kernel(counts, launch), launch)
@@ -90,7 +90,7 @@ def _warp_instructions(row) -> tuple[float | None, str]:  # noqa: ANN001 - a Pro
     return None, ""
 
 
-def instruction_roofline(report, *, sm_clock_hz: float | None = None) -> InstructionRoofline:  # noqa: ANN001
+def instruction_roofline(report: ProfileReport, *, sm_clock_hz: float | None = None) -> InstructionRoofline:
     """The instruction roofline of a `profile_report`: the GPU's ceilings and each kernel's points.
 
     Parameters
@@ -117,8 +117,6 @@ def instruction_roofline(report, *, sm_clock_hz: float | None = None) -> Instruc
     >>> round(ir.issue_rate / 1e9), sorted({p.level for p in ir.points})
     (1019, ['dram', 'l1', 'l2'])
     """
-    from ._profile import ProfileReport
-
     if not isinstance(report, ProfileReport):
         raise TypeError(f"report must be a ProfileReport (from profile_report), not {type(report).__name__}")
     if sm_clock_hz is not None:
@@ -126,7 +124,7 @@ def instruction_roofline(report, *, sm_clock_hz: float | None = None) -> Instruc
         if sm_clock_hz > MAX_SM_CLOCK_HZ:
             raise RooflineError(f"sm_clock_hz={sm_clock_hz!r} exceeds the maximum of {MAX_SM_CLOCK_HZ:g} Hz (100 GHz)")
     device = lookup_gpu(report.gpu)
-    clocks = sorted(r.kernel.sm_clock_hz for r in report.kernels if r.kernel.sm_clock_hz)
+    clocks = sorted(r.kernel.measured.sm_clock_hz for r in report.kernels if r.kernel.measured.sm_clock_hz)
     clock = sm_clock_hz or (clocks[len(clocks) // 2] if clocks else device.boost_clock_hz)
     schedulers = device.sm_count * device.architecture.sub_partitions
     ceilings = [InstructionCeiling(
@@ -143,12 +141,13 @@ def instruction_roofline(report, *, sm_clock_hz: float | None = None) -> Instruc
     for row in report.kernels:
         k = row.kernel
         instructions, source = _warp_instructions(row)
-        if not instructions or not k.duration_seconds:
+        seconds = k.measured.duration_seconds
+        if not instructions or not seconds:
             continue
-        l2 = k.l2_sector_bytes if k.l2_sector_bytes else k.l2_bytes
+        l2 = k.measured.l2_sector_bytes or k.l2_bytes
         for level, nbytes in (("l1", k.l1_bytes), ("l2", l2), ("dram", k.dram_bytes)):
             if nbytes:
                 points.append(InstructionPoint(
                     kernel=row.label, level=level, instructions_per_transaction=instructions / (nbytes / SECTOR_BYTES),
-                    instructions_per_second=instructions / k.duration_seconds, source=source))
+                    instructions_per_second=instructions / seconds, source=source))
     return InstructionRoofline(gpu=device.name, ceilings=tuple(ceilings), points=tuple(points))

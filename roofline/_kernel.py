@@ -70,13 +70,6 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
         out.pop("flops", None)
     if out.get("precision") is not None:
         out["precision"] = check_precision(out["precision"])
-    for name in ("l1_hit_rate", "l2_hit_rate"):
-        rate = out.get(name)
-        if rate is not None:
-            rate = _count(name, rate)
-            if rate > 1:
-                raise RooflineError(f"{name}={rate} must be a share between 0 and 1")
-            out[name] = float(rate)
     factor = out.get("branch_issue_factor")
     if factor is not None and factor < 1:
         raise RooflineError(f"branch_issue_factor={factor} must be >= 1 (1: every warp takes one path)")
@@ -268,6 +261,9 @@ class Kernel(CheckedModel):
     (`roofline.models` return this type): the work, the bytes moved at each level, the
     launch, and the traffic they were counted from (`Traffic.kernel` builds one). Every
     count is optional except where a function needs it; a count must be finite and >= 0.
+    What a profile measured beyond these (its duration, hit rates, wavefronts, achieved
+    occupancy) is not part of the kernel: it is a `roofline.ProfileCounts`, which
+    `roofline.NcuKernel` holds and `predict` takes as ``measured=``.
 
     ==========================  ==========================================================
     function                    needs
@@ -312,17 +308,6 @@ class Kernel(CheckedModel):
     l2_partial_store_sectors : int or None
         The 32-byte sectors global stores write only in part, which L2 merges one by one;
         None: the traffic's count where `roofline.traffic` built the kernel.
-    l1_hit_rate, l2_hit_rate : float or None
-        The share of global load sectors that L1 hits and of the SMs' read sectors that L2
-        hits (Nsight's ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit`` over its
-        total; ``1 - dram__bytes_read / (32 x lts__t_sectors_srcunit_tex_op_read)``, else all
-        of L2's lookups, ``lts__t_sectors_srcunit_tex_lookup_hit`` over its total); the load
-        rounds of the trips term wait on them. None: taken from the bytes, ``l2_bytes /
-        l1_bytes`` and ``dram_bytes / l2_bytes`` missing.
-    global_loads : int or None
-        Warp-level global load instructions executed (Nsight's
-        ``smsp__inst_executed_op_global_ld.sum``): with ``instructions`` it tells the hot
-        loop's trips from the passes of a loop around it (`roofline._predict.derive.hot_loop`).
     atomics : int or None
         Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
     atomic_addresses : int or None
@@ -331,11 +316,6 @@ class Kernel(CheckedModel):
     one_address_stores : int or None
         Warp store instructions to one address every warp shares (a flag each warp sets):
         L2 applies them one after the other.
-    achieved_occupancy : float or None
-        The share of an SM's warp slots active, averaged over the cycles the SM runs the
-        kernel (Nsight's ``sm__warps_active.avg.pct_of_peak_sustained_active`` / 100, 0-1).
-        In a grid of at most one wave, warps that leave early (only thread 0 works) bring it
-        below the warps resident: the hot loop's trips are those of the warps that stay.
     barriers_per_block : int or None
         ``__syncthreads()`` each thread of a block passes (the levels of a tree).
     branch_issue_factor : float or None
@@ -387,14 +367,9 @@ class Kernel(CheckedModel):
     l2_requests: Count | None = Field(default=None, description="SM -> L2 requests (one per line a warp access touches).")
     l2_partial_store_sectors: Count | None = Field(
         default=None, description="Sectors global stores write in part (L2 merges them one by one).")
-    l1_hit_rate: float | None = Field(default=None, description="Share of global load sectors L1 hits (0-1).")
-    l2_hit_rate: float | None = Field(default=None, description="Share of the SMs' L2 read sectors L2 hits (0-1).")
-    global_loads: Count | None = Field(default=None, description="Warp-level global load instructions executed.")
     atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
     atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
     one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")
-    achieved_occupancy: float | None = Field(
-        default=None, ge=0, le=1, description="Share of the SM's warp slots active over its active cycles (0-1).")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
     branch_issue_factor: Count | None = Field(default=None, description="Paths per warp through branches.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")

@@ -33,16 +33,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import occupancy
 from occupancy import KernelResources, SassSummary
 from occupancy.common import demangle, instance_name, name_key
 
 from ._errors import RooflineError
-
-if TYPE_CHECKING:
-    from ._ncu import NcuKernel
+from ._ncu_records import NcuKernel
 
 __all__ = ["binary_sass"]
 

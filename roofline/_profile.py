@@ -23,6 +23,7 @@ from ._errors import RooflineError
 from ._facts import calibration as packaged_calibration
 from ._facts import gpu as lookup_gpu
 from ._gpu import GPU, MEMORY_LEVELS
+from ._kernel import Kernel
 from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
 from ._calibration import Calibration
@@ -103,22 +104,6 @@ def _occupancy_launch(k: NcuKernel) -> occupancy.Launch:
                            block_barriers=k.block_barriers if k.block_barriers is not None else 1)
 
 
-def _driver_carveout(arch: str, config: int | None, launch: occupancy.Launch) -> int | None:
-    """A carveout (percent) for which the calculator picks the driver's configuration.
-
-    The driver picks the smallest shared-memory configuration that keeps the launch's
-    occupancy; Nsight reports it as ``launch__shared_mem_config_size``. The calculator
-    takes a carveout preference; the smallest one that rounds up to that configuration
-    reproduces the driver's choice.
-    """
-    if config is None:
-        return None
-    for carveout in range(0, 101):
-        if occupancy.calculate(arch, launch.model_copy(update={"carveout": carveout})).shared_memory_config == config:
-            return carveout
-    return None
-
-
 def _limit_notes(ours: occupancy.OccupancyResult, nsight: dict[str, int], max_blocks: int, carveout: int | None,
                  config: int | None) -> list[str]:
     """Why a per-resource block limit differs from Nsight's, resource by resource.
@@ -126,7 +111,7 @@ def _limit_notes(ours: occupancy.OccupancyResult, nsight: dict[str, int], max_bl
     Two differences are expected and explained once in the table's footnotes rather than
     here: Nsight caps every limit at the blocks an SM holds (gpuroof says "does not
     limit" or gives the uncapped value), and the driver's shared-memory configuration
-    (gpuroof's limits are taken at it, see `_driver_carveout`).
+    (gpuroof's limits are taken at it, see `occupancy.OccupancyResult.carveout_for`).
     """
     notes = []
     if config is not None and carveout is None:
@@ -151,7 +136,8 @@ def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, object], list[str]]:
         default = occupancy.calculate(k.arch, launch)
     except ValueError as exc:
         return {}, [f"occupancy not computed: {exc}"]
-    carveout = _driver_carveout(k.arch, k.shared_memory_config, launch)
+    # the carveout for which the calculator picks the driver's configuration (Nsight's launch__shared_mem_config_size)
+    carveout = None if k.shared_memory_config is None else default.carveout_for(k.shared_memory_config)
     if carveout is not None:
         launch = launch.model_copy(update={"carveout": carveout})
     ours = occupancy.calculate(k.arch, launch)
@@ -161,13 +147,13 @@ def _occupancy_fields(k: NcuKernel) -> tuple[dict[str, object], list[str]]:
         "active_blocks_per_sm": ours.active_blocks_per_sm,
         "limiters": tuple(ours.limiters),
         "block_limits": {r: ours.block_limits.get(r) for r in _LIMIT_ORDER},
-        "nsight_block_limits": dict(k.block_limits),
+        "nsight_block_limits": dict(k.measured.block_limits),
         "block_limits_largest_config": {r: default.block_limits.get(r) for r in _LIMIT_ORDER},
-        "limit_notes": tuple(_limit_notes(ours, k.block_limits, arch.max_blocks_per_sm, carveout,
+        "limit_notes": tuple(_limit_notes(ours, k.measured.block_limits, arch.max_blocks_per_sm, carveout,
                                           k.shared_memory_config)),
     }
-    if k.theoretical_occupancy is not None:
-        fields["occupancy_agrees"] = math.isclose(ours.occupancy, k.theoretical_occupancy, abs_tol=1e-4)
+    if k.measured.theoretical_occupancy is not None:
+        fields["occupancy_agrees"] = math.isclose(ours.occupancy, k.measured.theoretical_occupancy, abs_tol=1e-4)
     fields["cliffs"] = occupancy.cliffs(k.arch, launch)
     try:
         best = occupancy.max_potential_block_size(k.arch, launch.model_copy(update={"carveout": None}))
@@ -196,7 +182,7 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
                      why_in_checks: bool = False) -> tuple[dict[str, object], list[str]]:
     notes: list[str] = []
     fields: dict[str, object] = {}
-    seconds = k.duration_seconds
+    seconds = k.measured.duration_seconds
     if seconds is None:
         return fields, ["no duration: collect --section SpeedOfLight"]
     bytes_at = {"dram": k.dram_bytes, "l2": k.l2_bytes, "l1": k.l1_bytes}
@@ -228,7 +214,8 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
     try:
         launch, sass_note = _profiled_launch(k, why_in_checks=why_in_checks)
         clocked, clock_note = _at_profile_clock(device, k)
-        p = predict(clocked, counted_kernel(counts, launch), calibration=calibration, after_l2_flush=after_l2_flush)
+        p = predict(clocked, counted_kernel(counts, launch), calibration=calibration, after_l2_flush=after_l2_flush,
+                    measured=k.measured)
     except (RooflineError, ValueError) as exc:
         notes.append(f"no prediction: {exc}")
         return fields, notes
@@ -241,9 +228,10 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
 
 def _loads_per_thread(k: NcuKernel) -> float | None:
     """Global loads each thread issued: Nsight's warp-level count over the grid's warps' lanes."""
-    if k.global_load_instructions is None:
+    loads = k.measured.global_load_instructions
+    if loads is None:
         return None
-    return k.global_load_instructions * 32 / (k.blocks * k.threads_per_block)
+    return loads * 32 / (k.blocks * k.threads_per_block)
 
 
 def _straight_line_loads(sass: occupancy.SassSummary | None) -> int | None:
@@ -304,7 +292,7 @@ def _profiled_launch(k: NcuKernel, *, why_in_checks: bool = False) -> tuple[occu
 
 def _at_profile_clock(device: GPU, k: NcuKernel) -> tuple[GPU, list[str]]:
     """The GPU at the SM clock the profile ran at (the issue and compute rates follow it)."""
-    clock = k.sm_clock_hz
+    clock = k.measured.sm_clock_hz
     if clock is None or abs(clock / device.boost_clock_hz - 1) < 0.01:
         return device, []
     ratio = clock / device.boost_clock_hz
@@ -340,8 +328,6 @@ def nsight_calibration(gpu: GPU | str, calibration: Calibration | None = None) -
     if empty is None:
         return cal, (f"launch cost {cal.launch_overhead_seconds * 1e6:.2f} us as CUDA events see it: the calibration "
                      "has no Nsight empty-kernel duration (gpuroof validate measures it where ncu runs)")
-    from ._kernel import Kernel
-
     smallest = Kernel(name="smallest", flops=0, dram_bytes=128,
                       launch=measured_launch(1, 32, registers_per_thread=16))
     p = predict(device, smallest, calibration=cal)
@@ -433,7 +419,7 @@ def profile_report(
         profile = profile.matching(kernel)
     device = _device_of(profile, gpu)
     calibration, launch_note = nsight_calibration(device, calibration)
-    durations = [k.duration_seconds for k in profile.kernels if k.duration_seconds is not None]
+    durations = [k.measured.duration_seconds for k in profile.kernels if k.measured.duration_seconds is not None]
     total = sum(durations) if durations else None
     rows = []
     # One reason for every kernel's missing SASS (no report, no ncu) is said once, in the checks;
@@ -442,7 +428,8 @@ def profile_report(
     for k, label in zip(profile.kernels, _unique_labels(profile.kernels)):
         occ, notes = _occupancy_fields(k)
         roof, more = _roofline_fields(device, k, label, calibration, after_l2_flush, why_in_checks=why_in_checks)
-        share = k.duration_seconds / total if total and k.duration_seconds is not None else None
+        seconds = k.measured.duration_seconds
+        share = seconds / total if total and seconds is not None else None
         missing = sorted({section for section in k.missing.values()})
         if missing:
             more.append(f"sections missing from the profile: {', '.join(missing)}")
@@ -526,11 +513,11 @@ def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> s
         if row.occupancy_agrees is True:
             occ += " ="
         elif row.occupancy_agrees is False:
-            occ += f" (Nsight {k.theoretical_occupancy:.0%})"
+            occ += f" (Nsight {k.measured.theoretical_occupancy:.0%})"
         launch = f"{k.blocks}x{k.threads_per_block}" + (f" c{math.prod(k.cluster)}" if k.cluster else "")
         lines.append([
             str(i), row.label[:52], _fmt(row.time_share, 0.01, ".1f") + ("%" if row.time_share is not None else ""),
-            _fmt(k.duration_seconds, 1e-6, ".1f"), launch, "-" if k.registers_per_thread is None else
+            _fmt(k.measured.duration_seconds, 1e-6, ".1f"), launch, "-" if k.registers_per_thread is None else
             str(k.registers_per_thread), _smem(k), occ, "+".join(row.limiters) or "-", _cliff_text(row),
             "-" if row.best_block_size is None else str(row.best_block_size),
             PRECISION_LABELS.get(row.precision, "-") if row.precision else "-",

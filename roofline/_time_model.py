@@ -28,6 +28,7 @@ from ._facts import gpu as _lookup_gpu
 from ._gpu import GPU
 from ._kernel import Kernel, kernel_of
 from ._locality import locality
+from ._profile_counts import ProfileCounts
 from ._predict import (
     Composition,
     DramTime,
@@ -199,6 +200,7 @@ def predict(
     loads_in_flight_per_thread: int | None = None,
     fma_chains_per_thread: int = 1,
     after_l2_flush: bool = False,
+    measured: ProfileCounts | None = None,
 ) -> Prediction:
     """Predict the time of `kernel` launched as `launch` on `gpu`.
 
@@ -235,6 +237,11 @@ def predict(
         of written lines, and the DRAM term writes back those the kernel's traffic displaces
         (``calibration.flush_dirty_bytes``). False: L2 starts clean (what Nsight Compute's
         cache flush leaves) or holds the kernel's own lines (back-to-back launches).
+    measured : ProfileCounts, optional
+        What a profile of this launch measured (`NcuKernel.measured`): its hit rates set the
+        misses the load rounds wait on, its warp-level global loads tell the hot loop's trips
+        from the passes of a loop around it, its achieved occupancy the warps that stay in a
+        short grid's loop. None: taken from the kernel's bytes and traffic.
 
     Returns
     -------
@@ -259,14 +266,15 @@ def predict(
     cal = calibration if calibration is not None else _packaged_calibration(record)
     check_calibration(cal, record)
     setting, assumptions = _setting(record, kernel, launch, loads_in_flight_per_thread, fma_chains_per_thread,
-                                    after_l2_flush)
+                                    after_l2_flush, measured)
     params = parameters(cal, record)
     dram, terms = evaluate(derive(setting), params)
     return _prediction(setting, cal, dram, terms, compose(terms, params.overlap_exponent), assumptions)
 
 
 def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight_per_thread: int | None,
-             fma_chains_per_thread: int, after_l2_flush: bool) -> tuple[Setting, list[str]]:
+             fma_chains_per_thread: int, after_l2_flush: bool,
+             measured: ProfileCounts | None) -> tuple[Setting, list[str]]:
     """`predict`'s arguments checked, as the `Setting` `derive` reads, and what they assume."""
     kernel = kernel_of(kernel)
     launch = launch_of(kernel, launch, "predict")
@@ -283,9 +291,11 @@ def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight
             raise RooflineError(f"{name}={value!r} must be an integer from 1 to 2147483647")
     if not isinstance(after_l2_flush, (bool, np.bool_)):
         raise TypeError(f"after_l2_flush must be a bool, not {type(after_l2_flush).__name__}")
+    if measured is not None and not isinstance(measured, ProfileCounts):
+        raise TypeError(f"measured must be a roofline.ProfileCounts (NcuKernel.measured), not {type(measured).__name__}")
     setting = Setting(gpu=record, kernel=kernel, launch=launch, occupancy=occ, locality=locality(record),
                       loads_in_flight_per_thread=int(in_flight), fma_chains_per_thread=int(fma_chains_per_thread),
-                      after_l2_flush=bool(after_l2_flush))
+                      after_l2_flush=bool(after_l2_flush), measured=measured)
     return setting, assumptions
 
 

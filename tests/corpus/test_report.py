@@ -157,7 +157,7 @@ def test_predictions_are_gpuroof_ncus(tmp_path, corpus):
         assert row.predicted_seconds == by_id[i].predicted_seconds
         assert row.roofline_seconds == by_id[i].roofline_seconds
         assert row.limiter == by_id[i].predicted_limiter
-        assert row.nsight_seconds == pytest.approx(by_id[i].kernel.duration_seconds)
+        assert row.nsight_seconds == pytest.approx(by_id[i].kernel.measured.duration_seconds)
     assert (report.occupancy_compared, report.occupancy_agreeing) == (profile.occupancy_compared,
                                                                        profile.occupancy_agreeing)
 

@@ -474,6 +474,7 @@ ROOFLINE = {
         v.gpu_any, st.one_of(v.kernel_model, v.kernel_like), st.one_of(st.none(), v.launch_like),
         calibration=st.one_of(st.none(), v.calibrations()), loads_in_flight_per_thread=st.one_of(st.none(), maybe(st.integers(1, 16))),
         fma_chains_per_thread=maybe(st.integers(1, 8)), after_l2_flush=maybe(st.booleans()),
+        measured=st.one_of(st.none(), st.deferred(lambda: st.just(_NCU.kernels[0].measured)), junk()),
     )),
     "roofline_chart": call(st.fixed_dictionaries({
         "args": st.tuples(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=3), junk())),
@@ -725,6 +726,7 @@ ROOFLINE.update({
     "gpc_layouts": call(args_kwargs()),
     "NcuKernel": model(roofline.NcuKernel, _NCU.kernels[0], finite=False),
     "NcuProfile": model(roofline.NcuProfile, _NCU, finite=False, json_too=False),
+    "ProfileCounts": model(roofline.ProfileCounts, _NCU.kernels[0].measured, finite=False),
     "ProfileKernel": model(roofline.ProfileKernel, _PROFILE.kernels[0], finite=False),
     "ProfileReport": model(roofline.ProfileReport, _PROFILE, finite=False, json_too=False),
     "InstructionCeiling": model(roofline.InstructionCeiling, _INSTRUCTIONS.ceilings[0]),

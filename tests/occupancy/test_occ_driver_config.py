@@ -159,3 +159,60 @@ def test_rule_is_marked_measured_only_where_it_was():
 
 def test_doctests():
     assert doctest.testmod(_driver_config).failed == 0
+
+
+def _brute_carveout(arch: str, inputs: dict, config: int) -> int | None:
+    """The smallest carveout whose calculated configuration is ``config``, by trying all 101."""
+    for carveout in range(101):
+        if occupancy.calculate(arch, **{**inputs, "carveout": carveout}).shared_memory_config == config:
+            return carveout
+    return None
+
+
+# Hand-derived: sm_90 has 233472 bytes per SM and configurations of 0, 8, 16, 32, 64, 100, ... 228 KiB;
+# sm_80 167936 bytes and 0 ... 164 KiB; sm_75 65536 bytes and 32 or 64 KiB. A carveout of p percent
+# asks for p * bytes_per_sm // 100, rounded up to a configuration, never below one block's.
+CARVEOUTS = [
+    # arch, static shared bytes, configuration, expected carveout (percent)
+    ("sm_90", 0, 8 * K, 0),          # one block's 1 KiB reserve already rounds up to 8 KiB
+    ("sm_90", 0, 16 * K, 4),         # 4% = 9338 > 8192 (3% = 7004 is not)
+    ("sm_90", 0, 64 * K, 15),        # 15% = 35020 > 32768 (14% = 32686 is not)
+    ("sm_90", 0, 228 * K, 86),       # 86% = 200785 > 200704 (85% = 198451 is not)
+    ("sm_90", 40 * K, 64 * K, 0),    # a 41 KiB block needs 64 KiB already
+    ("sm_90", 40 * K, 32 * K, None),  # smaller than one block
+    ("sm_90", 0, 1000, None),        # not a configuration
+    ("sm_80", 0, 100 * K, 40),       # 40% = 67174 > 65536 (39% = 65495 is not)
+    ("sm_75", 0, 32 * K, 0),
+    ("sm_75", 0, 64 * K, 51),        # 51% = 33423 > 32768 (50% = 32768 is not)
+]
+
+
+def test_carveout_for_matches_trying_every_carveout_on_the_table():
+    for arch, static, config, _ in CARVEOUTS:
+        inputs = dict(threads_per_block=128, registers_per_thread=32, static_shared_memory=static)
+        assert occupancy.calculate(arch, **inputs).carveout_for(config) == _brute_carveout(arch, inputs, config)
+
+
+@pytest.mark.parametrize(("arch", "static", "config", "expected"), CARVEOUTS,
+                         ids=[f"{a}-static{s}-config{c}" for a, s, c, _ in CARVEOUTS])
+def test_carveout_for(arch, static, config, expected):
+    r = occupancy.calculate(arch, threads_per_block=128, registers_per_thread=32, static_shared_memory=static)
+    assert r.carveout_for(config) == expected
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_carveout_for_reproduces_nsights_configuration(group):
+    """Every recorded launch: the carveout `carveout_for` gives from Nsight's configuration makes the
+    calculator pick that configuration, and it is the smallest (each of the 101 carveouts tried)."""
+    bad = []
+    for row in GROUPS[group]:
+        config = int(row["shared_mem_config_size"])
+        inputs = _inputs(row, None)
+        carveout = occupancy.calculate("sm_90", **inputs).carveout_for(config)
+        if carveout != _brute_carveout("sm_90", inputs, config):
+            bad.append((row["kernel"], inputs, config, carveout))
+        elif carveout is not None:
+            got = occupancy.calculate("sm_90", **{**inputs, "carveout": carveout}).shared_memory_config
+            if got != config:
+                bad.append((row["kernel"], inputs, config, carveout, got))
+    assert not bad, bad[:5]

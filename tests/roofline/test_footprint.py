@@ -142,11 +142,11 @@ def test_profiled_instructions_reach_the_prediction():
 
     p = roofline.load_ncu(Path(__file__).parents[1] / "data" / "ncu" / "torch_roofline.raw.csv")
     sgemm = next(k for k in p.kernels if "Kernel2" in k.name)
-    assert sgemm.instructions == 301505536  # the profile's inst_executed column
+    assert sgemm.measured.instructions == 301505536  # the profile's inst_executed column
     report = roofline.profile_report(p, gpu="H200")
     row = next(r for r in report.kernels if r.kernel is sgemm or r.kernel.name == sgemm.name)
     gpu = roofline.gpu("H200")
-    assert row.predicted_seconds >= sgemm.instructions / (gpu.sm_count * 4 * gpu.boost_clock_hz)
+    assert row.predicted_seconds >= sgemm.measured.instructions / (gpu.sm_count * 4 * gpu.boost_clock_hz)
 
 
 def _sass(total, loops=(), hot=None, ldg=0, lds=0, width=4, ffma=0):

@@ -20,7 +20,7 @@ def report(request):
 def test_the_issue_ceiling_is_sms_times_schedulers_times_the_profile_s_clock(report):
     ir = roofline.instruction_roofline(report)
     h200 = roofline.gpu("H200")
-    clocks = sorted(r.kernel.sm_clock_hz for r in report.kernels)
+    clocks = sorted(r.kernel.measured.sm_clock_hz for r in report.kernels)
     assert ir.issue_rate == pytest.approx(h200.sm_count * 4 * clocks[len(clocks) // 2])
     dram = next(c for c in ir.ceilings if c.name == "dram")
     assert dram.value == pytest.approx(h200.memory_bandwidth / 32)
@@ -33,12 +33,12 @@ def test_each_kernel_sits_at_its_counts_and_under_the_issue_ceiling(report):
     assert {p.kernel for p in ir.points} == set(by_label)  # every kernel: Nsight counted its instructions
     for p in ir.points:
         k = by_label[p.kernel]
-        assert p.instructions_per_second == pytest.approx(k.instructions / k.duration_seconds)
-        nbytes = {"dram": k.dram_bytes, "l2": k.l2_sector_bytes or k.l2_bytes, "l1": k.l1_bytes}[p.level]
-        assert p.instructions_per_transaction == pytest.approx(k.instructions * 32 / nbytes)
+        assert p.instructions_per_second == pytest.approx(k.measured.instructions / k.measured.duration_seconds)
+        nbytes = {"dram": k.dram_bytes, "l2": k.measured.l2_sector_bytes or k.l2_bytes, "l1": k.l1_bytes}[p.level]
+        assert p.instructions_per_transaction == pytest.approx(k.measured.instructions * 32 / nbytes)
         # a measured issue rate above what the schedulers can issue at the kernel's clock would be a misread count
-        assert p.instructions_per_second <= ir.issue_rate * k.sm_clock_hz / sorted(
-            r.kernel.sm_clock_hz for r in report.kernels)[len(report.kernels) // 2] * 1.001
+        assert p.instructions_per_second <= ir.issue_rate * k.measured.sm_clock_hz / sorted(
+            r.kernel.measured.sm_clock_hz for r in report.kernels)[len(report.kernels) // 2] * 1.001
 
 
 def test_the_plot_draws_the_instruction_panel_beside_the_flop_roofline(report, tmp_path):

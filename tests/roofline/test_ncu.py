@@ -9,7 +9,8 @@ import pytest
 
 import roofline
 from roofline import RooflineError
-from roofline._ncu import _unit_factor, short_kernel_name
+from roofline._ncu import short_kernel_name
+from roofline._ncu_metrics import unit_factor
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ncu"
 TORCH = DATA / "torch_roofline.raw.csv"
@@ -34,13 +35,13 @@ def torch_profile():
 def test_units(unit, factor):
     # Nsight scales by powers of 1000 (its "Kbyte" is 1000 bytes: 233.472 Kbyte is the
     # H200's 228 KiB shared-memory configuration in torch_roofline.raw.csv).
-    assert _unit_factor(unit) == pytest.approx(factor, rel=1e-15)
+    assert unit_factor(unit) == pytest.approx(factor, rel=1e-15)
 
 
 @pytest.mark.parametrize("unit", ["furlong", "Kbyte/fortnight", "Xbyte"])
 def test_unknown_units(unit):
     with pytest.raises(ValueError, match="not known"):
-        _unit_factor(unit)
+        unit_factor(unit)
 
 
 @pytest.mark.parametrize(
@@ -111,10 +112,12 @@ def test_default_and_base_units_read_the_same(torch_profile):
     for a, b in zip(torch_profile.kernels, base.kernels):
         assert (a.grid, a.block, a.registers_per_thread, a.shared_memory_config) == (
             b.grid, b.block, b.registers_per_thread, b.shared_memory_config)
-        for field in ("duration_seconds", "sm_clock_hz", "memory_clock_hz", "dram_bytes", "l2_bytes", "l1_bytes",
-                      "theoretical_occupancy", "achieved_occupancy"):
+        for field in ("dram_bytes", "l2_bytes", "l1_bytes"):
             # scaled exports print 6 significant digits, base exports integers or 2 decimals
             assert getattr(a, field) == pytest.approx(getattr(b, field), rel=2e-3), field
+        for field in ("duration_seconds", "sm_clock_hz", "memory_clock_hz", "theoretical_occupancy",
+                      "achieved_occupancy"):
+            assert getattr(a.measured, field) == pytest.approx(getattr(b.measured, field), rel=2e-3), field
 
 
 def test_bytes_from_rates_match_the_direct_counters():
@@ -130,7 +133,7 @@ def test_bytes_from_rates_match_the_direct_counters():
         # load_ncu takes the direct counters when present; the rate times the duration agrees
         assert k.dram_bytes == float(value["dram__bytes_read.sum"]) + float(value["dram__bytes_write.sum"])
         assert from_rate == pytest.approx(k.dram_bytes, rel=1e-3, abs=1e4)
-        assert k.l2_sector_bytes == 32 * float(value["lts__t_sectors_srcunit_tex.sum"])
+        assert k.measured.l2_sector_bytes == 32 * float(value["lts__t_sectors_srcunit_tex.sum"])
 
 
 def test_suite_copy_moves_its_bytes():
@@ -140,14 +143,14 @@ def test_suite_copy_moves_its_bytes():
     # 4 bytes read and 4 written per element; DRAM writes still in L2 when the kernel ends
     # are not counted, so DRAM is a little under 8n
     assert 0.9 * 8 * n < copy.dram_bytes <= 8 * n
-    assert copy.l2_sector_bytes == pytest.approx(8 * n, rel=0.01)
+    assert copy.measured.l2_sector_bytes == pytest.approx(8 * n, rel=0.01)
 
 
 def test_missing_sections_leave_fields_empty_and_say_so():
     sol = roofline.load_ncu(SOL)
     k = sol.kernels[0]
-    assert k.flops == {} and k.dram_bytes is None and k.l2_bytes is None and k.achieved_occupancy is None
-    assert k.duration_seconds is not None and k.theoretical_occupancy == pytest.approx(0.1875)
+    assert k.flops == {} and k.dram_bytes is None and k.l2_bytes is None and k.measured.achieved_occupancy is None
+    assert k.measured.duration_seconds is not None and k.measured.theoretical_occupancy == pytest.approx(0.1875)
     assert k.missing["flops.fp32"] == "SpeedOfLight_HierarchicalSingleRooflineChart"
     assert k.missing["flops.bf16_tensor"] == "SpeedOfLight_HierarchicalTensorRooflineChart"
     assert k.missing["dram_bytes"] == "MemoryWorkloadAnalysis"
@@ -198,7 +201,7 @@ def test_errors_name_the_file(tmp_path, monkeypatch):
     bad_unit = lines[0] + lines[1].replace('"Ghz"', '"Gfurlong"', 1) + "".join(lines[2:])
     with pytest.raises(RooflineError, match=r"bad_unit\.csv: .* unit 'Gfurlong' is not known"):
         roofline.load_ncu(_write(tmp_path, "bad_unit.csv", bad_unit))
-    monkeypatch.setattr("roofline._ncu._ncu_report_module", lambda: None)
+    monkeypatch.setattr("roofline._ncu_report.ncu_report_module", lambda: None)
     with pytest.raises(RooflineError, match=r"x\.ncu-rep needs NVIDIA's ncu_report"):
         roofline.load_ncu(_write(tmp_path, "x.ncu-rep", b"\x00\x01"))
 
@@ -243,7 +246,7 @@ def test_ncu_report_route_with_a_recorded_report(monkeypatch, tmp_path):
                                           "action_by_idx": lambda self, i: actions[i]})()
             return type("Context", (), {"num_ranges": lambda self: 1, "range_by_idx": lambda self, i: profiled})()
 
-    monkeypatch.setattr("roofline._ncu._ncu_report_module", lambda: Module)
+    monkeypatch.setattr("roofline._ncu_report.ncu_report_module", lambda: Module)
     rep = roofline.load_ncu(_write(tmp_path, "suite.ncu-rep", b"\x00"))  # the stand-in reads the CSV
     csv_profile = roofline.load_ncu(SUITE)
     assert rep.format == "ncu-rep" and len(rep.kernels) == 19

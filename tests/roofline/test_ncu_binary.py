@@ -166,8 +166,8 @@ def test_a_report_s_mangled_names_find_the_instances(template_build, tmp_path, m
                                           "action_by_idx": lambda self, i: actions[i]})()
             return type("Context", (), {"num_ranges": lambda self: 1, "range_by_idx": lambda self, i: profiled})()
 
-    monkeypatch.setattr("roofline._ncu._ncu_report_module", lambda: Module)
-    monkeypatch.setattr("roofline._ncu._report_count", lambda report: None)
+    monkeypatch.setattr("roofline._ncu_report.ncu_report_module", lambda: Module)
+    monkeypatch.setattr("roofline._ncu_report.report_count", lambda report: None)
     report = tmp_path / "templates.ncu-rep"
     report.write_bytes(b"\0")
     profile = roofline.load_ncu(report, binary=template_build.cubin)

@@ -34,7 +34,7 @@ def test_occupancy_equals_nsight_theoretical_for_every_kernel(reports, name):
     # Nsight's theoretical occupancy (sm__maximum_warps_per_active_cycle_pct) is the oracle
     assert (report.occupancy_agreeing, report.occupancy_compared) == (expected, expected)
     for row in report.kernels:
-        assert row.occupancy == pytest.approx(row.kernel.theoretical_occupancy, abs=1e-4)
+        assert row.occupancy == pytest.approx(row.kernel.measured.theoretical_occupancy, abs=1e-4)
 
 
 @pytest.mark.parametrize("name", ["torch", "suite", "user"], ids=["torch", "suite", "user"])
@@ -62,7 +62,7 @@ def test_rows_are_sorted_by_time_share(reports):
         shares = [r.time_share for r in report.kernels]
         assert shares == sorted(shares, reverse=True)
         assert sum(shares) == pytest.approx(1.0)
-        assert report.total_seconds == pytest.approx(sum(r.kernel.duration_seconds for r in report.kernels))
+        assert report.total_seconds == pytest.approx(sum(r.kernel.measured.duration_seconds for r in report.kernels))
 
 
 def test_measured_points_and_prediction(reports):
@@ -72,12 +72,12 @@ def test_measured_points_and_prediction(reports):
     dram = next(p for p in saxpy.points if p.level == "dram")
     assert dram.origin == "measured"
     assert dram.arithmetic_intensity == pytest.approx(saxpy.flops / k.dram_bytes)
-    assert dram.flops_per_second == pytest.approx(saxpy.flops / k.duration_seconds)
-    assert saxpy.achieved_bytes_per_second["dram"] == pytest.approx(k.dram_bytes / k.duration_seconds)
+    assert dram.flops_per_second == pytest.approx(saxpy.flops / k.measured.duration_seconds)
+    assert saxpy.achieved_bytes_per_second["dram"] == pytest.approx(k.dram_bytes / k.measured.duration_seconds)
     assert saxpy.bound == "dram" and saxpy.predicted_limiter == "dram_bandwidth"
-    assert saxpy.gap == pytest.approx(k.duration_seconds / saxpy.predicted_seconds)
+    assert saxpy.gap == pytest.approx(k.measured.duration_seconds / saxpy.predicted_seconds)
     # the roofline bound is a lower bound of the measured time
-    assert saxpy.roofline_seconds < k.duration_seconds
+    assert saxpy.roofline_seconds < k.measured.duration_seconds
 
 
 def test_cliffs_and_best_block_size_come_from_occupancy(reports):

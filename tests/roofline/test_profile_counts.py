@@ -11,7 +11,7 @@ import occupancy
 import roofline
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from roofline._adapters import counts_from
-from roofline._ncu import _kernel, _Reader
+from roofline._ncu_metrics import Reader, read_kernel
 from roofline._predict import (
     barriers_from_instructions,
     duplicate_warps,
@@ -26,10 +26,11 @@ CAL = roofline.calibration("H200")
 SMS = roofline.gpu("H200").sm_count
 
 
-def _round_latency(kernel, calibration, bytes_per_block_trip, loads_per_round=1, **shared):
-    """`trip_latency` of one round of `kernel`'s loads on an H200, its misses the kernel's hit rates."""
+def _round_latency(measured, calibration, bytes_per_block_trip, loads_per_round=1, **shared):
+    """`trip_latency` of one round of loads on an H200, its misses the hit rates a profile `measured`."""
     waits = parameters(calibration, roofline.gpu("H200")).waits
-    return trip_latency(waits, kernel_misses(kernel), bytes_per_block_trip, loads_per_round, **shared)
+    misses = kernel_misses(roofline.Kernel(flops=0, dram_bytes=1), measured)
+    return trip_latency(waits, misses, bytes_per_block_trip, loads_per_round, **shared)
 
 
 def _profiled(metrics: dict[str, float], grid=(1024, 1, 1), block=(256, 1, 1)) -> roofline.NcuKernel:
@@ -39,8 +40,8 @@ def _profiled(metrics: dict[str, float], grid=(1024, 1, 1), block=(256, 1, 1)) -
             "Grid Size": (str(grid), ""), "Block Size": (str(block), ""),
             "dram__bytes_write.sum": (0.0, "byte")}
     values = {**base, **{k: v if isinstance(v, tuple) else (v, "") for k, v in metrics.items()}}
-    reader = _Reader(lambda name: values.get(name), "test")
-    k = _kernel(reader, index=0, demangled="k(float*)", nvtx=None, missing_cc=None)
+    reader = Reader(lambda name: values.get(name), "test")
+    k = read_kernel(reader, index=0, demangled="k(float*)", nvtx=None, missing_cc=None)
     return k.model_copy(update={"grid": grid, "block": block})
 
 
@@ -58,7 +59,8 @@ def _term(p, name):
 ])
 def test_l1_bytes_of_a_profile_are_its_wavefronts(wavefronts, writeback_bytes, l1_bytes):
     k = roofline.NcuKernel(id=0, name="k", demangled_name="k", grid=(1, 1, 1), block=(32, 1, 1), flops={"fp32": 0.0},
-                           dram_bytes=1.0, l1_bytes=writeback_bytes, l1_wavefronts=wavefronts)
+                           dram_bytes=1.0, l1_bytes=writeback_bytes,
+                           measured=roofline.ProfileCounts(l1_wavefronts=wavefronts))
     assert counts_from(k).l1_bytes == pytest.approx(l1_bytes)
 
 
@@ -69,10 +71,10 @@ def test_load_ncu_reads_the_wavefronts_hits_and_stores():
                    "lts__t_sectors_srcunit_tex.sum": 1000.0, "lts__t_sectors_srcunit_tex_lookup_hit.sum": 1000.0,
                    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 3200.0,
                    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": 100.0})
-    assert (k.l1_wavefronts, k.l1_hit_rate, k.l2_hit_rate) == (5e6, 0.25, 1.0)
-    assert (k.global_store_sectors, k.global_store_requests) == (3200.0, 100.0)
+    m = k.measured
+    assert (m.l1_wavefronts, m.l1_hit_rate, m.l2_hit_rate) == (5e6, 0.25, 1.0)
+    assert (m.global_store_sectors, m.global_store_requests) == (3200.0, 100.0)
     kernel = counts_from(k)
-    assert (kernel.l1_hit_rate, kernel.l2_hit_rate) == (0.25, 1.0)
     assert kernel.l2_partial_store_sectors == 3200.0  # 32 sectors a request: at most 16 bytes of each written
 
 
@@ -88,8 +90,8 @@ def _sass_of_width(width: int) -> SassSummary:
 ])
 def test_store_sectors_are_partial_where_a_request_spreads_past_its_bytes(width, sectors_per_request, partial):
     k = roofline.NcuKernel(id=0, name="k", demangled_name="k", grid=(1, 1, 1), block=(32, 1, 1), flops={"fp32": 0.0},
-                           dram_bytes=1.0, global_store_sectors=100.0 * sectors_per_request,
-                           global_store_requests=100.0, sass=None if width is None else _sass_of_width(width))
+                           dram_bytes=1.0, measured=roofline.ProfileCounts(
+                               global_store_sectors=100.0 * sectors_per_request, global_store_requests=100.0), sass=None if width is None else _sass_of_width(width))
     expected = 100.0 * sectors_per_request if partial else 0.0
     assert counts_from(k).l2_partial_store_sectors == pytest.approx(expected)
 
@@ -199,8 +201,8 @@ def test_no_triangle_where_the_trips_barely_differ(grid, block, per_index, why):
 
 @pytest.mark.parametrize("rate", [-0.1, 1.5, math.nan])
 def test_hit_rates_are_shares(rate):
-    with pytest.raises(roofline.RooflineError, match="l1_hit_rate"):
-        roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=rate)
+    with pytest.raises(ValueError, match="l1_hit_rate"):
+        roofline.ProfileCounts(l1_hit_rate=rate)
 
 
 # ------------------------------------------------------------- a round waits for its slowest load
@@ -213,7 +215,7 @@ def test_hit_rates_are_shares(rate):
     (0.2, 0.2, 2, "dram"),      # of two loads' sectors 80 % miss L1 and 80 % of those L2: the round reaches DRAM
 ])
 def test_a_round_waits_for_the_deepest_level_one_of_its_loads_reaches(l1_hit, l2_hit, loads, level):
-    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=l1_hit, l2_hit_rate=l2_hit)
+    k = roofline.ProfileCounts(l1_hit_rate=l1_hit, l2_hit_rate=l2_hit)
     seconds = _round_latency(k, CAL, 0.0, loads)
     latency = {"l1": CAL.l1_hit_latency_seconds, "l2": CAL.l2_hit_latency_seconds, "dram": CAL.dram_latency_seconds}
     if level is None:
@@ -265,8 +267,10 @@ def test_the_dram_term_waits_the_hot_loops_rounds_where_they_hit():
     launch = Launch(grid=16, block=256, registers_per_thread=32, resources=resources, elements_per_thread=trips)
     warps = 16 * 8
     base = dict(flops=0, dram_bytes=32 * trips * warps * 8, instructions=warps * (20 + 10 * trips), launch=launch)
-    missing = roofline.predict("H200", roofline.Kernel(**base, l1_hit_rate=0.0, l2_hit_rate=0.0), calibration=CAL)
-    hitting = roofline.predict("H200", roofline.Kernel(**base, l1_hit_rate=1.0, l2_hit_rate=1.0), calibration=CAL)
+    missing = roofline.predict("H200", roofline.Kernel(**base), calibration=CAL,
+                               measured=roofline.ProfileCounts(l1_hit_rate=0.0, l2_hit_rate=0.0))
+    hitting = roofline.predict("H200", roofline.Kernel(**base), calibration=CAL,
+                               measured=roofline.ProfileCounts(l1_hit_rate=1.0, l2_hit_rate=1.0))
     waits = _term(missing, "trips").inputs
     assert waits["trips_per_warp"] == pytest.approx(trips)
     # each round costs a DRAM trip when every load misses, an L1 hit when every load hits
@@ -333,7 +337,7 @@ def test_warps_and_blocks_that_load_one_line_in_one_trip(sources, block, grid, r
 def test_blocks_sharing_a_line_wait_for_its_dram_trip():
     # a naive matrix product's b: L1 catches 7 of 8 warps' sectors and L2 63 of 64 blocks'
     # requests, each a copy of the first one's miss: every trip waits for DRAM
-    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.875, l2_hit_rate=63 / 64)
+    k = roofline.ProfileCounts(l1_hit_rate=0.875, l2_hit_rate=63 / 64)
     in_block = _round_latency(k, CAL, 0.0, 1, duplicates=8.0)
     across = _round_latency(k, CAL, 0.0, 1, duplicates=8.0, sharing_blocks=64.0)
     assert in_block < 0.5 * CAL.dram_latency_seconds
@@ -343,7 +347,7 @@ def test_blocks_sharing_a_line_wait_for_its_dram_trip():
 @pytest.mark.parametrize("hit_rate", [0.0, 0.5, 0.95])
 def test_only_the_bytes_that_miss_l1_stream_in_a_round(hit_rate):
     # the DRAM level of a round: its latency plus the block's bytes that miss L1 at one SM's share
-    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=hit_rate, l2_hit_rate=0.0)
+    k = roofline.ProfileCounts(l1_hit_rate=hit_rate, l2_hit_rate=0.0)
     rate = CAL.sm_bandwidth_bytes_per_second  # every SM in use: its share of the GPU's bandwidth
     shared = _round_latency(k, CAL, 65536.0, 1, duplicates=1 / (1 - hit_rate))  # every round reaches DRAM
     assert shared == pytest.approx(CAL.dram_latency_seconds + 65536.0 * (1 - hit_rate) / rate)
@@ -359,7 +363,7 @@ def test_only_the_bytes_that_miss_l1_stream_in_a_round(hit_rate):
 ])
 def test_a_rounds_bytes_move_at_the_sms_share_up_to_its_port(port, sms_in_use, rate):
     cal = CAL.model_copy(update={"sm_bandwidth_bytes_per_second": 5e10, "trip_bytes_per_second": port})
-    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.0, l2_hit_rate=0.0)
+    k = roofline.ProfileCounts(l1_hit_rate=0.0, l2_hit_rate=0.0)
     got = _round_latency(k, cal, 8192.0, 1, sms_in_use=sms_in_use)
     assert got == pytest.approx(cal.dram_latency_seconds + 8192.0 / rate)
 
@@ -367,15 +371,14 @@ def test_a_rounds_bytes_move_at_the_sms_share_up_to_its_port(port, sms_in_use, r
 def test_copies_of_a_warp_wait_for_the_line_the_first_one_misses():
     # 32 x 8 threads of a kernel that reads threadIdx.x alone: L1 "hits" 7 of 8 sectors, each a
     # copy of the first warp's miss, so the round waits as long as the miss
-    k = roofline.Kernel(flops=0, dram_bytes=1, l1_hit_rate=0.875, l2_hit_rate=0.0)
+    k = roofline.ProfileCounts(l1_hit_rate=0.875, l2_hit_rate=0.0)
     alone = _round_latency(k, CAL, 0.0, 1)
     copied = _round_latency(k, CAL, 0.0, 1, duplicates=8.0)
     assert copied == pytest.approx(CAL.dram_latency_seconds)
     assert alone < 0.5 * copied
     trips = 1000
-    base = dict(flops=0, dram_bytes=32 * trips * 16, instructions=16 * 8 * (20 + 10 * trips), l1_hit_rate=0.875,
-                l2_hit_rate=0.0)
-    rows = [roofline.predict("H200", roofline.Kernel(**base, launch=_reads(c, (32, 8, 1))), calibration=CAL)
+    base = dict(flops=0, dram_bytes=32 * trips * 16, instructions=16 * 8 * (20 + 10 * trips))
+    rows = [roofline.predict("H200", roofline.Kernel(**base, launch=_reads(c, (32, 8, 1))), calibration=CAL, measured=k)
             for c in (("x",), ("x", "y"))]
     assert _term(rows[0], "trips").seconds > 2 * _term(rows[1], "trips").seconds
 
@@ -442,8 +445,9 @@ def test_warps_wait_while_others_use_the_pipe_unless_barriers_hold_them(in_loop,
     launch = Launch(grid=SMS, block=256, registers_per_thread=32, resources=resources)
     warps = SMS * 8
     k = roofline.Kernel(flops=0, dram_bytes=32 * trips * warps * 4, l1_bytes=128 * 32 * trips * warps,
-                        instructions=warps * (20 + 10 * trips), l1_hit_rate=0.875, l2_hit_rate=0.0, launch=launch)
-    dram = _term(roofline.predict("H200", k, calibration=CAL), "dram").inputs
+                        instructions=warps * (20 + 10 * trips), launch=launch)
+    rates = roofline.ProfileCounts(l1_hit_rate=0.875, l2_hit_rate=0.0)
+    dram = _term(roofline.predict("H200", k, calibration=CAL, measured=rates), "dram").inputs
     summed = dram["block_seconds"]  # waits, port, pipe and barriers one after the other
     pipe = dram["l1_seconds_per_block"]
     life = dram["bytes_per_block"] / dram["little_bytes_per_second"] * SMS
@@ -546,11 +550,16 @@ def test_a_launch_after_the_flush_writes_back_and_takes_longer():
 def test_a_profile_gives_its_achieved_occupancy_as_a_share():
     # a raw page gives it in percent of the SM's warp slots
     k = _profiled({"sm__warps_active.avg.pct_of_peak_sustained_active": (1.58, "%")})
-    assert counts_from(k).achieved_occupancy == pytest.approx(0.0158)
-    assert counts_from(_profiled({})).achieved_occupancy is None
+    assert k.measured.achieved_occupancy == pytest.approx(0.0158)
+    assert _profiled({}).measured.achieved_occupancy is None
 
 
 WALK_OUTSIDE, WALK_PROLOGUE = 24, 6
+
+
+def _walk_counts(achieved: float | None) -> roofline.ProfileCounts:
+    """What a profile of `_one_thread_walk` measures: every load misses, `achieved` occupancy."""
+    return roofline.ProfileCounts(l1_hit_rate=0.0, l2_hit_rate=0.0, achieved_occupancy=achieved)
 
 
 def _one_thread_walk(blocks: int, threads: int, achieved: float | None, lone: str | None = None) -> roofline.Kernel:
@@ -567,8 +576,7 @@ def _one_thread_walk(blocks: int, threads: int, achieved: float | None, lone: st
     walkers = 1 if lone == "global" else blocks  # thread 0 of the grid, else of each block
     leaving = blocks * threads // 32 - walkers
     instructions = walkers * (256 * 16 + WALK_OUTSIDE) + leaving * WALK_PROLOGUE
-    return roofline.Kernel(flops=0, dram_bytes=blocks * 1024 * 32.0, instructions=instructions,
-                           l1_hit_rate=0.0, l2_hit_rate=0.0, achieved_occupancy=achieved, launch=launch)
+    return roofline.Kernel(flops=0, dram_bytes=blocks * 1024 * 32.0, instructions=instructions, launch=launch)
 
 
 @pytest.mark.parametrize(("blocks", "threads", "achieved", "lone", "stays"), [
@@ -585,7 +593,7 @@ def _one_thread_walk(blocks: int, threads: int, achieved: float | None, lone: st
 def test_a_one_wave_launch_whose_warps_leave_early_runs_its_loop_in_the_warps_that_stay(blocks, threads, achieved,
                                                                                       lone, stays):
     kernel = _one_thread_walk(blocks, threads, achieved, lone)
-    trips = _term(roofline.predict("H200", kernel, calibration=CAL), "trips").inputs["trips_per_warp"]
+    trips = _term(roofline.predict("H200", kernel, calibration=CAL, measured=_walk_counts(achieved)), "trips").inputs["trips_per_warp"]
     # the staying warps' instructions: all of them over the share of warps that stays
     warps = blocks * threads // 32
     assert trips == pytest.approx((kernel.instructions / (warps * stays) - WALK_OUTSIDE) / 16)
@@ -699,7 +707,7 @@ def test_the_first_memory_round_ends_later_on_more_sms(blocks, dram_bytes, per_s
     ({"lts__t_sectors_srcunit_tex.sum": 2000.0, "lts__t_sectors_srcunit_tex_lookup_hit.sum": 1000.0}, 0.5),
 ])
 def test_the_l2_hit_rate_is_the_loads(metrics, hit_rate):
-    assert _profiled(metrics).l2_hit_rate == pytest.approx(hit_rate)
+    assert _profiled(metrics).measured.l2_hit_rate == pytest.approx(hit_rate)
 
 
 # ------------------------------------------------------------- a loop around the hot loop
@@ -728,9 +736,9 @@ def _nest_prediction(passes: float, trips: float, leftover: float, *, loads: flo
     warps = 128 * 8
     per_warp = 20 + passes * (370 - 60) + trips * 60
     counted = leftover + trips * 32 if loads == -1.0 else loads
-    k = roofline.Kernel(flops=0, dram_bytes=64 << 20, instructions=warps * per_warp,
-                        global_loads=None if counted is None else warps * counted, launch=launch)
-    return roofline.predict("H200", k, calibration=CAL)
+    k = roofline.Kernel(flops=0, dram_bytes=64 << 20, instructions=warps * per_warp, launch=launch)
+    measured = roofline.ProfileCounts(global_load_instructions=None if counted is None else warps * counted)
+    return roofline.predict("H200", k, calibration=CAL, measured=measured)
 
 
 @pytest.mark.parametrize(("passes", "trips", "leftover", "expected"), [

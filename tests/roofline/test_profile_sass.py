@@ -77,9 +77,9 @@ def test_a_profile_beside_its_report_takes_the_source_page(tmp_path, monkeypatch
     csv_file = tmp_path / "user.csv"
     csv_file.write_text(USER.read_text())
     (tmp_path / "user.ncu-rep").write_bytes(b"\0")
-    monkeypatch.setattr("roofline._ncu._report_count", lambda report: None)
+    monkeypatch.setattr("roofline._ncu_report.report_count", lambda report: None)
     page = _source_page(5)
-    monkeypatch.setattr("roofline._ncu_sass.report_sass",
+    monkeypatch.setattr("roofline._ncu.report_sass",
                         lambda report, archs: (source_page_sass(page, archs, str(report)), "user.ncu-rep (page)"))
     profile = roofline.load_ncu(csv_file)
     assert all(k.sass == nvdisasm_summary.model_copy(update={"disassembler": k.sass.disassembler})
@@ -107,7 +107,8 @@ def test_a_named_binary_gives_each_kernel_its_sass_and_predict_uses_it():
     assert any(n.startswith("SASS from measure_kernels.cu") and "1 LDG.E in flight per thread" in n
                for n in block_sum.notes)
     # the loads per thread Nsight counts, one in flight at a time (the SASS's loop): more round trips, longer
-    counted = block_sum.kernel.model_copy(update={"global_load_instructions": 64 * block_sum.kernel.blocks * 8})
+    counted = block_sum.kernel.model_copy(update={"measured": block_sum.kernel.measured.model_copy(
+        update={"global_load_instructions": 64 * block_sum.kernel.blocks * 8})})
     slower = roofline.profile_report(profile.model_copy(update={"kernels": (counted,)})).kernels[0]
     assert any("64 global loads per thread (Nsight's count): 64 round trips" in n for n in slower.notes)
     # the trips term reads the same waits from the instruction count: never faster with the load count

@@ -41,8 +41,11 @@ def _walk() -> roofline.Kernel:
                               elements_per_thread=100)
     return roofline.Kernel(name="walk", flops=1e9, dram_bytes=1 << 26, l2_bytes=1 << 27, l1_bytes=1 << 28,
                            l2_requests=1e6, l2_partial_store_sectors=1e5, atomics=1e5, atomic_addresses=4,
-                           one_address_stores=1e3, barriers_per_block=8, instructions=264 * 8 * 1200,
-                           l1_hit_rate=0.5, l2_hit_rate=0.5, launch=launch)
+                           one_address_stores=1e3, barriers_per_block=8, instructions=264 * 8 * 1200, launch=launch)
+
+
+# the walk's profile: half its load sectors hit L1, half of the rest L2
+WALK_MEASURED = roofline.ProfileCounts(l1_hit_rate=0.5, l2_hit_rate=0.5)
 
 
 def _scaled(group: object) -> object:
@@ -59,7 +62,7 @@ def _scaled(group: object) -> object:
 
 @pytest.mark.parametrize("group", sorted(READERS))
 def test_a_terms_parameters_move_that_term_alone(group):
-    setting, _ = _time_model._setting(H200, _walk(), None, None, 1, True)
+    setting, _ = _time_model._setting(H200, _walk(), None, None, 1, True, WALK_MEASURED)
     derived = derive(setting)
     params = parameters(roofline.calibration("H200"), H200)
     _, before = evaluate(derived, params)

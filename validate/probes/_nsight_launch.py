@@ -105,7 +105,7 @@ def measure_nsight_launch(*, device_index: int = 0, launches: int = LAUNCHES, nc
             profile = roofline.load_ncu(export)
         except roofline.RooflineError as exc:
             return NsightLaunch(command=shown, skipped=f"ncu's output could not be read: {exc}")
-    durations = [k.duration_seconds for k in profile.kernels if k.duration_seconds]
+    durations = [k.measured.duration_seconds for k in profile.kernels if k.measured.duration_seconds]
     if not durations:
         return NsightLaunch(command=shown, skipped="ncu profiled no empty kernel with a duration")
     result = NsightLaunch(empty_kernel_seconds=statistics.median(durations),

@@ -229,7 +229,10 @@ def _prediction(gpu: roofline.GPU | None, counts: object, launch: occupancy.Laun
                                         static_shared_memory=resources.static_shared_memory,
                                         dynamic_shared_memory=launch.dynamic_shared_memory)
     try:
-        p = roofline.predict(gpu, roofline.counted_kernel(c, measured), after_l2_flush=after_l2_flush)
+        # a profiled kernel's measured counts (hit rates, loads, occupancy) reach the model beside it
+        profiled = counts.measured if isinstance(counts, roofline.NcuKernel) else None
+        p = roofline.predict(gpu, roofline.counted_kernel(c, measured), after_l2_flush=after_l2_flush,
+                             measured=profiled)
     except (ValueError, TypeError) as exc:
         notes.append(f"no prediction: {exc}")
         return out, notes

@@ -78,8 +78,8 @@ def enclosing_passes(setting: Setting) -> LoopAround | None:
     unroll runs the compiler's remainder code instead, and the pass's barrier levels are
     most of what a warp issues. Reading the hot loop's trips from the instruction count
     alone then gives it instructions it never ran. Where those trips would issue more than
-    `IMPLIED_LOADS_LIMIT` times the global loads the launch counted (``kernel.global_loads``,
-    Nsight's), the two counts are solved together for the hot loop's trips ``T`` and the
+    `IMPLIED_LOADS_LIMIT` times the global loads the launch counted (Nsight's
+    ``measured.global_load_instructions``), the two counts are solved together for the hot loop's trips ``T`` and the
     outer loop's passes ``P``: a warp issues ``outside + P x B + T x H`` instructions and
     ``outside loads + P x b + T x h`` loads, ``B``/``b`` the outer loop's code without the hot
     loop, ``H``/``h`` the hot loop's (``T`` >= 0; at ``T`` = 0 the instructions give ``P``).
@@ -95,9 +95,10 @@ def enclosing_passes(setting: Setting) -> LoopAround | None:
         no instruction or load count, no loop around the hot loop, or trips that agree with
         the loads.
     """
-    kernel, launch, sass = setting.kernel, setting.launch, setting.sass
+    launch, sass = setting.launch, setting.sass
     issued = setting.path_instructions
-    if sass is None or sass.hot_loop is None or issued is None or not kernel.global_loads:
+    counted = None if setting.measured is None else setting.measured.global_load_instructions
+    if sass is None or sass.hot_loop is None or issued is None or not counted:
         return None
     hot_loop = sass.loops[sass.hot_loop]
     around = _loops_around(sass)
@@ -108,7 +109,7 @@ def enclosing_passes(setting: Setting) -> LoopAround | None:
     share = staying_warps(setting)
     warps = launch.blocks * setting.occupancy.warps_per_block * share
     per_warp = float(issued) / warps
-    loads = float(kernel.global_loads) / warps  # per thread of a staying warp: a warp load is a load per lane
+    loads = float(counted) / warps  # per thread of a staying warp: a warp load is a load per lane
     outside = sass.instructions.total - outer.instructions.total
     outside_loads = sass.instructions.global_loads - outer.instructions.global_loads
     body = outer.instructions.total - hot.total
@@ -143,7 +144,7 @@ def staying_warps(setting: Setting) -> float:
     """The share of a sub-wave grid's warps that run its loop: 1 unless measured otherwise.
 
     In a grid of at most one wave every warp is resident from the start, so the warps
-    active on an SM on average over its active cycles (``kernel.achieved_occupancy`` x the
+    active on an SM on average over its active cycles (``measured.achieved_occupancy`` x the
     SM's warp slots) below those resident there (``min(blocks per SM, blocks / SMs)`` blocks'
     warps) are warps that left early: a loop only thread 0 of a block runs, a loop over
     items only some blocks have. The loop's trips, counted per warp launched, are then the
@@ -160,7 +161,10 @@ def staying_warps(setting: Setting) -> float:
     the share, under the same rule.
     """
     kernel, launch, sass = setting.kernel, setting.launch, setting.sass
-    achieved, traffic = kernel.achieved_occupancy, kernel.traffic
+    measured, traffic = setting.measured, kernel.traffic
+    # Nsight's percentage over 100 may pass 1 by rounding: a share of the warp slots is at most 1
+    achieved = None if measured is None or measured.achieved_occupancy is None else (
+        min(1.0, max(0.0, measured.achieved_occupancy)))
     if launch.blocks > setting.slots:
         return 1.0
     lone = sass.lone_thread if sass is not None else None
@@ -208,5 +212,5 @@ def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float
     return HotLoop(trips_per_warp=trips, rounds_per_trip=rounds,
                    loads_per_round=min(in_flight, loop.instructions.global_loads), bytes_per_block_round=round_bytes,
                    loads_per_thread=loads, warps_sharing_a_line=warps, blocks_sharing_a_line=blocks,
-                   misses=load_misses(setting.kernel, served_l2_bytes),
+                   misses=load_misses(setting.kernel, served_l2_bytes, setting.measured),
                    sms_in_use_share=setting.sms_in_use / setting.gpu.sm_count, leftover=leftover)

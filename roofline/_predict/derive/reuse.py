@@ -6,6 +6,7 @@ from __future__ import annotations
 from occupancy import Launch, OccupancyResult
 
 from ..._kernel import Kernel, kernel_of
+from ..._profile_counts import ProfileCounts
 
 __all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_requests", "load_misses", "served_l2_requests"]
 
@@ -66,17 +67,23 @@ def _ratio(part: float | None, whole: float | None) -> float:
     return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
 
 
-def kernel_misses(kernel: Kernel) -> tuple[float, float]:
+def kernel_misses(kernel: Kernel, measured: ProfileCounts | None = None) -> tuple[float, float]:
     """The shares of the kernel's load sectors that miss L1, and of those that miss L2, from
-    what the kernel itself gives: a profile's hit rates (``1 - l1_hit_rate``, ``1 -
-    l2_hit_rate``), else its bytes (``l2_bytes / l1_bytes``, ``dram_bytes / l2_bytes``; 1
-    where a level has no figure)."""
-    l1 = 1.0 - kernel.l1_hit_rate if kernel.l1_hit_rate is not None else _ratio(kernel.l2_bytes, kernel.l1_bytes)
-    l2 = 1.0 - kernel.l2_hit_rate if kernel.l2_hit_rate is not None else _ratio(kernel.dram_bytes, kernel.l2_bytes)
+    a profile's hit rates (``1 - l1_hit_rate``, ``1 - l2_hit_rate`` of ``measured``), else the
+    kernel's bytes (``l2_bytes / l1_bytes``, ``dram_bytes / l2_bytes``; 1 where a level has no
+    figure)."""
+    l1_rate, l2_rate = _hit_rates(measured)
+    l1 = 1.0 - l1_rate if l1_rate is not None else _ratio(kernel.l2_bytes, kernel.l1_bytes)
+    l2 = 1.0 - l2_rate if l2_rate is not None else _ratio(kernel.dram_bytes, kernel.l2_bytes)
     return l1, l2
 
 
-def load_misses(kernel: Kernel, served_l2_bytes: float | None) -> tuple[float, float]:
+def _hit_rates(measured: ProfileCounts | None) -> tuple[float | None, float | None]:
+    return (None, None) if measured is None else (measured.l1_hit_rate, measured.l2_hit_rate)
+
+
+def load_misses(kernel: Kernel, served_l2_bytes: float | None,
+                measured: ProfileCounts | None = None) -> tuple[float, float]:
     """The shares of the kernel's load sectors that miss L1, and of those that miss L2.
 
     A profile's hit rates where it gives them (`kernel_misses`); else, from the traffic
@@ -86,15 +93,16 @@ def load_misses(kernel: Kernel, served_l2_bytes: float | None) -> tuple[float, f
     over those L2 load bytes. Stores are left out of both: they go to L2 and hit there whatever
     the loads do (a loop that stores its accumulator every trip). Else the bytes' (`kernel_misses`).
     """
-    l1, l2 = kernel_misses(kernel)
+    l1, l2 = kernel_misses(kernel, measured)
     traffic = kernel.traffic
     if traffic is None or not traffic.l2_load_bytes:
         return l1, l2
     served = served_l2_bytes
     loads = max(0.0, float(served if served is not None else traffic.l2_bytes) - float(traffic.l2_store_bytes))
-    if kernel.l1_hit_rate is None:
+    l1_rate, l2_rate = _hit_rates(measured)
+    if l1_rate is None:
         l1 = min(1.0, loads / float(traffic.l2_load_bytes))
-    if kernel.l2_hit_rate is None:
+    if l2_rate is None:
         l2 = min(1.0, float(traffic.dram_load_bytes) / loads) if loads else 0.0
     return l1, l2
 

@@ -10,6 +10,7 @@ from occupancy import Launch, OccupancyResult, SassSummary
 from ..._gpu import GPU
 from ..._kernel import Kernel
 from ..._locality import Locality
+from ..._profile_counts import ProfileCounts
 
 __all__ = ["Setting", "sass_of"]
 
@@ -26,7 +27,8 @@ class Setting:
     ``loads_in_flight_per_thread`` and ``fma_chains_per_thread`` are resolved and checked
     by `roofline.predict`; ``occupancy`` is the launch's on ``gpu`` (at least one block);
     ``locality`` the GPU's DRAM page figures; ``after_l2_flush``: the launch starts from
-    validate's L2 flush (L2 full of written lines).
+    validate's L2 flush (L2 full of written lines); ``measured``: what a profile of the
+    launch measured, None without one.
     """
 
     gpu: GPU
@@ -37,6 +39,7 @@ class Setting:
     loads_in_flight_per_thread: int
     fma_chains_per_thread: int
     after_l2_flush: bool = False
+    measured: ProfileCounts | None = None
 
     @property
     def slots(self) -> int:

@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 import roofline  # noqa: E402
-from roofline import _ncu  # noqa: E402
+from roofline import _ncu_metrics  # noqa: E402
 
 
 def _read(path: Path) -> tuple[list[str], list[str], list[list[str]]]:
@@ -33,7 +33,7 @@ def _read(path: Path) -> tuple[list[str], list[str], list[list[str]]]:
 def _read_columns(path: Path) -> list[str]:
     """The columns load_ncu asks for (and the identifying ones), in the file's order."""
     asked: set[str] = set()
-    original = _ncu._Reader.__init__
+    original = _ncu_metrics.Reader.__init__
 
     def spy(self, get, where):
         def recording(name):
@@ -41,11 +41,11 @@ def _read_columns(path: Path) -> list[str]:
             return get(name)
         original(self, recording, where)
 
-    _ncu._Reader.__init__ = spy
+    _ncu_metrics.Reader.__init__ = spy
     try:
         roofline.load_ncu(path)
     finally:
-        _ncu._Reader.__init__ = original
+        _ncu_metrics.Reader.__init__ = original
     header = _read(path)[0]
     keep = {"ID", "Kernel Name", "CC", "Block Size", "Grid Size"} | asked
     return [h for h in header if h in keep or h.startswith(("thread Domain", "Id:Domain"))]
