@@ -206,7 +206,7 @@ def transfer_time(
     Examples
     --------
     >>> import roofline
-    >>> t = roofline.transfer_time(roofline.gpu("A100"), 1 << 30)
+    >>> t = roofline.transfer.transfer_time(roofline.gpu("A100"), 1 << 30)
     >>> t.source.startswith("model")
     True
     """
