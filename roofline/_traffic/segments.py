@@ -114,6 +114,90 @@ def _representatives(segments: _Segments) -> set[int]:
     return picked
 
 
+@dataclass(frozen=True)
+class _Reference:
+    """The interior reference of one dimension: each member access evaluated at one period of
+    blocks from the dimension's middle, at the other dimensions' probes (`views`)."""
+
+    space: Space
+    slopes: dict
+    middle: int
+    period: int
+    views: tuple
+
+    def matches(self, blocks: Sequence[int]) -> np.ndarray:
+        """Per block: whether its guards equal, and its addresses are the shifted ones of, its
+        class's reference block."""
+        blocks = np.asarray(blocks, dtype=np.int64)
+        residue = (blocks - self.middle) % self.period
+        ok = np.ones(blocks.size, dtype=bool)
+        for i, access, d, at, n, ref_address, ref_mask in self.views:
+            rows = {e: np.tile(v, blocks.size) for e, v in at.items()}
+            rows[d] = np.repeat(blocks, n)
+            address, mask = evaluate_rows(self.space, access, rows, describe(i, access))
+            address, mask = address.reshape(blocks.size, n, -1), mask.reshape(blocks.size, n, -1)
+            shift = ((blocks - self.middle - residue) * self.slopes[i, d])[:, None, None]
+            want_address, want_mask = ref_address[residue], ref_mask[residue]
+            same = (mask == want_mask) & (~mask | (address - shift == want_address))
+            ok &= same.reshape(blocks.size, -1).all(axis=1)
+        return ok
+
+
+def _reference(space: Space, members: list, slopes: dict, middle: int, period: int,
+               probes: dict[Key, list[int]]) -> _Reference:
+    """Every member at the other dimensions' probes, and at the reference blocks once."""
+    views = []
+    for i, access, d in members:
+        others = [e for e in dims_of(access) if e != d]
+        grid = np.meshgrid(*[probes[segment_key(access, e)] for e in others], indexing="ij")
+        at = {e: g.ravel() for e, g in zip(others, grid)}
+        n = grid[0].size
+        reference = {e: np.tile(v, period) for e, v in at.items()}
+        reference[d] = np.repeat(np.arange(middle, middle + period), n)
+        ref_address, ref_mask = evaluate_rows(space, access, reference, describe(i, access))
+        views.append((i, access, d, at, n, ref_address.reshape(period, n, -1), ref_mask.reshape(period, n, -1)))
+    return _Reference(space, slopes, middle, period, tuple(views))
+
+
+def _boundary(reference: _Reference, ok_end: np.ndarray, ends: Callable[[int, int], np.ndarray], limit: int) -> int:
+    """How many blocks from one end (at most `limit`) are boundary blocks, given whether each
+    of the first ones matched (`ok_end`) and the blocks ``ends(at, k)`` from ``at`` on."""
+    period = reference.period
+    bad = np.flatnonzero(~ok_end)
+    if not bad.size:
+        return 0
+    if bad[-1] + period < ok_end.size:
+        return int(bad[-1]) + 1
+    # A wide boundary: search on, taking it to end where a whole period matches.
+    bad_e, good = ok_end.size, ok_end.size
+    while good < limit and not reference.matches(ends(good, period)).all():
+        bad_e, good = good, min(limit, 2 * good)
+    while good - bad_e > 1:
+        mid = (bad_e + good) // 2
+        bad_e, good = (bad_e, mid) if reference.matches(ends(mid, period)).all() else (mid, good)
+    return good
+
+
+def _check_run(reference: _Reference, key: Key, run: tuple[int, int], cuts: Sequence[int],
+               compared: np.ndarray, ok_inner: np.ndarray, inner: np.ndarray) -> None:
+    """Refuse an interior run ``[low, end)`` with a block unlike its neighbours.
+
+    Between two switch points the guards do not change, so whether a block matches its
+    reference repeats with the period: one period from the run's start and from each switch
+    point inside it sees every kind of block in the run (the blocks already `compared`
+    are not compared again).
+    """
+    low, end = run
+    starts = [low, *(b for b in cuts if low < b < end)]
+    sample = np.unique(np.concatenate([np.arange(b, min(b + reference.period, end)) for b in starts]))
+    sample = sample[~np.isin(sample, compared)]
+    if not ok_inner[(inner >= low) & (inner < end)].all() or (sample.size and not reference.matches(sample).all()):
+        raise Irregular(
+            f"the {dim_name(key_dim(key))} has blocks inside the grid that behave unlike their neighbours (a "
+            "guard that switches threads on or off away from the grid's ends)"
+        )
+
+
 def _find_segments(
     space: Space,
     accesses: Sequence[Access],
@@ -141,62 +225,20 @@ def _find_segments(
     if size < 4 * period:
         return _Segments(size, period, tuple(range(size)))
     middle = size // 2 // period * period  # a class's interior reference starts here
-
-    # Every member at the other dimensions' probes, and at the reference blocks once.
-    views = []
-    for i, access, d in members:
-        others = [e for e in dims_of(access) if e != d]
-        grid = np.meshgrid(*[probes[segment_key(access, e)] for e in others], indexing="ij")
-        at = {e: g.ravel() for e, g in zip(others, grid)}
-        n = grid[0].size
-        reference = {e: np.tile(v, period) for e, v in at.items()}
-        reference[d] = np.repeat(np.arange(middle, middle + period), n)
-        ref_address, ref_mask = evaluate_rows(space, access, reference, describe(i, access))
-        views.append((i, access, d, at, n, ref_address.reshape(period, n, -1), ref_mask.reshape(period, n, -1)))
-
-    def matches(blocks: Sequence[int]) -> np.ndarray:
-        blocks = np.asarray(blocks, dtype=np.int64)
-        residue = (blocks - middle) % period
-        ok = np.ones(blocks.size, dtype=bool)
-        for i, access, d, at, n, ref_address, ref_mask in views:
-            rows = {e: np.tile(v, blocks.size) for e, v in at.items()}
-            rows[d] = np.repeat(blocks, n)
-            address, mask = evaluate_rows(space, access, rows, describe(i, access))
-            address, mask = address.reshape(blocks.size, n, -1), mask.reshape(blocks.size, n, -1)
-            shift = ((blocks - middle - residue) * slopes[i, d])[:, None, None]
-            want_address, want_mask = ref_address[residue], ref_mask[residue]
-            same = (mask == want_mask) & (~mask | (address - shift == want_address))
-            ok &= same.reshape(blocks.size, -1).all(axis=1)
-        return ok
+    reference = _reference(space, members, slopes, middle, period, probes)
 
     # One call compares the first and last blocks one by one (as far as a work budget
     # allows) and a sample of the blocks between them.
-    rows = sum(view[4] for view in views)
+    rows = sum(view[4] for view in reference.views)
     scan = min(middle, max(2 * period, min(64 * period, _SCAN_ELEMENTS // (rows * space.threads))))
     head = np.arange(scan)
     tail = np.arange(size - 1, max(size - 1 - scan, middle + period - 1), -1)
     inner = np.unique(np.linspace(scan, size - 1 - scan, num=_INTERIOR_SAMPLE).astype(np.int64))
-    ok = matches(np.concatenate([head, tail, inner]))
+    ok = reference.matches(np.concatenate([head, tail, inner]))
     ok_head, ok_tail, ok_inner = ok[: head.size], ok[head.size : head.size + tail.size], ok[head.size + tail.size :]
 
-    def boundary(ok_end: np.ndarray, ends: Callable[[int, int], np.ndarray], limit: int) -> int:
-        """How many blocks from one end (at most `limit`) are boundary blocks."""
-        bad = np.flatnonzero(~ok_end)
-        if not bad.size:
-            return 0
-        if bad[-1] + period < ok_end.size:
-            return int(bad[-1]) + 1
-        # A wide boundary: search on, taking it to end where a whole period matches.
-        bad_e, good = ok_end.size, ok_end.size
-        while good < limit and not matches(ends(good, period)).all():
-            bad_e, good = good, min(limit, 2 * good)
-        while good - bad_e > 1:
-            mid = (bad_e + good) // 2
-            bad_e, good = (bad_e, mid) if matches(ends(mid, period)).all() else (mid, good)
-        return good
-
-    low = boundary(ok_head, lambda at, k: np.arange(at, at + k), middle)
-    high = size - boundary(ok_tail, lambda at, k: size - 1 - np.arange(at, at + k), size - middle - period)
+    low = _boundary(reference, ok_head, lambda at, k: np.arange(at, at + k), middle)
+    high = size - _boundary(reference, ok_tail, lambda at, k: size - 1 - np.arange(at, at + k), size - middle - period)
     count = (high - low) // period
     end = low + count * period if count >= 2 else low
     singles = (*range(low), *range(end, size))
@@ -207,18 +249,7 @@ def _find_segments(
         )
     if count < 2:
         return _Segments(size, period, tuple(range(size)))
-    # Between two switch points the guards do not change, so whether a block matches its
-    # reference repeats with the period: one period from the run's start and from each
-    # switch point inside it sees every kind of block in the run (the head and the tail
-    # blocks inside the run matched already).
-    starts = [low, *(b for b in cuts if low < b < end)]
-    sample = np.unique(np.concatenate([np.arange(b, min(b + period, end)) for b in starts]))
-    sample = sample[~np.isin(sample, np.concatenate([head, tail, inner]))]
-    if not ok_inner[(inner >= low) & (inner < end)].all() or (sample.size and not matches(sample).all()):
-        raise Irregular(
-            f"the {dim_name(key_dim(key))} has blocks inside the grid that behave unlike their neighbours (a "
-            "guard that switches threads on or off away from the grid's ends)"
-        )
+    _check_run(reference, key, (low, end), cuts, np.concatenate([head, tail, inner]), ok_inner, inner)
     return _Segments(size, period, singles, low, count)
 
 
