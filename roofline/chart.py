@@ -1,7 +1,8 @@
 """Roofline charts: the ceilings and kernel points of one GPU, saved, read back and plotted.
 
 `roofline_chart` builds a `RooflineChart` (its `Ceiling` lines, one `ChartPoint` per kernel
-and memory level, and the `BandwidthPoint` of each kernel's achieved bandwidth);
+and memory level, and the `BandwidthPoint` of each kernel's achieved bandwidth; what was
+measured, `Measurements`, beside them);
 `save_chart` writes it as JSON or CSV (schema `CHART_SCHEMA_VERSION`), `load_chart` reads
 it back, and `plot_roofline` draws it (matplotlib loads only when a chart is drawn).
 
@@ -14,7 +15,15 @@ Examples
 'memory'
 """
 
-from ._chart import CHART_SCHEMA_VERSION, BandwidthPoint, Ceiling, ChartPoint, RooflineChart, roofline_chart
+from ._chart import (
+    CHART_SCHEMA_VERSION,
+    BandwidthPoint,
+    Ceiling,
+    ChartPoint,
+    Measurements,
+    RooflineChart,
+    roofline_chart,
+)
 from ._export import load_chart, save_chart
 from ._plot import plot_roofline
 
@@ -23,6 +32,7 @@ __all__ = [
     "CHART_SCHEMA_VERSION",
     "Ceiling",
     "ChartPoint",
+    "Measurements",
     "RooflineChart",
     "load_chart",
     "plot_roofline",

@@ -289,10 +289,13 @@ def chart_kw() -> dict[str, st.SearchStrategy[Any]]:
         precision=st.one_of(st.none(), v.precision),
         precisions=st.one_of(st.none(), st.lists(v.precision, max_size=3), odd()),
         levels=maybe(st.lists(v.level, max_size=3)),
-        measured_ceilings=st.one_of(st.none(), st.dictionaries(v.name_key, v.any_number, max_size=3),
-                                    odd()),
-        measured_points=st.one_of(st.none(), st.dictionaries(st.sampled_from(("copy", "nope", "vector_add")),
-                                                             v.any_number, max_size=2), odd()),
+        measured=st.one_of(st.none(), odd(), st.builds(
+            roofline.chart.Measurements,
+            ceilings=st.one_of(st.none(), st.dictionaries(v.name_key, v.any_number, max_size=3), odd()),
+            points=st.one_of(st.none(), st.dictionaries(st.sampled_from(("copy", "nope", "vector_add")),
+                                                        v.any_number, max_size=2), odd()),
+            seconds=st.one_of(st.none(), st.dictionaries(st.sampled_from(("copy", "nope", "vector_add")),
+                                                         v.any_number, max_size=2), odd()))),
         title=maybe(st.text(max_size=20)),
     )
 
@@ -664,6 +667,7 @@ CHART = {
     "BandwidthPoint": model(roofline.chart.BandwidthPoint, _CHART.bandwidth_points[0]),
     "Ceiling": model(roofline.chart.Ceiling, _CHART.ceilings[0]),
     "ChartPoint": model(roofline.chart.ChartPoint, _CHART.points[0]),
+    "Measurements": plain(st.tuples(odd(), odd(), odd())),
     "RooflineChart": model(roofline.chart.RooflineChart, _CHART),
     "load_chart": file_entry(("chart_json", "chart_csv", "calibration_json"), check=_chart_checks),
     "plot_roofline": call(st.one_of(

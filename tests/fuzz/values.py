@@ -125,7 +125,7 @@ def charts() -> st.SearchStrategy[Any]:
     return st.sampled_from((
         roofline.chart.roofline_chart("H100-SXM", SMALL_MODELS[:3]),
         roofline.chart.roofline_chart("L4", [], precisions=["fp32"], levels=["dram"]),
-        roofline.chart.roofline_chart("H200", SMALL_MODELS, measured_ceilings={"dram": 4e12, "fp32": 6e13}),
+        roofline.chart.roofline_chart("H200", SMALL_MODELS, measured=roofline.chart.Measurements(ceilings={"dram": 4e12, "fp32": 6e13})),
     ))
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import roofline
 from roofline import Kernel, RooflineError
+from roofline.chart import Measurements
 
 pytest.importorskip("matplotlib")
 
@@ -75,8 +76,8 @@ def test_axes_extend_past_the_data():
 
 def test_measured_ceilings_sit_next_to_theoretical():
     g = roofline.gpu("H100-SXM")
-    fig = roofline.chart.plot_roofline(g, KERNELS, measured_ceilings={"dram": 2.9e12, "fp32": 55e12},
-                                 measured_points={"stream": 0.2e12})
+    fig = roofline.chart.plot_roofline(g, KERNELS, measured=Measurements(ceilings={"dram": 2.9e12, "fp32": 55e12},
+                                                                      points={"stream": 0.2e12}))
     ax, lines = _lines(fig)
     dram = lines["ceiling:dram:measured"]
     assert np.allclose(np.asarray(dram.get_ydata()) / np.asarray(dram.get_xdata()), 2.9e12)
@@ -87,8 +88,8 @@ def test_measured_ceilings_sit_next_to_theoretical():
 
 
 def test_measured_point_for_unknown_kernel_is_an_error():
-    with pytest.raises(RooflineError, match="measured_points has kernel 'nope'"):
-        roofline.chart.roofline_chart("H100-SXM", KERNELS, measured_points={"nope": 1e12})
+    with pytest.raises(RooflineError, match=r"measured\.points has kernel 'nope'"):
+        roofline.chart.roofline_chart("H100-SXM", KERNELS, measured=Measurements(points={"nope": 1e12}))
 
 
 @pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])
@@ -106,7 +107,7 @@ def test_bad_suffix():
 
 @pytest.mark.parametrize("suffix", [".json", ".csv"])
 def test_export_round_trip_and_replot(tmp_path, suffix):
-    chart = roofline.chart.roofline_chart("H100-SXM", KERNELS, measured_ceilings={"dram": 3e12})
+    chart = roofline.chart.roofline_chart("H100-SXM", KERNELS, measured=Measurements(ceilings={"dram": 3e12}))
     path = roofline.chart.save_chart(chart, tmp_path / f"chart{suffix}")
     back = roofline.chart.load_chart(path)
     assert back == chart
@@ -170,8 +171,8 @@ def test_coinciding_kernels_share_one_label_and_labels_do_not_overlap():
 
 
 def test_every_line_is_in_the_legend():
-    fig = roofline.chart.plot_roofline("H100-SXM", KERNELS, measured_ceilings={"dram": 3e12}, knee_sharpness=4,
-                                 measured_points={"stream": 0.2e12})
+    fig = roofline.chart.plot_roofline("H100-SXM", KERNELS, knee_sharpness=4,
+                                       measured=Measurements(ceilings={"dram": 3e12}, points={"stream": 0.2e12}))
     ax, lines = _lines(fig)
     legend = {t.get_text() for t in fig.legends[0].get_texts()}
     for gid, line in lines.items():
@@ -187,7 +188,8 @@ def test_measured_seconds_place_every_kernel_also_those_without_flops():
     """A measured kernel is its time: flop/s on the roofline when it has flops, and each level's
     bytes over that time on the bandwidth panel (a copy has no flops but has a measured point)."""
     copy, add = models.copy(1 << 20), models.vector_add(1 << 20)
-    chart = roofline.chart.roofline_chart("H100 SXM", [copy, add], measured_seconds={"copy": 1e-5, "vector_add": 2e-5})
+    chart = roofline.chart.roofline_chart("H100 SXM", [copy, add],
+                                          measured=Measurements(seconds={"copy": 1e-5, "vector_add": 2e-5}))
     measured = {(b.kernel, b.level): b.bytes_per_second for b in chart.bandwidth_points if b.origin == "measured"}
     assert measured[("copy", "dram")] == pytest.approx(copy.dram_bytes / 1e-5)
     assert measured[("vector_add", "dram")] == pytest.approx(add.dram_bytes / 2e-5)
@@ -195,9 +197,9 @@ def test_measured_seconds_place_every_kernel_also_those_without_flops():
     assert {p.kernel for p in flop_points} == {"vector_add"}
     assert all(p.flops_per_second == pytest.approx(add.flops / 2e-5) for p in flop_points)
     with pytest.raises(roofline.RooflineError, match="not among kernels"):
-        roofline.chart.roofline_chart("H100 SXM", [copy], measured_seconds={"nope": 1.0})
+        roofline.chart.roofline_chart("H100 SXM", [copy], measured=Measurements(seconds={"nope": 1.0}))
     with pytest.raises(roofline.RooflineError, match="positive number of seconds"):
-        roofline.chart.roofline_chart("H100 SXM", [copy], measured_seconds={"copy": float("nan")})
+        roofline.chart.roofline_chart("H100 SXM", [copy], measured=Measurements(seconds={"copy": float("nan")}))
 
 
 # Extreme finite figures: a chart whose every placed figure lies in 1e-100..1e100 is drawn; any

@@ -301,7 +301,8 @@ def _plot_png(report: ValidationReport, models: Sequence[roofline.Kernel]) -> by
         if row.status == "ok" and row.measured_seconds:
             seconds[label] = row.measured_seconds
     figure = roofline.chart.plot_roofline(
-        report.comparison.database_gpu, kernels, measured_ceilings=measured_ceilings, measured_seconds=seconds,
+        report.comparison.database_gpu, kernels,
+        measured=roofline.chart.Measurements(ceilings=measured_ceilings, seconds=seconds),
         title=f"{report.device.name}: measured (hollow) vs predicted; dashed roofs measured",
     )
     buffer = io.BytesIO()
