@@ -1,4 +1,4 @@
-"""Benchmark: `roofline.traffic` of a copy of 2**33 float32 elements, time and memory.
+"""Benchmark: `roofline.memory.traffic` of a copy of 2**33 float32 elements, time and memory.
 
 The copy ``if (i < n) y[i] = x[i]`` over 2**33 elements is 2**25 blocks of 256 threads: a
 grid-sized count would visit 2**25 blocks and hold arrays of that length. The class count
@@ -22,12 +22,12 @@ import roofline
 GOAL_SECONDS = 0.050
 
 
-def copy_accesses(n: int) -> list[roofline.Access]:
+def copy_accesses(n: int) -> list[roofline.memory.Access]:
     """The loads and stores of ``if (i < n) y[i] = x[i]``."""
     inside = lambda c: c.x < n  # noqa: E731
     return [
-        roofline.Access(array="x", index=lambda c: c.x, guard=inside),
-        roofline.Access(array="y", index=lambda c: c.x, guard=inside, kind="store"),
+        roofline.memory.Access(array="x", index=lambda c: c.x, guard=inside),
+        roofline.memory.Access(array="y", index=lambda c: c.x, guard=inside, kind="store"),
     ]
 
 
@@ -35,14 +35,14 @@ def measure(n: int, repeats: int, block: int = 256) -> tuple[float, int, rooflin
     """Best time (seconds), peak traced memory (bytes) and the result for ``n`` elements."""
     grid = -(-n // block)
     accesses = copy_accesses(n)
-    roofline.traffic(grid, block, accesses)  # warm-up: imports, first numpy calls
+    roofline.memory.traffic(grid, block, accesses)  # warm-up: imports, first numpy calls
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
-        result = roofline.traffic(grid, block, accesses)
+        result = roofline.memory.traffic(grid, block, accesses)
         best = min(best, time.perf_counter() - start)
     tracemalloc.start()
-    roofline.traffic(grid, block, accesses)
+    roofline.memory.traffic(grid, block, accesses)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return best, peak, result

@@ -1,6 +1,6 @@
 """The traffic each corpus launch moves, counted from its access description.
 
-`roofline.traffic` counts every launch of a described kernel (`corpus.traffic`) exactly; the
+`roofline.memory.traffic` counts every launch of a described kernel (`corpus.traffic`) exactly; the
 counts are kept in ``corpus/counted_traffic/<project>.json`` (the shapes are the same on every
 GPU) so the source path of `corpus_report` does not recount 600 launches.
 """
@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from occupancy.common import as_path, dumps_json, pydantic_error, read_json, write_atomic
 from roofline import RooflineError, Traffic
-from roofline import traffic as count_traffic
+from roofline.memory import traffic as count_traffic
 
 from ._project import _FROZEN, CorpusKernel, CorpusLaunch, CorpusProject, _slug
 from .traffic import DESCRIPTIONS, Describe
@@ -27,7 +27,7 @@ _DIRECTORY = Path(__file__).parent / "counted_traffic"
 
 
 class SourceCounts(BaseModel):
-    """One launch's traffic as `roofline.traffic` counts it from the kernel's access description."""
+    """One launch's traffic as `roofline.memory.traffic` counts it from the kernel's access description."""
 
     model_config = _FROZEN
 
@@ -53,7 +53,7 @@ def count_corpus_traffic(project: CorpusProject, *,
     """Count every launch of ``project`` whose kernel has an access description.
 
     Each description (`corpus.traffic`) gives the launch's global accesses and
-    the counts read off the source beside them; `roofline.traffic` counts the launch from
+    the counts read off the source beside them; `roofline.memory.traffic` counts the launch from
     them. Returns None when no kernel of the project is described.
 
     ``progress``, if given, is called with ``(done, total)`` after each launch.

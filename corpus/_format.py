@@ -51,7 +51,7 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
              f"{report.kernels} kernels of {len(report.projects)} projects, {n} launches. Measured: CUDA events, "
              "L2 scrubbed, median of repeats. Predicted: " + (
                  "from the source alone (`corpus_report(from_source=True)`), no profile counts: the traffic "
-                 "`roofline.traffic` counts from the kernel's access description (its global accesses, and the "
+                 "`roofline.memory.traffic` counts from the kernel's access description (its global accesses, and the "
                  "shared-memory wavefronts, barriers and atomics read off the source; `corpus/traffic`), "
                  "else the launch's buffer bytes as its DRAM bytes; the kernel's flops; the SASS of its build"
                  if report.from_source else

@@ -49,7 +49,7 @@ class CorpusRow(BaseModel):
     roofline_error: float | None
     occupancy_agrees: bool | None
     counted_from: str | None = Field(default=None, description=(
-        'On the source path: "traffic" (the access description, `roofline.traffic`) or "buffer bytes" '
+        'On the source path: "traffic" (the access description, `roofline.memory.traffic`) or "buffer bytes" '
         "(each buffer moved once)."))
 
 

@@ -3,7 +3,7 @@
     python -m corpus.check_traffic PROJECT [KERNEL_SUBSTRING] [--all]   # from the repository's root
 
 For each described launch (the first of each kernel unless --all) prints the traffic that
-`roofline.traffic` counts from the description beside Nsight's counts (H200 profile):
+`roofline.memory.traffic` counts from the description beside Nsight's counts (H200 profile):
 global load / store sectors the L1 looked up (l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}),
 DRAM bytes read / written, and the shared-memory wavefronts the description's counts give
 (``shared_wavefronts``) beside l1tex__data_pipe_lsu_wavefronts_mem_shared. A description is right

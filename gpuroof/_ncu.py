@@ -43,8 +43,8 @@ def _handle(args: argparse.Namespace) -> int:
                                          binary=args.binary)
         if args.plot:
             bar(ProgressStep(f"drawing {args.plot}", 1, 2))
-            roofline.plot_roofline(roofline.profile_chart(report), path=args.plot,
-                                   instructions=roofline.instruction_roofline(report))
+            roofline.chart.plot_roofline(roofline.chart.profile_chart(report), path=args.plot,
+                                   instructions=roofline.instructions.instruction_roofline(report))
     if args.json:
         print_json(report.model_dump(mode="json", exclude={"kernels": {"__all__": {"cliffs"}}}))
         return 0

@@ -19,7 +19,7 @@ def _calibration(args: argparse.Namespace) -> roofline.Calibration | None:
 
 def _plot(args: argparse.Namespace, k: UserKernel) -> None:
     if args.plot:
-        roofline.plot_roofline(roofline.roofline_chart(k.gpu, [k.kernel], precision=args.precision), path=args.plot)
+        roofline.chart.plot_roofline(roofline.chart.roofline_chart(k.gpu, [k.kernel], precision=args.precision), path=args.plot)
 
 
 def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
@@ -67,7 +67,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 def _cmd_cliffs(args: argparse.Namespace) -> int:
     k = describe(args, launch=True)
-    result = roofline.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
+    result = roofline.cliffs.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
     _plot(args, k)
     if args.json:
         data = result.model_dump(mode="json")

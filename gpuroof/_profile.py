@@ -43,8 +43,8 @@ def _handle(args: argparse.Namespace) -> int:
     run = validate.profile_program(command, output=args.output, kernel=args.kernel, launch_count=args.launch_count,
                                    binary=args.binary, gpu=gpu(args.gpu) if args.gpu else None)
     if args.plot:
-        roofline.plot_roofline(roofline.profile_chart(run.report), path=args.plot,
-                               instructions=roofline.instruction_roofline(run.report))
+        roofline.chart.plot_roofline(roofline.chart.profile_chart(run.report), path=args.plot,
+                               instructions=roofline.instructions.instruction_roofline(run.report))
     if args.json:
         print_json({"report_path": run.report_path, "csv_path": run.csv_path, "command": list(run.command),
                     **run.report.model_dump(mode="json", exclude={"kernels": {"__all__": {"cliffs"}}})})

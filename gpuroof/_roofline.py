@@ -113,7 +113,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     out = Path(args.output)
     with progress_bar(args) as bar:
         if args.input:
-            chart = roofline.load_chart(args.input)
+            chart = roofline.chart.load_chart(args.input)
         else:
             if args.suite:
                 bar(ProgressStep("building the kernel suite", 0, 2))
@@ -122,12 +122,12 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                 kernels = [describe(args, launch=False).kernel]
             else:
                 kernels = []
-            chart = roofline.roofline_chart(gpu(args.gpu), kernels, precision=args.precision)
+            chart = roofline.chart.roofline_chart(gpu(args.gpu), kernels, precision=args.precision)
         if out.suffix.lower() in {".json", ".csv"}:
-            roofline.save_chart(chart, out)
+            roofline.chart.save_chart(chart, out)
         else:
             bar(ProgressStep(f"drawing {out}", 1, 2))
-            roofline.plot_roofline(chart, path=out)
+            roofline.chart.plot_roofline(chart, path=out)
     if args.json:
         print_json({"output": str(out), "chart": chart.model_dump(mode="json")})
     else:
@@ -136,7 +136,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_memory_spaces(args: argparse.Namespace) -> int:
-    spaces = roofline.memory_spaces()
+    spaces = roofline.memory.memory_spaces()
     rows = [s.model_dump(mode="json") for s in spaces]
     if args.json:
         print_json(rows)
@@ -155,9 +155,9 @@ def _cmd_memory_spaces(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     device = gpu(args.gpu)
     with progress_bar(args) as bar:
-        report = roofline.analyze_suite(device, roofline.demo_kernels(device), progress=bar)
+        report = roofline.suite.analyze_suite(device, roofline.suite.demo_kernels(device), progress=bar)
         bar(f"writing the tables and the roofline plot to {args.out}")
-        paths = roofline.write_suite_report(report, args.out)
+        paths = roofline.suite.write_suite_report(report, args.out)
     if args.json:
         print_json({"files": {k: str(v) for k, v in paths.items()},
                **report.model_dump(mode="json", exclude={"chart"})})
@@ -167,8 +167,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
           f"{g.name}: FP32 {g.peak_flops('fp32') / 1e12:.1f} TFLOP/s, DRAM {g.memory_bandwidth / 1e9:.0f} GB/s, "
           f"ridge {g.ridge_point('fp32'):.1f} flop/B")
     print()
-    print(roofline.format_suite_table(report, wide=args.wide))
-    compiled = roofline.demo_resources()
+    print(roofline.suite.format_suite_table(report, wide=args.wide))
+    compiled = roofline.suite.demo_resources()
     if not all(r.registers_assumed for r in report.rows):
         print(f"regs: {compiled.file} compiled by {compiled.compiler} for {g.architecture.name} "
               "(roofline/data/demo_resources.toml)")

@@ -19,14 +19,10 @@ from importlib import import_module as _import_module
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
-    from . import divergence, memory, models
+    from . import chart, cliffs, divergence, instructions, memory, models, suite, terms, transfer
     from ._adapters import counted_kernel, measured_launch
     from ._calibration import Calibration, load_calibration
-    from ._chart import BandwidthPoint, CHART_SCHEMA_VERSION, Ceiling, ChartPoint, RooflineChart, roofline_chart
-    from ._cliffs import TimeCliff, TimeCliffs, time_cliffs
-    from ._demo import DemoResources, demo_kernels, demo_resources
     from ._errors import RooflineError
-    from ._export import load_chart, save_chart
     from ._facts import calibration, gpc_layout, gpc_layouts, gpu, gpus, measured_ceilings
     from ._gpu import (
         ArchRates,
@@ -40,76 +36,42 @@ if _TYPE_CHECKING:
         load_gpu,
     )
     from ._kernel import Kernel, Traffic
-    from ._locality import Locality, locality
-    from ._measured import LinkSegment, MeasuredCeiling
+    from ._measured import MeasuredCeiling
     from ._ncu import NCU_SECTIONS, NcuKernel, NcuProfile, load_ncu
-    from ._plot import plot_roofline
     from ._precision import PRECISIONS
-    from ._instruction_roofline import InstructionCeiling, InstructionPoint, InstructionRoofline, instruction_roofline
-    from ._predict import (
-        Term,
-        achieved_bandwidth,
-        dram_equivalent_bytes,
-        dram_roof,
-        instructions_from_sass,
-        l2_bytes_with_l1_reuse,
-        mixed_dram_bandwidth,
-        overlap,
-    )
     from ._profile import (
         ProfileKernel,
         ProfileReport,
         format_profile_report,
         nsight_calibration,
-        profile_chart,
         profile_report,
     )
     from ._profile_counts import ProfileCounts
     from ._roofline import RooflineArrays, RooflineResult, analyze, analyze_many, attainable
-    from ._spaces import MemorySpace, memory_space, memory_spaces
-    from ._suite import SuiteReport, SuiteRow, analyze_suite, format_suite_table, write_suite_report
     from ._time_model import Prediction, predict
-    from ._traffic import Access, Coords, traffic
-    from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
 
-#: Submodules that are public names, and where every other public name lives.
-_SUBMODULES = ("divergence", "memory", "models")
+#: Submodules that are public names (each a group of names by idea: ``roofline.chart``,
+#: ``roofline.transfer``, ...), and where every other public name lives.
+_SUBMODULES = ("chart", "cliffs", "divergence", "instructions", "memory", "models", "suite", "terms", "transfer")
 _LOCATIONS = {
     "_adapters": ("counted_kernel", "measured_launch"),
     "_calibration": ("Calibration", "load_calibration"),
-    "_chart": (
-        "BandwidthPoint", "CHART_SCHEMA_VERSION", "Ceiling", "ChartPoint", "RooflineChart", "roofline_chart",
-    ),
-    "_cliffs": ("TimeCliff", "TimeCliffs", "time_cliffs"),
-    "_demo": ("DemoResources", "demo_kernels", "demo_resources"),
     "_errors": ("RooflineError",),
-    "_export": ("load_chart", "save_chart"),
     "_facts": ("calibration", "gpc_layout", "gpc_layouts", "gpu", "gpus", "measured_ceilings"),
     "_gpu": (
         "ArchRates", "DEFAULT_GPU", "Derivation", "GPU", "HostLink", "MEMORY_LEVELS", "arch_rates",
         "custom_gpu", "load_gpu",
     ),
     "_kernel": ("Kernel", "Traffic"),
-    "_locality": ("Locality", "locality"),
-    "_measured": ("LinkSegment", "MeasuredCeiling"),
+    "_measured": ("MeasuredCeiling",),
     "_ncu": ("NCU_SECTIONS", "NcuKernel", "NcuProfile", "load_ncu"),
-    "_plot": ("plot_roofline",),
     "_precision": ("PRECISIONS",),
     "_profile_counts": ("ProfileCounts",),
-    "_instruction_roofline": ("InstructionCeiling", "InstructionPoint", "InstructionRoofline", "instruction_roofline"),
-    "_predict": (
-        "Term", "achieved_bandwidth", "dram_equivalent_bytes", "dram_roof", "instructions_from_sass",
-        "l2_bytes_with_l1_reuse", "mixed_dram_bandwidth", "overlap",
-    ),
     "_profile": (
-        "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
+        "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_report",
     ),
     "_roofline": ("RooflineArrays", "RooflineResult", "analyze", "analyze_many", "attainable"),
-    "_spaces": ("MemorySpace", "memory_space", "memory_spaces"),
-    "_suite": ("SuiteReport", "SuiteRow", "analyze_suite", "format_suite_table", "write_suite_report"),
     "_time_model": ("Prediction", "predict"),
-    "_traffic": ("Access", "Coords", "traffic"),
-    "_transfer": ("L2Persistence", "TransferTime", "l2_persistence", "transfer_time"),
 }
 _WHERE = {name: module for module, names in _LOCATIONS.items() for name in names}
 
@@ -130,29 +92,15 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "Access",
     "ArchRates",
-    "BandwidthPoint",
-    "CHART_SCHEMA_VERSION",
     "Calibration",
-    "Ceiling",
-    "ChartPoint",
-    "Coords",
     "DEFAULT_GPU",
-    "DemoResources",
     "Derivation",
     "GPU",
     "HostLink",
-    "InstructionCeiling",
-    "InstructionPoint",
-    "InstructionRoofline",
     "Kernel",
-    "L2Persistence",
-    "LinkSegment",
-    "Locality",
     "MEMORY_LEVELS",
     "MeasuredCeiling",
-    "MemorySpace",
     "NCU_SECTIONS",
     "NcuKernel",
     "NcuProfile",
@@ -162,62 +110,36 @@ __all__ = [
     "ProfileKernel",
     "ProfileReport",
     "RooflineArrays",
-    "RooflineChart",
     "RooflineError",
     "RooflineResult",
-    "SuiteReport",
-    "SuiteRow",
-    "Term",
-    "TimeCliff",
-    "TimeCliffs",
     "Traffic",
-    "TransferTime",
-    "achieved_bandwidth",
     "analyze",
     "analyze_many",
-    "analyze_suite",
     "arch_rates",
     "attainable",
     "calibration",
+    "chart",
+    "cliffs",
     "counted_kernel",
     "custom_gpu",
-    "demo_kernels",
-    "demo_resources",
     "divergence",
-    "dram_equivalent_bytes",
-    "dram_roof",
     "format_profile_report",
-    "format_suite_table",
     "gpc_layout",
     "gpc_layouts",
     "gpu",
     "gpus",
-    "instruction_roofline",
-    "instructions_from_sass",
-    "l2_bytes_with_l1_reuse",
-    "l2_persistence",
+    "instructions",
     "load_calibration",
-    "load_chart",
     "load_gpu",
     "load_ncu",
-    "locality",
     "measured_ceilings",
     "measured_launch",
     "memory",
-    "memory_space",
-    "memory_spaces",
-    "mixed_dram_bandwidth",
     "models",
     "nsight_calibration",
-    "overlap",
-    "plot_roofline",
     "predict",
-    "profile_chart",
     "profile_report",
-    "roofline_chart",
-    "save_chart",
-    "time_cliffs",
-    "traffic",
-    "transfer_time",
-    "write_suite_report",
+    "suite",
+    "terms",
+    "transfer",
 ]

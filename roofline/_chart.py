@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = [
     "CHART_SCHEMA_VERSION",
     "Ceiling",
     "ChartPoint",
+    "Measurements",
     "RooflineChart",
     "format_bandwidth",
     "kernel_labels",
@@ -171,6 +173,29 @@ def _measured(name: str, value: object) -> float:
     return figure
 
 
+@dataclass(frozen=True)
+class Measurements:
+    """What was measured of a chart's GPU and kernels, drawn next to the predicted figures.
+
+    Attributes
+    ----------
+    ceilings : mapping of str to float, optional
+        Measured roofs by name ("fp32", "dram", ...), flops/s or bytes/s, drawn next to the
+        theoretical ones.
+    points : mapping of str to float, or iterable of ChartPoint, optional
+        Measured kernel throughput: kernel name -> flops/s (placed at that kernel's
+        arithmetic intensities), or `ChartPoint` objects.
+    seconds : mapping of str to float, optional
+        Measured time of each kernel, kernel name -> seconds: the measured point of every
+        kernel, on the flop/s roofline (when it has flops) and on the bandwidth panel (each
+        level's bytes over that time), so kernels without flops are shown too.
+    """
+
+    ceilings: Mapping[str, float] | None = None
+    points: Mapping[str, float] | Iterable[ChartPoint] | None = None
+    seconds: Mapping[str, float] | None = None
+
+
 def roofline_chart(
     gpu: GPU | str,
     kernels: Iterable[Kernel | KernelLike] = (),
@@ -178,9 +203,7 @@ def roofline_chart(
     precision: str | None = None,
     precisions: Iterable[str] | None = None,
     levels: Iterable[str] = MEMORY_LEVELS,
-    measured_ceilings: Mapping[str, float] | None = None,
-    measured_points: Mapping[str, float] | Iterable[ChartPoint] | None = None,
-    measured_seconds: Mapping[str, float] | None = None,
+    measured: Measurements | None = None,
     title: str = "",
 ) -> RooflineChart:
     """Collect the ceilings and kernel points of a roofline plot.
@@ -202,26 +225,32 @@ def roofline_chart(
         the GPU supports when there are no kernels).
     levels
         Memory roofs to draw, from "dram", "l2", "l1" (default all three).
-    measured_ceilings
-        Measured roofs by name ("fp32", "dram", ...), flops/s or bytes/s, drawn next to the
-        theoretical ones.
-    measured_points
-        Measured kernel throughput: kernel name -> flops/s (placed at that kernel's
-        arithmetic intensities), or `ChartPoint` objects.
-    measured_seconds
-        Measured time of each kernel, kernel name -> seconds: the measured point of every
-        kernel, on the flop/s roofline (when it has flops) and on the bandwidth panel (each
-        level's bytes over that time), so kernels without flops are shown too.
+    measured
+        Measured ceilings, kernel throughputs and kernel times (`Measurements`), drawn next
+        to the predicted ones.
+    title
+        The chart's title; default ``"Roofline: <gpu>"``.
 
     Raises
     ------
     RooflineError
         Unknown GPU, precision or level, or a measured value for an unknown kernel.
+
+    Examples
+    --------
+    >>> from roofline.chart import Measurements, roofline_chart
+    >>> chart = roofline_chart("H100 SXM", measured=Measurements(ceilings={"dram": 3.0e12}))
+    >>> [c.origin for c in chart.ceilings if c.name == "dram"]
+    ['theoretical', 'measured']
     """
     device = lookup_gpu(gpu)
     kernels = sequence("kernels", kernels)
     if not isinstance(title, str):
         raise TypeError(f"title must be a str, not {type(title).__name__}")
+    if measured is None:
+        measured = Measurements()
+    elif not isinstance(measured, Measurements):
+        raise TypeError(f"measured must be a Measurements, not {type(measured).__name__}")
     if precisions is not None:
         precisions = sequence("precisions", precisions)
     levels = sequence("levels", levels)
@@ -229,6 +258,28 @@ def roofline_chart(
         kernel_of(k).model_copy(update={"name": label})
         for k, label in zip(kernels, kernel_labels(kernels))
     ]
+    primary, chosen = _chosen_precisions(device, kernel_counts, precision, precisions)
+    chosen_levels = [lvl for lvl in MEMORY_LEVELS if lvl in {check_level(x) for x in levels}]
+    if "dram" not in chosen_levels:
+        chosen_levels.insert(0, "dram")
+    ceilings = _ceilings(device, chosen, chosen_levels) + _measured_ceilings(measured.ceilings)
+    points, bandwidth_points, intensities = _predicted_points(device, kernel_counts, primary, chosen_levels)
+    points += _measured_points(measured.points, intensities)
+    timed, timed_bandwidth = _timed_points(device, kernel_counts, primary, measured.seconds, bandwidth_points,
+                                           intensities)
+    return RooflineChart(
+        gpu=device.name,
+        precision=primary,
+        title=title or f"Roofline: {device.name}",
+        ceilings=tuple(ceilings),
+        points=tuple(points + timed),
+        bandwidth_points=tuple(bandwidth_points + timed_bandwidth),
+    )
+
+
+def _chosen_precisions(device: GPU, kernel_counts: list[Kernel], precision: str | None,
+                       precisions: list[str] | None) -> tuple[str, list[str]]:
+    """The chart's precision and the precisions whose compute ceilings it draws, in order."""
     primary = check_precision(
         precision if precision is not None
         else next((k.precision for k in kernel_counts if k.precision), None) or "fp32"
@@ -243,28 +294,34 @@ def roofline_chart(
         chosen = list(device.supported_precisions())
     if primary not in chosen:
         chosen.append(primary)
-    chosen = [p for p in PRECISIONS if p in chosen]
-    chosen_levels = [lvl for lvl in MEMORY_LEVELS if lvl in {check_level(x) for x in levels}]
-    if "dram" not in chosen_levels:
-        chosen_levels.insert(0, "dram")
+    return primary, [p for p in PRECISIONS if p in chosen]
 
+
+def _ceilings(device: GPU, precisions: list[str], levels: list[str]) -> list[Ceiling]:
+    """The theoretical compute ceilings and memory roofs, with their derivations."""
     ceilings: list[Ceiling] = []
-    for p in chosen:
+    for p in precisions:
         d = device.peak_derivation(p)
         ceilings.append(
             Ceiling(name=p, kind="compute", value=d.value, label=_compute_label(p, d.value),
                     formula=d.formula, source=d.source)
         )
-    for lvl in chosen_levels:
+    for lvl in levels:
         d = device.bandwidth_derivation(lvl)
         ceilings.append(
             Ceiling(name=lvl, kind="memory", value=d.value, label=_memory_label(lvl, d.value),
                     formula=d.formula, source=d.source)
         )
+    return ceilings
+
+
+def _measured_ceilings(measured_ceilings: Mapping[str, float] | None) -> list[Ceiling]:
+    """The measured roofs, each a precision's or a memory level's."""
     if measured_ceilings is not None and not isinstance(measured_ceilings, Mapping):
-        raise TypeError(f"measured_ceilings must be a mapping of name to value, not {type(measured_ceilings).__name__}")
+        raise TypeError(f"measured.ceilings must be a mapping of name to value, not {type(measured_ceilings).__name__}")
+    ceilings = []
     for name, raw in (measured_ceilings or {}).items():
-        value = _measured(f"measured_ceilings[{name!r}]", raw)
+        value = _measured(f"measured.ceilings[{name!r}]", raw)
         try:
             key, kind = check_precision(name), "compute"
         except RooflineError:
@@ -272,7 +329,7 @@ def roofline_chart(
                 key, kind = check_level(name), "memory"
             except RooflineError:
                 raise RooflineError(
-                    f"measured_ceilings has {name!r}, which is neither a precision "
+                    f"measured.ceilings has {name!r}, which is neither a precision "
                     f"({', '.join(PRECISIONS)}) nor a memory level ({', '.join(MEMORY_LEVELS)})"
                 ) from None
         label = _compute_label(key, value) if kind == "compute" else _memory_label(key, value)
@@ -280,7 +337,13 @@ def roofline_chart(
             Ceiling(name=key, kind=kind, value=float(value), origin="measured",
                     label=f"{label} (measured)", source="measured")
         )
+    return ceilings
 
+
+def _predicted_points(device: GPU, kernel_counts: list[Kernel], primary: str, levels: list[str],
+                      ) -> tuple[list[ChartPoint], list[BandwidthPoint], dict[str, dict[str, float]]]:
+    """Each kernel's predicted points at each drawn level (flops/s and bytes/s), and its
+    arithmetic intensity at each, by kernel name."""
     points: list[ChartPoint] = []
     bandwidth_points: list[BandwidthPoint] = []
     intensities: dict[str, dict[str, float]] = {}
@@ -288,11 +351,11 @@ def roofline_chart(
         result = analyze(device, counts, primary)
         intensities[counts.name] = {}
         for lvl, moved in result.bytes.items():
-            if lvl in chosen_levels and moved > 0:
+            if lvl in levels and moved > 0:
                 bandwidth_points.append(BandwidthPoint(kernel=counts.name, level=lvl,
                                                        bytes_per_second=moved / result.time_lower_bound_seconds))
         for lvl, ai in result.arithmetic_intensities.items():
-            if lvl not in chosen_levels or not (0 < ai < math.inf):
+            if lvl not in levels or not (0 < ai < math.inf):
                 continue
             intensities[counts.name][lvl] = ai
             points.append(
@@ -300,54 +363,62 @@ def roofline_chart(
                            flops_per_second=result.attainable_flops_per_second,
                            bound=result.bound_level or result.bound)
             )
+    return points, bandwidth_points, intensities
+
+
+def _measured_points(measured_points: Mapping[str, float] | Iterable[ChartPoint] | None,
+                     intensities: dict[str, dict[str, float]]) -> list[ChartPoint]:
+    """The measured throughput of kernels, at their arithmetic intensities (or as given)."""
+    points: list[ChartPoint] = []
     if isinstance(measured_points, Mapping):
         for name, value in measured_points.items():
             if name not in intensities:
                 raise RooflineError(
-                    f"measured_points has kernel {name!r}, which is not among kernels: "
+                    f"measured.points has kernel {name!r}, which is not among kernels: "
                     f"{', '.join(intensities) or '(none)'}"
                 )
-            flops_per_second = _measured(f"measured_points[{name!r}]", value)
+            flops_per_second = _measured(f"measured.points[{name!r}]", value)
             for lvl, ai in intensities[name].items():
                 points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
                                          flops_per_second=flops_per_second, origin="measured"))
     elif measured_points is not None:
-        given = sequence("measured_points", measured_points)
+        given = sequence("measured.points", measured_points)
         for point in given:
             if not isinstance(point, ChartPoint):
                 raise TypeError(
-                    f"measured_points must be a mapping of kernel name to flops/s or ChartPoint objects, "
+                    f"measured.points must be a mapping of kernel name to flops/s or ChartPoint objects, "
                     f"not {type(point).__name__}"
                 )
         points.extend(given)
+    return points
+
+
+def _timed_points(device: GPU, kernel_counts: list[Kernel], primary: str, measured_seconds: Mapping[str, float] | None,
+                  bandwidth_points: list[BandwidthPoint], intensities: dict[str, dict[str, float]],
+                  ) -> tuple[list[ChartPoint], list[BandwidthPoint]]:
+    """The measured points of kernels whose time was measured: flops and each level's bytes
+    over that time."""
     moved = {b.kernel: {} for b in bandwidth_points}
     for b in bandwidth_points:
         moved[b.kernel][b.level] = b.bytes_per_second
     flops = {k.name: k.flops for k in kernel_counts}
     if measured_seconds is not None and not isinstance(measured_seconds, Mapping):
-        raise TypeError(f"measured_seconds must be a mapping of kernel name to seconds, not {type(measured_seconds).__name__}")
+        raise TypeError(f"measured.seconds must be a mapping of kernel name to seconds, not {type(measured_seconds).__name__}")
+    points: list[ChartPoint] = []
+    timed: list[BandwidthPoint] = []
     for name, seconds in (measured_seconds or {}).items():
         if name not in flops:
             raise RooflineError(
-                f"measured_seconds has kernel {name!r}, which is not among kernels: {', '.join(flops) or '(none)'}"
+                f"measured.seconds has kernel {name!r}, which is not among kernels: {', '.join(flops) or '(none)'}"
             )
         if isinstance(seconds, bool) or not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-            raise RooflineError(f"measured_seconds[{name!r}]={seconds!r} must be a positive number of seconds")
+            raise RooflineError(f"measured.seconds[{name!r}]={seconds!r} must be a positive number of seconds")
         bound = analyze(device, next(k for k in kernel_counts if k.name == name), primary).time_lower_bound_seconds
         for lvl, rate in moved.get(name, {}).items():
             # the predicted point is bytes over the bound: rescale it to the measured time
-            bandwidth_points.append(BandwidthPoint(kernel=name, level=lvl, origin="measured",
-                                                   bytes_per_second=rate * bound / seconds))
+            timed.append(BandwidthPoint(kernel=name, level=lvl, origin="measured", bytes_per_second=rate * bound / seconds))
         if flops[name] > 0:
             for lvl, ai in intensities[name].items():
                 points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
                                          flops_per_second=flops[name] / seconds, origin="measured"))
-
-    return RooflineChart(
-        gpu=device.name,
-        precision=primary,
-        title=title or f"Roofline: {device.name}",
-        ceilings=tuple(ceilings),
-        points=tuple(points),
-        bandwidth_points=tuple(bandwidth_points),
-    )
+    return points, timed

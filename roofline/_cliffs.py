@@ -118,7 +118,7 @@ def time_cliffs(gpu: GPU | str, kernel: Kernel, launch: Launch | None = None, *,
     Examples
     --------
     >>> import roofline
-    >>> tc = roofline.time_cliffs("H100 SXM", roofline.models.copy(2**26))
+    >>> tc = roofline.cliffs.time_cliffs("H100 SXM", roofline.models.copy(2**26))
     >>> tc.worst("registers").relative_time > 1
     True
     """

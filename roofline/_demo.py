@@ -44,7 +44,7 @@ def demo_resources() -> DemoResources:
     Examples
     --------
     >>> import roofline
-    >>> roofline.demo_resources().registers_per_thread["copy"]["sm_90"] <= 32
+    >>> roofline.suite.demo_resources().registers_per_thread["copy"]["sm_90"] <= 32
     True
     """
     text = resources.files("roofline").joinpath("data/demo_resources.toml").read_text("utf-8")
@@ -86,7 +86,7 @@ def demo_kernels(gpu: GPU | str = DEFAULT_GPU, *, compiled: bool = True) -> tupl
     Examples
     --------
     >>> import roofline
-    >>> sgemm = roofline.demo_kernels("H100 SXM")[-1]
+    >>> sgemm = roofline.suite.demo_kernels("H100 SXM")[-1]
     >>> sgemm.name, sgemm.launch.registers_per_thread > 64
     ('matmul_register_tiled', True)
     """

@@ -30,7 +30,7 @@ seconds, bytes/s, flops/s):
     (reference: cuBLAS through PyTorch, CuPy's and PyTorch's copies); throttled: NVML reported
     a power, thermal or hardware slowdown reason while it ran.
 ``[host_links.<memory>.<direction>]``
-    Host-link transfers `gpuroof validate` measured, read by `roofline.transfer_time`:
+    Host-link transfers `gpuroof validate` measured, read by `roofline.transfer.transfer_time`:
     ``seconds = latency_seconds + bytes / bytes_per_second`` fitted to 1 MiB to 1 GiB
     (`roofline._measured.MeasuredLink`). Managed = first touch (the pages migrate). Pageable
     copies depend on the host (its memory, its load): two runs on the same H200 host gave
@@ -111,7 +111,7 @@ class GpuFacts(BaseModel):
     )
     gpc_layout: GpcLayout | None = None
     locality: dict[str, int | str] | None = Field(
-        default=None, description="The [locality] section, as `roofline.locality` reads it."
+        default=None, description="The [locality] section, as `roofline.memory.locality` reads it."
     )
 
 

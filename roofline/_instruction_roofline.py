@@ -113,7 +113,7 @@ def instruction_roofline(report: ProfileReport, *, sm_clock_hz: float | None = N
     Examples
     --------
     >>> import roofline
-    >>> ir = roofline.instruction_roofline(roofline.profile_report("tests/data/ncu/user_kernels.raw.csv"))
+    >>> ir = roofline.instructions.instruction_roofline(roofline.profile_report("tests/data/ncu/user_kernels.raw.csv"))
     >>> round(ir.issue_rate / 1e9), sorted({p.level for p in ir.points})
     (1019, ['dram', 'l1', 'l2'])
     """

@@ -245,7 +245,7 @@ class Traffic(BaseModel):
         Examples
         --------
         >>> import roofline
-        >>> t = roofline.traffic(4, 256, [roofline.Access(array="x", index=lambda c: c.x)])
+        >>> t = roofline.memory.traffic(4, 256, [roofline.memory.Access(array="x", index=lambda c: c.x)])
         >>> t.kernel(name="read", flops=0).dram_bytes
         4096
         """
@@ -304,10 +304,10 @@ class Kernel(CheckedModel):
     l2_requests : int or None
         SM -> L2 requests (each covers the 1-4 sectors of one 128-byte line that a warp's
         access touches; Nsight's ``lts__t_requests_srcunit_tex``); None: the traffic's
-        count where `roofline.traffic` built the kernel (a warp access's distinct lines).
+        count where `roofline.memory.traffic` built the kernel (a warp access's distinct lines).
     l2_partial_store_sectors : int or None
         The 32-byte sectors global stores write only in part, which L2 merges one by one;
-        None: the traffic's count where `roofline.traffic` built the kernel.
+        None: the traffic's count where `roofline.memory.traffic` built the kernel.
     atomics : int or None
         Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
     atomic_addresses : int or None
@@ -331,7 +331,7 @@ class Kernel(CheckedModel):
     launch : occupancy.Launch or None
         How the kernel is launched (grid, block, resources, elements per thread).
     traffic : Traffic or None
-        The global-memory traffic `roofline.traffic` counted, with the footprint details
+        The global-memory traffic `roofline.memory.traffic` counted, with the footprint details
         `predict` reads beyond the bytes per level (the written share of the DRAM bytes,
         bursts, lines, partial sectors, the L1 footprint of a block, DRAM pages opened);
         None for a kernel given by its counts alone.
@@ -375,7 +375,7 @@ class Kernel(CheckedModel):
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")
     element_bytes: int | None = Field(default=None, description="Bytes per data element.")
     launch: Launch | None = Field(default=None, description="The launch (occupancy.Launch).")
-    traffic: Traffic | None = Field(default=None, description="The traffic counted (roofline.traffic).")
+    traffic: Traffic | None = Field(default=None, description="The traffic counted (roofline.memory.traffic).")
     parameters: dict[str, Any] = Field(default_factory=dict, description="Model parameters, JSON-able.")
     formula: str = Field(default="", description="What each thread does, C-like.")
 

@@ -1,6 +1,6 @@
 """Locality heuristics: how much of a launch's traffic the hardware combines, per GPU.
 
-`roofline.traffic` counts bytes exactly; three figures that decide how the hardware groups
+`roofline.memory.traffic` counts bytes exactly; three figures that decide how the hardware groups
 them were measured, not derived, and only on the H200: the sectors of one warp store whose
 pieces L1 still combines with those of the warps that store right after it, the window of
 consecutive blocks whose requests to one DRAM page one opening serves, and the page size.
@@ -20,7 +20,7 @@ from ._gpu import GPU
 
 __all__ = ["Locality", "locality"]
 
-#: The GPU whose figures `roofline.traffic` uses when it is given none (the one they were
+#: The GPU whose figures `roofline.memory.traffic` uses when it is given none (the one they were
 #: measured on).
 MEASURED_ON = "H200"
 
@@ -44,7 +44,7 @@ class Locality(BaseModel):
     Examples
     --------
     >>> import roofline
-    >>> roofline.locality("H200").page_window_threads
+    >>> roofline.memory.locality("H200").page_window_threads
     16384
     """
 
@@ -94,7 +94,7 @@ def locality(gpu: GPU | str) -> Locality:
     Examples
     --------
     >>> import roofline
-    >>> roofline.locality("H100 SXM").source.startswith("the H200's measured figures, assumed")
+    >>> roofline.memory.locality("H100 SXM").source.startswith("the H200's measured figures, assumed")
     True
     """
     entry = facts_of(gpu)

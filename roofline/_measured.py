@@ -4,7 +4,7 @@ The datasheet says what a GPU could do; these say what `gpuroof validate` reache
 the higher of gpuroof's own kernel and the best library figure of the same session (cuBLAS,
 CuPy), whether the run was throttled, and where it was measured. They live in the
 ``[ceilings]`` and ``[host_links]`` sections of the GPU's facts file
-(``roofline/data/gpus/<gpu>.toml``); `roofline.measured_ceilings` and `roofline.transfer_time`
+(``roofline/data/gpus/<gpu>.toml``); `roofline.measured_ceilings` and `roofline.transfer.transfer_time`
 read them.
 """
 

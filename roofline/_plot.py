@@ -124,7 +124,7 @@ def plot_roofline(
     knee_sharpness
         When given, also draw the soft knee of each theoretical DRAM roof with the chart's
         compute ceiling: ``(1 / (I x B)**p + 1 / P**p) ** (-1/p)`` (dotted), the smooth
-        corner real kernels follow near the ridge (`roofline.achieved_bandwidth`'s soft
+        corner real kernels follow near the ridge (`roofline.terms.achieved_bandwidth`'s soft
         minimum; ``roofline.calibration(gpu).knee_sharpness`` is a measured ``p``).
     instructions
         An `InstructionRoofline` (`instruction_roofline` of a profile report): drawn in a
@@ -173,7 +173,7 @@ def plot_roofline(
     names = _kernel_order(chart)
     if instructions is not None:
         if not isinstance(instructions, InstructionRoofline):
-            raise TypeError(f"instructions must be a roofline.InstructionRoofline, not {type(instructions).__name__}")
+            raise TypeError(f"instructions must be a roofline.instructions.InstructionRoofline, not {type(instructions).__name__}")
         if ax is not None:
             raise RooflineError("instructions= draws a panel of its own: leave ax out")
         names += [n for n in dict.fromkeys(p.kernel for p in instructions.points) if n not in names]

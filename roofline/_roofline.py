@@ -220,7 +220,7 @@ def analyze(gpu: GPU | str, kernel: Kernel | KernelLike, precision: str | None =
     if counts.dram_bytes is None:
         raise RooflineError(
             f"kernel {counts.name!r} has no dram_bytes; analyze needs them (the DRAM roof); "
-            "roofline.traffic() counts them from the access pattern"
+            "roofline.memory.traffic() counts them from the access pattern"
         )
     p, peak = compute_roof(device, counts, precision)
     flops = float(counts.flops)

@@ -131,7 +131,7 @@ def launch_of(kernel: Kernel, launch: Launch | None, function: str) -> Launch:
     if kernel.dram_bytes is None:
         raise RooflineError(
             f"{function} needs dram_bytes: kernel {kernel.name!r} has none "
-            "(roofline.traffic() counts them from the access pattern)"
+            "(roofline.memory.traffic() counts them from the access pattern)"
         )
     return launch
 

@@ -10,7 +10,7 @@ after line encoding: PCIe Gen3 x16 = 16 lanes x 8 GT/s x 128/130 / 8 = 15.75 GB/
 * pageable memory is first copied by the CPU into a pinned staging buffer and then sent,
   so it is slower: rate = pinned rate x 0.69, the ratio of ``bandwidthTest`` host-to-device
   figures for pageable and pinned memory (4026.1 / 5836.3 MB/s, 32 MiB, GeForce GTX TITAN
-  Black on PCIe Gen3; ComputationalRadiationPhysics/jungfrau-photoncounter issue #18).
+  Black on PCIe Gen3; the GitHub thread ComputationalRadiationPhysics/jungfrau-photoncounter#18).
   The factor depends on the host's memory system; pass ``pageable_factor`` to override;
 * mapped (zero-copy) memory is not copied: the kernel reads it across the link at the
   pinned rate, once per pass over the data (``accesses``), with no copy call to pay for.
@@ -206,7 +206,7 @@ def transfer_time(
     Examples
     --------
     >>> import roofline
-    >>> t = roofline.transfer_time(roofline.gpu("A100"), 1 << 30)
+    >>> t = roofline.transfer.transfer_time(roofline.gpu("A100"), 1 << 30)
     >>> t.source.startswith("model")
     True
     """

@@ -1,10 +1,16 @@
-"""Memory-access analysis: global-memory transactions of a warp and shared-memory bank conflicts.
+"""Memory-access analysis: a launch's exact global traffic, a warp's transactions, bank conflicts.
 
-Global memory (Cheng, Grossman and McKercher, *Professional CUDA C Programming*, ch.4):
-cached loads move 128-byte L1 lines, uncached loads 32-byte segments (the L2 sector),
-stores 32-byte segments grouped into 1-, 2- or 4-segment transactions. Shared memory
-(ch.5): 32 banks of 4 bytes with broadcast of identical words; 8-byte accesses are served
-per half-warp and 16-byte accesses per quarter-warp.
+- `traffic` counts the bytes and 32-byte sectors a launch's global accesses (`Access`, with
+  index functions of the block and thread coordinates, `Coords`) request at each level,
+  exactly, and returns the `roofline.Traffic` a `roofline.Kernel` takes; `locality` gives the
+  per-GPU figures of how the hardware combines them (`Locality`).
+- Global memory of one warp (Cheng, Grossman and McKercher, *Professional CUDA C
+  Programming*, ch.4): cached loads move 128-byte L1 lines, uncached loads 32-byte segments
+  (the L2 sector), stores 32-byte segments grouped into 1-, 2- or 4-segment transactions
+  (`warp_transactions`).
+- Shared memory (ch.5): 32 banks of 4 bytes with broadcast of identical words; 8-byte
+  accesses are served per half-warp and 16-byte accesses per quarter-warp (`bank_conflicts`).
+- The CUDA memory spaces as data (`memory_space`, `memory_spaces`: a `MemorySpace` each).
 
 Examples
 --------
@@ -13,6 +19,9 @@ Examples
 0.8
 """
 
+from ._locality import Locality, locality
+from ._spaces import MemorySpace, memory_space, memory_spaces
+from ._traffic import Access, Coords, traffic
 from ._warp_access import (
     BankConflicts,
     WarpTransactions,
@@ -29,14 +38,22 @@ from ._warps import (
 )
 
 __all__ = [
+    "Access",
     "BANK_BYTES",
     "BankConflicts",
     "CACHE_LINE_BYTES",
+    "Coords",
+    "Locality",
+    "MemorySpace",
     "SECTOR_BYTES",
     "SHARED_MEMORY_BANKS",
     "WARP_SIZE",
     "WarpTransactions",
     "bank_conflicts",
+    "locality",
+    "memory_space",
+    "memory_spaces",
+    "traffic",
     "warp_addresses",
     "warp_transactions",
 ]

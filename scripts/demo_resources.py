@@ -28,7 +28,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     compilers: set[str] = set()
     lines = []
-    for model in roofline.demo_kernels(compiled=False):
+    for model in roofline.suite.demo_kernels(compiled=False):
         if model.name == "matmul_register_tiled":  # no validate case yet: the kernel takes no macros
             function, defines = model.name, {}
         else:

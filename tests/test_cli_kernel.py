@@ -117,7 +117,7 @@ def test_cliffs_of_your_kernel(capsys, saxpy3):
     code, out, err = run(capsys, "cliffs", "--source", SAXPY3, *COUNTS, *LAUNCH, "--json")
     assert code == 0, err
     data = json.loads(out)
-    want = roofline.time_cliffs("H100-SXM", _counts("saxpy3"), _launch(resources=saxpy3))
+    want = roofline.cliffs.time_cliffs("H100-SXM", _counts("saxpy3"), _launch(resources=saxpy3))
     assert data["current"]["seconds"] == want.current.seconds
     assert [(c["resource"], c["value"]) for c in data["cliffs"]] == [(c.resource, c.value) for c in want.cliffs]
     # __launch_bounds__(256) in the file: no block-size cliff beyond 256 threads
@@ -152,7 +152,7 @@ def test_plot_your_kernel(capsys, tmp_path):
     path = tmp_path / "chart.json"
     code, _, err = run(capsys, "plot", *COUNTS, "--name", "saxpy3", "-o", path)
     assert code == 0, err
-    chart = roofline.load_chart(path)
+    chart = roofline.chart.load_chart(path)
     assert {p.kernel for p in chart.points} == {"saxpy3"}
 
 

@@ -130,7 +130,7 @@ def test_libraries_report_done_of_total():
     from roofline import models
 
     seen: list[str] = []
-    roofline.analyze_suite("H100", [roofline.Kernel(name=f"k{i}", flops=1e9, dram_bytes=1e9) for i in range(3)],
+    roofline.suite.analyze_suite("H100", [roofline.Kernel(name=f"k{i}", flops=1e9, dram_bytes=1e9) for i in range(3)],
                            progress=seen.append)
     assert [(s.done, s.total) for s in seen] == [(0, 3), (1, 3), (2, 3), (3, 3)]
     seen.clear()

@@ -21,8 +21,8 @@ def _results() -> dict[str, Displayed]:
         "cliffs": occupancy.cliffs("sm_90", **launch),
         "roofline": roofline.analyze("H100 SXM", models.matmul_naive(4096)),
         "prediction": roofline.predict("H200", models.copy(1 << 26)),
-        "time_cliffs": roofline.time_cliffs("H200", models.copy(1 << 26)),
-        "suite": roofline.analyze_suite("H100 SXM", [models.copy(1 << 26), models.matmul_tiled(1024, tile=32)]),
+        "time_cliffs": roofline.cliffs.time_cliffs("H200", models.copy(1 << 26)),
+        "suite": roofline.suite.analyze_suite("H100 SXM", [models.copy(1 << 26), models.matmul_tiled(1024, tile=32)]),
     }
 
 

@@ -32,7 +32,7 @@ LIBRARY = ("gpuroof", "occupancy", "roofline", "validate")
 MAX_INSTALLED_BYTES = 3_000_000
 
 # saxpy3 (docs/examples/saxpy3.cu) predicted from its source: its resources compiled from the
-# file, its global accesses described for `roofline.traffic` (two float4 loads of x, y and z
+# file, its global accesses described for `roofline.memory.traffic` (two float4 loads of x, y and z
 # per thread, eight coalesced float stores per thread from the shared tile).
 FROM_SOURCE = """
 import json, occupancy, roofline
@@ -40,11 +40,11 @@ import json, occupancy, roofline
 n, block = 1 << 24, 256
 tile = 8 * block
 resources = occupancy.kernel_resources("saxpy3.cu", arch="sm_90", kernel="saxpy3")
-loads = [roofline.Access(array=a, index=lambda c, k=k: (c.block_x * tile + c.thread_x * 8) // 4 + k,
+loads = [roofline.memory.Access(array=a, index=lambda c, k=k: (c.block_x * tile + c.thread_x * 8) // 4 + k,
                          element_bytes=16) for a in "xyz" for k in (0, 1)]
-stores = [roofline.Access(array="out", index=lambda c, k=k: c.block_x * tile + k * block + c.thread_x,
+stores = [roofline.memory.Access(array="out", index=lambda c, k=k: c.block_x * tile + k * block + c.thread_x,
                           kind="store") for k in range(8)]
-t = roofline.traffic(n // tile, block, loads + stores)
+t = roofline.memory.traffic(n // tile, block, loads + stores)
 kernel = t.kernel(name="saxpy3", flops=3 * n, launch=occupancy.Launch(grid=n // tile, block=block,
                                                                       resources=resources))
 p = roofline.predict("H100-SXM", kernel)

@@ -1,10 +1,10 @@
 """What a user writes to count a corpus kernel's traffic from its source: one access description per kernel.
 
 For the source path of the corpus (`corpus_report(from_source=True)`) each kernel's global
-loads and stores are described here as `roofline.Access` objects, written by reading the
+loads and stores are described here as `roofline.memory.Access` objects, written by reading the
 project's source at the corpus's commit (our description of where each thread reads and
 writes; none of the project's code), together with the few counts a reader takes off the
-source beside them (global atomics, the addresses they update). `roofline.traffic` counts
+source beside them (global atomics, the addresses they update). `roofline.memory.traffic` counts
 every launch from them, exactly; the counts are kept beside them
 (``corpus/counted_traffic/<project>.json``, made by ``python -m corpus.count_traffic``) so the
 report does not recount 600 launches, and a test recounts them.

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from roofline import Access
+from roofline.memory import Access
 
 __all__ = ["COUNT_FIELDS", "Describe", "Description", "defines", "tokens"]
 
@@ -21,7 +21,7 @@ COUNT_FIELDS = ("atomics", "atomic_addresses", "barriers_per_block", "shared_wav
 class Description:
     """A kernel's global accesses in one launch, and the counts read off its source beside them.
 
-    ``exhaustive`` asks `roofline.traffic` to walk every block (patterns whose addresses are
+    ``exhaustive`` asks `roofline.memory.traffic` to walk every block (patterns whose addresses are
     not affine in the block index, or whose guards are more than boundary checks).
     """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from roofline import Access, Coords
+from roofline.memory import Access, Coords
 from roofline.memory import bank_conflicts
 
 from ._description import Describe, Description, tokens

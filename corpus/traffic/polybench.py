@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roofline import Access, Coords
+from roofline.memory import Access, Coords
 
 from ._description import Describe, Description, defines, tokens
 

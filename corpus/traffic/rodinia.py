@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofline import Access, Coords
+from roofline.memory import Access, Coords
 
 from ._description import Describe, Description, tokens
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from roofline import Access, Coords
+from roofline.memory import Access, Coords
 
 from ._description import Describe, Description
 

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from roofline import Access, Coords
+from roofline.memory import Access, Coords
 
 from ._description import Describe, Description, tokens
 

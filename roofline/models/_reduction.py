@@ -3,8 +3,10 @@
 All four load one element per thread and write one partial sum per block, so their global
 traffic and useful flops are the same; they differ in shared-memory wavefronts, bank
 conflicts, barriers, divergent warps and shuffles, which `reduction_steps` counts exactly
-by walking one block's warps through every level of the tree. What those counts cost in
-time is not modelled yet (issue 11): they are exposed for the model that will.
+by walking one block's warps through every level of the tree. The kernel `reduction` builds
+carries the shared-memory wavefronts (in its L1 bytes), shared bytes, bank-conflict ways and
+barriers per block to `roofline.predict`; its divergent warps and shuffles per block are in
+`ReductionSteps`.
 """
 
 from __future__ import annotations

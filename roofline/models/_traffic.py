@@ -1,6 +1,6 @@
 """Shared-memory traffic of one block: bytes, wavefronts and the worst bank conflict.
 
-Global-memory traffic is `roofline.traffic` (roofline/_traffic.py); shared memory is
+Global-memory traffic is `roofline.memory.traffic` (roofline/_traffic.py); shared memory is
 counted here for the models that stage data in it, one full block at a time.
 """
 

@@ -81,9 +81,9 @@ def test_from_source_predicts_from_the_counted_traffic(corpus, monkeypatch):  # 
     copy = alpha.kernels[0]
     launch = copy.launches[1]
     n = launch.grid[0] * launch.block[0]
-    counted = roofline.traffic(launch.grid, launch.block, [
-        roofline.Access(array="x", index=lambda c: c.x, guard=lambda c: c.x < n),
-        roofline.Access(array="y", index=lambda c: c.x, guard=lambda c: c.x < n, kind="store")])
+    counted = roofline.memory.traffic(launch.grid, launch.block, [
+        roofline.memory.Access(array="x", index=lambda c: c.x, guard=lambda c: c.x < n),
+        roofline.memory.Access(array="y", index=lambda c: c.x, guard=lambda c: c.x < n, kind="store")])
     counts = SourceCounts(traffic=counted, counts={"shared_wavefronts": 1000.0})
     table = CorpusTraffic(project="alpha", described_in="test", launches={copy.id: {launch.shape: counts}})
     monkeypatch.setattr(report_module, "load_corpus_traffic", lambda name, directory=None: table if name == "alpha" else None)

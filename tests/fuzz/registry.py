@@ -2,7 +2,7 @@
 
 `REGISTRY` holds every name in a package's ``__all__`` (occupancy, roofline, validate, the
 repository's corpus, and the public submodules they list: roofline.models, roofline.memory,
-roofline.divergence, any they gain), so a new public name is fuzzed from the day it lands, with nobody remembering.
+roofline.chart, roofline.transfer, ..., any they gain), so a new public name is fuzzed from the day it lands, with nobody remembering.
 Constants, error types and submodules are recognised by rule, and so are the functions that
 need an open GPU session (their first parameter is ``session``: given anything else, they
 must refuse). Every other name takes the strategy written for it below, next to its
@@ -234,17 +234,17 @@ def file_entry(kinds: tuple[str, ...], check: Any = None, cost: float = 1.0) -> 
 
 def _chart_checks(result: Any, drawn: Any) -> None:
     _refuses_truncation(result, drawn)
-    assert isinstance(result, roofline.RooflineChart)
+    assert isinstance(result, roofline.chart.RooflineChart)
 
 
 # ------------------------------------------------------------------ samples of result types
 
 _CALC = occupancy.calculate("sm_90", threads_per_block=256, registers_per_thread=40)
 _CLIFFS = occupancy.cliffs("sm_90", threads_per_block=256, registers_per_thread=40)
-_CHART = roofline.roofline_chart("H100-SXM", v.SMALL_MODELS[:3])
-_SUITE = roofline.analyze_suite("H100-SXM", v.SMALL_MODELS[:3])
+_CHART = roofline.chart.roofline_chart("H100-SXM", v.SMALL_MODELS[:3])
+_SUITE = roofline.suite.analyze_suite("H100-SXM", v.SMALL_MODELS[:3])
 _PRED = roofline.predict("H100-SXM", models.copy(1 << 20))
-_TCLIFFS = roofline.time_cliffs("H100-SXM", models.copy(1 << 20))
+_TCLIFFS = roofline.cliffs.time_cliffs("H100-SXM", models.copy(1 << 20))
 
 # ------------------------------------------------------------------ strategies of whole calls
 
@@ -289,10 +289,13 @@ def chart_kw() -> dict[str, st.SearchStrategy[Any]]:
         precision=st.one_of(st.none(), v.precision),
         precisions=st.one_of(st.none(), st.lists(v.precision, max_size=3), odd()),
         levels=maybe(st.lists(v.level, max_size=3)),
-        measured_ceilings=st.one_of(st.none(), st.dictionaries(v.name_key, v.any_number, max_size=3),
-                                    odd()),
-        measured_points=st.one_of(st.none(), st.dictionaries(st.sampled_from(("copy", "nope", "vector_add")),
-                                                             v.any_number, max_size=2), odd()),
+        measured=st.one_of(st.none(), odd(), st.builds(
+            roofline.chart.Measurements,
+            ceilings=st.one_of(st.none(), st.dictionaries(v.name_key, v.any_number, max_size=3), odd()),
+            points=st.one_of(st.none(), st.dictionaries(st.sampled_from(("copy", "nope", "vector_add")),
+                                                        v.any_number, max_size=2), odd()),
+            seconds=st.one_of(st.none(), st.dictionaries(st.sampled_from(("copy", "nope", "vector_add")),
+                                                         v.any_number, max_size=2), odd()))),
         title=maybe(st.text(max_size=20)),
     )
 
@@ -373,32 +376,12 @@ ROOFLINE = {
     "ArchRates": model(roofline.ArchRates, roofline.arch_rates("9.0")),
     "Calibration": model(roofline.Calibration, roofline.calibration("H200"),
                          use=lambda c: roofline.predict("H200", models.copy(1 << 16), calibration=c)),
-    "Ceiling": model(roofline.Ceiling, _CHART.ceilings[0]),
-    "ChartPoint": model(roofline.ChartPoint, _CHART.points[0]),
-    "DemoResources": model(roofline.DemoResources, roofline.demo_resources()),
     "Derivation": model(roofline.Derivation, roofline.gpu("H200").peak_derivation("fp32"), finite=False),
     "GPU": model(roofline.GPU, roofline.gpu("H100-SXM"), use=lambda g: (_gpu_methods(g), _poke_gpu(g))),
     "HostLink": model(roofline.HostLink, roofline.gpu("H100-SXM").host_link),
-    "L2Persistence": model(roofline.L2Persistence, roofline.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
-                                                                           l2_cache_bytes=1 << 24), finite=False),
-    "Locality": model(roofline.Locality, roofline.locality("H200")),
-    "MemorySpace": model(roofline.MemorySpace, roofline.memory_space("shared")),
     "Prediction": model(roofline.Prediction, _PRED, finite=False),
     "RooflineArrays": plain(st.tuples(*[odd()] * 6)),
-    "RooflineChart": model(roofline.RooflineChart, _CHART),
     "RooflineResult": model(roofline.RooflineResult, roofline.analyze("H100-SXM", models.copy(1024)), finite=False),
-    "SuiteReport": model(roofline.SuiteReport, _SUITE, finite=False),
-    "SuiteRow": model(roofline.SuiteRow, _SUITE.rows[0], finite=False),
-    "Term": model(roofline.Term, _PRED.terms[0], finite=False),
-    "TimeCliff": model(roofline.TimeCliff, _TCLIFFS.cliffs[0], finite=False),
-    "TimeCliffs": model(roofline.TimeCliffs, _TCLIFFS, finite=False),
-    "TransferTime": model(roofline.TransferTime, roofline.transfer_time(roofline.gpu("H200"), 1 << 20), finite=False),
-    "achieved_bandwidth": call(args_kwargs(
-        maybe(st.one_of(st.floats(0, 1e12), st.lists(st.floats(0, 1e12), max_size=4))),
-        peak_bytes_per_second=maybe(st.floats(1e9, 1e13)), latency_seconds=maybe(st.floats(1e-9, 1e-5)),
-        knee_sharpness=maybe(st.floats(0.5, 8)), dispatch_bytes_per_second=maybe(st.floats(1e9, 1e14)),
-    ).map(lambda d: {"args": d["args"], "kwargs": {"peak_bytes_per_second": 3e12, "latency_seconds": 6e-7,
-                                                     "knee_sharpness": 4, **d["kwargs"]}})),
     "analyze": call(args_kwargs(v.gpu_any, v.kernel_like, st.one_of(st.none(), v.precision)),
                     allow_inf=frozenset({"arithmetic_intensity", "dram", "l2", "l1"})),
     "analyze_many": call(args_kwargs(
@@ -408,8 +391,6 @@ ROOFLINE = {
         precision=v.precision,
     ).map(lambda d: {"args": d["args"], "kwargs": {"flops": 1e9, "dram_bytes": 1e9, **d["kwargs"]}}),
         allow_inf=frozenset({"arithmetic_intensity"})),
-    "analyze_suite": call(args_kwargs(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=4), st.none(), junk())),
-                          allow_inf=frozenset({"arithmetic_intensity", "dram", "l2", "l1"}), cost=3),
     "arch_rates": call(args_kwargs(maybe(st.sampled_from(("9.0", "90", "sm_90", (8, 0), "8.6", "1.0", "sm_9x", (9, 0, 1)))))),
     "attainable": call(args_kwargs(
         maybe(st.one_of(st.floats(0, 1e6), st.just(np.inf), st.lists(st.floats(0, 1e6), max_size=4))),
@@ -417,49 +398,15 @@ ROOFLINE = {
     ).map(lambda d: {"args": d["args"], "kwargs": {"peak_flops_per_second": 1e12, "memory_bandwidth": 1e9,
                                                      **d["kwargs"]}})),
     "calibration": call(args_kwargs(v.gpu_any)),
-    "l2_bytes_with_l1_reuse": call(args_kwargs(st.one_of(v.kernel_like, junk()), st.one_of(st.none(), junk()),
-                                               st.one_of(st.none(), junk()))),
-    "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
-                                              st.one_of(v.calibrations(), st.none(), junk()))),
-    "overlap": call(args_kwargs(maybe(st.floats(0, 1e3)), maybe(st.floats(0, 1e3)),
-                                st.one_of(st.none(), maybe(st.floats(1, 64))))),
-    "mixed_dram_bandwidth": call(args_kwargs(
-        maybe(st.one_of(st.floats(0, 1e12), tiny_floats())), st.one_of(st.none(), maybe(st.floats(0, 1e12)), tiny_floats()),
-        copy_bytes_per_second=maybe(st.one_of(st.floats(1, 1e13), tiny_floats())),
-        read_bytes_per_second=st.one_of(st.none(), maybe(st.floats(1, 1e13)), tiny_floats()),
-    ).map(lambda d: {"args": d["args"], "kwargs": {"copy_bytes_per_second": 4e12, "read_bytes_per_second": None,
-                                                     **d["kwargs"]}})),
-    "dram_roof": call(args_kwargs(v.gpu_any, st.one_of(v.calibrations(), st.none(), junk()),
-                                  maybe(st.one_of(st.floats(0, 1e12), tiny_floats())),
-                                  st.one_of(st.none(), maybe(st.floats(0, 1e12)), tiny_floats()))),
     "custom_gpu": call(st.builds(
         lambda seed, value, how: {"kwargs": _mutate({"name": "toy", "compute_capability": "8.0", "sm_count": 10,
                                                      "boost_clock_hz": 1e9, "dram_bytes_per_second": 100e9,
                                                      "peak_overrides": {"fp32": 1e12}}, random.Random(seed), value, how)},
         st.integers(0, 2**16), odd(), st.integers(0, 4)), check=lambda g, d: _gpu_methods(g)),
-    "demo_kernels": call(args_kwargs(v.gpu_any, compiled=maybe(st.booleans())), cost=8),
-    "demo_resources": call(args_kwargs()),
-    "format_suite_table": call(args_kwargs(st.one_of(st.just(_SUITE), junk()))),
     "gpu": call(args_kwargs(v.gpu_any), check=_poke_gpu),
     "gpus": call(args_kwargs(st.one_of(st.none(), v.gpu_name))),
-    "locality": call(args_kwargs(v.gpu_any)),
-    "l2_persistence": call(args_kwargs(
-        maybe(st.integers(1, 1 << 30)), hit_ratio=maybe(st.floats(0, 1)), set_aside_bytes=maybe(st.integers(0, 1 << 26)),
-        l2_cache_bytes=maybe(st.integers(1, 1 << 27)), max_persisting_bytes=st.one_of(st.none(), maybe(st.integers(0, 1 << 26))),
-    ).map(lambda d: {"args": d["args"], "kwargs": {"hit_ratio": 0.5, "set_aside_bytes": 1 << 20,
-                                                     "l2_cache_bytes": 1 << 25, **d["kwargs"]}})),
     "load_calibration": file_entry(("calibration_json", "report_json", "chart_json")),
-    "load_chart": file_entry(("chart_json", "chart_csv", "calibration_json"), check=_chart_checks),
     "load_gpu": file_entry(("gpu_toml", "gpu_json", "arch_toml")),
-    "memory_space": call(args_kwargs(maybe(st.sampled_from(("register", "local", "shared", "constant", "texture",
-                                                            "global", "L2"))))),
-    "memory_spaces": call(args_kwargs()),
-    "plot_roofline": call(st.one_of(
-        args_kwargs(st.one_of(v.charts(), v.gpu_any), st.one_of(st.just(()), st.lists(v.kernel_like, max_size=2)),
-                    path=st.one_of(st.none(), v.out_paths((".png", ".svg", ".pdf", ".jpg"))),
-                    dpi=maybe(st.sampled_from((50, 72, 100))), knee_sharpness=st.one_of(st.none(), maybe(st.floats(0.5, 8))),
-                    ax=st.one_of(st.none(), junk())),
-    ), io=True, cost=12),
     "measured_launch": call(args_kwargs(
         st.one_of(v.grid3, maybe(st.integers(1, 4096))), st.one_of(v.block3, maybe(st.integers(1, 1024))),
         registers_per_thread=st.one_of(st.none(), maybe(st.integers(0, 255))),
@@ -476,23 +423,6 @@ ROOFLINE = {
         fma_chains_per_thread=maybe(st.integers(1, 8)), after_l2_flush=maybe(st.booleans()),
         measured=st.one_of(st.none(), st.deferred(lambda: st.just(_NCU.kernels[0].measured)), junk()),
     )),
-    "roofline_chart": call(st.fixed_dictionaries({
-        "args": st.tuples(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=3), junk())),
-        "kwargs": st.fixed_dictionaries({}, optional=chart_kw())}),
-        check=lambda chart, d: poke(chart.ceiling, lambda v: chart.ceiling("fp32", v))),
-    "save_chart": call(args_kwargs(st.one_of(v.charts(), junk()), v.out_paths((".json", ".csv", ".txt"))), io=True),
-    "time_cliffs": call(args_kwargs(v.gpu_any, v.kernel_model, st.one_of(st.none(), v.launch_like),
-                                    calibration=st.one_of(st.none(), v.calibrations())), cost=8,
-                        check=lambda tc, d: poke(tc.worst)),
-    "transfer_time": call(args_kwargs(
-        st.one_of(v.gpu_object, junk(), st.builds(lambda r: types.SimpleNamespace(
-            host_link=types.SimpleNamespace(kind="pcie", bytes_per_second=r)), odd())),
-        maybe(st.integers(0, 1 << 40)), memory=maybe(st.sampled_from(("pinned", "pageable", "mapped"))),
-        accesses=maybe(st.integers(1, 8)), latency_seconds=st.one_of(st.none(), maybe(st.floats(0, 1e-3))),
-        pageable_factor=maybe(st.floats(0.1, 1)), efficiency=maybe(st.floats(0.1, 1)),
-    )),
-    # Junk first: the whole write (tests/fuzz/test_files.py covers it) costs seconds.
-    "write_suite_report": call(args_kwargs(st.one_of(junk(), st.just(_SUITE)), v.out_folders()), io=True, cost=40),
 }
 
 MODELS = {
@@ -599,11 +529,11 @@ _NCU = roofline.load_ncu(v.ROOT / "tests/data/ncu/user_kernels.raw.csv")
 _PROFILE = roofline.profile_report(_NCU, gpu="H200")
 _MEASURED = roofline.measured_ceilings("H200")
 _INFO = models.describe("transpose")
-_INSTRUCTIONS = roofline.instruction_roofline(_PROFILE)
+_INSTRUCTIONS = roofline.instructions.instruction_roofline(_PROFILE)
 _CLUSTER_CLIFFS = occupancy.cliffs("sm_90", threads_per_block=128, registers_per_thread=32,
                                    gpu=roofline.gpc_layout("H100-SXM"), cluster_size=2).cluster_size
 _OCC_LAUNCH = occupancy.Launch(grid=4096, block=256, registers_per_thread=32)
-_ACCESS = roofline.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
+_ACCESS = roofline.memory.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
 _SET = validate.ReportSet(created_utc=REPORT.created_utc, reports=(REPORT,))
 _SASS_COUNTS = occupancy.SassCounts(total=40, global_loads=4, global_stores=4, branches=1)
 _SASS = occupancy.SassSummary(
@@ -710,18 +640,9 @@ OCCUPANCY.update({
 })
 
 ROOFLINE.update({
-    "instructions_from_sass": call(args_kwargs(st.one_of(st.just(_SASS), junk()), st.one_of(v.kernel_like, junk()),
-                                               st.one_of(st.none(), st.just(_OCC_LAUNCH), junk()))),
-    # Its index is a function: no JSON, and a built one is checked by counting its traffic.
-    "Access": model(roofline.Access, _ACCESS, json_too=False, finite=False,
-                    use=lambda a: roofline.traffic(4, 256, [a])),
-    "BandwidthPoint": model(roofline.BandwidthPoint, _CHART.bandwidth_points[0]),
-    "Coords": plain(st.tuples(*[odd()] * 9)),
     "Kernel": model(roofline.Kernel, models.copy(1024), json_too=False,
                     use=lambda k: (roofline.analyze("H100-SXM", k), poke(k.bytes_at))),
     "MeasuredCeiling": model(roofline.MeasuredCeiling, next(iter(_MEASURED.values())), finite=False),
-    "LinkSegment": model(roofline.LinkSegment, roofline.LinkSegment(from_bytes=0, latency_seconds=1e-6,
-                                                                    bytes_per_second=1e10)),
     "gpc_layout": call(args_kwargs(st.one_of(gpc_names, st.sampled_from(_GPC)))),
     "gpc_layouts": call(args_kwargs()),
     "NcuKernel": model(roofline.NcuKernel, _NCU.kernels[0], finite=False),
@@ -729,29 +650,133 @@ ROOFLINE.update({
     "ProfileCounts": model(roofline.ProfileCounts, _NCU.kernels[0].measured, finite=False),
     "ProfileKernel": model(roofline.ProfileKernel, _PROFILE.kernels[0], finite=False),
     "ProfileReport": model(roofline.ProfileReport, _PROFILE, finite=False, json_too=False),
-    "InstructionCeiling": model(roofline.InstructionCeiling, _INSTRUCTIONS.ceilings[0]),
-    "InstructionPoint": model(roofline.InstructionPoint, _INSTRUCTIONS.points[0]),
-    "InstructionRoofline": model(roofline.InstructionRoofline, roofline.instruction_roofline(_PROFILE), finite=False),
-    "instruction_roofline": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()),
-                                             sm_clock_hz=st.one_of(st.none(), maybe(st.floats())))),
     "nsight_calibration": call(args_kwargs(v.gpu_any, st.one_of(st.none(), v.calibrations(), junk()))),
-    "Traffic": model(roofline.Traffic, roofline.traffic(4, 256, [_ACCESS]), finite=False),
+    "Traffic": model(roofline.Traffic, roofline.memory.traffic(4, 256, [_ACCESS]), finite=False),
     "format_profile_report": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()), markdown=maybe(st.booleans()))),
     "load_ncu": file_entry(("ncu_raw_csv", "ncu_csv", "chart_csv"), cost=3),
     "measured_ceilings": call(args_kwargs(v.gpu_any)),
-    "profile_chart": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()), title=maybe(st.text(max_size=10))),
-                          allow_inf=frozenset({"arithmetic_intensity"})),
     "profile_report": call(args_kwargs(st.one_of(st.just(_NCU), junk()), gpu=st.one_of(st.none(), v.gpu_any),
                                        kernel=st.one_of(st.none(), maybe(st.sampled_from(
                                            tuple(k.name for k in _NCU.kernels[:2]) + ("nope",)))),
                                        calibration=st.one_of(st.none(), v.calibrations()),
                                        after_l2_flush=maybe(st.booleans())),
                            allow_inf=frozenset({"arithmetic_intensity"})),
+})
+
+CHART = {
+    "profile_chart": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()), title=maybe(st.text(max_size=10))),
+                          allow_inf=frozenset({"arithmetic_intensity"})),
+    "BandwidthPoint": model(roofline.chart.BandwidthPoint, _CHART.bandwidth_points[0]),
+    "Ceiling": model(roofline.chart.Ceiling, _CHART.ceilings[0]),
+    "ChartPoint": model(roofline.chart.ChartPoint, _CHART.points[0]),
+    "Measurements": plain(st.tuples(odd(), odd(), odd())),
+    "RooflineChart": model(roofline.chart.RooflineChart, _CHART),
+    "load_chart": file_entry(("chart_json", "chart_csv", "calibration_json"), check=_chart_checks),
+    "plot_roofline": call(st.one_of(
+        args_kwargs(st.one_of(v.charts(), v.gpu_any), st.one_of(st.just(()), st.lists(v.kernel_like, max_size=2)),
+                    path=st.one_of(st.none(), v.out_paths((".png", ".svg", ".pdf", ".jpg"))),
+                    dpi=maybe(st.sampled_from((50, 72, 100))), knee_sharpness=st.one_of(st.none(), maybe(st.floats(0.5, 8))),
+                    ax=st.one_of(st.none(), junk())),
+    ), io=True, cost=12),
+    "roofline_chart": call(st.fixed_dictionaries({
+        "args": st.tuples(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=3), junk())),
+        "kwargs": st.fixed_dictionaries({}, optional=chart_kw())}),
+        check=lambda chart, d: poke(chart.ceiling, lambda v: chart.ceiling("fp32", v))),
+    "save_chart": call(args_kwargs(st.one_of(v.charts(), junk()), v.out_paths((".json", ".csv", ".txt"))), io=True),
+}
+
+CLIFFS = {
+    "TimeCliff": model(roofline.cliffs.TimeCliff, _TCLIFFS.cliffs[0], finite=False),
+    "TimeCliffs": model(roofline.cliffs.TimeCliffs, _TCLIFFS, finite=False),
+    "time_cliffs": call(args_kwargs(v.gpu_any, v.kernel_model, st.one_of(st.none(), v.launch_like),
+                                    calibration=st.one_of(st.none(), v.calibrations())), cost=8,
+                        check=lambda tc, d: poke(tc.worst)),
+}
+
+INSTRUCTIONS = {
+    "InstructionCeiling": model(roofline.instructions.InstructionCeiling, _INSTRUCTIONS.ceilings[0]),
+    "InstructionPoint": model(roofline.instructions.InstructionPoint, _INSTRUCTIONS.points[0]),
+    "InstructionRoofline": model(roofline.instructions.InstructionRoofline, roofline.instructions.instruction_roofline(_PROFILE), finite=False),
+    "instruction_roofline": call(args_kwargs(st.one_of(st.just(_PROFILE), junk()),
+                                             sm_clock_hz=st.one_of(st.none(), maybe(st.floats())))),
+}
+
+MEMORY.update({
+    # Its index is a function: no JSON, and a built one is checked by counting its traffic.
+    "Access": model(roofline.memory.Access, _ACCESS, json_too=False, finite=False,
+                    use=lambda a: roofline.memory.traffic(4, 256, [a])),
+    "Coords": plain(st.tuples(*[odd()] * 9)),
+    "Locality": model(roofline.memory.Locality, roofline.memory.locality("H200")),
+    "MemorySpace": model(roofline.memory.MemorySpace, roofline.memory.memory_space("shared")),
+    "locality": call(args_kwargs(v.gpu_any)),
+    "memory_space": call(args_kwargs(maybe(st.sampled_from(("register", "local", "shared", "constant", "texture",
+                                                            "global", "L2"))))),
+    "memory_spaces": call(args_kwargs()),
     "traffic": call(args_kwargs(maybe(st.sampled_from((4, (4, 2), (2**31, 1, 1), (65536 * 64, 1), 0))),
                                 maybe(st.sampled_from((256, (16, 16), (1025,), 0))),
                                 st.one_of(st.just([_ACCESS]), st.just([]), st.lists(junk(), max_size=2), junk()),
                                 exhaustive=maybe(st.booleans())), cost=2),
 })
+
+SUITE = {
+    "DemoResources": model(roofline.suite.DemoResources, roofline.suite.demo_resources()),
+    "SuiteReport": model(roofline.suite.SuiteReport, _SUITE, finite=False),
+    "SuiteRow": model(roofline.suite.SuiteRow, _SUITE.rows[0], finite=False),
+    "analyze_suite": call(args_kwargs(v.gpu_any, st.one_of(st.lists(v.kernel_like, max_size=4), st.none(), junk())),
+                          allow_inf=frozenset({"arithmetic_intensity", "dram", "l2", "l1"}), cost=3),
+    "demo_kernels": call(args_kwargs(v.gpu_any, compiled=maybe(st.booleans())), cost=8),
+    "demo_resources": call(args_kwargs()),
+    "format_suite_table": call(args_kwargs(st.one_of(st.just(_SUITE), junk()))),
+    # Junk first: the whole write (tests/fuzz/test_files.py covers it) costs seconds.
+    "write_suite_report": call(args_kwargs(st.one_of(junk(), st.just(_SUITE)), v.out_folders()), io=True, cost=40),
+}
+
+TERMS = {
+    "Term": model(roofline.terms.Term, _PRED.terms[0], finite=False),
+    "achieved_bandwidth": call(args_kwargs(
+        maybe(st.one_of(st.floats(0, 1e12), st.lists(st.floats(0, 1e12), max_size=4))),
+        peak_bytes_per_second=maybe(st.floats(1e9, 1e13)), latency_seconds=maybe(st.floats(1e-9, 1e-5)),
+        knee_sharpness=maybe(st.floats(0.5, 8)), dispatch_bytes_per_second=maybe(st.floats(1e9, 1e14)),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"peak_bytes_per_second": 3e12, "latency_seconds": 6e-7,
+                                                     "knee_sharpness": 4, **d["kwargs"]}})),
+    "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
+                                              st.one_of(v.calibrations(), st.none(), junk()))),
+    "dram_roof": call(args_kwargs(v.gpu_any, st.one_of(v.calibrations(), st.none(), junk()),
+                                  maybe(st.one_of(st.floats(0, 1e12), tiny_floats())),
+                                  st.one_of(st.none(), maybe(st.floats(0, 1e12)), tiny_floats()))),
+    "instructions_from_sass": call(args_kwargs(st.one_of(st.just(_SASS), junk()), st.one_of(v.kernel_like, junk()),
+                                               st.one_of(st.none(), st.just(_OCC_LAUNCH), junk()))),
+    "l2_bytes_with_l1_reuse": call(args_kwargs(st.one_of(v.kernel_like, junk()), st.one_of(st.none(), junk()),
+                                               st.one_of(st.none(), junk()))),
+    "mixed_dram_bandwidth": call(args_kwargs(
+        maybe(st.one_of(st.floats(0, 1e12), tiny_floats())), st.one_of(st.none(), maybe(st.floats(0, 1e12)), tiny_floats()),
+        copy_bytes_per_second=maybe(st.one_of(st.floats(1, 1e13), tiny_floats())),
+        read_bytes_per_second=st.one_of(st.none(), maybe(st.floats(1, 1e13)), tiny_floats()),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"copy_bytes_per_second": 4e12, "read_bytes_per_second": None,
+                                                     **d["kwargs"]}})),
+    "overlap": call(args_kwargs(maybe(st.floats(0, 1e3)), maybe(st.floats(0, 1e3)),
+                                st.one_of(st.none(), maybe(st.floats(1, 64))))),
+}
+
+TRANSFER = {
+    "L2Persistence": model(roofline.transfer.L2Persistence, roofline.transfer.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
+                                                                           l2_cache_bytes=1 << 24), finite=False),
+    "LinkSegment": model(roofline.transfer.LinkSegment, roofline.transfer.LinkSegment(from_bytes=0, latency_seconds=1e-6,
+                                                                    bytes_per_second=1e10)),
+    "TransferTime": model(roofline.transfer.TransferTime, roofline.transfer.transfer_time(roofline.gpu("H200"), 1 << 20), finite=False),
+    "l2_persistence": call(args_kwargs(
+        maybe(st.integers(1, 1 << 30)), hit_ratio=maybe(st.floats(0, 1)), set_aside_bytes=maybe(st.integers(0, 1 << 26)),
+        l2_cache_bytes=maybe(st.integers(1, 1 << 27)), max_persisting_bytes=st.one_of(st.none(), maybe(st.integers(0, 1 << 26))),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"hit_ratio": 0.5, "set_aside_bytes": 1 << 20,
+                                                     "l2_cache_bytes": 1 << 25, **d["kwargs"]}})),
+    "transfer_time": call(args_kwargs(
+        st.one_of(v.gpu_object, junk(), st.builds(lambda r: types.SimpleNamespace(
+            host_link=types.SimpleNamespace(kind="pcie", bytes_per_second=r)), odd())),
+        maybe(st.integers(0, 1 << 40)), memory=maybe(st.sampled_from(("pinned", "pageable", "mapped"))),
+        accesses=maybe(st.integers(1, 8)), latency_seconds=st.one_of(st.none(), maybe(st.floats(0, 1e-3))),
+        pageable_factor=maybe(st.floats(0.1, 1)), efficiency=maybe(st.floats(0.1, 1)),
+    )),
+}
 
 MODELS.update({
     "ModelInfo": model(models.ModelInfo, _INFO, finite=False),
@@ -921,8 +946,14 @@ WRITTEN: dict[str, Entry] = {
     **{f"occupancy.{k}": e for k, e in OCCUPANCY.items()},
     **{f"roofline.{k}": e for k, e in ROOFLINE.items()},
     **{f"roofline.models.{k}": e for k, e in MODELS.items()},
-    **{f"roofline.memory.{k}": e for k, e in MEMORY.items()},
+    **{f"roofline.chart.{k}": e for k, e in CHART.items()},
+    **{f"roofline.cliffs.{k}": e for k, e in CLIFFS.items()},
     **{f"roofline.divergence.{k}": e for k, e in DIVERGENCE.items()},
+    **{f"roofline.instructions.{k}": e for k, e in INSTRUCTIONS.items()},
+    **{f"roofline.memory.{k}": e for k, e in MEMORY.items()},
+    **{f"roofline.suite.{k}": e for k, e in SUITE.items()},
+    **{f"roofline.terms.{k}": e for k, e in TERMS.items()},
+    **{f"roofline.transfer.{k}": e for k, e in TRANSFER.items()},
     **{f"validate.{k}": e for k, e in VALIDATE.items()},
     **{f"corpus.{k}": e for k, e in CORPUS.items()},
 }

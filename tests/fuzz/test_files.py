@@ -32,13 +32,13 @@ KERNELS = [models.copy(1 << 16), models.matmul_tiled(64)]
 
 def _writers(folder: Path):
     """(id, function writing into `folder`, the files it writes)."""
-    chart = roofline.roofline_chart("H100-SXM", KERNELS)
+    chart = roofline.chart.roofline_chart("H100-SXM", KERNELS)
     return [
         ("plot_occupancy", lambda: occupancy.plot_occupancy("sm_90", threads_per_block=256, registers_per_thread=40,
                                                             path=folder / "occ.png"), ["occ.png"]),
-        ("plot_roofline", lambda: roofline.plot_roofline(chart, path=folder / "r.png", dpi=40), ["r.png"]),
-        ("save_chart_json", lambda: roofline.save_chart(chart, folder / "c.json"), ["c.json"]),
-        ("save_chart_csv", lambda: roofline.save_chart(chart, folder / "c.csv"), ["c.csv"]),
+        ("plot_roofline", lambda: roofline.chart.plot_roofline(chart, path=folder / "r.png", dpi=40), ["r.png"]),
+        ("save_chart_json", lambda: roofline.chart.save_chart(chart, folder / "c.json"), ["c.json"]),
+        ("save_chart_csv", lambda: roofline.chart.save_chart(chart, folder / "c.csv"), ["c.csv"]),
         ("write_report", lambda: _report.write_report(REPORT.model_copy(update={"kernels": ()}), folder),
          ["report.json", "report.md", "calibration.json", "bandwidth_occupancy.png"]),
         ("write_prediction_report", lambda: validate.write_prediction_report(REPORT.prediction, folder),
@@ -146,8 +146,8 @@ def test_a_partial_write_by_matplotlib_never_reaches_the_target(tmp_path, monkey
     from matplotlib.figure import Figure
 
     target = tmp_path / "r.png"
-    chart = roofline.roofline_chart("L4", KERNELS)
-    roofline.plot_roofline(chart, path=target)
+    chart = roofline.chart.roofline_chart("L4", KERNELS)
+    roofline.chart.plot_roofline(chart, path=target)
     old = target.read_bytes()
 
     def half_then_full(self, fname, *args, **kwargs):
@@ -156,7 +156,7 @@ def test_a_partial_write_by_matplotlib_never_reaches_the_target(tmp_path, monkey
 
     monkeypatch.setattr(Figure, "savefig", half_then_full)
     with pytest.raises(OSError, match=r"^path='.*r\.png' cannot be written: no space left on the device$") as caught:
-        roofline.plot_roofline(chart, path=target)
+        roofline.chart.plot_roofline(chart, path=target)
     assert caught.value.errno == errno.ENOSPC
     assert target.read_bytes() == old
     assert [p.name for p in tmp_path.iterdir()] == ["r.png"]
@@ -213,8 +213,8 @@ def test_unwritable_outputs_are_one_clear_error_before_the_work(argv, blocker, m
     def no_work(*args, **kwargs):
         raise AssertionError("work started before the output was checked")
 
-    monkeypatch.setattr(roofline, "analyze_suite", no_work)
-    monkeypatch.setattr(roofline, "roofline_chart", no_work)
+    monkeypatch.setattr(roofline.suite, "analyze_suite", no_work)
+    monkeypatch.setattr(roofline.chart, "roofline_chart", no_work)
     monkeypatch.setattr(occupancy, "calculate", no_work)
     assert main([a.format(blocker=blocker) for a in argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -253,13 +253,13 @@ def _one_error_line(capsys) -> str:
 @pytest.mark.parametrize(
     "call,path,kind,says",
     [
-        (lambda p: roofline.save_chart(roofline.roofline_chart("L4", KERNELS[:1]), p), "{tmp}/" + LONG + "/c.json",
+        (lambda p: roofline.chart.save_chart(roofline.chart.roofline_chart("L4", KERNELS[:1]), p), "{tmp}/" + LONG + "/c.json",
          OSError, "cannot be written: the name is too long"),
         (lambda p: _files.write_atomic(p, "x", ValueError), "{tmp}/" + LONG + ".json",
          OSError, "cannot be written: the name is too long"),
         (lambda p: _files.write_atomic(p, "x", ValueError), "/proc/gpuroof-no-such-folder/x.json",
          FileNotFoundError, "cannot be written: no such file or folder"),
-        (lambda p: roofline.load_chart(p), "{tmp}/missing-folder/c.json",
+        (lambda p: roofline.chart.load_chart(p), "{tmp}/missing-folder/c.json",
          FileNotFoundError, "cannot be read: no such file or folder"),
     ],
     ids=["name-too-long-folder", "name-too-long-file", "folder-cannot-be-made", "missing-folder-read"],
@@ -293,8 +293,8 @@ def test_a_full_disk_names_the_option_the_file_and_the_cause(where, tmp_path, mo
     assert main(["plot", "--model", "copy", "--param", "n=4096", "-o", str(target)]) == 2
     assert _one_error_line(capsys) == f"gpuroof: error: --output={str(target)!r} cannot be written: " \
                                       "no space left on the device"
-    real = roofline.analyze_suite
-    monkeypatch.setattr(roofline, "analyze_suite", lambda gpu, kernels=None, **kw: real(gpu, kernels=KERNELS[:1], **kw))  # small and quick
+    real = roofline.suite.analyze_suite
+    monkeypatch.setattr(roofline.suite, "analyze_suite", lambda gpu, kernels=None, **kw: real(gpu, kernels=KERNELS[:1], **kw))  # small and quick
     assert main(["demo", "--out", str(tmp_path / "d")]) == 2
     assert _one_error_line(capsys) == f"gpuroof: error: --out={str(tmp_path / 'd' / 'suite.json')!r} cannot be " \
                                       "written: no space left on the device"
@@ -398,7 +398,7 @@ def test_every_plot_function_refuses_a_path_it_cannot_draw_to(draw, name, tmp_pa
         "plot_families": lambda: _family_report.plot_families(
             validate.family_report(v_records(), "H200"), path),
         "plot_bandwidth_occupancy": lambda: _prediction_report.plot_bandwidth_occupancy(REPORT.prediction, path),
-        "plot_roofline": lambda: roofline.plot_roofline(roofline.roofline_chart("L4", KERNELS[:1]), path=path),
+        "plot_roofline": lambda: roofline.chart.plot_roofline(roofline.chart.roofline_chart("L4", KERNELS[:1]), path=path),
         "plot_occupancy": lambda: occupancy.plot_occupancy("sm_90", threads_per_block=256, registers_per_thread=32,
                                                            path=path),
     }

@@ -75,7 +75,7 @@ def test_sizes_too_large_are_refused_up_front_naming_the_parameter(capsys):
 def test_replotting_a_chart_holding_infinity(tmp_path, capsys):
     """`plot --from` a chart holding inf: a traceback from the plot's axis limits."""
     path = tmp_path / "chart.json"
-    roofline.save_chart(roofline.roofline_chart("H100-SXM", [models.copy(1024)]), path)
+    roofline.chart.save_chart(roofline.chart.roofline_chart("H100-SXM", [models.copy(1024)]), path)
     data = json.loads(path.read_text())
     data["ceilings"][0]["value"] = math.inf
     path.write_text(json.dumps(data))  # json writes Infinity
@@ -229,19 +229,19 @@ def test_cliffs_agree_with_calculate_above_the_max_dynamic_attribute(dynamic):
 def test_load_chart_refuses_a_truncated_csv(cut, tmp_path):
     """load_chart read a CSV cut at a line boundary as a smaller valid chart (15 of 15)."""
     path = tmp_path / "chart.csv"
-    roofline.save_chart(roofline.roofline_chart("H100-SXM", [models.copy(1024), models.matmul_tiled(64)]), path)
+    roofline.chart.save_chart(roofline.chart.roofline_chart("H100-SXM", [models.copy(1024), models.matmul_tiled(64)]), path)
     text = path.read_text()
     lines = text.splitlines(keepends=True)
     cuts = {"line": "".join(lines[:-3]), "mid-line": text[: len(text) - 40], "header-only": lines[0]}
     path.write_text(cuts[cut])
     with pytest.raises(roofline.RooflineError, match="chart.csv"):
-        roofline.load_chart(path)
+        roofline.chart.load_chart(path)
 
 
 def test_saved_charts_still_load(tmp_path):
-    chart = roofline.roofline_chart("H100-SXM", [models.copy(1024)])
+    chart = roofline.chart.roofline_chart("H100-SXM", [models.copy(1024)])
     for suffix in (".csv", ".json"):
-        assert roofline.load_chart(roofline.save_chart(chart, tmp_path / f"c{suffix}")) == chart
+        assert roofline.chart.load_chart(roofline.chart.save_chart(chart, tmp_path / f"c{suffix}")) == chart
 
 
 @pytest.mark.parametrize("call,match", [
@@ -251,8 +251,8 @@ def test_saved_charts_still_load(tmp_path):
     (lambda: models.matmul_naive(2**20, 2**20), r"m=1048576 x k=1048576"),
     (lambda: models.blur(100, 100, radius=1000), r"radius=1000 must be <= 16"),
     (lambda: roofline.divergence.boundary_divergence(2**70, 256), r"extent\[0\]=.* needs grid.x"),
-    (lambda: roofline.transfer_time(roofline.gpu("H200"), 10**400), r"bytes="),
-    (lambda: roofline.l2_persistence(math.inf, hit_ratio=1, set_aside_bytes=1, l2_cache_bytes=2), r"window_bytes=inf"),
+    (lambda: roofline.transfer.transfer_time(roofline.gpu("H200"), 10**400), r"bytes="),
+    (lambda: roofline.transfer.l2_persistence(math.inf, hit_ratio=1, set_aside_bytes=1, l2_cache_bytes=2), r"window_bytes=inf"),
 ], ids=["aos-2^70", "warp-addresses-2^62", "warp-transactions-2^70", "matmul-too-big", "blur-radius",
         "divergence-extent", "transfer-10^400", "l2-window-inf"])
 def test_silent_overflows_are_refused(call, match):
@@ -280,7 +280,7 @@ def test_a_custom_architecture_cannot_overflow_its_tables(tmp_path):
     lambda: roofline.custom_gpu(name="g", compute_capability="9.0", sm_count=1, boost_clock_hz=1e9,
                                 dram_bytes_per_second=1e9, peak_overrides={"fp32": math.inf}),
     lambda: roofline.Calibration(**{**roofline.calibration("H200").model_dump(), "idle_latency_seconds": math.inf}),
-    lambda: roofline.Ceiling(name="fp32", kind="compute", value=math.inf),
+    lambda: roofline.chart.Ceiling(name="fp32", kind="compute", value=math.inf),
 ], ids=["counts-flops", "counts-l2-nan", "gpu-peak", "calibration", "ceiling"])
 def test_infinities_are_refused_where_they_enter(build):
     """inf was accepted in Kernel counts, custom GPU peaks and Calibration: predict returned NaN seconds."""
@@ -319,8 +319,8 @@ CORRUPTIONS = {
     (roofline.load_gpu, ".toml", b'name = "x"\ncompute_capability = "9.0"\nsm_count = 1\nboost_clock_hz = 1e9\n'
                                  b"dram_bytes_per_second = 1e9\n", roofline.RooflineError),
     (roofline.load_calibration, ".json", open("docs/results/h200/calibration.json", "rb").read(), roofline.RooflineError),
-    (roofline.load_chart, ".json", roofline._export.chart_to_json(
-        roofline.roofline_chart("L4", [models.copy(64)])).encode(), roofline.RooflineError),
+    (roofline.chart.load_chart, ".json", roofline._export.chart_to_json(
+        roofline.chart.roofline_chart("L4", [models.copy(64)])).encode(), roofline.RooflineError),
 ], ids=["architecture", "gpu-json", "gpu-toml", "calibration", "chart"])
 def test_loaders_refuse_damaged_files_naming_them(loader, suffix, valid, error, corruption, tmp_path):
     """UnicodeDecodeError, JSONDecodeError, RecursionError and NaN escaped the loaders."""
@@ -348,8 +348,8 @@ def test_build_case_refuses_what_would_not_fit_in_memory():
 
 
 @pytest.mark.parametrize("call", [
-    lambda: roofline.memory_space(np.array(["shared", "global"])),
-    lambda: roofline.transfer_time(roofline.gpu("H200"), 1, memory=np.zeros(2)),
+    lambda: roofline.memory.memory_space(np.array(["shared", "global"])),
+    lambda: roofline.transfer.transfer_time(roofline.gpu("H200"), 1, memory=np.zeros(2)),
     lambda: memory.warp_transactions([0], operation=np.zeros(2)),
     lambda: occupancy.calculate("sm_90", threads_per_block=32, registers_per_thread=8,
                                 partitioned_global_caching=np.zeros(2)),
@@ -379,7 +379,7 @@ NCU_FILE = "tests/data/ncu/user_kernels.raw.csv"
     (lambda: roofline.format_profile_report(None), "must be a ProfileReport"),
     (lambda: roofline.format_profile_report(roofline.profile_report(NCU_FILE, gpu="H200"), markdown=np.zeros(0)),
      "markdown must be a bool"),
-    (lambda: roofline.profile_chart(None), "must be a ProfileReport"),
+    (lambda: roofline.chart.profile_chart(None), "must be a ProfileReport"),
     (lambda: roofline.load_ncu(None), "path must be a str"),
     (lambda: roofline.load_ncu(NCU_FILE).matching(b"poly"), "pattern must be a str"),
     (lambda: _references.apply_references(None, _references.References()), "must be a Ceilings"),

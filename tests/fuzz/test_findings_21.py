@@ -44,8 +44,8 @@ def report():
     (lambda: _suite.summarize_predictions(np.array(25, dtype=np.uint8)), "rows"),
     (lambda: memory.warp_transactions(np.array(0), 1, "load", False), "byte_addresses"),
     (lambda: memory.bank_conflicts(np.array(0)), "byte_addresses"),
-    (lambda: roofline.roofline_chart("H100-SXM", np.array(3)), "kernels"),
-    (lambda: roofline.analyze_suite("H100-SXM", np.array(3)), "kernels"),
+    (lambda: roofline.chart.roofline_chart("H100-SXM", np.array(3)), "kernels"),
+    (lambda: roofline.suite.analyze_suite("H100-SXM", np.array(3)), "kernels"),
 ], ids=["summarize", "summarize_predictions", "warp_transactions", "bank_conflicts", "chart", "suite"])
 def test_a_0d_array_for_a_sequence_is_a_type_error(call, name):
     """numpy's 'iteration over a 0-d array' escaped: a 0-d array has __iter__ but cannot iterate."""
@@ -73,9 +73,9 @@ def test_kernel_resources_by_architecture_checks_its_options():
 
 
 def test_traffic_without_accesses():
-    """roofline.traffic(1024, 256, None): "'NoneType' object is not iterable"."""
-    with pytest.raises(TypeError, match="^accesses must be a sequence of roofline.Access, not NoneType$"):
-        roofline.traffic(1024, 256, None)
+    """roofline.memory.traffic(1024, 256, None): "'NoneType' object is not iterable"."""
+    with pytest.raises(TypeError, match="^accesses must be a sequence of roofline.memory.Access, not NoneType$"):
+        roofline.memory.traffic(1024, 256, None)
 
 
 @pytest.mark.parametrize("level,error,match", [
@@ -182,7 +182,7 @@ TINY = (5e-324, 1e-320, 2.2250738585072014e-308, 1e-300, 1.0, 1e12, 1e300, 1.7e3
 def test_mixed_dram_bandwidth_is_finite_for_tiny_and_huge_figures():
     """NaN for tiny finite rates (25 of 300 calls), and ZeroDivisionError for tiny bytes."""
     for read_bytes, write_bytes, copy, read in itertools.product((0.0, *TINY), (0.0, *TINY), TINY, TINY):
-        rate = roofline.mixed_dram_bandwidth(read_bytes, write_bytes, copy_bytes_per_second=copy,
+        rate = roofline.terms.mixed_dram_bandwidth(read_bytes, write_bytes, copy_bytes_per_second=copy,
                                              read_bytes_per_second=read)
         assert math.isfinite(rate) and rate > 0, (read_bytes, write_bytes, copy, read, rate)
         assert rate <= max(copy, read) * (1 + 1e-12), (read_bytes, write_bytes, copy, read, rate)
@@ -190,14 +190,14 @@ def test_mixed_dram_bandwidth_is_finite_for_tiny_and_huge_figures():
 
 def test_dram_roof_with_subnormal_bytes():
     cal = roofline.calibration("H100")
-    rate = roofline.dram_roof("H100", cal, 5e-324, 5e-324)
-    assert rate == roofline.dram_roof("H100", cal, 1.0, 1.0)
+    rate = roofline.terms.dram_roof("H100", cal, 5e-324, 5e-324)
+    assert rate == roofline.terms.dram_roof("H100", cal, 1.0, 1.0)
 
 
 @pytest.mark.parametrize("read_bytes,write_bytes", [(0, 1), (1, 0), (3, 1), (1, 3)])
 def test_reads_no_faster_than_a_copy_give_the_copys_rate(read_bytes, write_bytes):
     """Its docstring promises the copy's rate when reads are not faster; (0, 1) gave 3.107e12."""
-    rate = roofline.mixed_dram_bandwidth(read_bytes, write_bytes, copy_bytes_per_second=3e12,
+    rate = roofline.terms.mixed_dram_bandwidth(read_bytes, write_bytes, copy_bytes_per_second=3e12,
                                          read_bytes_per_second=2.9e12)
     assert rate == 3e12
 
@@ -206,9 +206,9 @@ def test_writes_are_never_faster_than_a_copy_on_any_packaged_gpu():
     """With the packaged H100 calibration (reads 2.966 TB/s, copy 2.995) writes came out at 3.024 TB/s."""
     for g in roofline.gpus():
         cal = roofline.calibration(g.name)
-        copy = roofline.dram_roof(g, cal, 1.0, 1.0)
-        assert roofline.dram_roof(g, cal, 0.0, 1.0) <= copy, g.name
-        assert roofline.dram_roof(g, cal, 1.0, 0.0) >= copy, g.name
+        copy = roofline.terms.dram_roof(g, cal, 1.0, 1.0)
+        assert roofline.terms.dram_roof(g, cal, 0.0, 1.0) <= copy, g.name
+        assert roofline.terms.dram_roof(g, cal, 1.0, 0.0) >= copy, g.name
 
 
 # ------------------------------------------------------------------ two hangs
@@ -291,15 +291,15 @@ def test_exhaustive_traffic_beyond_its_budget_is_refused_up_front():
     """traffic(..., exhaustive=True) over 2**31 blocks walked for about 100 hours."""
     from roofline._traffic import EXHAUSTIVE_THREAD_BUDGET
 
-    access = roofline.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
+    access = roofline.memory.Access(array="x", index=lambda c: c.block_x * 256 + c.thread_x, kind="load")
     start = time.perf_counter()
     with pytest.raises(roofline.RooflineError,
                        match=rf"^exhaustive=True would evaluate 549755813632 threads .*its budget is "
                              rf"{EXHAUSTIVE_THREAD_BUDGET}: use the fast count"):
-        roofline.traffic((2**31 - 1, 1, 1), 256, [access], exhaustive=True)
+        roofline.memory.traffic((2**31 - 1, 1, 1), 256, [access], exhaustive=True)
     blocks = EXHAUSTIVE_THREAD_BUDGET // 256 + 1
     with pytest.raises(roofline.RooflineError, match=f"{blocks} blocks x 256 threads"):
-        roofline.traffic(blocks, 256, [access], exhaustive=True)
+        roofline.memory.traffic(blocks, 256, [access], exhaustive=True)
     assert time.perf_counter() - start < 5
-    fast = roofline.traffic((2**31 - 1, 1, 1), 256, [access])  # the fast count is what to use there
+    fast = roofline.memory.traffic((2**31 - 1, 1, 1), 256, [access])  # the fast count is what to use there
     assert fast.requested_bytes == 4 * (2**31 - 1) * 256

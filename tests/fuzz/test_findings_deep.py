@@ -24,11 +24,11 @@ def test_instruction_roofline_refuses_a_clock_whose_issue_rate_overflows(profile
     """sm_clock_hz=3.4e305: SMs x schedulers x clock overflowed to inf, and pydantic's
     ValidationError (not the library's error) escaped from building the ceiling."""
     with pytest.raises(roofline.RooflineError, match=r"^sm_clock_hz=.* exceeds the maximum of 1e\+11 Hz"):
-        roofline.instruction_roofline(profile, sm_clock_hz=clock)
+        roofline.instructions.instruction_roofline(profile, sm_clock_hz=clock)
 
 
 def test_instruction_roofline_at_the_largest_clock_is_finite(profile):
-    ir = roofline.instruction_roofline(profile, sm_clock_hz=1e11)
+    ir = roofline.instructions.instruction_roofline(profile, sm_clock_hz=1e11)
     assert ir.issue_rate == pytest.approx(1e11 * 132 * 4)
 
 
@@ -53,18 +53,18 @@ def test_a_grid_of_boundary_blocks_is_walked_not_classed(monkeypatch):
     5 minutes (the CLI fuzz stalled on it): every block of that grid is a boundary block, so
     the fast count built 85**3 classes and compared each with every other. Where the classes
     are as many as the blocks, the block-by-block walk gives the same exact count."""
-    import roofline._traffic as traffic_module
+    import roofline._traffic.passes as traffic_module
     from roofline import models
 
     walked = []
-    exhaustive = traffic_module._exhaustive
+    exhaustive = traffic_module.exhaustive_pass
 
     def spy(*args, **kwargs):
         walked.append(args[2] if len(args) > 2 else kwargs.get("unit"))
         return exhaustive(*args, **kwargs)
 
     fast = models.matmul_tiled(20, tile=1)
-    monkeypatch.setattr(traffic_module, "_exhaustive", spy)
+    monkeypatch.setattr(traffic_module, "exhaustive_pass", spy)
     assert models.matmul_tiled(20, tile=1) == fast
     assert walked, "the fast count classed a grid made only of boundary blocks"
 
@@ -73,7 +73,7 @@ def test_a_grid_of_boundary_blocks_is_walked_not_classed(monkeypatch):
 def test_sectors_by_group_matches_a_group_by_group_count(rows, threads, groups):
     import numpy as np
 
-    from roofline._traffic import _sectors_by_group
+    from roofline._traffic.passes import _sectors_by_group
 
     rng = np.random.default_rng(rows * 1000 + threads)
     group = rng.integers(-1, groups, size=(rows, 2))
@@ -87,7 +87,7 @@ def test_sectors_by_group_matches_a_group_by_group_count(rows, threads, groups):
 
 
 def test_a_fast_count_beyond_both_budgets_is_refused_up_front(monkeypatch):
-    import roofline._traffic as traffic_module
+    import roofline._traffic.passes as traffic_module
     from roofline import models
 
     monkeypatch.setattr(traffic_module, "EXHAUSTIVE_THREAD_BUDGET", 100)

@@ -123,9 +123,9 @@ def calibrations() -> st.SearchStrategy[Any]:
 
 def charts() -> st.SearchStrategy[Any]:
     return st.sampled_from((
-        roofline.roofline_chart("H100-SXM", SMALL_MODELS[:3]),
-        roofline.roofline_chart("L4", [], precisions=["fp32"], levels=["dram"]),
-        roofline.roofline_chart("H200", SMALL_MODELS, measured_ceilings={"dram": 4e12, "fp32": 6e13}),
+        roofline.chart.roofline_chart("H100-SXM", SMALL_MODELS[:3]),
+        roofline.chart.roofline_chart("L4", [], precisions=["fp32"], levels=["dram"]),
+        roofline.chart.roofline_chart("H200", SMALL_MODELS, measured=roofline.chart.Measurements(ceilings={"dram": 4e12, "fp32": 6e13})),
     ))
 
 
@@ -163,8 +163,8 @@ VALID_FILES: dict[str, tuple[str, bytes]] = {
     "families_json": (".json", json.dumps({**(_families := json.loads((ROOT / "tests/data/families_h200.json")
                                                                        .read_text())),
                                            "records": _families["records"][::15]}, indent=1).encode()),
-    "chart_json": (".json", roofline._export.chart_to_json(roofline.roofline_chart("H100-SXM", SMALL_MODELS[:2])).encode()),
-    "chart_csv": (".csv", roofline._export.chart_to_csv(roofline.roofline_chart("H100-SXM", SMALL_MODELS[:2])).encode()),
+    "chart_json": (".json", roofline._export.chart_to_json(roofline.chart.roofline_chart("H100-SXM", SMALL_MODELS[:2])).encode()),
+    "chart_csv": (".csv", roofline._export.chart_to_csv(roofline.chart.roofline_chart("H100-SXM", SMALL_MODELS[:2])).encode()),
     "ncu_csv": (".csv", (ROOT / "tests/data/ncu/details_page_head.csv").read_bytes()),
     "ncu_raw_csv": (".csv", (ROOT / "tests/data/ncu/user_kernels.raw.csv").read_bytes()),
 }

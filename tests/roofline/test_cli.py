@@ -81,15 +81,15 @@ def test_plot_writes_and_replots(capsys, tmp_path):
     png, js = tmp_path / "r.png", tmp_path / "r.json"
     code, out, _ = run(capsys, "plot", "--gpu", "L4", "--flops", "1e12", "--bytes", "1e10", "-o", str(js))
     assert code == 0 and js.exists()
-    chart = roofline.load_chart(js)
+    chart = roofline.chart.load_chart(js)
     assert chart.gpu == "L4" and len(chart.points) == 1
     code, out, _ = run(capsys, "plot", "--from", str(js), "-o", str(png))
     assert code == 0 and png.read_bytes().startswith(b"\x89PNG")
 
 
 def test_memory_spaces(capsys):
-    if not hasattr(roofline, "memory_spaces"):
-        pytest.skip("roofline.memory_spaces not available yet")
+    if not hasattr(roofline.memory, "memory_spaces"):
+        pytest.skip("roofline.memory.memory_spaces not available yet")
     code, out, _ = run(capsys, "memory-spaces", "--json")
     assert code == 0 and len(json.loads(out)) >= 5
 
@@ -104,14 +104,14 @@ def test_demo_writes_table_and_plot(capsys, tmp_path):
     for name in ("suite.json", "suite.csv", "suite.md", "roofline.png", "roofline.json"):
         assert (tmp_path / name).stat().st_size > 0
     table = json.loads((tmp_path / "suite.json").read_text())
-    assert [r["kernel"] for r in table["rows"]] == [k.name for k in roofline.demo_kernels()]
+    assert [r["kernel"] for r in table["rows"]] == [k.name for k in roofline.suite.demo_kernels()]
     assert all(0 < r["occupancy"] <= 1 for r in table["rows"])
     # The compiled registers, and what they cost the SGEMM, reach the printed table, which fits
     # 100 columns (the wide one is --wide's).
     assert "regs: validate/kernels/suite.cu compiled by NVRTC" in out
     assert max(len(line) for line in out.splitlines()) <= 100
     sgemm = next(line for line in out.splitlines() if line.startswith("matmul_register_tiled"))
-    registers = roofline.demo_resources().registers_per_thread["matmul_register_tiled"]["sm_90"]
+    registers = roofline.suite.demo_resources().registers_per_thread["matmul_register_tiled"]["sm_90"]
     assert sgemm.split()[-3:] == [str(registers), "25%", "registers"]
     # Every suite kernel is bounded on the default GPU as analyze() says.
     first = models.suite()[1]
@@ -122,12 +122,12 @@ def test_demo_writes_table_and_plot(capsys, tmp_path):
 def test_demo_wide_prints_every_column(capsys, tmp_path, monkeypatch):
     """--wide reaches the table: the columns the default one leaves out. The analysis and the
     files are the demo's own (test_demo_writes_table_and_plot); here the suite is one kernel."""
-    one = roofline.analyze_suite(roofline.DEFAULT_GPU, roofline.demo_kernels()[:1])
-    monkeypatch.setattr(roofline, "analyze_suite", lambda *args, **kwargs: one)
-    monkeypatch.setattr(roofline, "write_suite_report", lambda report, out: {})
+    one = roofline.suite.analyze_suite(roofline.DEFAULT_GPU, roofline.suite.demo_kernels()[:1])
+    monkeypatch.setattr(roofline.suite, "analyze_suite", lambda *args, **kwargs: one)
+    monkeypatch.setattr(roofline.suite, "write_suite_report", lambda report, out: {})
     default = run(capsys, "demo", "--out", str(tmp_path))[1]
     code, wide, _ = run(capsys, "demo", "--out", str(tmp_path), "--wide")
     headers = [next(line for line in out.splitlines() if line.startswith("kernel ")) for out in (default, wide)]
     dropped = ("AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "threads/block")
     assert code == 0 and all(h in headers[1] for h in dropped) and not any(h in headers[0] for h in dropped)
-    assert wide == default.replace(roofline.format_suite_table(one), roofline.format_suite_table(one, wide=True))
+    assert wide == default.replace(roofline.suite.format_suite_table(one), roofline.suite.format_suite_table(one, wide=True))

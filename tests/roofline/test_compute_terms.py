@@ -82,5 +82,5 @@ def test_trip_waits_at_the_level_the_loads_hit(dram, l2, l1, level):
 ], ids=["nan-side", "negative-side", "exponent-below-1", "infinite-exponent"])
 def test_overlap_refuses_what_has_no_time(memory, compute, exponent, message):
     with pytest.raises(roofline.RooflineError, match=re.escape(message)):
-        roofline.overlap(memory, compute, exponent)
-    assert roofline.overlap(1.0, 1.0, 1.0) == 2.0 and roofline.overlap(1.0, 3.0, None) == 3.0
+        roofline.terms.overlap(memory, compute, exponent)
+    assert roofline.terms.overlap(1.0, 1.0, 1.0) == 2.0 and roofline.terms.overlap(1.0, 3.0, None) == 3.0

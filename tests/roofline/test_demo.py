@@ -17,21 +17,21 @@ FULL = os.environ.get("GPUROOF_TEST_FULL") == "1"
 
 
 @pytest.fixture(scope="module")
-def report() -> roofline.SuiteReport:
-    return roofline.analyze_suite("H100 SXM", roofline.demo_kernels("H100 SXM"))
+def report() -> roofline.suite.SuiteReport:
+    return roofline.suite.analyze_suite("H100 SXM", roofline.suite.demo_kernels("H100 SXM"))
 
 
 @pytest.fixture(scope="module")
 def figure(report):
-    fig = roofline.plot_roofline(report.chart)
+    fig = roofline.chart.plot_roofline(report.chart)
     fig.draw_without_rendering()
     return fig
 
 
 def test_registers_are_the_compiled_ones(report):
-    table = roofline.demo_resources().registers_per_thread
+    table = roofline.suite.demo_resources().registers_per_thread
     assert [r.registers_assumed for r in report.rows] == [False] * len(report.rows)
-    for row, kernel in zip(report.rows, roofline.demo_kernels("H100 SXM", compiled=False)):
+    for row, kernel in zip(report.rows, roofline.suite.demo_kernels("H100 SXM", compiled=False)):
         assert row.registers_per_thread == table[kernel.label]["sm_90"]
     # Not the old assumption: the simple kernels compile to fewer than 32 registers.
     assert min(r.registers_per_thread for r in report.rows) < 32
@@ -48,7 +48,7 @@ def test_some_kernel_is_limited_by_registers_or_shared_memory(report):
 
 
 def test_an_architecture_without_counts_assumes_and_says_so():
-    kernels = roofline.demo_kernels("V100")  # CUDA 13 compiles no sm_70: nothing packaged
+    kernels = roofline.suite.demo_kernels("V100")  # CUDA 13 compiles no sm_70: nothing packaged
     assert all(k.launch is None or k.launch.registers_per_thread is None for k in kernels)
 
 
@@ -111,10 +111,10 @@ def test_axes_say_their_units(figure):
 SAMPLE = ("matmul_register_tiled", "matmul_tiled(tile=32)")
 
 
-@pytest.mark.parametrize("label", list(roofline.demo_resources().functions) if FULL else SAMPLE)
+@pytest.mark.parametrize("label", list(roofline.suite.demo_resources().functions) if FULL else SAMPLE)
 def test_packaged_counts_are_the_compilers(label):
     validate_compile = pytest.importorskip("validate.device._compile")
-    table = roofline.demo_resources()
+    table = roofline.suite.demo_resources()
     source = validate_compile.with_defines(validate_compile.kernel_source("suite.cu"), table.defines[label])
     archs = list(table.registers_per_thread[label]) if FULL else ["sm_90"]
     for arch in archs:
@@ -129,9 +129,9 @@ def test_packaged_counts_are_the_compilers(label):
 
 
 def test_the_demo_kernels_are_the_suite_and_the_sgemm():
-    labels = [k.label for k in roofline.demo_kernels(compiled=False)]
+    labels = [k.label for k in roofline.suite.demo_kernels(compiled=False)]
     assert labels == [k.label for k in models.suite()] + ["matmul_register_tiled"]
-    assert set(roofline.demo_resources().functions) == set(labels)
+    assert set(roofline.suite.demo_resources().functions) == set(labels)
 
 
 # The default table fits 100 columns: the default GPU's in the default run (the one `make demo`
@@ -142,14 +142,14 @@ WIDTH_GPUS = [g.name for g in roofline.gpus()] if FULL else ["H100-SXM", "H200"]
 
 @pytest.mark.parametrize("gpu", WIDTH_GPUS)
 def test_the_default_table_fits_100_columns(gpu, report):
-    suite = report if gpu == "H100-SXM" else roofline.analyze_suite(gpu, roofline.demo_kernels(gpu))
-    lines = roofline.format_suite_table(suite).splitlines()
+    suite = report if gpu == "H100-SXM" else roofline.suite.analyze_suite(gpu, roofline.suite.demo_kernels(gpu))
+    lines = roofline.suite.format_suite_table(suite).splitlines()
     assert max(len(line) for line in lines) <= 100, max(lines, key=len)
-    assert len(roofline.format_suite_table(suite, wide=True).splitlines()[0]) > 100  # what --wide is for
+    assert len(roofline.suite.format_suite_table(suite, wide=True).splitlines()[0]) > 100  # what --wide is for
 
 
 def test_the_wide_table_has_every_column_and_the_same_rows(report):
-    default, wide = (roofline.format_suite_table(report, wide=w).splitlines() for w in (False, True))
+    default, wide = (roofline.suite.format_suite_table(report, wide=w).splitlines() for w in (False, True))
     header = wide[0]
     for column in ("AI requested", "AI DRAM", "TFLOP/s", "DRAM GB/s", "threads/block"):
         assert column in header and column not in default[0]
@@ -165,9 +165,9 @@ def test_the_roofline_column_is_the_predictions_roofline_not_a_bound(report):
     """The column shows `Prediction.roofline_seconds` (what roofline.predict says), and no header
     reads as a bound ("time >=")."""
     copy = next(r for r in report.rows if r.kernel == "copy")
-    prediction = roofline.predict(roofline.DEFAULT_GPU, roofline.demo_kernels()[0])
+    prediction = roofline.predict(roofline.DEFAULT_GPU, roofline.suite.demo_kernels()[0])
     assert copy.roofline_seconds == prediction.roofline_seconds <= prediction.seconds
-    wide = roofline.format_suite_table(report, wide=True)
+    wide = roofline.suite.format_suite_table(report, wide=True)
     row = next(line for line in wide.splitlines() if line.startswith("copy "))
     assert f"{prediction.roofline_seconds * 1e6:.4g}" in row.split()
     assert ">=" not in wide.splitlines()[0] and ">=" not in suite_to_markdown(report).splitlines()[2]

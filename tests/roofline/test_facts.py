@@ -185,7 +185,7 @@ def test_adding_a_file_adds_a_gpu(folder):
     assert layout.sm_count == 20 and layout in roofline.gpc_layouts()
     r = occupancy.max_active_clusters(layout, cluster_size=8, threads_per_block=128, registers_per_thread=32)
     assert r.gpu == "X-Test" and r.clusters_per_gpc[0] > 0
-    assert roofline.transfer_time(g, 1 << 20).source.startswith("model")
+    assert roofline.transfer.transfer_time(g, 1 << 20).source.startswith("model")
     # load_gpu reads the [gpu] section of a facts file as it stands
     assert roofline.load_gpu(folder / "x-test.toml") == g
 

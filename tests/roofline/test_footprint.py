@@ -1,5 +1,5 @@
-"""The footprint counts of `roofline.traffic` (bursts, lines, partial sectors) and what
-`roofline.dram_equivalent_bytes` makes of them, checked against a brute-force count."""
+"""The footprint counts of `roofline.memory.traffic` (bursts, lines, partial sectors) and what
+`roofline.terms.dram_equivalent_bytes` makes of them, checked against a brute-force count."""
 
 import math
 import numpy as np
@@ -41,11 +41,11 @@ def test_strided_read_footprint_matches_brute_force(stride):
 
 def test_fast_and_exhaustive_counts_agree():
     n = 4096 * 3 + 17
-    accesses = [roofline.Access(array="x", index=lambda c: c.x * 3, guard=lambda c: c.x < n),
-                roofline.Access(array="y", index=lambda c: c.x * 5, guard=lambda c: c.x < n, kind="store")]
+    accesses = [roofline.memory.Access(array="x", index=lambda c: c.x * 3, guard=lambda c: c.x < n),
+                roofline.memory.Access(array="y", index=lambda c: c.x * 5, guard=lambda c: c.x < n, kind="store")]
     grid = -(-n // 128)
-    fast = roofline.traffic(grid, 128, accesses)
-    slow = roofline.traffic(grid, 128, accesses, exhaustive=True)
+    fast = roofline.memory.traffic(grid, 128, accesses)
+    slow = roofline.memory.traffic(grid, 128, accesses, exhaustive=True)
     assert fast == slow
     assert fast.l2_partial_store_sectors > 0 and fast.dram_store_partial_sectors == fast.dram_store_bytes // 32
 
@@ -70,7 +70,7 @@ CAL = roofline.calibration("H200")
     ids=["copy", "read-stride-32", "write-stride-32", "write-stride-2"],
 )
 def test_dram_equivalent_bytes(kernel, expect):
-    assert roofline.dram_equivalent_bytes(kernel, CAL) == pytest.approx(expect(kernel))
+    assert roofline.terms.dram_equivalent_bytes(kernel, CAL) == pytest.approx(expect(kernel))
 
 
 @pytest.mark.parametrize(
@@ -95,10 +95,10 @@ def test_a_partial_sector_fill_is_a_read(stride, read, written):
 
 def test_without_footprint_or_granularity_the_sectors_count():
     k = models.strided_read(1 << 20, 32).model_copy(update={"traffic": None})
-    assert roofline.dram_equivalent_bytes(k, CAL) == k.dram_bytes
+    assert roofline.terms.dram_equivalent_bytes(k, CAL) == k.dram_bytes
     plain = roofline.calibration("A100 SXM4 80GB")
     k = models.strided_read(1 << 20, 32)
-    assert roofline.dram_equivalent_bytes(k, plain) == k.dram_bytes  # no burst, no line cost measured
+    assert roofline.terms.dram_equivalent_bytes(k, plain) == k.dram_bytes  # no burst, no line cost measured
 
 
 def test_barriers_lengthen_the_block():
@@ -188,16 +188,16 @@ def test_instructions_from_sass(sass, kernel, per_thread):
         # 28 outside, the global loop 8 times (7 each), the shared loop 4096 / 8 times (52 each)
         per_thread = 28 + 8 * 7 + 4096 / 8 * 52
     warps = kernel.launch.blocks * kernel.launch.threads_per_block // 32
-    assert roofline.instructions_from_sass(sass, kernel) == pytest.approx(per_thread * warps)
+    assert roofline.terms.instructions_from_sass(sass, kernel) == pytest.approx(per_thread * warps)
 
 
 def test_instructions_from_sass_unknown_trip_count():
     # a loop with neither memory accesses nor arithmetic: no estimate
     sass = _sass(48, [(1, 7, 0, 0)], hot=0, ldg=2)
-    assert roofline.instructions_from_sass(sass, models.copy(1 << 20)) is None
+    assert roofline.terms.instructions_from_sass(sass, models.copy(1 << 20)) is None
     # an arithmetic loop in a kernel that gives no flops: no estimate either
     sass = _sass(48, [(1, 7, 0, 0, 4)], hot=0, ldg=2, ffma=6)
-    assert roofline.instructions_from_sass(sass, models.copy(1 << 20)) is None
+    assert roofline.terms.instructions_from_sass(sass, models.copy(1 << 20)) is None
 
 
 @pytest.mark.parametrize("update", [{"precision": "fp16"}, {"flops_by_precision": {"fp16_tensor": 10**9}}],
@@ -205,7 +205,7 @@ def test_instructions_from_sass_unknown_trip_count():
 def test_arithmetic_loops_tie_to_scalar_flops_only(update):
     sass = _sass(48, [(1, 7, 0, 0, 4)], hot=0, ldg=2, ffma=6)
     kernel = _branches(1.0).model_copy(update=update)
-    assert roofline.instructions_from_sass(sass, kernel) is None
+    assert roofline.terms.instructions_from_sass(sass, kernel) is None
 
 
 def _branches(factor):
@@ -224,7 +224,7 @@ def test_arithmetic_loops_run_as_often_as_the_flops_need():
     # outside: 48 - 14 instructions and 4 FFMAs (8 flops); the two loops share 512 - 8 flops, 16 per trip
     per_thread = 34 + (512 - 8) / 16 * 14
     warps = kernel.launch.blocks * 8
-    assert roofline.instructions_from_sass(sass, kernel) == pytest.approx(per_thread * warps)
+    assert roofline.terms.instructions_from_sass(sass, kernel) == pytest.approx(per_thread * warps)
 
 
 @pytest.mark.parametrize("factor", [1.0, 1.5, 2.0])
@@ -261,7 +261,7 @@ def test_l1_keeps_the_iteration_before(window, reads):
     k = k.model_copy(update={"traffic": k.traffic.model_copy(update={"l1_window_bytes_per_block": window})})
     launch = k.launch
     occ = occupancy.calculate("sm_90", launch.assuming_registers(32))
-    got = roofline.l2_bytes_with_l1_reuse(k, launch, occ)
+    got = roofline.terms.l2_bytes_with_l1_reuse(k, launch, occ)
     expect = {"l2": k.l2_bytes,
               "stream": launch.blocks * k.traffic.l1_stream_bytes_per_block + k.traffic.l2_store_bytes}[reads]
     assert got == pytest.approx(expect)
@@ -273,7 +273,7 @@ def test_l1_keeps_the_iteration_before(window, reads):
 
 def _fields(n, offsets, width=4):
     """One warp-wide store per offset: result[2 * i + offset] (fields of an array of pairs)."""
-    return [roofline.Access(array="r", index=lambda c, o=o: 2 * c.x + o, guard=lambda c: c.x < n, kind="store",
+    return [roofline.memory.Access(array="r", index=lambda c, o=o: 2 * c.x + o, guard=lambda c: c.x < n, kind="store",
                             element_bytes=width) for o in offsets]
 
 
@@ -288,7 +288,7 @@ def _fields(n, offsets, width=4):
 )
 def test_a_warps_own_stores_combine_in_l1(offsets, partial_per_warp):
     n = 1 << 14
-    t = roofline.traffic(n // 256, 256, _fields(n, offsets))
+    t = roofline.memory.traffic(n // 256, 256, _fields(n, offsets))
     assert t.l2_partial_store_sectors == partial_per_warp * n // 32
 
 
@@ -335,7 +335,7 @@ def _pages_brute(grid, block, accesses, figures):
                 for b in range(first, first + window):
                     for t in range(threads):
                         one = lambda v: np.array([[v]], dtype=np.int64)  # noqa: E731
-                        c = roofline.Coords(one(b % gx), one(b // gx % gy), one(b // (gx * gy)), one(t % bx),
+                        c = roofline.memory.Coords(one(b % gx), one(b // gx % gy), one(b // (gx * gy)), one(t % bx),
                                             one(t // bx % by), one(t // (bx * by)), one(step), block, grid)
                         if a.guard is not None and not bool(np.asarray(a.guard(c)).ravel()[0]):
                             continue
@@ -351,22 +351,22 @@ def _pages_brute(grid, block, accesses, figures):
     ("grid", "block", "accesses"),
     [
         # a column of a row-major matrix: 4 rows a window, each row its own page
-        ((8, 64, 1), (16, 16, 1), [roofline.Access(array="a", index=lambda c: c.x * 2048 + c.y)]),
+        ((8, 64, 1), (16, 16, 1), [roofline.memory.Access(array="a", index=lambda c: c.x * 2048 + c.y)]),
         # a row: pages whole
-        ((64, 8, 1), (16, 16, 1), [roofline.Access(array="a", index=lambda c: c.y * 1024 + c.x),
-                                   roofline.Access(array="b", index=lambda c: c.y * 1024 + c.x, kind="store")]),
+        ((64, 8, 1), (16, 16, 1), [roofline.memory.Access(array="a", index=lambda c: c.y * 1024 + c.x),
+                                   roofline.memory.Access(array="b", index=lambda c: c.y * 1024 + c.x, kind="store")]),
         # a loop walking down rows: every iteration reaches new bursts of new pages
-        ((4, 1, 1), (256, 1, 1), [roofline.Access(array="a", index=lambda c: c.loop * 4096 + c.x, loop=3),
-                                  roofline.Access(array="a", index=lambda c: c.x * 2, guard=lambda c: c.x < 700,
+        ((4, 1, 1), (256, 1, 1), [roofline.memory.Access(array="a", index=lambda c: c.loop * 4096 + c.x, loop=3),
+                                  roofline.memory.Access(array="a", index=lambda c: c.x * 2, guard=lambda c: c.x < 700,
                                                   kind="store")]),
         # the same bursts again in the next iteration: nothing new opened
-        ((2, 1, 1), (128, 1, 1), [roofline.Access(array="a", index=lambda c: c.x // 2, loop=4)]),
+        ((2, 1, 1), (128, 1, 1), [roofline.memory.Access(array="a", index=lambda c: c.x // 2, loop=4)]),
     ],
     ids=["column", "row", "loop-rows", "loop-again"],
 )
 def test_page_visits_match_a_thread_by_thread_count(grid, block, accesses):
-    figures = roofline.locality("H200").model_copy(update={"page_window_threads": 1024})
-    t = roofline.traffic(grid, block, accesses, locality=figures)
+    figures = roofline.memory.locality("H200").model_copy(update={"page_window_threads": 1024})
+    t = roofline.memory.traffic(grid, block, accesses, locality=figures)
     want = _pages_brute(grid, block, accesses, figures)
     assert (t.dram_load_page_visits, t.dram_store_page_visits) == (want["load"], want["store"])
 
@@ -386,15 +386,16 @@ def test_transposes_open_a_page_per_column_visit(variant, load_visit, store_visi
 
 
 def test_the_page_probes_visits_are_the_models():
-    """validate's page probe reads at the visit sizes it claims, as roofline.traffic counts them."""
-    from roofline._traffic import _page_visits, _Space
+    """validate's page probe reads at the visit sizes it claims, as roofline.memory.traffic counts them."""
+    from roofline._traffic.combining import page_visits
+    from roofline._traffic.space import Space
     from validate.probes._memory_effects import page_probe_rows
 
     from validate.probes._memory_effects import page_probe_visit
 
     chunks = (1 << 30) // 128
     warps = chunks // 8
-    space = _Space((chunks * 4 // 256, 1, 1), (256, 1, 1))
+    space = Space((chunks * 4 // 256, 1, 1), (256, 1, 1))
     assert page_probe_rows(warps) == (1024, 8192, 65536)
     for rows in (*page_probe_rows(warps), 8, 32):
         visit = page_probe_visit(rows)
@@ -402,8 +403,8 @@ def test_the_page_probes_visits_are_the_models():
             def index(c):
                 w = (c.x >> 5) + u * warps
                 return ((w % rows) * (chunks // rows) + w // rows) * 32 + (c.x & 31)
-            return roofline.Access(array="x", index=index)
-        pages = _page_visits(space, [at(u) for u in range(8)], roofline.locality("H200"))
+            return roofline.memory.Access(array="x", index=index)
+        pages = page_visits(space, [at(u) for u in range(8)], roofline.memory.locality("H200"))
         assert pages == {"load": chunks * 128 // visit, "store": 0}, visit
 
 
@@ -414,9 +415,9 @@ def test_pages_opened_beyond_a_streams_cost_the_calibrations_bytes(page):
     cal = CAL.model_copy(update={"dram_page_visit_bytes": page, "dram_random_burst_bytes": None})
     rows = models.transpose(8192, 8192, variant="copy_row")
     columns = models.transpose(8192, 8192, variant="naive_column")
-    assert roofline.dram_equivalent_bytes(rows, cal) == pytest.approx(rows.dram_bytes)
-    extra = (columns.traffic.dram_load_page_visits - columns.traffic.dram_load_bursts * 64 / roofline.locality("H200").dram_page_bytes) * (page or 0)
-    assert roofline.dram_equivalent_bytes(columns, cal) == pytest.approx(columns.dram_bytes + extra)
+    assert roofline.terms.dram_equivalent_bytes(rows, cal) == pytest.approx(rows.dram_bytes)
+    extra = (columns.traffic.dram_load_page_visits - columns.traffic.dram_load_bursts * 64 / roofline.memory.locality("H200").dram_page_bytes) * (page or 0)
+    assert roofline.terms.dram_equivalent_bytes(columns, cal) == pytest.approx(columns.dram_bytes + extra)
     free = CAL.model_copy(update={"dram_page_visit_bytes": None, "dram_random_burst_bytes": None})
     slower = roofline.predict("H200", columns, calibration=cal).seconds
     assert (slower > roofline.predict("H200", columns, calibration=free).seconds) == bool(page)
@@ -438,16 +439,16 @@ def test_pages_opened_beyond_a_streams_cost_the_calibrations_bytes(page):
 def test_the_dram_roof_follows_the_read_write_mix(read, write, want):
     gpu = roofline.gpu("H200")
     copy = gpu.memory_bandwidth * CAL.sustained_bandwidth_fraction
-    assert roofline.dram_roof(gpu, CAL, read, write) == pytest.approx(want(copy, CAL.dram_read_bytes_per_second))
+    assert roofline.terms.dram_roof(gpu, CAL, read, write) == pytest.approx(want(copy, CAL.dram_read_bytes_per_second))
 
 
 def test_without_a_read_figure_every_mix_streams_at_the_copys_rate():
     cal = CAL.model_copy(update={"dram_read_bytes_per_second": None})
     copy = roofline.gpu("H200").memory_bandwidth * CAL.sustained_bandwidth_fraction
-    assert roofline.dram_roof("H200", cal, 1.0, 0.0) == pytest.approx(copy)
+    assert roofline.terms.dram_roof("H200", cal, 1.0, 0.0) == pytest.approx(copy)
     # a read plateau under the copy's (reads slower than copies) would make writes free: refused
     slow = CAL.model_copy(update={"dram_read_bytes_per_second": copy / 3})
-    assert roofline.dram_roof("H200", slow, 1.0, 0.0) == pytest.approx(copy)
+    assert roofline.terms.dram_roof("H200", slow, 1.0, 0.0) == pytest.approx(copy)
 
 
 @pytest.mark.parametrize(("read", "write", "error"), [(-1.0, 1.0, roofline.RooflineError),
@@ -455,7 +456,7 @@ def test_without_a_read_figure_every_mix_streams_at_the_copys_rate():
                                                        ("a", 1.0, TypeError)])
 def test_the_dram_roof_refuses_bad_bytes(read, write, error):
     with pytest.raises(error):
-        roofline.dram_roof("H200", CAL, read, write)
+        roofline.terms.dram_roof("H200", CAL, read, write)
 
 
 def test_a_read_only_kernel_streams_faster_than_a_copy():
@@ -464,8 +465,8 @@ def test_a_read_only_kernel_streams_faster_than_a_copy():
     gpu = roofline.gpu("H200")
     for k in (reduce, copy):
         p = roofline.predict(gpu, k)
-        assert p.achieved_bytes_per_second < roofline.dram_roof(gpu, CAL, *_sides(k))
-    assert roofline.dram_roof(gpu, CAL, *_sides(reduce)) > roofline.dram_roof(gpu, CAL, *_sides(copy))
+        assert p.achieved_bytes_per_second < roofline.terms.dram_roof(gpu, CAL, *_sides(k))
+    assert roofline.terms.dram_roof(gpu, CAL, *_sides(reduce)) > roofline.terms.dram_roof(gpu, CAL, *_sides(copy))
 
 
 def _sides(k):
@@ -506,8 +507,8 @@ def test_a_conflicted_tile_transpose_waits_for_the_pipe():
 
 def _column_copy(n, same_array=False, load=True):
     src = "out" if same_array else "in"
-    out = [roofline.Access(array="out", index=lambda c: c.x * n + c.y, kind="store")]
-    return ([roofline.Access(array=src, index=lambda c: c.x * n + c.y)] if load else []) + out
+    out = [roofline.memory.Access(array="out", index=lambda c: c.x * n + c.y, kind="store")]
+    return ([roofline.memory.Access(array=src, index=lambda c: c.x * n + c.y)] if load else []) + out
 
 
 @pytest.mark.parametrize(
@@ -519,22 +520,22 @@ def _column_copy(n, same_array=False, load=True):
         ((16, 16), _column_copy(1024, same_array=True), True),   # in place: a[i] = f(a[i])
         ((16, 16), _column_copy(1024, load=False), False),       # no load to wake on: each warp on its own
         # a load of other elements (the naive transpose's row) wakes no two warps together
-        ((16, 16), [roofline.Access(array="in", index=lambda c: c.y * 1024 + c.x),
-                    roofline.Access(array="out", index=lambda c: c.x * 1024 + c.y, kind="store")], False),
+        ((16, 16), [roofline.memory.Access(array="in", index=lambda c: c.y * 1024 + c.x),
+                    roofline.memory.Access(array="out", index=lambda c: c.x * 1024 + c.y, kind="store")], False),
     ],
     ids=["16x16", "8x32", "32x8", "in-place", "no-load", "other-elements"],
 )
 def test_l1_combines_pieces_of_warps_woken_together(block, accesses, combined):
     grid = (1024 // block[0], 1024 // block[1])
-    t = roofline.traffic(grid, block, accesses)
+    t = roofline.memory.traffic(grid, block, accesses)
     # apart, every warp store writes each of its sectors in part (32 // rows-per-warp bytes of 32)
     apart = 1024 * 1024 // 32 * min(32, block[0])
     assert t.l2_partial_store_sectors == (0 if combined else apart)
 
 
 def test_the_combining_limit_is_the_warps_sectors():
-    assert roofline.locality("H200").l1_combine_sectors == 16
-    wide = roofline.traffic((64, 64), (16, 16), _column_copy(1024))
-    narrow = roofline.traffic((32, 128), (32, 8), _column_copy(1024))
+    assert roofline.memory.locality("H200").l1_combine_sectors == 16
+    wide = roofline.memory.traffic((64, 64), (16, 16), _column_copy(1024))
+    narrow = roofline.memory.traffic((32, 128), (32, 8), _column_copy(1024))
     # 32 x 8: one row of 32 floats per warp, 32 sectors written 4 bytes each
     assert wide.l2_partial_store_sectors == 0 and narrow.l2_partial_store_sectors == 1024 * 1024

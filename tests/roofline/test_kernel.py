@@ -107,7 +107,7 @@ def test_predict_without_a_launch_says_what_it_needs():
     with pytest.raises(RooflineError, match="predict needs a launch: kernel 'bare' has none"):
         roofline.predict(H100, counts)
     with pytest.raises(RooflineError, match="time_cliffs needs a launch"):
-        roofline.time_cliffs(H100, counts)
+        roofline.cliffs.time_cliffs(H100, counts)
     assert roofline.predict(H100, counts, LAUNCH) == roofline.predict(H100, counts.model_copy(update={"launch": LAUNCH}))
     with pytest.raises(RooflineError, match="predict needs dram_bytes"):
         roofline.predict(H100, Kernel(flops=1, launch=LAUNCH))
@@ -161,10 +161,10 @@ def test_analyze_many_takes_kernels():
 def test_charts_plots_and_the_suite_take_kernels(tmp_path):
     saxpy = Kernel(name="saxpy", flops=2 * N, dram_bytes=12 * N, launch=LAUNCH)
     bare = Kernel(name="bare", flops=1e12, dram_bytes=1e9)
-    chart = roofline.roofline_chart(H100, [saxpy, bare, models.matmul_tiled(1024)])
+    chart = roofline.chart.roofline_chart(H100, [saxpy, bare, models.matmul_tiled(1024)])
     assert {p.kernel for p in chart.points} == {"saxpy", "bare", "matmul_tiled"}
-    roofline.plot_roofline(chart, path=tmp_path / "r.png")
-    report = roofline.analyze_suite(H100, [saxpy, bare])
+    roofline.chart.plot_roofline(chart, path=tmp_path / "r.png")
+    report = roofline.suite.analyze_suite(H100, [saxpy, bare])
     rows = {r.kernel: r for r in report.rows}
     assert rows["saxpy"].occupancy == 0.75 and rows["saxpy"].predicted_seconds is not None
     assert rows["saxpy"].registers_assumed is False

@@ -33,7 +33,7 @@ def test_transfer_time_within_15_percent_of_measurement_from_1_mib(gpu, slug):
         (m, d) for m in ("pinned", "pageable", "mapped", "managed") for d in ("h2d", "d2h")}
     worst = 0.0
     for p in points:
-        predicted = roofline.transfer_time(roofline.gpu(gpu), p["bytes"], memory=p["memory"], direction=p["direction"])
+        predicted = roofline.transfer.transfer_time(roofline.gpu(gpu), p["bytes"], memory=p["memory"], direction=p["direction"])
         assert predicted.source.startswith("measured")
         error = abs(predicted.seconds / p["median_seconds"] - 1)
         worst = max(worst, error)
@@ -43,37 +43,37 @@ def test_transfer_time_within_15_percent_of_measurement_from_1_mib(gpu, slug):
 
 def test_measured_link_directions_differ_and_pinned_beats_pageable():
     h200 = roofline.gpu("H200")
-    pinned = roofline.transfer_time(h200, 1 << 30, memory="pinned", direction="h2d")
-    pageable = roofline.transfer_time(h200, 1 << 30, memory="pageable", direction="h2d")
+    pinned = roofline.transfer.transfer_time(h200, 1 << 30, memory="pinned", direction="h2d")
+    pageable = roofline.transfer.transfer_time(h200, 1 << 30, memory="pageable", direction="h2d")
     assert pinned.bytes_per_second > 3 * pageable.bytes_per_second
-    d2h = roofline.transfer_time(h200, 1 << 30, memory="pageable", direction="d2h")
+    d2h = roofline.transfer.transfer_time(h200, 1 << 30, memory="pageable", direction="d2h")
     assert d2h.direction == "d2h" and d2h.seconds != pageable.seconds
 
 
 def test_two_segment_fit_switches_rate_with_size():
     # The H200's pageable host-to-device copies slowed down from 256 MiB (recorded data).
     h200 = roofline.gpu("H200")
-    small = roofline.transfer_time(h200, 64 * MiB, memory="pageable")
-    large = roofline.transfer_time(h200, 1024 * MiB, memory="pageable")
+    small = roofline.transfer.transfer_time(h200, 64 * MiB, memory="pageable")
+    large = roofline.transfer.transfer_time(h200, 1024 * MiB, memory="pageable")
     assert large.bytes_per_second < small.bytes_per_second
 
 
 def test_unmeasured_gpu_keeps_the_datasheet_model_and_factors_override():
     a100 = roofline.gpu("A100")
-    assert roofline.transfer_time(a100, 1 << 30).source.startswith("model")
+    assert roofline.transfer.transfer_time(a100, 1 << 30).source.startswith("model")
     h200 = roofline.gpu("H200")
-    assert roofline.transfer_time(h200, 1 << 30, efficiency=0.5).source.startswith("model")
+    assert roofline.transfer.transfer_time(h200, 1 << 30, efficiency=0.5).source.startswith("model")
 
 
 def test_managed_needs_a_measurement():
     with pytest.raises(RooflineError, match="managed.*H200"):
-        roofline.transfer_time(roofline.gpu("A100"), 1 << 20, memory="managed")
+        roofline.transfer.transfer_time(roofline.gpu("A100"), 1 << 20, memory="managed")
 
 
 @pytest.mark.parametrize("kwargs", [{"direction": "up"}, {"memory": "unified"}], ids=["direction", "memory"])
 def test_bad_transfer_arguments(kwargs):
     with pytest.raises(RooflineError):
-        roofline.transfer_time(roofline.gpu("H200"), 1 << 20, **kwargs)
+        roofline.transfer.transfer_time(roofline.gpu("H200"), 1 << 20, **kwargs)
 
 
 # ------------------------------------------------------------------------ persistence
@@ -91,7 +91,7 @@ def test_l2_persistence_predicts_recorded_time_ratios_within_15_percent(gpu, slu
     assert len(windows) >= 12
     for p in windows:
         c = p["case"]
-        predicted = roofline.l2_persistence(
+        predicted = roofline.transfer.l2_persistence(
             c["hot_bytes"], hit_ratio=c["hit_ratio"], set_aside_bytes=c["set_aside_bytes"],
             l2_cache_bytes=data["l2_cache_bytes"], max_persisting_bytes=pers["max_persisting_bytes"],
             window_reads_bytes=c["stream_bytes"] / c["ratio"], other_bytes=c["stream_bytes"],
@@ -120,14 +120,14 @@ def test_persistence_buys_nothing_for_a_hot_set_that_stays_anyway(gpu, slug):
     ids=["fits", "partial", "hit ratio 0", "stays anyway"],
 )
 def test_l2_persistence_time_model(window, hit_ratio, set_aside, expected_ratio, buys_nothing):
-    p = roofline.l2_persistence(window, hit_ratio=hit_ratio, set_aside_bytes=set_aside, l2_cache_bytes=60 * MiB,
+    p = roofline.transfer.l2_persistence(window, hit_ratio=hit_ratio, set_aside_bytes=set_aside, l2_cache_bytes=60 * MiB,
                                 window_reads_bytes=128 * MiB, other_bytes=512 * MiB, dram_bytes_per_second=4e12)
     assert p.time_ratio == pytest.approx(expected_ratio)
     assert p.buys_nothing is buys_nothing and p.reason
 
 
 def test_l2_persistence_is_l2_bound_when_l2_is_slow():
-    p = roofline.l2_persistence(16 * MiB, hit_ratio=1.0, set_aside_bytes=36 * MiB, l2_cache_bytes=60 * MiB,
+    p = roofline.transfer.l2_persistence(16 * MiB, hit_ratio=1.0, set_aside_bytes=36 * MiB, l2_cache_bytes=60 * MiB,
                                 window_reads_bytes=128 * MiB, other_bytes=512 * MiB, dram_bytes_per_second=4e12,
                                 l2_bytes_per_second=1e12)
     assert p.buys_nothing and "L2 bandwidth" in p.reason
@@ -135,7 +135,7 @@ def test_l2_persistence_is_l2_bound_when_l2_is_slow():
 
 def test_l2_partitions_must_be_a_positive_integer():
     with pytest.raises(RooflineError, match="l2_partitions"):
-        roofline.l2_persistence(MiB, hit_ratio=1.0, set_aside_bytes=MiB, l2_cache_bytes=60 * MiB,
+        roofline.transfer.l2_persistence(MiB, hit_ratio=1.0, set_aside_bytes=MiB, l2_cache_bytes=60 * MiB,
                                 window_reads_bytes=MiB, dram_bytes_per_second=1e12, l2_partitions=0)
 
 

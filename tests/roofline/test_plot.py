@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import roofline
 from roofline import Kernel, RooflineError
+from roofline.chart import Measurements
 
 pytest.importorskip("matplotlib")
 
@@ -28,7 +29,7 @@ def _lines(fig):
 
 def test_every_ceiling_is_drawn_at_its_value():
     g = roofline.gpu("H100-SXM")
-    fig = roofline.plot_roofline(g, KERNELS, precisions=g.supported_precisions())
+    fig = roofline.chart.plot_roofline(g, KERNELS, precisions=g.supported_precisions())
     ax, lines = _lines(fig)
     # Compute ceilings: horizontal at the derived peak; equal peaks share one line.
     for precision in g.supported_precisions():
@@ -47,7 +48,7 @@ def test_every_ceiling_is_drawn_at_its_value():
 
 def test_ridge_points_and_kernel_points():
     g = roofline.gpu("A100-SXM4-40GB")
-    fig = roofline.plot_roofline(g, KERNELS)
+    fig = roofline.chart.plot_roofline(g, KERNELS)
     ax, lines = _lines(fig)
     ridge = lines["ridge:dram"]
     assert ridge.get_xdata()[0] == pytest.approx(g.ridge_point("fp32"))
@@ -64,7 +65,7 @@ def test_axes_extend_past_the_data():
     g = roofline.gpu("T4")
     tiny = Kernel(name="tiny", flops=1, dram_bytes=1e6)
     huge = Kernel(name="huge", flops=1e15, dram_bytes=1)
-    fig = roofline.plot_roofline(g, [tiny, huge], levels=["dram"], precisions=g.supported_precisions())
+    fig = roofline.chart.plot_roofline(g, [tiny, huge], levels=["dram"], precisions=g.supported_precisions())
     ax = fig.axes[0]
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
@@ -75,8 +76,8 @@ def test_axes_extend_past_the_data():
 
 def test_measured_ceilings_sit_next_to_theoretical():
     g = roofline.gpu("H100-SXM")
-    fig = roofline.plot_roofline(g, KERNELS, measured_ceilings={"dram": 2.9e12, "fp32": 55e12},
-                                 measured_points={"stream": 0.2e12})
+    fig = roofline.chart.plot_roofline(g, KERNELS, measured=Measurements(ceilings={"dram": 2.9e12, "fp32": 55e12},
+                                                                      points={"stream": 0.2e12}))
     ax, lines = _lines(fig)
     dram = lines["ceiling:dram:measured"]
     assert np.allclose(np.asarray(dram.get_ydata()) / np.asarray(dram.get_xdata()), 2.9e12)
@@ -87,31 +88,31 @@ def test_measured_ceilings_sit_next_to_theoretical():
 
 
 def test_measured_point_for_unknown_kernel_is_an_error():
-    with pytest.raises(RooflineError, match="measured_points has kernel 'nope'"):
-        roofline.roofline_chart("H100-SXM", KERNELS, measured_points={"nope": 1e12})
+    with pytest.raises(RooflineError, match=r"measured\.points has kernel 'nope'"):
+        roofline.chart.roofline_chart("H100-SXM", KERNELS, measured=Measurements(points={"nope": 1e12}))
 
 
 @pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])
 def test_writes_png_svg_pdf(tmp_path, suffix, magic):
     path = tmp_path / f"r{suffix}"
-    roofline.plot_roofline("L4", KERNELS, path=path)
+    roofline.chart.plot_roofline("L4", KERNELS, path=path)
     assert path.read_bytes().startswith(magic)
 
 
 def test_bad_suffix():
     with pytest.raises(RooflineError, match=r"path='r.bmp' has the suffix '.bmp'; a figure is written as one of "
                                             r"\.png, \.svg, \.pdf"):
-        roofline.plot_roofline("L4", KERNELS, path="r.bmp")
+        roofline.chart.plot_roofline("L4", KERNELS, path="r.bmp")
 
 
 @pytest.mark.parametrize("suffix", [".json", ".csv"])
 def test_export_round_trip_and_replot(tmp_path, suffix):
-    chart = roofline.roofline_chart("H100-SXM", KERNELS, measured_ceilings={"dram": 3e12})
-    path = roofline.save_chart(chart, tmp_path / f"chart{suffix}")
-    back = roofline.load_chart(path)
+    chart = roofline.chart.roofline_chart("H100-SXM", KERNELS, measured=Measurements(ceilings={"dram": 3e12}))
+    path = roofline.chart.save_chart(chart, tmp_path / f"chart{suffix}")
+    back = roofline.chart.load_chart(path)
     assert back == chart
-    _, original = _lines(roofline.plot_roofline(chart))
-    _, replotted = _lines(roofline.plot_roofline(back))
+    _, original = _lines(roofline.chart.plot_roofline(chart))
+    _, replotted = _lines(roofline.chart.plot_roofline(back))
     assert original.keys() == replotted.keys()
     for gid in original:
         assert np.allclose(original[gid].get_ydata(), replotted[gid].get_ydata())
@@ -120,32 +121,32 @@ def test_export_round_trip_and_replot(tmp_path, suffix):
 def test_export_is_versioned(tmp_path):
     import json
 
-    chart = roofline.roofline_chart("L4", KERNELS)
-    path = roofline.save_chart(chart, tmp_path / "c.json")
+    chart = roofline.chart.roofline_chart("L4", KERNELS)
+    path = roofline.chart.save_chart(chart, tmp_path / "c.json")
     data = json.loads(path.read_text())
-    assert data["schema"] == "gpuroof.roofline" and data["schema_version"] == roofline.CHART_SCHEMA_VERSION
+    assert data["schema"] == "gpuroof.roofline" and data["schema_version"] == roofline.chart.CHART_SCHEMA_VERSION
     data["schema_version"] = 99
     path.write_text(json.dumps(data))
     with pytest.raises(RooflineError, match="schema_version=99"):
-        roofline.load_chart(path)
+        roofline.chart.load_chart(path)
     with pytest.raises(RooflineError, match=r"\.json or \.csv"):
-        roofline.save_chart(chart, tmp_path / "c.txt")
+        roofline.chart.save_chart(chart, tmp_path / "c.txt")
 
 
 def test_only_the_precisions_in_play_by_default():
     g = roofline.gpu("H100-SXM")
     mixed = [*KERNELS, Kernel(name="dgemm", flops=2e12, dram_bytes=1e9, precision="fp64_tensor")]
-    _, lines = _lines(roofline.plot_roofline(g, mixed))
+    _, lines = _lines(roofline.chart.plot_roofline(g, mixed))
     compute = sorted(k for k in lines if k.startswith("ceiling:") and k.split(":")[1] not in ("dram", "l2", "l1"))
     # FP32 and FP64 tensor share a value on the H100 SXM (66.9 TFLOP/s): one line for both
     assert compute == ["ceiling:fp32+fp64_tensor:theoretical"]
     # the axis ends near the highest ceiling in play, not at FP8's 1979 TFLOP/s
-    assert roofline.plot_roofline(g, KERNELS).axes[0].get_ylim()[1] < 1e15
+    assert roofline.chart.plot_roofline(g, KERNELS).axes[0].get_ylim()[1] < 1e15
 
 
 def test_kernels_without_flops_are_on_the_bandwidth_panel():
     copy = Kernel(name="copy", flops=0, dram_bytes=8 * 2**26)
-    fig = roofline.plot_roofline("H100-SXM", [*KERNELS, copy])
+    fig = roofline.chart.plot_roofline("H100-SXM", [*KERNELS, copy])
     roof, side = fig.axes[0], fig.axes[1]
     labels = [t.get_text() for t in side.get_yticklabels()]
     assert labels == ["1. stream", "2. gemm", "3. copy  (no flops)"]
@@ -158,7 +159,7 @@ def test_kernels_without_flops_are_on_the_bandwidth_panel():
 def test_coinciding_kernels_share_one_label_and_labels_do_not_overlap():
     twins = [Kernel(name=f"k{i}", flops=2**26, dram_bytes=12 * 2**26) for i in range(3)]
     spread = [Kernel(name=f"s{i}", flops=2**26 * (1 + (i + 1) / 5), dram_bytes=12 * 2**26) for i in range(6)]
-    fig = roofline.plot_roofline("H100-SXM", twins + spread)
+    fig = roofline.chart.plot_roofline("H100-SXM", twins + spread)
     ax = fig.axes[0]
     numbers = [t for t in ax.texts if (t.get_gid() or "").startswith("number:")]
     assert "number:1,2,3" in {t.get_gid() for t in numbers}
@@ -170,8 +171,8 @@ def test_coinciding_kernels_share_one_label_and_labels_do_not_overlap():
 
 
 def test_every_line_is_in_the_legend():
-    fig = roofline.plot_roofline("H100-SXM", KERNELS, measured_ceilings={"dram": 3e12}, knee_sharpness=4,
-                                 measured_points={"stream": 0.2e12})
+    fig = roofline.chart.plot_roofline("H100-SXM", KERNELS, knee_sharpness=4,
+                                       measured=Measurements(ceilings={"dram": 3e12}, points={"stream": 0.2e12}))
     ax, lines = _lines(fig)
     legend = {t.get_text() for t in fig.legends[0].get_texts()}
     for gid, line in lines.items():
@@ -187,7 +188,8 @@ def test_measured_seconds_place_every_kernel_also_those_without_flops():
     """A measured kernel is its time: flop/s on the roofline when it has flops, and each level's
     bytes over that time on the bandwidth panel (a copy has no flops but has a measured point)."""
     copy, add = models.copy(1 << 20), models.vector_add(1 << 20)
-    chart = roofline.roofline_chart("H100 SXM", [copy, add], measured_seconds={"copy": 1e-5, "vector_add": 2e-5})
+    chart = roofline.chart.roofline_chart("H100 SXM", [copy, add],
+                                          measured=Measurements(seconds={"copy": 1e-5, "vector_add": 2e-5}))
     measured = {(b.kernel, b.level): b.bytes_per_second for b in chart.bandwidth_points if b.origin == "measured"}
     assert measured[("copy", "dram")] == pytest.approx(copy.dram_bytes / 1e-5)
     assert measured[("vector_add", "dram")] == pytest.approx(add.dram_bytes / 2e-5)
@@ -195,9 +197,9 @@ def test_measured_seconds_place_every_kernel_also_those_without_flops():
     assert {p.kernel for p in flop_points} == {"vector_add"}
     assert all(p.flops_per_second == pytest.approx(add.flops / 2e-5) for p in flop_points)
     with pytest.raises(roofline.RooflineError, match="not among kernels"):
-        roofline.roofline_chart("H100 SXM", [copy], measured_seconds={"nope": 1.0})
+        roofline.chart.roofline_chart("H100 SXM", [copy], measured=Measurements(seconds={"nope": 1.0}))
     with pytest.raises(roofline.RooflineError, match="positive number of seconds"):
-        roofline.roofline_chart("H100 SXM", [copy], measured_seconds={"copy": float("nan")})
+        roofline.chart.roofline_chart("H100 SXM", [copy], measured=Measurements(seconds={"copy": float("nan")}))
 
 
 # Extreme finite figures: a chart whose every placed figure lies in 1e-100..1e100 is drawn; any
@@ -238,9 +240,9 @@ def test_extreme_finite_ceilings_plot_or_name_the_figure_and_the_range(compute, 
         warnings.simplefilter("error")  # no overflow in the knee, no singular axis
         if not drawable:
             with pytest.raises(RooflineError, match=r"is outside the range a roofline plot draws, 1e-100 to 1e\+100"):
-                roofline.plot_roofline(chart, knee_sharpness=64.0)
+                roofline.chart.plot_roofline(chart, knee_sharpness=64.0)
             return
-        fig = roofline.plot_roofline(chart, knee_sharpness=64.0)
+        fig = roofline.chart.plot_roofline(chart, knee_sharpness=64.0)
     ax, lines = _lines(fig)
     y_lo, y_hi = ax.get_ylim()
     x_lo, x_hi = ax.get_xlim()
@@ -257,7 +259,7 @@ def test_plot_from_a_chart_with_extreme_ceilings_is_one_line(tmp_path, capsys, c
     from gpuroof import main
 
     saved = tmp_path / "chart.json"
-    roofline.save_chart(_extreme_chart(compute, memory, 1.0), saved)
+    roofline.chart.save_chart(_extreme_chart(compute, memory, 1.0), saved)
     code = main(["plot", "--from", str(saved), "-o", str(tmp_path / "chart.png")])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
@@ -269,7 +271,7 @@ def test_plot_from_a_chart_at_the_ends_of_the_range_is_drawn(tmp_path, capsys):
     from gpuroof import main
 
     saved = tmp_path / "chart.json"
-    roofline.save_chart(_extreme_chart(1e90, 1e-5, 1e-95), saved)
+    roofline.chart.save_chart(_extreme_chart(1e90, 1e-5, 1e-95), saved)
     code = main(["plot", "--from", str(saved), "-o", str(tmp_path / "chart.png")])
     assert code == 0, capsys.readouterr().err
     assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -12,7 +12,7 @@ import occupancy
 import roofline
 import roofline._calibration  # a private module: loaded by name (roofline loads its names lazily)
 from roofline import models
-from roofline import achieved_bandwidth
+from roofline.terms import achieved_bandwidth
 
 H100 = "H100-SXM"
 N = 1 << 26
@@ -168,7 +168,7 @@ def test_load_calibration_roundtrip(tmp_path):
 
 def test_time_cliffs_match_direct_predictions():
     kernel = models.vector_add(N)
-    result = roofline.time_cliffs(H100, kernel)
+    result = roofline.cliffs.time_cliffs(H100, kernel)
     assert result.cliffs
     for row in result.cliffs:
         if row.resource == "registers":
@@ -244,7 +244,7 @@ def test_roofline_plot_draws_the_soft_knee():
     """The dotted knee meets the ridge at P / 2**(1/p) and never rises above either roof."""
     p = 3.0
     gpu = roofline.gpu(H100)
-    fig = roofline.plot_roofline(gpu, [models.vector_add(N)], knee_sharpness=p)
+    fig = roofline.chart.plot_roofline(gpu, [models.vector_add(N)], knee_sharpness=p)
     (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == "knee:dram"]
     x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
     peak, bw = gpu.peak_flops("fp32"), gpu.memory_bandwidth
@@ -252,7 +252,7 @@ def test_roofline_plot_draws_the_soft_knee():
     ridge = gpu.ridge_point("fp32")
     assert np.interp(np.log(ridge), np.log(x), y) == pytest.approx(peak / 2 ** (1 / p), rel=1e-3)
     with pytest.raises(roofline.RooflineError, match="knee_sharpness"):
-        roofline.plot_roofline(gpu, [models.vector_add(N)], knee_sharpness=0)
+        roofline.chart.plot_roofline(gpu, [models.vector_add(N)], knee_sharpness=0)
 
 
 # ------------------------------------------------------------- the terms and their composition
@@ -269,7 +269,7 @@ def test_the_time_is_composed_from_its_named_terms(kernel, gpu):
                      "instructions", "launch", "ramp", "spread"]
     memory = max(t.seconds for t in p.terms if t.side == "memory")
     compute = max(t.seconds for t in p.terms if t.side == "compute")
-    overlapped = roofline.overlap(memory, compute, p.calibration.overlap_exponent)
+    overlapped = roofline.terms.overlap(memory, compute, p.calibration.overlap_exponent)
     assert p.seconds == overlapped + sum(t.seconds for t in p.terms if t.side == "overhead")
     binding = next(t for t in p.terms if t.name == p.binding)
     assert binding.limiter == p.limiter
@@ -287,7 +287,7 @@ def test_a_new_term_takes_part_in_the_time_and_can_bind(monkeypatch):
 
     def with_slow(derived, params):
         dram, terms = evaluate(derived, params)
-        slow = roofline.Term(name="slow", side="memory", seconds=1.0, limiter="memory_latency",
+        slow = roofline.terms.Term(name="slow", side="memory", seconds=1.0, limiter="memory_latency",
                              inputs={"blocks": float(derived.grid.blocks)})
         return dram, (*terms, slow)
 
@@ -314,10 +314,10 @@ def test_the_tail_is_named_by_its_share_of_the_waves():
 
 def test_locality_figures_say_where_they_come_from():
     for g in roofline.gpus():
-        figures = roofline.locality(g)
+        figures = roofline.memory.locality(g)
         assert figures.page_window_threads > 0 and figures.dram_page_bytes > 0
         measured = g.name == "H200"
         assert ("measured on the H200" in figures.source) == measured
         assert ("assumed" in figures.source) != measured
     with pytest.raises(roofline.RooflineError):
-        roofline.locality("no such GPU")
+        roofline.memory.locality("no such GPU")

@@ -127,10 +127,10 @@ def test_table_and_markdown(reports):
 
 def test_profile_plot_has_every_kernel(reports, tmp_path):
     pytest.importorskip("matplotlib")
-    chart = roofline.profile_chart(reports["torch"])
+    chart = roofline.chart.profile_chart(reports["torch"])
     assert {c.name for c in chart.ceilings if c.kind == "compute"} == {
         "fp32", "bf16_tensor", "fp64_tensor", "fp16_tensor", "fp16"}
-    fig = roofline.plot_roofline(chart, path=tmp_path / "p.png")
+    fig = roofline.chart.plot_roofline(chart, path=tmp_path / "p.png")
     labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
     assert len(labels) == 12 and labels[0].startswith("1. Kernel2") and labels[-1].startswith("12. ")
     assert {p.origin for p in chart.points} == {"measured", "predicted"}

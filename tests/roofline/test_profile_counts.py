@@ -613,7 +613,7 @@ def test_from_source_the_warps_that_run_the_loop_are_counted(blocks, threads, wa
     """Without a profile, the counted traffic's share of warps that run the loop (its guards)
     takes the place of the achieved occupancy, under the same rule."""
     n = 1024
-    walk = roofline.traffic(blocks, threads, [roofline.Access(
+    walk = roofline.memory.traffic(blocks, threads, [roofline.memory.Access(
         array="a", index=lambda c: c.loop * threads + c.thread_x, guard=lambda c: c.thread_x < walkers, loop=n)])
     assert walk.loop_warp_share == pytest.approx(-(-walkers // 32) / (threads // 32))
     base = _one_thread_walk(blocks, threads, None)
@@ -630,7 +630,7 @@ def test_from_source_the_warps_that_run_the_loop_are_counted(blocks, threads, wa
 ])
 def test_warp_wide_loads_count_a_warp_however_few_lanes_take_part(walkers, requests):
     for exhaustive in (False, True):
-        t = roofline.traffic(1, 256, [roofline.Access(array="a", index=lambda c: c.loop * 256 + c.thread_x,
+        t = roofline.memory.traffic(1, 256, [roofline.memory.Access(array="a", index=lambda c: c.loop * 256 + c.thread_x,
                                                       guard=lambda c: c.thread_x < walkers, loop=1024)],
                              exhaustive=exhaustive)
         assert t.load_requests == requests
@@ -639,7 +639,7 @@ def test_warp_wide_loads_count_a_warp_however_few_lanes_take_part(walkers, reque
 def test_from_source_a_walk_by_one_thread_gets_its_trips():
     # thread 0 of one 256-thread block loads 1024 elements, four a trip: 256 trips of its warp
     # (the bytes over every thread would say 1; over the warps that run it, 8)
-    walk = roofline.traffic(1, 256, [roofline.Access(array="a", index=lambda c: c.loop, guard=lambda c: c.thread_x == 0,
+    walk = roofline.memory.traffic(1, 256, [roofline.memory.Access(array="a", index=lambda c: c.loop, guard=lambda c: c.thread_x == 0,
                                                      loop=1024 + 1)])
     k = _one_thread_walk(1, 256, None).model_copy(update={"traffic": walk, "instructions": None, "load_bytes": 4100})
     trips = _term(roofline.predict("H200", k, calibration=CAL), "trips").inputs["trips_per_warp"]
@@ -649,12 +649,12 @@ def test_from_source_a_walk_by_one_thread_gets_its_trips():
 
 def test_the_warps_that_run_a_loop_are_counted_alike_by_both_counts():
     # a triangle: lane x runs x iterations; the fast count and the walk of every block agree
-    accesses = [roofline.Access(array="a", index=lambda c: c.loop * 1024 + c.x, guard=lambda c: c.loop < c.x,
+    accesses = [roofline.memory.Access(array="a", index=lambda c: c.loop * 1024 + c.x, guard=lambda c: c.loop < c.x,
                                 loop=1024)]
-    fast = roofline.traffic(4, 256, accesses)
-    walked = roofline.traffic(4, 256, accesses, exhaustive=True)
+    fast = roofline.memory.traffic(4, 256, accesses)
+    walked = roofline.memory.traffic(4, 256, accesses, exhaustive=True)
     assert fast.loop_warp_share == walked.loop_warp_share and 0.5 < fast.loop_warp_share < 0.52
-    assert roofline.traffic(4, 256, [roofline.Access(array="a", index=lambda c: c.x)]).loop_warp_share is None
+    assert roofline.memory.traffic(4, 256, [roofline.memory.Access(array="a", index=lambda c: c.x)]).loop_warp_share is None
 
 
 # ------------------------------------------------------------- the first wave's ramp

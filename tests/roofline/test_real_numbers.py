@@ -14,17 +14,17 @@ import occupancy
 import roofline
 from roofline import models
 
-_CHART = roofline.roofline_chart("H100-SXM", [models.copy(1 << 20), models.matmul_tiled(512)])
+_CHART = roofline.chart.roofline_chart("H100-SXM", [models.copy(1 << 20), models.matmul_tiled(512)])
 
 # Each model the caller builds, how a caller builds it from fields, and a valid instance's fields.
 _BUILDERS = {
     "custom_gpu": (roofline.custom_gpu, roofline.gpu("H100-SXM").model_dump()),
     "HostLink": (roofline.HostLink, roofline.gpu("H100-SXM").host_link.model_dump()),
     "ArchRates": (roofline.ArchRates, roofline.arch_rates("9.0").model_dump()),
-    "Ceiling": (roofline.Ceiling, _CHART.ceilings[0].model_dump()),
-    "ChartPoint": (roofline.ChartPoint, _CHART.points[0].model_dump()),
-    "BandwidthPoint": (roofline.BandwidthPoint, _CHART.bandwidth_points[0].model_dump()),
-    "RooflineChart": (roofline.RooflineChart, _CHART.model_dump()),
+    "Ceiling": (roofline.chart.Ceiling, _CHART.ceilings[0].model_dump()),
+    "ChartPoint": (roofline.chart.ChartPoint, _CHART.points[0].model_dump()),
+    "BandwidthPoint": (roofline.chart.BandwidthPoint, _CHART.bandwidth_points[0].model_dump()),
+    "RooflineChart": (roofline.chart.RooflineChart, _CHART.model_dump()),
     "Calibration": (roofline.Calibration, roofline.calibration("H200").model_dump()),
     "Kernel": (roofline.Kernel, models.copy(1 << 20).model_dump()),
     "Architecture": (occupancy.Architecture, occupancy.architecture("sm_90").model_dump()),

@@ -107,7 +107,7 @@ def test_the_composition_of_the_evaluated_terms_is_the_prediction(kernel):
 
 def test_a_term_without_a_roof_takes_no_part_in_the_bound():
     p = roofline.predict("H200", _walk())
-    slow = roofline.Term(name="slow", side="memory", seconds=10 * p.seconds, limiter="memory_latency")
+    slow = roofline.terms.Term(name="slow", side="memory", seconds=10 * p.seconds, limiter="memory_latency")
     roofed = slow.model_copy(update={"roof_seconds": 5 * p.seconds})
     assert compose((*p.terms, slow), None).roofline_seconds == p.roofline_seconds
     assert compose((*p.terms, roofed), None).roofline_seconds == 5 * p.seconds

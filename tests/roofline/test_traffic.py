@@ -1,4 +1,4 @@
-"""roofline.traffic: exact requested, L2-sector and DRAM bytes of an access pattern.
+"""roofline.memory.traffic: exact requested, L2-sector and DRAM bytes of an access pattern.
 
 The oracle walks every block, loop iteration and warp of small grids and asks
 `roofline.memory.warp_transactions` (uncached: 32-byte sectors) about each warp-wide access;
@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 import occupancy
 import roofline
 import roofline._traffic as traffic_module
-from roofline import Access, RooflineError, models
+from roofline import RooflineError, models
+from roofline.memory import Access
 from roofline.memory import warp_transactions
 
 # The differential sweeps of the exact counting against every warp (brute force) run a third of
@@ -44,7 +45,7 @@ def brute(grid, block, accesses) -> dict[str, int]:
         for a in accesses:
             for step in range(a.loop):
                 one = np.ones((1, 1), dtype=np.int64)
-                c = roofline.Coords(one * bx, one * by, one * bz, tx[None], ty[None], tz[None], one * step, block, grid)
+                c = roofline.memory.Coords(one * bx, one * by, one * bz, tx[None], ty[None], tz[None], one * step, block, grid)
                 index = np.broadcast_to(np.asarray(a.index(c)), (1, threads))[0]
                 guard = np.ones(threads, bool) if a.guard is None else np.broadcast_to(a.guard(c), (1, threads))[0]
                 for w in range(0, threads, 32):
@@ -63,7 +64,7 @@ def brute(grid, block, accesses) -> dict[str, int]:
 
 
 def counted(grid, block, accesses, **options) -> dict[str, int]:
-    t = roofline.traffic(grid, block, accesses, **options)
+    t = roofline.memory.traffic(grid, block, accesses, **options)
     return {f: getattr(t, f) for f in FIELDS}
 
 
@@ -332,7 +333,7 @@ def test_model_dram_bytes_equal_the_closed_forms(build, dram):
 def test_a_copy_of_2_to_the_33_is_counted_exactly_and_at_once():
     n = 2**33
     start = time.perf_counter()
-    t = roofline.traffic(n // 256, 256, _copy(n))
+    t = roofline.memory.traffic(n // 256, 256, _copy(n))
     seconds = time.perf_counter() - start
     assert t.requested_bytes == t.l2_bytes == t.dram_bytes == 8 * n
     assert seconds < 1.0  # benchmarks/bench_traffic.py measures it (a few ms); loose for busy CI machines
@@ -340,7 +341,7 @@ def test_a_copy_of_2_to_the_33_is_counted_exactly_and_at_once():
 
 
 def test_traffic_plugs_into_a_kernel():
-    t = roofline.traffic(4, 256, _copy(1024))
+    t = roofline.memory.traffic(4, 256, _copy(1024))
     launch = occupancy.Launch(grid=4, block=256, registers_per_thread=16)
     kernel = t.kernel(name="copy", launch=launch)
     assert (kernel.load_bytes, kernel.store_bytes, kernel.l2_bytes, kernel.dram_bytes, kernel.l1_bytes) == (
@@ -376,7 +377,7 @@ def test_patterns_outside_the_classes_are_walked_within_its_budget_and_refused_b
     if message is not None:
         scale = -(-2 * traffic_module.EXHAUSTIVE_THREAD_BUDGET // (math.prod(grid) * threads))
         with pytest.raises(RooflineError, match=f"{message}.*exhaustive=True.*budget"):
-            roofline.traffic((grid[0] * scale, *grid[1:]), threads, build(scale))
+            roofline.memory.traffic((grid[0] * scale, *grid[1:]), threads, build(scale))
 
 
 @pytest.mark.parametrize("first, last", [(1, 7), (400, 700)], ids=["near an end", "around the middle"])
@@ -390,15 +391,15 @@ def test_a_switch_near_an_end_or_around_the_middle_is_a_boundary(first, last, mo
 @pytest.mark.parametrize(
     "call, error, message",
     [
-        (lambda: roofline.traffic(4, 32, [Access(array="x", index=lambda c: c.x / 2)]), TypeError, "integers"),
-        (lambda: roofline.traffic(4, 32, [Access(array="x", index=lambda c: c.x, guard=lambda c: c.x)]), TypeError,
+        (lambda: roofline.memory.traffic(4, 32, [Access(array="x", index=lambda c: c.x / 2)]), TypeError, "integers"),
+        (lambda: roofline.memory.traffic(4, 32, [Access(array="x", index=lambda c: c.x, guard=lambda c: c.x)]), TypeError,
          "booleans"),
         (lambda: Access(array="x", index=lambda c: c.x, element_bytes=3), RooflineError, "element_bytes"),
         (lambda: Access(array="", index=lambda c: c.x), RooflineError, "array"),
         (lambda: Access(array="x", index=lambda c: c.x, loop=0), RooflineError, "loop"),
         (lambda: Access(array="x", index=lambda c: c.x, kind="atomic"), RooflineError, "kind"),
-        (lambda: roofline.traffic(4, 32, [(lambda c: c.x, "load")]), TypeError, "roofline.Access"),
-        (lambda: roofline.traffic((1, 70000), 32, []), occupancy.OccupancyError, "grid.y=70000"),
+        (lambda: roofline.memory.traffic(4, 32, [(lambda c: c.x, "load")]), TypeError, "roofline.memory.Access"),
+        (lambda: roofline.memory.traffic((1, 70000), 32, []), occupancy.OccupancyError, "grid.y=70000"),
     ],
     ids=["float index", "int guard", "width 3", "no array", "zero loop", "unknown kind", "not an access", "grid y"],
 )
@@ -425,7 +426,7 @@ def test_accesses_of_different_widths_and_slopes_share_an_array():
     ids=["coalesced", "float4", "stride-2", "stride-32"],
 )
 def test_l1_wavefronts_are_lines_per_warp_access(accesses, block, per_warp):
-    t = roofline.traffic(1 << 12 // block, block, accesses)
+    t = roofline.memory.traffic(1 << 12 // block, block, accesses)
     warps = (1 << 12 // block) * block // 32
     assert t.l1_wavefronts == per_warp * warps
     assert t.l1_global_bytes == 128 * t.l1_wavefronts == t.kernel().l1_bytes
@@ -454,7 +455,7 @@ def _stream_brute(grid, block, accesses):
             if step >= a.loop:
                 continue
             one = np.ones((1, 1), dtype=np.int64)
-            c = roofline.Coords(one * mid[0], one * mid[1], one * mid[2], tx[None], ty[None], tz[None], one * step,
+            c = roofline.memory.Coords(one * mid[0], one * mid[1], one * mid[2], tx[None], ty[None], tz[None], one * step,
                                 block, grid)
             index = np.broadcast_to(np.asarray(a.index(c)), (1, threads))[0]
             guard = np.ones(threads, bool) if a.guard is None else np.broadcast_to(a.guard(c), (1, threads))[0]
@@ -472,7 +473,7 @@ def _stream_brute(grid, block, accesses):
     ids=["matmul 64", "matmul 40 odd block", "tiled loop", "matmul 24"],
 )
 def test_block_stream_matches_iteration_by_iteration(grid, block, accesses):
-    t = roofline.traffic(grid, block, accesses)
+    t = roofline.memory.traffic(grid, block, accesses)
     assert (t.l1_stream_bytes_per_block, t.l1_window_bytes_per_block) == _stream_brute(grid, block, accesses)
     # never more than the loads' sectors per iteration, never less than the footprint
     assert t.l1_footprint_bytes_per_block <= t.l1_stream_bytes_per_block
@@ -480,7 +481,7 @@ def test_block_stream_matches_iteration_by_iteration(grid, block, accesses):
 
 def test_block_stream_of_a_naive_matmul_reads_each_row_sector_once():
     m = 256
-    t = roofline.traffic((m // 16, m // 16), (16, 16), _naive_matmul(m))
+    t = roofline.memory.traffic((m // 16, m // 16), (16, 16), _naive_matmul(m))
     # A: 16 rows of m floats, each sector reused over 8 iterations; B: 2 sectors per row of the k loop
     assert t.l1_stream_bytes_per_block == 32 * (16 * m // 8 + 2 * m)
     # two iterations across a sector boundary of A: 16 + 16 sectors of A, 2 + 2 of B
@@ -488,5 +489,5 @@ def test_block_stream_of_a_naive_matmul_reads_each_row_sector_once():
 
 
 def test_no_loop_no_stream():
-    t = roofline.traffic(8, 256, _copy(2048))
+    t = roofline.memory.traffic(8, 256, _copy(2048))
     assert t.l1_stream_bytes_per_block is None and t.l1_window_bytes_per_block is None

@@ -13,7 +13,7 @@
   (four independent chains) sweeps the arithmetic intensity across the ridge. The memory
   side is the sweep's time without FMAs, the compute side the FMAs at the slope of the
   compute-bound end; ``overlap_exponent`` is the ``p`` of ``(m**p + c**p) ** (1/p)`` that
-  fits the points where the two sides are within 4x of each other (`roofline.overlap`).
+  fits the points where the two sides are within 4x of each other (`roofline.terms.overlap`).
 * **FMA latency**: one warp per SM runs one dependent FMA chain: the cycles per FMA at the
   clock the driver reports (``fma_latency_cycles``, the lone warp's issue interval).
 

@@ -18,7 +18,7 @@ Four kinds of host memory, both directions:
 direction, minimising the largest relative error. Where one line misses some size by more
 than 10% (on an H200 host, pageable host-to-device copies ran at 17 GB/s up to 64 MiB and at
 9.5 GB/s from 256 MiB), `fit_segments` splits the sizes in two at the point that fits best,
-each segment with its own latency and rate. ``roofline.transfer_time`` uses those fits.
+each segment with its own latency and rate. ``roofline.transfer.transfer_time`` uses those fits.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from roofline import RooflineError
 
-from roofline import LinkSegment
+from roofline.transfer import LinkSegment
 
 from ..device import (
     DeviceError,
@@ -418,13 +418,13 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
 
 
 def render_host_links(links: HostLinks, h: str = "##") -> list[str]:
-    """Every host-link transfer and the fits `roofline.transfer_time` uses."""
+    """Every host-link transfer and the fits `roofline.transfer.transfer_time` uses."""
     lines = [f"{h} Host links", "",
              "Pinned and mapped: CUDA events behind a spin kernel (GPU-side). Pageable and managed device-to-host: "
              "host clock around the blocking call (the CPU's staging or page faults are part of the cost). "
              "Managed: first touch migrates the pages, second touch finds them resident.", "",
              "Fit: seconds = latency + bytes / rate over the sizes >= 1 MiB (two segments where one line misses "
-             "a size by more than 10%); `roofline.transfer_time` uses it.", "",
+             "a size by more than 10%); `roofline.transfer.transfer_time` uses it.", "",
              "| memory | direction | from | fit: rate | fit: latency | worst fit error >= 1 MiB |",
              "| --- | --- | --- | --- | --- | --- |"]
     for fit in links.fits:

@@ -15,7 +15,7 @@
   times: partial-sector stores per second that L2 absorbs.
 * **DRAM pages**: the same 1 GiB read once by 128-byte chunks in row order (a stream: each
   DRAM page opened once) and in column order over 1,024 to 65,536 rows (a page opened per
-  chunk, as `roofline.traffic` counts it): the DRAM-equivalent bytes each page opened
+  chunk, as `roofline.memory.traffic` counts it): the DRAM-equivalent bytes each page opened
   beyond a stream's costs (the time difference x the read bandwidth / the extra pages).
 * **Tree level**: one block per SM runs thousands of levels of (shared load, add, shared
   store, barrier): the latency of one level, from the difference of two level counts, at
@@ -29,7 +29,9 @@ from collections.abc import Callable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
-from roofline import Calibration, locality, mixed_dram_bandwidth
+from roofline import Calibration
+from roofline.memory import locality
+from roofline.terms import mixed_dram_bandwidth
 
 from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels, kernel_source, takes_session
 from ._prediction import PredictionCheck
@@ -76,7 +78,7 @@ class MemoryEffects(BaseModel):
         32 or 64.
     dram_read_line_bytes, dram_partial_write_line_bytes : float
         DRAM-equivalent bytes of one line read alone, and of one line written in part
-        (each side's time at that side's bandwidth, `roofline.dram_roof`).
+        (each side's time at that side's bandwidth, `roofline.terms.dram_roof`).
     l2_partial_store_sectors_per_second : float
     sm_partial_store_sectors_per_second : float or None
         What one SM's stores get merged alone: ``sm_partial_stores / sm_partial_store_seconds``.
@@ -125,7 +127,7 @@ def page_visit_bytes(buffer_bytes: int, row_seconds: float, column_seconds: dict
     opens ``buffer / dram_page_bytes``; the extra time at the read bandwidth is the extra
     pages' cost: the slope of a line through the origin (at least 0).
     """
-    page_bytes = locality("H200").dram_page_bytes  # roofline.traffic's default figures
+    page_bytes = locality("H200").dram_page_bytes  # roofline.memory.traffic's default figures
     extra, pages = [], []
     for rows, seconds in column_seconds.items():
         visit = page_probe_visit(rows)
@@ -140,9 +142,9 @@ def page_visit_bytes(buffer_bytes: int, row_seconds: float, column_seconds: dict
 
 def page_probe_visit(rows: int) -> int:
     """Bytes of one page the probe's column order over `rows` rows reads per opening, as
-    `roofline.traffic` counts them: its window holds ``page_window_threads / 32`` warps,
+    `roofline.memory.traffic` counts them: its window holds ``page_window_threads / 32`` warps,
     each reading one 128-byte chunk; it reads ``window / rows`` adjacent chunks of a row."""
-    figures = locality("H200")  # roofline.traffic's default figures
+    figures = locality("H200")  # roofline.memory.traffic's default figures
     return min(figures.dram_page_bytes, LINE_BYTES * max(1, figures.page_window_threads // 32 // rows))
 
 
@@ -158,7 +160,7 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
     `dram_bytes_per_second` is the copy's sustained bandwidth, `read_bytes_per_second` a
     read stream's (the working-set sweep's DRAM plateau): read probes convert their time
     to bytes at the read bandwidth, the write probe at a written byte's
-    (`roofline.mixed_dram_bandwidth`, `roofline.dram_roof`'s rule).
+    (`roofline.terms.mixed_dram_bandwidth`, `roofline.terms.dram_roof`'s rule).
     """
     warps = np.array([threads / 32 for threads in tree_level_points], dtype=float)
     level = np.array(list(tree_level_points.values()), dtype=float)
@@ -195,9 +197,9 @@ def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: flo
 
 def page_probe_rows(warps: int) -> tuple[int, ...]:
     """Rows of the page probe's column orders for a launch of `warps` warps: as many as
-    keep one chunk per row in `roofline.traffic`'s window (128-byte visits) and the eight
+    keep one chunk per row in `roofline.memory.traffic`'s window (128-byte visits) and the eight
     loads of a warp a page apart (``warps / rows >= 8`` chunks), from 1,024 to 65,536."""
-    window = locality("H200").page_window_threads // 32  # roofline.traffic's default figures
+    window = locality("H200").page_window_threads // 32  # roofline.memory.traffic's default figures
     return tuple(rows for rows in (1024, 8192, 65536) if rows >= window and warps // rows >= 8)
 
 

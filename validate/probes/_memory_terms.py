@@ -99,7 +99,7 @@ def flush_dirty_bytes(*, read_bytes: float, dirty_seconds: float, clean_seconds:
     A read of ``read_bytes`` after a clean scrub takes ``clean_seconds`` (rate ``r``); a copy of
     the same bytes reads and writes them in ``copy_seconds`` (a half-and-half mix at ``c =
     2 x read_bytes / copy_seconds``); a written byte in a read stream then costs ``2/c - 1/r``
-    seconds (`roofline.mixed_dram_bandwidth`'s rule). The stream after the flush takes longer
+    seconds (`roofline.terms.mixed_dram_bandwidth`'s rule). The stream after the flush takes longer
     by the write-back of the flush's lines it displaces: their bytes are the extra time over
     that cost, between 0 and ``l2_bytes``.
     """

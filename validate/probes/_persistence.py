@@ -1,4 +1,4 @@
-"""L2 persistence: what an access-policy window buys, measured against `roofline.l2_persistence`.
+"""L2 persistence: what an access-policy window buys, measured against `roofline.transfer.l2_persistence`.
 
 The kernel (`stream_hot` in `validate/kernels/memory.cu`) streams a large array once while
 re-reading a hot set, one hot vector per `ratio` streamed ones. Without a window the
@@ -67,7 +67,7 @@ class PersistenceCase(BaseModel):
 
 
 class PersistencePoint(BaseModel):
-    """A configuration, its measured time, and what `roofline.l2_persistence` predicted."""
+    """A configuration, its measured time, and what `roofline.transfer.l2_persistence` predicted."""
 
     model_config = _FROZEN
 
@@ -128,9 +128,9 @@ def persistence_cases(l2_cache_bytes: int, max_persisting_bytes: int, *, quick: 
 
 
 def _predict(case: PersistenceCase, *, l2_cache_bytes: int, max_persisting_bytes: int, dram: float,
-             l2: float) -> roofline.L2Persistence:
+             l2: float) -> roofline.transfer.L2Persistence:
     hot_reads = case.stream_bytes / case.ratio
-    return roofline.l2_persistence(
+    return roofline.transfer.l2_persistence(
         case.hot_bytes, hit_ratio=case.hit_ratio or 0.0, set_aside_bytes=case.set_aside_bytes if case.hit_ratio else 0,
         l2_cache_bytes=l2_cache_bytes, max_persisting_bytes=max_persisting_bytes, window_reads_bytes=hot_reads,
         other_bytes=float(case.stream_bytes), dram_bytes_per_second=dram, l2_bytes_per_second=l2)
@@ -139,7 +139,7 @@ def _predict(case: PersistenceCase, *, l2_cache_bytes: int, max_persisting_bytes
 def persistence_points(measured: Mapping[PersistenceCase, tuple[float, float]], *, l2_cache_bytes: int,
                        max_persisting_bytes: int, dram_bytes_per_second: float,
                        l2_bytes_per_second: float) -> tuple[PersistencePoint, ...]:
-    """Measured time ratios of every configuration and `roofline.l2_persistence`'s prediction.
+    """Measured time ratios of every configuration and `roofline.transfer.l2_persistence`'s prediction.
 
     A window is compared with the same hot set and set-aside without it; a set-aside without
     a window with nothing set aside (what reserving L2 alone costs: measured, not predicted).
@@ -195,7 +195,7 @@ def repredict(persistence: Persistence, *, l2_cache_bytes: int) -> Persistence:
 @takes_session
 def measure_persistence(session: Session, info: DeviceInfo, *, dram_bytes_per_second: float, l2_bytes_per_second: float,
                         quick: bool = False, progress: Callable[[str], None] = lambda message: None) -> Persistence:
-    """Measure every `persistence_cases` configuration and compare with `roofline.l2_persistence`.
+    """Measure every `persistence_cases` configuration and compare with `roofline.transfer.l2_persistence`.
 
     Parameters
     ----------
@@ -287,7 +287,7 @@ def render_persistence(persistence: Persistence, h: str = "##") -> list[str]:
     lines = [f"{h} L2 persistence (access-policy window)", "",
              f"persistingL2CacheMaxSize {format_size(persistence.max_persisting_bytes)}, accessPolicyMaxWindowSize "
              f"{format_size(persistence.max_window_bytes)}. Time ratio = with the window / without; predicted by "
-             f"`roofline.l2_persistence` with DRAM {persistence.dram_bytes_per_second / 1e12:.2f} TB/s and L2 "
+             f"`roofline.transfer.l2_persistence` with DRAM {persistence.dram_bytes_per_second / 1e12:.2f} TB/s and L2 "
              f"{persistence.l2_bytes_per_second / 1e12:.2f} TB/s.", "",
              "| hot set | stream | hit ratio | set-aside | time (us) | baseline (us) | measured ratio | predicted "
              "| error | buys nothing (predicted) | why |",

@@ -281,7 +281,7 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
 
 
 def _plot_png(report: ValidationReport, models: Sequence[roofline.Kernel]) -> bytes | None:
-    """roofline.plot_roofline with the measured ceilings and measured kernel points."""
+    """roofline.chart.plot_roofline with the measured ceilings and measured kernel points."""
     if report.comparison.database_gpu is None:
         return None
     names = {"dram_copy": "dram", "l2_read": "l2", "shared_read": "l1", "fp32_fma": "fp32",
@@ -300,8 +300,9 @@ def _plot_png(report: ValidationReport, models: Sequence[roofline.Kernel]) -> by
                                        precision=getattr(model, "precision", None)))
         if row.status == "ok" and row.measured_seconds:
             seconds[label] = row.measured_seconds
-    figure = roofline.plot_roofline(
-        report.comparison.database_gpu, kernels, measured_ceilings=measured_ceilings, measured_seconds=seconds,
+    figure = roofline.chart.plot_roofline(
+        report.comparison.database_gpu, kernels,
+        measured=roofline.chart.Measurements(ceilings=measured_ceilings, seconds=seconds),
         title=f"{report.device.name}: measured (hollow) vs predicted; dashed roofs measured",
     )
     buffer = io.BytesIO()

@@ -2,7 +2,7 @@
 
 PolyBench's correlation kernel gives column ``j1`` (a thread of the grid) the rows ``j2 = j1 + 1
 .. m - 1``: thread 0 makes ``m - 1`` trips, the last thread none. The counts of a profile (or
-of `roofline.traffic`) are the launch's totals, so every term that divides them among the SMs
+of `roofline.memory.traffic`) are the launch's totals, so every term that divides them among the SMs
 or the warps sees the mean thread. On a grid of one wave the launch lasts as long as its
 busiest SM and its slowest warp: for such a triangle, about twice the mean. The SASS says
 which loops do this (``SassLoop.index_trips``); the thread with the most trips is taken to

@@ -87,7 +87,7 @@ def load_misses(kernel: Kernel, served_l2_bytes: float | None,
     """The shares of the kernel's load sectors that miss L1, and of those that miss L2.
 
     A profile's hit rates where it gives them (`kernel_misses`); else, from the traffic
-    `roofline.traffic` counted, the loads' own: the load bytes that reach L2 once L1 keeps
+    `roofline.memory.traffic` counted, the loads' own: the load bytes that reach L2 once L1 keeps
     what it can (`served_l2_bytes`, `l2_bytes_with_l1_reuse`, less the stores) over the sectors
     the loads look up (``l2_load_bytes``), and the compulsory DRAM reads (``dram_load_bytes``)
     over those L2 load bytes. Stores are left out of both: they go to L2 and hit there whatever
@@ -109,7 +109,7 @@ def load_misses(kernel: Kernel, served_l2_bytes: float | None,
 
 def l2_requests(kernel: Kernel) -> float | None:
     """SM -> L2 requests of `kernel`: its ``l2_requests`` (a profile's count), else the lines
-    its warps' accesses touch as `roofline.traffic` counted them (``traffic.l1_wavefronts``:
+    its warps' accesses touch as `roofline.memory.traffic` counted them (``traffic.l1_wavefronts``:
     one request per distinct 128-byte line of a warp access), else None."""
     kernel = kernel_of(kernel)
     if kernel.l2_requests is not None:
@@ -121,7 +121,7 @@ def l2_requests(kernel: Kernel) -> float | None:
 
 
 def served_l2_requests(kernel: Kernel, served_l2_bytes: float | None) -> float | None:
-    """The `l2_requests` that reach L2: requests counted by `roofline.traffic` (at L1) scaled by
+    """The `l2_requests` that reach L2: requests counted by `roofline.memory.traffic` (at L1) scaled by
     the share of the L2 bytes that L1 does not keep (`served_l2_bytes`); a profile's count as it is."""
     requests = l2_requests(kernel)
     if requests and kernel.l2_requests is None and kernel.l2_bytes:

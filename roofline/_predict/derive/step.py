@@ -86,7 +86,7 @@ def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = F
         If the kernel has no ``dram_bytes``.
     """
     if kernel.dram_bytes is None:
-        raise RooflineError(f"kernel {kernel.name!r} has no dram_bytes (roofline.traffic() counts them)")
+        raise RooflineError(f"kernel {kernel.name!r} has no dram_bytes (roofline.memory.traffic() counts them)")
     traffic = kernel.traffic
     if traffic is None:
         return DramTraffic(bytes=float(kernel.dram_bytes), store_bytes=None, load_bursts=None, load_page_visits=None,

@@ -28,7 +28,7 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
     """Bytes the DRAM spends on `kernel`'s traffic, counting how it moves them.
 
     ``dram_bytes`` counts 32-byte sectors. Where the kernel gives its footprint (built by
-    `roofline.traffic`) and the calibration the DRAM's granularity, the read side costs at
+    `roofline.memory.traffic`) and the calibration the DRAM's granularity, the read side costs at
     least ``64 x bursts`` (a DRAM that reads 64-byte bursts fetches both sectors of one)
     and ``dram_read_line_bytes`` per line read; a sector written in part is read whole first,
     a 32-byte fill on the read side (as Nsight counts it, in ``dram__bytes_read``), unless the
@@ -44,8 +44,8 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
     kernel : Kernel
     calibration : Calibration
     locality : Locality, optional
-        The GPU's DRAM page size (`roofline.locality`); default the H200's, where
-        `roofline.traffic` measured the page visits.
+        The GPU's DRAM page size (`roofline.memory.locality`); default the H200's, where
+        `roofline.memory.traffic` measured the page visits.
 
     Returns
     -------
@@ -62,7 +62,7 @@ def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality:
     >>> import roofline
     >>> k = roofline.models.strided_read(1 << 20, 32)
     >>> cal = roofline.calibration("H200")
-    >>> roofline.dram_equivalent_bytes(k, cal) > k.dram_bytes  # one sector per 64-byte burst
+    >>> roofline.terms.dram_equivalent_bytes(k, cal) > k.dram_bytes  # one sector per 64-byte burst
     True
     """
     kernel = kernel_of(kernel)
@@ -154,8 +154,8 @@ def dram_roof(gpu: GPU | str, calibration: Calibration, read_bytes: float, write
     --------
     >>> import roofline
     >>> cal = roofline.calibration("H200")
-    >>> copy = roofline.dram_roof("H200", cal, 1.0, 1.0)
-    >>> roofline.dram_roof("H200", cal, 1.0, 0.0) > copy > roofline.dram_roof("H200", cal, 0.0, 1.0)
+    >>> copy = roofline.terms.dram_roof("H200", cal, 1.0, 1.0)
+    >>> roofline.terms.dram_roof("H200", cal, 1.0, 0.0) > copy > roofline.terms.dram_roof("H200", cal, 0.0, 1.0)
     True
     """
     record = _lookup_gpu(gpu)
@@ -179,7 +179,7 @@ def mixed_dram_bandwidth(read_bytes: float, write_bytes: float | None, *, copy_b
 
     Examples
     --------
-    >>> from roofline import mixed_dram_bandwidth
+    >>> from roofline.terms import mixed_dram_bandwidth
     >>> round(mixed_dram_bandwidth(0.0, 1.0, copy_bytes_per_second=4e12, read_bytes_per_second=5e12) / 1e12, 3)
     3.333
     """

@@ -23,10 +23,10 @@ PATTERNS = {
 
 def kernel(name, block):
     guard = lambda c: (c.x < N) & (c.y < N)  # noqa: E731
-    accesses = [roofline.Access(array="in" if kind == "load" else "out", index=index, guard=guard, kind=kind)
+    accesses = [roofline.memory.Access(array="in" if kind == "load" else "out", index=index, guard=guard, kind=kind)
                 for kind, index in PATTERNS[name]]
     grid = (N // block[0], N // block[1])
-    return roofline.traffic(grid, block, accesses).kernel(name=name, flops=0, launch=occupancy.Launch(
+    return roofline.memory.traffic(grid, block, accesses).kernel(name=name, flops=0, launch=occupancy.Launch(
         grid=grid, block=block, registers_per_thread=16))
 
 
