@@ -1,7 +1,7 @@
 """Running NVIDIA's nvdisasm on a cubin and splitting its listing into instructions.
 
 nvdisasm comes as a wheel (``pip install nvidia-cuda-nvdisasm``, in gpuroof's ``compile`` extra),
-with the CUDA toolkit (beside nvcc) and with Triton. CUDA 13's nvdisasm no longer reads
+with the CUDA toolkit (beside nvcc) and with Triton. CUDA 13's nvdisasm does not read
 sm_50-sm_72 cubins ("use CUDA toolkit 13.0 or earlier"), so every nvdisasm found is tried
 in turn until one reads the cubin.
 
