@@ -192,12 +192,13 @@ def address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, in
     return found, trips, skips
 
 
-def _decide(instr: Instruction, offset: int, walk: tuple[dict, tuple, dict, dict], trips: dict, skips: dict) -> None:
+def _decide(instr: Instruction, offset: int, context: tuple[dict, tuple, dict, dict], trips: dict,
+            skips: dict) -> None:
     """`address_sources`' second walk at one instruction: a compare (``ISETP``) sets its
-    predicates (``walk``: the operand table, what registers hold, the predicates' compares and
-    the loops' ends, updated in place); a branch at a loop's end on one gives the index its trips
-    follow (``trips``), an exit or branch on one that keeps one thread (``skips``)."""
-    table, (held, steps, slopes, _), compares, ends = walk
+    predicates (``context``: the operand table, what registers hold, the predicates' compares
+    and the loops' ends, updated in place); a branch at a loop's end on one gives the index its
+    trips follow (``trips``), an exit or branch on one that keeps one thread (``skips``)."""
+    table, (held, steps, slopes, _), compares, ends = context
     base = instr.base
     if base in ("ISETP", "UISETP"):
         compared = _compare(instr, table, held, steps, slopes)

@@ -141,14 +141,21 @@ EMPTY: frozenset = frozenset()
 
 
 def operand_table(instrs: Sequence[Instruction], sm: int) -> dict[int, Named]:
-    """Offset -> what each instruction's operands name (`Named`)."""
+    """Offset -> what each instruction's operands name (`Named`), read once per instruction text:
+    the same text comes back many times in a function (``IMAD.MOV.U32 R1, RZ, RZ, R0``)."""
     # before sm_80 the listing prints a 64-bit address as [R2], with .E on the opcode
     old = sm < 80
-    return {instr.offset: _operands(instr.opcode, instr.operands, old) for instr in instrs}
+    read: dict[tuple[str, tuple[str, ...]], Named] = {}
+    table = {}
+    for instr in instrs:
+        key = (instr.opcode, instr.operands)
+        entry = read.get(key)
+        if entry is None:
+            entry = read[key] = _operands(instr.opcode, instr.operands, old)
+        table[instr.offset] = entry
+    return table
 
 
-# the same instruction text comes back many times in a listing (IMAD.MOV.U32 R1, RZ, RZ, R0)
-@functools.lru_cache(maxsize=1 << 16)
 def _operands(opcode: str, operands: tuple[str, ...], before_sm80: bool) -> Named:
     base, *mods = opcode.split(".")
     implicit_wide_address = before_sm80 and "E" in mods
