@@ -140,12 +140,14 @@ class Named(NamedTuple):
 EMPTY: frozenset = frozenset()
 
 
-def operand_table(instrs: Sequence[Instruction], sm: int) -> dict[int, Named]:
-    """Offset -> what each instruction's operands name (`Named`), read once per instruction text:
-    the same text comes back many times in a function (``IMAD.MOV.U32 R1, RZ, RZ, R0``)."""
+def operand_table(instrs: Sequence[Instruction], sm: int,
+                  read: dict[tuple[str, tuple[str, ...]], Named] | None = None) -> dict[int, Named]:
+    """Offset -> what each instruction's operands name (`Named`), read once per instruction text
+    (``read``: the texts read so far, updated; the same text comes back many times in a listing,
+    ``IMAD.MOV.U32 R1, RZ, RZ, R0``)."""
     # before sm_80 the listing prints a 64-bit address as [R2], with .E on the opcode
     old = sm < 80
-    read: dict[tuple[str, tuple[str, ...]], Named] = {}
+    read = {} if read is None else read
     table = {}
     for instr in instrs:
         key = (instr.opcode, instr.operands)
@@ -174,15 +176,15 @@ def _operands(opcode: str, operands: tuple[str, ...], before_sm80: bool) -> Name
         address = frozenset(found)
     first, dest = _written(base, operands, named)
     read = frozenset().union(*named[first + 1:])
+    every = frozenset().union(*regs)
     if not dest:  # the walks read only the address of an instruction that writes no register
-        return Named(regs, named, frozenset().union(*regs), load, EMPTY, read, (), (), EMPTY, address, None, False,
-                      None)
+        return Named(regs, named, every, load, EMPTY, read, (), (), EMPTY, address, None, False, None)
     values = tuple(o for o in operands[first + 1:] if not _is_predicate(o))
     # an operand written twice names what its last place does (IMAD.WIDE's widths differ by place)
     by_operand = dict(zip(operands, named))
     value_registers = tuple(by_operand[o] for o in values)
     special = frozenset().union(*(special_sources(o) for o in operands[1:])) if base in ("S2R", "S2UR") else None
-    return Named(regs, named, frozenset().union(*regs), load, dest, read, values, value_registers,
+    return Named(regs, named, every, load, dest, read, values, value_registers,
                   frozenset().union(*value_registers), address, special, base in _VARYING_RESULTS,
                   opcode_arithmetic(opcode))
 

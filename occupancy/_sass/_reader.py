@@ -35,12 +35,14 @@ __all__ = ["Summaries", "read_sass", "sass_summaries", "summarize"]
 _SOURCE_ORDER: tuple[str, ...] = get_args(AddressSource)
 
 
-def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str) -> SassSummary:
-    """The `SassSummary` of one function's instructions (``labels``: label -> offset)."""
+def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str,
+              texts: dict | None = None) -> SassSummary:
+    """The `SassSummary` of one function's instructions (``labels``: label -> offset; ``texts``:
+    what the instruction texts of the listing read so far name, shared by its functions)."""
     sm = int(re.sub(r"\D", "", architecture) or 0)
     code = executable(instrs, labels)
     ranges = loop_ranges(code, labels)
-    table = operand_table(code, sm)
+    table = operand_table(code, sm, texts)
     addresses, index_trips, skips = address_sources(code, ranges, sm, table)
     one_address = one_address_counts(code, addresses)
     loops, bodies = [], []
@@ -115,7 +117,8 @@ def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
         listing: Disassembly = disassemble(cubin)
     except NvdisasmError as exc:
         return Summaries({}, None, str(exc))
-    functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool)
+    texts: dict = {}  # what each instruction text names, read once for all the functions
+    functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool, texts)
                  for name, instrs in listing.functions.items()}
     return Summaries(functions, listing.tool, None)
 
@@ -178,7 +181,8 @@ def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SAS
     if not isinstance(tool, str):
         raise TypeError(f"tool must be a str, not {type(tool).__name__}")
     parsed = parse_listing(listing, tool)
-    out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool)
+    texts: dict = {}  # what each instruction text names, read once for all the functions
+    out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool, texts)
            for name, instrs in parsed.functions.items() if instrs}
     if not out:
         raise OccupancyError(f"the {tool} holds no function with instructions ('Function : NAME' or "
