@@ -25,6 +25,11 @@ sort-heavy project file builds); --file measures any file, with its options:
     python benchmarks/bench_resources.py
     python benchmarks/bench_resources.py --file ggml/src/ggml-cuda/argsort.cu --arch sm_90 \
         --nvcc-options='-std=c++17 -O3 -Iggml/include -Iggml/src'
+
+On the 2-core machine shared by the project's engineers, 2026-12-06, the CUB-heavy file for
+sm_90 (32 kernels, 128,728 SASS instructions; the file written out and passed with --file,
+--nvcc-options=-O3): nvcc 34-48 CPU-s (it moves with the load); --json 9.2-10.0 CPU-s (27-30 %
+of that run's nvcc), of which nvdisasm ~3.6, reading its listing ~1.1 and the summaries ~4.3.
 """
 
 from __future__ import annotations
