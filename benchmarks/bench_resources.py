@@ -28,8 +28,9 @@ sort-heavy project file builds); --file measures any file, with its options:
 
 On the 2-core machine shared by the project's engineers, 2026-12-06, the CUB-heavy file for
 sm_90 (32 kernels, 128,728 SASS instructions; the file written out and passed with --file,
---nvcc-options=-O3): nvcc 34-48 CPU-s (it moves with the load); --json 9.2-10.0 CPU-s (27-30 %
-of that run's nvcc), of which nvdisasm ~3.6, reading its listing ~1.1 and the summaries ~4.3.
+--nvcc-options=-O3), load average about 1: nvcc 26.4 CPU-s, --json 6.6 CPU-s (25 %): nvdisasm
+~2.4, reading its listing ~0.9, the summaries ~3.3. nvcc's CPU-seconds move with the load (22-48
+in a day's runs): compare shares of runs made under the same load only.
 """
 
 from __future__ import annotations
