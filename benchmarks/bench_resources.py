@@ -25,6 +25,12 @@ sort-heavy project file builds); --file measures any file, with its options:
     python benchmarks/bench_resources.py
     python benchmarks/bench_resources.py --file ggml/src/ggml-cuda/argsort.cu --arch sm_90 \
         --nvcc-options='-std=c++17 -O3 -Iggml/include -Iggml/src'
+
+On the 2-core machine shared by the project's engineers, 2026-12-06, the CUB-heavy file for
+sm_90 (32 kernels, 128,728 SASS instructions; the file written out and passed with --file,
+--nvcc-options=-O3), load average about 1: nvcc 26.4 CPU-s, --json 6.6 CPU-s (25 %): nvdisasm
+~2.4, reading its listing ~0.9, the summaries ~3.3. nvcc's CPU-seconds move with the load (22-48
+in a day's runs): compare shares of runs made under the same load only.
 """
 
 from __future__ import annotations

@@ -124,9 +124,7 @@ class _Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
                  option_string: str | None = None) -> None:
-        from importlib.metadata import version  # stdlib, but only --version needs it
-
-        print(f"gpuroof {version('gpuroof')}")
+        print(f"gpuroof {importlib.import_module(f'{__package__}._version').installed_version()}")
         parser.exit(EXIT_OK)
 
 

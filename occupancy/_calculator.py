@@ -238,25 +238,33 @@ def calculate(
     )
 
 
+# The launch numbers calculate_many takes as arrays: the fields of LaunchNumbers, the first two required.
+_LAUNCH_ARRAYS = tuple(f.name for f in dataclasses.fields(LaunchNumbers))
+_REQUIRED_ARRAYS = ("threads_per_block", "registers_per_thread")
+
+
 def calculate_many(
     arch: ArchitectureLike,
     *,
-    threads_per_block: ArrayLike,
-    registers_per_thread: ArrayLike,
-    static_shared_memory: ArrayLike = 0,
-    dynamic_shared_memory: ArrayLike = 0,
-    max_dynamic_shared_memory: ArrayLike | None = None,
-    carveout: ArrayLike | None = None,
-    block_barriers: ArrayLike = 1,
-    max_threads_per_block: ArrayLike | None = None,
     partitioned_global_caching: str | bool = "off",
+    **arrays: ArrayLike | None,
 ) -> OccupancyArrays:
     """:func:`calculate` over numpy arrays, with broadcasting.
 
-    Parameters are the launch numbers of :func:`calculate`, each a scalar or an array
-    of integers; ``carveout`` may hold -1 for "no preference" and
-    ``partitioned_global_caching`` is one value for all. Every element equals
-    :func:`calculate` on the same values.
+    Parameters
+    ----------
+    arch : str, tuple or Architecture
+        The compute capability, e.g. ``"sm_90"``.
+    partitioned_global_caching : {"off", "on", "strict"}, optional
+        One value for all the launches.
+    **arrays
+        The launch numbers of :func:`calculate` as keywords, each a scalar or an array of
+        integers (the arrays broadcast together): ``threads_per_block`` and
+        ``registers_per_thread`` (required), ``static_shared_memory``,
+        ``dynamic_shared_memory``, ``max_dynamic_shared_memory``, ``carveout`` (which may
+        hold -1 for "no preference"), ``block_barriers`` and ``max_threads_per_block``; one
+        left out takes :func:`calculate`'s default, as does None for the last three kernel
+        attributes. Every element equals :func:`calculate` on the same values.
 
     Returns
     -------
@@ -266,6 +274,9 @@ def calculate_many(
     ------
     OccupancyError
         If any element is out of range (the message names the first bad value).
+    TypeError
+        For a keyword that is not a launch number, a missing ``threads_per_block`` or
+        ``registers_per_thread``, or values that are not integers.
 
     Examples
     --------
@@ -275,19 +286,16 @@ def calculate_many(
     >>> r.occupancy.tolist()
     [1.0, 0.75, 0.5]
     """
+    unknown = [name for name in arrays if name not in _LAUNCH_ARRAYS]
+    if unknown:
+        raise TypeError(f"calculate_many() got an unexpected keyword argument {unknown[0]!r}; the launch "
+                        f"numbers are {', '.join(_LAUNCH_ARRAYS)}")
+    missing = [name for name in _REQUIRED_ARRAYS if name not in arrays]
+    if missing:
+        raise TypeError(f"calculate_many() missing the launch numbers {' and '.join(map(repr, missing))}")
     arch = architecture(arch)
     gc = gc_mode(partitioned_global_caching)
-    numbers = LaunchNumbers(
-        threads_per_block=threads_per_block,
-        registers_per_thread=registers_per_thread,
-        static_shared_memory=static_shared_memory,
-        dynamic_shared_memory=dynamic_shared_memory,
-        max_dynamic_shared_memory=max_dynamic_shared_memory,
-        carveout=carveout,
-        block_barriers=block_barriers,
-        max_threads_per_block=max_threads_per_block,
-    )
-    out = evaluate(arch, checked(arch, numbers, arrays=True), gc)
+    out = evaluate(arch, checked(arch, LaunchNumbers(**arrays), arrays=True), gc)
     values = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}
     shape = np.broadcast_shapes(*(np.shape(x) for x in values.values()))
     return OccupancyArrays(**{k: np.broadcast_to(x, shape) for k, x in values.items()})

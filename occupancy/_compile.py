@@ -17,8 +17,8 @@ from ._install import install_extra
 from .common import sequence
 
 __all__ = [
-    "CompileError", "Compiled", "CompilerNotFoundError", "compile_ptx", "compile_source", "option_strings", "ptx_directives",
-    "ptx_setmaxnreg", "ptxas_log", "target_sm",
+    "CompileError", "Compiled", "CompilerNotFoundError", "compile_ptx", "compile_source", "no_compiler_error",
+    "one_line_error", "option_strings", "ptx_directives", "ptx_setmaxnreg", "ptxas_log", "target_sm",
 ]
 
 INSTALL_HINT = f"{install_extra('compile')}: cuda-bindings, nvidia-cuda-nvrtc, nvidia-nvjitlink"
@@ -269,3 +269,16 @@ def ptx_setmaxnreg(ptx: str) -> dict[str, tuple[int, ...]]:
         if entry is not None and counts:
             out[entry[1]] = tuple(counts)
     return out
+
+
+def no_compiler_error(name: str, work: str, tool: str, library: str) -> CompilerNotFoundError:
+    """No compiler at all for `name`: neither the toolkit's `tool` nor cuda-python's `library`."""
+    return CompilerNotFoundError(f"{name}: {work} needs {tool} (the CUDA toolkit, or CUDA_HOME) or {library}: "
+                                 f"{install_extra('compile')}")
+
+
+def one_line_error(message: str, log: str) -> CompileError:
+    """A CompileError whose message is one line; the compiler's whole log stays in ``.log``."""
+    error = CompileError(message)
+    error.log = log
+    return error

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import io
 import struct
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
 
 from ._arch import architecture
 from ._errors import OccupancyError
 
 if TYPE_CHECKING:
-    from elftools.elf.elffile import ELFFile
     from elftools.elf.sections import Section
 
 __all__ = ["ELF_MAGIC", "EIATTR", "cubin_architecture", "cubin_kernels", "nv_info_records"]
@@ -76,9 +79,6 @@ def _words(payload: bytes) -> tuple[int, ...]:
 
 
 def _elf(data: bytes) -> ELFFile:
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-
     try:
         elf = ELFFile(io.BytesIO(data))
     except ELFError as exc:
@@ -118,6 +118,119 @@ def _symbols(elf: ELFFile) -> list[tuple[str, int, int, int]]:
     return out
 
 
+@dataclass(frozen=True)
+class _Image:
+    """What each kernel's entry reads from the cubin as a whole."""
+
+    arch: str
+    where: str
+    """The ``origin`` that starts each entry of ``sources``."""
+    sections: dict[str, Section]
+    module: dict[int, dict[str, int]]
+    """Symbol index -> {attribute name: value} of the module-wide ``.nv.info``."""
+    reserved: int
+    """Bytes of each ``.nv.shared.<kernel>`` that the driver reserves per block."""
+    constant_memory: int
+
+
+def _image(elf: ELFFile, symbols: list[tuple[str, int, int, int]], origin: str) -> _Image:
+    arch = cubin_architecture(elf)
+    sections: dict[str, Section] = {}
+    for section in elf.iter_sections():
+        sections[section.name] = section
+    module: dict[int, dict[str, int]] = {}
+    if ".nv.info" in sections:
+        for _, attr, value in nv_info_records(sections[".nv.info"].data()):
+            name = _CODE.get(attr)
+            if name is not None and isinstance(value, bytes) and len(value) >= 8:
+                symbol, number = struct.unpack_from("<II", value)
+                module.setdefault(symbol, {})[name] = number
+    reserved = 0
+    if any(name.startswith(".nv.shared.reserved") for name in sections) or any(
+        symbol[0].startswith(".nv.reservedSmem") for symbol in symbols
+    ):
+        # From CUDA 13 on sm_90 and later, each kernel's .nv.shared section starts with the
+        # shared memory the driver reserves per block (cudaDevAttrReservedSharedMemoryPerBlock),
+        # marked by a .nv.shared.reserved section (nvcc, NVRTC) or a .nv.reservedSmem symbol
+        # (nvJitLink); cuFuncGetAttribute(SHARED_SIZE_BYTES) and ptxas -v count the kernel's own.
+        reserved = architecture(arch).reserved_shared_memory_per_block
+    constant = sections.get(".nv.constant3")
+    constant_memory = int(constant["sh_size"]) if constant is not None else 0
+    return _Image(arch, origin, sections, module, reserved, constant_memory)
+
+
+def _memory(image: _Image, index: int, name: str, out: dict[str, object], sources: dict[str, str]) -> None:
+    """A kernel's registers, static shared, local and constant memory into ``out`` and ``sources``."""
+    where, sections, info = image.where, image.sections, image.module.get(index, {})
+    text = sections.get(f".text.{name}")
+    if "EIATTR_REGCOUNT" in info:
+        out["registers_per_thread"] = info["EIATTR_REGCOUNT"]
+        sources["registers_per_thread"] = f"{where} .nv.info EIATTR_REGCOUNT"
+    elif text is not None:
+        out["registers_per_thread"] = text["sh_info"] >> 24
+        sources["registers_per_thread"] = f"{where} .text.{name} sh_info bits 24-31"
+    else:
+        raise OccupancyError(f"kernel {name!r} has no register count in the cubin")
+
+    reserved = image.reserved
+    shared = sections.get(f".nv.shared.{name}")
+    size = int(shared["sh_size"]) if shared is not None else 0
+    out["static_shared_memory"] = max(0, size - reserved) if size else 0
+    sources["static_shared_memory"] = f"{where} .nv.shared.{name} section size" + (
+        f" less the {reserved} B reserved per block" if reserved else ""
+    )
+
+    local = sections.get(f".nv.local.{name}")
+    # A kernel that calls functions (not inlined: -G, recursion, large callees) needs their
+    # frames too: ptxas's "cumulative stack size", EIATTR_MIN_STACK_SIZE, is what the driver
+    # reserves per thread (cuFuncGetAttribute LOCAL_SIZE_BYTES), not the kernel's own frame.
+    frame = info.get("EIATTR_FRAME_SIZE", 0)
+    stack = info.get("EIATTR_MIN_STACK_SIZE", 0)
+    out["local_memory"] = max(frame, stack) + (int(local["sh_size"]) if local is not None else 0)
+    sources["local_memory"] = f"{where} .nv.info " + (
+        "EIATTR_MIN_STACK_SIZE (the cumulative stack of its call graph)" if stack > frame else "EIATTR_FRAME_SIZE"
+    ) + (f" + .nv.local.{name} section size" if local is not None else "")
+
+    out["constant_memory"] = image.constant_memory
+    sources["constant_memory"] = f"{where} .nv.constant3 section size"
+
+
+def _launch(image: _Image, name: str, out: dict[str, object], sources: dict[str, str]) -> None:
+    """A kernel's barriers, launch bounds and cluster shape into ``out`` and ``sources``."""
+    where, sections = image.where, image.sections
+    text = sections.get(f".text.{name}")
+    attrs: dict[str, int | bytes] = {}
+    per_kernel = sections.get(f".nv.info.{name}")
+    if per_kernel is not None:
+        for _, attr, value in nv_info_records(per_kernel.data()):
+            if attr in _CODE:
+                attrs[_CODE[attr]] = value
+    if "EIATTR_NUM_BARRIERS" in attrs:
+        out["block_barriers"] = int(attrs["EIATTR_NUM_BARRIERS"])  # type: ignore[arg-type]
+        sources["block_barriers"] = f"{where} .nv.info.{name} EIATTR_NUM_BARRIERS"
+    elif text is not None and (text["sh_flags"] >> 20) & 0x1F:
+        out["block_barriers"] = (text["sh_flags"] >> 20) & 0x1F
+        sources["block_barriers"] = f"{where} .text.{name} sh_flags bits 20-24"
+    else:
+        out["block_barriers"] = 0
+        sources["block_barriers"] = f"{where}: no EIATTR_NUM_BARRIERS nor barrier bits (none used)"
+
+    for attr, field in (("EIATTR_MAX_THREADS", "max_threads_per_block"),
+                        ("EIATTR_REQNTID", "threads_per_block")):
+        value = attrs.get(attr)
+        if isinstance(value, bytes) and len(value) >= 12:
+            x, y, z = _words(value)[:3]
+            out[field] = x * y * z
+            sources[field] = f"{where} .nv.info.{name} {attr}"
+    if "threads_per_block" in out and "max_threads_per_block" not in out:
+        out["max_threads_per_block"] = out["threads_per_block"]
+        sources["max_threads_per_block"] = sources["threads_per_block"]
+    value = attrs.get("EIATTR_CTA_PER_CLUSTER")
+    if isinstance(value, bytes) and len(value) >= 12:
+        out["cluster_dims"] = _words(value)[:3]
+        sources["cluster_dims"] = f"{where} .nv.info.{name} EIATTR_CTA_PER_CLUSTER"
+
+
 def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[str, object]]]:
     """Every kernel's resources in one cubin.
 
@@ -140,103 +253,17 @@ def cubin_kernels(data: bytes, origin: str = "cubin") -> tuple[str, list[dict[st
             f"ELF image for machine {elf.header['e_machine']}, not a cubin (EM_CUDA); "
             "host objects and libraries carry their kernels in a .nv_fatbin section"
         )
-    arch = cubin_architecture(elf)
-    sections: dict[str, Section] = {}
-    for section in elf.iter_sections():
-        sections[section.name] = section
     symbols = _symbols(elf)
-    where = origin
-
-    module: dict[int, dict[str, int]] = {}  # symbol index -> {attribute name: value}
-    if ".nv.info" in sections:
-        for _, attr, value in nv_info_records(sections[".nv.info"].data()):
-            name = _CODE.get(attr)
-            if name is not None and isinstance(value, bytes) and len(value) >= 8:
-                symbol, number = struct.unpack_from("<II", value)
-                module.setdefault(symbol, {})[name] = number
-
-    reserved = 0
-    if any(name.startswith(".nv.shared.reserved") for name in sections) or any(
-        symbol[0].startswith(".nv.reservedSmem") for symbol in symbols
-    ):
-        # From CUDA 13 on sm_90 and later, each kernel's .nv.shared section starts with the
-        # shared memory the driver reserves per block (cudaDevAttrReservedSharedMemoryPerBlock),
-        # marked by a .nv.shared.reserved section (nvcc, NVRTC) or a .nv.reservedSmem symbol
-        # (nvJitLink); cuFuncGetAttribute(SHARED_SIZE_BYTES) and ptxas -v count the kernel's own.
-        reserved = architecture(arch).reserved_shared_memory_per_block
-    constant = sections.get(".nv.constant3")
-    constant_memory = int(constant["sh_size"]) if constant is not None else 0
-
+    image = _image(elf, symbols, origin)
     kernels = []
-    for index, (name, st_info, st_other, shndx) in enumerate(symbols):
+    for index, (name, st_info, st_other, _) in enumerate(symbols):
         if st_info & 0xF != 2 or not st_other & STO_CUDA_ENTRY:  # STT_FUNC entries only
             continue
-        text = sections.get(f".text.{name}")
-        info = module.get(index, {})
-        attrs: dict[str, int | bytes] = {}
-        per_kernel = sections.get(f".nv.info.{name}")
-        if per_kernel is not None:
-            for _, attr, value in nv_info_records(per_kernel.data()):
-                if attr in _CODE:
-                    attrs[_CODE[attr]] = value
-        sources: dict[str, str] = {"kernel": f"{where} .symtab (STO_CUDA_ENTRY)",
-                                   "architecture": f"{where} ELF header e_flags"}
-        out: dict[str, object] = {"kernel": name, "architecture": arch}
-
-        if "EIATTR_REGCOUNT" in info:
-            out["registers_per_thread"] = info["EIATTR_REGCOUNT"]
-            sources["registers_per_thread"] = f"{where} .nv.info EIATTR_REGCOUNT"
-        elif text is not None:
-            out["registers_per_thread"] = text["sh_info"] >> 24
-            sources["registers_per_thread"] = f"{where} .text.{name} sh_info bits 24-31"
-        else:
-            raise OccupancyError(f"kernel {name!r} has no register count in the cubin")
-
-        shared = sections.get(f".nv.shared.{name}")
-        size = int(shared["sh_size"]) if shared is not None else 0
-        out["static_shared_memory"] = max(0, size - reserved) if size else 0
-        sources["static_shared_memory"] = f"{where} .nv.shared.{name} section size" + (
-            f" less the {reserved} B reserved per block" if reserved else ""
-        )
-
-        local = sections.get(f".nv.local.{name}")
-        # A kernel that calls functions (not inlined: -G, recursion, large callees) needs their
-        # frames too: ptxas's "cumulative stack size", EIATTR_MIN_STACK_SIZE, is what the driver
-        # reserves per thread (cuFuncGetAttribute LOCAL_SIZE_BYTES), not the kernel's own frame.
-        frame = info.get("EIATTR_FRAME_SIZE", 0)
-        stack = info.get("EIATTR_MIN_STACK_SIZE", 0)
-        out["local_memory"] = max(frame, stack) + (int(local["sh_size"]) if local is not None else 0)
-        sources["local_memory"] = f"{where} .nv.info " + (
-            "EIATTR_MIN_STACK_SIZE (the cumulative stack of its call graph)" if stack > frame else "EIATTR_FRAME_SIZE"
-        ) + (f" + .nv.local.{name} section size" if local is not None else "")
-
-        out["constant_memory"] = constant_memory
-        sources["constant_memory"] = f"{where} .nv.constant3 section size"
-
-        if "EIATTR_NUM_BARRIERS" in attrs:
-            out["block_barriers"] = int(attrs["EIATTR_NUM_BARRIERS"])  # type: ignore[arg-type]
-            sources["block_barriers"] = f"{where} .nv.info.{name} EIATTR_NUM_BARRIERS"
-        elif text is not None and (text["sh_flags"] >> 20) & 0x1F:
-            out["block_barriers"] = (text["sh_flags"] >> 20) & 0x1F
-            sources["block_barriers"] = f"{where} .text.{name} sh_flags bits 20-24"
-        else:
-            out["block_barriers"] = 0
-            sources["block_barriers"] = f"{where}: no EIATTR_NUM_BARRIERS nor barrier bits (none used)"
-
-        for attr, field in (("EIATTR_MAX_THREADS", "max_threads_per_block"),
-                            ("EIATTR_REQNTID", "threads_per_block")):
-            value = attrs.get(attr)
-            if isinstance(value, bytes) and len(value) >= 12:
-                x, y, z = _words(value)[:3]
-                out[field] = x * y * z
-                sources[field] = f"{where} .nv.info.{name} {attr}"
-        if "threads_per_block" in out and "max_threads_per_block" not in out:
-            out["max_threads_per_block"] = out["threads_per_block"]
-            sources["max_threads_per_block"] = sources["threads_per_block"]
-        value = attrs.get("EIATTR_CTA_PER_CLUSTER")
-        if isinstance(value, bytes) and len(value) >= 12:
-            out["cluster_dims"] = _words(value)[:3]
-            sources["cluster_dims"] = f"{where} .nv.info.{name} EIATTR_CTA_PER_CLUSTER"
+        sources: dict[str, str] = {"kernel": f"{origin} .symtab (STO_CUDA_ENTRY)",
+                                   "architecture": f"{origin} ELF header e_flags"}
+        out: dict[str, object] = {"kernel": name, "architecture": image.arch}
+        _memory(image, index, name, out, sources)
+        _launch(image, name, out, sources)
         out["sources"] = sources
         kernels.append(out)
-    return arch, kernels
+    return image.arch, kernels

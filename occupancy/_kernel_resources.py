@@ -18,16 +18,19 @@ from ._compile import (
     CompilerNotFoundError,
     compile_ptx,
     compile_source,
+    no_compiler_error,
+    one_line_error,
     option_strings,
     ptx_directives,
     ptx_setmaxnreg,
     ptxas_log,
 )
-from ._compile_commands import CompileCommand, absolute_includes, compile_command
+from ._compile_commands import compile_command
+from ._compile_inputs import checked_compile_inputs, command_options, compiler_tool
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._enums import Enumerator, enumerators
 from ._errors import OccupancyError
-from ._fatbin import FATBIN_MAGIC, FatbinEntry, fatbin_entries
+from ._fatbin import FatbinEntry, fatbin_entries
 from ._frameworks import (
     cupy_input,
     is_cupy,
@@ -37,56 +40,32 @@ from ._frameworks import (
     triton_cache_kernels,
     triton_kernel,
 )
-from ._install import install_extra
-from ._lines import KernelLines, line_listing
+from ._input_kind import (
+    FATBIN_BYTES,
+    check_runs_on,
+    host_fatbin,
+    is_ptx,
+    is_source_file,
+    is_source_text,
+    sm_number,
+)
 from ._names import demangle, match_kernel
 from ._nvcc import file_enumerators, find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
-from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options
+from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options, nvrtc_options
 from ._progress import Progress, no_progress, step as progress_step
 from ._resources import KernelResources
 from ._sass import sass_summaries
 
-__all__ = ["COMPILERS", "all_kernel_resources", "kernel_resources", "kernel_resources_by_architecture",
-           "source_lines"]
+__all__ = [
+    "all_kernel_resources", "compile_text", "kernel_resources", "kernel_resources_by_architecture",
+    "nvcc_file", "nvcc_for", "source_enumerators",
+]
 
-# compiler= for CUDA C++ source: "auto" is nvcc for a file when one is found, else NVRTC; or the
-# path of an nvcc or ptxas executable (another toolkit's).
-COMPILERS = ("auto", "nvcc", "nvrtc")
-
-
-def _tool(compiler: str, name: str) -> str | None:
-    """The ``name`` executable (``nvcc``, ``ptxas``) that ``compiler=PATH`` names: the path itself,
-    or its sibling in the same folder; None for "auto", "nvcc" and "nvrtc"."""
-    if compiler in COMPILERS:
-        return None
-    path = Path(compiler)
-    tool = path if path.name.startswith(name) else path.with_name(name)
-    if not tool.is_file():
-        raise OccupancyError(f"compiler={os.fspath(compiler)!r}: no {name} beside it ({os.fspath(tool)})")
-    return os.fspath(tool)
-
-_FATBIN_BYTES = FATBIN_MAGIC.to_bytes(4, "little")
 
 # Whether `_resources` reads the SASS summary (nvdisasm): `all_kernel_resources`' ``sass=``, set
 # for the length of its call, which runs whole on its caller's thread (a context variable, so
 # that the threads of `kernel_resources_by_architecture` each have their own).
 _WITH_SASS: contextvars.ContextVar[bool] = contextvars.ContextVar("occupancy_with_sass", default=True)
-
-
-def _sm(arch: ArchitectureLike) -> int:
-    a = architecture(arch)
-    return a.major * 10 + a.minor
-
-
-def _check_runs_on(built: str, arch: ArchitectureLike | None, what: str) -> None:
-    """SASS runs on its own major version at the same or a later minor."""
-    if arch is None:
-        return
-    have, want = int(built.removeprefix("sm_").rstrip("af")), _sm(arch)
-    if have // 10 != want // 10 or have % 10 > want % 10:
-        raise OccupancyError(
-            f"{what} holds SASS for {built}, which does not run on arch={architecture(arch).name}"
-        )
 
 
 def _resources(
@@ -157,7 +136,7 @@ def _pick(entries: list[FatbinEntry], arch: ArchitectureLike | None, options: Se
             raise OccupancyError(f"{what} holds {listing}: give arch= to choose")
         chosen = cubins
     else:
-        want = _sm(arch)
+        want = sm_number(arch)
         chosen = [e for e in cubins if e.sm == want]
         if not chosen:
             runs = [e for e in cubins if e.sm // 10 == want // 10 and e.sm % 10 <= want % 10]
@@ -184,34 +163,10 @@ def _pick(entries: list[FatbinEntry], arch: ArchitectureLike | None, options: Se
     return out
 
 
-def _host_fatbins(data: bytes, name: str) -> bytes:
-    """The ``.nv_fatbin`` section of a host object, executable or shared library."""
-    import io
-
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-
-    # pyelftools reads headers and sections lazily: a damaged image fails at any step.
-    try:
-        elf = ELFFile(io.BytesIO(data))
-        section = elf.get_section_by_name(".nv_fatbin") or elf.get_section_by_name("__nv_relfatbin")
-        if section is None:
-            raise OccupancyError(
-                f"{name}: ELF image for {elf.header['e_machine']} with no .nv_fatbin section: no device code"
-            )
-        return section.data()
-    except ELFError as exc:
-        raise OccupancyError(f"{name}: not a readable ELF image: {exc}") from None
-
-
-def _is_ptx(text: str) -> bool:
-    return bool(re.search(r"^\s*\.version\s+\d", text, re.M) and re.search(r"^\s*\.target\s+\w", text, re.M))
-
-
-def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str,
+def compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str,
                   include: Path | None, ptxas: str | None = None) -> tuple[Compiled, str]:
     """PTX (assembled) or CUDA source text (NVRTC) compiled, and what the cubin was made from."""
-    if _is_ptx(text):
+    if is_ptx(text):
         if arch is None:
             m = re.search(r"^\s*\.target\s+(sm_\d+)", text, re.M)
             arch = m[1] if m else None
@@ -222,7 +177,7 @@ def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[st
     if arch is None:
         raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
     implicit, header = IMPLICIT_HEADER
-    opts = [*_nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options(),
+    opts = [*nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options(),
             f"-include={implicit}"]
     try:
         compiled = compile_source(text, arch, opts, name=name, headers={implicit: header})
@@ -230,18 +185,18 @@ def _compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[st
         if include is None:  # a string of source, meant for NVRTC: nvcc would not take it
             raise
         # a file reaches NVRTC only when no nvcc was found: either one compiles it
-        raise _no_compiler(name, "compiling CUDA C++", "nvcc", "NVRTC") from None
+        raise no_compiler_error(name, "compiling CUDA C++", "nvcc", "NVRTC") from None
     except CompileError as exc:
         if include is None:  # a string of source, meant for NVRTC: its whole log helps
             raise
-        raise _one_line(nvrtc_failure(exc.log, os.fspath(include / name), arch, options), exc.log) from None
+        raise one_line_error(nvrtc_failure(exc.log, os.fspath(include / name), arch, options), exc.log) from None
     return compiled, f"CUDA source ({name}) via NVRTC, cubin"
 
 
 def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None,
           ptxas: str | None = None) -> dict[str, KernelResources]:
-    compiled, what = _compile_text(text, arch, options, name, include, ptxas)
-    return _resources(compiled.cubin, what, ptx=text if _is_ptx(text) else compiled.ptx, log=compiled.log,
+    compiled, what = compile_text(text, arch, options, name, include, ptxas)
+    return _resources(compiled.cubin, what, ptx=text if is_ptx(text) else compiled.ptx, log=compiled.log,
                       compiler=compiled.tool)
 
 
@@ -255,43 +210,16 @@ def _assemble(ptx: str, arch: ArchitectureLike, options: Sequence[str], name: st
     try:
         return compile_ptx(ptx, arch, options, name=name)
     except CompilerNotFoundError:
-        raise _no_compiler(name, "assembling PTX", "ptxas", "nvJitLink") from None
+        raise no_compiler_error(name, "assembling PTX", "ptxas", "nvJitLink") from None
 
 
-def _no_compiler(name: str, work: str, tool: str, library: str) -> CompilerNotFoundError:
-    """No compiler at all for `name`: neither the toolkit's `tool` nor cuda-python's `library`."""
-    return CompilerNotFoundError(f"{name}: {work} needs {tool} (the CUDA toolkit, or CUDA_HOME) or {library}: "
-                                 f"{install_extra('compile')}")
-
-
-def _one_line(message: str, log: str) -> CompileError:
-    """A CompileError whose message is one line; the compiler's whole log stays in ``.log``."""
-    error = CompileError(message)
-    error.log = log
-    return error
-
-
-def _nvrtc_options(options: Sequence[str]) -> list[str]:
-    """nvcc's options less those NVRTC does not take (-O, host-compiler options)."""
-    out: list[str] = []
-    skip = False
-    for option in options:
-        if skip:
-            skip = False
-        elif option in ("-Xcompiler", "--compiler-options", "-ccbin"):
-            skip = True
-        elif not re.match(r"-O\d?$|-Xcompiler=|--compiler-options=|-forward-unknown|--expt-", option):
-            out.append(option)
-    return out
-
-
-def _nvcc_for(compiler: str) -> str | None:
+def nvcc_for(compiler: str) -> str | None:
     """The nvcc that compiles a CUDA C++ file for ``compiler=``: the one it names, else the one
     found (None for "nvrtc", or when there is none)."""
-    return _tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
+    return compiler_tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
 
 
-def _enumerators(obj: object, options: Sequence[str], compiler: str,
+def source_enumerators(obj: object, options: Sequence[str], compiler: str,
                  compile_commands: str | os.PathLike[str] | None) -> Callable[[], tuple[Enumerator, ...]]:
     """The enumerators of the source ``obj`` (a CUDA C++ file with its headers, preprocessed
     as it compiles, or source text), read once when first asked for: by `match_kernel`, for a
@@ -299,11 +227,11 @@ def _enumerators(obj: object, options: Sequence[str], compiler: str,
 
     @functools.cache
     def read() -> tuple[Enumerator, ...]:
-        if isinstance(obj, str) and _is_text(obj):
+        if isinstance(obj, str) and is_source_text(obj):
             return enumerators(obj)
-        if isinstance(obj, (str, os.PathLike)) and Path(obj).is_file() and _is_source_file(Path(obj)):
-            flags, cwd = _command_options(obj, option_strings(options), compile_commands)[:2]
-            return file_enumerators(Path(obj), flags, _nvcc_for(compiler), cwd)
+        if isinstance(obj, (str, os.PathLike)) and Path(obj).is_file() and is_source_file(Path(obj)):
+            flags, cwd = command_options(obj, option_strings(options), compile_commands)[:2]
+            return file_enumerators(Path(obj), flags, nvcc_for(compiler), cwd)
         return ()
 
     return read
@@ -312,18 +240,18 @@ def _enumerators(obj: object, options: Sequence[str], compiler: str,
 def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
                  cwd: str | None) -> dict[str, KernelResources]:
     """A CUDA C++ file compiled by nvcc, as the project builds it; by NVRTC when there is no nvcc."""
-    nvcc = _nvcc_for(compiler)
+    nvcc = nvcc_for(compiler)
     if nvcc is None:
         if compiler == "nvcc":
             raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
                                  "/usr/local/cuda, nvidia-cuda-nvcc)")
         return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
-    compiled = _nvcc_file(path, arch, options, cwd, nvcc)
+    compiled = nvcc_file(path, arch, options, cwd, nvcc)
     return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
                       log=compiled.log, compiler=compiled.tool)
 
 
-def _nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], cwd: str | None,
+def nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], cwd: str | None,
                nvcc: str | None = None) -> Compiled:
     """A CUDA C++ file compiled by nvcc for `arch`; a failure is one line naming the errors."""
     if arch is None:
@@ -333,18 +261,8 @@ def _nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str]
     except CompileError as exc:
         errors = list(dict.fromkeys(line.strip() for line in exc.log.splitlines() if "error" in line))
         errors = errors or exc.log.splitlines()[-1:]
-        raise _one_line(f"{exc.args[0].splitlines()[0]}: {'; '.join(errors[:3])}",
+        raise one_line_error(f"{exc.args[0].splitlines()[0]}: {'; '.join(errors[:3])}",
                         exc.log) from None
-
-
-def _is_source_file(path: Path) -> bool:
-    if path.suffix in (".cu", ".cuh", ".cpp", ".cc", ".cxx"):
-        return True
-    if path.suffix in (".ptx", ".cubin", ".fatbin", ".o", ".so", ".a"):
-        return False
-    head = path.read_bytes()[:4096]
-    return head[:4] not in (ELF_MAGIC, _FATBIN_BYTES) and b"\0" not in head and not _is_ptx(
-        head.decode("utf-8", "replace"))
 
 
 def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None,
@@ -354,21 +272,16 @@ def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], n
             out = _resources(data, "cubin")
             built = next(iter(out.values())).architecture if out else None
             if built is not None:
-                _check_runs_on(built, arch, f"cubin {name}")
+                check_runs_on(built, arch, f"cubin {name}")
             return out
-        return _pick(fatbin_entries(_host_fatbins(data, name)), arch, options, f"{name} .nv_fatbin")
-    if data[:4] == _FATBIN_BYTES:
+        return _pick(fatbin_entries(host_fatbin(data, name)), arch, options, f"{name} .nv_fatbin")
+    if data[:4] == FATBIN_BYTES:
         return _pick(fatbin_entries(data), arch, options, f"fatbin {name}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise OccupancyError(f"{name}: neither a cubin, a fatbin, PTX nor CUDA source") from None
     return _text(text, arch, options, name, include, ptxas)
-
-
-def _is_text(obj: str) -> bool:
-    """Whether a string is CUDA source or PTX rather than a path."""
-    return "\n" in obj or len(obj) > 4096 or bool(re.search(r"__global__|\.entry\s|[{};]", obj))
 
 
 def _triton(obj: object, arch: ArchitectureLike | None) -> dict[str, KernelResources]:
@@ -383,7 +296,7 @@ def _triton_info(info: dict[str, Any], arch: ArchitectureLike | None) -> dict[st
     if info["cubin"] is not None:
         out = _resources(info["cubin"], "Triton cubin", ptx=info["ptx"], extra=fields)
         for r in out.values():
-            _check_runs_on(r.architecture, arch, f"Triton kernel {r.kernel}")
+            check_runs_on(r.architecture, arch, f"Triton kernel {r.kernel}")
         return {name: _triton_optin(r) for name, r in out.items()}
     if "registers_per_thread" not in fields:
         if info["ptx"] is None:
@@ -397,7 +310,7 @@ def _triton_info(info: dict[str, Any], arch: ArchitectureLike | None) -> dict[st
     built = info["arch"] or (architecture(arch).name if arch is not None else None)
     if built is None:
         raise OccupancyError("the Triton kernel does not name its target: give arch=")
-    _check_runs_on(built, arch, f"Triton kernel {fields['kernel']}")
+    check_runs_on(built, arch, f"Triton kernel {fields['kernel']}")
     r = KernelResources(architecture=built, sources=sources, **fields)
     return {r.kernel: _triton_optin(r)}
 
@@ -417,7 +330,7 @@ def _triton_optin(r: KernelResources) -> KernelResources:
 def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str = "auto",
              cwd: str | None = None) -> dict[str, KernelResources]:
     if isinstance(obj, KernelResources):
-        _check_runs_on(obj.architecture, arch, f"KernelResources of {obj.kernel}")
+        check_runs_on(obj.architecture, arch, f"KernelResources of {obj.kernel}")
         return {obj.kernel: obj}
     if is_triton(obj):
         return _triton(obj, arch)
@@ -430,9 +343,9 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str],
             out.update(_text(ptx, arch, options, f"numba {signature}", None))
         return out
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        return _bytes(bytes(obj), arch, options, "<bytes>", None, _tool(compiler, "ptxas"))
-    if isinstance(obj, str) and _is_text(obj):
-        return _text(obj, arch, options, "<source>", None, _tool(compiler, "ptxas"))
+        return _bytes(bytes(obj), arch, options, "<bytes>", None, compiler_tool(compiler, "ptxas"))
+    if isinstance(obj, str) and is_source_text(obj):
+        return _text(obj, arch, options, "<source>", None, compiler_tool(compiler, "ptxas"))
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
         if path.is_dir():
@@ -443,9 +356,9 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str],
             return out
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
-        if _is_source_file(path):
+        if is_source_file(path):
             return _source_file(path, arch, options, compiler, cwd)
-        return _bytes(path.read_bytes(), arch, options, path.name, path.parent, _tool(compiler, "ptxas"))
+        return _bytes(path.read_bytes(), arch, options, path.name, path.parent, compiler_tool(compiler, "ptxas"))
     raise TypeError(
         "kernel_resources takes CUDA source, PTX, a cubin or fatbin (bytes or path), a Triton "
         "compiled kernel or cache folder, a CuPy RawKernel/RawModule or a numba dispatcher, "
@@ -483,7 +396,7 @@ def all_kernel_resources(
     >>> sorted(found), found["twice"].max_threads_per_block
     (['scale', 'twice'], 128)
     """
-    options, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
+    options, cwd, arch = checked_compile_inputs(source_or_binary, arch, options, compiler, compile_commands)
     if not isinstance(sass, bool):
         raise TypeError(f"sass must be True or False, not {type(sass).__name__}")
     token = _WITH_SASS.set(sass)
@@ -491,45 +404,6 @@ def all_kernel_resources(
         return _collect(source_or_binary, arch, options, compiler, cwd)
     finally:
         _WITH_SASS.reset(token)
-
-
-def _with_command(source: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
-                  compile_commands: str | os.PathLike[str] | None,
-                  ) -> tuple[tuple[str, ...], str | None, ArchitectureLike | None]:
-    """(options, folder, arch) with the compile command's options first, its folder, and its
-    architecture when ``arch`` is None; ``compiler`` and ``options`` checked."""
-    options = option_strings(options)
-    if not isinstance(compiler, (str, os.PathLike)):
-        raise TypeError(f"compiler must be one of {', '.join(COMPILERS)} or an nvcc/ptxas path, "
-                        f"not {type(compiler).__name__}")
-    compiler = os.fspath(compiler)
-    if compiler not in COMPILERS and not (os.path.isfile(compiler) and os.access(compiler, os.X_OK)
-                                          and Path(compiler).name.startswith(("nvcc", "ptxas"))):
-        raise OccupancyError(f"compiler={compiler!r} is not one of {', '.join(COMPILERS)} nor the path of an "
-                             "nvcc or ptxas executable")
-    options, cwd, command = _command_options(source, options, compile_commands)
-    if command is not None:
-        if arch is None:
-            if len(command.architectures) != 1:
-                raise OccupancyError(f"{command.file} is built for {', '.join(command.architectures) or 'no '}"
-                                     " architecture: give arch=")
-            arch = command.architectures[0]
-    if arch is not None:
-        architecture(arch)  # an unknown name fails here, listing the known ones
-    return tuple(options), cwd, arch
-
-
-def _command_options(source: object, options: Sequence[str], compile_commands: str | os.PathLike[str] | None,
-                     ) -> tuple[tuple[str, ...], str | None, CompileCommand | None]:
-    """(options, folder, command): the compile command's options before ``options`` (their
-    include folders made absolute, for nvcc runs in the command's folder) and its folder;
-    ``options`` as given, and None, without ``compile_commands``."""
-    if compile_commands is None:
-        return tuple(options), None, None
-    if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
-        raise OccupancyError("compile_commands= applies to a source file: give its path")
-    command = compile_command(source, compile_commands)
-    return (*command.options, *absolute_includes(options)), command.directory, command
 
 
 def kernel_resources_by_architecture(
@@ -570,7 +444,7 @@ def kernel_resources_by_architecture(
     if not targets and compile_commands is not None:
         targets = list(compile_command(source_or_binary, compile_commands).architectures)
     targets = targets or [None]
-    spelled = _enumerators(source_or_binary, options, compiler, compile_commands)
+    spelled = source_enumerators(source_or_binary, options, compiler, compile_commands)
 
     def one(arch: ArchitectureLike | None) -> dict[str, KernelResources]:
         found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
@@ -711,89 +585,4 @@ def kernel_resources(
             if found else "the input holds no kernel (no __global__ function was compiled)"
         )
     return found[match_kernel(kernel, names, {n: r.demangled for n, r in found.items()},
-                              _enumerators(source_or_binary, options, compiler, compile_commands))]
-
-
-def _line_cubin(obj: object, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
-                cwd: str | None) -> tuple[bytes, str | None]:
-    """The cubin of a source file, source text, PTX or cubin, built with line information
-    (by the compile paths `kernel_resources` takes), and the compiler's log (None for a cubin)."""
-    lineinfo = [*options, "-lineinfo"] if "-lineinfo" not in options else list(options)
-    if isinstance(obj, (bytes, bytearray, memoryview)) and bytes(obj[:4]) == ELF_MAGIC:
-        return bytes(obj), None
-    name, include = "<source>", None
-    if isinstance(obj, (str, os.PathLike)) and not (isinstance(obj, str) and "\n" in obj):
-        path = Path(obj)
-        if not path.is_file():
-            raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
-        nvcc = _nvcc_for(compiler)
-        if _is_source_file(path) and nvcc is not None:
-            compiled = _nvcc_file(path, arch, lineinfo, cwd, nvcc)
-            return compiled.cubin, compiled.log
-        data = path.read_bytes()
-        if data[:4] == ELF_MAGIC:
-            return data, None
-        obj, name, include = data.decode("utf-8", "replace"), path.name, path.parent
-    if not isinstance(obj, str):
-        raise TypeError(f"source_lines takes CUDA source, PTX or a cubin (a path or its contents), "
-                        f"not {type(obj).__name__}")
-    compiled = _compile_text(obj, arch, lineinfo, name, include, _tool(compiler, "ptxas"))[0]
-    return compiled.cubin, compiled.log
-
-
-def source_lines(
-    source_or_binary: object,
-    *,
-    arch: ArchitectureLike | None = None,
-    kernel: str | None = None,
-    options: Sequence[str] = (),
-    compiler: str = "auto",
-    compile_commands: str | os.PathLike[str] | None = None,
-    headers: bool = False,
-) -> dict[str, KernelLines]:
-    """Where the registers go: per source line of each kernel, the peak of live registers, the
-    spills (the stores and reloads nvdisasm marks as ptxas's, on the lines whose values they
-    hold) and the other local stores and loads (per-thread arrays), read with nvdisasm from a
-    ``-lineinfo`` build.
-
-    Parameters are those of :func:`kernel_resources`; a source file or PTX is compiled with
-    ``-lineinfo`` added, a cubin is read as it is (it must hold line information). Code
-    inlined from another file (a header) counts on the kernel's own line that calls it;
-    ``headers=True`` gives that file's lines rows of their own.
-
-    Returns
-    -------
-    dict
-        Kernel symbol to :class:`KernelLines` (only ``kernel`` when given).
-
-    Raises
-    ------
-    OccupancyError
-        When the kernel is not found, the cubin has no line information, or no nvdisasm is
-        installed (``pip install nvidia-cuda-nvdisasm``).
-
-    Examples
-    --------
-    >>> import occupancy
-    >>> src = '''
-    ... extern "C" __global__ void k(float* x) {
-    ...     x[threadIdx.x] *= 2.0f;
-    ... }
-    ... '''
-    >>> k = occupancy.source_lines(src, arch="sm_90")["k"]
-    >>> k.peak_live_registers <= k.registers_per_thread
-    True
-    """
-    flags, cwd, arch = _with_command(source_or_binary, arch, options, compiler, compile_commands)
-    cubin, log = _line_cubin(source_or_binary, arch, flags, compiler, cwd)
-    built, kernels = cubin_kernels(cubin, "cubin")
-    registers = {str(k["kernel"]): int(k["registers_per_thread"]) for k in kernels}
-    names = demangle(list(registers))
-    if kernel is not None:
-        chosen = match_kernel(kernel, list(registers), names,
-                              _enumerators(source_or_binary, options, compiler, compile_commands))
-        registers = {chosen: registers[chosen]}
-    spills = None if log is None else {k: v["spill_store_bytes"] + v["spill_load_bytes"]
-                                       for k, v in ptxas_log(log).items()}
-    return line_listing(cubin, registers, built, {k: names.get(k) for k in registers}, spill_bytes=spills,
-                        headers=headers)
+                              source_enumerators(source_or_binary, options, compiler, compile_commands))]

@@ -1,7 +1,7 @@
 """Running NVIDIA's nvdisasm on a cubin and splitting its listing into instructions.
 
 nvdisasm comes as a wheel (``pip install nvidia-cuda-nvdisasm``, in gpuroof's ``compile`` extra),
-with the CUDA toolkit (beside nvcc) and with Triton. CUDA 13's nvdisasm no longer reads
+with the CUDA toolkit (beside nvcc) and with Triton. CUDA 13's nvdisasm does not read
 sm_50-sm_72 cubins ("use CUDA toolkit 13.0 or earlier"), so every nvdisasm found is tried
 in turn until one reads the cubin.
 
@@ -25,7 +25,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._install import install_extra
@@ -56,16 +56,24 @@ class Instruction:
     operands: tuple[str, ...]
     target: str | None
     """The label a branch names (```(.L_x_3)``), None for other instructions."""
+    # read off the opcode once: a summary asks each instruction for them many times (every
+    # walk, every loop)
+    base: str = field(init=False, repr=False, compare=False)
+    """The opcode without modifiers (``LDG``)."""
+    modifiers: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The opcode's modifiers (``("E", "128", "CONSTANT")``)."""
 
-    # cached: a summary asks each instruction for them many times (every walk, every loop)
-    @functools.cached_property
-    def base(self) -> str:
-        """The opcode without modifiers (``LDG``)."""
-        return self.opcode.split(".", 1)[0]
+    def __post_init__(self) -> None:
+        base, modifiers = _opcode_parts(self.opcode)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "modifiers", modifiers)
 
-    @functools.cached_property
-    def modifiers(self) -> tuple[str, ...]:
-        return tuple(self.opcode.split(".")[1:])
+
+@functools.lru_cache(maxsize=4096)
+def _opcode_parts(opcode: str) -> tuple[str, tuple[str, ...]]:
+    """An opcode's base and modifiers (``LDG.E.128``: ``LDG``, ``("E", "128")``)."""
+    base, *modifiers = opcode.split(".")
+    return base, tuple(modifiers)
 
 
 @dataclass(frozen=True)
@@ -139,21 +147,28 @@ _BODY = re.compile(r"(?:(@!?U?P(?:T|\d+))\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+
 _TARGET = re.compile(r"`\(([^)]+)\)")
 
 
+_BRACKETING = re.compile(r"[\[\]{}()]")
+
+
 def _split_operands(text: str) -> tuple[str, ...]:
     """Operands split at commas outside brackets, braces and parentheses."""
-    parts, depth, current = [], 0, []
-    for ch in text:
-        if ch in "[{(":
-            depth += 1
-        elif ch in "]})":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-    if "".join(current).strip():
-        parts.append("".join(current).strip())
+    pieces = text.split(",")
+    if _BRACKETING.search(text) is None:
+        parts = [piece.strip() for piece in pieces[:-1]]
+        current = pieces[-1:]
+    else:
+        parts, depth, current = [], 0, []
+        for piece in pieces[:-1]:
+            current.append(piece)
+            # the comma after this piece splits where every bracket opened before it is closed
+            depth += sum(map(piece.count, "[{(")) - sum(map(piece.count, "]})"))
+            if depth == 0:
+                parts.append(",".join(current).strip())
+                current = []
+        current.append(pieces[-1])
+    last = ",".join(current).strip()
+    if last:
+        parts.append(last)
     return tuple(parts)
 
 
@@ -171,7 +186,8 @@ def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
     waiting: list[str] = []
     name = ""
     for line in text.splitlines():
-        m = _SECTION.match(line) or _FUNCTION.match(line)
+        # the words the two patterns start with, looked for before the patterns are run
+        m = (_SECTION.match(line) or _FUNCTION.match(line)) if "section" in line or "Function" in line else None
         if m:
             name = m[1]
             current = functions.setdefault(name, [])
@@ -194,7 +210,7 @@ def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
         if body is None:
             continue
         guard, opcode, rest = body[1], body[2], body[3]
-        target = _TARGET.search(rest)
+        target = _TARGET.search(rest) if "`(" in rest else None
         operands = _split_operands(rest)
         name_of_target = target[1] if target else None
         if name_of_target is None and opcode.split(".", 1)[0] in _BRANCHES:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ._nvcc import nvcc_command
 
-__all__ = ["IMPLICIT_HEADER", "nvrtc_failure", "nvrtc_include_options"]
+__all__ = ["IMPLICIT_HEADER", "nvrtc_failure", "nvrtc_include_options", "nvrtc_options"]
 
 
 def _pathfinder_includes() -> tuple[str, ...] | None:
@@ -139,3 +139,17 @@ def nvrtc_failure(log: str, name: str, arch: object, options: Sequence[str]) -> 
     command = " ".join(nvcc_command(name, arch, options))
     return (f"{where}: NVRTC cannot compile it: {cause}; nvcc compiles it "
             f"(install the CUDA toolkit or nvidia-cuda-nvcc): {command}")
+
+
+def nvrtc_options(options: Sequence[str]) -> list[str]:
+    """nvcc's options less those NVRTC does not take (-O, host-compiler options)."""
+    out: list[str] = []
+    skip = False
+    for option in options:
+        if skip:
+            skip = False
+        elif option in ("-Xcompiler", "--compiler-options", "-ccbin"):
+            skip = True
+        elif not re.match(r"-O\d?$|-Xcompiler=|--compiler-options=|-forward-unknown|--expt-", option):
+            out.append(option)
+    return out

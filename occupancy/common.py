@@ -44,19 +44,18 @@ import contextlib
 import errno
 import json
 import math
-import numbers
 import os
 import re
 import tempfile
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
-import numpy as np
-from pydantic import BaseModel, ValidationError, model_validator
-
+from ._arguments import check_range, integer, sequence, short_repr
+from ._checked_model import CheckedModel, pydantic_error
 from ._display import Displayed, Shown, joined, percent, shown, si
+from ._figure import figure_class
 from ._install import install_extra
 from ._names import base_name, demangle, instance_name, name_key
 from ._progress import Progress, ProgressStep, no_progress, step as progress_step
@@ -392,14 +391,6 @@ def save_figure(figure: Any, path: str | os.PathLike[str], error: type[Exception
     return target
 
 
-def figure_class() -> type:
-    """The `matplotlib.figure.Figure` subclass every plot function returns: a notebook shows it as
-    its image (``_repr_png_``). Imports matplotlib, so only a plot function calls it."""
-    from ._figure import InlineFigure
-
-    return InlineFigure
-
-
 def dumps_json(data: object) -> str:
     """`data` as indented JSON text with a final newline; NaN and infinities are refused."""
     return json.dumps(data, indent=2, allow_nan=False) + "\n"
@@ -511,119 +502,3 @@ def read_toml(path: str | os.PathLike[str], error: type[Exception], name: str = 
     except RecursionError:
         raise error(f"{name}={str(target)!r} is nested too deeply to read") from None
     return _check_parsed(data, target, error, name)
-
-
-def integer(name: str, value: object) -> int:
-    """``value`` as a Python int; anything but an integer (a bool or a float too) is a TypeError."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer, not bool")
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
-
-
-def check_range(
-    name: str, value: int | np.ndarray, low: int, high: int | None, error: type[Exception], what: str = ""
-) -> None:
-    """Raise `error` when a number or an array leaves ``[low, high]`` (empty arrays pass).
-
-    ``what`` follows the maximum in the message (a unit, "on sm_90"); ``high`` None: no maximum.
-    """
-    if isinstance(value, np.ndarray):
-        if value.size == 0:
-            return
-        lo, hi = int(value.min()), int(value.max())
-    else:
-        lo = hi = value
-    if lo < low:
-        raise error(f"{name}={lo} is below the minimum of {low}")
-    if high is not None and hi > high:
-        raise error(f"{name}={hi} exceeds the maximum of {high}{what}")
-
-
-def sequence(name: str, value: object, what: str = "a sequence") -> list[Any]:
-    """``value`` as a list: a string, bytes, a mapping, a 0-d numpy array (iterable in name
-    only: iterating it raises numpy's TypeError) or a non-iterable is a TypeError naming `name`.
-
-    ``what`` describes the sequence in the message ("a sequence of numbers").
-    """
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        raise TypeError(f"{name} must be {what}, not a 0-d numpy array ({short_repr(value, 40)})")
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be {what}, not {type(value).__name__}")
-    return list(value)
-
-
-def short_repr(value: object, width: int = 80) -> str:
-    """``repr(value)`` on one line, cut to `width` characters (an array's repr spans lines)."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def pydantic_error(
-    exc: ValidationError, error: type[E], what: str, *, show_value: bool = True, unwrap: bool = False
-) -> E:
-    """A pydantic ``ValidationError`` as one `error`: ``what: field=value: reason``.
-
-    The first error is told (pydantic lists them all, many lines each); ``show_value``
-    False leaves the value out (``what: field: reason``). With ``unwrap``, an `error` that
-    a validator raised itself (pydantic wraps it) comes back as it was raised: for models
-    whose checks already name the field.
-    """
-    err = exc.errors()[0]
-    raised = (err.get("ctx") or {}).get("error")
-    if unwrap and isinstance(raised, error):
-        return raised
-    message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-    # A key read from a file may hold a newline ("host_link.l\nes"): shown as its repr, on one line.
-    where = ".".join(str(p) if str(p).isprintable() else repr(p) for p in err.get("loc", ()))
-    if not where:
-        return error(f"{what}: {message}")
-    value = err.get("input")
-    shown = "" if isinstance(value, dict) or not show_value else f"={short_repr(value)}"
-    return error(f"{what}: {where}{shown}: {message}")
-
-
-M = TypeVar("M", bound="CheckedModel")
-
-
-class CheckedModel(RealNumbers):
-    """A value object checked and normalised once, at construction (cuda.core's ``LaunchConfig``).
-
-    Subclasses set `error` (their package's error type) and override `normalise` (the one place
-    their input is checked) and, where an update makes other fields stale, `copy_fields`.
-    Construction runs `normalise`; a pydantic error becomes one line of `error`; `model_copy`
-    with an update builds a new instance, so a copy is checked like one.
-    """
-
-    error: ClassVar[type[Exception]] = ValueError
-
-    @classmethod
-    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """The checked, normalised fields of a new instance (raises `error` or TypeError)."""
-        return data
-
-    def copy_fields(self, update: Mapping[str, Any]) -> dict[str, Any]:
-        """The fields a copy starts from before `update` is applied (all of them here)."""
-        return {name: getattr(self, name) for name in type(self).model_fields}
-
-    @model_validator(mode="before")
-    @classmethod
-    def _check(cls, data: object) -> dict[str, Any]:
-        if not isinstance(data, Mapping):
-            raise TypeError(f"{cls.__name__} fields must come as a mapping, not {type(data).__name__}")
-        return cls.normalise(dict(data))
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise pydantic_error(exc, self.error, type(self).__name__, unwrap=True) from None
-
-    def model_copy(self: M, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> M:
-        """A copy with `update` applied and checked like a new instance."""
-        if not update:
-            return super().model_copy(deep=deep)
-        data = self.copy_fields(update)
-        data.update(update)
-        return type(self)(**data)

@@ -60,9 +60,10 @@ def test_a_0d_array_for_a_sequence_is_a_type_error(call, name):
 def test_compiler_options_of_the_wrong_type_are_refused_before_compiling(function, options, monkeypatch):
     """options=None: "'NoneType' object is not iterable" from inside the option merge."""
     import occupancy._kernel_resources as kr
+    import occupancy._source_lines as lines_module
 
     monkeypatch.setattr(kr, "_collect", lambda *a, **k: pytest.fail("compiled before checking options"))
-    monkeypatch.setattr(kr, "_line_cubin", lambda *a, **k: pytest.fail("compiled before checking options"))
+    monkeypatch.setattr(lines_module, "_line_cubin", lambda *a, **k: pytest.fail("compiled before checking options"))
     with pytest.raises(TypeError, match="^options must be"):
         function(SOURCE, arch="sm_90", options=options)
 

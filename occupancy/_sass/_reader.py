@@ -1,0 +1,190 @@
+"""The summary of a function's instructions (`summarize`), of every function of a cubin
+(`sass_summaries`, through nvdisasm) and of a listing you already have (`read_sass`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import get_args
+
+from .._arch import architecture as known_architecture
+from .._errors import OccupancyError
+from .._nvdisasm import Disassembly, Instruction, NvdisasmError, disassemble, parse_listing
+from ._dataflow import address_sources, inside_loops, instructions_between, one_address_counts
+from ._loads import (
+    count_instructions,
+    executable,
+    fewest_in_flight,
+    in_flight,
+    load_bytes,
+    loop_ranges,
+    setmaxnreg_counts,
+    short_name,
+    thread_components,
+    total_load_bytes,
+)
+from ._operand_table import GLOBAL_ATOMICS, GLOBAL_LOADS, operand_table
+from ._summary import AddressSource, SassLoop, SassSummary
+
+__all__ = ["Summaries", "read_sass", "sass_summaries", "summarize"]
+
+
+_SOURCE_ORDER: tuple[str, ...] = get_args(AddressSource)
+
+
+def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architecture: str, tool: str,
+              texts: dict | None = None) -> SassSummary:
+    """The `SassSummary` of one function's instructions (``labels``: label -> offset; ``texts``:
+    what the instruction texts of the listing read so far name, shared by its functions)."""
+    sm = int(re.sub(r"\D", "", architecture) or 0)
+    code = executable(instrs, labels)
+    ranges = loop_ranges(code, labels)
+    table = operand_table(code, sm, texts)
+    addresses, index_trips, skips = address_sources(code, ranges, sm, table)
+    one_address = one_address_counts(code, addresses)
+    loops, bodies = [], []
+    offsets = [i.offset for i in code]
+    for start, end in ranges:
+        body = instructions_between(code, offsets, start, end)
+        depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
+        bodies.append(body)
+        follows, per_index = index_trips.get(start, (None, None))
+        inner = [(s, e) for s, e in ranges if (s, e) != (start, end) and start <= s and e <= end]
+        own = [i for i, nested in zip(body, inside_loops(body, inner)) if not nested]
+        loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=count_instructions(body),
+                              global_loads_in_flight=len(in_flight(body, table, passes=2)),
+                              fewest_loads_in_flight=fewest_in_flight(own, table),
+                              index_trips=follows, trips_per_index=per_index))
+    hot = None
+    if loops:
+        def key(i: int) -> tuple[int, ...]:
+            loop = loops[i]
+            return (loop.instructions.global_loads > 0, loop.depth, loop.instructions.global_loads,
+                    loop.instructions.total, -i)
+        hot = max(range(len(loops)), key=key)
+    if hot is not None and loops[hot].instructions.global_loads:
+        peak = in_flight(bodies[hot], table, passes=2)
+    else:
+        peak = in_flight(code, table, passes=1)
+    widest = max(peak, key=load_bytes, default=None)
+    lone = None
+    if hot is not None:
+        # an exit before the hot loop, or a branch over it, that every thread but one takes
+        first, last = loops[hot].start_offset, loops[hot].end_offset
+        lone = next((kind for offset, (target, kind) in sorted(skips.items()) if offset < first
+                     and (target is None or labels.get(target, -1) > last)), None)
+    hot_sources = tuple(tuple(c for c in _SOURCE_ORDER if c in addresses.get(i.offset, ()))
+                        for i in (bodies[hot] if hot is not None else ()) if i.base in GLOBAL_LOADS)
+    return SassSummary(
+        architecture=architecture,
+        disassembler=tool,
+        instructions=count_instructions(code),
+        loops=tuple(loops),
+        hot_loop=hot,
+        global_loads_in_flight_per_thread=len(peak),
+        global_load_bytes=load_bytes(widest) if widest else None,
+        global_load_bytes_in_flight_per_thread=total_load_bytes(peak),
+        global_load_instruction=short_name(widest) if widest else None,
+        setmaxnreg_registers=setmaxnreg_counts(code),
+        thread_index_components=thread_components(code),
+        global_atomics=sum(1 for i in code if i.base in GLOBAL_ATOMICS),
+        global_atomics_one_address=one_address[0],
+        global_stores_one_address=one_address[1],
+        hot_loop_load_sources=hot_sources,
+        lone_thread=lone,
+    )
+
+
+@dataclass(frozen=True)
+class Summaries:
+    """The summary of every function of one cubin, or why there is none."""
+
+    functions: dict[str, SassSummary]
+    tool: str | None
+    reason: str | None
+
+
+@functools.lru_cache(maxsize=64)
+def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
+    """Disassemble ``cubin`` once and summarise each of its functions.
+
+    No nvdisasm, or none that reads the cubin, gives no summaries and the reason.
+    """
+    try:
+        listing: Disassembly = disassemble(cubin)
+    except NvdisasmError as exc:
+        return Summaries({}, None, str(exc))
+    texts: dict = {}  # what each instruction text names, read once for all the functions
+    functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool, texts)
+                 for name, instrs in listing.functions.items()}
+    return Summaries(functions, listing.tool, None)
+
+
+_CODE_FOR = re.compile(r"\bcode for (sm_\d+[a-z]?)|EF_CUDA_(SM\d+[A-Z]?)\b")
+
+
+def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SASS listing") -> dict[str, SassSummary]:
+    """The `SassSummary` of every function of a SASS listing you already have.
+
+    The same reader as `kernel_resources` (which runs nvdisasm on a cubin itself), for a
+    listing made elsewhere: ``cuobjdump -sass APP`` (an executable, library, fatbin or
+    cubin), ``nvdisasm -c`` of a cubin, or the instructions of Nsight Compute's source page
+    written out in either form (offsets from the function's start, ``/*0130*/``).
+
+    Parameters
+    ----------
+    listing : str
+        The listing's text: ``Function : NAME`` (cuobjdump) or ``.section .text.NAME``
+        (nvdisasm) before each function's instructions.
+    architecture : str, optional
+        The SASS architecture (``"sm_90"``); default the listing's ``code for sm_XX``.
+    tool : str
+        What made the listing, kept in ``SassSummary.disassembler``.
+
+    Returns
+    -------
+    dict
+        Function name (as the listing prints it, mangled for C++) to its summary.
+
+    Raises
+    ------
+    OccupancyError
+        For a listing with no function, an unknown architecture, or none given and none in
+        the listing.
+
+    Examples
+    --------
+    >>> import occupancy
+    >>> listing = '''
+    ...     Function : copy
+    ...     /*0000*/  LDG.E R2, desc[UR4][R2.64] ;
+    ...     /*0010*/  STG.E desc[UR4][R4.64], R2 ;
+    ...     /*0020*/  @!P0 BRA 0x0 ;
+    ...     /*0030*/  EXIT ;
+    ... '''
+    >>> s = occupancy.read_sass(listing, "sm_90")["copy"]
+    >>> s.instructions.global_loads, len(s.loops), s.global_loads_in_flight_per_thread
+    (1, 1, 1)
+    """
+    if not isinstance(listing, str):
+        raise TypeError(f"listing must be a str (the text of a SASS listing), not {type(listing).__name__}")
+    if architecture is None:
+        found = _CODE_FOR.search(listing)
+        if found is None:
+            raise OccupancyError("architecture=None and the listing names none (no 'code for sm_XX'): "
+                                 "give architecture='sm_90', say")
+        architecture = found[1] or found[2].lower()
+    architecture = known_architecture(architecture).name  # a known architecture, or the package's error
+    if not isinstance(tool, str):
+        raise TypeError(f"tool must be a str, not {type(tool).__name__}")
+    parsed = parse_listing(listing, tool)
+    texts: dict = {}  # what each instruction text names, read once for all the functions
+    out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool, texts)
+           for name, instrs in parsed.functions.items() if instrs}
+    if not out:
+        raise OccupancyError(f"the {tool} holds no function with instructions ('Function : NAME' or "
+                             "'.section .text.NAME' followed by /*offset*/ lines)")
+    return out
