@@ -80,7 +80,7 @@ class MemoryTerms(BaseModel):
     atomic_one_address_updates_per_second: float
     atomic_spread_updates_per_second: float
     dram_random_burst_bytes: float
-    # the flush's written lines (None: a report from before this probe)
+    # the flush's written lines (None: a report written without this probe)
     flush_read_bytes: int | None = Field(default=None, description="Bytes the large read stream read (4x L2).")
     flush_dirty_seconds: float | None = Field(default=None, description="The stream after the L2 flush.")
     flush_clean_seconds: float | None = Field(default=None, description="The stream after a clean scrub.")
@@ -381,4 +381,4 @@ class MemoryTermsProbe(Probe[MemoryTerms]):
         return memory_terms_calibration(result)
 
     def render(self, result: MemoryTerms | None, heading: str, assets: str) -> list[str]:
-        return [] if result is None else render_memory_terms(result, heading)  # None: a report from before the probe
+        return [] if result is None else render_memory_terms(result, heading)  # None: a report written without the probe
