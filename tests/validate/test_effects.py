@@ -162,3 +162,9 @@ def test_the_effect_times_are_frozen():
     times = EffectTimes(**EFFECT_TIMES)
     with pytest.raises(ValidationError):
         times.sector_read_seconds = 2e-3
+
+
+def test_the_effects_hold_their_probe_times_and_derive_again_to_themselves():
+    e = derive_effects(EffectTimes(**EFFECT_TIMES), dram_bytes_per_second=3e12, read_bytes_per_second=4.4e12)
+    assert isinstance(e, EffectTimes)
+    assert derive_effects(e, dram_bytes_per_second=3e12, read_bytes_per_second=4.4e12) == e

@@ -137,3 +137,9 @@ def test_the_store_figure_is_a_calibration_field_and_the_section_shows_it():
     old = _terms()
     assert "one_address_stores_per_second" not in memory_terms_calibration(old)
     assert "stores to one address |" not in "\n".join(render_memory_terms(old))
+
+
+def test_the_terms_hold_their_probe_times_and_derive_again_to_themselves():
+    t = _terms()
+    assert isinstance(t, MemoryTermTimes)
+    assert derive_memory_terms(t, read_bytes_per_second=READ_BYTES_PER_SECOND) == t

@@ -46,76 +46,6 @@ SECTOR_BYTES, LINE_BYTES = 32, 128
 BURST_RATIO = 0.75
 
 
-class MemoryEffects(BaseModel):
-    """What the probes measured (seconds per launch) and the parameters derived from them.
-
-    Attributes
-    ----------
-    sector_read_seconds, other_sector_read_seconds, line_read_seconds : float
-        One float per sector, per other sector, per line of a `buffer_bytes` buffer.
-    line_write_seconds : float
-        One float written per line of the buffer.
-    buffer_bytes : int
-        The DRAM probes' buffer (far past L2).
-    dram_bytes_per_second : float
-        Sustained DRAM bandwidth the equivalent bytes are taken at.
-    l2_partial_store_seconds : float
-        The L2 probe's time for `l2_partial_stores` partial-sector stores.
-    l2_partial_stores : int
-    sm_partial_store_seconds, sm_partial_stores : float, int or None
-        The same probe on one block of 1,024 threads, alone on the GPU: its time for
-        `sm_partial_stores` stores.
-    tree_level_seconds : float
-        Latency of one tree level (shared load, add, store, barrier) at no warps: the
-        line's intercept, seconds.
-    tree_level_warp_seconds : float
-        What each warp of the block adds to a level, seconds.
-    tree_level_points : dict[int, float]
-        Measured seconds per level at each block size (threads).
-    dram_burst_bytes : int
-        32 or 64.
-    dram_read_line_bytes, dram_partial_write_line_bytes : float
-        DRAM-equivalent bytes of one line read alone, and of one line written in part
-        (each side's time at that side's bandwidth, `roofline.dram_roof`).
-    l2_partial_store_sectors_per_second : float
-    sm_partial_store_sectors_per_second : float or None
-        What one SM's stores get merged alone: ``sm_partial_stores / sm_partial_store_seconds``.
-    dram_read_bytes_per_second : float or None
-        The read stream's bandwidth the read probes are converted at (None: the copy's).
-    page_row_seconds : float or None
-        The DRAM-page probe's row-order read of the buffer.
-    page_column_seconds : dict[int, float]
-        Its column-order reads, by the rows they walk (128 bytes read per page opened).
-    dram_page_visit_bytes : float or None
-        DRAM-equivalent bytes of a page opened beyond a stream's.
-    """
-
-    model_config = _FROZEN
-
-    sector_read_seconds: float
-    other_sector_read_seconds: float
-    line_read_seconds: float
-    line_write_seconds: float
-    buffer_bytes: int
-    dram_bytes_per_second: float
-    l2_partial_store_seconds: float
-    l2_partial_stores: int
-    tree_level_seconds: float
-    tree_level_warp_seconds: float = 0.0
-    tree_level_points: dict[int, float] = {}
-    dram_burst_bytes: int
-    dram_read_line_bytes: float
-    dram_partial_write_line_bytes: float
-    l2_partial_store_sectors_per_second: float
-    sm_partial_store_seconds: float | None = None
-    sm_partial_stores: int | None = None
-    sm_partial_store_sectors_per_second: float | None = None
-    dram_read_bytes_per_second: float | None = None
-    page_row_seconds: float | None = None
-    page_column_seconds: dict[int, float] = {}
-    dram_page_visit_bytes: float | None = None
-
-
 class EffectTimes(BaseModel):
     """What the memory-effect probes timed (seconds per launch) with the work each launch did:
     the measured input of `derive_effects`.
@@ -156,6 +86,46 @@ class EffectTimes(BaseModel):
     sm_partial_stores: int | None = None
     page_row_seconds: float | None = None
     page_column_seconds: dict[int, float] = {}
+
+
+class MemoryEffects(EffectTimes):
+    """What the probes measured (`EffectTimes`, seconds per launch) and the parameters derived
+    from them.
+
+    Attributes
+    ----------
+    dram_bytes_per_second : float
+        Sustained DRAM bandwidth the equivalent bytes are taken at.
+    tree_level_seconds : float
+        Latency of one tree level (shared load, add, store, barrier) at no warps: the
+        line's intercept, seconds.
+    tree_level_warp_seconds : float
+        What each warp of the block adds to a level, seconds.
+    dram_burst_bytes : int
+        32 or 64.
+    dram_read_line_bytes, dram_partial_write_line_bytes : float
+        DRAM-equivalent bytes of one line read alone, and of one line written in part
+        (each side's time at that side's bandwidth, `roofline.dram_roof`).
+    l2_partial_store_sectors_per_second : float
+    sm_partial_store_sectors_per_second : float or None
+        What one SM's stores get merged alone: ``sm_partial_stores / sm_partial_store_seconds``.
+    dram_read_bytes_per_second : float or None
+        The read stream's bandwidth the read probes are converted at (None: the copy's).
+    dram_page_visit_bytes : float or None
+        DRAM-equivalent bytes of a page opened beyond a stream's.
+    """
+
+    dram_bytes_per_second: float
+    tree_level_seconds: float
+    tree_level_warp_seconds: float = 0.0
+    tree_level_points: dict[int, float] = {}
+    dram_burst_bytes: int
+    dram_read_line_bytes: float
+    dram_partial_write_line_bytes: float
+    l2_partial_store_sectors_per_second: float
+    sm_partial_store_sectors_per_second: float | None = None
+    dram_read_bytes_per_second: float | None = None
+    dram_page_visit_bytes: float | None = None
 
 
 def page_visit_bytes(buffer_bytes: int, row_seconds: float, column_seconds: dict[int, float],
@@ -206,23 +176,17 @@ def derive_effects(times: EffectTimes, *, dram_bytes_per_second: float,
 
     read = read_bytes_per_second or dram_bytes_per_second
     write = mixed_dram_bandwidth(0.0, 1.0, copy_bytes_per_second=dram_bytes_per_second, read_bytes_per_second=read)
-    columns = {int(k): float(v) for k, v in t.page_column_seconds.items()}
-    page = (page_visit_bytes(t.buffer_bytes, t.page_row_seconds, columns, read)
-            if t.page_row_seconds is not None and columns else None)
+    page = (page_visit_bytes(t.buffer_bytes, t.page_row_seconds, t.page_column_seconds, read)
+            if t.page_row_seconds is not None and t.page_column_seconds else None)
     return MemoryEffects(
-        sector_read_seconds=t.sector_read_seconds, other_sector_read_seconds=t.other_sector_read_seconds,
-        line_read_seconds=t.line_read_seconds, line_write_seconds=t.line_write_seconds, buffer_bytes=t.buffer_bytes,
-        dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=t.l2_partial_store_seconds,
-        l2_partial_stores=t.l2_partial_stores, tree_level_seconds=intercept, tree_level_warp_seconds=slope,
-        tree_level_points={int(k): float(v) for k, v in t.tree_level_points.items()}, dram_burst_bytes=burst,
+        **t.model_dump(include=set(EffectTimes.model_fields)), dram_bytes_per_second=dram_bytes_per_second,
+        tree_level_seconds=intercept, tree_level_warp_seconds=slope, dram_burst_bytes=burst,
         dram_read_line_bytes=max(float(burst), t.line_read_seconds * read / lines),
         dram_partial_write_line_bytes=max(2.0 * SECTOR_BYTES, t.line_write_seconds * write / lines),
         l2_partial_store_sectors_per_second=t.l2_partial_stores / t.l2_partial_store_seconds,
-        sm_partial_store_seconds=t.sm_partial_store_seconds, sm_partial_stores=t.sm_partial_stores,
         sm_partial_store_sectors_per_second=(t.sm_partial_stores / t.sm_partial_store_seconds
                                              if t.sm_partial_stores and t.sm_partial_store_seconds else None),
-        dram_read_bytes_per_second=read_bytes_per_second, page_row_seconds=t.page_row_seconds,
-        page_column_seconds=columns, dram_page_visit_bytes=page,
+        dram_read_bytes_per_second=read_bytes_per_second, dram_page_visit_bytes=page,
     )
 
 

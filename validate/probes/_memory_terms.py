@@ -53,9 +53,9 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 LINE_BYTES, SECTOR_BYTES, BURST_BYTES = 128, 32, 64
 
 
-class MemoryTerms(BaseModel):
-    """What the probes timed (seconds per launch, with the work each launch did) and the
-    parameters derived from them (`derive_memory_terms`)."""
+class MemoryTermTimes(BaseModel):
+    """What the L2, atomic and random-burst probes timed (seconds per launch) with the work each
+    launch did: the measured input of `derive_memory_terms`."""
 
     model_config = _FROZEN
 
@@ -67,13 +67,19 @@ class MemoryTerms(BaseModel):
     one_address_updates: int = Field(gt=0)
     spread_seconds: float = Field(gt=0)
     spread_updates: int = Field(gt=0)
+    random_burst_seconds: float = Field(gt=0)
+    random_bursts: int = Field(gt=0)
+
+
+class MemoryTerms(MemoryTermTimes):
+    """What the probes timed (`MemoryTermTimes`, and the stores to one address and the flush's
+    streams) and the parameters derived from them (`derive_memory_terms`)."""
+
     one_address_store_seconds: float | None = Field(default=None, gt=0, description="The copy that sets a flag.")
     spread_store_seconds: float | None = Field(default=None, gt=0, description="The same copy without the flag.")
     store_warps: int | None = Field(default=None, gt=0, description="Warps of one copy (each sets the flag once).")
     one_address_stores_per_second: float | None = Field(
         default=None, gt=0, description="The store warps over the time the shared word adds (None: it added none).")
-    random_burst_seconds: float = Field(gt=0)
-    random_bursts: int = Field(gt=0)
     read_bytes_per_second: float = Field(gt=0, description="DRAM read bandwidth the bursts are converted at.")
     l2_requests_per_second: float
     l2_sectors_per_second: float
@@ -91,24 +97,6 @@ class MemoryTerms(BaseModel):
     flush_dirty_bytes: float | None = Field(
         default=None, description="Written bytes L2 holds after the flush: the large stream's extra time over the "
                                   "DRAM's cost of a written byte.")
-
-
-class MemoryTermTimes(BaseModel):
-    """What the L2, atomic and random-burst probes timed (seconds per launch) with the work each
-    launch did: the measured input of `derive_memory_terms`."""
-
-    model_config = _FROZEN
-
-    lone_sector_seconds: float = Field(gt=0)
-    lone_sector_requests: int = Field(gt=0, description="One-sector L2 requests of one launch.")
-    full_line_seconds: float = Field(gt=0)
-    full_line_sectors: int = Field(gt=0, description="Sectors one full-line launch reads.")
-    one_address_seconds: float = Field(gt=0)
-    one_address_updates: int = Field(gt=0)
-    spread_seconds: float = Field(gt=0)
-    spread_updates: int = Field(gt=0)
-    random_burst_seconds: float = Field(gt=0)
-    random_bursts: int = Field(gt=0)
 
 
 def flush_dirty_bytes(*, read_bytes: float, dirty_seconds: float, clean_seconds: float, copy_seconds: float,
@@ -149,7 +137,7 @@ def derive_memory_terms(times: MemoryTermTimes, *, read_bytes_per_second: float)
     t = times
     burst = max(float(BURST_BYTES), t.random_burst_seconds * read_bytes_per_second / t.random_bursts)
     return MemoryTerms(
-        **t.model_dump(), read_bytes_per_second=read_bytes_per_second,
+        **t.model_dump(include=set(MemoryTermTimes.model_fields)), read_bytes_per_second=read_bytes_per_second,
         l2_requests_per_second=t.lone_sector_requests / t.lone_sector_seconds,
         l2_sectors_per_second=t.full_line_sectors / t.full_line_seconds,
         atomic_one_address_updates_per_second=t.one_address_updates / t.one_address_seconds,
