@@ -19,8 +19,8 @@ from roofline import Kernel, RooflineError, models
 
 from ..device import Session
 
-__all__ = ["CaseLaunch", "KernelCase", "VerificationResult", "build_case", "check_outputs", "launch_case",
-           "supported_kernels"]
+__all__ = ["CaseLaunch", "KernelCase", "VerificationResult", "build_case", "case_buffers", "check_outputs",
+           "launch_case", "supported_kernels"]
 
 F32 = np.float32
 
@@ -462,9 +462,25 @@ class CaseLaunch:
         self.run()
 
 
+def case_buffers(session: Session, case: KernelCase) -> dict[str, object]:
+    """`case`'s device buffers by name: its inputs uploaded, its outputs allocated and poisoned
+    (so that an output the kernel leaves unwritten fails `check_outputs`).
+
+    Raises
+    ------
+    validate.DeviceError
+        Where an upload or an allocation fails.
+    """
+    buffers = {key: session.upload(array) for key, array in case.inputs.items()}
+    for key, (shape, dtype) in case.outputs.items():
+        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        buffers[key] = session.allocate(nbytes)
+        session.poison(buffers[key], nbytes)
+    return buffers
+
+
 def launch_case(session: Session, kernel: object, case: KernelCase) -> tuple[CaseLaunch, dict[str, np.ndarray]]:
-    """Upload `case`'s inputs, allocate its outputs (poisoned, so that an output the kernel
-    leaves unwritten fails the check), launch `kernel` once and read the outputs back.
+    """Launch `kernel` once on `case`'s buffers (`case_buffers`) and read the outputs back.
 
     Returns
     -------
@@ -476,11 +492,7 @@ def launch_case(session: Session, kernel: object, case: KernelCase) -> tuple[Cas
     validate.DeviceError
         Where an allocation, the launch or the kernel fails.
     """
-    buffers = {key: session.upload(array) for key, array in case.inputs.items()}
-    for key, (shape, dtype) in case.outputs.items():
-        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-        buffers[key] = session.allocate(nbytes)
-        session.poison(buffers[key], nbytes)
+    buffers = case_buffers(session, case)
     args = tuple(buffers[a] if isinstance(a, str) else a for a in case.args)
     launch = CaseLaunch(session.launcher(kernel, case.grid, case.block, args, case.dynamic_shared_memory), buffers)
     launch()
