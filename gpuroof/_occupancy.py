@@ -137,9 +137,17 @@ def _occupancy(args: argparse.Namespace) -> int:
             data["clusters"] = clusters.model_dump(exclude={"per_sm"})
         print_json(data)
         return 0
-    r = result
     if resources is not None:
         print(f"{resources}, from {args.kernel_file}")
+    _print_result(result, clusters)
+    _print_cliffs(edges)
+    if args.plot:
+        print(f"  plot written to {args.plot}")
+    return 0
+
+
+def _print_result(r: occupancy.OccupancyResult, clusters: occupancy.ClusterOccupancy | None) -> None:
+    """The launch, its blocks and warps per SM, what limits them, the driver's configuration and the clusters."""
     print(
         f"{r.arch}: {r.threads_per_block} threads, {r.registers_per_thread} registers, "
         f"{r.static_shared_memory} B static + {r.dynamic_shared_memory} B dynamic shared memory"
@@ -175,6 +183,10 @@ def _occupancy(args: argparse.Namespace) -> int:
         )
         if c.reason:
             print(f"  no cluster fits       {c.reason}")
+
+
+def _print_cliffs(edges: occupancy.Cliffs) -> None:
+    """Each resource's value, headroom and gain to the next cliff, and its first thresholds."""
     print("  cliffs")
     if edges.cluster_size is not None:
         axis = edges.cluster_size
@@ -192,9 +204,6 @@ def _occupancy(args: argparse.Namespace) -> int:
             f"    {c.resource:<18} {c.value} {c.unit}; headroom {head}, gain {gain}; "
             f"thresholds {marks or 'none'}{more}"
         )
-    if args.plot:
-        print(f"  plot written to {args.plot}")
-    return 0
 
 
 def _archs(args: argparse.Namespace) -> int:

@@ -6,14 +6,21 @@ import pytest
 
 import roofline
 import validate
-from validate.probes._memory_effects import derive_effects, effects_calibration
+from pydantic import ValidationError
+
+from validate.probes._memory_effects import EffectTimes, derive_effects, effects_calibration
 
 DATA = Path(__file__).parents[1] / "data"
 
 
+def _effects(*, dram_bytes_per_second, read_bytes_per_second=None, **times):
+    return derive_effects(EffectTimes(**times), dram_bytes_per_second=dram_bytes_per_second,
+                          read_bytes_per_second=read_bytes_per_second)
+
+
 @pytest.mark.parametrize(("other", "burst"), [(1.0, 64), (0.8, 64), (0.74, 32), (0.5, 32)])
 def test_burst_from_the_two_reads(other, burst):
-    e = derive_effects(sector_read_seconds=1e-3, other_sector_read_seconds=other * 1e-3, line_read_seconds=5e-4,
+    e = _effects(sector_read_seconds=1e-3, other_sector_read_seconds=other * 1e-3, line_read_seconds=5e-4,
                        line_write_seconds=1e-3, buffer_bytes=1 << 30, dram_bytes_per_second=3e12,
                        l2_partial_store_seconds=1e-3, l2_partial_stores=10**6,
                        tree_level_points={128: 2.6e-8, 256: 3.2e-8, 512: 4.4e-8, 1024: 6.8e-8})
@@ -78,7 +85,7 @@ def test_page_cost_from_the_row_and_column_reads(page):
     # 8 rows: the window reads 8 adjacent chunks of each (a page whole, no cost)
     columns = {rows: row + page * (buffer / page_probe_visit(rows) - buffer / 1024) / read for rows in (8, 1024, 65536)}
     assert page_visit_bytes(buffer, row, columns, read) == pytest.approx(page, abs=1e-9)
-    e = derive_effects(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
+    e = _effects(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
                        line_write_seconds=1e-3, buffer_bytes=buffer, dram_bytes_per_second=copy,
                        l2_partial_store_seconds=1e-3, l2_partial_stores=10**6, tree_level_points={256: 3e-8},
                        read_bytes_per_second=read, page_row_seconds=row, page_column_seconds=columns)
@@ -92,7 +99,7 @@ def test_page_cost_from_the_row_and_column_reads(page):
 
 
 def test_no_page_probe_no_page_cost():
-    e = derive_effects(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
+    e = _effects(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
                        line_write_seconds=1e-3, buffer_bytes=1 << 30, dram_bytes_per_second=3e12,
                        l2_partial_store_seconds=1e-3, l2_partial_stores=10**6, tree_level_points={256: 3e-8})
     assert e.dram_page_visit_bytes is None and "dram_page_visit_bytes" not in effects_calibration(e)
@@ -106,7 +113,7 @@ def test_a_faster_row_than_column_read_is_no_negative_cost():
 
 @pytest.mark.parametrize(("seconds", "stores", "rate"), [(5e-4, 491_520, 0.98304e9), (None, None, None)])
 def test_one_sms_partial_store_rate(seconds, stores, rate):
-    e = derive_effects(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
+    e = _effects(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
                        line_write_seconds=1e-3, buffer_bytes=1 << 30, dram_bytes_per_second=3e12,
                        l2_partial_store_seconds=1e-3, l2_partial_stores=10**6, tree_level_points={256: 3e-8},
                        sm_partial_store_seconds=seconds, sm_partial_stores=stores)
@@ -117,3 +124,47 @@ def test_one_sms_partial_store_rate(seconds, stores, rate):
         assert e.sm_partial_store_sectors_per_second == pytest.approx(rate)
         assert entries["sm_partial_store_sectors_per_second"][0] == pytest.approx(rate)
         assert "one block of 1024 threads" in entries["sm_partial_store_sectors_per_second"][1]
+
+
+# ------------------------------------------------------------- the probes' times as one record
+
+EFFECT_TIMES = dict(sector_read_seconds=1e-3, other_sector_read_seconds=1e-3, line_read_seconds=5e-4,
+                    line_write_seconds=1e-3, buffer_bytes=1 << 30, l2_partial_store_seconds=1e-3,
+                    l2_partial_stores=10**6, tree_level_points={256: 3e-8})
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"tree_level_points": None}, "tree_level_points"),
+    ({"buffer_bytes": "a GiB"}, "buffer_bytes"),
+    ({"page_column_seconds": {"rows": 1e-3}}, "page_column_seconds"),
+    ({"dram_bytes_per_second": 3e12}, "extra"),  # a bandwidth is no probe time: derive_effects takes it
+], ids=["no tree levels", "a size that is no number", "rows that are no number", "a bandwidth"])
+def test_the_effect_times_refuse_what_no_probe_measures(change, match):
+    with pytest.raises(ValidationError, match=match):
+        EffectTimes(**{**EFFECT_TIMES, **change})
+
+
+@pytest.mark.parametrize(("read", "expected"), [(None, 3e12), (4.4e12, 4.4e12)], ids=["the copy's", "a read stream's"])
+def test_the_read_probes_convert_at_the_read_bandwidth_given_else_the_copys(read, expected):
+    e = derive_effects(EffectTimes(**EFFECT_TIMES), dram_bytes_per_second=3e12, read_bytes_per_second=read)
+    assert e.dram_read_line_bytes == pytest.approx(5e-4 * expected / ((1 << 30) // 128))
+    assert e.dram_read_bytes_per_second == read
+    assert {k: getattr(e, k) for k in EFFECT_TIMES} == EFFECT_TIMES
+
+
+@pytest.mark.parametrize("times", [EFFECT_TIMES, None], ids=["a dict", "None"])
+def test_derive_effects_takes_the_record_only(times):
+    with pytest.raises(TypeError, match="EffectTimes"):
+        derive_effects(times, dram_bytes_per_second=3e12)
+
+
+def test_the_effect_times_are_frozen():
+    times = EffectTimes(**EFFECT_TIMES)
+    with pytest.raises(ValidationError):
+        times.sector_read_seconds = 2e-3
+
+
+def test_the_effects_hold_their_probe_times_and_derive_again_to_themselves():
+    e = derive_effects(EffectTimes(**EFFECT_TIMES), dram_bytes_per_second=3e12, read_bytes_per_second=4.4e12)
+    assert isinstance(e, EffectTimes)
+    assert derive_effects(e, dram_bytes_per_second=3e12, read_bytes_per_second=4.4e12) == e

@@ -35,8 +35,8 @@ def test_suite_measurements_are_reused(gpu_session, gpu_info):
     from roofline import models
 
     model = models.strided_read(1 << 20, 8)
-    rows = validate.suite._suite.run_suite(gpu_session, gpu_info, [model], database_gpu=None, measured={}, quick=True,
-                                     rng=np.random.default_rng(1))
+    rows = validate.suite._suite.run_suite(gpu_session, gpu_info, [model], inputs=validate.suite._suite.PredictionInputs(),
+                                           quick=True, rng=np.random.default_rng(1))
     assert rows[0].status == "ok"
     lines = []
     records = validate.measure_families(gpu_session, gpu_info, quick=True, families=["strided_read"], suite_rows=rows,

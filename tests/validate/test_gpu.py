@@ -13,7 +13,7 @@ from validate.checks import _occupancy
 from validate.device import _clocks, _compile
 from validate.probes import _ceilings, _hostlink, _latency, _launch, _workingset
 from roofline import models
-from validate.suite._suite import _run_one
+from validate.suite._suite import PredictionInputs, _run_one
 
 pytestmark = pytest.mark.gpu
 
@@ -60,7 +60,7 @@ SMALL = [
 @pytest.mark.parametrize("model", SMALL, ids=[getattr(m, "label", m.name) for m in SMALL])
 def test_kernel_matches_numpy(gpu_session, gpu_info, model):
     rng = np.random.default_rng(12345)
-    row = _run_one(gpu_session, gpu_info, model, database_gpu=None, measured={}, quick=True, rng=rng)
+    row = _run_one(gpu_session, gpu_info, model, inputs=PredictionInputs(), quick=True, rng=rng)
     assert row.status == "ok", row.error
     assert row.measured_seconds > 0
     assert row.resources.registers_per_thread > 0
@@ -71,7 +71,7 @@ def test_poison_detects_an_unwritten_output(gpu_session, gpu_info):
     # A copy launched with half the grid leaves half the output poisoned: the check must fail.
     model = models.copy(1 << 16)
     half = model.model_copy(update={"launch": model.launch.model_copy(update={"grid": (model.launch.grid[0] // 2, 1, 1)})})
-    row = _run_one(gpu_session, gpu_info, half, database_gpu=None, measured={}, quick=True,
+    row = _run_one(gpu_session, gpu_info, half, inputs=PredictionInputs(), quick=True,
                    rng=np.random.default_rng(1))
     assert row.status == "verify_error"
     assert "unwritten" in row.error

@@ -538,10 +538,10 @@ NOT_IN_COMMITTED_REPORTS = {
     "compute": lambda: validate.probes._compute.derive_compute(
         trip_points={1024: 4.5e-7, 8192: 7.2e-7}, overlap_points={0: 1e-4, 32: 1.2e-4, 64: 1.5e-4, 256: 5.2e-4},
         overlap_elements=1 << 25, fma_chain_seconds=2.02e-9, clock_hz=1.98e9, tensor_rate_fraction=0.92),
-    "memory_terms": lambda: _memory_terms.derive_memory_terms(
+    "memory_terms": lambda: _memory_terms.derive_memory_terms(_memory_terms.MemoryTermTimes(
         lone_sector_seconds=1.3e-5, lone_sector_requests=2 << 20, full_line_seconds=3.2e-5, full_line_sectors=8 << 20,
         one_address_seconds=1e-4, one_address_updates=1 << 17, spread_seconds=4e-5, spread_updates=2 << 20,
-        random_burst_seconds=4.3e-4, random_bursts=1 << 24, read_bytes_per_second=4.5e12),
+        random_burst_seconds=4.3e-4, random_bursts=1 << 24), read_bytes_per_second=4.5e12),
 }
 
 

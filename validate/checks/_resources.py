@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -177,46 +178,13 @@ def check_resources(
                 kernel = module.get_kernel(kernel_name)
             driver = kernel_resources(kernel, kernel_name)
             kernels += 1
-            expected = {
-                "registers_per_thread": r.registers_per_thread,
-                "static_shared_memory": r.static_shared_memory,
-                "local_memory": r.local_memory,
-                "constant_memory": r.constant_memory,
-                "max_threads_per_block": _driver_max_threads(occupancy, arch, r),
-                "architecture": r.architecture,
-                "cluster_dims": r.cluster_dims,
-            }
-            for field, value in expected.items():
-                compared += 1
-                if getattr(driver, field) != value:
-                    field_mismatches.append(ResourceMismatch(
-                        kernel=f"{name}:{kernel_name}", field=field, offline=str(value),
-                        driver=str(getattr(driver, field)),
-                        detail=f"launch bounds {r.max_threads_per_block}" if field == "max_threads_per_block" else "",
-                    ))
-            for threads, dynamic in _launch_grid(arch, r.static_shared_memory, quick):
-                launches += 1
-                if threads > driver.max_threads_per_block:
-                    # The driver's occupancy query answers as if such a block could launch (seen on
-                    # an H200: bounds_512 at 640 threads -> 3 blocks); cuLaunchKernel refuses it,
-                    # and calculate() gives 0 blocks.
-                    beyond += 1
-                    runtime = 0
-                else:
-                    try:
-                        runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor(threads, dynamic))
-                    except Exception:  # noqa: BLE001 - a refused launch is 0 blocks
-                        runtime = 0
-                try:
-                    calc = occupancy.calculate(arch, threads_per_block=threads, dynamic_shared_memory=dynamic,
-                                               resources=r).active_blocks_per_sm
-                except (ValueError, TypeError):
-                    calc = 0
-                if runtime != calc:
-                    launch_mismatches.append(ResourceMismatch(
-                        kernel=f"{name}:{kernel_name}", field="active_blocks_per_sm", offline=str(calc),
-                        driver=str(runtime), detail=f"threads_per_block={threads} dynamic_shared_memory={dynamic}",
-                    ))
+            fields = _compare_fields(f"{name}:{kernel_name}", arch, r, driver)
+            compared += fields.compared
+            field_mismatches.extend(fields.mismatches)
+            blocks = _compare_launches(f"{name}:{kernel_name}", arch, r, kernel, driver, quick)
+            launches += blocks.compared
+            beyond += blocks.beyond_bounds
+            launch_mismatches.extend(blocks.mismatches)
         progress(f"resources {name}: {len(offline)} kernels")
     triton_rows: tuple[TritonOccupancy, ...] = ()
     triton_error = None
@@ -233,6 +201,69 @@ def check_resources(
         launch_mismatches=tuple(launch_mismatches), launches_beyond_bounds=beyond, triton=triton_rows, triton_error=triton_error,
         compile_errors=errors, seconds=time.perf_counter() - start,
     )
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    """What one kernel's comparison with the driver counted and where the two disagree."""
+
+    compared: int
+    mismatches: list[ResourceMismatch]
+    beyond_bounds: int = 0
+
+
+def _compare_fields(kernel: str, arch: occupancy.Architecture, r: KernelResources,
+                    driver: KernelResources) -> _Comparison:
+    """The offline resources of `kernel` against the driver's attributes, field by field."""
+    expected = {
+        "registers_per_thread": r.registers_per_thread,
+        "static_shared_memory": r.static_shared_memory,
+        "local_memory": r.local_memory,
+        "constant_memory": r.constant_memory,
+        "max_threads_per_block": _driver_max_threads(occupancy, arch, r),
+        "architecture": r.architecture,
+        "cluster_dims": r.cluster_dims,
+    }
+    mismatches = [
+        ResourceMismatch(
+            kernel=kernel, field=field, offline=str(value), driver=str(getattr(driver, field)),
+            detail=f"launch bounds {r.max_threads_per_block}" if field == "max_threads_per_block" else "",
+        )
+        for field, value in expected.items() if getattr(driver, field) != value
+    ]
+    return _Comparison(compared=len(expected), mismatches=mismatches)
+
+
+def _compare_launches(kernel: str, arch: occupancy.Architecture, r: KernelResources, handle: Any,
+                      driver: KernelResources, quick: bool) -> _Comparison:
+    """`occupancy.calculate`'s active blocks against the driver's occupancy query over block
+    sizes x dynamic shared memory."""
+    mismatches: list[ResourceMismatch] = []
+    grid = _launch_grid(arch, r.static_shared_memory, quick)
+    beyond = 0
+    for threads, dynamic in grid:
+        if threads > driver.max_threads_per_block:
+            # The driver's occupancy query answers as if such a block could launch (seen on
+            # an H200: bounds_512 at 640 threads -> 3 blocks); cuLaunchKernel refuses it,
+            # and calculate() gives 0 blocks.
+            beyond += 1
+            runtime = 0
+        else:
+            try:
+                runtime = int(handle.occupancy.max_active_blocks_per_multiprocessor(threads, dynamic))
+            except Exception:  # noqa: BLE001 - a refused launch is 0 blocks
+                runtime = 0
+        try:
+            calc = occupancy.calculate(arch, threads_per_block=threads, dynamic_shared_memory=dynamic,
+                                       resources=r).active_blocks_per_sm
+        except (ValueError, TypeError):
+            calc = 0
+        if runtime != calc:
+            mismatches.append(ResourceMismatch(
+                kernel=kernel, field="active_blocks_per_sm", offline=str(calc),
+                driver=str(runtime), detail=f"threads_per_block={threads} dynamic_shared_memory={dynamic}",
+            ))
+    return _Comparison(compared=len(grid), mismatches=mismatches, beyond_bounds=beyond)
 
 
 def _triton_kernels() -> list[tuple[Any, dict[str, str], dict[str, Any], int, int]]:

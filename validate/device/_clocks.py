@@ -4,8 +4,8 @@ A ceiling measured while the GPU slowed itself down (power cap, thermal or hardw
 slowdown) is not the chip's ceiling; the report says so. NVML is optional: without
 ``pynvml`` (package ``nvidia-ml-py``) the records say that nothing could be read.
 
-NVML clock-event reason bits (``nvml.h``, ``nvmlClocksEventReason*``, formerly
-``nvmlClocksThrottleReason*``): 0x1 GPU idle, 0x2 application clocks setting, 0x4 software
+NVML clock-event reason bits (``nvml.h``'s ``nvmlClocksEventReason*``; older headers name the
+same bits ``nvmlClocksThrottleReason*``): 0x1 GPU idle, 0x2 application clocks setting, 0x4 software
 power cap, 0x8 hardware slowdown, 0x10 sync boost, 0x20 software thermal slowdown, 0x40
 hardware thermal slowdown, 0x80 hardware power brake, 0x100 display clock setting.
 """

@@ -137,125 +137,175 @@ def measure_ceilings(
     Ceilings
         A ceiling whose kernel fails is left out and its error recorded in ``errors``.
     """
-    dram_variants = {
-        kind: [f"dram_{kind}_u{u}{suffix}" for u in (1, 2, 4) for suffix in
-               (("", "_cs") if kind == "copy" else ("",))]
-        for kind in ("read", "write", "copy", "triad")
-    }
-    dram_variants["copy"] += [f"dram_copy_chunk_u{u}" for u in (1, 2, 4, 8)]
-    if int(info.compute_capability.split(".")[0]) >= 8:  # the L2::256B hint needs sm_80
-        dram_variants["copy"] += [f"dram_copy_pf_u{u}" for u in (1, 2, 4)]
-    kernels = compile_kernels(
-        kernel_source("ceilings.cu"),
-        (*[k for names in dram_variants.values() for k in names], "l2_read", "shared_read",
-         "fma_fp32", "fma_fp64"),
-        arch=info.arch, name="ceilings.cu",
-    )
-    threads = 256
-    # One full wave of resident blocks: every SM at its thread limit, grid-stride loops.
-    blocks = info.sm_count * max(1, info.max_threads_per_sm // threads)
-    grid, block = (blocks, 1, 1), (threads, 1, 1)
-    reps = 10 if quick else 30
-    array_bytes = max(16 * info.l2_cache_bytes, (256 if quick else 1024) << 20)
-    vectors = array_bytes // 16
-    sink = session.allocate(4 * 1024)
-    items: list[Ceiling] = []
-    errors: dict[str, str] = {}
-
-    def run(name: str, function: Callable[[], Ceiling]) -> None:
-        try:
-            if clocks is None:
-                item = function()
-            else:
-                with clocks.watch() as record:
-                    item = function()
-                item = item.model_copy(update={"clocks": record[0]})
-        except DeviceError as exc:
-            errors[name] = str(exc)
-            progress(f"ceiling {name}: failed: {exc}")
-            return
-        items.append(item)
-        scale = 1e12 if item.unit == "flops_per_second" else 1e9
-        unit = "TFLOP/s" if item.unit == "flops_per_second" else "GB/s"
-        ds = f" ({item.fraction_of_datasheet:.0%} of datasheet)" if item.fraction_of_datasheet else ""
-        flag = f"; {item.clocks.note}" if item.clocks is not None and item.clocks.throttled else ""
-        progress(f"ceiling {name}: {item.measured / scale:,.1f} {unit}{ds}{flag}")
-
-    def timed(kernel: str, args: tuple[object, ...], shared: int = 0, on: tuple[int, int, int] = grid,
-              repetitions: int | None = None) -> TimingResult:
-        launch = session.launcher(kernels[kernel], on, block, args, shared)
-        result = benchmark(launch, timer=session.timer,
-                           rules=StopRules(warmup=3 if repetitions is None else 1, repetitions=repetitions or reps))
-        session.synchronize()
-        return result
-
-    def best_dram(name: str, kind: str, work: float, args: tuple[object, ...], note: str) -> Ceiling:
-        # Sweep the variants and grids briefly, then time the fastest properly.
-        grids = [(blocks * waves, 1, 1) for waves in (1, 4)]
-
-        def grids_of(kernel: str) -> list[tuple[int, int, int]]:
-            if "_chunk_u" not in kernel:
-                return grids
-            per_block = threads * int(kernel.rsplit("_u", 1)[1])
-            return [(-(-vectors // per_block), 1, 1)]  # one pass: every vector once
-
-        trials = [(timed(k, args, on=g, repetitions=5).median_seconds, k, g)
-                  for k in dram_variants[kind] for g in grids_of(k)]
-        _, kernel, best_grid = min(trials)
-        timing = timed(kernel, args, on=best_grid)
-        return _ceiling(name, "bytes_per_second", work, timing, datasheet.get("dram"), best_grid, block,
-                        f"{note}; best of {len(trials)} variants and grids: {kernel}, grid {best_grid[0]}")
-
-    a = session.allocate(array_bytes)
-    b = session.allocate(array_bytes)
-    c = session.allocate(array_bytes)
-    for buffer in (a, b, c):
-        session.poison(buffer, array_bytes)  # NaN-free data is not needed; any bits stream the same
-    n = np.int64(vectors)
-    sentinel = np.float32(1.2345e38)
-    run("dram_read", lambda: best_dram("dram_read", "read", array_bytes, (a, sink, n, sentinel), "bytes read"))
-    run("dram_write", lambda: best_dram("dram_write", "write", array_bytes, (a, n, np.float32(1.0)),
-                                        "bytes written"))
-    run("dram_copy", lambda: best_dram("dram_copy", "copy", 2 * array_bytes, (a, b, n),
-                                       "bytes read plus bytes written"))
-    run("dram_triad", lambda: best_dram("dram_triad", "triad", 3 * array_bytes, (a, b, c, np.float32(3.0), n),
-                                        "STREAM triad: two reads, one write"))
-    del a, b, c
-
-    # L2: a quarter of L2 (Hopper and Ampere split L2 in two partitions, and a far
-    # partition's lines may be duplicated in the near one), re-read many times.
-    l2_bytes = max(1 << 20, info.l2_cache_bytes // 4)
-    l2_buffer = session.allocate(l2_bytes)
-    session.poison(l2_buffer, l2_bytes)
-    passes = 16 if quick else 64
-    run("l2_read", lambda: _ceiling("l2_read", "bytes_per_second", passes * l2_bytes,
-                                    timed("l2_read", (l2_buffer, sink, np.int64(l2_bytes // 16), np.int32(passes),
-                                                      sentinel)),
-                                    datasheet.get("l2"), grid, block, f"{l2_bytes} bytes, ld.global.cg, {passes} passes"))
-
-    iterations = 1024 if quick else 4096
-    run("shared_read", lambda: _ceiling("shared_read", "bytes_per_second", blocks * threads * iterations * 4 * 16,
-                                        timed("shared_read", (sink, np.int32(iterations), np.int32(32), sentinel)),
-                                        datasheet.get("l1"), grid, block, "conflict-free 16-byte loads"))
-    fma_iterations = 512 if quick else 2048
-    fma_flops = blocks * threads * fma_iterations * 16 * 8 * 2
-    run("fp32_fma", lambda: _ceiling("fp32_fma", "flops_per_second", fma_flops,
-                                     timed("fma_fp32", (sink, np.int32(fma_iterations), np.float32(0.9999999),
-                                                        np.float32(1e-7), sentinel)),
-                                     datasheet.get("fp32"), grid, block, "8 independent FMA chains per thread"))
-    fp64_iterations = fma_iterations // 4
-    run("fp64_fma", lambda: _ceiling("fp64_fma", "flops_per_second", blocks * threads * fp64_iterations * 16 * 8 * 2,
-                                     timed("fma_fp64", (sink, np.int32(fp64_iterations), np.float64(0.9999999),
-                                                        np.float64(1e-7), np.float64(1.2345e300))),
-                                     datasheet.get("fp64"), grid, block, "8 independent FMA chains per thread"))
+    bench = _CeilingBench(session, info, datasheet, quick=quick, progress=progress, clocks=clocks)
+    _measure_dram(bench)
+    _measure_caches(bench)
+    _measure_fma(bench)
     for precision in tensor_kernels(info.compute_capability):
         def tensor(precision: str = precision) -> Ceiling:
             m = measure_tensor(session, info, precision, quick=quick)
             return _ceiling(precision, "flops_per_second", m.work, m.timing, datasheet.get(precision), m.grid,
                             m.block, m.note)
 
-        run(precision, tensor)
-    return Ceilings(items=tuple(items), errors=errors)
+        bench.run(precision, tensor)
+    return Ceilings(items=tuple(bench.items), errors=bench.errors)
+
+
+def _dram_variants(info: DeviceInfo) -> dict[str, list[str]]:
+    """The DRAM kernels of each kind (read, write, copy, triad) the ceiling is the best of."""
+    variants = {
+        kind: [f"dram_{kind}_u{u}{suffix}" for u in (1, 2, 4) for suffix in
+               (("", "_cs") if kind == "copy" else ("",))]
+        for kind in ("read", "write", "copy", "triad")
+    }
+    variants["copy"] += [f"dram_copy_chunk_u{u}" for u in (1, 2, 4, 8)]
+    if int(info.compute_capability.split(".")[0]) >= 8:  # the L2::256B hint needs sm_80
+        variants["copy"] += [f"dram_copy_pf_u{u}" for u in (1, 2, 4)]
+    return variants
+
+
+class _CeilingBench:
+    """The ceiling kernels compiled for one session, the launch they run at, and the ceilings
+    measured so far (with the failures)."""
+
+    def __init__(self, session: Session, info: DeviceInfo, datasheet: Mapping[str, float | None], *, quick: bool,
+                 progress: Callable[[str], None], clocks: ClockMonitor | None) -> None:
+        self.session, self.info, self.datasheet = session, info, datasheet
+        self.quick, self.progress, self.clocks = quick, progress, clocks
+        self.dram_variants = _dram_variants(info)
+        self.kernels = compile_kernels(
+            kernel_source("ceilings.cu"),
+            (*[k for names in self.dram_variants.values() for k in names], "l2_read", "shared_read",
+             "fma_fp32", "fma_fp64"),
+            arch=info.arch, name="ceilings.cu",
+        )
+        self.threads = 256
+        # One full wave of resident blocks: every SM at its thread limit, grid-stride loops.
+        self.blocks = info.sm_count * max(1, info.max_threads_per_sm // self.threads)
+        self.grid, self.block = (self.blocks, 1, 1), (self.threads, 1, 1)
+        self.reps = 10 if quick else 30
+        self.sink = session.allocate(4 * 1024)
+        self.items: list[Ceiling] = []
+        self.errors: dict[str, str] = {}
+
+    def run(self, name: str, function: Callable[[], Ceiling]) -> None:
+        """Measure one ceiling (with the clocks around it); a device error is recorded, not raised."""
+        try:
+            if self.clocks is None:
+                item = function()
+            else:
+                with self.clocks.watch() as record:
+                    item = function()
+                item = item.model_copy(update={"clocks": record[0]})
+        except DeviceError as exc:
+            self.errors[name] = str(exc)
+            self.progress(f"ceiling {name}: failed: {exc}")
+            return
+        self.items.append(item)
+        scale = 1e12 if item.unit == "flops_per_second" else 1e9
+        unit = "TFLOP/s" if item.unit == "flops_per_second" else "GB/s"
+        ds = f" ({item.fraction_of_datasheet:.0%} of datasheet)" if item.fraction_of_datasheet else ""
+        flag = f"; {item.clocks.note}" if item.clocks is not None and item.clocks.throttled else ""
+        self.progress(f"ceiling {name}: {item.measured / scale:,.1f} {unit}{ds}{flag}")
+
+    def timed(self, kernel: str, args: tuple[object, ...], shared: int = 0, on: tuple[int, int, int] | None = None,
+              repetitions: int | None = None) -> TimingResult:
+        """Time one kernel (on the full wave unless `on` says otherwise)."""
+        launch = self.session.launcher(self.kernels[kernel], on or self.grid, self.block, args, shared)
+        result = benchmark(launch, timer=self.session.timer,
+                           rules=StopRules(warmup=3 if repetitions is None else 1, repetitions=repetitions or self.reps))
+        self.session.synchronize()
+        return result
+
+    def best_dram(self, name: str, kind: str, work: float, args: tuple[object, ...], note: str,
+                  vectors: int) -> Ceiling:
+        """The fastest of `kind`'s variants and grids, timed properly after a brief sweep."""
+        grids = [(self.blocks * waves, 1, 1) for waves in (1, 4)]
+
+        def grids_of(kernel: str) -> list[tuple[int, int, int]]:
+            if "_chunk_u" not in kernel:
+                return grids
+            per_block = self.threads * int(kernel.rsplit("_u", 1)[1])
+            return [(-(-vectors // per_block), 1, 1)]  # one pass: every vector once
+
+        trials = [(self.timed(k, args, on=g, repetitions=5).median_seconds, k, g)
+                  for k in self.dram_variants[kind] for g in grids_of(k)]
+        _, kernel, best_grid = min(trials)
+        timing = self.timed(kernel, args, on=best_grid)
+        return _ceiling(name, "bytes_per_second", work, timing, self.datasheet.get("dram"), best_grid, self.block,
+                        f"{note}; best of {len(trials)} variants and grids: {kernel}, grid {best_grid[0]}")
+
+
+#: What the kernels compare their sum with before a store to the sink: a store the compiler cannot
+#: prove dead keeps the loads and arithmetic alive.
+_SENTINEL = np.float32(1.2345e38)
+
+
+def _measure_dram(bench: _CeilingBench) -> None:
+    """DRAM read, write, copy and triad over arrays far past L2."""
+    session = bench.session
+    array_bytes = max(16 * bench.info.l2_cache_bytes, (256 if bench.quick else 1024) << 20)
+    vectors = array_bytes // 16
+    a = session.allocate(array_bytes)
+    b = session.allocate(array_bytes)
+    c = session.allocate(array_bytes)
+    for buffer in (a, b, c):
+        session.poison(buffer, array_bytes)  # NaN-free data is not needed; any bits stream the same
+    n = np.int64(vectors)
+    sink = bench.sink
+    bench.run("dram_read", lambda: bench.best_dram("dram_read", "read", array_bytes, (a, sink, n, _SENTINEL),
+                                                   "bytes read", vectors))
+    bench.run("dram_write", lambda: bench.best_dram("dram_write", "write", array_bytes, (a, n, np.float32(1.0)),
+                                                    "bytes written", vectors))
+    bench.run("dram_copy", lambda: bench.best_dram("dram_copy", "copy", 2 * array_bytes, (a, b, n),
+                                                   "bytes read plus bytes written", vectors))
+    bench.run("dram_triad", lambda: bench.best_dram("dram_triad", "triad", 3 * array_bytes,
+                                                    (a, b, c, np.float32(3.0), n),
+                                                    "STREAM triad: two reads, one write", vectors))
+    del a, b, c
+
+
+def _measure_caches(bench: _CeilingBench) -> None:
+    """L2 reads of an L2-resident buffer and conflict-free shared-memory loads."""
+    # L2: a quarter of L2 (Hopper and Ampere split L2 in two partitions, and a far
+    # partition's lines may be duplicated in the near one), re-read many times.
+    l2_bytes = max(1 << 20, bench.info.l2_cache_bytes // 4)
+    l2_buffer = bench.session.allocate(l2_bytes)
+    bench.session.poison(l2_buffer, l2_bytes)
+    passes = 16 if bench.quick else 64
+    grid, block, sink = bench.grid, bench.block, bench.sink
+    bench.run("l2_read", lambda: _ceiling("l2_read", "bytes_per_second", passes * l2_bytes,
+                                          bench.timed("l2_read", (l2_buffer, sink, np.int64(l2_bytes // 16),
+                                                                  np.int32(passes), _SENTINEL)),
+                                          bench.datasheet.get("l2"), grid, block,
+                                          f"{l2_bytes} bytes, ld.global.cg, {passes} passes"))
+    iterations = 1024 if bench.quick else 4096
+    bench.run("shared_read", lambda: _ceiling("shared_read", "bytes_per_second",
+                                              bench.blocks * bench.threads * iterations * 4 * 16,
+                                              bench.timed("shared_read", (sink, np.int32(iterations), np.int32(32),
+                                                                          _SENTINEL)),
+                                              bench.datasheet.get("l1"), grid, block, "conflict-free 16-byte loads"))
+
+
+def _measure_fma(bench: _CeilingBench) -> None:
+    """FP32 and FP64 fused multiply-adds: 8 independent chains per thread."""
+    grid, block, sink = bench.grid, bench.block, bench.sink
+    fma_iterations = 512 if bench.quick else 2048
+    fma_flops = bench.blocks * bench.threads * fma_iterations * 16 * 8 * 2
+    bench.run("fp32_fma", lambda: _ceiling("fp32_fma", "flops_per_second", fma_flops,
+                                           bench.timed("fma_fp32", (sink, np.int32(fma_iterations),
+                                                                    np.float32(0.9999999), np.float32(1e-7),
+                                                                    _SENTINEL)),
+                                           bench.datasheet.get("fp32"), grid, block,
+                                           "8 independent FMA chains per thread"))
+    fp64_iterations = fma_iterations // 4
+    bench.run("fp64_fma", lambda: _ceiling("fp64_fma", "flops_per_second",
+                                           bench.blocks * bench.threads * fp64_iterations * 16 * 8 * 2,
+                                           bench.timed("fma_fp64", (sink, np.int32(fp64_iterations),
+                                                                    np.float64(0.9999999), np.float64(1e-7),
+                                                                    np.float64(1.2345e300))),
+                                           bench.datasheet.get("fp64"), grid, block,
+                                           "8 independent FMA chains per thread"))
 
 
 _PRECISIONS = ("fp32", "fp64", *TENSOR_CEILINGS)

@@ -242,9 +242,8 @@ def compute_calibration(effects: ComputeEffects) -> dict[str, tuple[float | None
     overlap sweep is reported, not used: on an H200 (2026-11-26) its time was the sum of its
     memory and FMA sides (p = 1.06) because the sweep's warps load and compute in step, wave
     after wave, which the families' loops do not (p = 1.06 took the families from 7 % to
-    23 %); memory and compute join as the plain maximum. (The walk ran on every SM until
-    2026-11-27, with a modulo per load that made it issue-bound: 270 ns at 1 KiB, then about
-    400 ns per KiB on an H200; it was not used either.)
+    23 %); memory and compute join as the plain maximum. (Run on every SM with a modulo per
+    load, the walk is issue-bound: on an H200, 270 ns at 1 KiB, then about 400 ns per KiB.)
     """
     points = _trip_points(effects)
     entries: dict[str, tuple[float | None, str]] = {

@@ -314,6 +314,16 @@ def fit_to_measurements(
         With no launches, a non-positive measured time, or the same parameter twice.
     """
     record = roofline.gpu(gpu)
+    measured = _checked_inputs(base, launches, parameters, max_evaluations)
+    search = _Search(record, base, launches, parameters, measured, max_evaluations)
+    started = time.perf_counter()
+    search.run()
+    return search.result(time.perf_counter() - started)
+
+
+def _checked_inputs(base: roofline.Calibration, launches: Sequence[tuple[roofline.Kernel, occupancy.Launch, float]],
+                    parameters: Sequence[FitParameter], max_evaluations: int) -> np.ndarray:
+    """`fit_to_measurements`'s arguments checked (TypeError, RooflineError): the measured seconds."""
     if not isinstance(base, roofline.Calibration):
         raise TypeError(f"base must be a roofline.Calibration, not {type(base).__name__}")
     if isinstance(parameters, (str, bytes)) or not isinstance(parameters, Sequence):
@@ -347,117 +357,144 @@ def fit_to_measurements(
     measured = np.array([float(seconds) for _, _, seconds in launches])
     if not np.all(np.isfinite(measured) & (measured > 0)):
         raise roofline.RooflineError("every measured time must be > 0 and finite")
-    started = time.perf_counter()
-    seen: dict[tuple[float, ...], np.ndarray] = {}
-    # the launches the criterion judges: every one until the starts show which of them the
-    # parameters move (`_moved`); the criteria of the sets seen, for that choice
-    judged = np.ones(len(launches), dtype=bool)
-    criteria: dict[tuple[float, ...], float] = {}
+    return measured
 
-    def calibration_at(values: Sequence[float]) -> roofline.Calibration:
-        return base.model_copy(update=dict(zip(names, (float(v) for v in values))))
 
+class _Search:
+    """One fit's search: the parameter sets tried (their log ratios predicted / measured), the
+    launches the criterion judges, and the steps from starts to local searches."""
+
+    def __init__(self, record: roofline.GPU, base: roofline.Calibration,
+                 launches: Sequence[tuple[roofline.Kernel, occupancy.Launch, float]],
+                 parameters: Sequence[FitParameter], measured: np.ndarray, max_evaluations: int) -> None:
+        self.record, self.base, self.launches, self.parameters = record, base, launches, parameters
+        self.measured, self.max_evaluations = measured, max_evaluations
+        self.names = [p.name for p in parameters]
+        self.seen: dict[tuple[float, ...], np.ndarray] = {}
+        # the launches the criterion judges: every one until the starts show which of them the
+        # parameters move (`_moved`); the criteria of the sets seen, for that choice
+        self.judged = np.ones(len(launches), dtype=bool)
+        self.criteria: dict[tuple[float, ...], float] = {}
+        self.spacing = min(1.0 / (len(p.grid) - 1) for p in parameters)
+
+    def calibration_at(self, values: Sequence[float]) -> roofline.Calibration:
+        return self.base.model_copy(update=dict(zip(self.names, (float(v) for v in values))))
+
+    @staticmethod
     def key_of(values: Sequence[float]) -> tuple[float, ...]:
         return tuple(float(f"{v:.12g}") for v in values)
 
-    def criterion_of(key: tuple[float, ...]) -> float:
-        if key not in criteria:
-            criteria[key] = _criterion(np.abs(np.exp(-seen[key][judged]) - 1.0))
-        return criteria[key]
+    def criterion_of(self, key: tuple[float, ...]) -> float:
+        if key not in self.criteria:
+            self.criteria[key] = _criterion(np.abs(np.exp(-self.seen[key][self.judged]) - 1.0))
+        return self.criteria[key]
 
-    def evaluate(values: Sequence[float]) -> tuple[float, np.ndarray]:
+    def evaluate(self, values: Sequence[float]) -> tuple[float, np.ndarray]:
         """(criterion, log(predicted / measured)) at `values`, each launch predicted by `roofline.predict`."""
-        key = key_of(values)
-        if key not in seen:
-            if len(seen) >= max_evaluations:
+        key = self.key_of(values)
+        if key not in self.seen:
+            if len(self.seen) >= self.max_evaluations:
                 raise _Exhausted
-            cal = calibration_at(key)
-            predicted = np.array([roofline.predict(record, kernel, launch, calibration=cal).seconds
-                                  for kernel, launch, _ in launches])
+            cal = self.calibration_at(key)
+            predicted = np.array([roofline.predict(self.record, kernel, launch, calibration=cal).seconds
+                                  for kernel, launch, _ in self.launches])
             if not np.all(np.isfinite(predicted) & (predicted > 0)):
                 raise roofline.RooflineError(
                     f"roofline.predict gave {predicted.min()} s for a launch: no time to fit a measurement to")
-            seen[key] = np.log(predicted / measured)
-        return criterion_of(key), seen[key]
+            self.seen[key] = np.log(predicted / self.measured)
+        return self.criterion_of(key), self.seen[key]
 
-    def best() -> list[float]:
-        return list(min(seen, key=criterion_of))
+    def best(self) -> list[float]:
+        return list(min(self.seen, key=self.criterion_of))
 
-    def values_at(u: np.ndarray) -> list[float]:
-        return [p.from_unit(x) for p, x in zip(parameters, u)]
+    def values_at(self, u: np.ndarray) -> list[float]:
+        return [p.from_unit(x) for p, x in zip(self.parameters, u)]
 
-    def unit_of(values: Sequence[float]) -> np.ndarray:
-        return np.array([p.to_unit(v) for p, v in zip(parameters, values)])
+    def unit_of(self, values: Sequence[float]) -> np.ndarray:
+        return np.array([p.to_unit(v) for p, v in zip(self.parameters, values)])
 
-    def on_grid(values: Sequence[float]) -> list[float]:
-        return [min(p.grid, key=lambda g, v=v: abs(g - v)) for p, v in zip(parameters, values)]
+    def on_grid(self, values: Sequence[float]) -> list[float]:
+        return [min(p.grid, key=lambda g, v=v: abs(g - v)) for p, v in zip(self.parameters, values)]
 
-    def search_from(origin: tuple[float, ...]) -> None:
+    def run(self) -> None:
+        """Starts, the launches the parameters move, then the local searches, until done or out of evaluations."""
+        given = [float(getattr(self.base, n) or p.grid[0]) for n, p in zip(self.names, self.parameters)]
+        start = self.on_grid(given)
+        try:
+            self.evaluate_starts(given, start)
+            self.judge_moved_launches()
+            # the base's own values first (a refit searches where the last fit ended), then the best starts
+            origins = [self.key_of(given)] if self.key_of(given) in self.seen else [self.key_of(start)]
+            origins += [k for k in sorted(self.seen, key=self.criterion_of) if k not in origins][:LOCAL_SEARCHES]
+            for origin in origins:
+                self.search_from(origin)
+        except _Exhausted:
+            pass
+
+    def evaluate_starts(self, given: list[float], start: list[float]) -> None:
+        """The base's values and a spread over the box: the searches after them are local, and a
+        search started in another basin (a knee far off, latency traded for SM bandwidth) stays
+        there: the best few starts each get one."""
+        self.evaluate(start)
+        if all(p.grid[0] <= v <= p.grid[-1] for p, v in zip(self.parameters, given)):
+            self.evaluate(given)  # the base itself: a refit of a fitted calibration is never worse
+        for u in _halton(STARTS, len(self.parameters)):
+            self.evaluate(self.on_grid(self.values_at(u)))
+
+    def judge_moved_launches(self) -> None:
+        """Judge only the launches the parameters move, by a step of each from the best start."""
+        centre = self.best()
+        origin = self.unit_of(centre)
+        count = len(self.parameters)
+        steps = [origin + np.eye(count)[i] * (MOVE_STEP if origin[i] + MOVE_STEP <= 1 else -MOVE_STEP)
+                 for i in range(count)]
+        self.judged[:] = _moved(np.array([self.seen[self.key_of(centre)]]
+                                         + [self.evaluate(self.values_at(u))[1] for u in steps]))
+        self.criteria.clear()  # judged on other launches from here on
+
+    def search_from(self, origin: tuple[float, ...]) -> None:
         """A coordinate search, Levenberg-Marquardt and Nelder-Mead from `origin`, each step
         from this search's own best (not the best of the searches before it)."""
         mine = {origin}
 
         def local(values: Sequence[float]) -> tuple[float, np.ndarray]:
-            result = evaluate(values)
-            mine.add(key_of(values))
+            result = self.evaluate(values)
+            mine.add(self.key_of(values))
             return result
 
         def local_best() -> list[float]:
-            return list(min(mine, key=criterion_of))
+            return list(min(mine, key=self.criterion_of))
 
         for _ in range(COORDINATE_CYCLES):
             before = local_best()
-            for i, p in enumerate(parameters):
+            for i, p in enumerate(self.parameters):
                 current = local_best()
                 for candidate in p.grid:
                     local([*current[:i], candidate, *current[i + 1:]])
             if local_best() == before:
                 break
-        _levenberg_marquardt(lambda u: local(values_at(u))[1], unit_of(local_best()))
+        _levenberg_marquardt(lambda u: local(self.values_at(u))[1], self.unit_of(local_best()))
         for polish in range(POLISHES):
-            _nelder_mead(lambda u: local(values_at(u))[0], unit_of(local_best()), spacing / 2**polish)
+            _nelder_mead(lambda u: local(self.values_at(u))[0], self.unit_of(local_best()), self.spacing / 2**polish)
 
-    given = [float(getattr(base, n) or p.grid[0]) for n, p in zip(names, parameters)]
-    start = on_grid(given)
-    spacing = min(1.0 / (len(p.grid) - 1) for p in parameters)
-    try:
-        # starts: the base's values and a spread over the box; the searches after them are
-        # local, and a search started in another basin (a knee far off, latency traded for SM
-        # bandwidth) stays there: the best few starts each get one
-        evaluate(start)
-        if all(p.grid[0] <= v <= p.grid[-1] for p, v in zip(parameters, given)):
-            evaluate(given)  # the base itself: a refit of a fitted calibration is never worse
-        for u in _halton(STARTS, len(parameters)):
-            evaluate(on_grid(values_at(u)))
-        # which launches the parameters move, by a step of each from the best start
-        centre = best()
-        origin = unit_of(centre)
-        steps = [origin + np.eye(len(parameters))[i] * (MOVE_STEP if origin[i] + MOVE_STEP <= 1 else -MOVE_STEP)
-                 for i in range(len(parameters))]
-        judged[:] = _moved(np.array([seen[key_of(centre)]] + [evaluate(values_at(u))[1] for u in steps]))
-        criteria.clear()  # judged on other launches now
-        # the base's own values first (a refit searches where the last fit ended), then the best starts
-        origins = [key_of(given)] if key_of(given) in seen else [key_of(start)]
-        origins += [k for k in sorted(seen, key=criterion_of) if k not in origins][:LOCAL_SEARCHES]
-        for origin in origins:
-            search_from(origin)
-    except _Exhausted:
-        pass
-    current = best()
-    errors = np.abs(np.exp(-seen[tuple(current)]) - 1.0)
-    fitted = calibration_at(current)
-    note = (f"measured: fitted with roofline.predict to {len(launches)} launches (worst error "
-            f"{errors.max():.1%}, {len(seen)} parameter sets tried)")
-    sources = dict(base.sources)
-    sources.update({n: note for n in names})
-    fitted = fitted.model_copy(update={"sources": sources})
-    fit = CalibrationFit(
-        method=f"from the base and each of the {LOCAL_SEARCHES} best starts, coordinate search over the declared "
-               "grids, Levenberg-Marquardt on the log ratios, Nelder-Mead on the worst relative error over the "
-               f"launches the parameters move ({int(judged.sum())} of {len(launches)}) + {MEAN_WEIGHT} x mean; "
-               "each launch predicted by roofline.predict",
-        parameters=tuple(names), evaluations=len(seen), seconds=time.perf_counter() - started,
-        train_points=len(launches), train_median_abs_error=float(np.median(errors)),
-        train_max_abs_error=float(errors.max()),
-    )
-    return fitted, fit
+    def result(self, seconds: float) -> tuple[roofline.Calibration, CalibrationFit]:
+        """The best calibration found (its fitted parameters' sources say so) and how the fit went."""
+        current = self.best()
+        errors = np.abs(np.exp(-self.seen[tuple(current)]) - 1.0)
+        fitted = self.calibration_at(current)
+        launches = len(self.launches)
+        note = (f"measured: fitted with roofline.predict to {launches} launches (worst error "
+                f"{errors.max():.1%}, {len(self.seen)} parameter sets tried)")
+        sources = dict(self.base.sources)
+        sources.update({n: note for n in self.names})
+        fitted = fitted.model_copy(update={"sources": sources})
+        fit = CalibrationFit(
+            method=f"from the base and each of the {LOCAL_SEARCHES} best starts, coordinate search over the declared "
+                   "grids, Levenberg-Marquardt on the log ratios, Nelder-Mead on the worst relative error over the "
+                   f"launches the parameters move ({int(self.judged.sum())} of {launches}) + {MEAN_WEIGHT} x mean; "
+                   "each launch predicted by roofline.predict",
+            parameters=tuple(self.names), evaluations=len(self.seen), seconds=seconds,
+            train_points=launches, train_median_abs_error=float(np.median(errors)),
+            train_max_abs_error=float(errors.max()),
+        )
+        return fitted, fit

@@ -303,118 +303,140 @@ def measure_host_links(session: Session, info: DeviceInfo, *, quick: bool = Fals
         A kind that fails is recorded in ``errors``; managed sizes the card has no room for
         are skipped (and said so).
     """
-    driver = session.cuda.driver
-    stream = session.stream
-    kernels = compile_kernels(kernel_source("memory.cu"), ["read_once", "write_once"], arch=session.arch,
-                              name="memory.cu")
-    sizes = host_link_sizes(quick)
-    largest = max(sizes)
-    points: list[HostLinkPoint] = []
-    errors: dict[str, str] = {}
-    sink = session.allocate(4096)
-    device = session.allocate(largest)
-    threads = 256
-    wave = info.sm_count * max(1, info.max_threads_per_sm // threads)
-
-    def kernel_launch(name: str, pointer: int, nbytes: int) -> Callable[[], None]:
-        vectors = nbytes // 16
-        grid = (min(wave, math.ceil(vectors / threads)), 1, 1)
-        args = ((np.uint64(pointer), sink, np.int64(vectors), np.float32(1.2345e38)) if name == "read_once"
-                else (np.uint64(pointer), np.int64(vectors), np.float32(1.0)))
-        return session.launcher(kernels[name], grid, (threads, 1, 1), args)
-
-    def record(memory: str, direction: str, nbytes: int, timing: TimingResult, timer: str, touch: str | None = None) -> None:
-        points.append(HostLinkPoint(memory=memory, direction=direction, touch=touch, bytes=nbytes,
-                                    median_seconds=timing.median_seconds,
-                                    bytes_per_second=nbytes / timing.median_seconds, spread=timing.spread,
-                                    repetitions=timing.repetitions, timer=timer))
-
-    first_touch_timer = EventTimer(stream)
-    host_timer = session.host_timer
-
-    def pinned_and_mapped() -> None:
-        host = driver_call(driver.cuMemHostAlloc, largest, driver.CU_MEMHOSTALLOC_DEVICEMAP)
-        try:
-            _host_view(int(host), largest)[:] = 1  # touch every page before timing
-            mapped = int(driver_call(driver.cuMemHostGetDevicePointer, host, 0))
-            dev = int(device.handle)
-            for n in sizes:
-                rules = StopRules(warmup=2, repetitions=_repetitions(n, quick))
-                h2d = benchmark(lambda n=n: driver_call(driver.cuMemcpyHtoDAsync, dev, host, n, stream.handle),
-                                timer=session.timer, rules=rules)
-                record("pinned", "h2d", n, h2d, "events")
-                d2h = benchmark(lambda n=n: driver_call(driver.cuMemcpyDtoHAsync, host, dev, n, stream.handle),
-                                timer=session.timer, rules=rules)
-                record("pinned", "d2h", n, d2h, "events")
-                record("mapped", "h2d", n, benchmark(kernel_launch("read_once", mapped, n), timer=session.timer,
-                                                     rules=rules), "events")
-                record("mapped", "d2h", n, benchmark(kernel_launch("write_once", mapped, n), timer=session.timer,
-                                                     rules=rules), "events")
-        finally:
-            session.synchronize()
-            driver_call(driver.cuMemFreeHost, host)
-
-    def pageable() -> None:
-        host = np.ones(largest, dtype=np.uint8)  # written, so every page is mapped before timing
-        dev = int(device.handle)
-        for n in sizes:
-            rules = StopRules(warmup=2, repetitions=_repetitions(n, quick))
-            record("pageable", "h2d", n, benchmark(lambda n=n: driver_call(driver.cuMemcpyHtoD, dev, host.ctypes.data, n),
-                                                   timer=host_timer, rules=rules), "host")
-            record("pageable", "d2h", n, benchmark(lambda n=n: driver_call(driver.cuMemcpyDtoH, host.ctypes.data, dev, n),
-                                                   timer=host_timer, rules=rules), "host")
-
-    def managed() -> None:
-        destination = np.ones(largest, dtype=np.uint8)
-        for n in sizes:
-            free, _total = driver_call(driver.cuMemGetInfo)
-            if int(free) < 2 * n + 512 * MiB:
-                # Asking for more managed memory than the card has free can hang the GPU.
-                errors[f"managed {n} B"] = f"skipped: only {int(free)} bytes free"
-                continue
-            pointer = int(driver_call(driver.cuMemAllocManaged, n, driver.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL))
-            try:
-                view = _host_view(pointer, n)
-                reps = max(2, _repetitions(n, quick) // 2)
-                first, second = StopRules(warmup=0, repetitions=reps), StopRules(warmup=1, repetitions=reps)
-                read = kernel_launch("read_once", pointer, n)
-                write = kernel_launch("write_once", pointer, n)
-
-                def to_host() -> None:
-                    session.synchronize()
-                    view[:] = 2  # the host writes every page: they now live in host memory
-
-                def to_device() -> None:
-                    write()
-                    session.synchronize()
-
-                # Plain events, not the queued timer: that one retakes a late sample, and a
-                # retake would find the pages already migrated (the launch after a host
-                # write is slow enough to be late).
-                record("managed", "h2d", n, benchmark(read, timer=first_touch_timer, rules=first, flush=to_host),
-                       "events", "first")
-                record("managed", "h2d", n, benchmark(read, timer=session.timer, rules=second), "events", "second")
-                copy = lambda: np.copyto(destination[:n], view)  # noqa: E731 - the host reads every page
-                record("managed", "d2h", n, benchmark(copy, timer=host_timer, rules=first, flush=to_device),
-                       "host", "first")
-                record("managed", "d2h", n, benchmark(copy, timer=host_timer, rules=second), "host", "second")
-            finally:
-                session.synchronize()
-                driver_call(driver.cuMemFree, pointer)
-
-    for name, step in (("pinned and mapped", pinned_and_mapped), ("pageable", pageable), ("managed", managed)):
+    bench = _LinkBench(session, info, quick)
+    for name, step in (("pinned and mapped", bench.pinned_and_mapped), ("pageable", bench.pageable),
+                       ("managed", bench.managed)):
         try:
             step()
         except (DeviceError, ValueError, MemoryError) as exc:
-            errors[name] = str(exc)
+            bench.errors[name] = str(exc)
             progress(f"host link {name}: failed: {exc}")
-    del device
-    fits = fit_links(points)
+    del bench.device
+    fits = fit_links(bench.points)
     for fit in fits:
         shown = "; ".join((f"from {s.from_bytes >> 20} MiB " if s.from_bytes else "") +
                           f"{s.bytes_per_second / 1e9:.1f} GB/s + {s.latency_seconds * 1e6:.1f} us" for s in fit.segments)
         progress(f"host link {fit.memory} {fit.direction}: {shown} (fit within {fit.max_relative_error:.0%} >= 1 MiB)")
-    return HostLinks(points=tuple(points), fits=fits, errors=errors)
+    return HostLinks(points=tuple(bench.points), fits=fits, errors=bench.errors)
+
+
+class _LinkBench:
+    """One session's transfers over `host_link_sizes`: a device buffer of the largest size, the
+    kernels that read and write host memory in place, and the points measured so far."""
+
+    def __init__(self, session: Session, info: DeviceInfo, quick: bool) -> None:
+        self.session, self.quick = session, quick
+        self.driver = session.cuda.driver
+        self.stream = session.stream
+        self.kernels = compile_kernels(kernel_source("memory.cu"), ["read_once", "write_once"], arch=session.arch,
+                                       name="memory.cu")
+        self.sizes = host_link_sizes(quick)
+        self.largest = max(self.sizes)
+        self.points: list[HostLinkPoint] = []
+        self.errors: dict[str, str] = {}
+        self.sink = session.allocate(4096)
+        self.device = session.allocate(self.largest)
+        self.threads = 256
+        self.wave = info.sm_count * max(1, info.max_threads_per_sm // self.threads)
+        self.first_touch_timer = EventTimer(self.stream)
+        self.host_timer = session.host_timer
+
+    def kernel_launch(self, name: str, pointer: int, nbytes: int) -> Callable[[], None]:
+        """`read_once` or `write_once` over `nbytes` at `pointer` (at most one wave of blocks)."""
+        vectors = nbytes // 16
+        grid = (min(self.wave, math.ceil(vectors / self.threads)), 1, 1)
+        args = ((np.uint64(pointer), self.sink, np.int64(vectors), np.float32(1.2345e38)) if name == "read_once"
+                else (np.uint64(pointer), np.int64(vectors), np.float32(1.0)))
+        return self.session.launcher(self.kernels[name], grid, (self.threads, 1, 1), args)
+
+    def record(self, memory: str, direction: str, nbytes: int, timing: TimingResult, timer: str,
+               touch: str | None = None) -> None:
+        self.points.append(HostLinkPoint(memory=memory, direction=direction, touch=touch, bytes=nbytes,
+                                         median_seconds=timing.median_seconds,
+                                         bytes_per_second=nbytes / timing.median_seconds, spread=timing.spread,
+                                         repetitions=timing.repetitions, timer=timer))
+
+    def pinned_and_mapped(self) -> None:
+        """Async copies from and to pinned memory, and kernels that read or write it mapped."""
+        driver, session, stream, largest = self.driver, self.session, self.stream, self.largest
+        host = driver_call(driver.cuMemHostAlloc, largest, driver.CU_MEMHOSTALLOC_DEVICEMAP)
+        try:
+            _host_view(int(host), largest)[:] = 1  # touch every page before timing
+            mapped = int(driver_call(driver.cuMemHostGetDevicePointer, host, 0))
+            dev = int(self.device.handle)
+            for n in self.sizes:
+                rules = StopRules(warmup=2, repetitions=_repetitions(n, self.quick))
+                h2d = benchmark(lambda n=n: driver_call(driver.cuMemcpyHtoDAsync, dev, host, n, stream.handle),
+                                timer=session.timer, rules=rules)
+                self.record("pinned", "h2d", n, h2d, "events")
+                d2h = benchmark(lambda n=n: driver_call(driver.cuMemcpyDtoHAsync, host, dev, n, stream.handle),
+                                timer=session.timer, rules=rules)
+                self.record("pinned", "d2h", n, d2h, "events")
+                self.record("mapped", "h2d", n, benchmark(self.kernel_launch("read_once", mapped, n),
+                                                          timer=session.timer, rules=rules), "events")
+                self.record("mapped", "d2h", n, benchmark(self.kernel_launch("write_once", mapped, n),
+                                                          timer=session.timer, rules=rules), "events")
+        finally:
+            session.synchronize()
+            driver_call(driver.cuMemFreeHost, host)
+
+    def pageable(self) -> None:
+        """Synchronous copies from and to a numpy array, on the host clock."""
+        driver, host_timer = self.driver, self.host_timer
+        host = np.ones(self.largest, dtype=np.uint8)  # written, so every page is mapped before timing
+        dev = int(self.device.handle)
+        for n in self.sizes:
+            rules = StopRules(warmup=2, repetitions=_repetitions(n, self.quick))
+            self.record("pageable", "h2d", n,
+                        benchmark(lambda n=n: driver_call(driver.cuMemcpyHtoD, dev, host.ctypes.data, n),
+                                  timer=host_timer, rules=rules), "host")
+            self.record("pageable", "d2h", n,
+                        benchmark(lambda n=n: driver_call(driver.cuMemcpyDtoH, host.ctypes.data, dev, n),
+                                  timer=host_timer, rules=rules), "host")
+
+    def managed(self) -> None:
+        """Managed memory's first touch (the migration) and second touch, each way, where it fits."""
+        driver = self.driver
+        destination = np.ones(self.largest, dtype=np.uint8)
+        for n in self.sizes:
+            free, _total = driver_call(driver.cuMemGetInfo)
+            if int(free) < 2 * n + 512 * MiB:
+                # Asking for more managed memory than the card has free can hang the GPU.
+                self.errors[f"managed {n} B"] = f"skipped: only {int(free)} bytes free"
+                continue
+            pointer = int(driver_call(driver.cuMemAllocManaged, n, driver.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL))
+            try:
+                self._managed_size(pointer, n, destination)
+            finally:
+                self.session.synchronize()
+                driver_call(driver.cuMemFree, pointer)
+
+    def _managed_size(self, pointer: int, n: int, destination: np.ndarray) -> None:
+        session, host_timer = self.session, self.host_timer
+        view = _host_view(pointer, n)
+        reps = max(2, _repetitions(n, self.quick) // 2)
+        first, second = StopRules(warmup=0, repetitions=reps), StopRules(warmup=1, repetitions=reps)
+        read = self.kernel_launch("read_once", pointer, n)
+        write = self.kernel_launch("write_once", pointer, n)
+
+        def to_host() -> None:
+            session.synchronize()
+            view[:] = 2  # the host writes every page: they then live in host memory
+
+        def to_device() -> None:
+            write()
+            session.synchronize()
+
+        # Plain events, not the queued timer: that one retakes a late sample, and a
+        # retake would find the pages already migrated (the launch after a host
+        # write is slow enough to be late).
+        self.record("managed", "h2d", n, benchmark(read, timer=self.first_touch_timer, rules=first, flush=to_host),
+                    "events", "first")
+        self.record("managed", "h2d", n, benchmark(read, timer=session.timer, rules=second), "events", "second")
+        copy = lambda: np.copyto(destination[:n], view)  # noqa: E731 - the host reads every page
+        self.record("managed", "d2h", n, benchmark(copy, timer=host_timer, rules=first, flush=to_device),
+                    "host", "first")
+        self.record("managed", "d2h", n, benchmark(copy, timer=host_timer, rules=second), "host", "second")
 
 
 def render_host_links(links: HostLinks, h: str = "##") -> list[str]:

@@ -38,7 +38,7 @@ from ._prediction import PredictionCheck
 from ._probe import Figures, Probe, RunContext
 from ._workingset import WorkingSet
 
-__all__ = ["EffectsProbe", "MemoryEffects", "effects_calibration", "measure_effects", "render_effects"]
+__all__ = ["EffectTimes", "EffectsProbe", "MemoryEffects", "effects_calibration", "measure_effects", "render_effects"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 GiB = 1 << 30
@@ -48,8 +48,9 @@ SECTOR_BYTES, LINE_BYTES = 32, 128
 BURST_RATIO = 0.75
 
 
-class MemoryEffects(BaseModel):
-    """What the probes measured (seconds per launch) and the parameters derived from them.
+class EffectTimes(BaseModel):
+    """What the memory-effect probes timed (seconds per launch) with the work each launch did:
+    the measured input of `derive_effects`.
 
     Attributes
     ----------
@@ -59,21 +60,49 @@ class MemoryEffects(BaseModel):
         One float written per line of the buffer.
     buffer_bytes : int
         The DRAM probes' buffer (far past L2).
-    dram_bytes_per_second : float
-        Sustained DRAM bandwidth the equivalent bytes are taken at.
     l2_partial_store_seconds : float
         The L2 probe's time for `l2_partial_stores` partial-sector stores.
     l2_partial_stores : int
+    tree_level_points : dict[int, float]
+        Seconds per tree level at each block size (threads).
     sm_partial_store_seconds, sm_partial_stores : float, int or None
-        The same probe on one block of 1,024 threads, alone on the GPU: its time for
+        The L2 probe on one block of 1,024 threads, alone on the GPU: its time for
         `sm_partial_stores` stores.
+    page_row_seconds : float or None
+        The DRAM-page probe's row-order read of the buffer.
+    page_column_seconds : dict[int, float]
+        Its column-order reads, by the rows they walk.
+    """
+
+    model_config = _FROZEN
+
+    sector_read_seconds: float
+    other_sector_read_seconds: float
+    line_read_seconds: float
+    line_write_seconds: float
+    buffer_bytes: int
+    l2_partial_store_seconds: float
+    l2_partial_stores: int
+    tree_level_points: dict[int, float]
+    sm_partial_store_seconds: float | None = None
+    sm_partial_stores: int | None = None
+    page_row_seconds: float | None = None
+    page_column_seconds: dict[int, float] = {}
+
+
+class MemoryEffects(EffectTimes):
+    """What the probes measured (`EffectTimes`, seconds per launch) and the parameters derived
+    from them.
+
+    Attributes
+    ----------
+    dram_bytes_per_second : float
+        Sustained DRAM bandwidth the equivalent bytes are taken at.
     tree_level_seconds : float
         Latency of one tree level (shared load, add, store, barrier) at no warps: the
         line's intercept, seconds.
     tree_level_warp_seconds : float
         What each warp of the block adds to a level, seconds.
-    tree_level_points : dict[int, float]
-        Measured seconds per level at each block size (threads).
     dram_burst_bytes : int
         32 or 64.
     dram_read_line_bytes, dram_partial_write_line_bytes : float
@@ -84,24 +113,11 @@ class MemoryEffects(BaseModel):
         What one SM's stores get merged alone: ``sm_partial_stores / sm_partial_store_seconds``.
     dram_read_bytes_per_second : float or None
         The read stream's bandwidth the read probes are converted at (None: the copy's).
-    page_row_seconds : float or None
-        The DRAM-page probe's row-order read of the buffer.
-    page_column_seconds : dict[int, float]
-        Its column-order reads, by the rows they walk (128 bytes read per page opened).
     dram_page_visit_bytes : float or None
         DRAM-equivalent bytes of a page opened beyond a stream's.
     """
 
-    model_config = _FROZEN
-
-    sector_read_seconds: float
-    other_sector_read_seconds: float
-    line_read_seconds: float
-    line_write_seconds: float
-    buffer_bytes: int
     dram_bytes_per_second: float
-    l2_partial_store_seconds: float
-    l2_partial_stores: int
     tree_level_seconds: float
     tree_level_warp_seconds: float = 0.0
     tree_level_points: dict[int, float] = {}
@@ -109,12 +125,8 @@ class MemoryEffects(BaseModel):
     dram_read_line_bytes: float
     dram_partial_write_line_bytes: float
     l2_partial_store_sectors_per_second: float
-    sm_partial_store_seconds: float | None = None
-    sm_partial_stores: int | None = None
     sm_partial_store_sectors_per_second: float | None = None
     dram_read_bytes_per_second: float | None = None
-    page_row_seconds: float | None = None
-    page_column_seconds: dict[int, float] = {}
     dram_page_visit_bytes: float | None = None
 
 
@@ -148,51 +160,48 @@ def page_probe_visit(rows: int) -> int:
     return min(figures.dram_page_bytes, LINE_BYTES * max(1, figures.page_window_threads // 32 // rows))
 
 
-def derive_effects(*, sector_read_seconds: float, other_sector_read_seconds: float, line_read_seconds: float,
-                   line_write_seconds: float, buffer_bytes: int, dram_bytes_per_second: float,
-                   l2_partial_store_seconds: float, l2_partial_stores: int,
-                   tree_level_points: dict[int, float], read_bytes_per_second: float | None = None,
-                   sm_partial_store_seconds: float | None = None, sm_partial_stores: int | None = None,
-                   page_row_seconds: float | None = None,
-                   page_column_seconds: dict[int, float] | None = None) -> MemoryEffects:
+def derive_effects(times: EffectTimes, *, dram_bytes_per_second: float,
+                   read_bytes_per_second: float | None = None) -> MemoryEffects:
     """The parameters from the probes' times (a plain function, tested on the CPU).
 
     `dram_bytes_per_second` is the copy's sustained bandwidth, `read_bytes_per_second` a
-    read stream's (the working-set sweep's DRAM plateau): read probes convert their time
-    to bytes at the read bandwidth, the write probe at a written byte's
+    read stream's (the working-set sweep's DRAM plateau; default the copy's): read probes
+    convert their time to bytes at the read bandwidth, the write probe at a written byte's
     (`roofline.terms.mixed_dram_bandwidth`, `roofline.terms.dram_roof`'s rule).
     """
-    warps = np.array([threads / 32 for threads in tree_level_points], dtype=float)
-    level = np.array(list(tree_level_points.values()), dtype=float)
+    if not isinstance(times, EffectTimes):
+        raise TypeError(f"times must be an EffectTimes, not {type(times).__name__}")
+    t = times
+    slope, intercept = _tree_level_line(t.tree_level_points)
+    burst = 64 if t.other_sector_read_seconds >= BURST_RATIO * t.sector_read_seconds else 32
+    lines = t.buffer_bytes // LINE_BYTES
+
+    read = read_bytes_per_second or dram_bytes_per_second
+    write = mixed_dram_bandwidth(0.0, 1.0, copy_bytes_per_second=dram_bytes_per_second, read_bytes_per_second=read)
+    page = (page_visit_bytes(t.buffer_bytes, t.page_row_seconds, t.page_column_seconds, read)
+            if t.page_row_seconds is not None and t.page_column_seconds else None)
+    return MemoryEffects(
+        **t.model_dump(include=set(EffectTimes.model_fields)), dram_bytes_per_second=dram_bytes_per_second,
+        tree_level_seconds=intercept, tree_level_warp_seconds=slope, dram_burst_bytes=burst,
+        dram_read_line_bytes=max(float(burst), t.line_read_seconds * read / lines),
+        dram_partial_write_line_bytes=max(2.0 * SECTOR_BYTES, t.line_write_seconds * write / lines),
+        l2_partial_store_sectors_per_second=t.l2_partial_stores / t.l2_partial_store_seconds,
+        sm_partial_store_sectors_per_second=(t.sm_partial_stores / t.sm_partial_store_seconds
+                                             if t.sm_partial_stores and t.sm_partial_store_seconds else None),
+        dram_read_bytes_per_second=read_bytes_per_second, dram_page_visit_bytes=page,
+    )
+
+
+def _tree_level_line(points: dict[int, float]) -> tuple[float, float]:
+    """(seconds per warp, seconds at no warps) of a line through a tree level's latency at each
+    block size (threads); at least 0 and 1 ns. One block size: its latency, no slope."""
+    warps = np.array([threads / 32 for threads in points], dtype=float)
+    level = np.array(list(points.values()), dtype=float)
     if warps.size >= 2 and np.ptp(warps) > 0:
         slope, intercept = np.polyfit(warps, level, 1)
     else:
         slope, intercept = 0.0, float(level.mean())
-    slope = max(0.0, float(slope))
-    intercept = max(1e-9, float(intercept))
-    burst = 64 if other_sector_read_seconds >= BURST_RATIO * sector_read_seconds else 32
-    lines = buffer_bytes // LINE_BYTES
-
-    read = read_bytes_per_second or dram_bytes_per_second
-    write = mixed_dram_bandwidth(0.0, 1.0, copy_bytes_per_second=dram_bytes_per_second, read_bytes_per_second=read)
-    columns = {int(k): float(v) for k, v in (page_column_seconds or {}).items()}
-    page = (page_visit_bytes(buffer_bytes, page_row_seconds, columns, read)
-            if page_row_seconds is not None and columns else None)
-    return MemoryEffects(
-        sector_read_seconds=sector_read_seconds, other_sector_read_seconds=other_sector_read_seconds,
-        line_read_seconds=line_read_seconds, line_write_seconds=line_write_seconds, buffer_bytes=buffer_bytes,
-        dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=l2_partial_store_seconds,
-        l2_partial_stores=l2_partial_stores, tree_level_seconds=intercept, tree_level_warp_seconds=slope,
-        tree_level_points={int(k): float(v) for k, v in tree_level_points.items()}, dram_burst_bytes=burst,
-        dram_read_line_bytes=max(float(burst), line_read_seconds * read / lines),
-        dram_partial_write_line_bytes=max(2.0 * SECTOR_BYTES, line_write_seconds * write / lines),
-        l2_partial_store_sectors_per_second=l2_partial_stores / l2_partial_store_seconds,
-        sm_partial_store_seconds=sm_partial_store_seconds, sm_partial_stores=sm_partial_stores,
-        sm_partial_store_sectors_per_second=(sm_partial_stores / sm_partial_store_seconds
-                                             if sm_partial_stores and sm_partial_store_seconds else None),
-        dram_read_bytes_per_second=read_bytes_per_second, page_row_seconds=page_row_seconds,
-        page_column_seconds=columns, dram_page_visit_bytes=page,
-    )
+    return max(0.0, float(slope)), max(1e-9, float(intercept))
 
 
 def page_probe_rows(warps: int) -> tuple[int, ...]:
@@ -266,13 +275,13 @@ def measure_effects(session: Session, info: DeviceInfo, *, dram_bytes_per_second
     page_columns = {rows: pages(rows, 1) for rows in page_probe_rows(chunks // 8)}
     session.synchronize()
     del buffer
-    effects = derive_effects(sector_read_seconds=sector, other_sector_read_seconds=other, line_read_seconds=line,
-                             line_write_seconds=write, buffer_bytes=buffer_bytes,
-                             dram_bytes_per_second=dram_bytes_per_second, l2_partial_store_seconds=l2,
-                             l2_partial_stores=l2_lines * passes, tree_level_points=points,
-                             sm_partial_store_seconds=sm_l2, sm_partial_stores=l2_lines * sm_passes,
-                             read_bytes_per_second=read_bytes_per_second, page_row_seconds=page_row,
-                             page_column_seconds=page_columns)
+    times = EffectTimes(sector_read_seconds=sector, other_sector_read_seconds=other, line_read_seconds=line,
+                        line_write_seconds=write, buffer_bytes=buffer_bytes, l2_partial_store_seconds=l2,
+                        l2_partial_stores=l2_lines * passes, tree_level_points=points,
+                        sm_partial_store_seconds=sm_l2, sm_partial_stores=l2_lines * sm_passes,
+                        page_row_seconds=page_row, page_column_seconds=page_columns)
+    effects = derive_effects(times, dram_bytes_per_second=dram_bytes_per_second,
+                             read_bytes_per_second=read_bytes_per_second)
     progress(f"effects: DRAM burst {effects.dram_burst_bytes} B, lone line read {effects.dram_read_line_bytes:.0f} B, "
              f"partial line write {effects.dram_partial_write_line_bytes:.0f} B, L2 partial stores "
              f"{effects.l2_partial_store_sectors_per_second / 1e9:.1f} G/s "

@@ -38,6 +38,7 @@ from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels,
 from ._probe import Figures, Probe, RunContext
 
 __all__ = [
+    "MemoryTermTimes",
     "MemoryTerms",
     "MemoryTermsProbe",
     "derive_memory_terms",
@@ -52,9 +53,9 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 LINE_BYTES, SECTOR_BYTES, BURST_BYTES = 128, 32, 64
 
 
-class MemoryTerms(BaseModel):
-    """What the probes timed (seconds per launch, with the work each launch did) and the
-    parameters derived from them (`derive_memory_terms`)."""
+class MemoryTermTimes(BaseModel):
+    """What the L2, atomic and random-burst probes timed (seconds per launch) with the work each
+    launch did: the measured input of `derive_memory_terms`."""
 
     model_config = _FROZEN
 
@@ -66,20 +67,26 @@ class MemoryTerms(BaseModel):
     one_address_updates: int = Field(gt=0)
     spread_seconds: float = Field(gt=0)
     spread_updates: int = Field(gt=0)
+    random_burst_seconds: float = Field(gt=0)
+    random_bursts: int = Field(gt=0)
+
+
+class MemoryTerms(MemoryTermTimes):
+    """What the probes timed (`MemoryTermTimes`, and the stores to one address and the flush's
+    streams) and the parameters derived from them (`derive_memory_terms`)."""
+
     one_address_store_seconds: float | None = Field(default=None, gt=0, description="The copy that sets a flag.")
     spread_store_seconds: float | None = Field(default=None, gt=0, description="The same copy without the flag.")
     store_warps: int | None = Field(default=None, gt=0, description="Warps of one copy (each sets the flag once).")
     one_address_stores_per_second: float | None = Field(
         default=None, gt=0, description="The store warps over the time the shared word adds (None: it added none).")
-    random_burst_seconds: float = Field(gt=0)
-    random_bursts: int = Field(gt=0)
     read_bytes_per_second: float = Field(gt=0, description="DRAM read bandwidth the bursts are converted at.")
     l2_requests_per_second: float
     l2_sectors_per_second: float
     atomic_one_address_updates_per_second: float
     atomic_spread_updates_per_second: float
     dram_random_burst_bytes: float
-    # the flush's written lines (None: a report from before this probe)
+    # the flush's written lines (None: a report written without this probe)
     flush_read_bytes: int | None = Field(default=None, description="Bytes the large read stream read (4x L2).")
     flush_dirty_seconds: float | None = Field(default=None, description="The stream after the L2 flush.")
     flush_clean_seconds: float | None = Field(default=None, description="The stream after a clean scrub.")
@@ -118,27 +125,23 @@ def one_address_store_rate(*, warps: int, one_address_seconds: float, spread_sec
     return warps / extra if extra > 0 else None
 
 
-def derive_memory_terms(*, lone_sector_seconds: float, lone_sector_requests: int, full_line_seconds: float,
-                        full_line_sectors: int, one_address_seconds: float, one_address_updates: int,
-                        spread_seconds: float, spread_updates: int, random_burst_seconds: float,
-                        random_bursts: int, read_bytes_per_second: float) -> MemoryTerms:
+def derive_memory_terms(times: MemoryTermTimes, *, read_bytes_per_second: float) -> MemoryTerms:
     """The parameters from the probes' times (a plain function, tested on the CPU).
 
     Rates are the work over the time. A random burst costs its time at the read bandwidth
-    over the bursts read, and at least the 64 bytes it moves (a probe cannot show a burst
-    cheaper than a stream's).
+    (bytes/s) over the bursts read, and at least the 64 bytes it moves (a probe cannot show a
+    burst cheaper than a stream's).
     """
-    burst = max(float(BURST_BYTES), random_burst_seconds * read_bytes_per_second / random_bursts)
+    if not isinstance(times, MemoryTermTimes):
+        raise TypeError(f"times must be a MemoryTermTimes, not {type(times).__name__}")
+    t = times
+    burst = max(float(BURST_BYTES), t.random_burst_seconds * read_bytes_per_second / t.random_bursts)
     return MemoryTerms(
-        lone_sector_seconds=lone_sector_seconds, lone_sector_requests=lone_sector_requests,
-        full_line_seconds=full_line_seconds, full_line_sectors=full_line_sectors,
-        one_address_seconds=one_address_seconds, one_address_updates=one_address_updates,
-        spread_seconds=spread_seconds, spread_updates=spread_updates, random_burst_seconds=random_burst_seconds,
-        random_bursts=random_bursts, read_bytes_per_second=read_bytes_per_second,
-        l2_requests_per_second=lone_sector_requests / lone_sector_seconds,
-        l2_sectors_per_second=full_line_sectors / full_line_seconds,
-        atomic_one_address_updates_per_second=one_address_updates / one_address_seconds,
-        atomic_spread_updates_per_second=spread_updates / spread_seconds,
+        **t.model_dump(include=set(MemoryTermTimes.model_fields)), read_bytes_per_second=read_bytes_per_second,
+        l2_requests_per_second=t.lone_sector_requests / t.lone_sector_seconds,
+        l2_sectors_per_second=t.full_line_sectors / t.full_line_seconds,
+        atomic_one_address_updates_per_second=t.one_address_updates / t.one_address_seconds,
+        atomic_spread_updates_per_second=t.spread_updates / t.spread_seconds,
         dram_random_burst_bytes=burst,
     )
 
@@ -157,85 +160,16 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
     quick : bool
         Fewer passes and a 256 MiB burst buffer instead of 1 GiB.
     """
-    names = ["l2_lone_sector", "l2_full_line", "atomic_one_address", "atomic_spread", "store_flag",
-             "store_no_flag", "random_burst", "stream_read", "stream_copy"]
-    kernels = compile_kernels(kernel_source("memory_terms.cu"), names, arch=session.arch, name="memory_terms.cu")
-    threads = 256
-    grid = info.sm_count * max(1, info.max_threads_per_sm // threads)
-    sink = session.allocate(4096)
-
-    def timed(kernel: str, args: tuple, *, warmup: int = 2, flush: Callable[[], object] | None = None,
-              blocks: int = grid) -> float:
-        run = session.launcher(kernels[kernel], (blocks, 1, 1), (threads, 1, 1), args)
-        return benchmark(run, timer=session.timer, rules=StopRules(warmup=warmup, repetitions=5 if quick else 9),
-                         flush=flush).median_seconds
-
-    # L2: a quarter of it, so that every pass after the warm-up hits
-    l2_bytes = max(LINE_BYTES * 1024, info.l2_cache_bytes // 4)
-    lines = l2_bytes // LINE_BYTES
-    resident = session.allocate(l2_bytes)
-    session.poison(resident, l2_bytes)
-    passes = 16 if quick else 64
-    lone = timed("l2_lone_sector", (resident, sink, np.uint32(lines), np.int32(passes)))
-    full = timed("l2_full_line", (resident, sink, np.uint32(l2_bytes // 16), np.int32(passes // 4)))
-    # atomics: the counter and the spread lines in the same L2-resident buffer, zeroed first
-    counters = session.allocate(l2_bytes)
-    session.poison(counters, l2_bytes)  # any start value: the probes only add
-    iters = 8 if quick else 16
-    warps = grid * threads // 32
-    one = timed("atomic_one_address", (counters, np.int32(iters)))
-    spread = timed("atomic_spread", (counters, np.uint32(lines), np.int32(iters)))
-    # a flag: enough warps that its queue takes tens of microseconds, timed as kernels are (after the flush)
-    elements = (1 << 20) if quick else (1 << 22)
-    store_blocks = elements // threads
-    store_warps = elements // 32
-    source, copied = session.allocate(elements * 4), session.allocate(elements * 4)
-    session.poison(source, elements * 4)
-    store_args = (source, copied, counters, np.uint32(elements))
-    store_one = timed("store_flag", store_args, blocks=store_blocks, flush=session.flush_l2)
-    store_spread = timed("store_no_flag", store_args, blocks=store_blocks, flush=session.flush_l2)
-    # random bursts: far past L2
-    buffer_bytes = min((1 << 28) if quick else (1 << 30), info.memory_size_bytes // 4)
-    bursts = buffer_bytes // BURST_BYTES
-    far = session.allocate(buffer_bytes)
-    session.poison(far, buffer_bytes)
-    random = timed("random_burst", (far, sink, np.uint32(bursts), np.uint32(bursts)))
-    # the flush's written lines: a read stream after the flush and after a clean scrub
-    big = 4 * info.l2_cache_bytes // 16 * 16
-    small = max(16 * threads, info.l2_cache_bytes // 4 // 16 * 16)
-    stream = session.allocate(big)
-    session.poison(stream, big)
-    scrub = session.allocate(big)
-    session.poison(scrub, big)
-    target = session.allocate(big)
-    clean = session.launcher(kernels["stream_read"], (grid, 1, 1), (threads, 1, 1), (scrub, sink, np.uint32(big // 16)))
-
-    def stream_time(nbytes: int, flush: Callable[[], object], kernel: str = "stream_read") -> float:
-        args = (stream, sink if kernel == "stream_read" else target, np.uint32(nbytes // 16))
-        return timed(kernel, args, warmup=1, flush=flush)
-
-    dirty_big = stream_time(big, session.flush_l2)
-    clean_big = stream_time(big, clean)
-    copy_big = stream_time(big, clean, "stream_copy")
-    dirty_small = stream_time(small, session.flush_l2)
-    clean_small = stream_time(small, clean)
+    bench = _TermBench(session, info, quick)
+    l2 = bench.l2_requests()
+    atomics = bench.atomics()
+    stores = bench.one_address_stores()
+    bursts = bench.random_bursts()
+    flush = bench.flush_streams()
     session.synchronize()
-    del resident, counters, far, stream, scrub, target, source, copied
-    terms = derive_memory_terms(
-        lone_sector_seconds=lone, lone_sector_requests=lines * passes,
-        full_line_seconds=full, full_line_sectors=l2_bytes // SECTOR_BYTES * (passes // 4),
-        one_address_seconds=one, one_address_updates=warps * iters,
-        spread_seconds=spread, spread_updates=grid * threads * iters,
-        random_burst_seconds=random, random_bursts=bursts, read_bytes_per_second=read_bytes_per_second)
-    terms = terms.model_copy(update=dict(
-        flush_read_bytes=big, flush_dirty_seconds=dirty_big, flush_clean_seconds=clean_big,
-        flush_copy_seconds=copy_big, flush_small_read_bytes=small, flush_small_dirty_seconds=dirty_small,
-        flush_small_clean_seconds=clean_small,
-        one_address_store_seconds=store_one, spread_store_seconds=store_spread, store_warps=store_warps,
-        one_address_stores_per_second=one_address_store_rate(warps=store_warps, one_address_seconds=store_one,
-                                                             spread_seconds=store_spread),
-        flush_dirty_bytes=flush_dirty_bytes(read_bytes=big, dirty_seconds=dirty_big, clean_seconds=clean_big,
-                                            copy_seconds=copy_big, l2_bytes=info.l2_cache_bytes)))
+    bench.buffers.clear()
+    terms = derive_memory_terms(MemoryTermTimes(**l2, **atomics, **bursts), read_bytes_per_second=read_bytes_per_second)
+    terms = terms.model_copy(update={**flush, **stores})
     progress(f"memory terms: L2 {terms.l2_requests_per_second / 1e9:.0f} G one-sector requests/s, "
              f"{terms.l2_sectors_per_second / 1e9:.0f} G sectors/s; atomics {terms.atomic_spread_updates_per_second / 1e9:.1f} "
              f"G/s spread, {terms.atomic_one_address_updates_per_second / 1e9:.2f} G/s on one address; stores to one "
@@ -243,6 +177,109 @@ def measure_memory_terms(session: Session, info: DeviceInfo, *, read_bytes_per_s
              f"{terms.dram_random_burst_bytes:.0f} B; the L2 flush leaves {terms.flush_dirty_bytes / 1e6:.1f} MB "
              f"written")
     return terms
+
+
+class _TermBench:
+    """The memory-term kernels compiled for one session, the launch they run at, and the buffers
+    the probes allocate (held until every probe has run). Each probe returns the `MemoryTerms`
+    fields it measures."""
+
+    def __init__(self, session: Session, info: DeviceInfo, quick: bool) -> None:
+        names = ["l2_lone_sector", "l2_full_line", "atomic_one_address", "atomic_spread", "store_flag",
+                 "store_no_flag", "random_burst", "stream_read", "stream_copy"]
+        self.kernels = compile_kernels(kernel_source("memory_terms.cu"), names, arch=session.arch,
+                                       name="memory_terms.cu")
+        self.session, self.info, self.quick = session, info, quick
+        self.threads = 256
+        self.grid = info.sm_count * max(1, info.max_threads_per_sm // self.threads)
+        self.buffers: list[object] = []
+        self.sink = self.allocate(4096, poison=False)
+        # L2: a quarter of it, so that every pass after the warm-up hits
+        self.l2_bytes = max(LINE_BYTES * 1024, info.l2_cache_bytes // 4)
+        self.lines = self.l2_bytes // LINE_BYTES
+
+    def allocate(self, nbytes: int, *, poison: bool = True) -> object:
+        buffer = self.session.allocate(nbytes)
+        self.buffers.append(buffer)
+        if poison:
+            self.session.poison(buffer, nbytes)
+        return buffer
+
+    def timed(self, kernel: str, args: tuple, *, warmup: int = 2, flush: Callable[[], object] | None = None,
+              blocks: int | None = None) -> float:
+        run = self.session.launcher(self.kernels[kernel], (blocks or self.grid, 1, 1), (self.threads, 1, 1), args)
+        rules = StopRules(warmup=warmup, repetitions=5 if self.quick else 9)
+        return benchmark(run, timer=self.session.timer, rules=rules, flush=flush).median_seconds
+
+    def l2_requests(self) -> dict[str, float | int]:
+        """One-sector requests and full lines of an L2-resident buffer."""
+        resident = self.allocate(self.l2_bytes)
+        passes = 16 if self.quick else 64
+        lone = self.timed("l2_lone_sector", (resident, self.sink, np.uint32(self.lines), np.int32(passes)))
+        full = self.timed("l2_full_line", (resident, self.sink, np.uint32(self.l2_bytes // 16), np.int32(passes // 4)))
+        return dict(lone_sector_seconds=lone, lone_sector_requests=self.lines * passes, full_line_seconds=full,
+                    full_line_sectors=self.l2_bytes // SECTOR_BYTES * (passes // 4))
+
+    def atomics(self) -> dict[str, float | int]:
+        """Atomics on one counter and spread over lines, in the same L2-resident buffer."""
+        self.counters = self.allocate(self.l2_bytes)  # any start value: the probes only add
+        iters = 8 if self.quick else 16
+        warps = self.grid * self.threads // 32
+        one = self.timed("atomic_one_address", (self.counters, np.int32(iters)))
+        spread = self.timed("atomic_spread", (self.counters, np.uint32(self.lines), np.int32(iters)))
+        return dict(one_address_seconds=one, one_address_updates=warps * iters, spread_seconds=spread,
+                    spread_updates=self.grid * self.threads * iters)
+
+    def one_address_stores(self) -> dict[str, float | int | None]:
+        """A copy that sets a flag against the same copy without it: enough warps that the flag's
+        queue takes tens of microseconds, timed as kernels are (after the flush)."""
+        elements = (1 << 20) if self.quick else (1 << 22)
+        store_blocks = elements // self.threads
+        store_warps = elements // 32
+        source, copied = self.allocate(elements * 4, poison=False), self.allocate(elements * 4, poison=False)
+        self.session.poison(source, elements * 4)
+        store_args = (source, copied, self.counters, np.uint32(elements))
+        flush = self.session.flush_l2
+        store_one = self.timed("store_flag", store_args, blocks=store_blocks, flush=flush)
+        store_spread = self.timed("store_no_flag", store_args, blocks=store_blocks, flush=flush)
+        return dict(one_address_store_seconds=store_one, spread_store_seconds=store_spread, store_warps=store_warps,
+                    one_address_stores_per_second=one_address_store_rate(
+                        warps=store_warps, one_address_seconds=store_one, spread_seconds=store_spread))
+
+    def random_bursts(self) -> dict[str, float | int]:
+        """64-byte bursts at hashed places of a buffer far past L2."""
+        buffer_bytes = min((1 << 28) if self.quick else (1 << 30), self.info.memory_size_bytes // 4)
+        bursts = buffer_bytes // BURST_BYTES
+        far = self.allocate(buffer_bytes)
+        random = self.timed("random_burst", (far, self.sink, np.uint32(bursts), np.uint32(bursts)))
+        return dict(random_burst_seconds=random, random_bursts=bursts)
+
+    def flush_streams(self) -> dict[str, float | int]:
+        """The flush's written lines: a read stream after the flush and after a clean scrub."""
+        l2_cache_bytes, threads, sink = self.info.l2_cache_bytes, self.threads, self.sink
+        big = 4 * l2_cache_bytes // 16 * 16
+        small = max(16 * threads, l2_cache_bytes // 4 // 16 * 16)
+        stream = self.allocate(big)
+        scrub = self.allocate(big)
+        target = self.allocate(big, poison=False)
+        clean = self.session.launcher(self.kernels["stream_read"], (self.grid, 1, 1), (threads, 1, 1),
+                                      (scrub, sink, np.uint32(big // 16)))
+
+        def stream_time(nbytes: int, flush: Callable[[], object], kernel: str = "stream_read") -> float:
+            args = (stream, sink if kernel == "stream_read" else target, np.uint32(nbytes // 16))
+            return self.timed(kernel, args, warmup=1, flush=flush)
+
+        dirty_big = stream_time(big, self.session.flush_l2)
+        clean_big = stream_time(big, clean)
+        copy_big = stream_time(big, clean, "stream_copy")
+        dirty_small = stream_time(small, self.session.flush_l2)
+        clean_small = stream_time(small, clean)
+        return dict(flush_read_bytes=big, flush_dirty_seconds=dirty_big, flush_clean_seconds=clean_big,
+                    flush_copy_seconds=copy_big, flush_small_read_bytes=small, flush_small_dirty_seconds=dirty_small,
+                    flush_small_clean_seconds=clean_small,
+                    flush_dirty_bytes=flush_dirty_bytes(read_bytes=big, dirty_seconds=dirty_big,
+                                                        clean_seconds=clean_big, copy_seconds=copy_big,
+                                                        l2_bytes=l2_cache_bytes))
 
 
 def memory_terms_calibration(terms: MemoryTerms) -> Figures:
@@ -332,4 +369,4 @@ class MemoryTermsProbe(Probe[MemoryTerms]):
         return memory_terms_calibration(result)
 
     def render(self, result: MemoryTerms | None, heading: str, assets: str) -> list[str]:
-        return [] if result is None else render_memory_terms(result, heading)  # None: a report from before the probe
+        return [] if result is None else render_memory_terms(result, heading)  # None: a report written without the probe

@@ -19,7 +19,7 @@ import functools
 import itertools
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import occupancy
@@ -424,82 +424,22 @@ def run_prediction_check(
         The interval between block launches on an SM, seconds, measured by a probe of its
         own (the launch probe's ``block_ramp_seconds``), and how: the fit keeps it (`sweep_base`).
     """
-    if block_dispatch is not None:
-        # checked before the GPU is busy: a bad figure must not cost the sweep
-        if (not isinstance(block_dispatch, tuple) or len(block_dispatch) != 2
-                or not isinstance(block_dispatch[1], str)):
-            raise TypeError("block_dispatch must be a (seconds, how it was measured) pair, not "
-                            f"{type(block_dispatch).__name__}")
-        seconds = block_dispatch[0]
-        if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
-                or not (math.isfinite(seconds) and seconds > 0)):
-            raise RooflineError(f"block_dispatch seconds={seconds!r} must be a finite number > 0")
+    _check_block_dispatch(block_dispatch)
     arch = gpu.architecture
     arch_name = f"sm_{arch.major}{arch.minor}"
     source = kernel_source("prediction.cu")
-    timer = session.timer
-
-    # -- launch overhead and pointer-chase latency ------------------------------------
     base_kernels = compile_kernels(with_defines(source, {"ELEMS": 1}), ["pointer_chase", "empty_kernel"],
                                    arch=arch_name, name="prediction")
     out = session.allocate(4096)
-    empty = session.launcher(base_kernels["empty_kernel"], (1, 1, 1), (32, 1, 1), (out,))
-    launch_overhead = benchmark(empty, timer=timer, rules=StopRules(warmup=10, repetitions=200)).median_seconds
-    progress(f"launch overhead {launch_overhead * 1e6:.2f} us")
-
-    slots = (256 << 20) // 128  # one 4-byte hop per 128-byte line of a 256 MiB buffer
     rng = np.random.default_rng(12345)
-    order = rng.permutation(slots).astype(np.uint32) * 32  # word index of each line
-    chain = np.zeros(slots * 32, dtype=np.uint32)
-    chain[order] = np.roll(order, -1)
-    chain_buffer = session.upload(chain)
-    chase = {}
-    for steps in (2000, 12000):
-        run = session.launcher(base_kernels["pointer_chase"], (1, 1, 1), (1, 1, 1),
-                               (chain_buffer, np.uint32(order[0]), np.int32(steps), out))
-        chase[steps] = benchmark(run, timer=timer, rules=StopRules(warmup=2, repetitions=7)).median_seconds
-    latency = (chase[12000] - chase[2000]) / 10000
-    progress(f"pointer-chase latency {latency * 1e9:.0f} ns")
-    del chain_buffer
-
-    # -- the copy sweep ------------------------------------------------------------------
-    x = session.upload(rng.random(n, dtype=np.float32))
-    y = session.allocate(4 * n)
-    kernels = {
-        e: compile_kernels(with_defines(source, {"ELEMS": e}), ["copy_sweep"], arch=arch_name, name=f"copy_sweep_{e}")[
-            "copy_sweep"
-        ]
-        for e in SWEEP_ELEMENTS_PER_THREAD
-    }
-    for kernel in kernels.values():
-        session.set_kernel_attribute(kernel, "MAX_DYNAMIC_SHARED_SIZE_BYTES", arch.max_shared_memory_per_block_optin)
-        session.set_kernel_attribute(kernel, "PREFERRED_SHARED_MEMORY_CARVEOUT", 100)
-
-    def measure(block: int, elements: int, limit: int | None, dynamic: int | None = None) -> SweepPoint:
-        kernel = kernels[elements]
-        registers = kernel_resources(kernel, "copy_sweep").registers_per_thread
-        shared = _dynamic_shared_for_limit(arch, block, registers, limit) if dynamic is None else dynamic
-        launch = _launch_for(arch, block, elements, registers, shared, n)
-        ours = occupancy.calculate(arch, launch=launch).active_blocks_per_sm
-        try:
-            runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor(block, shared))
-        except Exception:  # noqa: BLE001 - informative only; ours is what the prediction uses
-            runtime = None
-        run = session.launcher(kernel, launch.grid, launch.block, (x, y, np.int64(n)), shared=shared)
-        seconds = benchmark(run, timer=timer, rules=StopRules(warmup=3, repetitions=repetitions)).median_seconds
-        return SweepPoint(
-            block_size=block, elements_per_thread=elements, blocks_per_sm_limit=limit,
-            dynamic_shared_memory=shared, registers_per_thread=registers, active_blocks_per_sm=ours,
-            runtime_active_blocks_per_sm=runtime, measured_seconds=seconds,
-            measured_bytes_per_second=8 * n / seconds,
-            used_for_calibration=block in CALIBRATION_BLOCK_SIZES,
-        )
+    launch_overhead, latency = _launch_overhead_and_latency(session, base_kernels, out, rng, progress)
 
     if quick:
         repetitions = min(repetitions, 10)
+    bench = _CopySweep(session, arch, arch_name, source, rng, n, repetitions)
     measured = []
     for block, elements, limit in sweep_configurations(quick):
-        measured.append(measure(block, elements, limit))
+        measured.append(bench.measure(block, elements, limit))
     rates = [p.measured_bytes_per_second for p in measured]
     progress(f"copy sweep: {len(measured)} points, {min(rates) / 1e12:.2f} to {max(rates) / 1e12:.2f} TB/s")
     best_bandwidth = max(p.measured_bytes_per_second for p in measured)
@@ -512,23 +452,7 @@ def run_prediction_check(
              f"({fit.evaluations} parameter sets in {fit.seconds:.1f} s; worst error {fit.train_max_abs_error:.1%} "
              f"on the {fit.train_points} fitted points, {fit.test_max_abs_error or 0:.1%} on the {fit.test_points} others)")
     sweep = tuple(predict_sweep_point(gpu, fitted, p, n) for p in measured)
-
-    # -- one shared-memory cliff, both sides ----------------------------------------------
-    cliff = None
-    registers = kernel_resources(kernels[1], "copy_sweep").registers_per_thread
-    before = _dynamic_shared_for_limit(arch, CALIBRATION_BLOCK_SIZE, registers, 2)
-    if before > 0:
-        p_before = predict_sweep_point(gpu, fitted, measure(CALIBRATION_BLOCK_SIZE, 1, 2, before), n)
-        p_after = predict_sweep_point(gpu, fitted, measure(CALIBRATION_BLOCK_SIZE, 1, 2, before + 1), n)
-        cliff = CliffCheck(
-            block_size=CALIBRATION_BLOCK_SIZE,
-            dynamic_shared_memory_before=before, dynamic_shared_memory_after=before + 1,
-            active_blocks_before=p_before.active_blocks_per_sm, active_blocks_after=p_after.active_blocks_per_sm,
-            measured_seconds_before=p_before.measured_seconds, measured_seconds_after=p_after.measured_seconds,
-            predicted_seconds_before=p_before.predicted_seconds, predicted_seconds_after=p_after.predicted_seconds,
-        )
-        progress(f"cliff at {before} B: {before + 1} B drops {p_before.active_blocks_per_sm} -> "
-                 f"{p_after.active_blocks_per_sm} blocks/SM")
+    cliff = _cliff_check(bench, gpu, fitted, progress)
 
     errors = [abs(p.error) for p in sweep]
     return PredictionCheck(
@@ -543,6 +467,109 @@ def run_prediction_check(
         median_abs_error=statistics.median(errors),
         max_abs_error=max(errors),
         fit=fit,
+    )
+
+
+def _check_block_dispatch(block_dispatch: tuple[float, str] | None) -> None:
+    """A (seconds > 0, how) pair or None, checked before the GPU is busy: a bad figure must not
+    cost the sweep."""
+    if block_dispatch is None:
+        return
+    if (not isinstance(block_dispatch, tuple) or len(block_dispatch) != 2
+            or not isinstance(block_dispatch[1], str)):
+        raise TypeError("block_dispatch must be a (seconds, how it was measured) pair, not "
+                        f"{type(block_dispatch).__name__}")
+    seconds = block_dispatch[0]
+    if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+            or not (math.isfinite(seconds) and seconds > 0)):
+        raise RooflineError(f"block_dispatch seconds={seconds!r} must be a finite number > 0")
+
+
+def _launch_overhead_and_latency(session: Session, base_kernels: Mapping[str, object], out: object,
+                                 rng: np.random.Generator, progress: Callable[[str], None]) -> tuple[float, float]:
+    """(launch overhead, pointer-chase latency), seconds: an empty kernel's median, and the
+    difference of two chases of a random cycle over one word per 128-byte line."""
+    timer = session.timer
+    empty = session.launcher(base_kernels["empty_kernel"], (1, 1, 1), (32, 1, 1), (out,))
+    launch_overhead = benchmark(empty, timer=timer, rules=StopRules(warmup=10, repetitions=200)).median_seconds
+    progress(f"launch overhead {launch_overhead * 1e6:.2f} us")
+
+    slots = (256 << 20) // 128  # one 4-byte hop per 128-byte line of a 256 MiB buffer
+    order = rng.permutation(slots).astype(np.uint32) * 32  # word index of each line
+    chain = np.zeros(slots * 32, dtype=np.uint32)
+    chain[order] = np.roll(order, -1)
+    chain_buffer = session.upload(chain)
+    chase = {}
+    for steps in (2000, 12000):
+        run = session.launcher(base_kernels["pointer_chase"], (1, 1, 1), (1, 1, 1),
+                               (chain_buffer, np.uint32(order[0]), np.int32(steps), out))
+        chase[steps] = benchmark(run, timer=timer, rules=StopRules(warmup=2, repetitions=7)).median_seconds
+    latency = (chase[12000] - chase[2000]) / 10000
+    progress(f"pointer-chase latency {latency * 1e9:.0f} ns")
+    return launch_overhead, latency
+
+
+class _CopySweep:
+    """The swept copy of `n` floats: its buffers, its kernel at each elements-per-thread, and
+    one timed point at a block size, elements per thread and blocks-per-SM limit."""
+
+    def __init__(self, session: Session, arch: occupancy.Architecture, arch_name: str, source: str,
+                 rng: np.random.Generator, n: int, repetitions: int) -> None:
+        self.session, self.arch, self.n, self.repetitions = session, arch, n, repetitions
+        self.x = session.upload(rng.random(n, dtype=np.float32))
+        self.y = session.allocate(4 * n)
+        self.kernels = {
+            e: compile_kernels(with_defines(source, {"ELEMS": e}), ["copy_sweep"], arch=arch_name,
+                               name=f"copy_sweep_{e}")["copy_sweep"]
+            for e in SWEEP_ELEMENTS_PER_THREAD
+        }
+        for kernel in self.kernels.values():
+            session.set_kernel_attribute(kernel, "MAX_DYNAMIC_SHARED_SIZE_BYTES", arch.max_shared_memory_per_block_optin)
+            session.set_kernel_attribute(kernel, "PREFERRED_SHARED_MEMORY_CARVEOUT", 100)
+
+    def measure(self, block: int, elements: int, limit: int | None, dynamic: int | None = None) -> SweepPoint:
+        """One point: dynamic shared memory that caps the blocks per SM at `limit` (or `dynamic` bytes)."""
+        arch, n = self.arch, self.n
+        kernel = self.kernels[elements]
+        registers = kernel_resources(kernel, "copy_sweep").registers_per_thread
+        shared = _dynamic_shared_for_limit(arch, block, registers, limit) if dynamic is None else dynamic
+        launch = _launch_for(arch, block, elements, registers, shared, n)
+        ours = occupancy.calculate(arch, launch=launch).active_blocks_per_sm
+        try:
+            runtime = int(kernel.occupancy.max_active_blocks_per_multiprocessor(block, shared))
+        except Exception:  # noqa: BLE001 - informative only; ours is what the prediction uses
+            runtime = None
+        run = self.session.launcher(kernel, launch.grid, launch.block, (self.x, self.y, np.int64(n)), shared=shared)
+        seconds = benchmark(run, timer=self.session.timer,
+                            rules=StopRules(warmup=3, repetitions=self.repetitions)).median_seconds
+        return SweepPoint(
+            block_size=block, elements_per_thread=elements, blocks_per_sm_limit=limit,
+            dynamic_shared_memory=shared, registers_per_thread=registers, active_blocks_per_sm=ours,
+            runtime_active_blocks_per_sm=runtime, measured_seconds=seconds,
+            measured_bytes_per_second=8 * n / seconds,
+            used_for_calibration=block in CALIBRATION_BLOCK_SIZES,
+        )
+
+
+def _cliff_check(bench: _CopySweep, gpu: roofline.GPU, fitted: roofline.Calibration,
+                 progress: Callable[[str], None]) -> CliffCheck | None:
+    """One shared-memory cliff, both sides: the most dynamic shared memory that keeps two blocks
+    per SM, and one byte more (None when no shared memory keeps two)."""
+    registers = kernel_resources(bench.kernels[1], "copy_sweep").registers_per_thread
+    before = _dynamic_shared_for_limit(bench.arch, CALIBRATION_BLOCK_SIZE, registers, 2)
+    if before <= 0:
+        return None
+    n = bench.n
+    p_before = predict_sweep_point(gpu, fitted, bench.measure(CALIBRATION_BLOCK_SIZE, 1, 2, before), n)
+    p_after = predict_sweep_point(gpu, fitted, bench.measure(CALIBRATION_BLOCK_SIZE, 1, 2, before + 1), n)
+    progress(f"cliff at {before} B: {before + 1} B drops {p_before.active_blocks_per_sm} -> "
+             f"{p_after.active_blocks_per_sm} blocks/SM")
+    return CliffCheck(
+        block_size=CALIBRATION_BLOCK_SIZE,
+        dynamic_shared_memory_before=before, dynamic_shared_memory_after=before + 1,
+        active_blocks_before=p_before.active_blocks_per_sm, active_blocks_after=p_after.active_blocks_per_sm,
+        measured_seconds_before=p_before.measured_seconds, measured_seconds_after=p_after.measured_seconds,
+        predicted_seconds_before=p_before.predicted_seconds, predicted_seconds_after=p_after.predicted_seconds,
     )
 
 

@@ -156,6 +156,17 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
     check_range("level", level, 1, MAX_TITLE_LEVEL, RooflineError, " (Markdown headings stop at 6)")
     if not isinstance(assets, str):
         raise TypeError(f"assets must be a str (a folder prefix such as 'h100/'), not {type(assets).__name__}")
+    h2 = "#" * (level + 1)
+    lines = _render_device(report, level)
+    lines += sections.render_ceilings(report.ceilings, h2)
+    lines += _render_occupancy_check(report, h2)
+    lines += _render_kernels(report, h2, assets)
+    lines += _render_later_sections(report, level, assets)
+    return "\n".join(lines)
+
+
+def _render_device(report: ValidationReport, level: int) -> list[str]:
+    """The title, the run, the device and how it compares with its database entry."""
     d, c = report.device, report.comparison
     h1, h2 = "#" * level, "#" * (level + 1)
     lines = [
@@ -190,10 +201,12 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
         lines.append("")
     else:
         lines += ["The device matches its database entry and occupancy architecture.", ""]
+    return lines
 
-    lines += sections.render_ceilings(report.ceilings, h2)
 
-    lines += [f"{h2} Occupancy check", ""]
+def _render_occupancy_check(report: ValidationReport, h2: str) -> list[str]:
+    """The occupancy calculator against the driver: counts, and every mismatch."""
+    lines = [f"{h2} Occupancy check", ""]
     oc = report.occupancy_check
     if oc is None:
         lines += [f"Not run: {report.occupancy_check_error}", ""]
@@ -219,17 +232,21 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
             lines.append("")
         for name, error in oc.compile_errors.items():
             lines.append(f"- {name}: compile error: {error}")
+    return lines
 
+
+def _render_kernels(report: ValidationReport, h2: str, assets: str) -> list[str]:
+    """Each suite kernel's prediction against its measurement, and the error by regime."""
     # With a family report, roofline.predict's errors are there (every suite kernel is in a
     # family, beside the plain roofline's): one table of the model's errors, not two.
     model = report.families is None
-    lines += [f"{h2} Kernels: prediction against measurement", "",
-              "Predicted = roofline time lower bound; APE = |predicted - measured| / measured. "
-              + ("Model = `roofline.predict` (occupancy, Little's law, waves) with this run's calibration."
-                 if model else "`roofline.predict`'s error on each kernel is in the family report below."), "",
-              "| kernel | regime | regs | measured (ms) | predicted (ms) | APE | predicted, measured ceilings (ms) "
-              "| APE | " + ("model (ms) | APE | limiter | " if model else "") + "achieved | status |",
-              "| --- " * (13 if model else 10) + "|"]
+    lines = [f"{h2} Kernels: prediction against measurement", "",
+             "Predicted = roofline time lower bound; APE = |predicted - measured| / measured. "
+             + ("Model = `roofline.predict` (occupancy, Little's law, waves) with this run's calibration."
+                if model else "`roofline.predict`'s error on each kernel is in the family report below."), "",
+             "| kernel | regime | regs | measured (ms) | predicted (ms) | APE | predicted, measured ceilings (ms) "
+             "| APE | " + ("model (ms) | APE | limiter | " if model else "") + "achieved | status |",
+             "| --- " * (13 if model else 10) + "|"]
     for k in report.kernels:
         achieved = (_si(k.measured_flops_per_second, "GFLOP/s") if k.flops
                     else _si(k.measured_dram_bytes_per_second, "GB/s"))
@@ -257,6 +274,14 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
     if report.summary.failed:
         lines += ["", f"Failed kernels: {', '.join(report.summary.failed)}."]
     lines += ["", f"![roofline]({assets}roofline.png)", ""]
+    return lines
+
+
+def _render_later_sections(report: ValidationReport, level: int, assets: str) -> list[str]:
+    """The family report, the prediction check, references not measured, each probe's section,
+    and the measurements that failed."""
+    h2 = "#" * (level + 1)
+    lines: list[str] = []
     if report.families is not None:
         lines += [render_family_markdown(report.families, level=level + 1, plot=f"{assets}families.png",
                                          title="Kernel families: roofline.predict and the plain roofline, by family")]
@@ -277,7 +302,7 @@ def render_markdown(report: ValidationReport, *, level: int = 1, assets: str = "
     if report.measurement_errors:
         lines += [f"{h2} Measurements that failed", ""]
         lines += [f"- {name}: {error}" for name, error in report.measurement_errors.items()] + [""]
-    return "\n".join(lines)
+    return lines
 
 
 def _plot_png(report: ValidationReport, models: Sequence[roofline.Kernel]) -> bytes | None:

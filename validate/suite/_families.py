@@ -44,7 +44,7 @@ from ..device import (
     takes_session,
     with_defines,
 )
-from ._kernels import F32, KernelCase, _normal, build_case, check_outputs
+from ._kernels import F32, KernelCase, _normal, build_case, check_outputs, launch_case
 from ._suite import KernelValidation, kernel_rules
 
 __all__ = ["FAMILIES", "FamilyRecord", "check_families", "family_model", "family_specs", "measure_families"]
@@ -497,7 +497,23 @@ def measure_families(
     """
     rng = np.random.default_rng() if rng is None else rng
     specs = family_specs(info.sm_count, quick=quick, families=families)
-    wanted = check_families(families)
+    records, reused = _suite_records(suite_rows, specs, check_families(families), rng, info)
+    started = time.perf_counter()
+    for spec in specs:
+        if spec.label not in reused:
+            records.append(_measure_spec(session, info, spec, rng, quick, progress))
+    order = {name: i for i, name in enumerate(FAMILIES)}
+    records.sort(key=lambda r: order[r.family])  # stable: the suite's first within a family
+    from_suite = sum(r.origin == "suite" for r in records)
+    progress(f"families: {len(records)} launches, {len(records) - from_suite} run here in "
+             f"{time.perf_counter() - started:.1f} s and {from_suite} from the suite")
+    return tuple(records)
+
+
+def _suite_records(suite_rows: Sequence[KernelValidation], specs: Sequence[FamilySpec], wanted: Sequence[str],
+                   rng: np.random.Generator, info: DeviceInfo) -> tuple[list[FamilyRecord], set[str]]:
+    """The suite's rows of the wanted families as family records, each read like a family's
+    launch (its defines and its SASS), and the labels of the `specs` they are (not run again)."""
     records: list[FamilyRecord] = []
     reused: set[str] = set()
     for row in suite_rows:
@@ -508,68 +524,53 @@ def measure_families(
             reused.add(spec.label)
         record = _suite_record(row, spec)
         if record.error is None:
-            # the suite's kernel read like a family's: its defines and its SASS
             defines = dict(build_case(family_model(record.model, record.arguments), rng).defines)
             sass = sass_summary(with_defines(kernel_source(record.source), defines), record.function, info.arch)
             record = record.model_copy(update={"defines": defines, "sass": sass, "loads_in_flight_per_thread": (
                 sass.global_loads_in_flight_per_thread or None) if sass is not None else None})
         records.append(record)
-    started = time.perf_counter()
-    for spec in specs:
-        if spec.label in reused:
-            continue
-        case = spec.case(rng)
-        base: dict[str, object] = dict(family=spec.family, label=spec.label, model=spec.model,
-                                    arguments=dict(spec.arguments), source=spec.source, function=case.function,
-                                    grid=case.grid, block=case.block,
-                                    dynamic_shared_memory=case.dynamic_shared_memory)
-        try:
-            source = with_defines(kernel_source(spec.source), case.defines)
-            kernel = compile_kernels(source, [case.function], arch=info.arch,
-                                     name=f"{spec.source}:{case.function}")[case.function]
-            resources = kernel_resources(kernel, case.function)
-            base.update(registers_per_thread=resources.registers_per_thread,
-                        static_shared_memory=resources.static_shared_memory, defines=dict(case.defines))
-            sass = sass_summary(source, case.function, info.arch)
-            if sass is not None:
-                base.update(sass=sass, loads_in_flight_per_thread=sass.global_loads_in_flight_per_thread or None)
-            buffers = {key: session.upload(array) for key, array in case.inputs.items()}
-            for key, (shape, dtype) in case.outputs.items():
-                nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-                buffers[key] = session.allocate(nbytes)
-                session.poison(buffers[key], nbytes)
-            launch = session.launcher(kernel, case.grid, case.block,
-                                      tuple(buffers[a] if isinstance(a, str) else a for a in case.args),
-                                      case.dynamic_shared_memory)
-            launch()
-            session.synchronize()
-            outputs = {key: session.download(buffers[key], shape, dtype)
-                       for key, (shape, dtype) in case.outputs.items()}
-        except DeviceError as exc:
-            records.append(FamilyRecord(**base, error=str(exc)))
-            progress(f"family {spec.label}: {exc}")
-            continue
-        check = check_outputs(case, outputs)
-        del outputs
-        base["relative_error"] = check.relative_error
-        if not check.ok:
-            records.append(FamilyRecord(**base, error=f"verify_error: {check.message}"))
-            progress(f"family {spec.label}: verify error: {check.message}")
-            continue
-        flush = session.flush_l2 if case.working_set_bytes <= info.l2_cache_bytes else None
-        try:
-            timing = benchmark(launch, timer=session.timer, rules=kernel_rules(quick), flush=flush)
-            session.synchronize()
-        except DeviceError as exc:
-            records.append(FamilyRecord(**base, error=str(exc)))
-            progress(f"family {spec.label}: {exc}")
-            continue
-        records.append(FamilyRecord(**base, measured_seconds=timing.median_seconds, spread=timing.spread,
-                                    repetitions=timing.repetitions, l2_flushed=flush is not None))
-        progress(f"family {spec.label}: {timing.median_seconds * 1e6:.1f} us (spread {timing.spread:.3f})")
-    order = {name: i for i, name in enumerate(FAMILIES)}
-    records.sort(key=lambda r: order[r.family])  # stable: the suite's first within a family
-    from_suite = sum(r.origin == "suite" for r in records)
-    progress(f"families: {len(records)} launches, {len(records) - from_suite} run here in "
-             f"{time.perf_counter() - started:.1f} s and {from_suite} from the suite")
-    return tuple(records)
+    return records, reused
+
+
+def _measure_spec(session: Session, info: DeviceInfo, spec: FamilySpec, rng: np.random.Generator, quick: bool,
+                  progress: Callable[[str], None]) -> FamilyRecord:
+    """One family launch compiled, checked against numpy and timed (its error where one fails)."""
+    case = spec.case(rng)
+    base: dict[str, object] = dict(family=spec.family, label=spec.label, model=spec.model,
+                                   arguments=dict(spec.arguments), source=spec.source, function=case.function,
+                                   grid=case.grid, block=case.block,
+                                   dynamic_shared_memory=case.dynamic_shared_memory)
+    try:
+        source = with_defines(kernel_source(spec.source), case.defines)
+        kernel = compile_kernels(source, [case.function], arch=info.arch,
+                                 name=f"{spec.source}:{case.function}")[case.function]
+        resources = kernel_resources(kernel, case.function)
+        base.update(registers_per_thread=resources.registers_per_thread,
+                    static_shared_memory=resources.static_shared_memory, defines=dict(case.defines))
+        sass = sass_summary(source, case.function, info.arch)
+        if sass is not None:
+            base.update(sass=sass, loads_in_flight_per_thread=sass.global_loads_in_flight_per_thread or None)
+        launch, outputs = launch_case(session, kernel, case)
+    except DeviceError as exc:
+        record = FamilyRecord(**base, error=str(exc))
+        progress(f"family {spec.label}: {exc}")
+        return record
+    check = check_outputs(case, outputs)
+    del outputs
+    base["relative_error"] = check.relative_error
+    if not check.ok:
+        record = FamilyRecord(**base, error=f"verify_error: {check.message}")
+        progress(f"family {spec.label}: verify error: {check.message}")
+        return record
+    flush = session.flush_l2 if case.working_set_bytes <= info.l2_cache_bytes else None
+    try:
+        timing = benchmark(launch, timer=session.timer, rules=kernel_rules(quick), flush=flush)
+        session.synchronize()
+    except DeviceError as exc:
+        record = FamilyRecord(**base, error=str(exc))
+        progress(f"family {spec.label}: {exc}")
+        return record
+    record = FamilyRecord(**base, measured_seconds=timing.median_seconds, spread=timing.spread,
+                          repetitions=timing.repetitions, l2_flushed=flush is not None)
+    progress(f"family {spec.label}: {timing.median_seconds * 1e6:.1f} us (spread {timing.spread:.3f})")
+    return record

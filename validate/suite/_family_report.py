@@ -40,8 +40,8 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 #: Half-width of the band around y = x in families.png, and of the "within" count, percent.
 TOLERANCE_PERCENT = 20.0
-#: Issue 11's targets for roofline.predict: median |error| over every launch, the worst
-#: family's median, and the worst single launch (percent).
+#: The accuracy targets roofline.predict is held to (percent): the median |error| over every
+#: launch, the worst family's median |error|, and the worst single launch's |error|.
 TARGET_MEDIAN_PERCENT, TARGET_FAMILY_MEDIAN_PERCENT, TARGET_WORST_PERCENT = 10.0, 20.0, 35.0
 
 

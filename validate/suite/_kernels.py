@@ -17,7 +17,10 @@ import numpy as np
 import roofline
 from roofline import Kernel, RooflineError, models
 
-__all__ = ["KernelCase", "build_case", "check_outputs", "supported_kernels", "VerificationResult"]
+from ..device import Session
+
+__all__ = ["CaseLaunch", "KernelCase", "VerificationResult", "build_case", "case_buffers", "check_outputs",
+           "launch_case", "supported_kernels"]
 
 F32 = np.float32
 
@@ -446,3 +449,53 @@ def check_outputs(case: KernelCase, outputs: Mapping[str, np.ndarray]) -> Verifi
             problems.append(f"{key}: relative error {error:.3g} exceeds {case.tolerance:.0e}")
     ok = not problems
     return VerificationResult(ok, worst, unwritten, "ok" if ok else "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class CaseLaunch:
+    """One launch of a case's kernel on its device buffers, which it holds while it is timed."""
+
+    run: Callable[[], None]
+    buffers: Mapping[str, object]
+
+    def __call__(self) -> None:
+        self.run()
+
+
+def case_buffers(session: Session, case: KernelCase) -> dict[str, object]:
+    """`case`'s device buffers by name: its inputs uploaded, its outputs allocated and poisoned
+    (so that an output the kernel leaves unwritten fails `check_outputs`).
+
+    Raises
+    ------
+    validate.DeviceError
+        Where an upload or an allocation fails.
+    """
+    buffers = {key: session.upload(array) for key, array in case.inputs.items()}
+    for key, (shape, dtype) in case.outputs.items():
+        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        buffers[key] = session.allocate(nbytes)
+        session.poison(buffers[key], nbytes)
+    return buffers
+
+
+def launch_case(session: Session, kernel: object, case: KernelCase) -> tuple[CaseLaunch, dict[str, np.ndarray]]:
+    """Launch `kernel` once on `case`'s buffers (`case_buffers`) and read the outputs back.
+
+    Returns
+    -------
+    (CaseLaunch, dict)
+        The launch, to time, and the outputs by name, for `check_outputs`.
+
+    Raises
+    ------
+    validate.DeviceError
+        Where an allocation, the launch or the kernel fails.
+    """
+    buffers = case_buffers(session, case)
+    args = tuple(buffers[a] if isinstance(a, str) else a for a in case.args)
+    launch = CaseLaunch(session.launcher(kernel, case.grid, case.block, args, case.dynamic_shared_memory), buffers)
+    launch()
+    session.synchronize()
+    outputs = {key: session.download(buffers[key], shape, dtype) for key, (shape, dtype) in case.outputs.items()}
+    return launch, outputs

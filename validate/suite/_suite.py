@@ -30,10 +30,11 @@ from ..device import (
     with_defines,
 )
 from ..probes import Ceilings, Probe, RunCalibration, RunContext
-from ._kernels import KernelCase, build_case, check_outputs
+from ._kernels import KernelCase, build_case, check_outputs, launch_case
 
 __all__ = [
     "KernelValidation",
+    "PredictionInputs",
     "PredictionSummary",
     "RegimeSummary",
     "SuiteProbe",
@@ -243,18 +244,38 @@ def _label(model: roofline.Kernel) -> str:
     return f"{model.name}({extras})" if extras else model.name
 
 
+class PredictionInputs(BaseModel):
+    """What each suite kernel is predicted from: the database entry's datasheet ceilings, the
+    ceilings measured in the same run, and the parameters of `roofline.predict`.
+
+    Attributes
+    ----------
+    database_gpu : roofline.GPU or None
+        Datasheet ceilings (None: no datasheet prediction and no `roofline.predict` column).
+    measured : dict
+        Measured ceilings: "dram", "l2", "l1" in bytes/s and precisions in flops/s (None:
+        not measured).
+    calibration : roofline.Calibration or None
+        Parameters of `roofline.predict`; None: the packaged calibration of the GPU.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database_gpu: roofline.GPU | None = None
+    measured: dict[str, float | None] = Field(default_factory=dict)
+    calibration: roofline.Calibration | None = None
+
+
 @takes_session
 def run_suite(
     session: Session,
     info: DeviceInfo,
     models: Sequence[roofline.Kernel],
     *,
-    database_gpu: roofline.GPU | None,
-    measured: Mapping[str, float | None],
+    inputs: PredictionInputs,
     quick: bool = False,
     rng: np.random.Generator,
     progress: Callable[[str], None] = lambda message: None,
-    calibration: roofline.Calibration | None = None,
 ) -> tuple[KernelValidation, ...]:
     """Compile, check and time every model's CUDA kernel; predict each from both ceilings.
 
@@ -263,26 +284,26 @@ def run_suite(
     session, info
         The open device and its description.
     models : sequence of roofline.Kernel
-    database_gpu : roofline.GPU or None
-        Datasheet ceilings (None: no datasheet prediction).
-    measured : mapping
-        Measured ceilings: "dram", "l2", "l1" in bytes/s and precisions in flops/s.
+    inputs : PredictionInputs
+        The datasheet ceilings, the measured ceilings and the calibration each kernel is
+        predicted from.
     quick : bool
         Fewer repetitions.
     rng : numpy.random.Generator
         Fresh inputs for every kernel.
-    calibration : roofline.Calibration, optional
-        Parameters of `roofline.predict`; default the packaged calibration of the GPU.
+    progress : callable
+        Receives one line per kernel.
 
     Returns
     -------
     tuple of KernelValidation
         A kernel that fails to compile, launch or verify is recorded with its error.
     """
+    if not isinstance(inputs, PredictionInputs):
+        raise TypeError(f"inputs must be a PredictionInputs, not {type(inputs).__name__}")
     rows = []
     for model in models:
-        row = _run_one(session, info, model, database_gpu=database_gpu, measured=measured, quick=quick, rng=rng,
-                       calibration=calibration)
+        row = _run_one(session, info, model, inputs=inputs, quick=quick, rng=rng)
         rows.append(row)
         if row.status == "ok":
             progress(f"kernel {row.label}: {row.measured_seconds * 1e3:.3f} ms measured, "
@@ -294,7 +315,7 @@ def run_suite(
 
 
 def _model_prediction(database_gpu: roofline.GPU | None, model: roofline.Kernel, case: KernelCase, resources: KernelResources,
-                      calibration: roofline.Calibration) -> JsonDict:
+                      calibration: roofline.Calibration | None) -> JsonDict:
     """`roofline.predict` for the launch as compiled: the real registers and shared memory."""
     if database_gpu is None:
         return {}
@@ -311,9 +332,9 @@ def _model_prediction(database_gpu: roofline.GPU | None, model: roofline.Kernel,
     return {"model_predicted_seconds": p.seconds, "model_limiter": p.limiter}
 
 
-def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, database_gpu: roofline.GPU | None, measured: Mapping[str, float | None],
-             quick: bool, rng: np.random.Generator, calibration: roofline.Calibration | None = None) -> KernelValidation:
-    label = _label(model)
+def _roofline_predictions(model: roofline.Kernel, inputs: PredictionInputs) -> tuple[dict[str, object], float | None]:
+    """A row's description and its plain-roofline predictions from the datasheet and from the
+    measured ceilings; and the latter's seconds (None: a ceiling not measured)."""
     level_bytes = {"dram": float(model.dram_bytes)}
     if getattr(model, "l2_bytes", None) is not None:
         level_bytes["l2"] = float(model.l2_bytes)
@@ -321,14 +342,14 @@ def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, data
         level_bytes["l1"] = float(model.l1_bytes)
     precision = getattr(model, "precision", "fp32") or "fp32"
     base: dict[str, object] = dict(
-        name=model.name, label=label, parameters=dict(model.parameters), flops=float(model.flops),
+        name=model.name, label=_label(model), parameters=dict(model.parameters), flops=float(model.flops),
         dram_bytes=float(model.dram_bytes), l2_bytes=level_bytes.get("l2"), l1_bytes=level_bytes.get("l1"),
         precision=precision, model_registers_per_thread=model.launch.registers_per_thread,
         model_static_shared_memory=model.launch.static_shared_memory,
     )
-    if database_gpu is not None:
+    if inputs.database_gpu is not None:
         try:
-            verdict = roofline.analyze(database_gpu, model)
+            verdict = roofline.analyze(inputs.database_gpu, model)
             base.update(predicted_seconds=verdict.time_lower_bound_seconds,
                         predicted_bound=verdict.bound_level or verdict.bound,
                         predicted_attainable_flops_per_second=verdict.attainable_flops_per_second)
@@ -336,9 +357,37 @@ def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, data
             base.update(predicted_seconds=None)
     else:
         base.update(predicted_seconds=None)
+    measured = inputs.measured
     seconds_m, binding_m = measured_prediction(float(model.flops), level_bytes, measured.get(precision), measured)
     base.update(predicted_seconds_measured_ceilings=seconds_m, predicted_bound_measured_ceilings=binding_m,
                 regime=_regime(binding_m or base.get("predicted_bound")))
+    return base, seconds_m
+
+
+def _occupancies(info: DeviceInfo, kernel: object, case: KernelCase, resources: KernelResources) -> dict[str, float]:
+    """The occupancy of the launch as compiled, from `occupancy.calculate` and from the driver
+    (a column the calculator or the driver cannot fill is left out)."""
+    found: dict[str, float] = {}
+    threads = math.prod(case.block)
+    try:
+        calc = occupancy.calculate(info.compute_capability, threads_per_block=threads,
+                                   registers_per_thread=resources.registers_per_thread,
+                                   static_shared_memory=resources.static_shared_memory,
+                                   dynamic_shared_memory=case.dynamic_shared_memory)
+        found.update(occupancy_calculated=calc.occupancy)
+    except occupancy.OccupancyError:  # a launch the calculator rejects: the column stays empty
+        pass
+    try:
+        blocks = kernel.occupancy.max_active_blocks_per_multiprocessor(threads, case.dynamic_shared_memory)
+        found.update(occupancy_runtime=blocks * threads / info.max_threads_per_sm)
+    except Exception:  # noqa: BLE001 - informational
+        pass
+    return found
+
+
+def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, inputs: PredictionInputs, quick: bool,
+             rng: np.random.Generator) -> KernelValidation:
+    base, seconds_m = _roofline_predictions(model, inputs)
     try:
         case = build_case(model, rng)
     except roofline.RooflineError as exc:
@@ -352,32 +401,10 @@ def _run_one(session: Session, info: DeviceInfo, model: roofline.Kernel, *, data
     except DeviceError as exc:
         return KernelValidation(status="compile_error", error=str(exc), **base)
     base.update(resources=resources)
-    base.update(_model_prediction(database_gpu, model, case, resources, calibration))
-    threads = math.prod(case.block)
+    base.update(_model_prediction(inputs.database_gpu, model, case, resources, inputs.calibration))
+    base.update(_occupancies(info, kernel, case, resources))
     try:
-        calc = occupancy.calculate(info.compute_capability, threads_per_block=threads,
-                                   registers_per_thread=resources.registers_per_thread,
-                                   static_shared_memory=resources.static_shared_memory,
-                                   dynamic_shared_memory=case.dynamic_shared_memory)
-        base.update(occupancy_calculated=calc.occupancy)
-    except occupancy.OccupancyError:  # a launch the calculator rejects: the column stays empty
-        pass
-    try:
-        blocks = kernel.occupancy.max_active_blocks_per_multiprocessor(threads, case.dynamic_shared_memory)
-        base.update(occupancy_runtime=blocks * threads / info.max_threads_per_sm)
-    except Exception:  # noqa: BLE001 - informational
-        pass
-    try:
-        buffers = {key: session.upload(array) for key, array in case.inputs.items()}
-        for key, (shape, dtype) in case.outputs.items():
-            nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-            buffers[key] = session.allocate(nbytes)
-            session.poison(buffers[key], nbytes)
-        args = tuple(buffers[a] if isinstance(a, str) else a for a in case.args)
-        launch = session.launcher(kernel, case.grid, case.block, args, case.dynamic_shared_memory)
-        launch()
-        session.synchronize()
-        outputs = {key: session.download(buffers[key], shape, dtype) for key, (shape, dtype) in case.outputs.items()}
+        launch, outputs = launch_case(session, kernel, case)
     except DeviceError as exc:
         return KernelValidation(status="launch_error", error=str(exc), **base)
     check = check_outputs(case, outputs)
@@ -422,9 +449,10 @@ class SuiteProbe(Probe[tuple[KernelValidation, ...]]):
         ceilings = ctx.result("ceilings", Ceilings)
         measured = {level: ceilings.value(name) if ceilings is not None else None for level, name in _MEASURED.items()}
         calibration = ctx.result("calibration", RunCalibration)
-        return run_suite(ctx.session, ctx.info, ctx.models, database_gpu=ctx.entry, measured=measured,
-                         quick=ctx.quick, rng=ctx.rng, progress=ctx.progress,
-                         calibration=None if calibration is None else calibration.calibration)
+        inputs = PredictionInputs(database_gpu=ctx.entry, measured=measured,
+                                  calibration=None if calibration is None else calibration.calibration)
+        return run_suite(ctx.session, ctx.info, ctx.models, inputs=inputs, quick=ctx.quick, rng=ctx.rng,
+                         progress=ctx.progress)
 
     def fields(self, result: tuple[KernelValidation, ...]) -> Mapping[str, object]:
         return {"kernels": result, "summary": summarize_predictions(result)}

@@ -7,7 +7,6 @@ only the suite's kernels, not the poison memsets.
 """
 
 import json
-import math
 import sys
 
 import numpy as np
@@ -15,7 +14,7 @@ import numpy as np
 import validate
 from validate.run import _run
 from validate.device._driver import driver_call
-from validate.suite._kernels import build_case
+from validate.suite._kernels import build_case, case_buffers
 from validate.device._compile import compile_kernels, kernel_resources, kernel_source, with_defines
 
 
@@ -29,11 +28,7 @@ def main() -> None:
         case = build_case(model, rng)
         source = with_defines(kernel_source("suite.cu"), case.defines)
         kernel = compile_kernels(source, [case.function], arch=info.arch)[case.function]
-        buffers = {key: session.upload(array) for key, array in case.inputs.items()}
-        for key, (shape, dtype) in case.outputs.items():
-            nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-            buffers[key] = session.allocate(nbytes)
-            session.poison(buffers[key], nbytes)
+        buffers = case_buffers(session, case)
         args = tuple(buffers[a] if isinstance(a, str) else a for a in case.args)
         launch = session.launcher(kernel, case.grid, case.block, args, case.dynamic_shared_memory)
         session.synchronize()
