@@ -6,6 +6,12 @@
 # `templates` also scripts/device_ncu_templates.sh. Each step's files come back as one tarball
 # in $OUT (the device tool returns at most 8 files).
 slug=$1; shift
+if [ "$slug" = auto ]; then  # the committed report of the GPU this call landed on
+  case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
+    *H200*) slug=h200 ;; *) slug=h100-sxm ;;
+  esac
+fi
+echo "GPU slug: $slug"
 real=$OUT
 mkdir -p /tmp/out_templates /tmp/out_validate
 if [ "${1:-}" = templates ]; then
@@ -18,7 +24,7 @@ OUT=/tmp/out_validate bash scripts/device_validate.sh "$slug" > /tmp/out_validat
 echo "validate script rc=$?"
 tail -40 /tmp/out_validate/log.txt
 cp /tmp/out_validate/*.tgz "$real/" 2>/dev/null
-python3 scripts/compare_validate_reports.py "docs/results/$slug" "/tmp/r/$slug" > "$real/compare.txt" 2>&1
+PYTHONPATH=/tmp/site:$PWD python3 scripts/compare_validate_reports.py "docs/results/$slug" "/tmp/r/$slug" > "$real/compare.txt" 2>&1
 echo "compare rc=$?"
 tail -30 "$real/compare.txt"
 tar czf "$real/validate_logs.tgz" -C /tmp out_validate
