@@ -18,6 +18,16 @@ from ._errors import RooflineError
 from ._gpu import GPU
 from ._instruction_roofline import InstructionRoofline
 from ._kernel import Kernel, KernelLike
+from ._plot_panels import (
+    LEVEL_MARKERS,
+    MEMORY_COLORS,
+    TEXT_BOX,
+    Color,
+    bandwidth_panel,
+    darker,
+    instruction_panel,
+    kernel_order,
+)
 from ._plot_axes import PLOT_RANGE, chart_figures, decade_ceil, decade_floor, instruction_figures, plottable
 from ._precision import PRECISION_LABELS
 from ._predict.terms.latency import soft_minimum
@@ -28,9 +38,6 @@ if TYPE_CHECKING:  # matplotlib is imported only when a plot is drawn
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-#: A matplotlib color: a name or an RGB(A) tuple.
-Color = str | tuple[float, ...]
-
 __all__ = ["PLOT_FORMATS", "plot_roofline"]
 
 #: File suffixes `plot_roofline` can write (every figure gpuroof writes takes these).
@@ -39,14 +46,11 @@ PLOT_FORMATS: tuple[str, ...] = FIGURE_FORMATS
 MAX_DPI = 1200
 MAX_KNEE_SHARPNESS = 64
 
-_LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 # Kernel markers, points; a marker that a later one would cover grows until this many pixels
 # of it show around that one.
 _MARKER_SIZE, _VISIBLE_RING = 6.0, 2.5
 # White pad around a kernel number, in font sizes.
 _LABEL_PAD = 0.3
-_TEXT_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.6}
-_MEMORY_COLORS = {"dram": "#1f4e9c", "l2": "#2a9d8f", "l1": "#8a5a9e"}
 # Compute ceilings other than the chart's own precision (red), told apart in the legend.
 _CEILING_COLORS = ("0.3", "#b35806", "#4d9221", "#762a83", "#8c510a", "0.55")
 
@@ -170,7 +174,7 @@ def plot_roofline(
     from matplotlib.lines import Line2D
     from matplotlib.ticker import EngFormatter
 
-    names = _kernel_order(chart)
+    names = kernel_order(chart)
     if instructions is not None:
         if not isinstance(instructions, InstructionRoofline):
             raise TypeError(f"instructions must be a roofline.instructions.InstructionRoofline, not {type(instructions).__name__}")
@@ -238,7 +242,7 @@ def plot_roofline(
         line.set_gid(f"ceiling:{'+'.join(g.name for g in group)}:{c.origin}")
         legend.append(line)
         ax.text(x_hi / 1.15, c.value * 1.06, _group_label(group), ha="right", va="bottom",
-                fontsize=7.5, color=line.get_color(), zorder=5, bbox=_TEXT_BOX)
+                fontsize=7.5, color=line.get_color(), zorder=5, bbox=TEXT_BOX)
 
     # Memory roofs: y = bandwidth x intensity, from the left edge up to the top ceiling.
     for m in sorted(memory, key=lambda c: (c.origin, c.value)):
@@ -248,7 +252,7 @@ def plot_roofline(
             label += " (measured)"
         (line,) = ax.plot(
             [x_lo, end], [m.value * x_lo, m.value * end],
-            color=_MEMORY_COLORS.get(m.name, "0.2"),
+            color=MEMORY_COLORS.get(m.name, "0.2"),
             linewidth=2.0 if m.name == "dram" else 1.4,
             linestyle="--" if m.origin == "measured" else "-",
             zorder=2, label=label,
@@ -266,7 +270,7 @@ def plot_roofline(
         angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
         ax.text(x_text, y_text * 1.25, label, rotation=angle, rotation_mode="anchor",
                 fontsize=7.5, color=line.get_color(), ha="left", va="bottom", zorder=5,
-                bbox=_TEXT_BOX)
+                bbox=TEXT_BOX)
 
     # Ridge points of the chart's precision against every theoretical memory roof.
     ridges = []
@@ -313,7 +317,7 @@ def plot_roofline(
             line.set_gid(f"kernel:{name}:{origin}")
             for p in pts:
                 (mark,) = ax.plot([p.arithmetic_intensity], [p.flops_per_second],
-                                  marker=_LEVEL_MARKERS[p.level], markersize=_MARKER_SIZE, linestyle="none",
+                                  marker=LEVEL_MARKERS[p.level], markersize=_MARKER_SIZE, linestyle="none",
                                   markerfacecolor="none" if origin == "measured" else color,
                                   markeredgecolor=color, zorder=4)
                 mark.set_gid(f"marker:{name}:{p.level}:{origin}")
@@ -322,8 +326,8 @@ def plot_roofline(
                 anchor = next((p for p in pts if p.level == "dram"), pts[0])
                 anchors.append((name, anchor.arithmetic_intensity, anchor.flops_per_second))
     levels = sorted({p.level for p in chart.points} | {b.level for b in chart.bandwidth_points},
-                    key=list(_LEVEL_MARKERS).index)
-    legend += [Line2D([], [], color="0.3", marker=_LEVEL_MARKERS[lvl], linestyle="none",
+                    key=list(LEVEL_MARKERS).index)
+    legend += [Line2D([], [], color="0.3", marker=LEVEL_MARKERS[lvl], linestyle="none",
                       label=f"kernel at {LEVEL_LABELS[lvl]}") for lvl in levels]
     origins = {p.origin for p in chart.points} | {b.origin for b in chart.bandwidth_points}
     if "predicted" in origins:
@@ -347,9 +351,9 @@ def plot_roofline(
         ax.legend(handles=legend, loc="best", fontsize=7, framealpha=0.9)
 
     if side is not None:
-        _bandwidth_panel(side, chart, names, colors)
+        bandwidth_panel(side, chart, names, colors)
     if inst_ax is not None and instructions is not None:
-        _instruction_panel(inst_ax, instructions, {name: i + 1 for i, name in enumerate(names)}, colors)
+        instruction_panel(inst_ax, instructions, {name: i + 1 for i, name in enumerate(names)}, colors)
     fig.draw_without_rendering()  # the layout fixes where each point lands in pixels
     _unhide_markers(ax, marks)
     _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors, marks)
@@ -357,123 +361,6 @@ def plot_roofline(
     if path is not None:
         save_figure(fig, path, RooflineError, dpi=dpi)
     return fig
-
-
-def _instruction_panel(ax: Axes, ir: InstructionRoofline, numbers: dict[str, int], colors: dict[str, Color]) -> None:
-    """The instruction roofline: warp instructions/s against warp instructions per transaction."""
-    from matplotlib.ticker import EngFormatter
-
-    issue = ir.issue_rate
-    roofs = [c for c in ir.ceilings if c.kind == "memory"]
-    xs = [p.instructions_per_transaction for p in ir.points] + [issue / r.value for r in roofs]
-    ys = [p.instructions_per_second for p in ir.points] + [issue]
-    x_lo, x_hi = decade_floor(min(xs) / 2), decade_ceil(max(xs) * 2)
-    y_lo, y_hi = decade_floor(min(ys + [min(r.value for r in roofs) * x_lo]) / 2), min(issue * 3, PLOT_RANGE[1])
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(x_lo, x_hi)
-    ax.set_ylim(y_lo, y_hi)
-    fastest = max(r.value for r in roofs)
-    (line,) = ax.plot([issue / fastest, x_hi], [issue, issue], color="#b22222", linewidth=2.0, zorder=2)
-    line.set_gid("instruction-ceiling:issue")
-    ax.text(x_hi / 1.15, issue * 1.08, f"issue {issue / 1e9:,.0f} warp GIPS", ha="right", va="bottom",
-            fontsize=7.5, color="#b22222", bbox=_TEXT_BOX)
-    for r in sorted(roofs, key=lambda c: c.value):
-        end = min(x_hi, issue / r.value)
-        (line,) = ax.plot([x_lo, end], [r.value * x_lo, r.value * end], color=_MEMORY_COLORS.get(r.name, "0.2"),
-                          linewidth=1.6 if r.name == "dram" else 1.2, zorder=2)
-        line.set_gid(f"instruction-ceiling:{r.name}")
-        x_text = max(x_lo * 1.5, end / 30)
-        p0 = ax.transData.transform((x_text, r.value * x_text))
-        p1 = ax.transData.transform((x_text * 10, r.value * x_text * 10))
-        angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
-        ax.text(x_text, r.value * x_text * 1.25, f"{LEVEL_LABELS.get(r.name, r.name)} {r.value / 1e9:,.0f} G txn/s",
-                rotation=angle, rotation_mode="anchor", fontsize=7.5, color=line.get_color(), ha="left",
-                va="bottom", bbox=_TEXT_BOX)
-    for name in dict.fromkeys(p.kernel for p in ir.points):
-        color = colors.get(name, "0.4")
-        pts = sorted((p for p in ir.points if p.kernel == name), key=lambda p: p.instructions_per_transaction)
-        (line,) = ax.plot([p.instructions_per_transaction for p in pts], [p.instructions_per_second for p in pts],
-                          color=color, linewidth=0.9, alpha=0.7, linestyle=":", zorder=3)
-        line.set_gid(f"instruction-kernel:{name}")
-        for p in pts:
-            ax.plot([p.instructions_per_transaction], [p.instructions_per_second], marker=_LEVEL_MARKERS[p.level],
-                    markersize=6, linestyle="none", markerfacecolor="none", markeredgecolor=color, zorder=4)
-        anchor = next((p for p in pts if p.level == "dram"), pts[0])
-        ax.annotate(str(numbers.get(name, "?")), (anchor.instructions_per_transaction, anchor.instructions_per_second),
-                    xytext=(4, 4), textcoords="offset points", fontsize=7.5, color=_darker(color), zorder=5)
-    ax.yaxis.set_major_formatter(EngFormatter(unit="inst/s"))
-    ax.set_xlabel("Instruction intensity (warp instructions per 32-byte transaction)")
-    ax.set_ylabel("Warp instructions per second")
-    ax.set_title("Instruction roofline (Ding & Williams), measured", fontsize=10)
-    ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
-
-
-def _shorten(name: str, width: int = 44) -> str:
-    """A kernel name cut to ``width`` characters, keeping a trailing ``[range]`` or ``#n``."""
-    if len(name) <= width:
-        return name
-    tail = ""
-    for mark in (" [", " #"):
-        if mark in name:
-            tail = name[name.index(mark):]
-            break
-    head = name[: max(8, width - len(tail) - 1)]
-    return f"{head}\u2026{tail}"[: width + len(tail)]
-
-
-def _kernel_order(chart: RooflineChart) -> list[str]:
-    """Kernels in the order they first appear (roofline points, then bandwidth points)."""
-    return list(dict.fromkeys([p.kernel for p in chart.points] + [b.kernel for b in chart.bandwidth_points]))
-
-
-def _bandwidth_panel(ax: Axes, chart: RooflineChart, names: list[str], colors: dict[str, Color]) -> None:
-    """Every kernel's bandwidth at each level against the memory roofs: kernels without
-    flops, which the roofline cannot show, appear here too."""
-    from matplotlib.ticker import EngFormatter
-
-    with_flops = {p.kernel for p in chart.points}
-    rows = {name: len(names) - 1 - i for i, name in enumerate(names)}
-    values = [b.bytes_per_second for b in chart.bandwidth_points]
-    roofs = [c for c in chart.ceilings if c.kind == "memory"]
-    lo = decade_floor(min(values + [r.value for r in roofs]) / 2)
-    hi = decade_ceil(max(values + [r.value for r in roofs]) * 1.5)
-    ax.set_xscale("log")  # before the lines, which would autoscale a linear axis to one point
-    ax.set_xlim(lo, hi)
-    for roof in roofs:
-        line = ax.axvline(roof.value, color=_MEMORY_COLORS.get(roof.name, "0.2"),
-                          linestyle="--" if roof.origin == "measured" else "-",
-                          linewidth=1.6 if roof.name == "dram" else 1.1, zorder=1)
-        line.set_gid(f"bandwidth-roof:{roof.name}:{roof.origin}")
-    for name in names:
-        y = rows[name]
-        ax.axhline(y, color="0.9", linewidth=0.6, zorder=0)
-        for b in chart.bandwidth_points:
-            if b.kernel != name:
-                continue
-            offset = 0.18 if b.origin == "measured" and any(
-                c.kernel == name and c.origin == "predicted" for c in chart.bandwidth_points) else 0.0
-            (mark,) = ax.plot([b.bytes_per_second], [y - offset], marker=_LEVEL_MARKERS[b.level], markersize=6,
-                              linestyle="none", color=colors[name],
-                              markerfacecolor="none" if b.origin == "measured" else colors[name], zorder=3)
-            mark.set_gid(f"bandwidth:{name}:{b.level}:{b.origin}")
-    decades = math.log10(hi / lo)
-    if decades > 4:
-        from matplotlib.ticker import LogLocator
-
-        # One labelled tick every few decades: a label per decade would run together.
-        ax.xaxis.set_major_locator(LogLocator(base=10 ** math.ceil(decades / 4)))
-    ax.set_ylim(-0.8, len(names) - 0.2)
-    ax.set_yticks([rows[n] for n in names])
-    ax.set_yticklabels([f"{i + 1}. {_shorten(n)}" + ("" if n in with_flops else "  (no flops)")
-                        for i, n in enumerate(names)], fontsize=7.5)
-    for tick, name in zip(ax.get_yticklabels(), names):
-        tick.set_color(_darker(colors[name]))
-    ax.yaxis.tick_right()
-    ax.xaxis.set_major_formatter(EngFormatter(unit="B/s"))
-    ax.set_xlabel("bandwidth (B/s; vertical lines: memory roofs)")
-    ax.set_title("Every kernel's bandwidth", fontsize=10)
-    ax.grid(True, axis="x", which="major", linewidth=0.4, alpha=0.5)
 
 
 def _marker_discs(ax: Axes, marks: list[Line2D]) -> list[tuple[str, np.ndarray, float]]:
@@ -575,7 +462,7 @@ def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]
             placed = (cx, cy, (cx - half_w, cy - half_h, cx + half_w, cy + half_h), 0)
         cx, cy, box, step = placed
         taken.append(box)
-        color = _darker(colors[members[0]])
+        color = darker(colors[members[0]])
         # Far from its point, a leader line says whose label it is.
         leader = {"arrowstyle": "-", "color": color, "lw": 0.6, "shrinkA": 0, "shrinkB": own / scale + 1} \
             if step > 1 else None
@@ -585,13 +472,6 @@ def _place_numbers(fig: Figure, ax: Axes, anchors: list[tuple[str, float, float]
                             arrowprops=leader,
                             bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": _LABEL_PAD})
         label.set_gid(f"number:{text}")
-
-
-def _darker(color: Color, factor: float = 0.7) -> tuple[float, float, float]:
-    """The colour darkened, for text that must read on white."""
-    from matplotlib.colors import to_rgb
-
-    return tuple(channel * factor for channel in to_rgb(color))  # type: ignore[return-value]
 
 
 def _colormap(n: int) -> list:
