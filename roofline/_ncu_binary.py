@@ -41,7 +41,7 @@ from occupancy.common import demangle, instance_name, name_key
 from ._errors import RooflineError
 from ._ncu_records import NcuKernel
 
-__all__ = ["binary_sass"]
+__all__ = ["NSIGHT_FEWEST_REGISTERS", "binary_sass"]
 
 # Names listed in a note, at most: the binary's kernels can be hundreds (a library).
 _LISTED = 8
@@ -71,14 +71,14 @@ def _resources(k: NcuKernel) -> str:
 
 
 # The fewest registers per thread Nsight Compute reports (the module's docstring says where seen).
-_NSIGHT_FEWEST_REGISTERS = 16
+NSIGHT_FEWEST_REGISTERS = 16
 
 
 def _same_resources(k: NcuKernel, candidates: Sequence[KernelResources]) -> list[KernelResources]:
     if k.registers_per_thread is None:
         return []
     return [r for r in candidates
-            if k.registers_per_thread in (r.registers_per_thread, max(r.registers_per_thread, _NSIGHT_FEWEST_REGISTERS))
+            if k.registers_per_thread in (r.registers_per_thread, max(r.registers_per_thread, NSIGHT_FEWEST_REGISTERS))
             and r.static_shared_memory == (k.static_shared_memory or 0)]
 
 
