@@ -248,6 +248,7 @@ class _Roofs:
 
 
 def _roofs(chart: RooflineChart) -> _Roofs:
+    """The chart's ceilings, split by kind; a chart without a compute or a memory one is refused."""
     compute = [c for c in chart.ceilings if c.kind == "compute"]
     memory = [c for c in chart.ceilings if c.kind == "memory"]
     if not compute or not memory:

@@ -474,6 +474,7 @@ def _set_aside(set_aside_bytes: Any, max_persisting_bytes: Any, l2: float) -> tu
 
 
 def _partitions(l2_partitions: Any) -> int:
+    """`l2_persistence`'s ``l2_partitions`` checked: an integer >= 1."""
     if isinstance(l2_partitions, bool) or not isinstance(l2_partitions, numbers.Integral) or l2_partitions < 1:
         raise RooflineError(f"l2_partitions={l2_partitions!r} must be an integer >= 1")
     return int(l2_partitions)
