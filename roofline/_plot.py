@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ import numpy as np
 
 from occupancy.common import FIGURE_FORMATS, check_figure_path, figure_class, integer, save_figure
 
-from ._chart import LEVEL_LABELS, RooflineChart, format_bandwidth, roofline_chart
+from ._chart import LEVEL_LABELS, Ceiling, RooflineChart, format_bandwidth, roofline_chart
 from ._errors import RooflineError
 from ._gpu import GPU
 from ._instruction_roofline import InstructionRoofline
@@ -151,6 +152,48 @@ def plot_roofline(
         Arguments of the wrong type.
     """
 
+    _check_options(path, dpi, knee_sharpness, ax)
+    if isinstance(chart_or_gpu, RooflineChart):
+        if chart_options or kernels:
+            raise RooflineError("kernels and chart options apply only when a GPU is given")
+        chart = chart_or_gpu
+    else:
+        chart = roofline_chart(chart_or_gpu, kernels, **chart_options)
+    Figure = _import_pyplot()
+    names = kernel_order(chart)
+    if instructions is not None:
+        if not isinstance(instructions, InstructionRoofline):
+            raise TypeError(f"instructions must be a roofline.instructions.InstructionRoofline, not {type(instructions).__name__}")
+        if ax is not None:
+            raise RooflineError("instructions= draws a panel of its own: leave ax out")
+        names += [n for n in dict.fromkeys(p.kernel for p in instructions.points) if n not in names]
+    panels = _panels(Figure, ax, bool(chart.bandwidth_points), instructions is not None)
+    roofs = _roofs(chart)
+    plottable(chart_figures(chart, roofs.primary))
+    if instructions is not None:
+        plottable(instruction_figures(instructions))
+    box = _limits(panels.ax, chart, roofs)
+    legend = _draw_compute(panels.ax, chart, roofs, box) + _draw_memory(panels.ax, roofs, box) + _draw_ridges(panels.ax, roofs)
+    if knee_sharpness is not None:
+        legend += _draw_knee(panels.ax, roofs, box, knee_sharpness)
+    colors = dict(zip(names, _colormap(len(names))))
+    numbers = {name: i + 1 for i, name in enumerate(names)}
+    marks, anchors = _draw_kernels(panels.ax, chart, names, colors)
+    _finish_axes(panels, chart, legend + _kernel_legend(chart))
+    if panels.side is not None:
+        bandwidth_panel(panels.side, chart, names, colors)
+    if panels.instructions is not None and instructions is not None:
+        instruction_panel(panels.instructions, instructions, numbers, colors)
+    panels.figure.draw_without_rendering()  # the layout fixes where each point lands in pixels
+    _unhide_markers(panels.ax, marks)
+    _place_numbers(panels.figure, panels.ax, anchors, numbers, colors, marks)
+    if path is not None:
+        save_figure(panels.figure, path, RooflineError, dpi=dpi)
+    return panels.figure
+
+
+def _check_options(path: str | Path | None, dpi: int, knee_sharpness: float | None, ax: Axes | None) -> None:
+    """`plot_roofline`'s drawing options checked (RooflineError or TypeError naming the option)."""
     if path is not None:
         check_figure_path(path, RooflineError)
     if not 10 <= integer("dpi", dpi) <= MAX_DPI:
@@ -163,142 +206,186 @@ def plot_roofline(
             raise RooflineError(f"knee_sharpness={knee_sharpness!r} must be > 0 and at most {MAX_KNEE_SHARPNESS}")
     if ax is not None and not hasattr(ax, "figure"):
         raise TypeError(f"ax must be a matplotlib Axes, not {type(ax).__name__}")
-    if isinstance(chart_or_gpu, RooflineChart):
-        if chart_options or kernels:
-            raise RooflineError("kernels and chart options apply only when a GPU is given")
-        chart = chart_or_gpu
-    else:
-        chart = roofline_chart(chart_or_gpu, kernels, **chart_options)
 
-    Figure = _import_pyplot()
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import EngFormatter
 
-    names = kernel_order(chart)
-    if instructions is not None:
-        if not isinstance(instructions, InstructionRoofline):
-            raise TypeError(f"instructions must be a roofline.instructions.InstructionRoofline, not {type(instructions).__name__}")
-        if ax is not None:
-            raise RooflineError("instructions= draws a panel of its own: leave ax out")
-        names += [n for n in dict.fromkeys(p.kernel for p in instructions.points) if n not in names]
-    panel = bool(chart.bandwidth_points) and ax is None
-    own_figure = ax is None
-    inst_ax = None
-    if ax is None:
-        widths = (2.3, *((1.7,) if instructions is not None else ()), *((1,) if panel else ()))
-        size = {1: (11, 7.5), 2: (15, 8.5)}.get(len(widths), (21, 8.5))
-        fig = Figure(figsize=size, layout="constrained")
-        grid = fig.add_gridspec(1, len(widths), width_ratios=widths)
-        ax = fig.add_subplot(grid[0])
-        inst_ax = fig.add_subplot(grid[1]) if instructions is not None else None
-        side = fig.add_subplot(grid[len(widths) - 1]) if panel else None
-    else:
-        fig, side = ax.figure, None
+@dataclass(frozen=True)
+class _Panels:
+    """The figure and its axes: the roofline, the bandwidth panel and the instruction panel
+    (None where not drawn); `own_figure` when the figure was made here, not given by ``ax``."""
 
+    figure: Figure
+    ax: Axes
+    side: Axes | None
+    instructions: Axes | None
+    own_figure: bool
+
+
+def _panels(figure_type: type, ax: Axes | None, bandwidth: bool, instructions: bool) -> _Panels:
+    """The given `ax` alone, or a new figure with the roofline, the instruction panel (with
+    `instructions`) and the bandwidth panel (with `bandwidth` points), side by side."""
+    if ax is not None:
+        return _Panels(ax.figure, ax, None, None, own_figure=False)
+    widths = (2.3, *((1.7,) if instructions else ()), *((1,) if bandwidth else ()))
+    size = {1: (11, 7.5), 2: (15, 8.5)}.get(len(widths), (21, 8.5))
+    fig = figure_type(figsize=size, layout="constrained")
+    grid = fig.add_gridspec(1, len(widths), width_ratios=widths)
+    ax = fig.add_subplot(grid[0])
+    inst_ax = fig.add_subplot(grid[1]) if instructions else None
+    side = fig.add_subplot(grid[len(widths) - 1]) if bandwidth else None
+    return _Panels(fig, ax, side, inst_ax, own_figure=True)
+
+
+@dataclass(frozen=True)
+class _Roofs:
+    """The chart's ceilings to draw: compute and memory, the highest compute ceiling and the
+    fastest memory roof (FLOP/s, bytes/s), and `primary`, the chart's precision's ceiling."""
+
+    compute: list[Ceiling]
+    memory: list[Ceiling]
+    top: float
+    fastest: float
+    primary: Ceiling
+
+
+def _roofs(chart: RooflineChart) -> _Roofs:
+    """The chart's ceilings, split by kind; a chart without a compute or a memory one is refused."""
     compute = [c for c in chart.ceilings if c.kind == "compute"]
     memory = [c for c in chart.ceilings if c.kind == "memory"]
     if not compute or not memory:
         raise RooflineError("a roofline chart needs at least one compute and one memory ceiling")
-    top = max(c.value for c in compute)
     primary = next(
         (c for c in compute if c.name == chart.precision and c.origin == "theoretical"), compute[0]
     )
-    fastest = max(c.value for c in memory)
-    plottable(chart_figures(chart, primary))
-    if instructions is not None:
-        plottable(instruction_figures(instructions))
+    return _Roofs(compute, memory, top=max(c.value for c in compute), fastest=max(c.value for c in memory),
+                  primary=primary)
 
-    # Axis limits: decades that always enclose every point, ridge point and ceiling.
+
+@dataclass(frozen=True)
+class _Box:
+    """The axes' limits: arithmetic intensity (FLOP/byte) and performance (FLOP/s)."""
+
+    x_lo: float
+    x_hi: float
+    y_lo: float
+    y_hi: float
+
+
+def _limits(ax: Axes, chart: RooflineChart, roofs: _Roofs) -> _Box:
+    """Log axes over decades that always enclose every point, ridge point and ceiling."""
     xs = [p.arithmetic_intensity for p in chart.points]
-    xs += [primary.value / m.value for m in memory] + [c.value / fastest for c in compute]
-    ys = [p.flops_per_second for p in chart.points] + [c.value for c in compute]
+    xs += [roofs.primary.value / m.value for m in roofs.memory] + [c.value / roofs.fastest for c in roofs.compute]
+    ys = [p.flops_per_second for p in chart.points] + [c.value for c in roofs.compute]
     x_lo, x_hi = decade_floor(min(xs) / 2), decade_ceil(max(xs) * 2)
-    y_hi = min(top * 3, PLOT_RANGE[1])
-    slowest = min(m.value for m in memory)
+    y_hi = min(roofs.top * 3, PLOT_RANGE[1])
+    slowest = min(m.value for m in roofs.memory)
     y_lo = decade_floor(min(min(ys), slowest * x_lo * 4) / 2)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
-    legend: list[Artist] = []
+    return _Box(x_lo, x_hi, y_lo, y_hi)
 
-    # Compute ceilings: horizontal, from where they meet the fastest memory roof.
-    theoretical = [c for c in compute if c.origin == "theoretical"]
-    measured = [c for c in compute if c.origin == "measured"]
+
+def _draw_compute(ax: Axes, chart: RooflineChart, roofs: _Roofs, box: _Box) -> list[Artist]:
+    """Compute ceilings: horizontal, from where they meet the fastest memory roof; equal
+    peaks share one line, the chart's precision's is red and thick. Returns their lines."""
+    theoretical = [c for c in roofs.compute if c.origin == "theoretical"]
+    measured = [c for c in roofs.compute if c.origin == "measured"]
     groups = _group_compute(sorted(theoretical, key=lambda c: -c.value))
     groups += _group_compute(sorted(measured, key=lambda c: -c.value))
     others = iter(_CEILING_COLORS)
+    lines: list[Artist] = []
     for group in groups:
         c = group[0]
-        start = max(x_lo, c.value / fastest)
+        start = max(box.x_lo, c.value / roofs.fastest)
         is_primary = any(g.name == chart.precision for g in group)
         (line,) = ax.plot(
-            [start, x_hi], [c.value, c.value],
+            [start, box.x_hi], [c.value, c.value],
             color="#b22222" if is_primary else next(others, "0.35"),
             linewidth=2.2 if is_primary else 1.1,
             linestyle="--" if c.origin == "measured" else "-",
             zorder=2, label=_group_label(group),
         )
         line.set_gid(f"ceiling:{'+'.join(g.name for g in group)}:{c.origin}")
-        legend.append(line)
-        ax.text(x_hi / 1.15, c.value * 1.06, _group_label(group), ha="right", va="bottom",
+        lines.append(line)
+        ax.text(box.x_hi / 1.15, c.value * 1.06, _group_label(group), ha="right", va="bottom",
                 fontsize=7.5, color=line.get_color(), zorder=5, bbox=TEXT_BOX)
+    return lines
 
-    # Memory roofs: y = bandwidth x intensity, from the left edge up to the top ceiling.
-    for m in sorted(memory, key=lambda c: (c.origin, c.value)):
-        end = min(x_hi, top / m.value)
+
+def _draw_memory(ax: Axes, roofs: _Roofs, box: _Box) -> list[Artist]:
+    """Memory roofs: y = bandwidth x intensity, from the left edge up to the top ceiling, each
+    labelled along its line. Returns their lines."""
+    lines: list[Artist] = []
+    for m in sorted(roofs.memory, key=lambda c: (c.origin, c.value)):
+        end = min(box.x_hi, roofs.top / m.value)
         label = f"{LEVEL_LABELS.get(m.name, m.name)} {format_bandwidth(m.value)}"
         if m.origin == "measured":
             label += " (measured)"
         (line,) = ax.plot(
-            [x_lo, end], [m.value * x_lo, m.value * end],
+            [box.x_lo, end], [m.value * box.x_lo, m.value * end],
             color=MEMORY_COLORS.get(m.name, "0.2"),
             linewidth=2.0 if m.name == "dram" else 1.4,
             linestyle="--" if m.origin == "measured" else "-",
             zorder=2, label=label,
         )
         line.set_gid(f"ceiling:{m.name}:{m.origin}")
-        legend.append(line)
+        lines.append(line)
         # Label along the roof, a little before it ends, rotated to its on-screen slope.
-        x_text = max(x_lo * 1.5, end / 30)
+        x_text = max(box.x_lo * 1.5, end / 30)
         y_text = m.value * x_text
-        if y_text < y_lo * 3:
-            x_text = y_lo * 3 / m.value
-            y_text = y_lo * 3
+        if y_text < box.y_lo * 3:
+            x_text = box.y_lo * 3 / m.value
+            y_text = box.y_lo * 3
         p0 = ax.transData.transform((x_text, y_text))
         p1 = ax.transData.transform((x_text * 10, y_text * 10))
         angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
         ax.text(x_text, y_text * 1.25, label, rotation=angle, rotation_mode="anchor",
                 fontsize=7.5, color=line.get_color(), ha="left", va="bottom", zorder=5,
                 bbox=TEXT_BOX)
+    return lines
 
-    # Ridge points of the chart's precision against every theoretical memory roof.
+
+def _draw_ridges(ax: Axes, roofs: _Roofs) -> list[Artist]:
+    """Ridge points of the chart's precision against every theoretical memory roof (x marks);
+    returns their one legend entry, or none."""
+    from matplotlib.lines import Line2D
+
+    primary = roofs.primary
     ridges = []
-    for m in memory:
+    for m in roofs.memory:
         if m.origin != "theoretical":
             continue
         ridge = primary.value / m.value
         ax.plot([ridge], [primary.value], marker="x", markersize=8, color="black",
                 linestyle="none", zorder=4, gid=f"ridge:{m.name}")
         ridges.append(f"{LEVEL_LABELS.get(m.name, m.name)} {ridge:.3g}")
-    if ridges:
-        legend.append(Line2D([], [], color="black", marker="x", linestyle="none",
-                             label=f"ridge points ({PRECISION_LABELS.get(primary.name, primary.name)}, flop/B): "
-                                   + ", ".join(ridges)))
+    if not ridges:
+        return []
+    return [Line2D([], [], color="black", marker="x", linestyle="none",
+                   label=f"ridge points ({PRECISION_LABELS.get(primary.name, primary.name)}, flop/B): "
+                         + ", ".join(ridges))]
 
-    if knee_sharpness is not None:
-        grid_x = np.logspace(math.log10(x_lo), math.log10(x_hi), 400)
-        for m in memory:
-            if m.origin != "theoretical" or m.name != "dram":
-                continue
-            soft = soft_minimum(grid_x * m.value, primary.value, knee_sharpness)
-            (knee,) = ax.plot(grid_x, soft, color="black", linestyle=":", linewidth=1.0,
-                              zorder=2, gid=f"knee:{m.name}", label=f"soft DRAM knee (p = {knee_sharpness:g})")
-            legend.append(knee)
 
-    # Kernel points: one colour per kernel, joined across levels; filled = predicted,
-    # hollow = measured.
-    colors = dict(zip(names, _colormap(len(names))))
+def _draw_knee(ax: Axes, roofs: _Roofs, box: _Box, knee_sharpness: float) -> list[Artist]:
+    """The soft knee of each theoretical DRAM roof with the chart's compute ceiling (dotted)."""
+    grid_x = np.logspace(math.log10(box.x_lo), math.log10(box.x_hi), 400)
+    lines: list[Artist] = []
+    for m in roofs.memory:
+        if m.origin != "theoretical" or m.name != "dram":
+            continue
+        soft = soft_minimum(grid_x * m.value, roofs.primary.value, knee_sharpness)
+        (knee,) = ax.plot(grid_x, soft, color="black", linestyle=":", linewidth=1.0,
+                          zorder=2, gid=f"knee:{m.name}", label=f"soft DRAM knee (p = {knee_sharpness:g})")
+        lines.append(knee)
+    return lines
+
+
+def _draw_kernels(ax: Axes, chart: RooflineChart, names: list[str], colors: dict[str, Color]
+                  ) -> tuple[list[Line2D], list[tuple[str, float, float]]]:
+    """Kernel points: one colour per kernel, joined across levels; filled = predicted, hollow =
+    measured. Returns the markers in drawing order and each kernel's anchor for its number
+    (its measured DRAM point where it has one, else its predicted one)."""
     anchors: list[tuple[str, float, float]] = []
     marks: list[Line2D] = []
     for name in names:
@@ -325,10 +412,18 @@ def plot_roofline(
             if origin == "measured" or not any(p.origin == "measured" for p in chart.points if p.kernel == name):
                 anchor = next((p for p in pts if p.level == "dram"), pts[0])
                 anchors.append((name, anchor.arithmetic_intensity, anchor.flops_per_second))
+    return marks, anchors
+
+
+def _kernel_legend(chart: RooflineChart) -> list[Artist]:
+    """Legend entries for the kernel points: one marker per level drawn, and the predicted
+    and measured styles in use."""
+    from matplotlib.lines import Line2D
+
     levels = sorted({p.level for p in chart.points} | {b.level for b in chart.bandwidth_points},
                     key=list(LEVEL_MARKERS).index)
-    legend += [Line2D([], [], color="0.3", marker=LEVEL_MARKERS[lvl], linestyle="none",
-                      label=f"kernel at {LEVEL_LABELS[lvl]}") for lvl in levels]
+    legend: list[Artist] = [Line2D([], [], color="0.3", marker=LEVEL_MARKERS[lvl], linestyle="none",
+                                   label=f"kernel at {LEVEL_LABELS[lvl]}") for lvl in levels]
     origins = {p.origin for p in chart.points} | {b.origin for b in chart.bandwidth_points}
     if "predicted" in origins:
         legend.append(Line2D([], [], color="0.3", marker="o", linestyle="-", linewidth=0.9,
@@ -336,31 +431,26 @@ def plot_roofline(
     if "measured" in origins:
         legend.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="none", linestyle=":",
                              linewidth=0.9, label="measured (hollow, dotted)"))
+    return legend
 
+
+def _finish_axes(panels: _Panels, chart: RooflineChart, legend: list[Artist]) -> None:
+    """Axis labels, title, grid and the legend: below the panels on a figure of its own
+    (where it hides no point), inside the given Axes otherwise."""
+    from matplotlib.ticker import EngFormatter
+
+    ax = panels.ax
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
     ax.set_ylabel("performance (FLOP/s)")
     ax.yaxis.set_major_formatter(EngFormatter(unit="FLOP/s"))
     ax.set_title(chart.title or f"Roofline: {chart.gpu}", fontsize=11)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
     ax.grid(True, which="minor", linewidth=0.2, alpha=0.3)
-    if own_figure:
-        # Below the panels, where it hides no point.
-        fig.legend(handles=legend, loc="outside lower center", ncol=min(4, len(legend)), fontsize=7.5,
-                   frameon=False)
+    if panels.own_figure:
+        panels.figure.legend(handles=legend, loc="outside lower center", ncol=min(4, len(legend)), fontsize=7.5,
+                             frameon=False)
     else:
         ax.legend(handles=legend, loc="best", fontsize=7, framealpha=0.9)
-
-    if side is not None:
-        bandwidth_panel(side, chart, names, colors)
-    if inst_ax is not None and instructions is not None:
-        instruction_panel(inst_ax, instructions, {name: i + 1 for i, name in enumerate(names)}, colors)
-    fig.draw_without_rendering()  # the layout fixes where each point lands in pixels
-    _unhide_markers(ax, marks)
-    _place_numbers(fig, ax, anchors, {name: i + 1 for i, name in enumerate(names)}, colors, marks)
-
-    if path is not None:
-        save_figure(fig, path, RooflineError, dpi=dpi)
-    return fig
 
 
 def _marker_discs(ax: Axes, marks: list[Line2D]) -> list[tuple[str, np.ndarray, float]]:

@@ -33,14 +33,18 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from occupancy.common import CheckedModel
 
 from ._errors import RooflineError
 from ._facts import measured_link, measured_link_gpus
 
 __all__ = [
+    "AccessPolicyWindow",
     "L2Persistence",
     "L2_PARTITIONS",
     "MAPPED_LATENCY_SECONDS",
@@ -50,6 +54,7 @@ __all__ = [
     "PAGEABLE_FACTOR",
     "PINNED_EFFICIENCY",
     "TransferTime",
+    "WindowTraffic",
     "l2_persistence",
     "transfer_time",
 ]
@@ -106,8 +111,8 @@ class L2Persistence(BaseModel):
 
     Examples
     --------
-    >>> from roofline._transfer import l2_persistence
-    >>> p = l2_persistence(32 << 20, hit_ratio=1.0, set_aside_bytes=16 << 20,
+    >>> from roofline._transfer import AccessPolicyWindow, l2_persistence
+    >>> p = l2_persistence(AccessPolicyWindow(num_bytes=32 << 20, hit_ratio=1.0), set_aside_bytes=16 << 20,
     ...                    l2_cache_bytes=40 << 20)
     >>> p.thrashing, p.recommended_hit_ratio
     (True, 0.5)
@@ -139,7 +144,7 @@ class L2Persistence(BaseModel):
 
 def _nonnegative(name: str, value: Any, *, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
     try:
         figure = float(value)
     except OverflowError:
@@ -272,31 +277,115 @@ def transfer_time(
     )
 
 
+class AccessPolicyWindow(CheckedModel):
+    """An L2 access policy window (CUDA's ``cudaAccessPolicyWindow``, compute capability 8.0+).
+
+    The window starts at ``base_ptr`` (its address plays no part here) and spans `num_bytes`;
+    ``hitProp = cudaAccessPropertyPersisting`` is given to a random `hit_ratio` share of its
+    lines, and the other lines (``missProp``) and every access outside it use the L2 left to
+    normal and streaming accesses.
+
+    Attributes
+    ----------
+    num_bytes : int
+        ``num_bytes``: the window's size in bytes, > 0 and at most 2**64.
+    hit_ratio : float
+        ``hitRatio``: the share of the window's lines designated persisting, in [0, 1].
+
+    Examples
+    --------
+    >>> AccessPolicyWindow(num_bytes=32 << 10, hit_ratio=0.5).num_bytes
+    32768
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    error: ClassVar[type[Exception]] = RooflineError
+
+    num_bytes: int = Field(description="cudaAccessPolicyWindow.num_bytes: the window's size, bytes.")
+    hit_ratio: float = Field(description="cudaAccessPolicyWindow.hitRatio: the share designated persisting.")
+
+    @classmethod
+    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
+        size = _bytes("num_bytes", data.get("num_bytes"))
+        if not size.is_integer():
+            raise RooflineError(f"num_bytes={data['num_bytes']} must be a whole number of bytes")
+        ratio = _nonnegative("hit_ratio", data.get("hit_ratio"))
+        if ratio > 1:
+            raise RooflineError(f"hit_ratio={data['hit_ratio']} must be in [0, 1]")
+        return {**data, "num_bytes": int(size), "hit_ratio": ratio}
+
+
+class WindowTraffic(CheckedModel):
+    """What a kernel reads around an access policy window, and the bandwidths that time it.
+
+    Attributes
+    ----------
+    window_reads_bytes : float
+        Bytes the kernel reads from the window in all (window x passes), > 0.
+    other_bytes : float
+        Bytes the kernel streams from elsewhere, read once, >= 0.
+    dram_bytes_per_second : float
+        Sustained DRAM bandwidth, bytes/s, > 0.
+    l2_bytes_per_second : float, optional
+        L2 bandwidth, bytes/s, > 0 (no L2 bound when omitted).
+
+    Examples
+    --------
+    >>> WindowTraffic(window_reads_bytes=128 << 20, dram_bytes_per_second=4e12).other_bytes
+    0.0
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    error: ClassVar[type[Exception]] = RooflineError
+
+    window_reads_bytes: float = Field(description="Bytes read from the window in all (window x passes).")
+    other_bytes: float = Field(default=0.0, description="Bytes streamed from elsewhere, read once.")
+    dram_bytes_per_second: float = Field(description="Sustained DRAM bandwidth.")
+    l2_bytes_per_second: float | None = Field(default=None, description="L2 bandwidth (no L2 bound when None).")
+
+    @classmethod
+    def normalise(cls, data: dict[str, Any]) -> dict[str, Any]:
+        checked = {
+            "window_reads_bytes": _nonnegative("window_reads_bytes", data.get("window_reads_bytes"), positive=True),
+            "other_bytes": _nonnegative("other_bytes", data.get("other_bytes", 0.0)),
+            "dram_bytes_per_second": _nonnegative("dram_bytes_per_second", data.get("dram_bytes_per_second"),
+                                                  positive=True),
+        }
+        if data.get("l2_bytes_per_second") is not None:
+            checked["l2_bytes_per_second"] = _nonnegative("l2_bytes_per_second", data["l2_bytes_per_second"],
+                                                          positive=True)
+        return {**data, **checked}
+
+
+def _bytes(name: str, value: Any) -> float:
+    """A size in bytes, > 0 and at most `MAX_BYTES`."""
+    size = _nonnegative(name, value, positive=True)
+    if size > MAX_BYTES:
+        raise RooflineError(f"{name}={size:g} exceeds {MAX_BYTES} (2**64), more than any address space holds")
+    return size
+
+
 def l2_persistence(
-    window_bytes: int,
+    window: AccessPolicyWindow,
     *,
-    hit_ratio: float,
     set_aside_bytes: int,
     l2_cache_bytes: int,
     max_persisting_bytes: int | None = None,
-    window_reads_bytes: float | None = None,
-    other_bytes: float = 0.0,
-    dram_bytes_per_second: float | None = None,
-    l2_bytes_per_second: float | None = None,
+    traffic: WindowTraffic | None = None,
     l2_partitions: int = L2_PARTITIONS,
 ) -> L2Persistence:
     """Bytes an L2 access policy window keeps persisting (compute capability 8.0+), and the time it saves.
 
-    The hardware gives ``hitProp = cudaAccessPropertyPersisting`` to a random ``hit_ratio``
+    The hardware gives ``hitProp = cudaAccessPropertyPersisting`` to a random ``hitRatio``
     share of the window's lines; they compete for the set-aside, whose size
     ``cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, ...)`` caps at
     ``persistingL2CacheMaxSize``. When the designated bytes exceed the set-aside, persisting
     lines evict each other (the Programming Guide's 16 KB set-aside / 32 KB window example
     recommends ``hitRatio = 0.5`` there). Normal and streaming accesses use the rest of L2.
 
-    Given the kernel's traffic (`window_reads_bytes` read from the window, `other_bytes`
-    streamed once) and the DRAM bandwidth, the time with and without the window (at the
-    same set-aside) is predicted. Lines that SMs all over the chip read are held in every
+    Given the kernel's `traffic` (bytes read from the window, bytes streamed once, the DRAM
+    bandwidth), the time with and without the window (at the same set-aside) is predicted.
+    Lines that SMs all over the chip read are held in every
     L2 partition (A100 and H100 whitepapers: each of the two L2 partitions caches the data
     of the SMs attached to it), so the capacity for them is L2 / `l2_partitions`, and the
     set-aside / `l2_partitions` for persisting ones. Without a window a window line still hits
@@ -308,25 +397,16 @@ def l2_persistence(
 
     Parameters
     ----------
-    window_bytes : int
-        accessPolicyWindow.num_bytes, > 0.
-    hit_ratio : float
-        accessPolicyWindow.hitRatio, in [0, 1].
+    window : AccessPolicyWindow
+        The window: its size (``num_bytes``) and ``hitRatio``.
     set_aside_bytes : int
-        Requested cudaLimitPersistingL2CacheSize, >= 0.
+        Requested cudaLimitPersistingL2CacheSize, bytes, >= 0.
     l2_cache_bytes : int
-        L2 size (``gpu.l2_cache_bytes``), > 0.
+        L2 size (``gpu.l2_cache_bytes``), bytes, > 0.
     max_persisting_bytes : int, optional
-        persistingL2CacheMaxSize; default 75% of L2 (A100 reports 30 MiB of 40 MiB).
-    window_reads_bytes : float, optional
-        Bytes the kernel reads from the window in all (window x passes); with
-        `dram_bytes_per_second`, turns on the time prediction.
-    other_bytes : float
-        Bytes the kernel streams from elsewhere, read once.
-    dram_bytes_per_second : float, optional
-        Sustained DRAM bandwidth, bytes/s.
-    l2_bytes_per_second : float, optional
-        L2 bandwidth, bytes/s (no L2 bound when omitted).
+        persistingL2CacheMaxSize, bytes; default 75% of L2 (A100 reports 30 MiB of 40 MiB).
+    traffic : WindowTraffic, optional
+        The kernel's reads and the bandwidths; turns on the time prediction.
     l2_partitions : int
         L2 partitions that each hold a copy of a line all SMs read (2 on A100 and Hopper).
 
@@ -337,94 +417,122 @@ def l2_persistence(
     Raises
     ------
     RooflineError
-        Out-of-range sizes or ratio.
+        Out-of-range sizes or partitions.
+    TypeError
+        A `window` or `traffic` of the wrong type.
 
     Examples
     --------
-    >>> p = l2_persistence(16 << 20, hit_ratio=1.0, set_aside_bytes=36 << 20, l2_cache_bytes=60 << 20,
-    ...                    window_reads_bytes=128 << 20, other_bytes=512 << 20, dram_bytes_per_second=4e12)
+    >>> traffic = WindowTraffic(window_reads_bytes=128 << 20, other_bytes=512 << 20, dram_bytes_per_second=4e12)
+    >>> p = l2_persistence(AccessPolicyWindow(num_bytes=16 << 20, hit_ratio=1.0), set_aside_bytes=36 << 20,
+    ...                    l2_cache_bytes=60 << 20, traffic=traffic)
     >>> round(p.time_ratio, 2), p.buys_nothing
     (0.8, False)
-    >>> small = l2_persistence(2 << 20, hit_ratio=1.0, set_aside_bytes=36 << 20, l2_cache_bytes=60 << 20,
-    ...                        window_reads_bytes=128 << 20, other_bytes=512 << 20, dram_bytes_per_second=4e12)
+    >>> small = l2_persistence(AccessPolicyWindow(num_bytes=2 << 20, hit_ratio=1.0), set_aside_bytes=36 << 20,
+    ...                        l2_cache_bytes=60 << 20, traffic=traffic)
     >>> small.buys_nothing, small.reason.startswith("the window's lines stay in L2 without it")
     (True, True)
     """
-    window = _nonnegative("window_bytes", window_bytes, positive=True)
-    l2 = _nonnegative("l2_cache_bytes", l2_cache_bytes, positive=True)
-    for name, value in (("window_bytes", window), ("l2_cache_bytes", l2)):
-        if value > MAX_BYTES:
-            raise RooflineError(f"{name}={value:g} exceeds {MAX_BYTES} (2**64), more than any address space holds")
-    ratio = _nonnegative("hit_ratio", hit_ratio)
-    if ratio > 1:
-        raise RooflineError(f"hit_ratio={hit_ratio} must be in [0, 1]")
+    if not isinstance(window, AccessPolicyWindow):
+        raise TypeError(f"window must be a roofline.transfer.AccessPolicyWindow, not {type(window).__name__}")
+    if traffic is not None and not isinstance(traffic, WindowTraffic):
+        raise TypeError(f"traffic must be a roofline.transfer.WindowTraffic or None, not {type(traffic).__name__}")
+    l2 = _bytes("l2_cache_bytes", l2_cache_bytes)
+    cap, set_aside = _set_aside(set_aside_bytes, max_persisting_bytes, l2)
+    size = float(window.num_bytes)
+    designated = size * window.hit_ratio
+    persisting = int(min(designated, set_aside))
+    timing: dict[str, Any] = {}
+    if traffic is not None:
+        timing = _timing(_Cache(size, designated, set_aside, l2, _partitions(l2_partitions)), traffic)
+    return L2Persistence(
+        window_bytes=window.num_bytes,
+        hit_ratio=window.hit_ratio,
+        l2_cache_bytes=int(l2),
+        max_persisting_bytes=int(cap),
+        set_aside_bytes=int(set_aside),
+        designated_bytes=int(designated),
+        persisting_bytes=persisting,
+        thrashing=designated > set_aside,
+        recommended_hit_ratio=min(1.0, set_aside / size),
+        hit_fraction=persisting / size,
+        normal_l2_bytes=int(l2 - persisting),
+        **timing,
+    )
+
+
+def _set_aside(set_aside_bytes: Any, max_persisting_bytes: Any, l2: float) -> tuple[float, float]:
+    """The persisting cap (persistingL2CacheMaxSize, bytes) and the set-aside it leaves, bytes."""
     requested = _nonnegative("set_aside_bytes", set_aside_bytes)
     if max_persisting_bytes is None:
         cap = MAX_PERSISTING_FRACTION * l2
     else:
         cap = _nonnegative("max_persisting_bytes", max_persisting_bytes)
         if cap > l2:
-            raise RooflineError(
-                f"max_persisting_bytes={max_persisting_bytes} exceeds l2_cache_bytes={l2_cache_bytes}"
-            )
-    set_aside = min(requested, cap)
-    designated = window * ratio
-    persisting = int(min(designated, set_aside))
-    hit_fraction = persisting / window
-    timing: dict[str, Any] = {}
-    if window_reads_bytes is not None and dram_bytes_per_second is not None:
-        reads = _nonnegative("window_reads_bytes", window_reads_bytes, positive=True)
-        other = _nonnegative("other_bytes", other_bytes)
-        dram = _nonnegative("dram_bytes_per_second", dram_bytes_per_second, positive=True)
-        l2_rate = None if l2_bytes_per_second is None else \
-            _nonnegative("l2_bytes_per_second", l2_bytes_per_second, positive=True)
-        if isinstance(l2_partitions, bool) or not isinstance(l2_partitions, numbers.Integral) or l2_partitions < 1:
-            raise RooflineError(f"l2_partitions={l2_partitions!r} must be an integer >= 1")
-        reuse = window + other * window / reads
-        baseline = 1.0 if reuse <= l2 / l2_partitions else 0.0
-        room = set_aside / l2_partitions
-        window_hits = min(designated, room) / window
-        hits = max(baseline, window_hits)
+            raise RooflineError(f"max_persisting_bytes={max_persisting_bytes} exceeds l2_cache_bytes={l2:.0f}")
+    return cap, min(requested, cap)
 
-        def seconds(hit: float) -> float:
-            dram_seconds = (other + reads * (1.0 - hit)) / dram
-            l2_seconds = 0.0 if l2_rate is None else (other + reads) / l2_rate
-            return max(dram_seconds, l2_seconds)
 
-        without, with_window = seconds(baseline), seconds(hits)
-        time_ratio = with_window / without
-        if baseline >= 1.0:
-            reason = (f"the window's lines stay in L2 without it: reuse distance {reuse / 2**20:.0f} MiB <= "
-                      f"L2 / {l2_partitions} = {l2 / l2_partitions / 2**20:.0f} MiB")
-        elif designated == 0 or set_aside == 0:
-            reason = "nothing persists: the hit ratio or the set-aside is zero"
-        elif l2_rate is not None and time_ratio > 0.98 and \
-                (other + reads) / l2_rate >= (other + reads * (1.0 - hits)) / dram:
-            reason = "L2 bandwidth, not DRAM, bounds the kernel"
-        elif time_ratio > 0.98:
-            reason = "the persisting lines are too small a part of the DRAM traffic"
-        elif designated > room:
-            reason = (f"{window_hits:.0%} of the window persists (the {room / 2**20:.0f} MiB a set-aside of "
-                      f"{set_aside / 2**20:.0f} MiB holds per partition; the other designated lines evict each "
-                      f"other: hitRatio {min(1.0, room / window):.2f} would do as well) and saves "
-                      f"{reads * (hits - baseline) / 2**20:.0f} MiB of DRAM traffic")
-        else:
-            reason = (f"{window_hits:.0%} of the window persists and saves "
-                      f"{reads * (hits - baseline) / 2**20:.0f} MiB of DRAM traffic")
-        timing = dict(reuse_distance_bytes=reuse, baseline_hit_fraction=baseline, seconds_without=without,
-                      seconds_with=with_window, time_ratio=time_ratio, buys_nothing=time_ratio > 0.98,
-                      reason=reason)
-    return L2Persistence(
-        window_bytes=int(window),
-        hit_ratio=ratio,
-        l2_cache_bytes=int(l2),
-        max_persisting_bytes=int(cap),
-        set_aside_bytes=int(set_aside),
-        designated_bytes=int(designated),
-        persisting_bytes=int(persisting),
-        thrashing=designated > set_aside,
-        recommended_hit_ratio=min(1.0, set_aside / window),
-        hit_fraction=hit_fraction,
-        normal_l2_bytes=int(l2 - persisting),
-        **timing,
-    )
+def _partitions(l2_partitions: Any) -> int:
+    """`l2_persistence`'s ``l2_partitions`` checked: an integer >= 1."""
+    if isinstance(l2_partitions, bool) or not isinstance(l2_partitions, numbers.Integral) or l2_partitions < 1:
+        raise RooflineError(f"l2_partitions={l2_partitions!r} must be an integer >= 1")
+    return int(l2_partitions)
+
+
+@dataclass(frozen=True)
+class _Cache:
+    """The window against L2, in bytes: its size, its designated lines, the set-aside, L2 and
+    the partitions that each hold a line every SM reads."""
+
+    window: float
+    designated: float
+    set_aside: float
+    l2: float
+    partitions: int
+
+
+def _timing(cache: _Cache, traffic: WindowTraffic) -> dict[str, Any]:
+    """`L2Persistence`'s time fields: the window's hits without and with it, and the kernel's
+    time either way (seconds, the larger of the DRAM and the L2 time)."""
+    reads, other = traffic.window_reads_bytes, traffic.other_bytes
+    reuse = cache.window + other * cache.window / reads
+    baseline = 1.0 if reuse <= cache.l2 / cache.partitions else 0.0
+    window_hits = min(cache.designated, cache.set_aside / cache.partitions) / cache.window
+    hits = max(baseline, window_hits)
+
+    def seconds(hit: float) -> float:
+        dram_seconds = (other + reads * (1.0 - hit)) / traffic.dram_bytes_per_second
+        l2_seconds = 0.0 if traffic.l2_bytes_per_second is None else (other + reads) / traffic.l2_bytes_per_second
+        return max(dram_seconds, l2_seconds)
+
+    without, with_window = seconds(baseline), seconds(hits)
+    time_ratio = with_window / without
+    return dict(reuse_distance_bytes=reuse, baseline_hit_fraction=baseline, seconds_without=without,
+                seconds_with=with_window, time_ratio=time_ratio, buys_nothing=time_ratio > 0.98,
+                reason=_reason(cache, traffic, reuse, (baseline, window_hits, hits), time_ratio))
+
+
+def _reason(cache: _Cache, traffic: WindowTraffic, reuse: float, fractions: tuple[float, float, float],
+            time_ratio: float) -> str:
+    """Why the window helps, or why it does not; `fractions` are the window's hit fractions
+    without it, from its persisting lines, and with it."""
+    baseline, window_hits, hits = fractions
+    reads, other, l2_rate = traffic.window_reads_bytes, traffic.other_bytes, traffic.l2_bytes_per_second
+    room = cache.set_aside / cache.partitions
+    saved = f"{reads * (hits - baseline) / 2**20:.0f} MiB of DRAM traffic"
+    if baseline >= 1.0:
+        return (f"the window's lines stay in L2 without it: reuse distance {reuse / 2**20:.0f} MiB <= "
+                f"L2 / {cache.partitions} = {cache.l2 / cache.partitions / 2**20:.0f} MiB")
+    if cache.designated == 0 or cache.set_aside == 0:
+        return "nothing persists: the hit ratio or the set-aside is zero"
+    if l2_rate is not None and time_ratio > 0.98 and \
+            (other + reads) / l2_rate >= (other + reads * (1.0 - hits)) / traffic.dram_bytes_per_second:
+        return "L2 bandwidth, not DRAM, bounds the kernel"
+    if time_ratio > 0.98:
+        return "the persisting lines are too small a part of the DRAM traffic"
+    if cache.designated > room:
+        return (f"{window_hits:.0%} of the window persists (the {room / 2**20:.0f} MiB a set-aside of "
+                f"{cache.set_aside / 2**20:.0f} MiB holds per partition; the other designated lines evict each "
+                f"other: hitRatio {min(1.0, room / cache.window):.2f} would do as well) and saves {saved}")
+    return f"{window_hits:.0%} of the window persists and saves {saved}"

@@ -4,7 +4,8 @@
 memory: from the GPU's measured host-link fit where `gpuroof validate` has one (its
 `LinkSegment` lines), else from the link's datasheet rate and the factors documented in
 `roofline.transfer.transfer_time`. `l2_persistence` says how much of a working set an L2
-access-policy window keeps resident (`L2Persistence`).
+access-policy window (`AccessPolicyWindow`) keeps resident (`L2Persistence`), and, given the
+kernel's `WindowTraffic`, the time the window saves.
 
 Examples
 --------
@@ -15,6 +16,21 @@ True
 """
 
 from ._measured import LinkSegment
-from ._transfer import L2Persistence, TransferTime, l2_persistence, transfer_time
+from ._transfer import (
+    AccessPolicyWindow,
+    L2Persistence,
+    TransferTime,
+    WindowTraffic,
+    l2_persistence,
+    transfer_time,
+)
 
-__all__ = ["L2Persistence", "LinkSegment", "TransferTime", "l2_persistence", "transfer_time"]
+__all__ = [
+    "AccessPolicyWindow",
+    "L2Persistence",
+    "LinkSegment",
+    "TransferTime",
+    "WindowTraffic",
+    "l2_persistence",
+    "transfer_time",
+]

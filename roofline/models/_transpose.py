@@ -8,6 +8,8 @@ output ``out`` (nx rows, ny columns) is its transpose. Thread coordinates are
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from occupancy import Launch
@@ -177,6 +179,47 @@ def transpose(
     >>> m.l2_bytes / m.requested_bytes  # 16 sectors for 128 bytes read, coalesced writes
     2.5
     """
+    ny, nx, variant, (bx, by), pad = _checked(rows, cols, variant, block, pad)
+    parameters: dict = {"rows": ny, "cols": nx, "variant": variant, "block": [bx, by]}
+    unrolled = variant.startswith("unroll4")
+    grid = (blocks_for(nx, 4 * bx if unrolled else bx), blocks_for(ny, by))
+    check_grid(grid, (f"cols={nx}", f"rows={ny}"))
+    tile = _SharedTile()
+    if unrolled:
+        base = variant.replace("unroll4", "naive")
+        accesses = [a for j in range(4) for a in _read_write(base, nx, ny, j, unroll=4)]
+    elif variant.startswith("diagonal"):
+        accesses = _read_write(variant.replace("diagonal", "naive"), nx, ny)
+    elif variant.startswith("shared"):
+        tile = _shared_tile(nx, ny, (bx, by), grid, 0 if variant == "shared" else pad)
+        parameters["pad"] = tile.pad
+        accesses = _tile_copy(nx, ny, (bx, by))
+    else:
+        accesses = _read_write(variant, nx, ny)
+    counts = traffic(grid, (bx, by), accesses)
+    return counts.kernel(
+        name="transpose",
+        parameters=parameters,
+        formula=_STATEMENTS[variant],
+        precision="fp32",
+        element_bytes=FLOAT_BYTES,
+        flops=0,
+        l1_bytes=counts.l1_global_bytes + tile.l1_extra_bytes,
+        shared_bytes=tile.shared_bytes,
+        bank_conflict_ways=tile.bank_conflict_ways,
+        launch=Launch(
+            grid=grid,
+            block=(bx, by),
+            static_shared_memory=tile.static_shared_memory,
+            elements_per_thread=4 if unrolled else 1,
+        ),
+    )
+
+
+def _checked(
+    rows: int, cols: int | None, variant: str, block: tuple[int, int], pad: int | None
+) -> tuple[int, int, str, tuple[int, int], int | None]:
+    """`transpose`'s arguments checked: ny, nx, the variant, blockDim (x, y) and the pad."""
     ny = check_int("rows", rows)
     nx = ny if cols is None else check_int("cols", cols)
     check_elements(f"rows={ny} x cols={nx}", nx * ny)
@@ -191,63 +234,51 @@ def transpose(
         pad = check_int("pad", pad, 0)
     if pad is not None and variant != "shared_padded" and not (variant == "shared" and pad == 0):
         raise RooflineError(f"pad={pad} applies only to variant='shared_padded'")
-    parameters: dict = {"rows": ny, "cols": nx, "variant": variant, "block": [bx, by]}
-    grid = (blocks_for(nx, bx), blocks_for(ny, by))
-    static_shared = 0
-    shared_bytes, ways, l1_extra = 0, None, 0
-    if variant.startswith("unroll4"):
-        grid = (blocks_for(nx, 4 * bx), grid[1])
-    check_grid(grid, (f"cols={nx}", f"rows={ny}"))
-    if variant.startswith("unroll4"):
-        base = variant.replace("unroll4", "naive")
-        accesses = [a for j in range(4) for a in _read_write(base, nx, ny, j, unroll=4)]
-    elif variant.startswith("diagonal"):
-        accesses = _read_write(variant.replace("diagonal", "naive"), nx, ny)
-    elif variant.startswith("shared"):
-        if variant == "shared":
-            pad = 0
-        else:
-            pad = _best_pad(bx, by) if pad is None else pad
-            tile_bytes = by * (bx + pad) * FLOAT_BYTES
-            if tile_bytes > MAX_STATIC_SHARED_MEMORY:
-                raise RooflineError(
-                    f"pad={pad} gives a {by} x {bx + pad} float tile of {tile_bytes} bytes; static "
-                    f"shared memory is at most {MAX_STATIC_SHARED_MEMORY} bytes per block"
-                )
-        parameters["pad"] = pad
+    return ny, nx, variant, (bx, by), pad
 
-        def store_row(c: Coords) -> np.ndarray:
-            return c.block_x * bx + (c.thread_y * bx + c.thread_x) // by
 
-        def store_column(c: Coords) -> np.ndarray:
-            return c.block_y * by + (c.thread_y * bx + c.thread_x) % by
+@dataclass(frozen=True)
+class _SharedTile:
+    """A shared variant's tile: its padding (floats), its static shared memory and its traffic
+    (bytes; a variant without a tile has none)."""
 
-        accesses = [
-            Access(array="in", index=lambda c: c.y * nx + c.x, guard=lambda c: (c.x < nx) & (c.y < ny)),
-            Access(array="out", index=lambda c: store_row(c) * ny + store_column(c),
-                   guard=lambda c: (store_column(c) < ny) & (store_row(c) < nx), kind="store"),
-        ]
-        block_bytes, wavefronts, ways = shared_traffic((bx, by), _tile_accesses(bx, by, pad))
-        shared_bytes = grid[0] * grid[1] * block_bytes
-        l1_extra = grid[0] * grid[1] * wavefronts * SHARED_WAVEFRONT_BYTES
-        static_shared = by * (bx + pad) * FLOAT_BYTES
-    else:
-        accesses = _read_write(variant, nx, ny)
-    counts = traffic(grid, (bx, by), accesses)
-    return counts.kernel(
-        name="transpose",
-        parameters=parameters,
-        formula=_STATEMENTS[variant],
-        precision="fp32",
-        element_bytes=FLOAT_BYTES,
-        flops=0,
-        l1_bytes=counts.l1_global_bytes + l1_extra,
-        shared_bytes=shared_bytes,
-        bank_conflict_ways=ways,
-        launch=Launch(
-            grid=grid,
-            block=(bx, by),
-            static_shared_memory=static_shared,
-            elements_per_thread=4 if variant.startswith("unroll4") else 1,
-        ),
-    )
+    pad: int = 0
+    static_shared_memory: int = 0
+    shared_bytes: int = 0
+    l1_extra_bytes: int = 0
+    bank_conflict_ways: int | None = None
+
+
+def _shared_tile(nx: int, ny: int, block: tuple[int, int], grid: tuple[int, int], pad: int | None) -> _SharedTile:
+    """The ``by x (bx + pad)`` float tile of the shared variants: `pad` None picks `_best_pad`."""
+    bx, by = block
+    pad = _best_pad(bx, by) if pad is None else pad
+    tile_bytes = by * (bx + pad) * FLOAT_BYTES
+    if tile_bytes > MAX_STATIC_SHARED_MEMORY:
+        raise RooflineError(
+            f"pad={pad} gives a {by} x {bx + pad} float tile of {tile_bytes} bytes; static "
+            f"shared memory is at most {MAX_STATIC_SHARED_MEMORY} bytes per block"
+        )
+    block_bytes, wavefronts, ways = shared_traffic((bx, by), _tile_accesses(bx, by, pad))
+    blocks = grid[0] * grid[1]
+    return _SharedTile(pad=pad, static_shared_memory=tile_bytes, shared_bytes=blocks * block_bytes,
+                       l1_extra_bytes=blocks * wavefronts * SHARED_WAVEFRONT_BYTES, bank_conflict_ways=ways)
+
+
+def _tile_copy(nx: int, ny: int, block: tuple[int, int]) -> list[Access]:
+    """The shared variants' global accesses: a coalesced read of ``in`` into the tile, and the
+    coalesced write of ``out`` from it (element ``b = ty*bx + tx`` goes to row ``b / by``,
+    column ``b % by`` of the block's output tile)."""
+    bx, by = block
+
+    def store_row(c: Coords) -> np.ndarray:
+        return c.block_x * bx + (c.thread_y * bx + c.thread_x) // by
+
+    def store_column(c: Coords) -> np.ndarray:
+        return c.block_y * by + (c.thread_y * bx + c.thread_x) % by
+
+    return [
+        Access(array="in", index=lambda c: c.y * nx + c.x, guard=lambda c: (c.x < nx) & (c.y < ny)),
+        Access(array="out", index=lambda c: store_row(c) * ny + store_column(c),
+               guard=lambda c: (store_column(c) < ny) & (store_row(c) < nx), kind="store"),
+    ]

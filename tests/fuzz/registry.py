@@ -758,17 +758,30 @@ TERMS = {
                                 st.one_of(st.none(), maybe(st.floats(1, 64))))),
 }
 
+_WINDOWS = st.builds(lambda size, ratio: roofline.transfer.AccessPolicyWindow(num_bytes=size, hit_ratio=ratio),
+                     st.integers(1, 1 << 30), st.floats(0, 1))
+_WINDOW_TRAFFIC = st.builds(
+    lambda reads, other, dram, l2: roofline.transfer.WindowTraffic(
+        window_reads_bytes=reads, other_bytes=other, dram_bytes_per_second=dram, l2_bytes_per_second=l2),
+    st.integers(1, 1 << 34), st.integers(0, 1 << 36), st.floats(1e9, 1e13), st.one_of(st.none(), st.floats(1e9, 1e14)))
+
 TRANSFER = {
-    "L2Persistence": model(roofline.transfer.L2Persistence, roofline.transfer.l2_persistence(1 << 20, hit_ratio=0.5, set_aside_bytes=1 << 19,
-                                                                           l2_cache_bytes=1 << 24), finite=False),
+    "AccessPolicyWindow": model(roofline.transfer.AccessPolicyWindow,
+                                roofline.transfer.AccessPolicyWindow(num_bytes=1 << 20, hit_ratio=0.5)),
+    "L2Persistence": model(roofline.transfer.L2Persistence, roofline.transfer.l2_persistence(
+        roofline.transfer.AccessPolicyWindow(num_bytes=1 << 20, hit_ratio=0.5), set_aside_bytes=1 << 19,
+        l2_cache_bytes=1 << 24), finite=False),
     "LinkSegment": model(roofline.transfer.LinkSegment, roofline.transfer.LinkSegment(from_bytes=0, latency_seconds=1e-6,
                                                                     bytes_per_second=1e10)),
     "TransferTime": model(roofline.transfer.TransferTime, roofline.transfer.transfer_time(roofline.gpu("H200"), 1 << 20), finite=False),
+    "WindowTraffic": model(roofline.transfer.WindowTraffic, roofline.transfer.WindowTraffic(
+        window_reads_bytes=1 << 24, other_bytes=1 << 26, dram_bytes_per_second=4e12, l2_bytes_per_second=8e12)),
     "l2_persistence": call(args_kwargs(
-        maybe(st.integers(1, 1 << 30)), hit_ratio=maybe(st.floats(0, 1)), set_aside_bytes=maybe(st.integers(0, 1 << 26)),
+        maybe(_WINDOWS), set_aside_bytes=maybe(st.integers(0, 1 << 26)),
         l2_cache_bytes=maybe(st.integers(1, 1 << 27)), max_persisting_bytes=st.one_of(st.none(), maybe(st.integers(0, 1 << 26))),
-    ).map(lambda d: {"args": d["args"], "kwargs": {"hit_ratio": 0.5, "set_aside_bytes": 1 << 20,
-                                                     "l2_cache_bytes": 1 << 25, **d["kwargs"]}})),
+        traffic=st.one_of(st.none(), maybe(_WINDOW_TRAFFIC)), l2_partitions=maybe(st.integers(1, 4)),
+    ).map(lambda d: {"args": d["args"], "kwargs": {"set_aside_bytes": 1 << 20, "l2_cache_bytes": 1 << 25,
+                                                     **d["kwargs"]}})),
     "transfer_time": call(args_kwargs(
         st.one_of(v.gpu_object, junk(), st.builds(lambda r: types.SimpleNamespace(
             host_link=types.SimpleNamespace(kind="pcie", bytes_per_second=r)), odd())),

@@ -252,7 +252,7 @@ def test_saved_charts_still_load(tmp_path):
     (lambda: models.blur(100, 100, radius=1000), r"radius=1000 must be <= 16"),
     (lambda: roofline.divergence.boundary_divergence(2**70, 256), r"extent\[0\]=.* needs grid.x"),
     (lambda: roofline.transfer.transfer_time(roofline.gpu("H200"), 10**400), r"bytes="),
-    (lambda: roofline.transfer.l2_persistence(math.inf, hit_ratio=1, set_aside_bytes=1, l2_cache_bytes=2), r"window_bytes=inf"),
+    (lambda: roofline.transfer.AccessPolicyWindow(num_bytes=math.inf, hit_ratio=1), r"num_bytes=inf"),
 ], ids=["aos-2^70", "warp-addresses-2^62", "warp-transactions-2^70", "matmul-too-big", "blur-radius",
         "divergence-extent", "transfer-10^400", "l2-window-inf"])
 def test_silent_overflows_are_refused(call, match):

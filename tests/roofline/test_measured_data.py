@@ -92,10 +92,12 @@ def test_l2_persistence_predicts_recorded_time_ratios_within_15_percent(gpu, slu
     for p in windows:
         c = p["case"]
         predicted = roofline.transfer.l2_persistence(
-            c["hot_bytes"], hit_ratio=c["hit_ratio"], set_aside_bytes=c["set_aside_bytes"],
-            l2_cache_bytes=data["l2_cache_bytes"], max_persisting_bytes=pers["max_persisting_bytes"],
-            window_reads_bytes=c["stream_bytes"] / c["ratio"], other_bytes=c["stream_bytes"],
-            dram_bytes_per_second=pers["dram_bytes_per_second"], l2_bytes_per_second=pers["l2_bytes_per_second"])
+            roofline.transfer.AccessPolicyWindow(num_bytes=c["hot_bytes"], hit_ratio=c["hit_ratio"]),
+            set_aside_bytes=c["set_aside_bytes"], l2_cache_bytes=data["l2_cache_bytes"],
+            max_persisting_bytes=pers["max_persisting_bytes"],
+            traffic=roofline.transfer.WindowTraffic(
+                window_reads_bytes=c["stream_bytes"] / c["ratio"], other_bytes=c["stream_bytes"],
+                dram_bytes_per_second=pers["dram_bytes_per_second"], l2_bytes_per_second=pers["l2_bytes_per_second"]))
         measured = p["median_seconds"] / p["baseline_seconds"]
         assert abs(predicted.time_ratio / measured - 1) <= 0.15, (c, predicted.time_ratio, measured)
 
@@ -120,23 +122,32 @@ def test_persistence_buys_nothing_for_a_hot_set_that_stays_anyway(gpu, slug):
     ids=["fits", "partial", "hit ratio 0", "stays anyway"],
 )
 def test_l2_persistence_time_model(window, hit_ratio, set_aside, expected_ratio, buys_nothing):
-    p = roofline.transfer.l2_persistence(window, hit_ratio=hit_ratio, set_aside_bytes=set_aside, l2_cache_bytes=60 * MiB,
-                                window_reads_bytes=128 * MiB, other_bytes=512 * MiB, dram_bytes_per_second=4e12)
+    p = roofline.transfer.l2_persistence(
+        roofline.transfer.AccessPolicyWindow(num_bytes=window, hit_ratio=hit_ratio), set_aside_bytes=set_aside,
+        l2_cache_bytes=60 * MiB, traffic=_traffic())
     assert p.time_ratio == pytest.approx(expected_ratio)
     assert p.buys_nothing is buys_nothing and p.reason
 
 
 def test_l2_persistence_is_l2_bound_when_l2_is_slow():
-    p = roofline.transfer.l2_persistence(16 * MiB, hit_ratio=1.0, set_aside_bytes=36 * MiB, l2_cache_bytes=60 * MiB,
-                                window_reads_bytes=128 * MiB, other_bytes=512 * MiB, dram_bytes_per_second=4e12,
-                                l2_bytes_per_second=1e12)
+    p = roofline.transfer.l2_persistence(
+        roofline.transfer.AccessPolicyWindow(num_bytes=16 * MiB, hit_ratio=1.0), set_aside_bytes=36 * MiB,
+        l2_cache_bytes=60 * MiB, traffic=_traffic(l2_bytes_per_second=1e12))
     assert p.buys_nothing and "L2 bandwidth" in p.reason
 
 
 def test_l2_partitions_must_be_a_positive_integer():
-    with pytest.raises(RooflineError, match="l2_partitions"):
-        roofline.transfer.l2_persistence(MiB, hit_ratio=1.0, set_aside_bytes=MiB, l2_cache_bytes=60 * MiB,
-                                window_reads_bytes=MiB, dram_bytes_per_second=1e12, l2_partitions=0)
+    window = roofline.transfer.AccessPolicyWindow(num_bytes=MiB, hit_ratio=1.0)
+    traffic = roofline.transfer.WindowTraffic(window_reads_bytes=MiB, dram_bytes_per_second=1e12)
+    with pytest.raises(RooflineError, match="l2_partitions=0"):
+        roofline.transfer.l2_persistence(window, set_aside_bytes=MiB, l2_cache_bytes=60 * MiB, traffic=traffic,
+                                         l2_partitions=0)
+
+
+def _traffic(**fields):
+    """128 MiB read from the window, 512 MiB streamed, DRAM at 4 TB/s (the cases above)."""
+    return roofline.transfer.WindowTraffic(window_reads_bytes=128 * MiB, other_bytes=512 * MiB,
+                                           dram_bytes_per_second=4e12, **fields)
 
 
 # ------------------------------------------------------------------------ ceilings, calibration

@@ -27,6 +27,9 @@ _BUILDERS = {
     "RooflineChart": (roofline.chart.RooflineChart, _CHART.model_dump()),
     "Calibration": (roofline.Calibration, roofline.calibration("H200").model_dump()),
     "Kernel": (roofline.Kernel, models.copy(1 << 20).model_dump()),
+    "AccessPolicyWindow": (roofline.transfer.AccessPolicyWindow, {"num_bytes": 1 << 20, "hit_ratio": 0.5}),
+    "WindowTraffic": (roofline.transfer.WindowTraffic, {"window_reads_bytes": 1 << 24, "other_bytes": 1 << 26,
+                                                        "dram_bytes_per_second": 4e12, "l2_bytes_per_second": 8e12}),
     "Architecture": (occupancy.Architecture, occupancy.architecture("sm_90").model_dump()),
     "Launch": (occupancy.Launch, occupancy.Launch(grid=4096, block=256, registers_per_thread=32).model_dump()),
     "KernelResources": (occupancy.KernelResources, occupancy.KernelResources(

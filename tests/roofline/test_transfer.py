@@ -13,6 +13,8 @@ from roofline._transfer import (
     MAX_PERSISTING_FRACTION,
     PAGEABLE_FACTOR,
     PINNED_EFFICIENCY,
+    AccessPolicyWindow,
+    WindowTraffic,
     l2_persistence,
     transfer_time,
 )
@@ -113,7 +115,7 @@ MiB = 1 << 20
 )
 def test_l2_persistence(window, hit_ratio, set_aside, persisting, thrashing, recommended):
     result = l2_persistence(
-        window, hit_ratio=hit_ratio, set_aside_bytes=set_aside, l2_cache_bytes=40 * MiB
+        AccessPolicyWindow(num_bytes=window, hit_ratio=hit_ratio), set_aside_bytes=set_aside, l2_cache_bytes=40 * MiB
     )
     assert result.persisting_bytes == persisting
     assert result.thrashing is thrashing
@@ -124,33 +126,63 @@ def test_l2_persistence(window, hit_ratio, set_aside, persisting, thrashing, rec
 
 def test_set_aside_is_capped_at_the_device_maximum():
     # A100 allows 30 MiB of its 40 MiB L2 (cudaDeviceProp::persistingL2CacheMaxSize).
-    result = l2_persistence(
-        64 * MiB, hit_ratio=1.0, set_aside_bytes=40 * MiB, l2_cache_bytes=40 * MiB
-    )
+    window = AccessPolicyWindow(num_bytes=64 * MiB, hit_ratio=1.0)
+    result = l2_persistence(window, set_aside_bytes=40 * MiB, l2_cache_bytes=40 * MiB)
     assert result.set_aside_bytes == 30 * MiB
-    explicit = l2_persistence(
-        64 * MiB, hit_ratio=1.0, set_aside_bytes=40 * MiB, l2_cache_bytes=40 * MiB,
-        max_persisting_bytes=20 * MiB,
-    )
+    explicit = l2_persistence(window, set_aside_bytes=40 * MiB, l2_cache_bytes=40 * MiB, max_persisting_bytes=20 * MiB)
     assert explicit.set_aside_bytes == 20 * MiB
 
 
 @pytest.mark.parametrize(
-    "kwargs",
+    "window, kwargs, match",
     [
-        {"window_bytes": 0},
-        {"hit_ratio": 1.5},
-        {"set_aside_bytes": -1},
-        {"max_persisting_bytes": 80 * MiB},
+        ({"num_bytes": 0}, {}, r"num_bytes=0 must be > 0"),
+        ({"num_bytes": MiB + 0.5}, {}, r"num_bytes=1048576.5 must be a whole number"),
+        ({"num_bytes": 2**65}, {}, r"num_bytes=3.68935e\+19 exceeds"),
+        ({"hit_ratio": 1.5}, {}, r"hit_ratio=1.5 must be in \[0, 1\]"),
+        ({"base_ptr": 0}, {}, r"base_ptr"),
+        ({}, {"set_aside_bytes": -1}, r"set_aside_bytes=-1 must be >= 0"),
+        ({}, {"max_persisting_bytes": 80 * MiB}, r"max_persisting_bytes=83886080 exceeds l2_cache_bytes"),
+        ({}, {"l2_cache_bytes": 0}, r"l2_cache_bytes=0 must be > 0"),
     ],
-    ids=["empty window", "ratio > 1", "negative set-aside", "cap above L2"],
+    ids=["empty window", "fractional window", "window past 2**64", "ratio > 1", "unknown field",
+         "negative set-aside", "cap above L2", "no L2"],
 )
-def test_bad_persistence_input(kwargs):
-    args = {"window_bytes": MiB, "hit_ratio": 1.0, "set_aside_bytes": MiB, "l2_cache_bytes": 40 * MiB}
-    args.update(kwargs)
-    window = args.pop("window_bytes")
-    with pytest.raises(RooflineError):
-        l2_persistence(window, **args)
+def test_bad_persistence_input(window, kwargs, match):
+    def run():
+        args = {"set_aside_bytes": MiB, "l2_cache_bytes": 40 * MiB, **kwargs}
+        return l2_persistence(AccessPolicyWindow(**{"num_bytes": MiB, "hit_ratio": 1.0, **window}), **args)
+
+    with pytest.raises(RooflineError, match=match):
+        run()
+
+
+@pytest.mark.parametrize(
+    "fields, match",
+    [
+        ({"window_reads_bytes": 0}, r"window_reads_bytes=0 must be > 0"),
+        ({"other_bytes": -1.0}, r"other_bytes=-1.0 must be >= 0"),
+        ({"dram_bytes_per_second": float("inf")}, r"dram_bytes_per_second=inf must be > 0 and finite"),
+        ({"l2_bytes_per_second": 0.0}, r"l2_bytes_per_second=0.0 must be > 0"),
+    ],
+    ids=["no window reads", "negative other bytes", "infinite DRAM", "no L2 bandwidth"],
+)
+def test_bad_window_traffic(fields, match):
+    with pytest.raises(RooflineError, match=match):
+        WindowTraffic(**{"window_reads_bytes": MiB, "dram_bytes_per_second": 1e12, **fields})
+
+
+@pytest.mark.parametrize(
+    "window, traffic, match",
+    [
+        (MiB, None, r"window must be a roofline.transfer.AccessPolicyWindow, not int"),
+        (AccessPolicyWindow(num_bytes=MiB, hit_ratio=1.0), {"window_reads_bytes": MiB}, r"traffic must be .* not dict"),
+    ],
+    ids=["window as a number", "traffic as a dict"],
+)
+def test_persistence_takes_its_models(window, traffic, match):
+    with pytest.raises(TypeError, match=match):
+        l2_persistence(window, set_aside_bytes=MiB, l2_cache_bytes=40 * MiB, traffic=traffic)
 
 
 def test_doctests():

@@ -131,9 +131,11 @@ def _predict(case: PersistenceCase, *, l2_cache_bytes: int, max_persisting_bytes
              l2: float) -> roofline.transfer.L2Persistence:
     hot_reads = case.stream_bytes / case.ratio
     return roofline.transfer.l2_persistence(
-        case.hot_bytes, hit_ratio=case.hit_ratio or 0.0, set_aside_bytes=case.set_aside_bytes if case.hit_ratio else 0,
-        l2_cache_bytes=l2_cache_bytes, max_persisting_bytes=max_persisting_bytes, window_reads_bytes=hot_reads,
-        other_bytes=float(case.stream_bytes), dram_bytes_per_second=dram, l2_bytes_per_second=l2)
+        roofline.transfer.AccessPolicyWindow(num_bytes=case.hot_bytes, hit_ratio=case.hit_ratio or 0.0),
+        set_aside_bytes=case.set_aside_bytes if case.hit_ratio else 0, l2_cache_bytes=l2_cache_bytes,
+        max_persisting_bytes=max_persisting_bytes,
+        traffic=roofline.transfer.WindowTraffic(window_reads_bytes=hot_reads, other_bytes=float(case.stream_bytes),
+                                                dram_bytes_per_second=dram, l2_bytes_per_second=l2))
 
 
 def persistence_points(measured: Mapping[PersistenceCase, tuple[float, float]], *, l2_cache_bytes: int,
