@@ -153,6 +153,23 @@ ALTERNATIVES: dict[str, tuple[tuple[str, str], ...]] = {
          "and templates.h100.*.csv); reproduces dram__bytes_read.sum + dram__bytes_write.sum within 3e-4 on the "
          "launches of suite.raw_base.csv, the printed percentage's digits"),
     ),
+    "instructions": (
+        ("smsp__inst_executed.sum", "the counters gpuroof profile adds"),
+        ("inst_executed", "InstructionStats"),
+        ("sm__inst_executed.sum.pct_of_peak_sustained_elapsed x device__attribute_num_schedulers_per_multiprocessor x "
+         "launch__sm_count x the SM clock x gpu__time_duration.sum",
+         "SpeedOfLight's SM breakdown: the peak is one warp instruction per scheduler per cycle; reproduces "
+         "inst_executed within 1e-6 on user_kernels.raw.csv (printed to 6 digits), 1 % on the 2-digit exports"),
+    ),
+    "l1_wavefronts": (
+        ("l1tex__data_pipe_lsu_wavefronts.sum", "the counters gpuroof profile adds"),
+        ("l1tex__data_pipe_lsu_wavefronts.sum.pct_of_peak_sustained_elapsed x peak x l1tex__cycles_elapsed.avg."
+         "per_second x gpu__time_duration.sum",
+         "SpeedOfLight's L1 breakdown, where the export holds the peak (l1tex__data_pipe_lsu_wavefronts.sum."
+         "peak_sustained, per cycle; the default sections do not: one wavefront per cycle per SM, NVIDIA's model, "
+         "gives 6.95 M for the 4.2 M warp requests of suite.raw_base.csv's copy, so the peak is not taken as that); "
+         "the L1TEX clock is the SM clock (equal in user_kernels.raw.csv)"),
+    ),
     "l2_sector_bytes": (
         ("32 x lts__t_sectors_srcunit_tex.sum", "the counters gpuroof profile adds"),
         ("32 x lts__t_sectors_srcunit_tex_op_{read,write,atom,red}.sum",
@@ -343,7 +360,33 @@ def _l2_sectors(reader: Reader) -> float | None:
     return None if any(p is None for p in parts) else sum(parts)  # type: ignore[arg-type]
 
 
-def _read_counts(reader: Reader) -> dict[str, object]:
+def _wavefronts(reader: Reader, seconds: float | None, sm_clock: float | None) -> float | None:
+    """L1 data-pipe wavefronts: the count, else SpeedOfLight's share of peak times the peak (`ALTERNATIVES`)."""
+    count = reader.number("l1tex__data_pipe_lsu_wavefronts.sum")
+    if count is not None:
+        return count
+    share = reader.number("l1tex__data_pipe_lsu_wavefronts.sum.pct_of_peak_sustained_elapsed")
+    peak = reader.number("l1tex__data_pipe_lsu_wavefronts.sum.peak_sustained")
+    clock = reader.number("l1tex__cycles_elapsed.avg.per_second") or sm_clock
+    if share is None or not peak or not clock or not seconds:
+        return None
+    return share * peak * clock * seconds
+
+
+def _instructions(reader: Reader, seconds: float | None, sm_clock: float | None) -> float | None:
+    """Warp instructions: the counts, else SpeedOfLight's share of the issue peak (`ALTERNATIVES`)."""
+    count = _first(reader, ["smsp__inst_executed.sum", "inst_executed"])
+    if count is not None:
+        return count
+    share = reader.number("sm__inst_executed.sum.pct_of_peak_sustained_elapsed")
+    schedulers = reader.number("device__attribute_num_schedulers_per_multiprocessor")
+    sms = reader.number("launch__sm_count") or reader.number("device__attribute_multiprocessor_count")
+    if share is None or not schedulers or not sms or not sm_clock or not seconds:
+        return None
+    return share * schedulers * sms * sm_clock * seconds
+
+
+def _read_counts(reader: Reader, seconds: float | None, sm_clock: float | None) -> dict[str, object]:
     """The memory and instruction counts (none of them a section the report names when absent)."""
     sectors = _l2_sectors(reader)
     read = reader.number("dram__bytes_read.sum")
@@ -352,11 +395,11 @@ def _read_counts(reader: Reader) -> dict[str, object]:
     read_sectors = reader.number("lts__t_sectors_srcunit_tex_op_read.sum")
     atomics = [reader.number(f"smsp__sass_inst_executed_op_global_{op}.sum") for op in ("atom", "red")]
     return {
-        "instructions": reader.number("smsp__inst_executed.sum") or reader.number("inst_executed"),
+        "instructions": _instructions(reader, seconds, sm_clock),
         "global_load_instructions": (reader.number("smsp__inst_executed_op_global_ld.sum")
                                      if reader.has("smsp__inst_executed_op_global_ld.sum")
                                      else reader.number("smsp__sass_inst_executed_op_global_ld.sum")),
-        "l1_wavefronts": reader.number("l1tex__data_pipe_lsu_wavefronts.sum"),
+        "l1_wavefronts": _wavefronts(reader, seconds, sm_clock),
         "l1_hit_rate": _share(reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
                               reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")),
         "l2_hit_rate": (1.0 - min(1.0, read / (32.0 * read_sectors)) if read is not None and read_sectors
@@ -401,7 +444,8 @@ def read_kernel(reader: Reader, *, index: int, demangled: str, nvtx: str | None,
     timing = _read_timing(reader, out)
     _read_flops(reader, timing["duration_seconds"], out)  # type: ignore[arg-type]
     _read_bytes(reader, timing["duration_seconds"], out)  # type: ignore[arg-type]
-    measured = ProfileCounts(**timing, **_read_counts(reader))
+    measured = ProfileCounts(**timing, **_read_counts(reader, timing["duration_seconds"],  # type: ignore[arg-type]
+                                                        timing["sm_clock_hz"]))  # type: ignore[arg-type]
     return NcuKernel(
         id=index, name=short_kernel_name(demangled), demangled_name=demangled, nvtx_range=nvtx,
         # --print-kernel-base mangled prints the symbol itself
