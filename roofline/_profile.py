@@ -29,6 +29,7 @@ from ._precision import PRECISION_LABELS
 from ._profile_missing import MissingCount, missing_counts, missing_lines
 from ._calibration import Calibration
 from ._roofline import analyze
+from ._predict.params import parameters
 from ._time_model import check_calibration, predict
 
 __all__ = [
@@ -327,7 +328,7 @@ def nsight_calibration(gpu: GPU | str, calibration: Calibration | None = None) -
     device = lookup_gpu(gpu)
     cal = calibration if calibration is not None else packaged_calibration(device)
     check_calibration(cal, device)
-    empty = cal.nsight_empty_kernel_seconds
+    empty = parameters(cal, device).launch.nsight_empty_kernel_seconds  # the launch floor, per GPU
     if empty is None:
         return cal, (f"launch cost {cal.launch_overhead_seconds * 1e6:.2f} us as CUDA events see it: the calibration "
                      "has no Nsight empty-kernel duration (gpuroof validate measures it where ncu runs)")
