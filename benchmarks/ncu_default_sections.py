@@ -7,8 +7,8 @@ profiles hold counts, not SpeedOfLight's percent-of-peak breakdown, so the figur
 the adapter converts back are written as the default export would print them, rounded to
 Nsight's two decimals: DRAM's share (the stored DRAM bytes over the bus width, read from a
 committed export of the same GPU, over 4 bytes per DRAM cycle, times the launch's DRAM cycles)
-and the SM issue share (the stored warp instructions over one per scheduler, 4 per SM, per SM
-cycle), with SpeedOfLight's SM clock (the GPC clock: the stored SM clock). "before" leaves out every metric only the
+and the SM issue share (the stored warp instructions over one per scheduler, per SM cycle; the
+schedulers per SM from the same export), with SpeedOfLight's SM clock (the GPC clock: the stored SM clock). "before" leaves out every metric only the
 alternatives read (the adapter as it was); "after" keeps them. Prints the median |error| against
 the measured durations and the launches predicted, with the full profiles' figure beside them.
 
@@ -33,7 +33,7 @@ assert _spec is not None and _spec.loader is not None
 sections = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sections)
 
-#: A committed export of each GPU, for its bus width (device__attribute_global_memory_bus_width).
+#: A committed export of each GPU, for its bus width and schedulers per SM (device attributes).
 EXPORTS = {"h200": _NCU / "suite.raw_base.csv", "h100-sxm": _NCU / "templates.h100.function.csv"}
 _SHARE = "dram__cycles_active.sum.pct_of_peak_sustained_elapsed"
 _BUS = "device__attribute_global_memory_bus_width"
@@ -43,9 +43,10 @@ _GPC = "gpc__cycles_elapsed.avg.per_second"
 _ADDED_UNITS = {_SHARE: "%", _BUS: "", _ISSUE: "%", _SCHEDULERS: "", _GPC: "hz"}
 
 
-def _bus_bits(gpu: str) -> float:
-    text = sections.cut_export(EXPORTS[gpu], frozenset({"ID", _BUS})).splitlines()
-    return float(text[2].split(",")[1].strip('"').replace(",", ""))
+def _attribute(gpu: str, name: str) -> float:
+    """A device attribute of the GPU, from the first launch of its committed export."""
+    text = sections.cut_export(EXPORTS[gpu], frozenset({"ID", name})).splitlines()
+    return float(text[2].split('","')[1].strip('"').replace(",", ""))
 
 
 def _number(metrics: dict, units: dict, name: str) -> float | None:
@@ -55,7 +56,7 @@ def _number(metrics: dict, units: dict, name: str) -> float | None:
     return float(str(value).replace(",", "")) * roofline._ncu_metrics.unit_factor(units.get(name, ""))
 
 
-def _default_export(metrics: dict, units: dict, bus_bits: float) -> dict:
+def _default_export(metrics: dict, units: dict, bus_bits: float, schedulers: float) -> dict:
     """The launch as a default-sections export holds it: the cut, SpeedOfLight's DRAM and issue shares."""
     out = sections.cut_metrics(metrics)
     get = {name: _number(metrics, units, name) for name in (
@@ -67,14 +68,14 @@ def _default_export(metrics: dict, units: dict, bus_bits: float) -> dict:
         out[_SHARE] = f"{100 * moved / (bus_bits / 4 * get['dram__cycles_elapsed.avg.per_second'] * seconds):.2f}"
         out[_BUS] = bus_bits
     if None not in (get["smsp__inst_executed.sum"], sm_clock, get["launch__sm_count"], seconds):
-        peak = 4 * get["launch__sm_count"] * sm_clock * seconds
+        peak = schedulers * get["launch__sm_count"] * sm_clock * seconds
         out[_ISSUE] = f"{100 * get['smsp__inst_executed.sum'] / peak:.2f}"
-        out[_SCHEDULERS], out[_GPC] = 4, sm_clock
+        out[_SCHEDULERS], out[_GPC] = schedulers, sm_clock
     return out
 
 
 def _cut(projects: list, gpu: str, keep_alternatives: bool) -> list:
-    bus = _bus_bits(gpu)
+    bus, schedulers = _attribute(gpu, _BUS), _attribute(gpu, _SCHEDULERS)
     out = []
     for p in projects:
         units = {**p.ncu_units, **_ADDED_UNITS}
@@ -82,7 +83,7 @@ def _cut(projects: list, gpu: str, keep_alternatives: bool) -> list:
         for k in p.kernels:
             launches = []
             for launch in k.launches:
-                metrics = _default_export(launch.ncu, p.ncu_units, bus)
+                metrics = _default_export(launch.ncu, p.ncu_units, bus, schedulers)
                 if not keep_alternatives:
                     metrics = {n: v for n, v in metrics.items() if n not in sections.READ_BY_ALTERNATIVES}
                 launches.append(launch.model_copy(update={"ncu": metrics}))
