@@ -22,6 +22,12 @@ What is counted, and how, follows the section files Nsight Compute ships
   (on the profiles of tests/data/ncu this reproduces ``dram__bytes_read.sum +
   dram__bytes_write.sum`` to 5 digits).
 
+Each count is read from every metric name that holds it, the full sections' name first and
+the default sections' (``ncu`` without ``--set`` or ``--section``: LaunchStats, Occupancy,
+SpeedOfLight, WorkloadDistribution) next, by exact conversions only (`ALTERNATIVES` names each
+with its source). Counts that none holds stay None; `roofline.profile_report` names them with
+the fallback the prediction used.
+
 Units are converted once, in `unit_factor`: Nsight scales by powers of 1000 ("Kbyte" is
 1000 bytes, "Ghz", "usecond", "Gbyte/second", "cycle/nsecond").
 """
@@ -35,7 +41,7 @@ from ._errors import RooflineError
 from ._ncu_records import NcuKernel, short_kernel_name
 from ._profile_counts import ProfileCounts
 
-__all__ = ["Getter", "Reader", "kernel_from_metrics", "read_kernel", "unit_factor"]
+__all__ = ["ALTERNATIVES", "Getter", "Reader", "kernel_from_metrics", "read_kernel", "unit_factor"]
 
 
 _PREFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
@@ -128,6 +134,48 @@ _LIMITS = {
     "barriers": "launch__occupancy_limit_barriers",
 }
 _NA = {"", "n/a", "N/A", "no data", "-", "nan"}
+
+#: Per count read beyond its first metric name: the alternatives, in the order tried, each
+#: with its source (the exports of tests/data/ncu that show the two forms agree).
+ALTERNATIVES: dict[str, tuple[tuple[str, str], ...]] = {
+    "sm_clock_hz": (
+        ("sm__cycles_elapsed.avg.per_second", "the hierarchical roofline charts' SM clock"),
+        ("gpc__cycles_elapsed.avg.per_second", "SpeedOfLight's 'SM Frequency' (the GPC clock domain holds the SMs; "
+         "within 3e-5 of sm__cycles_elapsed.avg.per_second in user_kernels.raw.csv and templates.h100.*.csv)"),
+    ),
+    "dram_bytes": (
+        ("dram__bytes_read.sum + dram__bytes_write.sum", "the counters gpuroof profile adds"),
+        ("dram__bytes.sum.per_second x gpu__time_duration.sum", "the roofline charts' and MemoryWorkloadAnalysis' rate"),
+        ("dram__cycles_active.sum.pct_of_peak_sustained_elapsed x device__attribute_global_memory_bus_width / 4 x "
+         "dram__cycles_elapsed.avg.per_second x gpu__time_duration.sum",
+         "SpeedOfLight's DRAM throughput breakdown: the peak, dram__bytes.sum.peak_sustained, is the bus width in "
+         "bytes twice per DRAM cycle (1504 and 1280 bytes per cycle for 6016 and 5120 bits in suite.raw_base.csv "
+         "and templates.h100.*.csv); reproduces dram__bytes_read.sum + dram__bytes_write.sum within 3e-4 on the "
+         "launches of suite.raw_base.csv, the printed percentage's digits"),
+    ),
+    "instructions": (
+        ("smsp__inst_executed.sum", "the counters gpuroof profile adds"),
+        ("inst_executed", "InstructionStats"),
+        ("sm__inst_executed.sum.pct_of_peak_sustained_elapsed x device__attribute_num_schedulers_per_multiprocessor x "
+         "launch__sm_count x the SM clock x gpu__time_duration.sum",
+         "SpeedOfLight's SM breakdown: the peak is one warp instruction per scheduler per cycle; reproduces "
+         "inst_executed within 1e-6 on user_kernels.raw.csv (printed to 6 digits), 1 % on the 2-digit exports"),
+    ),
+    "l1_wavefronts": (
+        ("l1tex__data_pipe_lsu_wavefronts.sum", "the counters gpuroof profile adds"),
+        ("l1tex__data_pipe_lsu_wavefronts.sum.pct_of_peak_sustained_elapsed x peak x l1tex__cycles_elapsed.avg."
+         "per_second x gpu__time_duration.sum",
+         "SpeedOfLight's L1 breakdown, where the export holds the peak (l1tex__data_pipe_lsu_wavefronts.sum."
+         "peak_sustained, per cycle; the default sections do not: one wavefront per cycle per SM, NVIDIA's model, "
+         "gives 6.95 M for the 4.2 M warp requests of suite.raw_base.csv's copy, so the peak is not taken as that); "
+         "the L1TEX clock is the SM clock (equal in user_kernels.raw.csv)"),
+    ),
+    "l2_sector_bytes": (
+        ("32 x lts__t_sectors_srcunit_tex.sum", "the counters gpuroof profile adds"),
+        ("32 x lts__t_sectors_srcunit_tex_op_{read,write,atom,red}.sum",
+         "the same sectors by operation (Nsight's breakdown of lts__t_sectors_srcunit_tex)"),
+    ),
+}
 
 
 class Reader:
@@ -231,7 +279,7 @@ def _read_timing(reader: Reader, out: _Collected) -> dict[str, object]:
     """Duration, clocks and occupancy (the missing ones named, in the order the report lists them)."""
     timing = _Collected()
     timing.put("duration_seconds", reader.number("gpu__time_duration.sum"), "SpeedOfLight")
-    timing.put("sm_clock_hz", reader.number("sm__cycles_elapsed.avg.per_second"),
+    timing.put("sm_clock_hz", _first(reader, [name for name, _ in ALTERNATIVES["sm_clock_hz"]]),
                "SpeedOfLight_HierarchicalSingleRooflineChart")
     timing.put("memory_clock_hz", reader.number("dram__cycles_elapsed.avg.per_second"), "SpeedOfLight")
     timing.put("theoretical_occupancy", reader.number("sm__maximum_warps_per_active_cycle_pct"), "Occupancy")
@@ -272,8 +320,10 @@ def _read_bytes(reader: Reader, seconds: float | None, out: _Collected) -> None:
     write = reader.number("dram__bytes_write.sum")
     if read is not None and write is not None:
         out.fields["dram_bytes"] = read + write
-    else:
+    elif reader.has("dram__bytes.sum.per_second"):
         moved("dram__bytes.sum.per_second", 1.0, "MemoryWorkloadAnalysis", "dram_bytes")
+    else:
+        out.put("dram_bytes", _dram_bytes_from_share(reader, seconds), "MemoryWorkloadAnalysis")
     moved("lts__lts2xbar_cycles_active.sum.per_second", 32.0, "SpeedOfLight_HierarchicalSingleRooflineChart",
           "l2_bytes")
     l1_metric = ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second"
@@ -282,20 +332,74 @@ def _read_bytes(reader: Reader, seconds: float | None, out: _Collected) -> None:
     moved(l1_metric, 128.0, "SpeedOfLight_HierarchicalSingleRooflineChart", "l1_bytes")
 
 
-def _read_counts(reader: Reader) -> dict[str, object]:
+def _dram_bytes_from_share(reader: Reader, seconds: float | None) -> float | None:
+    """DRAM bytes from SpeedOfLight's breakdown: the share of peak times the peak (`ALTERNATIVES`)."""
+    share = reader.number("dram__cycles_active.sum.pct_of_peak_sustained_elapsed")
+    bus_bits = reader.number("device__attribute_global_memory_bus_width")
+    clock = reader.number("dram__cycles_elapsed.avg.per_second")
+    if share is None or not bus_bits or not clock or not seconds:
+        return None
+    return share * bus_bits / 4.0 * clock * seconds
+
+
+def _first(reader: Reader, names: list[str]) -> float | None:
+    """The value of the first of ``names`` the profile holds."""
+    for name in names:
+        value = reader.number(name)
+        if value is not None:
+            return value
+    return None
+
+
+def _l2_sectors(reader: Reader) -> float | None:
+    """SM<->L2 sectors: the total, else the sum of its four operations (`ALTERNATIVES`)."""
+    total = reader.number("lts__t_sectors_srcunit_tex.sum")
+    if total is not None:
+        return total
+    parts = [reader.number(f"lts__t_sectors_srcunit_tex_op_{op}.sum") for op in ("read", "write", "atom", "red")]
+    return None if any(p is None for p in parts) else sum(parts)  # type: ignore[arg-type]
+
+
+def _wavefronts(reader: Reader, seconds: float | None, sm_clock: float | None) -> float | None:
+    """L1 data-pipe wavefronts: the count, else SpeedOfLight's share of peak times the peak (`ALTERNATIVES`)."""
+    count = reader.number("l1tex__data_pipe_lsu_wavefronts.sum")
+    if count is not None:
+        return count
+    share = reader.number("l1tex__data_pipe_lsu_wavefronts.sum.pct_of_peak_sustained_elapsed")
+    peak = reader.number("l1tex__data_pipe_lsu_wavefronts.sum.peak_sustained")
+    clock = reader.number("l1tex__cycles_elapsed.avg.per_second") or sm_clock
+    if share is None or not peak or not clock or not seconds:
+        return None
+    return share * peak * clock * seconds
+
+
+def _instructions(reader: Reader, seconds: float | None, sm_clock: float | None) -> float | None:
+    """Warp instructions: the counts, else SpeedOfLight's share of the issue peak (`ALTERNATIVES`)."""
+    count = _first(reader, ["smsp__inst_executed.sum", "inst_executed"])
+    if count is not None:
+        return count
+    share = reader.number("sm__inst_executed.sum.pct_of_peak_sustained_elapsed")
+    schedulers = reader.number("device__attribute_num_schedulers_per_multiprocessor")
+    sms = reader.number("launch__sm_count") or reader.number("device__attribute_multiprocessor_count")
+    if share is None or not schedulers or not sms or not sm_clock or not seconds:
+        return None
+    return share * schedulers * sms * sm_clock * seconds
+
+
+def _read_counts(reader: Reader, seconds: float | None, sm_clock: float | None) -> dict[str, object]:
     """The memory and instruction counts (none of them a section the report names when absent)."""
-    sectors = reader.number("lts__t_sectors_srcunit_tex.sum")
+    sectors = _l2_sectors(reader)
     read = reader.number("dram__bytes_read.sum")
     # the loads' share: a kernel that stores as it reads (an accumulator written back every
     # trip) has L2 hits on its stores that its load rounds never see
     read_sectors = reader.number("lts__t_sectors_srcunit_tex_op_read.sum")
     atomics = [reader.number(f"smsp__sass_inst_executed_op_global_{op}.sum") for op in ("atom", "red")]
     return {
-        "instructions": reader.number("smsp__inst_executed.sum") or reader.number("inst_executed"),
+        "instructions": _instructions(reader, seconds, sm_clock),
         "global_load_instructions": (reader.number("smsp__inst_executed_op_global_ld.sum")
                                      if reader.has("smsp__inst_executed_op_global_ld.sum")
                                      else reader.number("smsp__sass_inst_executed_op_global_ld.sum")),
-        "l1_wavefronts": reader.number("l1tex__data_pipe_lsu_wavefronts.sum"),
+        "l1_wavefronts": _wavefronts(reader, seconds, sm_clock),
         "l1_hit_rate": _share(reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
                               reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")),
         "l2_hit_rate": (1.0 - min(1.0, read / (32.0 * read_sectors)) if read is not None and read_sectors
@@ -340,7 +444,8 @@ def read_kernel(reader: Reader, *, index: int, demangled: str, nvtx: str | None,
     timing = _read_timing(reader, out)
     _read_flops(reader, timing["duration_seconds"], out)  # type: ignore[arg-type]
     _read_bytes(reader, timing["duration_seconds"], out)  # type: ignore[arg-type]
-    measured = ProfileCounts(**timing, **_read_counts(reader))
+    measured = ProfileCounts(**timing, **_read_counts(reader, timing["duration_seconds"],  # type: ignore[arg-type]
+                                                        timing["sm_clock_hz"]))  # type: ignore[arg-type]
     return NcuKernel(
         id=index, name=short_kernel_name(demangled), demangled_name=demangled, nvtx_range=nvtx,
         # --print-kernel-base mangled prints the symbol itself

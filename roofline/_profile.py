@@ -26,8 +26,10 @@ from ._gpu import GPU, MEMORY_LEVELS
 from ._kernel import Kernel
 from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
+from ._profile_missing import MissingCount, missing_counts, missing_lines
 from ._calibration import Calibration
 from ._roofline import analyze
+from ._predict.params import parameters
 from ._time_model import check_calibration, predict
 
 __all__ = [
@@ -76,6 +78,8 @@ class ProfileKernel(BaseModel):
     predicted_seconds: float | None = None
     predicted_limiter: str | None = None
     gap: float | None = None
+    missing_counts: tuple[MissingCount, ...] = Field(
+        default=(), description="The counts the profile lacked, each with the fallback the prediction used.")
     notes: tuple[str, ...] = ()
 
 
@@ -324,7 +328,7 @@ def nsight_calibration(gpu: GPU | str, calibration: Calibration | None = None) -
     device = lookup_gpu(gpu)
     cal = calibration if calibration is not None else packaged_calibration(device)
     check_calibration(cal, device)
-    empty = cal.nsight_empty_kernel_seconds
+    empty = parameters(cal, device).launch.nsight_empty_kernel_seconds  # the launch floor, per GPU
     if empty is None:
         return cal, (f"launch cost {cal.launch_overhead_seconds * 1e6:.2f} us as CUDA events see it: the calibration "
                      "has no Nsight empty-kernel duration (gpuroof validate measures it where ncu runs)")
@@ -433,7 +437,8 @@ def profile_report(
         missing = sorted({section for section in k.missing.values()})
         if missing:
             more.append(f"sections missing from the profile: {', '.join(missing)}")
-        rows.append(ProfileKernel(kernel=k, label=label, time_share=share, notes=tuple(notes + more), **occ, **roof))
+        rows.append(ProfileKernel(kernel=k, label=label, time_share=share, notes=tuple(notes + more),
+                                  missing_counts=missing_counts(k), **occ, **roof))
     rows.sort(key=lambda r: -(r.time_share or 0.0))
     compared = [r for r in rows if r.occupancy_agrees is not None]
     return ProfileReport(path=profile.path, gpu=device.name, kernels=tuple(rows), total_seconds=total,
@@ -530,6 +535,7 @@ def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> s
                f"{report.occupancy_agreeing} of {report.occupancy_compared}")
     notes = [f"{i}. {row.label}: {note}" for i, row in enumerate(report.kernels, start=1)
              for note in (*row.limit_notes, *row.notes)]
+    notes += missing_lines([row.missing_counts for row in report.kernels])
     notes += _footnotes(report)
     notes += [f"profile: {check}" for check in report.checks]
     if markdown:

@@ -139,9 +139,13 @@ class IssueParams:
 
 @dataclass(frozen=True)
 class LaunchParams:
-    """The ``launch`` term's: one launch's fixed cost as CUDA events see it."""
+    """The ``launch`` term's: one launch's fixed cost as CUDA events see it, and the launch
+    floor of a profiled kernel, an empty kernel's Nsight ``gpu__time_duration`` (None: not
+    measured on the GPU), which `roofline.nsight_calibration` puts in place of that cost for
+    Nsight's durations."""
 
     launch_overhead_seconds: float = _by("prediction")
+    nsight_empty_kernel_seconds: float | None = _by("nsight_launch")
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,8 @@ def test_a_term_parameter_names_the_probe_that_measures_it(field, probe):
 
 def test_the_terms_read_every_model_parameter():
     # the figures no term reads: reported (the latency ladder's near and far L2 modes and TLB
-    # penalty, the graph launch cost, L1's plateau) or put in place of a parameter by the caller
-    # (Nsight's empty kernel: `profile_report`'s launch overhead)
+    # penalty, the graph launch cost, L1's plateau)
     reported = {"l2_near_hit_latency_seconds", "l2_far_hit_latency_seconds", "tlb_miss_penalty_seconds",
-                "graph_kernel_seconds", "nsight_empty_kernel_seconds", "l1_read_bytes_per_second"}
+                "graph_kernel_seconds", "l1_read_bytes_per_second"}
     calibration = set(roofline._calibration.CALIBRATION_PARAMETERS + roofline._calibration.CALIBRATION_FIGURES)
     assert set(probes()) == calibration - reported
