@@ -86,7 +86,9 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
                  "else the launch's buffer bytes as its DRAM bytes; the kernel's flops; the SASS of its build"
                  if report.from_source else
                  "`gpuroof ncu`'s prediction from the launch's Nsight Compute profile (`roofline.profile_report`)")
-             + ". Error: predicted / measured - 1. Roofline: the plain roofline bound of the profile's counts.", "",
+             + ". Error: predicted / measured - 1. Roofline: the plain roofline bound (datasheet ceilings) of the "
+             + ("source's counts, as the prediction moves them (the L2 bytes L1 does not keep)" if report.from_source
+                else "profile's counts, at the clock the profile ran at") + ".", "",
              "## Summary", "",
              "| | predicted | plain roofline |", "| --- | --- | --- |",
              f"| median \\|error\\| | {_abs_pct(report.median_abs_error)} | "

@@ -46,7 +46,9 @@ class CorpusRow(BaseModel):
     predicted_seconds: float | None
     error: float | None
     limiter: str | None
-    roofline_seconds: float | None
+    roofline_seconds: float | None = Field(description=(
+        "The plain roofline bound of the counts the prediction used (the profile's, or on the source path the "
+        "source's, as `Prediction.roofline_seconds`): never above predicted_seconds."))
     roofline_error: float | None
     occupancy_agrees: bool | None
     counted_from: str | None = Field(default=None, description=(
@@ -164,8 +166,9 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
         launch's ``buffer_bytes`` (each buffer moved once, the compulsory bytes), the flops the
         kernel's exact count (a user counts them from the source; taken from Nsight's
         instruction counts), the SASS the compiler's, the loads per thread the SASS's
-        straight-line count (else one), at the database GPU's clocks. Launches without
-        ``buffer_bytes`` get no prediction.
+        straight-line count (else one), at the database GPU's clocks; each row's roofline is
+        the bound of those counts (`Prediction.roofline_seconds`), not of the profile's.
+        Launches without ``buffer_bytes`` get no prediction.
 
     Notes
     -----
@@ -225,18 +228,18 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
     for i, (p, k, launch) in enumerate(where):
         r = by_index[i]
         measured = launch.duration_median_seconds
-        predicted, limiter, source = r.predicted_seconds, r.predicted_limiter, None
+        predicted, limiter, source, bound = r.predicted_seconds, r.predicted_limiter, None, r.roofline_seconds
         if from_source:
             table = counted.get(p.project)
             counts = table.launches.get(k.id, {}).get(launch.shape) if table is not None else None
-            predicted, limiter, source = _from_source(ncu_kernels[i], launch, counts, device,
-                                                      calibrations[p.launch_overhead_seconds])
+            predicted, limiter, source, bound = _from_source(ncu_kernels[i], launch, counts, device,
+                                                             calibrations[p.launch_overhead_seconds])
         rows.append(CorpusRow(
             project=p.project, kernel=k.short_id, category=k.category, shape=launch.shape,
             blocks=launch.blocks, measured_seconds=measured,
             nsight_seconds=r.kernel.measured.duration_seconds, predicted_seconds=predicted,
             error=_error(predicted, measured), limiter=limiter,
-            roofline_seconds=r.roofline_seconds, roofline_error=_error(r.roofline_seconds, measured),
+            roofline_seconds=bound, roofline_error=_error(bound, measured),
             occupancy_agrees=r.occupancy_agrees, counted_from=source, split=split_of(p.project)))
     names = tuple(p.project for p in projects)
     per_project = {n: m for n in names if (m := _median_abs([r.error for r in rows if r.project == n])) is not None}
@@ -254,10 +257,10 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
 
 
 def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None, device: GPU,
-                 calibration: Calibration) -> tuple[float | None, str | None, str | None]:
-    """`predict` of one launch from what its source and build give; returns seconds, limiter and
-    what the bytes came from: the access description's counted traffic where there is one,
-    else the buffer bytes (each moved once)."""
+                 calibration: Calibration) -> tuple[float | None, str | None, str | None, float | None]:
+    """`predict` of one launch from what its source and build give; returns seconds, limiter,
+    what the bytes came from (the access description's counted traffic where there is one,
+    else the buffer bytes, each moved once) and the plain roofline bound of those counts."""
     loads = _straight_line_loads(k.sass)
     if loads is None and counts is not None:
         # the loads each thread makes, as the hot loop's trips count them (`hot_loop_trips`):
@@ -277,6 +280,6 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None
     elif launch.buffer_bytes is not None:
         kernel, source = Kernel(**work, dram_bytes=float(launch.buffer_bytes)), "buffer bytes"
     else:
-        return None, None, None
+        return None, None, None, None
     result = predict(device, kernel, calibration=calibration, after_l2_flush=True)
-    return result.seconds, result.limiter, source
+    return result.seconds, result.limiter, source, result.roofline_seconds
