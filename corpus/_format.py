@@ -88,7 +88,7 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
                  "`gpuroof ncu`'s prediction from the launch's Nsight Compute profile (`roofline.profile_report`)")
              + ". Error: predicted / measured - 1. Roofline: the plain roofline bound (datasheet ceilings) of the "
              + ("source's counts, as the prediction moves them (the L2 bytes L1 does not keep)" if report.from_source
-                else "profile's counts, at the clock the profile ran at") + ".", "",
+                else "profile's counts") + ".", "",
              "## Summary", "",
              "| | predicted | plain roofline |", "| --- | --- | --- |",
              f"| median \\|error\\| | {_abs_pct(report.median_abs_error)} | "

@@ -26,6 +26,7 @@ from ._facts import gpu as lookup_gpu
 from ._gpu import DEFAULT_GPU, GPU
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._plot import plot_roofline
+from ._predict import bound_counts
 from ._roofline import analyze
 from ._time_model import DEFAULT_REGISTERS_PER_THREAD, Prediction, predict
 
@@ -147,15 +148,6 @@ def _prediction(device: GPU, kernel: Kernel) -> Prediction | None:
         return None
 
 
-def _as_predicted(kernel: Kernel, predicted: Prediction | None) -> Kernel:
-    """The kernel's counts as its prediction moves them: the L2 bytes L1 does not keep (the
-    ``l2`` term's), so that `analyze` of them is the prediction's own bound."""
-    if predicted is None or kernel.l2_bytes is None:
-        return kernel
-    served = next(t for t in predicted.terms if t.name == "l2").inputs["l2_bytes"]
-    return kernel.model_copy(update={"l2_bytes": served})
-
-
 def analyze_suite(
     gpu: GPU | str = DEFAULT_GPU, kernels: Iterable[Kernel | KernelLike] | None = None, *,
     progress: Progress = no_progress,
@@ -196,7 +188,7 @@ def analyze_suite(
         launch = kernel.launch
         registers, assumed, occ, limiters = _occupancy(device, launch)
         predicted = _prediction(device, kernel)
-        result = analyze(device, _as_predicted(kernel, predicted))
+        result = analyze(device, kernel if predicted is None else bound_counts(kernel, predicted.terms))
         rows.append(SuiteRow(
             kernel=result.name,
             label=label,

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._errors import RooflineError
+from .._kernel import Kernel
 from .derive import Derived
 from .params import Parameters
 from .terms import (
@@ -45,7 +46,7 @@ from .terms import (
     trips_term,
 )
 
-__all__ = ["Composition", "compose", "evaluate", "overlap", "roofline_bound"]
+__all__ = ["Composition", "bound_counts", "compose", "evaluate", "overlap", "roofline_bound"]
 
 
 def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]]:
@@ -123,6 +124,26 @@ def roofline_bound(terms: Sequence[Term]) -> float:
     True
     """
     return max([0.0, *(t.roof_seconds for t in terms if t.side != "overhead" and t.roof_seconds is not None)])
+
+
+def bound_counts(kernel: Kernel, terms: Sequence[Term]) -> Kernel:
+    """``kernel``'s counts as its prediction's ``terms`` move them: its L2 bytes are those the
+    ``l2`` term serves (less what L1 keeps), so that `roofline.analyze` of them is
+    `roofline_bound` of the terms, with the level that binds it.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> blur = roofline.models.blur(4096, 4096, radius=3)
+    >>> p = roofline.predict("H200", blur)
+    >>> bound = roofline.analyze("H200", bound_counts(blur, p.terms))
+    >>> bound.bound_level, abs(bound.time_lower_bound_seconds / p.roofline_seconds - 1) < 1e-12
+    ('l1', True)
+    """
+    if kernel.l2_bytes is None:
+        return kernel
+    served = next(t for t in terms if t.name == "l2").inputs["l2_bytes"]
+    return kernel.model_copy(update={"l2_bytes": served})
 
 
 @dataclass(frozen=True)
