@@ -13,7 +13,8 @@ from roofline import RooflineError
 from roofline._plot import _colormap, _import_pyplot
 
 from ._project import CorpusProject
-from ._report import WITHIN, CorpusReport, _median_abs
+from ._report import WITHIN, CorpusReport, CorpusRow, _median_abs
+from ._split import SPLIT_FIXED
 
 __all__ = ["format_corpus_report", "plot_corpus"]
 
@@ -32,6 +33,35 @@ def _abs_pct(value: float | None) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def _worst(row: CorpusRow | None) -> str:
+    return "-" if row is None else f"{_pct(row.error)} ({_cell(row.project)} {_cell(row.kernel)}, {_cell(row.shape)})"
+
+
+def _split_lines(report: CorpusReport) -> list[str]:
+    """The dev and exam splits side by side, and leave one project out within each split."""
+    splits = list(report.splits.values())
+    lines = ["", f"Dev and exam (docs/corpus.md: the dev projects were fixed on {SPLIT_FIXED}; every project "
+             "added later is exam, its error reported, never used):", "",
+             "| | " + " | ".join(s.split for s in splits) + " |", "| --- |" + " --- |" * len(splits),
+             "| projects | " + " | ".join(", ".join(_cell(n) for n in s.projects) for s in splits) + " |",
+             "| kernels, launches | " + " | ".join(f"{s.kernels}, {s.launches}" for s in splits) + " |",
+             "| median \\|error\\| | " + " | ".join(_abs_pct(s.median_abs_error) for s in splits) + " |",
+             f"| within {WITHIN:.0%} | " + " | ".join("-" if s.within is None else f"{s.within:.0%}" for s in splits)
+             + " |",
+             "| worst | " + " | ".join(_worst(s.worst) for s in splits) + " |",
+             "", "Leave one project out (the model is not fitted to the corpus: the held-out project's "
+             "median \\|error\\| against the other projects' of its split):", "",
+             "| project | split | kernels | launches | median \\|error\\| | others' |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for s in splits:
+        for name in s.projects:
+            rows = [r for r in report.rows if r.project == name]
+            mine, rest = s.held_out.get(name, (None, None))
+            lines.append(f"| {_cell(name)} | {s.split} | {len({r.kernel for r in rows})} | {len(rows)} | "
+                         f"{_abs_pct(mine)} | {_abs_pct(rest)} |")
+    return lines
 
 
 def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProject] = ()) -> str:
@@ -56,15 +86,16 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
                  "else the launch's buffer bytes as its DRAM bytes; the kernel's flops; the SASS of its build"
                  if report.from_source else
                  "`gpuroof ncu`'s prediction from the launch's Nsight Compute profile (`roofline.profile_report`)")
-             + ". Error: predicted / measured - 1. Roofline: the plain roofline bound of the profile's counts.", "",
+             + ". Error: predicted / measured - 1. Roofline: the plain roofline bound (datasheet ceilings) of the "
+             + ("source's counts, as the prediction moves them (the L2 bytes L1 does not keep)" if report.from_source
+                else "profile's counts") + ".", "",
              "## Summary", "",
              "| | predicted | plain roofline |", "| --- | --- | --- |",
              f"| median \\|error\\| | {_abs_pct(report.median_abs_error)} | "
              f"{_abs_pct(report.roofline_median_abs_error)} |",
              f"| within {WITHIN:.0%} | {'-' if report.within is None else f'{report.within:.0%}'} | |"]
     if report.worst is not None:
-        w = report.worst
-        lines.append(f"| worst | {_pct(w.error)} ({_cell(w.project)} {_cell(w.kernel)}, {_cell(w.shape)}) | |")
+        lines.append(f"| worst | {_worst(report.worst)} | |")
     lines.append(f"| occupancy equal to Nsight's | {report.occupancy_agreeing} of {report.occupancy_compared} "
                  "launches | |")
     if report.from_source:
@@ -75,14 +106,7 @@ def format_corpus_report(report: CorpusReport, *, sources: Sequence[CorpusProjec
                 lines.append(f"| counted from {origin}: {len(rows)} launches | "
                              f"{_abs_pct(_median_abs([r.error for r in rows]))}, {inside / len(rows):.0%} within "
                              f"{WITHIN:.0%} | |")
-    lines += ["", "Leave one project out (the model is not fitted to the corpus: the held-out project's "
-              "median \\|error\\| against the other projects'):", "",
-              "| project | kernels | launches | median \\|error\\| | others' |", "| --- | --- | --- | --- | --- |"]
-    for name in report.projects:
-        rows = [r for r in report.rows if r.project == name]
-        mine, rest = report.held_out.get(name, (None, None))
-        lines.append(f"| {_cell(name)} | {len({r.kernel for r in rows})} | {len(rows)} | {_abs_pct(mine)} | "
-                     f"{_abs_pct(rest)} |")
+    lines += _split_lines(report)
     lines += ["", "By category:", "", "| category | launches | median \\|error\\| | plain roofline |",
               "| --- | ---: | --- | --- |"]
     for category, value in report.category_median_abs_error.items():

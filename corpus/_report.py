@@ -23,8 +23,9 @@ from roofline._profile import _device_of, _launch_with_sass, _straight_line_load
 
 from ._counted import SourceCounts, load_corpus_traffic
 from ._project import _FROZEN, CorpusKernel, CorpusLaunch, CorpusProject
+from ._split import SPLITS, Split, split_of
 
-__all__ = ["CorpusReport", "CorpusRow", "WITHIN", "corpus_report"]
+__all__ = ["CorpusReport", "CorpusRow", "CorpusSplit", "WITHIN", "corpus_report"]
 
 #: A prediction within this fraction of the measured duration counts as "within".
 WITHIN = 0.25
@@ -45,12 +46,31 @@ class CorpusRow(BaseModel):
     predicted_seconds: float | None
     error: float | None
     limiter: str | None
-    roofline_seconds: float | None
+    roofline_seconds: float | None = Field(description=(
+        "The plain roofline bound of the counts the prediction used (the profile's, or on the source path the "
+        "source's, as `Prediction.roofline_seconds`): never above predicted_seconds."))
     roofline_error: float | None
     occupancy_agrees: bool | None
     counted_from: str | None = Field(default=None, description=(
         'On the source path: "traffic" (the access description, `roofline.memory.traffic`) or "buffer bytes" '
         "(each buffer moved once)."))
+    split: Split = Field(description="The project's split (`corpus.split_of`): dev or exam.")
+
+
+class CorpusSplit(BaseModel):
+    """The summary of one split's launches (dev or exam, `corpus.split_of`); errors as in `CorpusRow`."""
+
+    model_config = _FROZEN
+
+    split: Split
+    projects: tuple[str, ...]
+    kernels: int
+    launches: int
+    median_abs_error: float | None
+    within: float | None = Field(description=f"Share of the split's launches predicted within {WITHIN:.0%}.")
+    worst: CorpusRow | None
+    held_out: dict[str, tuple[float, float]] = Field(
+        description="Per project of the split: median |error| on it, and on the split's other projects.")
 
 
 class CorpusReport(BaseModel):
@@ -70,6 +90,8 @@ class CorpusReport(BaseModel):
     category_median_abs_error: dict[str, float] = Field(description="Per kernel category (streaming, gemm, ...).")
     held_out: dict[str, tuple[float, float]] = Field(
         description="Per project: median |error| on it, and on every other project (leave one project out).")
+    splits: dict[str, CorpusSplit] = Field(default_factory=dict, description=(
+        "Per split with launches in the report (dev, exam, in that order): its own summary."))
     occupancy_compared: int
     occupancy_agreeing: int
     from_source: bool = Field(default=False, description="Predicted from buffer bytes, flops and SASS alone "
@@ -96,6 +118,39 @@ def _median_abs(errors: Sequence[float | None]) -> float | None:
     return statistics.median(values) if values else None
 
 
+def _summary(rows: Sequence[CorpusRow]) -> dict[str, object]:
+    """The median |error|, the share within `WITHIN` and the worst launch of ``rows``."""
+    predicted = [r for r in rows if r.error is not None]
+    return dict(median_abs_error=_median_abs([r.error for r in predicted]),
+                within=sum(1 for r in predicted if abs(r.error) <= WITHIN) / len(predicted) if predicted else None,
+                worst=max(predicted, key=lambda r: abs(r.error)) if predicted else None)
+
+
+def _held_out(rows: Sequence[CorpusRow], names: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """Per project of ``names``: its median |error|, and the other projects' of ``rows``."""
+    held_out = {}
+    for n in names:
+        mine = _median_abs([r.error for r in rows if r.project == n])
+        rest = _median_abs([r.error for r in rows if r.project != n])
+        if mine is not None and rest is not None:
+            held_out[n] = (mine, rest)
+    return held_out
+
+
+def _splits(rows: Sequence[CorpusRow], projects: Sequence[CorpusProject]) -> dict[str, CorpusSplit]:
+    """Each split's summary, leaving one project out within its split."""
+    splits = {}
+    for split in SPLITS:
+        mine = [r for r in rows if r.split == split]
+        if not mine:
+            continue
+        members = [p for p in projects if split_of(p.project) == split]
+        names = tuple(p.project for p in members)
+        splits[split] = CorpusSplit(split=split, projects=names, kernels=sum(len(p.kernels) for p in members),
+                                    launches=len(mine), held_out=_held_out(mine, names), **_summary(mine))
+    return splits
+
+
 def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
                   from_source: bool = False) -> CorpusReport:
     """Predict every launch of ``projects`` from its profile and compare with the measured duration.
@@ -111,8 +166,9 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
         launch's ``buffer_bytes`` (each buffer moved once, the compulsory bytes), the flops the
         kernel's exact count (a user counts them from the source; taken from Nsight's
         instruction counts), the SASS the compiler's, the loads per thread the SASS's
-        straight-line count (else one), at the database GPU's clocks. Launches without
-        ``buffer_bytes`` get no prediction.
+        straight-line count (else one), at the database GPU's clocks; each row's roofline is
+        the bound of those counts (`Prediction.roofline_seconds`), not of the profile's.
+        Launches without ``buffer_bytes`` get no prediction.
 
     Notes
     -----
@@ -172,47 +228,39 @@ def corpus_report(projects: Sequence[CorpusProject], *, gpu: str | None = None,
     for i, (p, k, launch) in enumerate(where):
         r = by_index[i]
         measured = launch.duration_median_seconds
-        predicted, limiter, source = r.predicted_seconds, r.predicted_limiter, None
+        predicted, limiter, source, bound = r.predicted_seconds, r.predicted_limiter, None, r.roofline_seconds
         if from_source:
             table = counted.get(p.project)
             counts = table.launches.get(k.id, {}).get(launch.shape) if table is not None else None
-            predicted, limiter, source = _from_source(ncu_kernels[i], launch, counts, device,
-                                                      calibrations[p.launch_overhead_seconds])
+            predicted, limiter, source, bound = _from_source(ncu_kernels[i], launch, counts, device,
+                                                             calibrations[p.launch_overhead_seconds])
         rows.append(CorpusRow(
             project=p.project, kernel=k.short_id, category=k.category, shape=launch.shape,
             blocks=launch.blocks, measured_seconds=measured,
             nsight_seconds=r.kernel.measured.duration_seconds, predicted_seconds=predicted,
             error=_error(predicted, measured), limiter=limiter,
-            roofline_seconds=r.roofline_seconds, roofline_error=_error(r.roofline_seconds, measured),
-            occupancy_agrees=r.occupancy_agrees, counted_from=source))
-    predicted = [r for r in rows if r.error is not None]
+            roofline_seconds=bound, roofline_error=_error(bound, measured),
+            occupancy_agrees=r.occupancy_agrees, counted_from=source, split=split_of(p.project)))
     names = tuple(p.project for p in projects)
     per_project = {n: m for n in names if (m := _median_abs([r.error for r in rows if r.project == n])) is not None}
     categories = sorted({r.category for r in rows})
     per_category = {c: m for c in categories
                     if (m := _median_abs([r.error for r in rows if r.category == c])) is not None}
-    held_out = {}
-    for n, mine in per_project.items():
-        rest = _median_abs([r.error for r in rows if r.project != n])
-        if rest is not None:
-            held_out[n] = (mine, rest)
     compared = [r for r in rows if r.occupancy_agrees is not None]
     return CorpusReport(
         gpu=report.gpu, projects=names, rows=tuple(rows), kernels=sum(len(p.kernels) for p in projects),
-        median_abs_error=_median_abs([r.error for r in predicted]),
-        within=sum(1 for r in predicted if abs(r.error) <= WITHIN) / len(predicted) if predicted else None,
-        worst=max(predicted, key=lambda r: abs(r.error)) if predicted else None,
-        roofline_median_abs_error=_median_abs([r.roofline_error for r in rows]),
-        project_median_abs_error=per_project, category_median_abs_error=per_category, held_out=held_out,
+        **_summary(rows), roofline_median_abs_error=_median_abs([r.roofline_error for r in rows]),
+        project_median_abs_error=per_project, category_median_abs_error=per_category,
+        held_out=_held_out(rows, names), splits=_splits(rows, projects),
         occupancy_compared=len(compared), occupancy_agreeing=sum(1 for r in compared if r.occupancy_agrees),
         from_source=from_source)
 
 
 def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None, device: GPU,
-                 calibration: Calibration) -> tuple[float | None, str | None, str | None]:
-    """`predict` of one launch from what its source and build give; returns seconds, limiter and
-    what the bytes came from: the access description's counted traffic where there is one,
-    else the buffer bytes (each moved once)."""
+                 calibration: Calibration) -> tuple[float | None, str | None, str | None, float | None]:
+    """`predict` of one launch from what its source and build give; returns seconds, limiter,
+    what the bytes came from (the access description's counted traffic where there is one,
+    else the buffer bytes, each moved once) and the plain roofline bound of those counts."""
     loads = _straight_line_loads(k.sass)
     if loads is None and counts is not None:
         # the loads each thread makes, as the hot loop's trips count them (`hot_loop_trips`):
@@ -232,6 +280,6 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None
     elif launch.buffer_bytes is not None:
         kernel, source = Kernel(**work, dram_bytes=float(launch.buffer_bytes)), "buffer bytes"
     else:
-        return None, None, None
+        return None, None, None, None
     result = predict(device, kernel, calibration=calibration, after_l2_flush=True)
-    return result.seconds, result.limiter, source
+    return result.seconds, result.limiter, source, result.roofline_seconds

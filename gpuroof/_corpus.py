@@ -68,12 +68,18 @@ def _corpus_parser(p: argparse.ArgumentParser) -> None:
         "roofline's error, with the summary: median |error|, the share within 25 %, the worst launch, the "
         "per-project medians and the leave-one-project-out split. With --from-source, each launch is "
         "predicted as from its source alone: its buffer bytes as the DRAM bytes, its flops and its SASS, "
-        "none of the profile's counts. The corpus lives in the repository checkout (corpus/), not in the "
+        "none of the profile's counts. The projects fall in two splits (docs/corpus.md): dev, the five "
+        "projects the model was built against, and exam, every project added after them; the summary "
+        "shows each split, --split (or --exam) reports one. The corpus lives in the repository checkout (corpus/), not in the "
         "installed package. Example: gpuroof corpus --gpu h200 --from-source"
     )
     p.add_argument("--gpu", dest="corpus_gpu", metavar="GPU", default=None,
                    help="the measured GPU (a folder of the corpus: h200, h100-sxm); default: the only one measured")
     p.add_argument("--project", default=None, help="only this project")
+    p.add_argument("--split", choices=("dev", "exam", "all"), default="all",
+                   help="only the dev projects, only the exam projects (added after the dev ones), or all (default)")
+    p.add_argument("--exam", dest="split", action="store_const", const="exam",
+                   help="only the exam projects: the same as --split exam")
     p.add_argument("--corpus", dest="corpus_folder", default=None, metavar="DIR",
                    help="the corpus/ folder of a gpuroof checkout (default: the checkout this gpuroof runs from)")
     p.add_argument("--data", default=None, metavar="DIR",
@@ -98,6 +104,7 @@ def _handle(args: argparse.Namespace) -> int:
                                          f"{', '.join(measured) or 'no GPU'}")
         gpu = measured[0]
     projects = corpus.load_corpus(gpu, project=args.project, directory=args.data)
+    projects = corpus.projects_of_split(projects, args.split, gpu=gpu)
     report = corpus.corpus_report(projects, gpu=gpu, from_source=args.from_source)
     if args.plot:
         corpus.plot_corpus(report, args.plot)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, model_validator
 
 from occupancy import Launch
 from occupancy import calculate as occupancy_calculate
@@ -26,6 +26,7 @@ from ._facts import gpu as lookup_gpu
 from ._gpu import DEFAULT_GPU, GPU
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._plot import plot_roofline
+from ._predict import bound_counts
 from ._roofline import analyze
 from ._time_model import DEFAULT_REGISTERS_PER_THREAD, Prediction, predict
 
@@ -46,6 +47,10 @@ ASSUMED_REGISTERS_PER_THREAD = DEFAULT_REGISTERS_PER_THREAD
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
+#: Relative slack between a bound and the prediction that rounding alone makes (the bound
+#: recomputed by `analyze` over the same bytes and ceilings).
+_ROUNDING = 1e-9
+
 
 class SuiteRow(Displayed):
     """One kernel's line in the suite table (SI units)."""
@@ -62,6 +67,9 @@ class SuiteRow(Displayed):
     requested_arithmetic_intensity: float | None
     attainable_flops_per_second: float
     dram_bytes_per_second: float
+    #: The plain roofline (`roofline.analyze`) of the kernel's counts, with the L2 bytes the
+    #: prediction serves (less what L1 keeps) where the kernel has a prediction: then
+    #: ``time_lower_bound_seconds`` is ``roofline_seconds``.
     bound: str
     bound_level: str | None
     time_lower_bound_seconds: float
@@ -75,9 +83,9 @@ class SuiteRow(Displayed):
     occupancy_limiters: tuple[str, ...]
     predicted_seconds: float | None = None
     predicted_limiter: str | None = None
-    #: The roofline's time at the prediction's own ceilings (`Prediction.roofline_seconds`), never
-    #: above ``predicted_seconds``: an estimate, not a bound (an L2 or L1 roof counts traffic that
-    #: L1 may keep, and kernels run faster); the table's "roofline" shows it where there is one.
+    #: The plain roofline of the work the prediction does (`Prediction.roofline_seconds`: the
+    #: datasheet's ceilings, the bytes the prediction moves), never above ``predicted_seconds``;
+    #: the table's "roofline" shows it where there is one.
     roofline_seconds: float | None = None
 
     headline = (
@@ -88,6 +96,17 @@ class SuiteRow(Displayed):
         shown("registers_per_thread", label="registers"), shown("occupancy", percent),
         shown("occupancy_limiters", joined, label="occupancy_limiter"),
     )
+
+    @model_validator(mode="after")
+    def _bound_below_the_prediction(self) -> SuiteRow:
+        # the suite's check of the time model's invariant (`roofline._predict.roofline_bound`)
+        if self.predicted_seconds is not None:
+            for name in ("time_lower_bound_seconds", "roofline_seconds"):
+                bound = getattr(self, name)
+                if bound is not None and bound > self.predicted_seconds * (1 + _ROUNDING):
+                    raise RooflineError(f"kernel {self.label!r}: {name}={bound!r} is above predicted_seconds="
+                                        f"{self.predicted_seconds!r}; the roofline bound never exceeds the prediction")
+        return self
 
 
 class SuiteReport(Displayed):
@@ -166,10 +185,10 @@ def analyze_suite(
     rows = []
     for done, (kernel, label) in enumerate(zip(kernels, kernel_labels(kernels))):
         progress_step(progress, f"kernel {label}", done, len(kernels))
-        result = analyze(device, kernel)
         launch = kernel.launch
         registers, assumed, occ, limiters = _occupancy(device, launch)
         predicted = _prediction(device, kernel)
+        result = analyze(device, kernel if predicted is None else bound_counts(kernel, predicted.terms))
         rows.append(SuiteRow(
             kernel=result.name,
             label=label,
@@ -275,9 +294,8 @@ _DEFAULT = (
     _Column("occ", _occupancy_cell, True),
     _Column("occ limiter", _occupancy_limiters),
 )
-_ROOFLINE = ("the roofline's time at the ceilings the prediction uses (the datasheet's where it has none), "
-             "never above the prediction: an estimate, not a bound (an L2 or L1 roof counts traffic that L1 may "
-             "keep, and a kernel can run faster)")
+_ROOFLINE = ("the plain roofline (the datasheet's ceilings) of the bytes and flops the prediction moves "
+             "(at L2 the bytes L1 does not keep), never above the prediction")
 _PREDICTED = "roofline.predict (occupancy, Little's law, block scheduling, waves; docs/prediction.md)"
 _WIDE_LEGEND = textwrap.fill(
     "AI requested = flops / bytes the code requests (the textbook ratio); AI DRAM = flops / estimated DRAM "

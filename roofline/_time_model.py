@@ -71,9 +71,9 @@ class Prediction(Displayed):
         memory and compute terms overlap (the time is their largest), the overhead terms
         add to it.
     roofline_seconds : float
-        The plain roofline bound over the ceilings the terms use (`roofline_bound`: flops
-        at the compute roof, DRAM bytes at the DRAM roof, each cache level's bytes at its
-        rate), seconds; never more than ``seconds``.
+        The plain roofline bound of the terms' work (`roofline_bound`: the flops at the
+        datasheet's peak, the DRAM and L1 bytes and the L2 bytes L1 does not keep at the
+        datasheet's bandwidths), seconds; never more than ``seconds``, by construction.
     active_blocks_per_sm, active_warps_per_sm : int
         Occupancy of the launch (from `occupancy.calculate`).
     waves : float

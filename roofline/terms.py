@@ -5,8 +5,9 @@ used) joined by `overlap`. The functions here are the pieces those terms are bui
 a kernel's achieved bandwidth (`achieved_bandwidth`), its DRAM bytes in full-rate
 equivalents (`dram_equivalent_bytes`) and the bandwidth of a mix of reads and writes
 (`mixed_dram_bandwidth`), the DRAM roof of a GPU (`dram_roof`), the L2 bytes left after L1
-reuse (`l2_bytes_with_l1_reuse`) and the instruction counts of a kernel's SASS
-(`instructions_from_sass`).
+reuse (`l2_bytes_with_l1_reuse`), the instruction counts of a kernel's SASS
+(`instructions_from_sass`) and a kernel's counts as a prediction moves them, whose plain
+roofline is the prediction's bound (`bound_counts`).
 
 Examples
 --------
@@ -18,6 +19,7 @@ Examples
 from ._predict import (
     Term,
     achieved_bandwidth,
+    bound_counts,
     dram_equivalent_bytes,
     dram_roof,
     instructions_from_sass,
@@ -29,6 +31,7 @@ from ._predict import (
 __all__ = [
     "Term",
     "achieved_bandwidth",
+    "bound_counts",
     "dram_equivalent_bytes",
     "dram_roof",
     "instructions_from_sass",

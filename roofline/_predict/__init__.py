@@ -18,7 +18,7 @@ Reading order:
 returns a `roofline.Prediction`.
 """
 
-from .compose import Composition, compose, evaluate, overlap, roofline_bound
+from .compose import Composition, bound_counts, compose, evaluate, overlap, roofline_bound
 from .derive import (
     Derived,
     Setting,
@@ -61,6 +61,7 @@ __all__ = [
     "Term",
     "achieved_bandwidth",
     "barriers_from_instructions",
+    "bound_counts",
     "compose",
     "derive",
     "dram_equivalent_bytes",

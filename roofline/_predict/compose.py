@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._errors import RooflineError
+from .._kernel import Kernel
 from .derive import Derived
 from .params import Parameters
 from .terms import (
@@ -45,7 +46,7 @@ from .terms import (
     trips_term,
 )
 
-__all__ = ["Composition", "compose", "evaluate", "overlap", "roofline_bound"]
+__all__ = ["Composition", "bound_counts", "compose", "evaluate", "overlap", "roofline_bound"]
 
 
 def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]]:
@@ -100,19 +101,20 @@ def overlap(memory_seconds: float, compute_seconds: float, exponent: float | Non
 
 
 def roofline_bound(terms: Sequence[Term]) -> float:
-    """Seconds the plain roofline allows over the ceilings the prediction's terms use.
+    """Seconds the plain roofline allows for the work the prediction's terms do.
 
-    `roofline.analyze` bounds a kernel with the datasheet's ceilings and every byte a level
-    moves; the time model takes the measured ceilings and the bytes a level really serves
-    (L2 bytes less what L1 keeps, the DRAM roof of the kernel's mix of reads and writes).
-    The two can disagree the wrong way round (a blur's L2 bytes without L1 reuse bound it at
-    104 us where the model, with reuse, predicts 71 us). The bound a prediction reports is
-    therefore taken over the terms' own ceilings: each memory or compute term's
-    ``roof_seconds`` (the DRAM term: the compulsory bytes at its roof, with no latency or
-    scheduling; the arithmetic term: the flops at the compute roof; a term that is its work
-    over a rate and nothing else, the cache, request and atomic terms: its own time), at most
-    its seconds. Terms that model latency or issue have no roof. The bound is the largest of
-    these, so it never exceeds the prediction.
+    `roofline.analyze`'s roofs (the flops at the datasheet's peak, each level's bytes at its
+    datasheet bandwidth) over the flops and bytes the terms charge: the DRAM term's are the
+    kernel's DRAM bytes, the ``l2`` term's the L2 bytes L1 does not keep
+    (`l2_bytes_with_l1_reuse`), the ``l1_shared`` term's the kernel's L1 bytes, the
+    arithmetic term's its flops. Each is a term's ``roof_seconds``, the largest binds. For a
+    kernel whose L1 keeps nothing (no ``traffic``, as a profile's counts) it is
+    ``roofline.analyze(gpu, kernel).time_lower_bound_seconds``.
+
+    Never above the prediction, by construction: every term is at least its roof (`Term`
+    refuses one that is not: its rate is never above the datasheet's and its bytes are at
+    least the roof's), the memory and compute sides are their largest terms, `overlap` never
+    gives less than the larger side and the overhead terms only add.
 
     Examples
     --------
@@ -121,11 +123,27 @@ def roofline_bound(terms: Sequence[Term]) -> float:
     >>> roofline_bound(p.terms) == p.roofline_seconds <= p.seconds
     True
     """
-    roofs = [0.0]
-    for term in terms:
-        if term.side != "overhead" and term.roof_seconds is not None:
-            roofs.append(min(term.roof_seconds, term.seconds))
-    return max(roofs)
+    return max([0.0, *(t.roof_seconds for t in terms if t.side != "overhead" and t.roof_seconds is not None)])
+
+
+def bound_counts(kernel: Kernel, terms: Sequence[Term]) -> Kernel:
+    """``kernel``'s counts as its prediction's ``terms`` move them: its L2 bytes are those the
+    ``l2`` term serves (less what L1 keeps), so that `roofline.analyze` of them is
+    `roofline_bound` of the terms, with the level that binds it.
+
+    Examples
+    --------
+    >>> import roofline
+    >>> blur = roofline.models.blur(4096, 4096, radius=3)
+    >>> p = roofline.predict("H200", blur)
+    >>> bound = roofline.analyze("H200", bound_counts(blur, p.terms))
+    >>> bound.bound_level, abs(bound.time_lower_bound_seconds / p.roofline_seconds - 1) < 1e-12
+    ('l1', True)
+    """
+    if kernel.l2_bytes is None:
+        return kernel
+    served = next(t for t in terms if t.name == "l2").inputs["l2_bytes"]
+    return kernel.model_copy(update={"l2_bytes": served})
 
 
 @dataclass(frozen=True)

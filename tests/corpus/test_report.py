@@ -315,3 +315,25 @@ def test_each_project_is_predicted_with_the_launch_cost_of_its_timing_session(co
     assert f"{(packaged + 1e-6) * 1e6:.3f} us" in text
     with pytest.raises(ValueError, match="launch_overhead_seconds"):
         corpus[0].model_validate({**corpus[0].model_dump(), "launch_overhead_seconds": -1.0})
+
+
+#: Committed kernels whose source prediction falls below the plain roofline of their profile's
+#: counts (histogram64, matrixMul: the source counts fewer bytes or flops than Nsight), and one
+#: whose L1 keeps bytes (SGEMM_CUDA's coalesced kernel: the source path's L2 bytes less L1 reuse).
+BOUND_KERNELS = {"cuda-samples": ("histogram64", "matrixMul.16"), "SGEMM_CUDA": ("02_coalesce",)}
+
+
+@pytest.mark.parametrize("gpu", ["h200", "h100-sxm"])
+@pytest.mark.parametrize("from_source", [False, True], ids=["profile", "source"])
+def test_the_bound_beside_a_committed_prediction_never_exceeds_it(gpu, from_source):
+    """The plain roofline a row shows is of the counts its prediction used (the profile's, or
+    the source's), so it is never above the prediction (docs/prediction.md, "The bound and the
+    prediction")."""
+    projects = []
+    for name, kernels in BOUND_KERNELS.items():
+        whole, = load_corpus(gpu, project=name)
+        projects.append(whole.model_copy(update={"kernels": tuple(k for k in whole.kernels if k.short_id in kernels)}))
+    report = corpus_report(projects, gpu=gpu, from_source=from_source)
+    assert {r.kernel for r in report.rows} == {k for kernels in BOUND_KERNELS.values() for k in kernels}
+    assert all(r.predicted_seconds is not None for r in report.rows)
+    assert all(r.roofline_seconds <= r.predicted_seconds for r in report.rows)

@@ -149,8 +149,12 @@ def test_each_row_is_predict_and_analyze_themselves(recorded):
             launch = launch.model_copy(update={"resources": occupancy.KernelResources(
                 kernel=rec.function, architecture=rec.sass.architecture, registers_per_thread=rec.registers_per_thread,
                 static_shared_memory=rec.static_shared_memory or 0, sass=rec.sass)})
-        assert row.predict_seconds == roofline.predict(gpu, kernel, launch, after_l2_flush=rec.l2_flushed).seconds
-        assert row.roofline_seconds == roofline.analyze(gpu, kernel).time_lower_bound_seconds
+        p = roofline.predict(gpu, kernel, launch, after_l2_flush=rec.l2_flushed)
+        assert row.predict_seconds == p.seconds
+        # the plain roofline of the bytes the prediction moves: its own bound, never above it
+        bound = roofline.analyze(gpu, roofline.terms.bound_counts(kernel, p.terms)).time_lower_bound_seconds
+        assert row.roofline_seconds == bound == pytest.approx(p.roofline_seconds, rel=1e-12)
+        assert row.roofline_seconds <= row.predict_seconds
         assert row.predict_error_percent == pytest.approx(
             100 * (row.predict_seconds - rec.measured_seconds) / rec.measured_seconds)
 

@@ -57,7 +57,9 @@ class FamilyRow(BaseModel):
     record: FamilyRecord
     predict_seconds: float | None = None
     predict_limiter: str | None = None
-    roofline_seconds: float | None = Field(default=None, description="roofline.analyze(...).time_lower_bound_seconds.")
+    roofline_seconds: float | None = Field(default=None, description=(
+        "The plain roofline of the bytes the prediction moves (roofline.analyze of roofline.terms.bound_counts: "
+        "the prediction's roofline_seconds), never above predict_seconds."))
     roofline_bound: str | None = None
     predict_error_percent: float | None = None
     roofline_error_percent: float | None = None
@@ -147,7 +149,7 @@ def _predict_row(record: FamilyRecord, gpu: roofline.GPU, calibration: roofline.
         # version): the row says why, the others are still predicted
         return FamilyRow(record=record, error=f"no prediction: {type(exc).__name__}: {_first_line(exc)}")
     try:
-        verdict = roofline.analyze(gpu, model)
+        verdict = roofline.analyze(gpu, roofline.terms.bound_counts(model, p.terms))
         bound, bound_name = verdict.time_lower_bound_seconds, verdict.bound_level or verdict.bound
     except roofline.RooflineError:  # a precision without a peak on this GPU: no roofline column
         bound, bound_name = None, None
@@ -252,8 +254,8 @@ def render_family_markdown(report: FamilyReport, *, level: int = 1, title: str |
         f"{h1} {title or f'Kernel families on the {report.device or report.gpu}'}", "",
         *([f"Measured: {report.source}", ""] if report.source else []),
         f"|error| = |predicted - measured| / measured. `predict`: `roofline.predict` for the {report.gpu} "
-        f"({report.calibration_source}); roofline: `roofline.analyze(...).time_lower_bound_seconds` (datasheet "
-        "ceilings). Bias: the median signed error (negative: predicted too fast). Every launch was checked "
+        f"({report.calibration_source}); roofline: the plain roofline (datasheet ceilings) of the bytes the "
+        "prediction moves (`roofline.analyze` of `roofline.terms.bound_counts`). Bias: the median signed error (negative: predicted too fast). Every launch was checked "
         "against numpy before it was timed.", "",
         "| family | launches | predict median | predict worst | bias | within "
         f"{tol:.0f}% | roofline median | roofline worst |",

@@ -6,11 +6,14 @@ import math
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..._errors import RooflineError
 
 __all__ = ["Limiter", "Side", "Term", "finite_nonnegative", "finite_positive"]
+
+#: Relative slack between a term's roof and its seconds that rounding alone makes.
+_ROUNDING = 1e-12
 
 #: What a prediction names as its limiter: each term says which of these it is when it binds.
 Limiter = Literal[
@@ -42,9 +45,17 @@ class Term(BaseModel):
     notes : tuple of str
         What the term had to assume.
     roof_seconds : float or None
-        The plain roofline's time for this term's work (`roofline_bound`): its work at its
-        rate, with no latency or scheduling; None for a term that models latency, issue or
-        overhead. It is in the term's JSON, so a prediction read back keeps its bound.
+        The plain roofline's time for this term's work (`roofline_bound`): the bytes it moves
+        at one level, or the flops, at the datasheet's rate (`roofline.analyze`'s ceilings; the
+        term's own measured rate where a datasheet figure is lower), with no latency or scheduling; None for a term that is no roof of the plain roofline
+        (latency, issue, requests, atomics, overhead). Never above ``seconds``: a term spends
+        at least its roof's work at most at its roof's rate. It is in the term's JSON, so a
+        prediction read back keeps its bound.
+
+    Raises
+    ------
+    RooflineError
+        ``roof_seconds`` above ``seconds`` (a term that would run faster than its own roof).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -55,7 +66,16 @@ class Term(BaseModel):
     limiter: Limiter
     inputs: dict[str, float] = Field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    roof_seconds: float | None = Field(default=None, repr=False)
+    roof_seconds: float | None = Field(default=None, ge=0, repr=False)
+
+    @model_validator(mode="after")
+    def _never_below_its_roof(self) -> Term:
+        # the invariant prediction >= roofline bound rests on it (`roofline_bound`); the slack
+        # is the rounding of the terms that sum their time over waves
+        if self.roof_seconds is not None and self.roof_seconds > self.seconds * (1 + _ROUNDING):
+            raise RooflineError(f"term {self.name!r}: roof_seconds={self.roof_seconds!r} is above "
+                                f"seconds={self.seconds!r}; a term never runs faster than its roof")
+        return self
 
 
 def finite_positive(name: str, value: object, *, allow_inf: bool = False) -> float:

@@ -52,5 +52,5 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
               "atomic_one_address_updates_per_second": one_rate or 0.0,
               "spread_seconds": spread, "contention_seconds": serial}
     seconds = max(spread, serial)
-    return Term(name="atomics", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=seconds,
+    return Term(name="atomics", side="memory", seconds=seconds, limiter="cache_bandwidth",
                 inputs=inputs, notes=notes)

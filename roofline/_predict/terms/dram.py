@@ -133,8 +133,10 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     # an unlimited dispatch rate (no dispatch interval measured) is left out: the inputs stay finite for JSON
     dispatch_input = {"dispatch_bytes_per_second": dispatch} if math.isfinite(dispatch) else {}
     in_flight = min(blocks, slots) * bytes_per_block / rounds
-    # the plain roof of this level (`roofline_bound`): the compulsory bytes at the roof, nothing else
-    roof_seconds = d.dram.bytes / peak_bw
+    # the plain roof of this level (`roofline_bound`): the kernel's DRAM bytes at the datasheet's
+    # bandwidth (or the term's roof, were it higher); the term spends at least these bytes
+    # (`dram_equivalent_bytes`) at most at its roof
+    roof_seconds = d.dram.bytes / max(params.memory_bandwidth, peak_bw)
     term = Term(name="dram", side="memory", seconds=seconds, limiter=limiter, notes=barriers.notes,
                 roof_seconds=roof_seconds, inputs={
                     **dispatch_input, "dram_equivalent_bytes": dram_bytes, "flush_writeback_bytes": flushed,

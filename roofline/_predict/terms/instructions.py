@@ -29,7 +29,7 @@ def arithmetic_term(issue: IssueSlots, params: IssueParams) -> Term:
     does not apply. ``paths`` is ``kernel.branch_issue_factor``. Binding, it names
     ``compute`` when the units run at their roof (efficiency 1), else ``issue``.
     """
-    peak_flops = issue.peak_flops_per_second
+    peak_flops = datasheet_flops = issue.peak_flops_per_second
     if issue.tensor:
         efficiency = 1.0
         peak_flops *= params.tensor_rate_fraction or 1.0
@@ -38,8 +38,8 @@ def arithmetic_term(issue: IssueSlots, params: IssueParams) -> Term:
     flops, share, paths = issue.flops, issue.busiest_sm_share, issue.paths_per_warp
     sm_rate = peak_flops / issue.sm_count * issue.schedulers_in_use * efficiency
     seconds = paths * flops * share / sm_rate if flops else 0.0
-    # the plain roof (`roofline_bound`): the flops at the compute roof
-    roof = flops / peak_flops if peak_flops else None
+    # the plain roof (`roofline_bound`): the flops at the datasheet's compute roof
+    roof = flops / datasheet_flops if datasheet_flops else None
     return Term(name="arithmetic", side="compute", seconds=seconds, limiter="compute" if efficiency >= 1.0 else "issue",
                 roof_seconds=roof,
                 inputs={"flops": flops, "peak_flops_per_second": peak_flops, "issue_efficiency": efficiency,

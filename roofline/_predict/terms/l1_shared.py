@@ -25,5 +25,7 @@ def l1_term(l1: L1Traffic, grid: Grid, params: L1Params) -> Term:
     bandwidth = params.l1_bandwidth
     factor = grid.busiest_sm_factor
     seconds = float(l1.bytes) * factor / bandwidth if l1.bytes else 0.0
-    return Term(name="l1_shared", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=seconds,
+    # the roof: every SM's L1 busy, the bytes spread evenly (the busiest SM's factor is >= 1)
+    roof = float(l1.bytes) / bandwidth if l1.bytes else 0.0
+    return Term(name="l1_shared", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=roof,
                 inputs={"l1_bytes": float(l1.bytes or 0), "l1_bytes_per_second": bandwidth, "busiest_sm_factor": factor})

@@ -12,11 +12,14 @@ __all__ = ["l2_partial_stores_term", "l2_requests_term", "l2_term"]
 
 def l2_term(l2: L2Traffic, params: L2Params) -> Term:
     """`l2_bytes_with_l1_reuse` over L2's bandwidth: its measured plateau where the calibration
-    has it (``l2_read_bytes_per_second``), else the datasheet's."""
+    has it (``l2_read_bytes_per_second``), else the datasheet's. The roof: the same bytes at
+    the datasheet's rate, or at the plateau where that is higher (the datasheet's L2 rate is
+    derived from the SM clock, and a profile's lower clock lowers it below what L2 sustains)."""
     l2_bytes = l2.served_bytes
     bandwidth = params.l2_read_bytes_per_second or params.l2_bandwidth
     seconds = l2_bytes / bandwidth if l2_bytes else 0.0
-    return Term(name="l2", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=seconds,
+    roof = l2_bytes / max(bandwidth, params.l2_bandwidth) if l2_bytes else 0.0
+    return Term(name="l2", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=roof,
                 inputs={"l2_bytes": l2_bytes or 0.0, "l2_bytes_per_second": bandwidth})
 
 
@@ -38,7 +41,6 @@ def l2_partial_stores_term(l2: L2Traffic, grid: Grid, params: PartialStoreParams
     seconds = float(sectors) * factor * (in_use / sms) / together if sectors and together else 0.0
     per_sm = together / in_use if together else None
     return Term(name="l2_partial_stores", side="memory", seconds=seconds, limiter="cache_bandwidth",
-                roof_seconds=seconds,
                 inputs={"l2_partial_store_sectors": float(sectors or 0),
                         "l2_partial_store_sectors_per_second": rate or 0.0, "busiest_sm_factor": factor,
                         "sm_partial_store_sectors_per_second": per_sm or 0.0})
@@ -53,5 +55,5 @@ def l2_requests_term(l2: L2Traffic, params: L2RequestParams) -> Term:
     requests = l2.requests
     rate = params.l2_requests_per_second
     seconds = requests / rate if requests and rate else 0.0
-    return Term(name="l2_requests", side="memory", seconds=seconds, limiter="cache_bandwidth", roof_seconds=seconds,
+    return Term(name="l2_requests", side="memory", seconds=seconds, limiter="cache_bandwidth",
                 inputs={"l2_requests": requests or 0.0, "l2_requests_per_second": rate or 0.0})
