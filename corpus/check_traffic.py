@@ -1,9 +1,10 @@
 """Check access descriptions against Nsight Compute's own counts of the same launches.
 
-    python -m corpus.check_traffic PROJECT [KERNEL_SUBSTRING] [--all]   # from the repository's root
+    python -m corpus.check_traffic PROJECT [KERNEL_SUBSTRING] [--all] [--gpu GPU]   # from the repository's root
 
 For each described launch (the first of each kernel unless --all) prints the traffic that
-`roofline.memory.traffic` counts from the description beside Nsight's counts (H200 profile):
+`roofline.memory.traffic` counts from the description beside Nsight's counts (the profile of
+``--gpu``, default the H200's; a project measured on one GPU only names it):
 global load / store sectors the L1 looked up (l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}),
 DRAM bytes read / written, and the shared-memory wavefronts the description's counts give
 (``shared_wavefronts``) beside l1tex__data_pipe_lsu_wavefronts_mem_shared. A description is right
@@ -19,11 +20,25 @@ from ._counted import _count_launch
 from ._project import load_corpus
 from .traffic import DESCRIPTIONS
 
+#: The GPU whose profile the check reads unless ``--gpu`` names another.
+DEFAULT_GPU = "h200"
+
+
+def gpu_option(argv: list[str]) -> tuple[str, list[str]]:
+    """``--gpu GPU`` (default `DEFAULT_GPU`) and the arguments without it."""
+    if "--gpu" not in argv:
+        return DEFAULT_GPU, list(argv)
+    at = argv.index("--gpu")
+    if at + 1 >= len(argv):
+        raise SystemExit("--gpu needs a GPU name (a facts file's, e.g. h100-sxm)")
+    return argv[at + 1], argv[:at] + argv[at + 2:]
+
 
 def main(argv: list[str]) -> int:
+    gpu, argv = gpu_option(argv)
     args = [a for a in argv if not a.startswith("--")]
     every = "--all" in argv
-    project = load_corpus("h200", project=args[0])[0]
+    project = load_corpus(gpu, project=args[0])[0]
     described = DESCRIPTIONS.get(project.project, {})
     pattern = args[1] if len(args) > 1 else ""
     print(f"{'kernel':40} {'shape':28} {'ld sect desc/ncu':>22} {'st sect desc/ncu':>22} "

@@ -1,9 +1,10 @@
 """Recount the corpus's traffic from the access descriptions (corpus/traffic/) and write
 corpus/counted_traffic/<project>.json; run from the repository's root:
 
-    python -m corpus.count_traffic [PROJECT ...]
+    python -m corpus.count_traffic [PROJECT ...] [--gpu GPU]
 
-The shapes are the same on every GPU, so the H200's corpus gives the launches.
+The shapes are the same on every GPU, so one GPU's corpus gives the launches: the H200's unless
+``--gpu`` names another (a project measured on one GPU only names it).
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import time
 
 from ._counted import count_corpus_traffic, write_corpus_traffic
 from ._project import load_corpus
+from .check_traffic import gpu_option
 
 
-def main(names: list[str]) -> int:
-    for project in load_corpus("h200"):
+def main(argv: list[str]) -> int:
+    gpu, names = gpu_option(argv)
+    for project in load_corpus(gpu):
         if names and project.project not in names:
             continue
         start = time.perf_counter()

@@ -7,9 +7,9 @@ import re
 from roofline.memory import Access, Coords
 
 from .._description import Describe, Description
-from ._shapes import first_thread, issued_wavefronts, log2, n_of, with_counts
+from ._shapes import first_thread, log2, n_of, tree_wavefronts, with_counts
 
-__all__ = ["KERNELS"]
+__all__ = ["KERNELS", "with_tree"]
 
 KERNELS: dict[str, Describe] = {}
 
@@ -58,25 +58,7 @@ def _reduce6(launch) -> Description:
     ))
 
 
-def _tree_wavefronts(b: int, pairs, loads: int) -> int:
-    """Shared wavefronts of one block's reduction tree: every warp issues each step's accesses
-    (predicated, see `issued_wavefronts`); ``pairs(s, tid)`` gives the word a thread updates in step ``s``
-    (None when off), which also loads the word ``s`` above it (``loads`` of the two are LDS)."""
-    total = 0
-    for s in _tree_steps(b):
-        for w in range(b // 32):
-            at = [pairs(s, t) for t in range(32 * w, 32 * w + 32)]
-            above = [None if a is None else a + s for a in at]
-            # LDS(s) + STS
-            total += (loads - 1) * issued_wavefronts(at) + issued_wavefronts(above) + issued_wavefronts(at)
-    return total
-
-
-def _tree_steps(b: int):
-    return [1 << k for k in range(log2(b))]
-
-
-def _with_tree(describe, kind: str):
+def with_tree(describe, kind: str):
     """reduce0-3: the block stores its values (one STS a warp), then log2(B) steps (a barrier
     each, after the first one): reduce0 updates word tid when tid % 2s == 0, reduce1 word
     2s x tid (stride-2s lanes: bank conflicts), reduce2/3 word tid for tid < s; reduce0-2 load
@@ -90,7 +72,7 @@ def _with_tree(describe, kind: str):
             "2": lambda s, t: t if t < s else None,
             "3": lambda s, t: t if t < s else None,
         }[kind]
-        per_block = (b // 32) + _tree_wavefronts(b, pairs, 1 if kind == "3" else 2)
+        per_block = (b // 32) + tree_wavefronts(b, pairs, 1 if kind == "3" else 2)
         if kind != "3":
             per_block += b // 32
         d = describe(launch)
@@ -120,8 +102,8 @@ def _with_unrolled(describe, looped: bool):
 
 
 for _k in ("0", "1", "2"):
-    KERNELS[f"reduction.reduce{_k}"] = _with_tree(_reduce_one, _k)
-KERNELS["reduction.reduce3"] = _with_tree(_reduce_two, "3")
+    KERNELS[f"reduction.reduce{_k}"] = with_tree(_reduce_one, _k)
+KERNELS["reduction.reduce3"] = with_tree(_reduce_two, "3")
 KERNELS["reduction.reduce4"] = _with_unrolled(_reduce_two, True)
 KERNELS["reduction.reduce5"] = _with_unrolled(_reduce_two, False)
 KERNELS["reduction.reduce6"] = _with_unrolled(_reduce6, False)

@@ -1,4 +1,5 @@
-"""What the cuda-samples descriptions read off a launch's shape, and the helpers they share."""
+"""What the cuda-samples descriptions read off a launch's shape, and the helpers they share (with the
+other projects' descriptions)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from .._description import Description, tokens
 
 __all__ = [
     "first_of", "first_thread", "image_of", "issued_wavefronts", "lane_of", "log2", "mib_of", "n_of", "side_of",
-    "with_counts",
+    "tree_steps", "tree_wavefronts", "with_counts",
 ]
 
 # ----------------------------------------------------------------------------- shape helpers
@@ -69,3 +70,22 @@ def issued_wavefronts(words) -> int:
     branching around them, so a warp whose lanes are all off still issues the instruction,
     and Nsight counts it as one wavefront."""
     return max(1, bank_conflicts([None if w is None else 4 * w for w in words]).wavefronts)
+
+
+def tree_wavefronts(b: int, pairs, loads: int, steps=None) -> int:
+    """Shared wavefronts of one block's reduction tree: every warp issues each step's accesses
+    (predicated, see `issued_wavefronts`); ``pairs(s, tid)`` gives the word a thread updates in step ``s``
+    (None when off), which also loads the word ``s`` above it (``loads`` of the two are LDS);
+    ``steps``: the values of ``s`` (default every power of two below ``b``)."""
+    total = 0
+    for s in tree_steps(b) if steps is None else steps:
+        for w in range(b // 32):
+            at = [pairs(s, t) for t in range(32 * w, 32 * w + 32)]
+            above = [None if a is None else a + s for a in at]
+            # LDS(s) + STS
+            total += (loads - 1) * issued_wavefronts(at) + issued_wavefronts(above) + issued_wavefronts(at)
+    return total
+
+
+def tree_steps(b: int):
+    return [1 << k for k in range(log2(b))]
