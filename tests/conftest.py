@@ -129,3 +129,41 @@ def template_build(tmp_path_factory):
     written = exports.write_exports(folder, {n: (r.registers_per_thread, r.static_shared_memory)
                                              for n, r in kernels.items()})
     return SimpleNamespace(cubin=cubin, kernels=kernels, exports=written, module=exports)
+
+
+@pytest.fixture
+def predict_setting_once(monkeypatch):
+    """`roofline.predict`'s calibration-free steps run once per launch object: a calibration fit
+    predicts the same (kernel, launch) objects for hundreds of calibrations, and the launch's
+    checks, occupancy and derived quantities (about half of each call) are the same each time.
+    Keyed by the objects' identity (the memo holds them, so no id is reused) and by the other
+    arguments; a call that raises is not kept. The calibration's parameters likewise, for the
+    last calibration (one fit evaluation predicts every launch at one calibration)."""
+    from roofline import _time_model
+
+    real_setting, real_derive, real_parameters = _time_model._setting, _time_model.derive, _time_model.parameters
+    settings: dict[tuple, tuple] = {}
+    derived: dict[int, tuple] = {}
+    last: list = [None, None, None]
+
+    def setting(record, kernel, launch, loads, chains, flushed, measured):
+        key = (id(record), id(kernel), id(launch), loads, chains, flushed, id(measured))
+        if key not in settings:
+            settings[key] = (record, kernel, launch, measured, real_setting(record, kernel, launch, loads, chains,
+                                                                            flushed, measured))
+        made, assumptions = settings[key][-1]
+        return made, list(assumptions)
+
+    def derive(made):
+        if id(made) not in derived:
+            derived[id(made)] = (made, real_derive(made))
+        return derived[id(made)][1]
+
+    def parameters(cal, record):
+        if last[0] is not cal or last[1] is not record:
+            last[:] = [cal, record, real_parameters(cal, record)]
+        return last[2]
+
+    monkeypatch.setattr(_time_model, "_setting", setting)
+    monkeypatch.setattr(_time_model, "derive", derive)
+    monkeypatch.setattr(_time_model, "parameters", parameters)

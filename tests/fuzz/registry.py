@@ -794,7 +794,7 @@ TRANSFER = {
 MODELS.update({
     "ModelInfo": model(models.ModelInfo, _INFO, finite=False),
     "ModelParameter": model(models.ModelParameter, _INFO.parameters[0], finite=False),
-    "catalog": call(args_kwargs()),
+    "catalog": call(args_kwargs(), cost=10),  # describes every model: a second and a half a call
     "describe": call(args_kwargs(maybe(st.sampled_from((*models.names(), "nope", "Copy"))))),
     "ReductionSteps": model(models.ReductionSteps, models.reduction_steps(256, "sequential"), finite=False),
     "reduction_steps": call(args_kwargs(block_1d, maybe(st.sampled_from((*models.REDUCTION_VARIANTS, "nope"))))),

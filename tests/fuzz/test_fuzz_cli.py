@@ -159,7 +159,7 @@ COMMANDS: dict[str, tuple[st.SearchStrategy[list[str]], float]] = {
     "corpus": (options({}, {"--gpu": token(st.sampled_from(("h200", "h100-sxm", "nope"))),
                             "--project": token(st.sampled_from(("rodinia", "nope"))), "--data": folder_token(),
                             "--out": out_token((".md", ".txt")), "--plot": out_token((".png", ".txt"))},
-                       ("--json",)), 1),
+                       ("--json",)), 4),  # a known GPU loads and predicts its whole corpus
     "measure": (options({"--grid": ints(1, 4096), "--block": ints(1, 1024)},
                         {"--kernel": token(st.just("k")), "--arg": token(st.sampled_from(("f32[n]", "i32=5", "x"))),
                          "--size": token(st.sampled_from(("n=1024", "n", "n=-1"))), "--device": ints(0, 3)},

@@ -4,7 +4,25 @@ times made with it."""
 import pytest
 
 import roofline
+from validate.probes import _compute
 from validate.probes._compute import compute_calibration, derive_compute, fit_overlap_exponent, fit_trip_line
+
+
+@pytest.fixture(scope="module", autouse=True)
+def overlap_fitted_once():
+    """`fit_overlap` (a search of 301 exponents, seconds of CPU) runs once per sweep: the tests
+    below derive the same synthetic overlap sweep beside different trip walks."""
+    real, fitted = _compute.fit_overlap, {}
+
+    def fit_overlap(points, memory_seconds):
+        key = (tuple(sorted(points.items())), memory_seconds)
+        if key not in fitted:
+            fitted[key] = real(points, memory_seconds)
+        return fitted[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_compute, "fit_overlap", fit_overlap)
+        yield
 
 
 def _overlap_points(memory, fma, p):

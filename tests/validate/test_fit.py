@@ -39,6 +39,8 @@ FITTED = tuple(TRUTH)
 # (make test-full) runs every fit to its own budget.
 FULL = os.environ.get("GPUROOF_TEST_FULL") == "1"
 SAMPLED_EVALUATIONS = FIT_EVALUATIONS if FULL else 450
+# each fit predicts its launches at hundreds of calibrations: their settings are derived once
+pytestmark = pytest.mark.usefixtures("predict_setting_once")
 
 
 def _sweep(cal, configurations, n=N, used=True):
