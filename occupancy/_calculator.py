@@ -215,7 +215,8 @@ def calculate(
     if launch.max_dynamic_shared_memory is None:
         # every field comes from a checked Launch, and the runtime's default from `checked`:
         # built as it is (a checked copy would cost a third of the call)
-        launch = Launch.model_construct(**(dict(launch) | {"max_dynamic_shared_memory": int(v.max_dynamic_shared_memory)}))
+        default = int(v.max_dynamic_shared_memory)
+        launch = Launch.model_construct(**(dict(launch) | {"max_dynamic_shared_memory": default}))
     return OccupancyResult(
         arch=arch.name,
         launch=launch,
