@@ -148,9 +148,10 @@ def _occupancy(args: argparse.Namespace) -> int:
 
 def _print_result(r: occupancy.OccupancyResult, clusters: occupancy.ClusterOccupancy | None) -> None:
     """The launch, its blocks and warps per SM, what limits them, the driver's configuration and the clusters."""
+    launch = r.launch
     print(
-        f"{r.arch}: {r.threads_per_block} threads, {r.registers_per_thread} registers, "
-        f"{r.static_shared_memory} B static + {r.dynamic_shared_memory} B dynamic shared memory"
+        f"{r.arch}: {launch.threads_per_block} threads, {launch.registers_per_thread} registers, "
+        f"{launch.static_shared_memory} B static + {launch.dynamic_shared_memory} B dynamic shared memory"
     )
     print(
         f"  active blocks per SM  {r.active_blocks_per_sm}  "

@@ -303,9 +303,9 @@ def _resources(args: argparse.Namespace) -> int:
         if occ is None:
             print(head + f"{'-':>7}{0:>7}{'0%':>7}  no block size can launch")
         elif occ.active_blocks_per_sm == 0:
-            print(head + f"{occ.threads_per_block:>7}{0:>7}{'0%':>7}  cannot launch: {occ.reason}")
+            print(head + f"{occ.launch.threads_per_block:>7}{0:>7}{'0%':>7}  cannot launch: {occ.reason}")
         else:
-            print(head + f"{occ.threads_per_block:>7}{occ.active_blocks_per_sm:>7}{occ.occupancy:>7.0%}  "
+            print(head + f"{occ.launch.threads_per_block:>7}{occ.active_blocks_per_sm:>7}{occ.occupancy:>7.0%}  "
                   + ", ".join(occ.limiters))
         if r.warp_group_registers:
             print(f"{'':<{width}}  setmaxnreg: warp groups run with "

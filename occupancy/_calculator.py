@@ -23,20 +23,16 @@ class OccupancyResult(Displayed):
 
     Block limits are blocks per SM allowed by each resource on its own; ``None``
     means the resource does not limit (a kernel with no registers or no shared
-    memory, or barriers on an architecture where they do not count).
+    memory, or barriers on an architecture where they do not count). ``launch`` is the
+    launch as the calculator read it: the `occupancy.Launch` given (or built from the
+    loose keywords), with ``max_dynamic_shared_memory`` the runtime's default where the
+    launch left it unset.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     arch: str
-    threads_per_block: int
-    registers_per_thread: int
-    static_shared_memory: int
-    dynamic_shared_memory: int
-    max_dynamic_shared_memory: int
-    carveout: int | None
-    block_barriers: int
-    max_threads_per_block: int | None
+    launch: Launch
     partitioned_global_caching: str
     active_blocks_per_sm: int
     active_warps_per_sm: int
@@ -57,7 +53,8 @@ class OccupancyResult(Displayed):
     reason: str | None = None
 
     headline = (
-        shown("arch"), shown("threads_per_block"), shown("registers_per_thread"),
+        shown("arch"), shown("launch.threads_per_block", label="threads_per_block"),
+        shown("launch.registers_per_thread", label="registers_per_thread"),
         shown("active_blocks_per_sm", label="blocks_per_sm"), shown("occupancy", percent),
         shown("limiters", joined, label="limiter"), shown("reason"),
     )
@@ -211,12 +208,18 @@ def calculate(
     """
     arch = architecture(arch)
     gc = gc_mode(partitioned_global_caching)
-    v = launch_numbers(arch, launch_of("calculate", launch, fields, arch))
+    launch = launch_of("calculate", launch, fields, arch)
+    v = launch_numbers(arch, launch)
     out = evaluate(arch, v, gc)
     active = int(out.active_blocks_per_sm)
+    if launch.max_dynamic_shared_memory is None:
+        # every field comes from a checked Launch, and the runtime's default from `checked`:
+        # built as it is (a checked copy would cost a third of the call)
+        default = int(v.max_dynamic_shared_memory)
+        launch = Launch.model_construct(**(dict(launch) | {"max_dynamic_shared_memory": default}))
     return OccupancyResult(
         arch=arch.name,
-        **(dataclasses.asdict(v) | {"carveout": None if v.carveout < 0 else v.carveout}),
+        launch=launch,
         partitioned_global_caching=gc,
         active_blocks_per_sm=active,
         active_warps_per_sm=int(out.active_warps_per_sm),
@@ -238,9 +241,11 @@ def calculate(
     )
 
 
-# The launch numbers calculate_many takes as arrays: the fields of LaunchNumbers, the first two required.
+# The launch numbers calculate_many takes as arrays: the fields of LaunchNumbers, the first two
+# required, the others defaulting as a Launch's do.
 _LAUNCH_ARRAYS = tuple(f.name for f in dataclasses.fields(LaunchNumbers))
 _REQUIRED_ARRAYS = ("threads_per_block", "registers_per_thread")
+_ARRAY_DEFAULTS = {name: Launch.model_fields[name].default for name in _LAUNCH_ARRAYS if name not in _REQUIRED_ARRAYS}
 
 
 def calculate_many(
@@ -295,7 +300,7 @@ def calculate_many(
         raise TypeError(f"calculate_many() missing the launch numbers {' and '.join(map(repr, missing))}")
     arch = architecture(arch)
     gc = gc_mode(partitioned_global_caching)
-    out = evaluate(arch, checked(arch, LaunchNumbers(**arrays), arrays=True), gc)
+    out = evaluate(arch, checked(arch, LaunchNumbers(**(_ARRAY_DEFAULTS | arrays)), arrays=True), gc)
     values = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}
     shape = np.broadcast_shapes(*(np.shape(x) for x in values.values()))
     return OccupancyArrays(**{k: np.broadcast_to(x, shape) for k, x in values.items()})

@@ -1,14 +1,14 @@
 """Input checks of the occupancy functions: integer-ness and each number's range on an architecture.
 
-`LaunchNumbers` holds the numbers the rules read (scalars or broadcastable arrays);
-`checked` checks them against one architecture and fills the runtime's defaults, once,
-before `occupancy._rules.evaluate` runs.
+`LaunchNumbers` holds the numbers of an `occupancy.Launch` that the rules read (scalars or
+broadcastable arrays); `checked` checks them against one architecture and fills the
+runtime's defaults, once, before `occupancy._rules.evaluate` runs.
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -87,20 +87,22 @@ def gc_mode(value: str | bool | None) -> str:
 class LaunchNumbers:
     """The numbers of one launch or of arrays of launches that the occupancy rules read.
 
-    Fields are named as `occupancy.Launch`'s (bytes for shared memory). After `checked`
-    every field is an int or an int array, ``max_dynamic_shared_memory`` holds the
-    runtime's default where none was given, ``carveout`` -1 where there is no preference,
-    and ``max_threads_per_block`` stays None when unset.
+    Which of `occupancy.Launch`'s numbers the rules read, by its names (``threads_per_block``
+    is the product of its block), each an int or an int array; `Launch` holds each one's
+    meaning, unit, default and CUDA limit. After `checked` every field is an int or an int
+    array, ``max_dynamic_shared_memory`` holds the runtime's default where none was given,
+    ``carveout`` -1 where there is no preference, and ``max_threads_per_block`` stays None
+    when unset.
     """
 
     threads_per_block: Int
     registers_per_thread: Int
-    static_shared_memory: Int = 0
-    dynamic_shared_memory: Int = 0
-    max_dynamic_shared_memory: Int | None = None
-    carveout: Int | None = None
-    block_barriers: Int = 1
-    max_threads_per_block: Int | None = None
+    static_shared_memory: Int
+    dynamic_shared_memory: Int
+    max_dynamic_shared_memory: Int | None
+    carveout: Int | None
+    block_barriers: Int
+    max_threads_per_block: Int | None
 
 
 def _check_optin(arch: Architecture, name: str, value: Int, static: Int) -> None:
@@ -170,15 +172,12 @@ def checked(arch: Architecture, launch: LaunchNumbers, *, arrays: bool) -> Launc
     mt = given.get("max_threads_per_block")
     if mt is not None:
         check_range("max_threads_per_block", mt, 1, arch.max_threads_per_block, arch)
-    out = LaunchNumbers(
-        threads_per_block=t, registers_per_thread=r, static_shared_memory=s, dynamic_shared_memory=d,
-        max_dynamic_shared_memory=m, carveout=c, block_barriers=b, max_threads_per_block=mt,
-    )
+    out = replace(launch, **(given | {"max_dynamic_shared_memory": m, "carveout": c, "max_threads_per_block": mt}))
     if not arrays:
         return out
     # Every number is now within its range (at most 2**18 bytes): int32, the lookup tables' type,
     # halves the memory the rules stream through (an int32 array is taken as it is).
-    return LaunchNumbers(**{f.name: _int32(getattr(out, f.name)) for f in fields(out)})
+    return replace(out, **{f.name: _int32(getattr(out, f.name)) for f in fields(out)})
 
 
 def _int32(value: Int | None) -> np.ndarray | None:

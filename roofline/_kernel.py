@@ -22,6 +22,8 @@ from ._warps import CACHE_LINE_BYTES
 __all__ = ["Kernel", "KernelLike", "Traffic", "kernel_of"]
 
 _LABEL_KEYS = ("variant", "radius", "tile", "offset", "stride")
+#: The counts a Kernel reads from its traffic where it is not given them (`Kernel.count`).
+_TRAFFIC_COUNTS = ("load_bytes", "store_bytes", "l2_partial_store_sectors")
 #: A count (flops, bytes, events): ints stay ints.
 Count = int | float
 def _count(name: str, value: object) -> int | float:
@@ -236,21 +238,23 @@ class Traffic(BaseModel):
     def kernel(self, **fields: object) -> Kernel:
         """A `roofline.Kernel` with this traffic and `fields` (``name``, ``flops``, ``launch``, ...).
 
-        The kernel's bytes per level come from here (``load_bytes``, ``store_bytes``,
-        ``l1_bytes`` = ``l1_global_bytes``, ``l2_bytes``, ``dram_bytes``) and the traffic
-        itself is its ``traffic`` (the footprint `predict` reads). A field given here
-        replaces the one of the same name (e.g. ``l1_bytes`` with shared-memory
-        wavefronts added).
+        The traffic is the kernel's ``traffic``: the requested bytes and the footprint
+        (`Kernel.count` reads ``load_bytes``, ``store_bytes``, ``requested_bytes`` and
+        ``l2_partial_store_sectors`` from it). The kernel's bytes per level start from
+        here (``l1_bytes`` = ``l1_global_bytes``, ``l2_bytes``, ``dram_bytes``). A field
+        given here replaces the one of the same name (e.g. ``l1_bytes`` with shared-memory
+        wavefronts added, or ``store_bytes`` where the kernel stores other than the traffic
+        counted).
 
         Examples
         --------
         >>> import roofline
         >>> t = roofline.memory.traffic(4, 256, [roofline.memory.Access(array="x", index=lambda c: c.x)])
-        >>> t.kernel(name="read", flops=0).dram_bytes
-        4096
+        >>> k = t.kernel(name="read", flops=0)
+        >>> k.dram_bytes, k.count("load_bytes"), k.load_bytes
+        (4096, 4096, None)
         """
-        levels = {"load_bytes": self.load_bytes, "store_bytes": self.store_bytes, "l1_bytes": self.l1_global_bytes,
-                  "l2_bytes": self.l2_bytes, "dram_bytes": self.dram_bytes}
+        levels = {"l1_bytes": self.l1_global_bytes, "l2_bytes": self.l2_bytes, "dram_bytes": self.dram_bytes}
         return Kernel(**{**levels, "traffic": self, **fields})
 
 
@@ -290,7 +294,8 @@ class Kernel(CheckedModel):
         ``flops_by_precision`` says).
     load_bytes, store_bytes, requested_bytes : int or None
         Global bytes the code asks for: active lanes x access size, every access counted
-        (``requested_bytes = load_bytes + store_bytes``; it may be given alone).
+        (``requested_bytes = load_bytes + store_bytes``; it may be given alone), as given;
+        None where ``traffic`` counted them (read both through `count`).
     l2_bytes : int or None
         SM <-> L2 traffic: the 32-byte sectors of every warp-wide access.
     l1_bytes : int or None
@@ -306,8 +311,9 @@ class Kernel(CheckedModel):
         access touches; Nsight's ``lts__t_requests_srcunit_tex``); None: the traffic's
         count where `roofline.memory.traffic` built the kernel (a warp access's distinct lines).
     l2_partial_store_sectors : int or None
-        The 32-byte sectors global stores write only in part, which L2 merges one by one;
-        None: the traffic's count where `roofline.memory.traffic` built the kernel.
+        The 32-byte sectors global stores write only in part, which L2 merges one by one,
+        as given; None: the traffic's count where `roofline.memory.traffic` built the
+        kernel (`count` reads either).
     atomics : int or None
         Warp-level global atomic and reduction instructions executed (``ATOMG``/``RED``).
     atomic_addresses : int or None
@@ -395,7 +401,7 @@ class Kernel(CheckedModel):
         Examples
         --------
         >>> from roofline import models
-        >>> models.copy(1024).model_copy(update={"store_bytes": 0}).requested_bytes
+        >>> models.copy(1024).model_copy(update={"store_bytes": 0}).count("requested_bytes")
         4096
         """
         data = super().copy_fields(update)
@@ -414,13 +420,44 @@ class Kernel(CheckedModel):
             return self.name
         return f"{self.name}({', '.join(f'{k}={self.parameters[k]}' for k in keys)})"
 
+    def count(self, name: str) -> int | float | None:
+        """The kernel's count `name` (a count field: ``"load_bytes"``, ``"dram_bytes"``, ...):
+        the value given, else the one its ``traffic`` counted, else None.
+
+        The traffic holds ``load_bytes``, ``store_bytes`` and ``l2_partial_store_sectors``;
+        ``requested_bytes`` not given is ``load_bytes + store_bytes`` where both are known,
+        so a store given on a counted kernel counts in its requested bytes.
+
+        Examples
+        --------
+        >>> from roofline import models
+        >>> m = models.copy(1024)
+        >>> m.count("load_bytes"), m.count("requested_bytes")
+        (4096, 8192)
+        >>> m.model_copy(update={"store_bytes": 0}).count("requested_bytes")
+        4096
+        """
+        if name not in _counts():
+            raise RooflineError(
+                f"name={short_repr(name)} is not a count of a Kernel; the counts are {', '.join(_counts())}")
+        given = getattr(self, name)
+        if given is not None:
+            return given
+        if name == "requested_bytes":
+            load, store = self.count("load_bytes"), self.count("store_bytes")
+            return None if load is None or store is None else load + store
+        if name in _TRAFFIC_COUNTS and self.traffic is not None:
+            return getattr(self.traffic, name)
+        return None
+
     @property
     def arithmetic_intensity(self) -> float | None:
         """flops / requested_bytes, flop/byte: the textbook compute-to-global-access ratio
         (PMPP); None when the kernel does not give its requested bytes."""
-        if self.requested_bytes is None:
+        requested = self.count("requested_bytes")
+        if requested is None:
             return None
-        return self.flops / self.requested_bytes if self.requested_bytes else math.inf
+        return self.flops / requested if requested else math.inf
 
     @property
     def dram_arithmetic_intensity(self) -> float | None:

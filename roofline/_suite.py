@@ -189,6 +189,7 @@ def analyze_suite(
         registers, assumed, occ, limiters = _occupancy(device, launch)
         predicted = _prediction(device, kernel)
         result = analyze(device, kernel if predicted is None else bound_counts(kernel, predicted.terms))
+        requested = kernel.count("requested_bytes")
         rows.append(SuiteRow(
             kernel=result.name,
             label=label,
@@ -198,7 +199,7 @@ def analyze_suite(
             dram_bytes=result.bytes["dram"],
             arithmetic_intensity=result.arithmetic_intensity,
             requested_arithmetic_intensity=(
-                result.flops / kernel.requested_bytes if kernel.requested_bytes else None
+                result.flops / requested if requested else None
             ),
             attainable_flops_per_second=result.attainable_flops_per_second,
             dram_bytes_per_second=result.bytes["dram"] / result.time_lower_bound_seconds,

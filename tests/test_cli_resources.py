@@ -182,7 +182,7 @@ def test_resources_of_a_fatbin_pick_the_sass_the_driver_would_load(capsys, binar
     assert [(row["arch"], row["resources"]["architecture"]) for row in rows] == [("sm_86", "sm_80"), ("sm_90", "sm_90")]
     r = occupancy.KernelResources(**rows[0]["resources"])
     assert rows[0]["occupancy"]["active_blocks_per_sm"] == occupancy.calculate(
-        "sm_86", threads_per_block=rows[0]["occupancy"]["threads_per_block"], resources=r).active_blocks_per_sm
+        "sm_86", block=rows[0]["occupancy"]["launch"]["block"], resources=r).active_blocks_per_sm
 
 
 def test_resources_with_an_architecture_file(capsys, files):

@@ -153,7 +153,7 @@ def copy(n: int, *, block: int = 256) -> Kernel:
     Examples
     --------
     >>> from roofline import models
-    >>> models.copy(1024).requested_bytes
+    >>> models.copy(1024).count("requested_bytes")
     8192
     """
     n = check_int("n", n)
@@ -284,7 +284,7 @@ def offset_read(n: int, offset: int, *, block: int = 256) -> Kernel:
     --------
     >>> from roofline import models
     >>> m = models.offset_read(1 << 20, 11)
-    >>> m.l2_bytes > m.requested_bytes
+    >>> m.l2_bytes > m.count("requested_bytes")
     True
     """
     return _offset("offset_read", n, offset, block)
@@ -339,7 +339,7 @@ def strided_read(n: int, stride: int, *, block: int = 256) -> Kernel:
     --------
     >>> from roofline import models
     >>> m = models.strided_read(1 << 20, 8)
-    >>> m.l2_bytes / m.requested_bytes  # 32-byte sector per 4-byte load, plus the store
+    >>> m.l2_bytes / m.count("requested_bytes")  # 32-byte sector per 4-byte load, plus the store
     4.5
     """
     return _strided("strided_read", n, stride, block)
@@ -393,7 +393,7 @@ def aos(n: int, *, block: int = 128) -> Kernel:
     --------
     >>> from roofline import models
     >>> m = models.aos(1 << 20)
-    >>> m.l2_bytes / m.requested_bytes
+    >>> m.l2_bytes / m.count("requested_bytes")
     2.0
     """
     n = check_int("n", n)

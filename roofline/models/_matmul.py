@@ -244,7 +244,7 @@ def matmul_register_tiled(m: int, k: int | None = None, n: int | None = None) ->
     --------
     >>> from roofline import models
     >>> r = models.matmul_register_tiled(4096)
-    >>> round(r.flops / r.requested_bytes), r.launch.block
+    >>> round(r.flops / r.count("requested_bytes")), r.launch.block
     (32, (16, 16, 1))
     """
     m, k, n = _sizes(m, k, n)

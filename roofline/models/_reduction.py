@@ -218,7 +218,7 @@ def reduction(n: int, *, block: int = 256, variant: Variant = "sequential") -> K
     Examples
     --------
     >>> from roofline import models
-    >>> models.reduction(1024, block=256).store_bytes  # four partial sums
+    >>> models.reduction(1024, block=256).count("store_bytes")  # four partial sums
     16
     >>> models.reduction(1024, block=256, variant="interleaved_compact").label
     'reduction(variant=interleaved_compact)'

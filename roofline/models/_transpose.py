@@ -176,7 +176,7 @@ def transpose(
     --------
     >>> from roofline import models
     >>> m = models.transpose(4096, variant="naive_column")
-    >>> m.l2_bytes / m.requested_bytes  # 16 sectors for 128 bytes read, coalesced writes
+    >>> m.l2_bytes / m.count("requested_bytes")  # 16 sectors for 128 bytes read, coalesced writes
     2.5
     """
     ny, nx, variant, (bx, by), pad = _checked(rows, cols, variant, block, pad)

@@ -64,8 +64,8 @@ def test_occupancy_uses_the_launch_count(found):
     """The driver allocates registers_per_thread at launch: the warp groups' counts do not enter."""
     r = found["sm_90a"]
     plain = r.model_copy(update={"warp_group_registers": None})
-    assert occupancy.calculate("sm_90", threads_per_block=384, resources=r) == \
-        occupancy.calculate("sm_90", threads_per_block=384, resources=plain)
+    assert occupancy.calculate("sm_90", threads_per_block=384, resources=r).model_dump() == \
+        occupancy.calculate("sm_90", threads_per_block=384, resources=plain).model_dump()
 
 
 def test_without_an_arch_specific_target_the_kernel_keeps_one_count(found, oracle):

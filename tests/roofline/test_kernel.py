@@ -76,12 +76,38 @@ def test_kernel_derives_totals(fields, expected):
         assert got == value and type(got) is type(value)
 
 
+# A copy of 1024 floats, counted: 1024 x 4 bytes loaded and stored (one element per thread).
+_COPY = roofline.memory.traffic(4, 256, [roofline.memory.Access(array="x", index=lambda c: c.x),
+                                        roofline.memory.Access(array="y", index=lambda c: c.x, kind="store")])
+# (id, update of the counted kernel, expected counts): the traffic's where the kernel is given none
+COUNTED = [
+    ("from the traffic", {}, dict(load_bytes=4096, store_bytes=4096, requested_bytes=8192,
+                                  l2_partial_store_sectors=0)),
+    ("a store given", {"store_bytes": 0}, dict(load_bytes=4096, store_bytes=0, requested_bytes=4096)),
+    ("partial sectors given", {"l2_partial_store_sectors": 7}, dict(l2_partial_store_sectors=7)),
+    ("no traffic", {"traffic": None}, dict(load_bytes=None, requested_bytes=None, l2_partial_store_sectors=None)),
+]
+
+
+@pytest.mark.parametrize("update, expected", [c[1:] for c in COUNTED], ids=[c[0] for c in COUNTED])
+def test_a_counted_kernel_holds_its_requested_bytes_once(update, expected):
+    kernel = _COPY.kernel(name="copy").model_copy(update=update)
+    assert {name: kernel.count(name) for name in expected} == expected
+    for name in ("load_bytes", "store_bytes", "requested_bytes", "l2_partial_store_sectors"):
+        assert getattr(kernel, name) == update.get(name)  # only what was given: the rest lives in the traffic
+
+
+def test_count_names_a_count():
+    with pytest.raises(RooflineError, match="name='launch' is not a count of a Kernel"):
+        Kernel().count("launch")
+
+
 def test_kernel_round_trips_through_json_and_copies_check_their_update():
     kernel = models.matmul_tiled(256, tile=16)
     again = Kernel.model_validate(json.loads(kernel.model_dump_json()))
     assert again == kernel and isinstance(again.launch, occupancy.Launch)
     cheaper = kernel.model_copy(update={"store_bytes": 0})
-    assert cheaper.requested_bytes == kernel.load_bytes
+    assert cheaper.count("requested_bytes") == kernel.count("load_bytes")
     with pytest.raises(RooflineError, match="dram_bytes=-1"):
         kernel.model_copy(update={"dram_bytes": -1})
 

@@ -110,7 +110,7 @@ def test_global_counts_are_the_same_for_every_variant(variant, n):
     grid = -(-n // block)
     steps = models.reduction_steps(block, variant)
     assert model.flops == n - grid
-    assert (model.load_bytes, model.store_bytes) == (4 * n, 4 * grid)
+    assert (model.count("load_bytes"), model.count("store_bytes")) == (4 * n, 4 * grid)
     # loads: the sectors of 4n bytes; stores: one 4-byte word per block, grid words apart by 4 bytes
     assert model.dram_bytes == 32 * -(-4 * n // 32) + 32 * -(-4 * grid // 32)
     assert model.shared_bytes == grid * steps.shared_bytes_per_block

@@ -177,7 +177,7 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     hot = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
     trips = 0.0
     if hot is not None and hot.instructions.global_loads:
-        if kernel.load_bytes is None:
+        if kernel.count("load_bytes") is None:
             return None
         outside = sass.instructions.global_loads - sum(loop.instructions.global_loads for loop in outer)
         trips = max(0.0, loads_from_bytes(sass, kernel, launch) - outside) / hot.instructions.global_loads
@@ -220,7 +220,7 @@ def _checked(sass: SassSummary, kernel: Kernel, launch: Launch | None) -> tuple[
 
 def loads_from_bytes(sass: SassSummary, kernel: Kernel, launch: Launch) -> float:
     """Global loads each thread issues: ``load_bytes`` over the threads and the loads' width."""
-    return float(kernel.load_bytes) / launch.threads / float(sass.global_load_bytes or 4)
+    return float(kernel.count("load_bytes")) / launch.threads / float(sass.global_load_bytes or 4)
 
 
 def _shared(counts: SassCounts) -> int:

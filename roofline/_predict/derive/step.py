@@ -47,15 +47,13 @@ def derive(setting: Setting) -> Derived:
     if addresses is None and sass is not None and sass.global_atomics and \
             sass.global_atomics_one_address == sass.global_atomics:
         addresses = 1  # every global atomic's address the same for every thread: a counter
-    sectors = kernel.l2_partial_store_sectors
-    if sectors is None and kernel.traffic is not None:
-        sectors = kernel.traffic.l2_partial_store_sectors
     return Derived(
         grid=grid,
         loads=Loads(elements_per_thread=launch.elements_per_thread,
                     in_flight_per_thread=setting.loads_in_flight_per_thread, rounds=setting.rounds),
         dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush),
-        l2=L2Traffic(served_bytes=served, requests=served_l2_requests(kernel, served), partial_store_sectors=sectors),
+        l2=L2Traffic(served_bytes=served, requests=served_l2_requests(kernel, served),
+                     partial_store_sectors=kernel.count("l2_partial_store_sectors")),
         l1=L1Traffic(bytes=kernel.l1_bytes),
         atomics=Atomics(updates=float(kernel.atomics or 0), addresses=addresses,
                         one_address_stores=float(kernel.one_address_stores or 0)),
@@ -70,7 +68,7 @@ def grid_of(setting: Setting) -> Grid:
     first wave."""
     kernel = setting.kernel
     busiest, slowest = work_shares(setting)
-    moves = kernel.requested_bytes or any(kernel.bytes_at(level) for level in MEMORY_LEVELS)
+    moves = kernel.count("requested_bytes") or any(kernel.bytes_at(level) for level in MEMORY_LEVELS)
     return Grid(blocks=setting.launch.blocks, sm_count=setting.gpu.sm_count, slots=setting.slots,
                 sms_in_use=setting.sms_in_use, first_wave_blocks=setting.first_wave_blocks,
                 warps_per_block=setting.occupancy.warps_per_block, busiest_sm_factor=busiest,

@@ -44,7 +44,7 @@ def main() -> None:
             "label": model.label, "function": case.function, "grid": case.grid, "block": case.block,
             "dynamic_shared_memory": case.dynamic_shared_memory, "registers_per_thread": r.registers_per_thread,
             "static_shared_memory": r.static_shared_memory, "flops": model.flops, "dram_bytes": model.dram_bytes,
-            "l2_bytes": model.l2_bytes, "l1_bytes": model.l1_bytes, "requested_bytes": model.requested_bytes,
+            "l2_bytes": model.l2_bytes, "l1_bytes": model.l1_bytes, "requested_bytes": model.count("requested_bytes"),
         }), flush=True)
         for buffer in buffers.values():
             buffer.close()
