@@ -121,10 +121,10 @@ def _collector_paused() -> Iterator[None]:
     """Python's cycle collector paused for the length of a listing's summaries.
 
     A listing of a large cubin is a few hundred thousand objects (its instructions, what each
-    instruction text names) that live until the summaries are made, and the summaries allocate
-    sets by the million: each full collection on the way walks them all, a quarter of the
-    summaries' time on a CUB-heavy cubin, and finds nothing to free (no reference cycle is made).
-    Reference counting frees as before.
+    instruction text names) that live until the summaries are made, and the summaries' walks
+    allocate sets by the hundred thousand: each full collection on the way walks them all (a
+    fifth of the parse and summaries of a CUB-heavy cubin) and finds nothing to free, as the
+    reader makes no reference cycle. Reference counting frees as before.
     """
     with _PAUSE_LOCK:
         if not _PAUSE["holders"]:
@@ -154,7 +154,9 @@ def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
         texts: dict = {}  # what each instruction text names, read once for all the functions
         functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool, texts)
                      for name, instrs in listing.functions.items()}
-    return Summaries(functions, listing.tool, None)
+        tool = listing.tool
+        del listing, texts  # freed while paused: the first collection after it has them no more to walk
+    return Summaries(functions, tool, None)
 
 
 _CODE_FOR = re.compile(r"\bcode for (sm_\d+[a-z]?)|EF_CUDA_(SM\d+[A-Z]?)\b")
@@ -219,6 +221,7 @@ def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SAS
         texts: dict = {}  # what each instruction text names, read once for all the functions
         out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool, texts)
                for name, instrs in parsed.functions.items() if instrs}
+        del parsed, texts  # freed while paused: the first collection after it has them no more to walk
     if not out:
         raise OccupancyError(f"the {tool} holds no function with instructions ('Function : NAME' or "
                              "'.section .text.NAME' followed by /*offset*/ lines)")
