@@ -250,7 +250,7 @@ def _write(instr: Instruction, fact: Named, in_loop: bool, state: tuple[dict, di
     else:
         # no source that moves, or derives from a carried register: 0 and None without a look
         moved = 0.0 if steps.keys().isdisjoint(fact.value_union) else \
-            _step(fact.arithmetic, values, [max(map(steps.get, regs, repeat(0.0)), default=0.0) for regs in sides])
+            _step(fact.arithmetic, values, _largest_steps(steps, sides))
         offset = None if delta.keys().isdisjoint(fact.value_union) else \
             _delta(instr, fact.arithmetic, values, [_largest_delta(delta, regs) for regs in sides])
     if fact.special is not None:
@@ -262,8 +262,7 @@ def _write(instr: Instruction, fact: Named, in_loop: bool, state: tuple[dict, di
     elif slopes.keys().isdisjoint(fact.value_union):
         slope = _FLAT
     else:
-        pairs = [_largest_slopes(slopes, regs) for regs in sides]
-        xs, bs = [p[0] for p in pairs], [p[1] for p in pairs]
+        xs, bs = _side_slopes(slopes, sides)
         slope = (_step(fact.arithmetic, values, xs), _step(fact.arithmetic, values, bs)) if any(xs) or any(bs) \
             else _FLAT
     guarded = bool(instr.guard)
@@ -315,6 +314,32 @@ _FLAT = (0.0, 0.0)
 
 
 _DATA = frozenset({"data"})
+
+
+def _largest_steps(steps: dict, sides: Sequence[Collection[object]]) -> list[float]:
+    """`_largest_step` of each of ``sides``."""
+    out = []
+    for registers in sides:
+        if len(registers) == 1:  # most values name one register: no map, no max
+            for reg in registers:
+                out.append(steps.get(reg, 0.0))
+        else:
+            out.append(_largest_step(steps, registers))
+    return out
+
+
+def _side_slopes(slopes: dict, sides: Sequence[Collection[object]]) -> tuple[list[float], list[float]]:
+    """`_largest_slopes` of each of ``sides``: their slopes in ``threadIdx.x`` and in ``blockIdx.x``."""
+    xs, bs = [], []
+    for registers in sides:
+        if len(registers) == 1:
+            for reg in registers:
+                x, b = slopes.get(reg, _FLAT)
+        else:
+            x, b = _largest_slopes(slopes, registers)
+        xs.append(x)
+        bs.append(b)
+    return xs, bs
 
 
 def _largest_slopes(slopes: dict, registers: Collection[object]) -> tuple[float, float]:
