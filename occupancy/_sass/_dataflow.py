@@ -41,17 +41,15 @@ def _step(kind: str | None, values: Sequence[str], steps: Sequence[float]) -> fl
     run-time value or passes through anything else."""
     if not any(steps):
         return 0.0
-
-    def scaled(moving: int, by: int) -> float:
-        scale = _immediate(values[by])
-        return math.inf if steps[by] or scale is None else steps[moving] * scale
-
+    if kind is None:  # the most frequent, ahead of the tests below
+        return math.inf
     if kind == "move":
         return steps[-1]
     if kind == "add":
         return sum(steps)
     if kind == "multiply" and len(values) >= 2:
-        product = 0.0 if not steps[0] and not steps[1] else scaled(0, 1) if steps[0] else scaled(1, 0)
+        product = 0.0 if not steps[0] and not steps[1] else \
+            _scaled(values, steps, 0, 1) if steps[0] else _scaled(values, steps, 1, 0)
         return product + (steps[2] if len(values) > 2 else 0.0)
     if kind == "lea" and len(values) >= 3:
         shift = _immediate(values[2])
@@ -60,6 +58,13 @@ def _step(kind: str | None, values: Sequence[str], steps: Sequence[float]) -> fl
         shift = _immediate(values[1])
         return math.inf if shift is None or steps[1] else steps[0] * 2 ** shift
     return math.inf
+
+
+def _scaled(values: Sequence[str], steps: Sequence[float], moving: int, by: int) -> float:
+    """`_step` of a product: the moving value's step times the other value, an immediate
+    (``inf`` where that one moves too or is not an immediate)."""
+    scale = _immediate(values[by])
+    return math.inf if steps[by] or scale is None else steps[moving] * scale
 
 
 def _delta(instr: Instruction, kind: str | None, values: Sequence[str],
