@@ -28,9 +28,13 @@ sort-heavy project file builds); --file measures any file, with its options:
 
 On the 2-core machine shared by the project's engineers, 2026-12-06, the CUB-heavy file for
 sm_90 (32 kernels, 128,728 SASS instructions; the file written out and passed with --file,
---nvcc-options=-O3), load average about 1: nvcc 26.4 CPU-s, --json 6.6 CPU-s (25 %): nvdisasm
-~2.4, reading its listing ~0.9, the summaries ~3.3. nvcc's CPU-seconds move with the load (22-48
-in a day's runs): compare shares of runs made under the same load only.
+--nvcc-options=-O3, PYTHONPATH=. so that the checkout's packages are measured), load average 7:
+nvcc 24.7 CPU-s (41 s wall), --json 5.1 CPU-s (21 %; 9.5 s wall, 23 %): nvdisasm ~2.2 (which
+prints nothing until it has read the whole cubin, so nothing of ours can overlap it), reading
+its listing ~0.6, the summaries ~2.2, of which the register dataflow walks ~1.2. A small file's
+--json is nvdisasm's start-up (about 0.3 CPU-s whatever the cubin), as long as its compile.
+nvcc's CPU-seconds move with the load (22-48 in a day's runs): compare shares of runs made
+under the same load only.
 """
 
 from __future__ import annotations
