@@ -28,9 +28,14 @@ sort-heavy project file builds); --file measures any file, with its options:
 
 On the 2-core machine shared by the project's engineers, 2026-12-06, the CUB-heavy file for
 sm_90 (32 kernels, 128,728 SASS instructions; the file written out and passed with --file,
---nvcc-options=-O3), load average about 1: nvcc 26.4 CPU-s, --json 6.6 CPU-s (25 %): nvdisasm
-~2.4, reading its listing ~0.9, the summaries ~3.3. nvcc's CPU-seconds move with the load (22-48
-in a day's runs): compare shares of runs made under the same load only.
+--nvcc-options=-O3, PYTHONPATH=. so that the checkout's packages are measured), load average 6:
+nvcc 25.1 CPU-s (47 s wall), --json 4.6 CPU-s (18 %; 4.7 s wall, 10 %); at load average 7, 5.1
+beside 24.7 (21 %; 9.5 s of 41 s wall, 23 %). nvdisasm ~2.2 CPU-s of it (which
+prints nothing until it has read the whole cubin, so nothing of ours can overlap it), reading
+its listing ~0.6, the summaries ~2.2, of which the register dataflow walks ~1.2. A small file's
+--json is nvdisasm's start-up (about 0.3 CPU-s whatever the cubin), as long as its compile.
+nvcc's CPU-seconds move with the load (22-48 in a day's runs): compare shares of runs made
+under the same load only.
 """
 
 from __future__ import annotations
@@ -124,35 +129,39 @@ template void sorts<int>(void*, size_t&, const int*, int*, const int*, int*, int
 
 
 def own_share(path: Path, arch: str, options: list[str]) -> dict[str, float]:
-    """nvcc's CPU-seconds for ``path`` and gpuroof's own processing of its output, CPU-seconds,
-    without the SASS summary (the table, the gate) and with it (--json); best of 3 each."""
+    """nvcc's CPU-seconds and wall seconds for ``path`` and gpuroof's own processing of its
+    output, without the SASS summary (the table, the gate) and with it (--json); the CPU-seconds
+    of the run with the least, and that run's wall seconds (``"... wall"``), best of 3 each."""
     from occupancy import _kernel_resources
     from occupancy._nvcc import nvcc_compile
     from occupancy._sass import sass_summaries
 
-    cpu = _cpu()
+    cpu, start = _cpu(), time.perf_counter()
     compiled = nvcc_compile(path, arch, options)
-    out = {"nvcc": _cpu() - cpu}
+    out = {"nvcc": _cpu() - cpu, "nvcc wall": time.perf_counter() - start}
     for label, sass in (("table", False), ("json", True)):
         runs = []
         for _ in range(3):
             sass_summaries.cache_clear()
             token = _kernel_resources._WITH_SASS.set(sass)
-            cpu = _cpu()
+            cpu, start = _cpu(), time.perf_counter()
             found = _kernel_resources._resources(compiled.cubin, path.name, ptx=compiled.ptx, log=compiled.log,
                                                  compiler=compiled.tool)
-            runs.append(_cpu() - cpu)
+            runs.append((_cpu() - cpu, time.perf_counter() - start))
             _kernel_resources._WITH_SASS.reset(token)
-        out[label] = min(runs)
+        out[label], out[f"{label} wall"] = min(runs)
     out["kernels"] = len(found)
     return out
 
 
 def print_share(name: str, figures: dict[str, float]) -> bool:
-    nvcc = figures["nvcc"]
-    print(f"{name}: {figures['kernels']:.0f} kernels, nvcc {nvcc:.2f} CPU-s; gpuroof's own processing: "
+    nvcc, wall = figures["nvcc"], figures["nvcc wall"]
+    print(f"{name}: {figures['kernels']:.0f} kernels, nvcc {nvcc:.2f} CPU-s ({wall:.2f} s wall, load average "
+          f"{os.getloadavg()[0]:.1f}); gpuroof's own processing: "
           f"table and gate {figures['table']:.2f} CPU-s ({figures['table'] / nvcc:.0%}), --json "
-          f"{figures['json']:.2f} CPU-s ({figures['json'] / nvcc:.0%}) (target: 20 % or less)")
+          f"{figures['json']:.2f} CPU-s ({figures['json'] / nvcc:.0%}) (target: 20 % or less); wall: table "
+          f"{figures['table wall']:.2f} s ({figures['table wall'] / wall:.0%}), --json {figures['json wall']:.2f} s "
+          f"({figures['json wall'] / wall:.0%})")
     return figures["table"] <= 0.2 * nvcc
 
 

@@ -172,6 +172,26 @@ def _split_operands(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+_Body = tuple[str | None, str, tuple[str, ...], str | None, bool]
+
+
+def _body(text: str) -> _Body | None:
+    """An instruction's text after its offset (``@!P0 BRA `(.L_x_3)``) as (guard, opcode,
+    operands, the label it branches to, whether that label is an address); None for text
+    that is not an instruction."""
+    body = _BODY.match(text)
+    if body is None:
+        return None
+    guard, opcode, rest = body[1], body[2], body[3]
+    target = _TARGET.search(rest) if "`(" in rest else None
+    operands = _split_operands(rest)
+    if target is None and opcode.split(".", 1)[0] in _BRANCHES:
+        # cuobjdump's `BRA 0x130`: the address is the label
+        address = next((o for o in operands if _ADDRESS_TARGET.match(o)), None)
+        return guard, opcode, operands, address, address is not None
+    return guard, opcode, operands, target[1] if target else None, False
+
+
 def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
     """The instructions of each ``.text.<function>`` section of an ``nvdisasm -c`` listing,
     or of each ``Function : <name>`` of a ``cuobjdump -sass`` listing (branch targets as
@@ -185,6 +205,8 @@ def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
     current: list[Instruction] | None = None
     waiting: list[str] = []
     name = ""
+    # the same instruction text comes back at many offsets (``IMAD.MOV.U32 R1, RZ, RZ, R0``): read once
+    bodies: dict[str, _Body | None] = {}
     for line in text.splitlines():
         # the words the two patterns start with, looked for before the patterns are run
         m = (_SECTION.match(line) or _FUNCTION.match(line)) if "section" in line or "Function" in line else None
@@ -206,19 +228,16 @@ def parse_listing(text: str, tool: str = "nvdisasm") -> Disassembly:
         for label in waiting:
             labels[name][label] = offset
         waiting = []
-        body = _BODY.match(m[2])
+        body_text = m[2]
+        if body_text in bodies:
+            body = bodies[body_text]
+        else:
+            body = bodies[body_text] = _body(body_text)
         if body is None:
             continue
-        guard, opcode, rest = body[1], body[2], body[3]
-        target = _TARGET.search(rest) if "`(" in rest else None
-        operands = _split_operands(rest)
-        name_of_target = target[1] if target else None
-        if name_of_target is None and opcode.split(".", 1)[0] in _BRANCHES:
-            # cuobjdump's `BRA 0x130`: the address is the label
-            address = next((o for o in operands if _ADDRESS_TARGET.match(o)), None)
-            if address is not None:
-                name_of_target = address
-                labels[name].setdefault(address, int(address, 16))
+        guard, opcode, operands, name_of_target, address = body
+        if address:
+            labels[name].setdefault(name_of_target, int(name_of_target, 16))
         current.append(Instruction(offset, guard, opcode, operands, name_of_target))
     return Disassembly({k: tuple(v) for k, v in functions.items()}, labels, tool)
 

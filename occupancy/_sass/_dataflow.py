@@ -41,17 +41,15 @@ def _step(kind: str | None, values: Sequence[str], steps: Sequence[float]) -> fl
     run-time value or passes through anything else."""
     if not any(steps):
         return 0.0
-
-    def scaled(moving: int, by: int) -> float:
-        scale = _immediate(values[by])
-        return math.inf if steps[by] or scale is None else steps[moving] * scale
-
+    if kind is None:  # the most frequent, ahead of the tests below
+        return math.inf
     if kind == "move":
         return steps[-1]
     if kind == "add":
         return sum(steps)
     if kind == "multiply" and len(values) >= 2:
-        product = 0.0 if not steps[0] and not steps[1] else scaled(0, 1) if steps[0] else scaled(1, 0)
+        product = 0.0 if not steps[0] and not steps[1] else \
+            _scaled(values, steps, 0, 1) if steps[0] else _scaled(values, steps, 1, 0)
         return product + (steps[2] if len(values) > 2 else 0.0)
     if kind == "lea" and len(values) >= 3:
         shift = _immediate(values[2])
@@ -60,6 +58,13 @@ def _step(kind: str | None, values: Sequence[str], steps: Sequence[float]) -> fl
         shift = _immediate(values[1])
         return math.inf if shift is None or steps[1] else steps[0] * 2 ** shift
     return math.inf
+
+
+def _scaled(values: Sequence[str], steps: Sequence[float], moving: int, by: int) -> float:
+    """`_step` of a product: the moving value's step times the other value, an immediate
+    (``inf`` where that one moves too or is not an immediate)."""
+    scale = _immediate(values[by])
+    return math.inf if steps[by] or scale is None else steps[moving] * scale
 
 
 def _delta(instr: Instruction, kind: str | None, values: Sequence[str],
@@ -250,7 +255,7 @@ def _write(instr: Instruction, fact: Named, in_loop: bool, state: tuple[dict, di
     else:
         # no source that moves, or derives from a carried register: 0 and None without a look
         moved = 0.0 if steps.keys().isdisjoint(fact.value_union) else \
-            _step(fact.arithmetic, values, [max(map(steps.get, regs, repeat(0.0)), default=0.0) for regs in sides])
+            _step(fact.arithmetic, values, _largest_steps(steps, sides))
         offset = None if delta.keys().isdisjoint(fact.value_union) else \
             _delta(instr, fact.arithmetic, values, [_largest_delta(delta, regs) for regs in sides])
     if fact.special is not None:
@@ -262,8 +267,7 @@ def _write(instr: Instruction, fact: Named, in_loop: bool, state: tuple[dict, di
     elif slopes.keys().isdisjoint(fact.value_union):
         slope = _FLAT
     else:
-        pairs = [_largest_slopes(slopes, regs) for regs in sides]
-        xs, bs = [p[0] for p in pairs], [p[1] for p in pairs]
+        xs, bs = _side_slopes(slopes, sides)
         slope = (_step(fact.arithmetic, values, xs), _step(fact.arithmetic, values, bs)) if any(xs) or any(bs) \
             else _FLAT
     guarded = bool(instr.guard)
@@ -315,6 +319,32 @@ _FLAT = (0.0, 0.0)
 
 
 _DATA = frozenset({"data"})
+
+
+def _largest_steps(steps: dict, sides: Sequence[Collection[object]]) -> list[float]:
+    """`_largest_step` of each of ``sides``."""
+    out = []
+    for registers in sides:
+        if len(registers) == 1:  # most values name one register: no map, no max
+            for reg in registers:
+                out.append(steps.get(reg, 0.0))
+        else:
+            out.append(_largest_step(steps, registers))
+    return out
+
+
+def _side_slopes(slopes: dict, sides: Sequence[Collection[object]]) -> tuple[list[float], list[float]]:
+    """`_largest_slopes` of each of ``sides``: their slopes in ``threadIdx.x`` and in ``blockIdx.x``."""
+    xs, bs = [], []
+    for registers in sides:
+        if len(registers) == 1:
+            for reg in registers:
+                x, b = slopes.get(reg, _FLAT)
+        else:
+            x, b = _largest_slopes(slopes, registers)
+        xs.append(x)
+        bs.append(b)
+    return xs, bs
 
 
 def _largest_slopes(slopes: dict, registers: Collection[object]) -> tuple[float, float]:

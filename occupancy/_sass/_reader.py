@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
@@ -107,20 +110,53 @@ class Summaries:
     reason: str | None
 
 
+# How many calls hold the cycle collector paused, and whether it ran before the first of them
+# (`_collector_paused`; the threads of `kernel_resources_by_architecture` summarise at once).
+_PAUSE_LOCK = threading.Lock()
+_PAUSE: dict[str, int | bool] = {"holders": 0, "was_enabled": False}
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused for the length of a listing's summaries.
+
+    A listing of a large cubin is a few hundred thousand objects (its instructions, what each
+    instruction text names) that live until the summaries are made, and the summaries' walks
+    allocate sets by the hundred thousand: each full collection on the way walks them all (a
+    fifth of the parse and summaries of a CUB-heavy cubin) and finds nothing to free, as the
+    reader makes no reference cycle. Reference counting frees as before.
+    """
+    with _PAUSE_LOCK:
+        if not _PAUSE["holders"]:
+            _PAUSE["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _PAUSE["holders"] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE_LOCK:
+            _PAUSE["holders"] -= 1
+            if not _PAUSE["holders"] and _PAUSE["was_enabled"]:
+                gc.enable()
+
+
 @functools.lru_cache(maxsize=64)
 def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
     """Disassemble ``cubin`` once and summarise each of its functions.
 
     No nvdisasm, or none that reads the cubin, gives no summaries and the reason.
     """
-    try:
-        listing: Disassembly = disassemble(cubin)
-    except NvdisasmError as exc:
-        return Summaries({}, None, str(exc))
-    texts: dict = {}  # what each instruction text names, read once for all the functions
-    functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool, texts)
-                 for name, instrs in listing.functions.items()}
-    return Summaries(functions, listing.tool, None)
+    with _collector_paused():
+        try:
+            listing: Disassembly = disassemble(cubin)
+        except NvdisasmError as exc:
+            return Summaries({}, None, str(exc))
+        texts: dict = {}  # what each instruction text names, read once for all the functions
+        functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool, texts)
+                     for name, instrs in listing.functions.items()}
+        tool = listing.tool
+        del listing, texts  # freed while paused: the first collection after it has them no more to walk
+    return Summaries(functions, tool, None)
 
 
 _CODE_FOR = re.compile(r"\bcode for (sm_\d+[a-z]?)|EF_CUDA_(SM\d+[A-Z]?)\b")
@@ -180,10 +216,12 @@ def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SAS
     architecture = known_architecture(architecture).name  # a known architecture, or the package's error
     if not isinstance(tool, str):
         raise TypeError(f"tool must be a str, not {type(tool).__name__}")
-    parsed = parse_listing(listing, tool)
-    texts: dict = {}  # what each instruction text names, read once for all the functions
-    out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool, texts)
-           for name, instrs in parsed.functions.items() if instrs}
+    with _collector_paused():
+        parsed = parse_listing(listing, tool)
+        texts: dict = {}  # what each instruction text names, read once for all the functions
+        out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool, texts)
+               for name, instrs in parsed.functions.items() if instrs}
+        del parsed, texts  # freed while paused: the first collection after it has them no more to walk
     if not out:
         raise OccupancyError(f"the {tool} holds no function with instructions ('Function : NAME' or "
                              "'.section .text.NAME' followed by /*offset*/ lines)")
