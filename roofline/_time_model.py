@@ -188,7 +188,9 @@ def check_calibration(cal: Calibration, record: GPU) -> None:
 def occupancy_launch(launch: Launch) -> Launch:
     """The launch's numbers for `occupancy`: registers assumed where unknown, and resources read
     for another architecture used as they are (the prediction's assumptions note it) rather than refused."""
-    return launch.model_copy(update={"resources": None}).assuming_registers(DEFAULT_REGISTERS_PER_THREAD)
+    # a copy is checked like a new launch: skip the one that would change nothing
+    loose = launch if launch.resources is None else launch.model_copy(update={"resources": None})
+    return loose.assuming_registers(DEFAULT_REGISTERS_PER_THREAD)
 
 
 def predict(

@@ -181,11 +181,32 @@ def page_visits(space: Space, accesses: Sequence[Access], figures: Locality) -> 
             visits[kind] = 0
             continue
         array, burst, step = np.concatenate(arrays), np.concatenate(bursts), np.concatenate(steps)
-        order = np.lexsort((step, burst, array))  # each burst's first iteration first
-        array, burst, step = array[order], burst[order], step[order]
-        first = np.ones(burst.size, dtype=bool)
-        first[1:] = (burst[1:] != burst[:-1]) | (array[1:] != array[:-1])
-        page = burst[first] // (figures.dram_page_bytes // BURST_BYTES)
-        opened = np.unique(np.stack([array[first], page, step[first]], axis=1), axis=0).shape[0]
+        opened = _pages_opened(array, burst, step, figures.dram_page_bytes // BURST_BYTES)
         visits[kind] = round(opened * blocks / window)
     return visits
+
+
+def _pages_opened(array: np.ndarray, burst: np.ndarray, step: np.ndarray, bursts_per_page: int) -> int:
+    """Distinct (array, page, loop iteration) of each (array, burst)'s first iteration.
+
+    Each triple packed into one int64 where its ranges allow (one sort of integers, not a sort
+    of rows: a matmul's window lists millions of accesses), else sorted as rows."""
+    if not burst.size:
+        return 0
+    low, iterations = int(burst.min()), int(step.max()) + 1
+    span = int(burst.max()) - low + 1
+    if int(array.max() + 1) * span * iterations < 2**62 and int(step.min()) >= 0:
+        key = np.sort((array * span + (burst - low)) * iterations + step)  # each burst's first iteration first
+        first = np.ones(key.size, dtype=bool)
+        first[1:] = key[1:] // iterations != key[:-1] // iterations
+        key = key[first]
+        page = (key // iterations % span + low) // bursts_per_page
+        pages = int(page.max() - page.min()) + 1
+        return int(np.unique((key // iterations // span * pages + (page - page.min())) * iterations
+                             + key % iterations).size)
+    order = np.lexsort((step, burst, array))  # each burst's first iteration first
+    array, burst, step = array[order], burst[order], step[order]
+    first = np.ones(burst.size, dtype=bool)
+    first[1:] = (burst[1:] != burst[:-1]) | (array[1:] != array[:-1])
+    page = burst[first] // bursts_per_page
+    return int(np.unique(np.stack([array[first], page, step[first]], axis=1), axis=0).shape[0])
