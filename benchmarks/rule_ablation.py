@@ -95,6 +95,15 @@ def summary_table(results: dict, rules: Sequence[str]) -> list[str]:
     return lines
 
 
+def registry_table() -> list[str]:
+    """Every rule: where it lives, its justification and what the model does without it."""
+    lines = ["| rule | where (`roofline.`) | kind | evidence | off |", "|---|---|---|---|---|"]
+    for rule in RULES.values():
+        kind = f"**{rule.kind}** !" if rule.kind == "corpus" else rule.kind
+        lines.append(f"| `{rule.name}` | `{rule.where}` | {kind} | {rule.evidence} | {rule.off} |")
+    return lines
+
+
 def project_tables(results: dict, rules: Sequence[str]) -> list[str]:
     """Per GPU and path: the change per project (percentage points, off - on)."""
     lines: list[str] = []
@@ -115,7 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--gpus", default=",".join(corpus.corpus_gpus()))
     parser.add_argument("--paths", default=",".join(PATHS))
     parser.add_argument("--out", type=Path, help="write the tables as Markdown to this file")
+    parser.add_argument("--registry", action="store_true", help="print the registry's table and stop")
     args = parser.parse_args(argv)
+    if args.registry:
+        print("\n".join(registry_table()))
+        return 0
     rules = [r for r in args.rules.split(",") if r]
     unknown = [r for r in rules if r not in RULES]
     if unknown:
