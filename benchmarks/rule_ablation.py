@@ -14,7 +14,6 @@ with the per-project tables as Markdown. Each corpus pass takes about 10 s of on
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the corpus package lives at the root of a checkout
 
 import corpus  # noqa: E402
+from corpus._report import _median_abs  # noqa: E402
 from roofline._predict.rules import RULES, disabled  # noqa: E402
 
 #: docs/corpus.md "Dev and exam": the five projects the corpus began with are the dev split,
@@ -38,10 +38,6 @@ def split_of(project: str) -> str:
     if hasattr(corpus, "split_of"):
         return corpus.split_of(project)
     return "dev" if project in DEV_PROJECTS else "exam"
-
-
-def _median_abs(errors: Sequence[float]) -> float | None:
-    return statistics.median(abs(e) for e in errors) if errors else None
 
 
 def _medians(projects: Sequence[corpus.CorpusProject], gpu: str, path: str) -> dict[str, float | None]:
