@@ -134,8 +134,9 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
                                           launch=_launch(None)))),
     ("term_arithmetic", _predict(Kernel(flops=1e13, dram_bytes=1 * _MB, launch=_launch(None)))),
     # the packaged calibrations have no overlap exponent (the plain maximum): one that has
-    ("overlap_exponent", _predict(Kernel(flops=4e10, dram_bytes=1000 * _MB, launch=_launch(None)),
-                                  calibration=roofline.calibration("H200").model_copy(update={"overlap_exponent": 2.0}))),
+    ("overlap_exponent", _predict(
+        Kernel(flops=4e10, dram_bytes=1000 * _MB, launch=_launch(None)),
+        calibration=roofline.calibration("H200").model_copy(update={"overlap_exponent": 2.0}))),
     ("issue_efficiency", _predict(Kernel(flops=1e11, dram_bytes=1 * _MB, launch=_launch(None)))),
     # one warp with enough chains to issue every cycle: one scheduler of four issues
     ("schedulers_in_use", _predict(Kernel(flops=1e10, dram_bytes=1 * _MB, launch=_launch(None, 1, 32)),
