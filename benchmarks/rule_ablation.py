@@ -5,8 +5,9 @@ For each rule of `roofline._predict.rules.RULES` (or those of ``--rules``), the 
 path (``profile``: from each launch's Nsight profile, as ``gpuroof corpus``; ``source``: from
 buffer bytes, flops and SASS, as ``gpuroof corpus --from-source``), per split (dev and exam,
 docs/corpus.md "Dev and exam") and per project. Prints the summary table; ``--out`` writes it
-with the per-project tables as Markdown. Each corpus pass takes about 10 s of one CPU core
-(about 800 launches on the H100 SXM): all rules, both GPUs and both paths about 40 minutes.
+with the per-project tables as Markdown. A corpus pass takes about 4 s of CPU from profiles (598
+launches on the H200, 802 on the H100 SXM), more from source: all rules and both paths took 25
+and 30 minutes (H200, H100 SXM) run side by side on a shared 2-core machine.
 
     python benchmarks/rule_ablation.py [--rules a,b] [--gpus h200,h100-sxm] [--paths profile,source] [--out F.md]
 """
