@@ -12,6 +12,7 @@ import occupancy
 from ._errors import RooflineError
 from ._kernel import Kernel, KernelLike, kernel_of
 from ._ncu import NcuKernel
+from ._predict.rules import on
 from ._warps import CACHE_LINE_BYTES
 
 __all__ = ["counted_kernel", "counts_from", "measured_launch"]
@@ -84,7 +85,7 @@ def _l1_data_bytes(kernel: NcuKernel) -> float | None:
     access spread over 32 lines or a bank conflict costs a pass each), never less than
     Nsight's writeback bytes (the L1 roofline's)."""
     wavefronts, l1_bytes = kernel.measured.l1_wavefronts, kernel.l1_bytes
-    if wavefronts is None:
+    if wavefronts is None or not on("profile_l1_wavefronts"):
         return l1_bytes
     passes = CACHE_LINE_BYTES * float(wavefronts)
     return passes if l1_bytes is None else max(passes, float(l1_bytes))
@@ -96,7 +97,7 @@ def _partial_store_sectors(kernel: NcuKernel) -> float | None:
     access width; without SASS the widest, 16 bytes, so that only stores certain to be
     partial count), none where they do not; None without the counts."""
     sectors, requests = kernel.measured.global_store_sectors, kernel.measured.global_store_requests
-    if sectors is None or requests is None:
+    if sectors is None or requests is None or not on("profile_partial_stores"):
         return None
     width = float(getattr(kernel.sass, "global_load_bytes", None) or 16)
     full = requests * width  # the sectors a request of 32 lanes fills: 32 x width bytes over 32-byte sectors
@@ -111,7 +112,7 @@ def _one_address_stores(kernel: NcuKernel) -> float | None:
     one = getattr(sass, "global_stores_one_address", None)
     requests = kernel.measured.global_store_requests
     stores = sass.instructions.global_stores if sass is not None else 0
-    if not one or not requests or not stores:
+    if not one or not requests or not stores or not on("profile_one_address_stores"):
         return None
     return float(requests) * one / stores
 

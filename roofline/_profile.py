@@ -26,6 +26,7 @@ from ._gpu import GPU, MEMORY_LEVELS
 from ._kernel import Kernel
 from ._ncu import NcuKernel, NcuProfile, load_ncu
 from ._precision import PRECISION_LABELS
+from ._predict.rules import on
 from ._profile_missing import MissingCount, missing_counts, missing_lines
 from ._calibration import Calibration
 from ._roofline import analyze
@@ -297,7 +298,7 @@ def _profiled_launch(k: NcuKernel, *, why_in_checks: bool = False) -> tuple[occu
 def _at_profile_clock(device: GPU, k: NcuKernel) -> tuple[GPU, list[str]]:
     """The GPU at the SM clock the profile ran at (the issue and compute rates follow it)."""
     clock = k.measured.sm_clock_hz
-    if clock is None or abs(clock / device.boost_clock_hz - 1) < 0.01:
+    if clock is None or not on("profile_clock") or abs(clock / device.boost_clock_hz - 1) < 0.01:
         return device, []
     ratio = clock / device.boost_clock_hz
     update: dict[str, object] = {"boost_clock_hz": clock}

@@ -40,6 +40,7 @@ from ._predict import (
     evaluate,
     parameters,
 )
+from ._predict.rules import on
 
 __all__ = ["DEFAULT_REGISTERS_PER_THREAD", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "predict"]
 
@@ -271,7 +272,7 @@ def predict(
                                     after_l2_flush, measured)
     params = parameters(cal, record)
     dram, terms = evaluate(derive(setting), params)
-    return _prediction(setting, cal, dram, terms, compose(terms, params.overlap_exponent), assumptions)
+    return _prediction(setting, cal, dram, terms, compose(terms, params.overlap_exponent if on("overlap_exponent") else None), assumptions)
 
 
 def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight_per_thread: int | None,

@@ -18,12 +18,13 @@ overhead term binds); its ``limiter`` is the prediction's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .._errors import RooflineError
 from .._kernel import Kernel
 from .derive import Derived
 from .params import Parameters
+from .rules import on
 from .terms import (
     DramTime,
     Term,
@@ -59,7 +60,7 @@ def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]
     waits = loop_waits(d.hot_loop, params.waits)
     dram = dram_term(d, params.dram, waits=waits, barriers=barrier_wait(d.barriers, params.barriers),
                      l1_seconds_per_block=l1_seconds_per_block(d.l1, d.grid, params.l1))
-    return dram, (
+    terms = (
         dram.term,
         l2_term(d.l2, params.l2),
         l2_partial_stores_term(d.l2, d.grid, params.partial_stores),
@@ -73,6 +74,12 @@ def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]
         ramp_term(d.grid, params.ramp),
         spread_term(d.grid, params.spread),
     )
+    if all(on(f"term_{t.name}") for t in terms):
+        return dram, terms
+    # the ablation's switch (`rules.disabled`): a term turned off takes no time
+    terms = tuple(t if on(f"term_{t.name}") else t.model_copy(update={"seconds": 0.0, "roof_seconds": 0.0})
+                  for t in terms)
+    return replace(dram, term=terms[0]), terms
 
 
 def overlap(memory_seconds: float, compute_seconds: float, exponent: float | None) -> float:

@@ -19,6 +19,7 @@ import numpy as np
 from occupancy import SassLoop
 
 from .setting import Setting
+from ..rules import on
 
 __all__ = ["TRIANGLE_TRIPS", "index_loop", "work_shares"]
 
@@ -62,9 +63,9 @@ def work_shares(setting: Setting) -> tuple[float, float]:
         the index (`index_loop`): every block the same.
     """
     launch, sms = setting.launch, setting.gpu.sm_count
-    loop = index_loop(setting)
+    loop = index_loop(setting) if on("triangle_work") else None
     if loop is None:
-        return setting.busiest_sm_blocks * sms / launch.blocks, 1.0
+        return (setting.busiest_sm_blocks * sms / launch.blocks if on("busiest_sm") else 1.0), 1.0
     return _shares(loop.index_trips, tuple(launch.grid), tuple(launch.block), sms)
 
 

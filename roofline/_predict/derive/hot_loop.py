@@ -15,6 +15,7 @@ from .quantities import HotLoop, LeftoverBursts, LoopAround
 from .reuse import load_misses
 from .sass import loads_from_bytes, loads_from_instructions, shared_lines
 from .setting import Setting
+from ..rules import on
 
 __all__ = ["IMPLIED_LOADS_LIMIT", "enclosing_passes", "hot_loop", "hot_loop_trips", "staying_warps"]
 
@@ -98,7 +99,7 @@ def enclosing_passes(setting: Setting) -> LoopAround | None:
     launch, sass = setting.launch, setting.sass
     issued = setting.path_instructions
     counted = None if setting.measured is None else setting.measured.global_load_instructions
-    if sass is None or sass.hot_loop is None or issued is None or not counted:
+    if sass is None or sass.hot_loop is None or issued is None or not counted or not on("enclosing_passes"):
         return None
     hot_loop = sass.loops[sass.hot_loop]
     around = _loops_around(sass)
@@ -168,7 +169,7 @@ def staying_warps(setting: Setting) -> float:
     if launch.blocks > setting.slots:
         return 1.0
     lone = sass.lone_thread if sass is not None else None
-    if lone is not None:
+    if lone is not None and on("lone_thread"):
         warps = setting.occupancy.warps_per_block * (launch.blocks if lone == "global" else 1)
         return 1.0 / warps
     if achieved is not None:
@@ -179,7 +180,7 @@ def staying_warps(setting: Setting) -> float:
         share = traffic.loop_warp_share  # counted: the warps that run the loops
     else:
         return 1.0
-    return share if share < _EARLY_EXIT_SHARE else 1.0
+    return share if share < _EARLY_EXIT_SHARE and on("early_exit_share") else 1.0
 
 
 def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float | None) -> HotLoop | None:
@@ -202,6 +203,7 @@ def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float
     width = float(sass.global_load_bytes or 4)
     round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) * width * launch.threads_per_block
     warps, blocks = shared_lines(launch, setting.slots)
+    warps, blocks = warps if on("duplicate_warps") else 1.0, blocks if on("blocks_sharing_a_line") else 1.0
     loads = trips * loop.instructions.global_loads
     leftover = None
     if around is not None and around.leftover_rounds:

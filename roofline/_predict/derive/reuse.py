@@ -7,6 +7,7 @@ from occupancy import Launch, OccupancyResult
 
 from ..._kernel import Kernel, kernel_of
 from ..._profile_counts import ProfileCounts
+from ..rules import on
 
 __all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_requests", "load_misses", "served_l2_requests"]
 
@@ -79,7 +80,9 @@ def kernel_misses(kernel: Kernel, measured: ProfileCounts | None = None) -> tupl
 
 
 def _hit_rates(measured: ProfileCounts | None) -> tuple[float | None, float | None]:
-    return (None, None) if measured is None else (measured.l1_hit_rate, measured.l2_hit_rate)
+    if measured is None or not on("profile_hit_rates"):
+        return None, None
+    return measured.l1_hit_rate, measured.l2_hit_rate
 
 
 def load_misses(kernel: Kernel, served_l2_bytes: float | None,

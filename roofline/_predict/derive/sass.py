@@ -11,6 +11,7 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 from ..._errors import RooflineError
 from ..._kernel import Kernel, kernel_of
 from .setting import sass_of
+from ..rules import on
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_bytes",
            "loads_from_instructions", "shared_lines"]
@@ -394,7 +395,7 @@ def _nest_trips(sass: SassSummary, per_warp: float, flops_per_thread: float | No
     ``b``/``f_b`` the inner loops': two equations for the two unknowns. None without inner
     loops, without the flops, or where the two bodies' flop densities do not tell them apart.
     """
-    if flops_per_thread is None or sass.hot_loop is None:
+    if flops_per_thread is None or sass.hot_loop is None or not on("nest_trips"):
         return None
     inner = _inner_loops(sass, sass.hot_loop)
     if not inner:

@@ -32,6 +32,7 @@ from .quantities import (
 from .reuse import l2_bytes_with_l1_reuse, served_l2_requests
 from .sass import barriers_from_instructions, instructions_from_sass
 from .setting import Setting
+from ..rules import on
 
 __all__ = ["barrier_phases", "derive", "dram_traffic", "grid_of", "issue_slots"]
 
@@ -40,12 +41,13 @@ def derive(setting: Setting) -> Derived:
     """The derived quantities of `setting`'s launch, each computed once."""
     kernel, launch = setting.kernel, setting.launch
     around = enclosing_passes(setting)
-    served = l2_bytes_with_l1_reuse(kernel, launch, setting.occupancy)
+    served = l2_bytes_with_l1_reuse(kernel, launch, setting.occupancy) if on("l1_reuse") else (
+        None if kernel.l2_bytes is None else float(kernel.l2_bytes))
     grid = grid_of(setting)
     sass = setting.sass
     addresses = kernel.atomic_addresses
     if addresses is None and sass is not None and sass.global_atomics and \
-            sass.global_atomics_one_address == sass.global_atomics:
+            sass.global_atomics_one_address == sass.global_atomics and on("atomic_counter"):
         addresses = 1  # every global atomic's address the same for every thread: a counter
     return Derived(
         grid=grid,
@@ -113,13 +115,13 @@ def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:
     precision, peak_flops = compute_roof(gpu, kernel)
     resident_warps = grid.first_wave_blocks * grid.warps_per_block
     subs = gpu.architecture.sub_partitions
-    used = min(subs, resident_warps)
+    used = min(subs, resident_warps) if on("schedulers_in_use") else subs
     # a divergent warp runs each side of its branches with the other lanes idle
     paths = float(kernel.branch_issue_factor or 1.0)
     instructions = kernel.instructions
     sass = setting.sass
     notes: tuple[str, ...] = ()
-    if instructions is None and sass is not None:
+    if instructions is None and sass is not None and on("sass_instruction_estimate"):
         instructions = instructions_from_sass(sass, kernel, launch)
         if instructions is not None:
             instructions *= paths
@@ -145,7 +147,7 @@ def barrier_phases(setting: Setting, around: LoopAround | None) -> Barriers:
     where the kernel passes barriers).
     """
     kernel, sass = setting.kernel, setting.sass
-    if kernel.barriers_per_block is not None or sass is None:
+    if kernel.barriers_per_block is not None or sass is None or not on("sass_barriers"):
         barriers = float(kernel.barriers_per_block or 0)
     else:
         barriers = barriers_from_instructions(sass, setting.path_instructions, setting.launch)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..derive import Atomics
 from ..params import AtomicParams
+from ..rules import on
 from ._term import Term
 
 __all__ = ["atomics_term"]
@@ -36,7 +37,7 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
     notes: tuple[str, ...] = ()
     spread = updates / spread_rate if updates and spread_rate else 0.0
     serial = 0.0
-    if updates and one_rate:
+    if updates and one_rate and on("atomic_contention"):
         if addresses:
             serial = updates / max(1.0, float(addresses)) / one_rate
         else:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..derive import Barriers
 from ..params import BarrierParams
+from ..rules import on
 
 __all__ = ["BarrierWait", "barrier_wait"]
 
@@ -26,7 +27,7 @@ def barrier_wait(barriers: Barriers, params: BarrierParams) -> BarrierWait:
     level_seconds = (params.tree_level_seconds or 0.0) + (params.tree_level_warp_seconds or 0.0) * \
         barriers.warps_per_block
     count = barriers.per_block
-    seconds = count * level_seconds if count and params.tree_level_seconds else 0.0
+    seconds = count * level_seconds if count and params.tree_level_seconds and on("barrier_wait") else 0.0
     notes = ("barriers cost no time: the calibration has no tree_level_seconds",) \
         if count and not params.tree_level_seconds else ()
     return BarrierWait(seconds_per_block=seconds, notes=notes)

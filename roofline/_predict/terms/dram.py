@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..derive import Derived
-from ..params import DramParams
+from ..params import DramGranularity, DramParams
+from ..rules import on
 from .barriers import BarrierWait
 from .dram_bytes import dram_sides, flush_writeback_bytes, mixed_dram_bandwidth
 from .latency import achieved_bandwidth, queued_life
@@ -62,7 +63,7 @@ def _chain_seconds(d: Derived, latency: float, waits: LoopWaits | None) -> float
     """Seconds a block waits for its loads: a round trip per group in flight; where the hot loop
     has known trips (`waits`), its rounds take the latency of the level their loads reach
     instead, and the loads outside the loop keep a round trip per group in flight."""
-    if waits is None:
+    if waits is None or not on("dram_hot_loop_waits"):
         return d.loads.rounds * latency
     elements = d.loads.elements_per_thread
     outside = max(0.0, elements - waits.hot_loop.loads_per_thread)
@@ -86,45 +87,53 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     """
     grid = d.grid
     blocks, slots, rounds, sms = grid.blocks, grid.slots, d.loads.rounds, grid.sm_count
-    read_bytes, written_bytes = dram_sides(d.dram, params.granularity)
+    granularity = params.granularity if on("dram_granularity") else DramGranularity(None, None, None, None, None)
+    read_bytes, written_bytes = dram_sides(d.dram, granularity)
     flushed = flush_writeback_bytes(read_bytes + (written_bytes or 0.0), params.flush_dirty_bytes) \
-        if d.dram.after_l2_flush else 0.0
+        if d.dram.after_l2_flush and on("flush_writeback") else 0.0
     if flushed:
         written_bytes = (written_bytes or 0.0) + flushed
     dram_bytes = read_bytes + (written_bytes or 0.0)
     bytes_per_block = dram_bytes / blocks
     peak_bw = mixed_dram_bandwidth(read_bytes, written_bytes,
                                    copy_bytes_per_second=params.memory_bandwidth * params.sustained_bandwidth_fraction,
-                                   read_bytes_per_second=params.dram_read_bytes_per_second)
+                                   read_bytes_per_second=params.dram_read_bytes_per_second
+                                   if on("read_write_roof") else None)
     latency, sm_bandwidth, l1_seconds = params.idle_latency_seconds, params.sm_bandwidth_bytes_per_second, \
-        l1_seconds_per_block
+        l1_seconds_per_block if on("dram_l1_passes") else 0.0
     tree_seconds = barriers.seconds_per_block
     # the block's bytes pass through its SM's port on top of the waits
-    block_seconds = _chain_seconds(d, latency, waits) + bytes_per_block / sm_bandwidth + l1_seconds + tree_seconds
+    port_seconds = bytes_per_block / sm_bandwidth if on("sm_port") else 0.0
+    block_seconds = _chain_seconds(d, latency, waits) + port_seconds + l1_seconds + tree_seconds
     # the queue's customers: the resident warps where each waits for its own loads and takes
     # its turn at the pipe (its block's other warps included); whole blocks where barriers
     # hold the warps of a block to one phase
-    warps = 1 if d.barriers.phased else grid.warps_per_block
+    warps = 1 if d.barriers.phased or not on("warp_customers") else grid.warps_per_block
+    queued = on("l1_queue")
 
     def rates(resident_blocks: int) -> tuple[float, float]:
-        life = queued_life(block_seconds - l1_seconds, l1_seconds / warps, resident_blocks * warps / sms)
+        life = queued_life(block_seconds - l1_seconds, l1_seconds / warps, resident_blocks * warps / sms) \
+            if queued else block_seconds
         in_flight_rate = resident_blocks * bytes_per_block / life
         dispatch = (
             min(resident_blocks, sms) * bytes_per_block / params.block_dispatch_seconds
-            if params.block_dispatch_seconds > 0 else math.inf
+            if params.block_dispatch_seconds > 0 and on("block_dispatch") else math.inf
         )
         return in_flight_rate, dispatch
 
     def bandwidth_of_blocks(resident_blocks: int) -> float:
         in_flight_rate, dispatch = rates(resident_blocks)
+        if not on("dram_knee"):
+            return min(in_flight_rate, peak_bw, dispatch)
         return achieved_bandwidth(in_flight_rate * latency, peak_bytes_per_second=peak_bw, latency_seconds=latency,
                                   knee_sharpness=params.knee_sharpness, dispatch_bytes_per_second=dispatch)
 
-    seconds = wave_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if dram_bytes else 0.0
     full_wave_seconds = dram_bytes / bandwidth_of_blocks(min(blocks, slots)) if dram_bytes else 0.0
+    seconds = (wave_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if on("wave_tail")
+               else full_wave_seconds) if dram_bytes else 0.0
     in_flight_rate, dispatch = rates(min(blocks, slots))
     limiter: Limiter
-    if seconds > (1 + TAIL_SHARE) * full_wave_seconds:
+    if seconds > (1 + TAIL_SHARE) * full_wave_seconds and on("tail_limiter"):
         limiter = "tail"
     else:
         smallest = min(in_flight_rate, dispatch, peak_bw)

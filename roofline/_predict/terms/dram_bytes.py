@@ -19,6 +19,7 @@ from ..._locality import MEASURED_ON, Locality
 from ..._locality import locality as _locality_of
 from ..derive import DramTraffic, dram_traffic
 from ..params import DramGranularity, dram_granularity
+from ..rules import on
 from ._term import finite_nonnegative, finite_positive
 
 __all__ = ["dram_equivalent_bytes", "dram_roof", "dram_sides", "flush_writeback_bytes", "mixed_dram_bandwidth"]
@@ -118,7 +119,7 @@ def dram_sides(traffic: DramTraffic, granularity: DramGranularity) -> tuple[floa
             load = max(load, float(traffic.load_lines) * g.dram_read_line_bytes)
     partial = traffic.store_partial_sectors
     # a sector written in part is read whole before it is written back (the fill): a read
-    fill = 32.0 * partial
+    fill = 32.0 * partial if on("dram_partial_write_fill") else 0.0
     write = store + opened(traffic.store_page_visits, store)
     line_bytes = g.dram_partial_write_line_bytes
     if partial and line_bytes and traffic.store_lines:

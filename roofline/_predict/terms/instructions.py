@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..derive import IssueSlots
 from ..params import IssueParams
+from ..rules import on
 from ._term import Term
 
 __all__ = ["arithmetic_term", "instructions_term", "issue_efficiency"]
@@ -14,6 +15,8 @@ def issue_efficiency(issue: IssueSlots, params: IssueParams) -> float:
     """``min(1, warps per scheduler x fma_chains_per_thread / FMA latency)``: a lone warp issues
     its next dependent instruction a pipe latency later, so the scheduler is busy only when
     enough warps (or independent chains within one) take turns."""
+    if not on("issue_efficiency"):
+        return 1.0
     return min(1.0, issue.warps_per_scheduler * issue.fma_chains_per_thread / params.fma_latency_cycles)
 
 
@@ -32,7 +35,7 @@ def arithmetic_term(issue: IssueSlots, params: IssueParams) -> Term:
     peak_flops = datasheet_flops = issue.peak_flops_per_second
     if issue.tensor:
         efficiency = 1.0
-        peak_flops *= params.tensor_rate_fraction or 1.0
+        peak_flops *= (params.tensor_rate_fraction or 1.0) if on("tensor_rate_fraction") else 1.0
     else:
         efficiency = issue_efficiency(issue, params)
     flops, share, paths = issue.flops, issue.busiest_sm_share, issue.paths_per_warp

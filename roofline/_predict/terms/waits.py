@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..derive import HotLoop
 from ..params import WaitParams
+from ..rules import on
 
 __all__ = ["LoopWaits", "loop_waits", "trip_latency"]
 
@@ -49,7 +50,7 @@ def trip_latency(params: WaitParams, misses: tuple[float, float], bytes_per_bloc
     # fewer SMs share the GPU's bandwidth, each at most at its own port's rate
     rate = min(port, share / min(1.0, max(sms_in_use, 1e-9))) if share and port else share or port
     # only the bytes that miss L1 come through the SM's port from L2 or DRAM
-    dram = latency + (bytes_per_block_trip * l1_miss / rate if rate else 0.0)
+    dram = latency + (bytes_per_block_trip * l1_miss / rate if rate and on("trip_port_bytes") else 0.0)
     l2 = min(dram, p.l2_hit_latency_seconds or dram)
     l1 = min(l2, p.l1_hit_latency_seconds or l2)
     l1_miss = min(1.0, l1_miss * max(1.0, duplicates))

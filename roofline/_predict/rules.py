@@ -1,0 +1,236 @@
+"""The time model's rules: every decision of the model that could be otherwise, in one registry.
+
+A rule is a term, a correction, a heuristic or a constant of `roofline.predict` (and of the
+profile path that feeds it). Each has a justification of one kind:
+
+``probe``
+    a micro-kernel of ``gpuroof validate`` isolates the effect and measures its parameters,
+    stored per GPU (`Rule.evidence` names the probe and the ``params.py`` fields);
+``derivation``
+    the rule follows from the hardware's documented behaviour or from counting, written
+    down in docs/prediction.md (`Rule.evidence` names the section);
+``corpus``
+    the rule was argued from corpus kernels (`Rule.evidence` names them): such a rule is to
+    be replaced by a probe of its own or removed.
+
+Each rule has one switch point in the code, ``on("<name>")`` (or, for a whole term, the
+term's name through `term`): `disabled` turns rules off for the code it runs, and a rule
+turned off takes the alternative `Rule.off` states. Nothing is disabled by default, so
+predictions are those of the model as it stands. The ablation (``benchmarks/rule_ablation.py``)
+measures each rule's effect on the corpus.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Literal
+
+from .._errors import RooflineError
+
+__all__ = ["RULES", "Rule", "disabled", "on"]
+
+Kind = Literal["probe", "derivation", "corpus"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One decision of the model: its name, where it lives, why it is there, and what the model
+    does without it.
+
+    Attributes
+    ----------
+    name : str
+        The switch's name (``on(name)``; a term's rule is ``term_<term name>``).
+    where : str
+        ``module:function`` under ``roofline``.
+    kind : str
+        ``probe``, ``derivation`` or ``corpus``.
+    evidence : str
+        The probe and the parameters it measures, the docs/prediction.md section, or the
+        corpus kernels it was argued from.
+    off : str
+        What the model does with the rule turned off.
+    """
+
+    name: str
+    where: str
+    kind: Kind
+    evidence: str
+    off: str
+
+
+_P = "roofline/_predict/"
+_D = "docs/prediction.md"
+_RULES = (
+    # the terms: each one absent is its seconds at 0
+    Rule("term_dram", "_predict.terms.dram:dram_term", "probe",
+         "prediction (idle_latency_seconds, sustained_bandwidth_fraction, knee_sharpness); "
+         f"{_D} 'The model'", "the dram term's seconds are 0"),
+    Rule("term_l2", "_predict.terms.l2:l2_term", "probe", "working_set (l2_read_bytes_per_second)",
+         "the l2 term's seconds are 0"),
+    Rule("term_l2_partial_stores", "_predict.terms.l2:l2_partial_stores_term", "probe",
+         "effects (l2_partial_store_sectors_per_second, sm_partial_store_sectors_per_second)",
+         "the l2_partial_stores term's seconds are 0"),
+    Rule("term_l2_requests", "_predict.terms.l2:l2_requests_term", "probe", "memory_terms (l2_requests_per_second)",
+         "the l2_requests term's seconds are 0"),
+    Rule("term_atomics", "_predict.terms.atomics:atomics_term", "probe",
+         "memory_terms (atomic_spread_updates_per_second, atomic_one_address_updates_per_second, "
+         "one_address_stores_per_second)", "the atomics term's seconds are 0"),
+    Rule("term_l1_shared", "_predict.terms.l1_shared:l1_term", "derivation",
+         f"{_D} 'Memory terms beyond streams' (the datasheet's 128 bytes per clock and SM)",
+         "the l1_shared term's seconds are 0"),
+    Rule("term_trips", "_predict.terms.trips:trips_term", "probe",
+         "compute (trip_latency_seconds, trip_bytes_per_second), latency (dram/l2/l1 hit latencies)",
+         "the trips term's seconds are 0"),
+    Rule("term_arithmetic", "_predict.terms.instructions:arithmetic_term", "derivation",
+         f"{_D} 'The model' (flops at the datasheet's roof)", "the arithmetic term's seconds are 0"),
+    Rule("term_instructions", "_predict.terms.instructions:instructions_term", "derivation",
+         f"{_D} 'Compute and latency terms' (one warp instruction per scheduler and clock)",
+         "the instructions term's seconds are 0"),
+    Rule("term_launch", "_predict.terms.launch:launch_term", "probe", "prediction (launch_overhead_seconds)",
+         "the launch term's seconds are 0"),
+    Rule("term_ramp", "_predict.terms.launch:ramp_term", "probe", "launch (block_ramp_seconds)",
+         "the ramp term's seconds are 0"),
+    Rule("term_spread", "_predict.terms.launch:spread_term", "probe", "launch (first_round_seconds_per_sm)",
+         "the spread term's seconds are 0"),
+    # the composition
+    Rule("overlap_exponent", "_time_model:predict", "probe", "compute (overlap_exponent)",
+         "the memory and compute sides join as their plain maximum"),
+    # the DRAM term's parts
+    Rule("dram_granularity", "_predict.terms.dram:dram_term", "probe",
+         "effects (dram_burst_bytes, dram_read_line_bytes, dram_partial_write_line_bytes, dram_page_visit_bytes), "
+         "memory_terms (dram_random_burst_bytes)", "the DRAM bytes are the counted sectors (no bursts, lines, pages)"),
+    Rule("dram_partial_write_fill", "_predict.terms.dram_bytes:dram_sides", "probe",
+         f"effects (dram_partial_write_line_bytes); {_D} 'The block scheduler's interval under load, and a "
+         "partial sector's fill'", "a sector written in part costs no 32-byte fill on the read side"),
+    Rule("flush_writeback", "_predict.terms.dram:dram_term", "probe", "memory_terms (flush_dirty_bytes)",
+         "no written lines of validate's L2 flush are written back"),
+    Rule("read_write_roof", "_predict.terms.dram:dram_term", "probe", "working_set (dram_read_bytes_per_second)",
+         "the DRAM roof is the copy's whatever the mix of reads and writes"),
+    Rule("sm_port", "_predict.terms.dram:dram_term", "probe", "prediction (sm_bandwidth_bytes_per_second)",
+         "a block's bytes take no time through its SM's port"),
+    Rule("block_dispatch", "_predict.terms.dram:dram_term", "probe", "prediction (block_dispatch_seconds)",
+         "the block scheduler does not cap the DRAM rate"),
+    Rule("dram_knee", "_predict.terms.dram:dram_term", "probe", f"prediction (knee_sharpness); {_D} 'The soft knee'",
+         "Little's law's rate and the roof meet as a plain minimum"),
+    Rule("wave_tail", "_predict.terms.dram:dram_term", "derivation",
+         f"{_D} 'The model' (a partial last wave at its own concurrency)",
+         "every wave runs at a full wave's bandwidth"),
+    Rule("l1_queue", "_predict.terms.dram:dram_term", "derivation",
+         f"{_D} 'What the SASS adds' (warps at the L1 pipe: mean-value analysis, Reiser & Lavenberg 1980)",
+         "a block's L1 passes add to its life without queueing behind the others'"),
+    Rule("warp_customers", "_predict.terms.dram:dram_term", "corpus",
+         "PolyBench's thread-per-row kernels (ATAX 1, BICG 2, MVT 1, GEMVER 3, GESUMMV: 1.3-1.6x too slow with "
+         "blocks as the customers)",
+         "the L1 queue's customers are whole blocks, barriers or not"),
+    Rule("dram_hot_loop_waits", "_predict.terms.dram:_chain_seconds", "probe",
+         "compute (trip_latency_seconds), latency", "a block waits one idle round trip per group of loads in flight"),
+    Rule("barrier_wait", "_predict.terms.barriers:barrier_wait", "probe",
+         "effects (tree_level_seconds, tree_level_warp_seconds)", "barriers cost no time"),
+    Rule("dram_l1_passes", "_predict.terms.dram:dram_term", "derivation",
+         f"{_D} 'What the SASS adds' (warps at the L1 pipe)", "a block's L1 passes are not part of its life"),
+    Rule("tail_limiter", "_predict.terms.dram:dram_term", "derivation",
+         f"{_D} 'Cliffs in time' (a partial last wave that costs more than a fifth: TAIL_SHARE)",
+         "the DRAM term never names the tail its limiter (the time is the same)"),
+    # derive
+    Rule("l1_reuse", "_predict.derive.step:derive", "derivation",
+         f"{_D} 'Memory terms beyond streams' (a block's footprint or two iterations fit in L1)",
+         "the L2 bytes are the kernel's, none kept by L1"),
+    Rule("atomic_counter", "_predict.derive.step:derive", "derivation",
+         f"{_D} 'What the SASS adds' (counters: the SASS's dataflow finds one address; the rate is memory_terms')",
+         "the atomics' addresses stay unknown (taken as spread)"),
+    Rule("atomic_contention", "_predict.terms.atomics:atomics_term", "probe",
+         "memory_terms (atomic_one_address_updates_per_second)", "updates to few addresses do not queue"),
+    Rule("triangle_work", "_predict.derive.balance:work_shares", "corpus",
+         "PolyBench CORR and COVAR (a loop whose trips follow the thread's index; TRIANGLE_TRIPS = 8)",
+         "every block and warp does the mean work"),
+    Rule("busiest_sm", "_predict.derive.balance:work_shares", "derivation",
+         f"{_D} 'Compute and latency terms' (blocks go to the SMs in turn: ceil(blocks / SMs))",
+         "the busiest SM runs an even share of the blocks"),
+    Rule("schedulers_in_use", "_predict.derive.step:issue_slots", "derivation",
+         f"{_D} 'Compute and latency terms' (min(sub-partitions, resident warps) schedulers issue)",
+         "every scheduler of the SM issues"),
+    Rule("sass_instruction_estimate", "_predict.derive.step:issue_slots", "derivation",
+         f"{_D} 'Loads in flight from the SASS' (the hot loop runs once per group of its loads)",
+         "without a counted instruction count the instructions term is 0"),
+    Rule("sass_barriers", "_predict.derive.step:barrier_phases", "corpus",
+         "cuda-samples reduce0-3 and shfl_scan, Rodinia hotspot and pathfinder (barrier loops passed as often as "
+         "the instructions say)",
+         "without the kernel's barrier count a block passes none"),
+    Rule("enclosing_passes", "_predict.derive.hot_loop:enclosing_passes", "corpus",
+         "cuda-samples scalarProd (a loop around the hot loop; IMPLIED_LOADS_LIMIT = 1.5)",
+         "the hot loop's trips are read from the instruction count alone"),
+    Rule("lone_thread", "_predict.derive.hot_loop:staying_warps", "corpus",
+         "PolyBench GRAMSCHM kernel 1 (if (i == 0): one warp runs the loop)",
+         "the share of warps that stay comes from the profile's occupancy or the counted traffic"),
+    Rule("early_exit_share", "_predict.derive.hot_loop:staying_warps", "corpus",
+         "PolyBench GRAMSCHM kernel 1 (achieved occupancy below _EARLY_EXIT_SHARE = 0.5)",
+         "every warp launched runs the hot loop"),
+    Rule("nest_trips", "_predict.derive.sass:_nest_trips", "corpus",
+         "SGEMM_CUDA's and PolyBench's tiled GEMMs (a hot loop holding loops: instructions and flops solved together)",
+         "the hot loop's trips come from the instruction count alone"),
+    Rule("duplicate_warps", "_predict.derive.hot_loop:hot_loop", "corpus",
+         "PolyBench row kernels at 32 x 8 threads (copies of a warp)",
+         "no warps of a block share a line in one trip"),
+    Rule("blocks_sharing_a_line", "_predict.derive.hot_loop:hot_loop", "corpus",
+         "PolyBench GEMM, 2MM, 3MM (a grid column of blocks loads b's line in the same trip)",
+         "no resident blocks share a line in one trip"),
+    Rule("trip_port_bytes", "_predict.terms.waits:trip_latency", "probe",
+         "compute (trip_bytes_per_second), prediction (sm_bandwidth_bytes_per_second)",
+         "a DRAM-deep round waits the latency alone, not its bytes through the SM's port"),
+    Rule("issue_efficiency", "_predict.terms.instructions:issue_efficiency", "probe", "compute (fma_latency_cycles)",
+         "the schedulers issue at full rate however few warps they hold"),
+    Rule("tensor_rate_fraction", "_predict.terms.instructions:arithmetic_term", "probe",
+         "compute (tensor_rate_fraction)", "the tensor pipe runs at its datasheet rate"),
+    # the profile path
+    Rule("profile_hit_rates", "_predict.derive.reuse:_hit_rates", "derivation",
+         f"{_D} 'What a profile's memory counts add' (a round waits for its slowest load)",
+         "the misses come from the kernel's bytes, not the profile's hit rates"),
+    Rule("profile_l1_wavefronts", "_adapters:_l1_data_bytes", "derivation",
+         f"{_D} 'What a profile's memory counts add' (a wavefront is a pass of up to 128 bytes)",
+         "the L1 bytes are Nsight's L1 bytes"),
+    Rule("profile_partial_stores", "_adapters:_partial_store_sectors", "derivation",
+         f"{_D} 'What a profile's memory counts add' (a store request over more sectors than its 32 lanes fill, "
+         "with a 5 % margin); the rate is effects'",
+         "a profiled kernel has no partial store sectors"),
+    Rule("profile_one_address_stores", "_adapters:_one_address_stores", "probe",
+         "memory_terms (one_address_stores_per_second); the count: the SASS's share of one-address stores "
+         "(Rodinia bfs Kernel2)",
+         "a profiled kernel has no stores to one address"),
+    Rule("profile_clock", "_profile:_at_profile_clock", "derivation",
+         f"{_D} 'What a profile's memory counts add' (the issue and compute rates follow the SM clock)",
+         "a profile is predicted at the database GPU's boost clock"),
+)
+
+#: Every rule of the model, by name.
+RULES: dict[str, Rule] = {rule.name: rule for rule in _RULES}
+
+_DISABLED: ContextVar[frozenset[str]] = ContextVar("roofline_disabled_rules", default=frozenset())
+
+
+def on(name: str) -> bool:
+    """Whether rule `name` applies (it does unless `disabled` turned it off)."""
+    return name not in _DISABLED.get()
+
+
+@contextlib.contextmanager
+def disabled(names: Iterable[str]) -> Iterator[frozenset[str]]:
+    """Turn the rules `names` off for the code run inside the ``with`` block (the ablation's switch).
+
+    Raises
+    ------
+    RooflineError
+        A name that is not a rule's (the known ones are listed).
+    """
+    wanted = frozenset(names)
+    unknown = sorted(wanted - RULES.keys())
+    if unknown:
+        raise RooflineError(f"rules={unknown!r} are not rules of the model; known: {sorted(RULES)}")
+    token = _DISABLED.set(_DISABLED.get() | wanted)
+    try:
+        yield wanted
+    finally:
+        _DISABLED.reset(token)

@@ -1,0 +1,204 @@
+"""The registry of the time model's rules (`roofline._predict.rules`): every switch in the code is a
+registered rule and every rule has a switch; turning a rule off changes the prediction of a kernel
+that exercises it; with nothing turned off the predictions are the model's."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+import occupancy
+import pytest
+from occupancy import SassCounts, SassLoop, SassSummary
+
+import roofline
+from roofline import Kernel, RooflineError, models
+from roofline._predict.rules import RULES, disabled, on
+
+ROOT = Path(roofline.__file__).resolve().parent
+DATA = Path(__file__).resolve().parents[1] / "data" / "ncu"
+
+
+def _switches() -> tuple[set[str], set[str]]:
+    """The names ``on("...")`` reads across the package, and the prefixes of ``on(f"...{}")``."""
+    names, prefixes = set(), set()
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "on" and node.args:
+                arg = node.args[0]
+                if isinstance(arg, ast.Constant):
+                    names.add(arg.value)
+                elif isinstance(arg, ast.JoinedStr) and isinstance(arg.values[0], ast.Constant):
+                    prefixes.add(arg.values[0].value)
+    return names, prefixes
+
+
+def test_every_switch_is_a_rule_and_every_rule_has_a_switch():
+    names, prefixes = _switches()
+    assert names <= RULES.keys(), names - RULES.keys()
+    assert prefixes == {"term_"}
+    terms = {f"term_{t.name}" for t in roofline.predict("H200", models.copy(1 << 20)).terms}
+    assert {n for n in RULES if n.startswith("term_")} == terms
+    assert {n for n in RULES if not n.startswith("term_")} == names
+
+
+def test_every_rule_says_where_it_lives_and_why():
+    for rule in RULES.values():
+        module, _, function = rule.where.partition(":")
+        path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
+        assert path.is_file(), rule
+        assert f"def {function}(" in path.read_text(), rule
+        assert rule.kind in ("probe", "derivation", "corpus") and rule.evidence and rule.off
+
+
+def test_an_unknown_rule_is_refused_and_the_switch_is_restored():
+    with pytest.raises(RooflineError, match="not rules"):
+        with disabled({"no_such_rule"}):
+            pass
+    with disabled({"term_launch"}):
+        assert not on("term_launch") and on("term_ramp")
+    assert on("term_launch")
+
+
+def _sass(*, loops: tuple[SassLoop, ...] = (), total: int = 30, loads: int = 3, **fields) -> SassSummary:
+    return SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=2,
+                       instructions=SassCounts(total=total, global_loads=loads, **fields.pop("counts", {})),
+                       loops=loops, hot_loop=0 if loops else None, **fields)
+
+
+def _loop(total: int = 10, loads: int = 2, **fields) -> SassLoop:
+    counts = fields.pop("counts", {})
+    return SassLoop(start_offset=0, end_offset=80, depth=1, global_loads_in_flight=2,
+                    instructions=SassCounts(total=total, global_loads=loads, **counts), **fields)
+
+
+def _launch(sass: SassSummary | None, grid=(264, 1, 1), block=(256, 1, 1)) -> occupancy.Launch:
+    resources = None if sass is None else occupancy.KernelResources(
+        kernel="k", architecture="sm_90", registers_per_thread=32, sass=sass)
+    return occupancy.Launch(grid=grid, block=block, registers_per_thread=32, resources=resources)
+
+
+def _predict(kernel: Kernel, *, measured: roofline.ProfileCounts | None = None, after_l2_flush: bool = False,
+             calibration: roofline.Calibration | None = None,
+             fma_chains_per_thread: int = 1) -> Callable[[], tuple[float, str]]:
+    def run() -> tuple[float, str]:
+        p = roofline.predict("H200", kernel, measured=measured, after_l2_flush=after_l2_flush,
+                             calibration=calibration, fma_chains_per_thread=fma_chains_per_thread)
+        return p.seconds, p.limiter
+    return run
+
+
+def _suite(label: str, after_l2_flush: bool = False) -> Callable[[], tuple[float, str]]:
+    kernel = next(m for m in models.suite() if m.label == label)
+    return _predict(kernel, after_l2_flush=after_l2_flush)
+
+
+def _looped(sass: SassSummary, grid=(264, 1, 1), block=(256, 1, 1), **fields) -> Kernel:
+    """A kernel with a hot loop of global loads, its instructions and bytes given."""
+    base = dict(name="looped", flops=0.0, dram_bytes=64e6, l2_bytes=256e6, l1_bytes=1024e6,
+                instructions=264 * 8 * 2000.0, launch=_launch(sass, grid, block))
+    return Kernel(**{**base, **fields})
+
+
+_HOT = _sass(loops=(_loop(),))
+_ONE_WAVE = (132, 1, 1)
+_MB = 1e6
+
+#: (rule, what predicts a kernel that exercises it). A rule's effect is (seconds, limiter).
+CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
+    ("term_dram", _suite("copy")),
+    ("term_launch", _suite("copy")),
+    ("term_ramp", _suite("copy")),
+    ("term_spread", _suite("copy")),
+    ("sm_port", _suite("copy")),
+    ("dram_knee", _suite("copy")),
+    ("l1_queue", _suite("copy")),
+    ("warp_customers", _suite("copy")),
+    ("dram_l1_passes", _suite("copy")),
+    ("wave_tail", _suite("copy")),
+    ("read_write_roof", _suite("vector_add")),
+    ("flush_writeback", _suite("copy", after_l2_flush=True)),
+    ("dram_granularity", _suite("offset_read(offset=11)")),
+    ("dram_partial_write_fill", _suite("offset_read(offset=11)")),
+    ("term_l2_partial_stores", _suite("transpose(variant=naive_row)")),
+    ("term_l1_shared", _suite("matmul_naive")),
+    ("busiest_sm", _suite("matmul_naive")),
+    ("l1_reuse", _suite("blur(radius=1)")),
+    ("barrier_wait", _suite("reduction")),
+    ("block_dispatch", _suite("aos")),
+    ("term_l2", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, l2_bytes=4000 * _MB, launch=_launch(None)))),
+    ("term_l2_requests", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, l2_requests=1e10, launch=_launch(None)))),
+    ("term_atomics", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e9, launch=_launch(None)))),
+    ("atomic_contention", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e7, atomic_addresses=1,
+                                          launch=_launch(None)))),
+    ("term_arithmetic", _predict(Kernel(flops=1e13, dram_bytes=1 * _MB, launch=_launch(None)))),
+    # the packaged calibrations have no overlap exponent (the plain maximum): one that has
+    ("overlap_exponent", _predict(
+        Kernel(flops=4e10, dram_bytes=1000 * _MB, launch=_launch(None)),
+        calibration=roofline.calibration("H200").model_copy(update={"overlap_exponent": 2.0}))),
+    ("issue_efficiency", _predict(Kernel(flops=1e11, dram_bytes=1 * _MB, launch=_launch(None)))),
+    # one warp with enough chains to issue every cycle: one scheduler of four issues
+    ("schedulers_in_use", _predict(Kernel(flops=1e10, dram_bytes=1 * _MB, launch=_launch(None, 1, 32)),
+                                   fma_chains_per_thread=64)),
+    ("tensor_rate_fraction", _predict(Kernel(flops=1e14, precision="fp16_tensor", dram_bytes=1 * _MB,
+                                             launch=_launch(None)))),
+    ("term_instructions", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, instructions=1e10, launch=_launch(None)))),
+    # a full wave of 132 x 2 blocks of 1024 threads and one block more: its own wave adds half the time
+    ("tail_limiter", _predict(Kernel(flops=0.0, dram_bytes=10 * _MB, launch=_launch(None, 132 * 2 + 1, 1024)))),
+    ("term_trips", _predict(_looped(_HOT, dram_bytes=0.0))),
+    ("dram_hot_loop_waits", _predict(_looped(_HOT))),
+    ("trip_port_bytes", _predict(_looped(_HOT))),
+    ("sass_instruction_estimate", _predict(_looped(_sass(loops=(_loop(total=2000),), total=2020), dram_bytes=1 * _MB,
+                                                   instructions=None, load_bytes=264 * 256 * 4 * 2000.0))),
+    ("duplicate_warps", _predict(_looped(_sass(loops=(_loop(),), thread_index_components=("x",)),
+                                         block=(32, 8, 1)))),
+    ("blocks_sharing_a_line", _predict(_looped(_sass(loops=(_loop(),), thread_index_components=("x",),
+                                                     hot_loop_load_sources=(("x", "stride"),)), grid=_ONE_WAVE,
+                                               dram_bytes=1 * _MB))),
+    ("atomic_counter", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e7, launch=_launch(
+        _sass(global_atomics=1, global_atomics_one_address=1))))),
+    ("sass_barriers", _predict(Kernel(flops=0.0, dram_bytes=64 * _MB, instructions=264 * 8 * 2000.0, launch=_launch(
+        _sass(loops=(_loop(loads=0, counts={"barriers": 1, "shared_loads": 2}),), counts={"barriers": 1}))))),
+    ("lone_thread", _predict(_looped(_sass(loops=(_loop(),), lone_thread="global"), grid=_ONE_WAVE))),
+    ("early_exit_share", _predict(_looped(_HOT, grid=_ONE_WAVE),
+                                  measured=roofline.ProfileCounts(achieved_occupancy=0.05))),
+    ("triangle_work", _predict(_looped(_sass(loops=(_loop(index_trips="global", trips_per_index=1.0),)),
+                                       grid=_ONE_WAVE))),
+    # a hot loop of 20 own instructions (8 FFMA) around an inner loop of 20 (16 FFMA): 50 trips and 150
+    # inner ones issue 20 + 50 x 20 + 150 x 20 instructions per warp, where the count alone reads 100 trips
+    ("nest_trips", _predict(_looped(_sass(loops=(
+        SassLoop(start_offset=0, end_offset=200, depth=1, global_loads_in_flight=2,
+                 instructions=SassCounts(total=40, global_loads=2, fp32_fma=24)),
+        SassLoop(start_offset=40, end_offset=120, depth=2, global_loads_in_flight=0,
+                 instructions=SassCounts(total=20, fp32_fma=16))), total=60, counts={"fp32_fma": 24}),
+        instructions=264 * 8 * 4020.0, flops=264 * 256 * (50 * 16 + 150 * 32) * 1.0, l2_bytes=64 * _MB,
+        l1_bytes=64 * _MB))),
+]
+
+#: Rules whose effect needs a profiled kernel's counts or a measured loop nest that no small
+#: synthetic kernel here reproduces: `benchmarks/rule_ablation.py` shows them on the corpus.
+ABLATION_ONLY = {"enclosing_passes", "profile_hit_rates", "profile_l1_wavefronts", "profile_partial_stores",
+                 "profile_one_address_stores", "profile_clock"}
+
+
+def test_every_rule_is_exercised_here_or_by_the_ablation():
+    assert {rule for rule, _ in CASES} | ABLATION_ONLY == RULES.keys()
+    assert not {rule for rule, _ in CASES} & ABLATION_ONLY
+
+
+@pytest.mark.parametrize("rule, run", CASES, ids=[rule for rule, _ in CASES])
+def test_turning_a_rule_off_changes_a_kernel_that_exercises_it(rule, run):
+    on_result = run()
+    with disabled({rule}):
+        off = run()
+    assert off != on_result
+    # turned back on, the prediction is the model's again
+    assert run() == on_result
+
+
+@pytest.mark.parametrize("rule, run", CASES[:1] + CASES[-4:], ids=[r for r, _ in CASES[:1] + CASES[-4:]])
+def test_with_nothing_disabled_the_predictions_are_the_models(rule, run):
+    before = run()
+    with disabled(()):
+        assert run() == before
