@@ -60,10 +60,16 @@ def projects_of_split(projects: Sequence[CorpusProject], split: str, *, gpu: str
 
     Raises
     ------
+    TypeError
+        ``split`` is not a str, or ``projects`` holds something other than CorpusProject.
     RooflineError
         ``split`` is none of those, or no project of ``projects`` is in it (the exam split
         before any project was added after the dev ones).
     """
+    if not isinstance(split, str):
+        raise TypeError(f"split must be a str ({', '.join(SPLITS)} or all), not {type(split).__name__}")
+    if isinstance(projects, (str, bytes)) or not all(isinstance(p, CorpusProject) for p in projects):
+        raise TypeError("projects must be a sequence of CorpusProject (from load_corpus)")
     if split not in (*SPLITS, "all"):
         raise RooflineError(f"split={split!r} is not a split; splits: {', '.join(SPLITS)}, all")
     if split == "all":

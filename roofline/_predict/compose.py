@@ -138,6 +138,13 @@ def bound_counts(kernel: Kernel, terms: Sequence[Term]) -> Kernel:
     ``l2`` term serves (less what L1 keeps), so that `roofline.analyze` of them is
     `roofline_bound` of the terms, with the level that binds it.
 
+    Raises
+    ------
+    TypeError
+        ``kernel`` is not a `roofline.Kernel`, or ``terms`` holds something other than a Term.
+    RooflineError
+        ``kernel`` has L2 bytes and ``terms`` hold no ``l2`` term.
+
     Examples
     --------
     >>> import roofline
@@ -147,9 +154,16 @@ def bound_counts(kernel: Kernel, terms: Sequence[Term]) -> Kernel:
     >>> bound.bound_level, abs(bound.time_lower_bound_seconds / p.roofline_seconds - 1) < 1e-12
     ('l1', True)
     """
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"kernel must be a roofline.Kernel, not {type(kernel).__name__}")
+    if isinstance(terms, (str, bytes)) or not all(isinstance(t, Term) for t in terms):
+        raise TypeError("terms must be a sequence of roofline.terms.Term (a Prediction's terms)")
     if kernel.l2_bytes is None:
         return kernel
-    served = next(t for t in terms if t.name == "l2").inputs["l2_bytes"]
+    served = next((t for t in terms if t.name == "l2"), None)
+    if served is None:
+        raise RooflineError("terms hold no 'l2' term: pass the terms of a prediction of this kernel")
+    served = served.inputs["l2_bytes"]
     return kernel.model_copy(update={"l2_bytes": served})
 
 

@@ -739,6 +739,8 @@ TERMS = {
         knee_sharpness=maybe(st.floats(0.5, 8)), dispatch_bytes_per_second=maybe(st.floats(1e9, 1e14)),
     ).map(lambda d: {"args": d["args"], "kwargs": {"peak_bytes_per_second": 3e12, "latency_seconds": 6e-7,
                                                      "knee_sharpness": 4, **d["kwargs"]}})),
+    "bound_counts": call(args_kwargs(st.one_of(st.just(models.copy(1 << 20)), v.kernel_like, junk()),
+                                     st.one_of(st.just(_PRED.terms), st.just(()), st.lists(junk(), max_size=2), junk()))),
     "dram_equivalent_bytes": call(args_kwargs(st.one_of(v.kernel_like, junk()),
                                               st.one_of(v.calibrations(), st.none(), junk()))),
     "dram_roof": call(args_kwargs(v.gpu_any, st.one_of(v.calibrations(), st.none(), junk()),
@@ -922,6 +924,7 @@ CORPUS = {
     "CorpusProject": model(corpus.CorpusProject, _CORPUS, finite=False),
     "CorpusReport": model(corpus.CorpusReport, _CORPUS_REPORT, finite=False, json_too=False),
     "CorpusRow": model(corpus.CorpusRow, _CORPUS_REPORT.rows[0], finite=False),
+    "CorpusSplit": model(corpus.CorpusSplit, next(iter(_CORPUS_REPORT.splits.values())), finite=False),
     "corpus_gpus": call(args_kwargs(st.one_of(st.none(), v.out_folders(), junk())), io=True),
     "corpus_metrics": call(args_kwargs(st.one_of(st.just(_CORPUS.kernels[0].launches[0].ncu), st.dictionaries(
         st.one_of(st.sampled_from(corpus.CORPUS_METRICS[:4]), st.text(max_size=8), st.integers()), junk(),
@@ -937,6 +940,11 @@ CORPUS = {
                                     directory=st.one_of(st.none(), v.out_folders(), junk())), io=True),
     "plot_corpus": call(args_kwargs(st.one_of(st.just(_CORPUS_REPORT), junk()), v.out_paths((".png", ".txt"))),
                         io=True, cost=10),
+    "projects_of_split": call(args_kwargs(st.one_of(st.just((_CORPUS,)), st.just(()), st.lists(junk(), max_size=2), junk()),
+                                          st.one_of(st.sampled_from(("dev", "exam", "all", "")), junk()),
+                                          gpu=st.one_of(st.sampled_from(("h200", "")), junk()))),
+    "split_of": call(args_kwargs(st.one_of(st.sampled_from(("SGEMM_CUDA", "sgemm_cuda", "a new one")), st.text(max_size=8),
+                                           junk()))),
     "write_corpus_project": call(args_kwargs(st.one_of(st.just(_CORPUS), junk()), v.out_folders()), io=True),
 }
 
