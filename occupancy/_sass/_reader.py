@@ -9,6 +9,7 @@ import functools
 import gc
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import get_args
@@ -101,6 +102,40 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     )
 
 
+def _summarize_all(functions: dict[str, Sequence[Instruction]], labels: dict[str, dict[str, int]],
+                   architecture: str, tool: str) -> dict[str, SassSummary]:
+    """`summarize` of each function of a listing (``labels``: function -> label -> offset).
+
+    Template instances often compile to the same instructions (a sort for float keys and for
+    int keys): a function whose instructions are another's, up to the names of their labels,
+    has that one's summary, which reads labels only for the offsets they stand for.
+    """
+    texts: dict = {}  # what each instruction text names, read once for all the functions
+    lengths = Counter(len(instrs) for instrs in functions.values())
+    made: dict[tuple, SassSummary] = {}
+    out = {}
+    for name, instrs in functions.items():
+        own = labels.get(name, {})
+        # only a function as long as another can be a copy of it
+        shape = _shape(instrs, own) if lengths[len(instrs)] > 1 else None
+        summary = made.get(shape) if shape is not None else None
+        if summary is None:
+            summary = summarize(instrs, own, architecture, tool, texts)
+            if shape is not None:
+                made[shape] = summary
+        out[name] = summary
+    return out
+
+
+def _shape(instrs: Sequence[Instruction], labels: dict[str, int]) -> tuple:
+    """What `summarize` reads of a function's instructions: each one with the label it names
+    replaced by the offset the label stands for (None for a label not in ``labels``)."""
+    return tuple((i.offset, i.guard, i.opcode, i.operands) if i.target is None else
+                 (i.offset, i.guard, i.opcode, tuple("`()" if "`(" in o else o for o in i.operands),
+                  labels.get(i.target))
+                 for i in instrs)
+
+
 @dataclass(frozen=True)
 class Summaries:
     """The summary of every function of one cubin, or why there is none."""
@@ -151,11 +186,9 @@ def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
             listing: Disassembly = disassemble(cubin)
         except NvdisasmError as exc:
             return Summaries({}, None, str(exc))
-        texts: dict = {}  # what each instruction text names, read once for all the functions
-        functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool, texts)
-                     for name, instrs in listing.functions.items()}
+        functions = _summarize_all(listing.functions, listing.labels, architecture, listing.tool)
         tool = listing.tool
-        del listing, texts  # freed while paused: the first collection after it has them no more to walk
+        del listing  # freed while paused: the first collection after it has it no more to walk
     return Summaries(functions, tool, None)
 
 
@@ -218,10 +251,9 @@ def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SAS
         raise TypeError(f"tool must be a str, not {type(tool).__name__}")
     with _collector_paused():
         parsed = parse_listing(listing, tool)
-        texts: dict = {}  # what each instruction text names, read once for all the functions
-        out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool, texts)
-               for name, instrs in parsed.functions.items() if instrs}
-        del parsed, texts  # freed while paused: the first collection after it has them no more to walk
+        out = _summarize_all({name: instrs for name, instrs in parsed.functions.items() if instrs}, parsed.labels,
+                             architecture, tool)
+        del parsed  # freed while paused: the first collection after it has it no more to walk
     if not out:
         raise OccupancyError(f"the {tool} holds no function with instructions ('Function : NAME' or "
                              "'.section .text.NAME' followed by /*offset*/ lines)")
