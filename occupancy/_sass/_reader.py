@@ -49,17 +49,18 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     table = operand_table(code, sm, texts)
     addresses, index_trips, skips = address_sources(code, ranges, sm, table)
     one_address = one_address_counts(code, addresses)
-    loops, bodies = [], []
+    loops, bodies, peaks = [], [], []
     offsets = [i.offset for i in code]
     for start, end in ranges:
         body = instructions_between(code, offsets, start, end)
         depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
         bodies.append(body)
+        peaks.append(in_flight(body, table, passes=2))
         follows, per_index = index_trips.get(start, (None, None))
         inner = [(s, e) for s, e in ranges if (s, e) != (start, end) and start <= s and e <= end]
         own = [i for i, nested in zip(body, inside_loops(body, inner)) if not nested]
         loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=count_instructions(body),
-                              global_loads_in_flight=len(in_flight(body, table, passes=2)),
+                              global_loads_in_flight=len(peaks[-1]),
                               fewest_loads_in_flight=fewest_in_flight(own, table),
                               index_trips=follows, trips_per_index=per_index))
     hot = None
@@ -70,7 +71,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
                     loop.instructions.total, -i)
         hot = max(range(len(loops)), key=key)
     if hot is not None and loops[hot].instructions.global_loads:
-        peak = in_flight(bodies[hot], table, passes=2)
+        peak = peaks[hot]
     else:
         peak = in_flight(code, table, passes=1)
     widest = max(peak, key=load_bytes, default=None)
