@@ -28,11 +28,11 @@ sort-heavy project file builds); --file measures any file, with its options:
 
 On the 2-core machine shared by the project's engineers, 2026-12-06, the CUB-heavy file for
 sm_90 (32 kernels, 128,728 SASS instructions; the file written out and passed with --file,
---nvcc-options=-O3, PYTHONPATH=. so that the checkout's packages are measured), load average 6:
-nvcc 25.1 CPU-s (47 s wall), --json 4.6 CPU-s (18 %; 4.7 s wall, 10 %); at load average 7, 5.1
-beside 24.7 (21 %; 9.5 s of 41 s wall, 23 %). nvdisasm ~2.2 CPU-s of it (which
-prints nothing until it has read the whole cubin, so nothing of ours can overlap it), reading
-its listing ~0.6, the summaries ~2.2, of which the register dataflow walks ~1.2. A small file's
+--nvcc-options=-O3, PYTHONPATH=. so that the checkout's packages are measured), load average 1.8:
+nvcc 21.7 CPU-s (25 s wall), --json 4.05 CPU-s (19 %; 4.05 s wall, 16 %). nvdisasm ~2.2 CPU-s of
+it (which prints nothing until it has read the whole cubin, so nothing of ours can overlap it),
+reading its listing ~0.5, the summaries ~1.55 (the 4 partition kernels, the same instructions
+for 4 sort instances, summarised once), of which the register dataflow walks ~0.85. A small file's
 --json is nvdisasm's start-up (about 0.3 CPU-s whatever the cubin), as long as its compile.
 nvcc's CPU-seconds move with the load (22-48 in a day's runs): compare shares of runs made
 under the same load only.

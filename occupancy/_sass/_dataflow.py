@@ -152,17 +152,16 @@ def address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, in
     facts = [table[instr.offset] for instr in instrs]
     in_loop = inside_loops(instrs, loops)
     held: dict[object, frozenset[str]] = {}
-    steps: dict[object, float] = {}
-    delta: dict[object, float | None] = {}
+    # per register: its step per trip, its slopes in (threadIdx.x, blockIdx.x) and its delta
+    # (`_STILL` where it has none of them)
+    motion: dict[object, _Motion] = {}
     trip_steps: dict[tuple[int, object], float] = {}
     at_back_edge: dict[int, dict[object, frozenset[str]]] = {}
     found: dict[int, frozenset[str]] = {}
-    slopes: dict[object, tuple[float, float]] = {}  # per unit of (threadIdx.x, blockIdx.x)
     compares: dict[str, _Compare | None] = {}  # predicate -> the compare that last set it
     trips: dict[int, tuple[str, float]] = {}
     ends = {end: start for start, end in loops}
     skips: dict[int, tuple[str | None, str]] = {}
-    state = (held, steps, slopes, delta)
     for walk in range(2):
         for instr, fact, looped in zip(instrs, facts, in_loop):
             offset = instr.offset
@@ -172,19 +171,19 @@ def address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, in
                     held[reg] = held.get(reg, frozenset()) | sources
                 for reg in carried_from[start]:
                     held[reg] = held.get(reg, frozenset()) | {"loop"}
-                    delta[reg] = 0.0
-                    if walk:
-                        steps[reg] = trip_steps.get((start, reg), math.inf)
-            if walk:  # the compares and what they decide: the second walk's
-                _decide(instr, offset, (table, state, compares, ends), trips, skips)
+                    step, x, block, _ = motion.get(reg, _STILL)
+                    motion[reg] = (trip_steps.get((start, reg), math.inf) if walk else step, x, block, 0.0)
+            # the compares and what they decide, the second walk's: an ISETP, or a guarded instruction
+            if walk and (instr.guard or instr.base in _COMPARES):
+                _decide(instr, offset, (table, held, motion, compares, ends), trips, skips)
             address = fact.address
             if address:
                 sources = EMPTY.union(*map(held.get, address, repeat(EMPTY)))
-                if "loop" in sources and max(map(steps.get, address, repeat(0.0))) >= _LINE_BYTES:
+                if "loop" in sources and max(motion.get(r, _STILL)[0] for r in address) >= _LINE_BYTES:
                     sources |= {"stride"}
                 found[offset] = sources
             if fact.dest:
-                _write(instr, fact, looped, state)
+                _write(instr, fact, looped, held, motion)
             if offset in back_edges:  # what registers hold here goes round again
                 start, regs_carried = back_edges[offset]
                 edge = at_back_edge.setdefault(start, {})
@@ -192,21 +191,21 @@ def address_sources(instrs: Sequence[Instruction], loops: Sequence[tuple[int, in
                     edge[reg] = edge.get(reg, frozenset()) | sources
                 if not walk:
                     for reg in regs_carried:
-                        moved = delta.get(reg)
+                        moved = motion.get(reg, _STILL)[3]
                         trip_steps[(start, reg)] = math.inf if moved is None else abs(moved)
     return found, trips, skips
 
 
-def _decide(instr: Instruction, offset: int, context: tuple[dict, tuple, dict, dict], trips: dict,
+def _decide(instr: Instruction, offset: int, context: tuple[dict, dict, dict, dict, dict], trips: dict,
             skips: dict) -> None:
     """`address_sources`' second walk at one instruction: a compare (``ISETP``) sets its
-    predicates (``context``: the operand table, what registers hold, the predicates' compares
-    and the loops' ends, updated in place); a branch at a loop's end on one gives the index its
+    predicates (``context``: the operand table, what registers hold and how they move, the
+    predicates' compares and the loops' ends, updated in place); a branch at a loop's end on one gives the index its
     trips follow (``trips``), an exit or branch on one that keeps one thread (``skips``)."""
-    table, (held, steps, slopes, _), compares, ends = context
+    table, held, motion, compares, ends = context
     base = instr.base
-    if base in ("ISETP", "UISETP"):
-        compared = _compare(instr, table, held, steps, slopes)
+    if base in _COMPARES:
+        compared = _compare(instr, table, held, motion)
         for operand in instr.operands[:2]:
             if operand not in ("PT", "UPT"):
                 compares[operand] = compared
@@ -236,61 +235,69 @@ def inside_loops(instrs: Sequence[Instruction], loops: Sequence[tuple[int, int]]
     return out
 
 
-def _write(instr: Instruction, fact: Named, in_loop: bool, state: tuple[dict, dict, dict, dict]) -> None:
+def _write(instr: Instruction, fact: Named, in_loop: bool, held: dict, motion: dict) -> None:
     """What the registers an instruction writes hold after it, by `address_sources`' rules
-    (``state``: what registers hold, their steps, slopes and deltas, updated in place; a step or
-    slope of 0 is kept as no entry)."""
-    held, steps, slopes, delta = state
+    (``held``: what registers hold; ``motion``: their steps, slopes and deltas, `_STILL` kept as
+    no entry; both updated in place)."""
     read = fact.read
     sources = EMPTY.union(*map(held.get, read, repeat(EMPTY))) if read else EMPTY
-    if fact.special is not None:
-        sources |= fact.special
-    elif fact.varying:
-        sources |= _DATA
-    values, sides = fact.values, fact.value_registers
+    special = fact.special
     if fact.varying:
+        if special is not None:
+            sources |= special
+            # an index is 1 in itself and 0 in the others; a lane or anything else is not linear
+            slope = tuple(1.0 if special == {index} else 0.0 if special <= _INDICES - {"lane"} else math.inf
+                          for index in ("x", "ctaid.x"))
+        else:
+            sources |= _DATA
+            slope = (math.inf, math.inf)
         # a thread's or block's index stays put; what a loop loads may change every trip
-        moved = math.inf if in_loop and not (fact.special is not None and sources <= _INDICES) else 0.0
+        moved = math.inf if in_loop and not (special is not None and sources <= _INDICES) else 0.0
         offset = None
+    elif motion.keys().isdisjoint(fact.value_union):  # nothing it reads moves: no look
+        moved, slope, offset = 0.0, _FLAT, None
     else:
-        # no source that moves, or derives from a carried register: 0 and None without a look
-        moved = 0.0 if steps.keys().isdisjoint(fact.value_union) else \
-            _step(fact.arithmetic, values, _largest_steps(steps, sides))
-        offset = None if delta.keys().isdisjoint(fact.value_union) else \
-            _delta(instr, fact.arithmetic, values, [_largest_delta(delta, regs) for regs in sides])
-    if fact.special is not None:
-        # an index is 1 in itself and 0 in the others; a lane or anything else is not linear
-        slope = tuple(1.0 if fact.special == {index} else 0.0 if fact.special <= _INDICES - {"lane"} else math.inf
-                      for index in ("x", "ctaid.x"))
-    elif fact.varying:
-        slope = (math.inf, math.inf)
-    elif slopes.keys().isdisjoint(fact.value_union):
-        slope = _FLAT
-    else:
-        xs, bs = _side_slopes(slopes, sides)
-        slope = (_step(fact.arithmetic, values, xs), _step(fact.arithmetic, values, bs)) if any(xs) or any(bs) \
-            else _FLAT
+        moved, slope, offset = _moved(instr, fact, motion)
     guarded = bool(instr.guard)
     for reg in fact.dest:
         if guarded:
             held[reg] = held.get(reg, EMPTY) | sources
-            step = max(steps.get(reg, 0.0), moved)
-            old_slope = slopes.get(reg, _FLAT)
-            new_slope = (max(old_slope[0], slope[0]), max(old_slope[1], slope[1]))
+            old = motion.get(reg, _STILL)
+            new = (max(old[0], moved), max(old[1], slope[0]), max(old[2], slope[1]), offset)
         else:
-            held[reg], step, new_slope = sources, moved, slope
-        if step:
-            steps[reg] = step
+            held[reg] = sources
+            new = (moved, slope[0], slope[1], offset)
+        if new[0] or new[1] or new[2] or offset is not None:
+            motion[reg] = new
         else:
-            steps.pop(reg, None)
-        if new_slope[0] or new_slope[1]:
-            slopes[reg] = new_slope
-        else:
-            slopes.pop(reg, None)
-        if offset is None:
-            delta.pop(reg, None)
-        else:
-            delta[reg] = offset
+            motion.pop(reg, None)
+
+
+def _moved(instr: Instruction, fact: Named, motion: dict) -> tuple[float, tuple[float, float], float | None]:
+    """How far the value an instruction writes moves per loop trip (`_step`), its slopes in
+    (``threadIdx.x``, ``blockIdx.x``) and its delta (`_delta`), from ``motion`` (what
+    `address_sources` keeps per register) of the registers each of its values names: the
+    largest of each, per value."""
+    keys = fact.value_keys
+    if keys is not None:  # each value names one register or none: one look-up each
+        steps, xs, bs, deltas = zip(*map(motion.get, keys, repeat(_STILL)))
+    else:
+        steps, xs, bs, deltas = zip(*[_largest_motion(motion, registers) for registers in fact.value_registers])
+    kind, values = fact.arithmetic, fact.values
+    slope = (_step(kind, values, xs), _step(kind, values, bs)) if any(xs) or any(bs) else _FLAT
+    offset = None if deltas.count(None) == len(deltas) else _delta(instr, kind, values, deltas)
+    return _step(kind, values, steps), slope, offset
+
+
+def _largest_motion(motion: dict, registers: Collection[object]) -> _Motion:
+    """The largest step, slopes and delta of any of ``registers`` (`_STILL` for none; a delta
+    of None where none of them has one)."""
+    entries = [motion.get(r, _STILL) for r in registers]
+    if not entries:
+        return _STILL
+    found = [e[3] for e in entries if e[3] is not None]
+    return (max(e[0] for e in entries), max(e[1] for e in entries), max(e[2] for e in entries),
+            max(found) if found else None)
 
 
 def instructions_between(instrs: Sequence[Instruction], offsets: Sequence[int], start: int,
@@ -300,19 +307,23 @@ def instructions_between(instrs: Sequence[Instruction], offsets: Sequence[int], 
     return instrs[bisect.bisect_left(offsets, start):bisect.bisect_right(offsets, end)]
 
 
-def _largest_delta(delta: dict, registers: Collection[object]) -> float | None:
-    """How far the most moved of `registers` is from a loop-carried register's value at the
-    start of the trip (`_delta`): None where none of them derives from one, ``inf`` where one
-    does by a run-time amount."""
-    found = [delta[r] for r in registers if r in delta]
-    if not found:
-        return None
-    return math.inf if any(d is None for d in found) else max(found)
-
-
-def _largest_step(steps: dict, registers: Collection[object]) -> float:
+def _largest_step(motion: dict, registers: Collection[object]) -> float:
     """The most any of `registers` moves per loop trip (0 for none)."""
-    return max(map(steps.get, registers, repeat(0.0)), default=0.0)
+    return max((motion.get(r, _STILL)[0] for r in registers), default=0.0)
+
+
+def _largest_slopes(motion: dict, registers: Collection[object]) -> tuple[float, float]:
+    """The largest slopes of `registers` in (``threadIdx.x``, ``blockIdx.x``), (0, 0) for none."""
+    entries = [motion.get(r, _STILL) for r in registers]
+    if not entries:
+        return 0.0, 0.0
+    return max(e[1] for e in entries), max(e[2] for e in entries)
+
+
+_Motion = tuple[float, float, float, "float | None"]
+
+
+_STILL: _Motion = (0.0, 0.0, 0.0, None)
 
 
 _FLAT = (0.0, 0.0)
@@ -321,40 +332,7 @@ _FLAT = (0.0, 0.0)
 _DATA = frozenset({"data"})
 
 
-def _largest_steps(steps: dict, sides: Sequence[Collection[object]]) -> list[float]:
-    """`_largest_step` of each of ``sides``."""
-    out = []
-    for registers in sides:
-        if len(registers) == 1:  # most values name one register: no map, no max
-            for reg in registers:
-                out.append(steps.get(reg, 0.0))
-        else:
-            out.append(_largest_step(steps, registers))
-    return out
-
-
-def _side_slopes(slopes: dict, sides: Sequence[Collection[object]]) -> tuple[list[float], list[float]]:
-    """`_largest_slopes` of each of ``sides``: their slopes in ``threadIdx.x`` and in ``blockIdx.x``."""
-    xs, bs = [], []
-    for registers in sides:
-        if len(registers) == 1:
-            for reg in registers:
-                x, b = slopes.get(reg, _FLAT)
-        else:
-            x, b = _largest_slopes(slopes, registers)
-        xs.append(x)
-        bs.append(b)
-    return xs, bs
-
-
-def _largest_slopes(slopes: dict, registers: Collection[object]) -> tuple[float, float]:
-    """The largest slopes of `registers` in (``threadIdx.x``, ``blockIdx.x``), (0, 0) for none."""
-    if not registers:
-        return 0.0, 0.0
-    pairs = list(map(slopes.get, registers, repeat(_FLAT)))
-    if len(pairs) == 1:
-        return pairs[0]
-    return max(p[0] for p in pairs), max(p[1] for p in pairs)
+_COMPARES = ("ISETP", "UISETP")
 
 
 @dataclass(frozen=True)
@@ -370,15 +348,14 @@ class _Compare:
     data: bool
 
 
-def _compare(instr: Instruction, table: dict[int, Named], held: dict, steps: dict,
-             slopes: dict) -> _Compare | None:
+def _compare(instr: Instruction, table: dict[int, Named], held: dict, motion: dict) -> _Compare | None:
     """The `_Compare` of an ``ISETP``/``UISETP`` as its registers hold now; None unless it compares two values."""
     values = [o for o in instr.operands[2:4] if not PREDICATE.match(o)]
     if len(values) != 2:
         return None
     named = table[instr.offset].named[2:4]
-    moved = tuple(_largest_step(steps, side) for side in named)
-    slope = tuple(_largest_slopes(slopes, side) for side in named)
+    moved = tuple(_largest_step(motion, side) for side in named)
+    slope = tuple(_largest_slopes(motion, side) for side in named)
     test = next((m for m in instr.modifiers if m in ("EQ", "NE", "LT", "LE", "GT", "GE")), "")
     data = any("data" in held.get(r, ()) for side in named for r in side)
     return _Compare(test, moved, slope, data)  # type: ignore[arg-type]

@@ -126,6 +126,9 @@ class Named(NamedTuple):
     """The registers each of ``values`` names."""
     value_union: frozenset[object]
     """All of ``value_registers``."""
+    value_keys: tuple[object, ...] | None
+    """Per value, the one register it names (None for none), so that a walk looks each up
+    without a set; None where a value names two or more."""
     address: frozenset[object]
     """For a global load, store or atomic, the registers its address names; else empty."""
     special: frozenset[str] | None
@@ -178,14 +181,16 @@ def _operands(opcode: str, operands: tuple[str, ...], before_sm80: bool) -> Name
     read = frozenset().union(*named[first + 1:])
     every = frozenset().union(*regs)
     if not dest:  # the walks read only the address of an instruction that writes no register
-        return Named(regs, named, every, load, EMPTY, read, (), (), EMPTY, address, None, False, None)
+        return Named(regs, named, every, load, EMPTY, read, (), (), EMPTY, (), address, None, False, None)
     values = tuple(o for o in operands[first + 1:] if not _is_predicate(o))
     # an operand written twice names what its last place does (IMAD.WIDE's widths differ by place)
     by_operand = dict(zip(operands, named))
     value_registers = tuple(by_operand[o] for o in values)
+    value_keys = None if any(len(r) > 1 for r in value_registers) else \
+        tuple(next(iter(r), None) for r in value_registers)
     special = frozenset().union(*(special_sources(o) for o in operands[1:])) if base in ("S2R", "S2UR") else None
     return Named(regs, named, every, load, dest, read, values, value_registers,
-                  frozenset().union(*value_registers), address, special, base in _VARYING_RESULTS,
+                  frozenset().union(*value_registers), value_keys, address, special, base in _VARYING_RESULTS,
                   opcode_arithmetic(opcode))
 
 

@@ -9,6 +9,7 @@ import functools
 import gc
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import get_args
@@ -48,17 +49,18 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     table = operand_table(code, sm, texts)
     addresses, index_trips, skips = address_sources(code, ranges, sm, table)
     one_address = one_address_counts(code, addresses)
-    loops, bodies = [], []
+    loops, bodies, peaks = [], [], []
     offsets = [i.offset for i in code]
     for start, end in ranges:
         body = instructions_between(code, offsets, start, end)
         depth = 1 + sum(1 for s, e in ranges if (s, e) != (start, end) and s <= start and end <= e)
         bodies.append(body)
+        peaks.append(in_flight(body, table, passes=2))
         follows, per_index = index_trips.get(start, (None, None))
         inner = [(s, e) for s, e in ranges if (s, e) != (start, end) and start <= s and e <= end]
         own = [i for i, nested in zip(body, inside_loops(body, inner)) if not nested]
         loops.append(SassLoop(start_offset=start, end_offset=end, depth=depth, instructions=count_instructions(body),
-                              global_loads_in_flight=len(in_flight(body, table, passes=2)),
+                              global_loads_in_flight=len(peaks[-1]),
                               fewest_loads_in_flight=fewest_in_flight(own, table),
                               index_trips=follows, trips_per_index=per_index))
     hot = None
@@ -69,7 +71,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
                     loop.instructions.total, -i)
         hot = max(range(len(loops)), key=key)
     if hot is not None and loops[hot].instructions.global_loads:
-        peak = in_flight(bodies[hot], table, passes=2)
+        peak = peaks[hot]
     else:
         peak = in_flight(code, table, passes=1)
     widest = max(peak, key=load_bytes, default=None)
@@ -99,6 +101,40 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         hot_loop_load_sources=hot_sources,
         lone_thread=lone,
     )
+
+
+def _summarize_all(functions: dict[str, Sequence[Instruction]], labels: dict[str, dict[str, int]],
+                   architecture: str, tool: str) -> dict[str, SassSummary]:
+    """`summarize` of each function of a listing (``labels``: function -> label -> offset).
+
+    Template instances often compile to the same instructions (a sort for float keys and for
+    int keys): a function whose instructions are another's, up to the names of their labels,
+    has that one's summary, which reads labels only for the offsets they stand for.
+    """
+    texts: dict = {}  # what each instruction text names, read once for all the functions
+    lengths = Counter(len(instrs) for instrs in functions.values())
+    made: dict[tuple, SassSummary] = {}
+    out = {}
+    for name, instrs in functions.items():
+        own = labels.get(name, {})
+        # only a function as long as another can be a copy of it
+        shape = _shape(instrs, own) if lengths[len(instrs)] > 1 else None
+        summary = made.get(shape) if shape is not None else None
+        if summary is None:
+            summary = summarize(instrs, own, architecture, tool, texts)
+            if shape is not None:
+                made[shape] = summary
+        out[name] = summary
+    return out
+
+
+def _shape(instrs: Sequence[Instruction], labels: dict[str, int]) -> tuple:
+    """What `summarize` reads of a function's instructions: each one with the label it names
+    replaced by the offset the label stands for (None for a label not in ``labels``)."""
+    return tuple((i.offset, i.guard, i.opcode, i.operands) if i.target is None else
+                 (i.offset, i.guard, i.opcode, tuple("`()" if "`(" in o else o for o in i.operands),
+                  labels.get(i.target))
+                 for i in instrs)
 
 
 @dataclass(frozen=True)
@@ -151,11 +187,9 @@ def sass_summaries(cubin: bytes, architecture: str) -> Summaries:
             listing: Disassembly = disassemble(cubin)
         except NvdisasmError as exc:
             return Summaries({}, None, str(exc))
-        texts: dict = {}  # what each instruction text names, read once for all the functions
-        functions = {name: summarize(instrs, listing.labels.get(name, {}), architecture, listing.tool, texts)
-                     for name, instrs in listing.functions.items()}
+        functions = _summarize_all(listing.functions, listing.labels, architecture, listing.tool)
         tool = listing.tool
-        del listing, texts  # freed while paused: the first collection after it has them no more to walk
+        del listing  # freed while paused: the first collection after it has it no more to walk
     return Summaries(functions, tool, None)
 
 
@@ -218,10 +252,9 @@ def read_sass(listing: str, architecture: str | None = None, *, tool: str = "SAS
         raise TypeError(f"tool must be a str, not {type(tool).__name__}")
     with _collector_paused():
         parsed = parse_listing(listing, tool)
-        texts: dict = {}  # what each instruction text names, read once for all the functions
-        out = {name: summarize(instrs, parsed.labels.get(name, {}), architecture, tool, texts)
-               for name, instrs in parsed.functions.items() if instrs}
-        del parsed, texts  # freed while paused: the first collection after it has them no more to walk
+        out = _summarize_all({name: instrs for name, instrs in parsed.functions.items() if instrs}, parsed.labels,
+                             architecture, tool)
+        del parsed  # freed while paused: the first collection after it has it no more to walk
     if not out:
         raise OccupancyError(f"the {tool} holds no function with instructions ('Function : NAME' or "
                              "'.section .text.NAME' followed by /*offset*/ lines)")
