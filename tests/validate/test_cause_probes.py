@@ -1,0 +1,95 @@
+"""The cause probes (validate/probes/_cause_probes.py): every variant's counts and prediction built
+offline, the counts checked against what the kernels' access patterns imply, and, marked ``gpu``,
+one variant of each cause measured on a device."""
+
+import math
+
+import numpy as np
+import pytest
+
+from roofline.memory import CACHE_LINE_BYTES
+from validate.device import kernel_source
+from validate.probes._cause_probes import CauseResult, offline_prediction, probe_kernel, render_causes, run_cause_probes
+from validate.probes._cause_variants import CAUSE_VARIANTS, CAUSES
+from validate.user_kernel._load import kernel_names_in_source
+
+IDS = [f"{v.cause}-{v.variant}".replace(" ", "-") for v in CAUSE_VARIANTS]
+
+
+def _variant(cause, variant):
+    return next(v for v in CAUSE_VARIANTS if v.cause == cause and v.variant == variant)
+
+
+@pytest.mark.parametrize("cause", sorted(CAUSES))
+def test_every_cause_has_two_to_four_variants(cause):
+    assert 2 <= sum(1 for v in CAUSE_VARIANTS if v.cause == cause) <= 4
+
+
+@pytest.mark.parametrize("variant", CAUSE_VARIANTS, ids=IDS)
+def test_counts_and_prediction_offline(variant):
+    assert variant.kernel in kernel_names_in_source(kernel_source("cause_probes.cu"))
+    kernel = probe_kernel(variant)
+    assert kernel.launch.grid[0] == variant.grid and kernel.launch.threads_per_block == variant.block
+    assert kernel.l1_bytes >= kernel.traffic.l1_global_bytes
+    p = offline_prediction(variant, registers_per_thread=32)
+    assert math.isfinite(p.seconds) and p.seconds > 0 and p.limiter
+
+
+# Independent figures: what each access pattern moves, from the kernels' source.
+MiB = 1 << 20
+
+
+@pytest.mark.parametrize(("cause", "variant", "l2_per_requested"), [
+    # lane l reads row l: 32 lanes x 4 bytes touch 32 sectors of 32 bytes, 8 x the bytes asked
+    ("thread_per_row", "cols=512", 8.0),
+    # a warp reads 32 consecutive 2-byte elements: 64 bytes, two whole sectors
+    ("column_u16", "16-bit rows=512 cols=65536", 1.0),
+], ids=["thread-per-row", "column-u16"])
+def test_sectors_of_the_load_patterns(cause, variant, l2_per_requested):
+    t = probe_kernel(_variant(cause, variant)).traffic
+    assert t.l2_bytes / t.requested_bytes == pytest.approx(l2_per_requested, rel=0.01)
+
+
+def test_rows_read_twice_ask_twice_the_bytes_that_dram_moves_once():
+    """row_logsumexp reads its 128 MiB twice; the description's DRAM bytes are compulsory (once)."""
+    t = probe_kernel(_variant("row_twice", "cols=262144 rows=128")).traffic
+    assert t.load_bytes == 2 * 128 * MiB
+    assert t.dram_bytes == pytest.approx(128 * MiB, rel=0.001)
+
+
+@pytest.mark.parametrize(("variant", "per_trip"), [
+    ("cas bins=1 iters=16", 1 + 32),  # the loop's load, then 32 rounds: one lane of the warp wins each
+    ("add bins=1 iters=128", 1),  # one atomic a warp, every lane on one word: a broadcast wavefront
+], ids=["cas", "add"])
+def test_shared_wavefronts_of_the_atomic_loops(variant, per_trip):
+    v = _variant("shared_atomics", variant)
+    iters = int(variant.split("iters=")[1])
+    bookkeeping = 2 * v.grid  # warp 0 zeroes the one bin and copies it out
+    assert v.counts["shared_wavefronts"] == v.warps * iters * per_trip + bookkeeping
+    k = probe_kernel(v)
+    assert k.l1_bytes == k.traffic.l1_global_bytes + CACHE_LINE_BYTES * v.counts["shared_wavefronts"]
+
+
+@pytest.mark.parametrize("variant", [v for v in CAUSE_VARIANTS if v.cause in ("shared_atomics", "global_cas")],
+                         ids=[i for v, i in zip(CAUSE_VARIANTS, IDS) if v.cause in ("shared_atomics", "global_cas")])
+def test_counter_references_add_up_to_every_increment(variant):
+    args, expected = variant.arguments(np.random.default_rng(0))
+    (reference,) = expected.values()
+    iters = int(args[1] if variant.cause == "shared_atomics" else args[2])
+    assert reference.sum() == variant.grid * variant.block * iters
+
+
+def test_table_shows_failures_and_errors():
+    ok = CauseResult(cause="grid_stride", variant="grid=256", kernel="k", grid=1, block=32, measured_seconds=2e-4,
+                     predicted_seconds=1e-4, limiter="dram_bandwidth", error=-0.5)
+    failed = CauseResult(cause="global_cas", variant="addresses=1", kernel="k", grid=1, block=32, failure="boom")
+    table = render_causes([ok, failed])
+    assert "| 200.0 | 100.0 | dram_bandwidth | -50% |" in table and "failed: boom" in table
+
+
+@pytest.mark.gpu
+def test_one_variant_of_each_cause_on_the_gpu(gpu_session):
+    first = [next(v for v in CAUSE_VARIANTS if v.cause == c) for c in CAUSES]
+    results = run_cause_probes(gpu_session, first, budget_seconds=0.05)
+    assert [r.failure for r in results] == [None] * len(first)
+    assert all(r.measured_seconds > 0 and r.predicted_seconds > 0 for r in results)

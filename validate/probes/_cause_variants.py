@@ -1,0 +1,296 @@
+"""The variants of the cause probes (`validate/kernels/cause_probes.cu`): each launch, its data and
+reference, and the description of its own source that its counts are built from.
+
+Each cause of the time model's errors on unseen code has one kernel (two for the 2-byte column
+sums and the shared atomics) and two to four variants that span the effect: sizes, block sizes,
+contention. A variant's description is what a reader of the kernel's source gives the model, as
+`corpus/traffic/` describes the corpus's kernels: the global accesses (`roofline.memory.Access`,
+counted exactly by `roofline.memory.traffic`) and, beside them, the shared-memory wavefronts, the
+barriers each thread passes and the global atomics with the addresses they update. Where the
+count depends on how the hardware resolves contention (a compare-and-swap loop's retries), the
+description counts the least the source implies: the rounds that the lanes of one warp sharing a
+word need, none for contention between warps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from roofline.memory import Access, Coords
+
+__all__ = ["CAUSES", "CAUSE_VARIANTS", "CauseVariant"]
+
+#: Elements of the streamed inputs (128 MiB of floats): launches of tens to hundreds of microseconds.
+_ELEMENTS = 1 << 25
+#: SMs of the H100 SXM and the H200: the single-wave probe launches one block on each.
+_SMS = 132
+
+#: The causes, in the order of the brief (issue 39), with what each probe isolates.
+CAUSES: dict[str, str] = {
+    "thread_per_row": "a thread walks its own row: a warp load touches 32 lines, L1 serves the rest",
+    "column_u16": "a column reduction of 2-byte loads: 64 bytes a warp load",
+    "grid_stride": "a grid-stride loop with one load in flight per thread",
+    "shared_atomics": "shared-memory CAS retry loops and plain shared atomics, contended or spread",
+    "global_cas": "global compare-and-swap retry loops, contended by many or few threads a counter",
+    "barrier_phases": "one wave whose load, tree-reduce and write phases are split by barriers",
+    "row_twice": "a block a row, read twice (max, then exp-sum): rows whose concurrent set outgrows L2",
+    "warp_per_row": "a warp a row with a shuffle reduction, at blocks of 32 and 64 threads",
+}
+
+Arguments = tuple[list[object], dict[int, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class CauseVariant:
+    """One launch of a cause probe, with the description of its source.
+
+    Attributes
+    ----------
+    cause : str
+        A key of `CAUSES`.
+    variant : str
+        What this launch sets (``"cols=16"``, ``"bins=1"``, ...).
+    kernel : str
+        The kernel's name in ``cause_probes.cu``.
+    grid, block : int
+        Blocks and threads per block.
+    arguments : callable
+        ``arguments(rng) -> (args, expected)``: the argument list of `validate.measure` and the
+        reference outputs by argument index.
+    accesses : tuple of Access
+        The kernel's global accesses in this launch.
+    counts : mapping
+        The counts read off the source beside them: ``shared_wavefronts`` (the launch's), and
+        `roofline.Kernel` fields (``barriers_per_block``, ``atomics``, ``atomic_addresses``).
+    flops : float
+        The kernel's floating-point additions (and exponentials), total.
+    tolerance : float
+        Largest ``||out - ref|| / ||ref||`` of the output check.
+    """
+
+    cause: str
+    variant: str
+    kernel: str
+    grid: int
+    block: int
+    arguments: Callable[[np.random.Generator], Arguments]
+    accesses: tuple[Access, ...]
+    counts: Mapping[str, float] = field(default_factory=dict)
+    flops: float = 0.0
+    tolerance: float = 1e-4
+
+    @property
+    def warps(self) -> int:
+        """Warps of the launch."""
+        return self.grid * -(-self.block // 32)
+
+
+def _lane(c: Coords):
+    return c.thread_x % 32
+
+
+def _floats(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.uniform(-1.0, 1.0, n).astype(np.float32)
+
+
+def _strided_warps(items: int, block: int) -> int:
+    """Warp accesses of one block's ``for (b = threadIdx.x; b < items; b += blockDim.x)`` loop."""
+    return sum(-(-min(block, items - start) // 32) for start in range(0, items, block))
+
+
+# ----------------------------------------------------------------------------- (1) thread per row
+
+
+def _thread_per_row(cols: int) -> CauseVariant:
+    rows, block = _ELEMENTS // cols, 256
+
+    def arguments(rng):
+        a = _floats(rng, _ELEMENTS)
+        return [a, f"f32[{rows}]", np.int32(rows), np.int32(cols)], {
+            1: a.reshape(rows, cols).sum(axis=1, dtype=np.float64)}
+
+    return CauseVariant(
+        "thread_per_row", f"cols={cols}", "row_per_thread", rows // block, block, arguments,
+        (Access(array="a", index=lambda c: c.x * cols + c.loop, loop=cols),
+         Access(array="out", index=lambda c: c.x, kind="store")),
+        flops=_ELEMENTS)
+
+
+# ----------------------------------------------------------------------------- (2) column sums
+
+
+def _column(cols: int, element_bytes: int) -> CauseVariant:
+    rows, block = _ELEMENTS // cols, 256
+    kernel = "column_sum_u16" if element_bytes == 2 else "column_sum_f32"
+
+    def arguments(rng):
+        a = (rng.integers(0, 1024, rows * cols, dtype=np.uint16) if element_bytes == 2
+             else _floats(rng, rows * cols))
+        return [a, f"f32[{cols}]", np.int32(rows), np.int32(cols)], {
+            1: a.reshape(rows, cols).sum(axis=0, dtype=np.float64)}
+
+    return CauseVariant(
+        "column_u16", f"{8 * element_bytes}-bit rows={rows} cols={cols}", kernel, cols // block, block, arguments,
+        (Access(array="a", index=lambda c: c.loop * cols + c.x, loop=rows, element_bytes=element_bytes),
+         Access(array="out", index=lambda c: c.x, kind="store")),
+        flops=rows * cols)
+
+
+# ----------------------------------------------------------------------------- (3) grid-stride
+
+
+def _grid_stride(grid: int) -> CauseVariant:
+    block = 256
+    stride = grid * block
+    trips = _ELEMENTS // stride
+
+    def arguments(rng):
+        x = _floats(rng, _ELEMENTS)
+        return [x, f"f32[{stride}]", np.int32(_ELEMENTS)], {
+            1: x.reshape(trips, stride).sum(axis=0, dtype=np.float64)}
+
+    return CauseVariant(
+        "grid_stride", f"grid={grid} trips={trips}", "grid_stride_sum", grid, block, arguments,
+        (Access(array="x", index=lambda c: c.x + c.loop * stride, loop=trips),
+         Access(array="out", index=lambda c: c.x, kind="store")),
+        flops=_ELEMENTS)
+
+
+# ----------------------------------------------------------------------------- (4) shared atomics
+
+
+def _shared_atomics(kernel: str, bins: int, iters: int) -> CauseVariant:
+    """Per warp and trip: the CAS loop's load and its rounds (the lanes of the warp on one word,
+    each round one CAS; a word's lanes are one bank's one word, a wavefront), or one atomic.
+    Plus the zeroing and the copy-out of the bins, every warp with a lane in the loop."""
+    grid, block = 1056, 256
+    cas = kernel == "shared_cas_count"
+    rounds = 32 // min(bins, 32)
+    per_trip = 1 + rounds if cas else 1
+    warps_of_block = block // 32
+    per_block = warps_of_block * iters * per_trip + 2 * _strided_warps(bins, block)
+
+    def arguments(rng):
+        del rng
+        words = (np.arange(block)[:, None] + np.arange(iters)[None, :]) % bins
+        per_block = np.bincount(words.ravel(), minlength=bins).astype(np.float64)
+        return [f"u32[{grid * bins}]", np.int32(iters), np.int32(bins)], {0: np.tile(per_block, grid)}
+
+    return CauseVariant(
+        "shared_atomics", f"{'cas' if cas else 'add'} bins={bins} iters={iters}", kernel, grid, block, arguments,
+        (Access(array="out", index=lambda c: c.block_x * bins + c.thread_x + c.loop * block,
+                guard=lambda c: c.thread_x + c.loop * block < bins, kind="store", loop=-(-bins // block)),),
+        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": 2}, tolerance=0.0)
+
+
+# ----------------------------------------------------------------------------- (5) global CAS
+
+
+def _global_cas(addresses: int, grid: int, block: int, iters: int) -> CauseVariant:
+    """Per warp and trip: the loop's load, then the CAS rounds the warp's lanes on one counter need."""
+    threads = grid * block
+    rounds = 32 // min(addresses, 32)
+    warps = grid * -(-block // 32)
+
+    def arguments(rng):
+        del rng
+        per = np.bincount(np.arange(threads) % addresses, minlength=addresses).astype(np.float64)
+        return [np.zeros(addresses, dtype=np.uint32), np.int32(addresses), np.int32(iters)], {0: per * iters}
+
+    return CauseVariant(
+        "global_cas", f"addresses={addresses} threads={threads} iters={iters}", "global_cas_count", grid, block,
+        arguments,
+        (Access(array="counters", index=lambda c: c.x % addresses, loop=iters),),
+        counts={"atomics": warps * iters * rounds, "atomic_addresses": addresses}, tolerance=0.0)
+
+
+# ----------------------------------------------------------------------------- (6) barrier phases
+
+
+def _phases(per_thread: int, rounds: int) -> CauseVariant:
+    """A round: each warp stores its sums, each tree level's two loads and a store (every warp
+    issues them, predicated, as `corpus/traffic`'s trees count), each warp loads the total."""
+    grid, block = _SMS, 1024
+    levels = block.bit_length() - 1
+    per_block = rounds * (block // 32) * (1 + 3 * levels + 1)
+    chunk = per_thread * block
+    n = grid * rounds * chunk
+
+    def at(c: Coords):
+        return c.block_x * rounds * chunk + c.loop * block + c.thread_x
+
+    def arguments(rng):
+        x = _floats(rng, n)
+        sums = x.reshape(-1, chunk).sum(axis=1, dtype=np.float64)
+        return [x, f"f32[{n}]", np.int32(per_thread), np.int32(rounds)], {1: np.repeat(sums, chunk)}
+
+    return CauseVariant(
+        "barrier_phases", f"per_thread={per_thread} rounds={rounds}", "phased_rounds", grid, block, arguments,
+        (Access(array="x", index=at, loop=rounds * per_thread),
+         Access(array="out", index=at, loop=rounds * per_thread, kind="store")),
+        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": rounds * (levels + 2)},
+        flops=n + grid * rounds * block)
+
+
+# ----------------------------------------------------------------------------- (7) rows read twice
+
+
+def _row_twice(cols: int) -> CauseVariant:
+    """Two block reductions, each a store a warp (lane 0) and a load a warp; two barriers each."""
+    rows, block = _ELEMENTS // cols, 1024
+    trips = cols // block
+
+    def arguments(rng):
+        x = _floats(rng, _ELEMENTS).reshape(rows, cols)
+        m = x.max(axis=1).astype(np.float64)
+        lse = m + np.log(np.exp(x - m[:, None]).sum(axis=1, dtype=np.float64))
+        return [x.reshape(-1), f"f32[{rows}]", np.int32(cols)], {1: lse}
+
+    def at(c: Coords):
+        return c.block_x * cols + c.thread_x + c.loop * block
+
+    return CauseVariant(
+        "row_twice", f"cols={cols} rows={rows}", "row_logsumexp", rows, block, arguments,
+        (Access(array="x", index=at, loop=trips), Access(array="x", index=at, loop=trips),
+         Access(array="out", index=lambda c: c.block_x, guard=lambda c: c.thread_x == 0, kind="store")),
+        counts={"shared_wavefronts": rows * 4 * (block // 32), "barriers_per_block": 4},
+        flops=3 * _ELEMENTS)
+
+
+# ----------------------------------------------------------------------------- (8) warp per row
+
+
+def _warp_per_row(cols: int, block: int) -> CauseVariant:
+    rows = _ELEMENTS // cols
+    trips = cols // 32
+
+    def row(c: Coords):
+        return c.x // 32
+
+    def arguments(rng):
+        a = _floats(rng, _ELEMENTS)
+        return [a, f"f32[{rows}]", np.int32(rows), np.int32(cols)], {
+            1: a.reshape(rows, cols).sum(axis=1, dtype=np.float64)}
+
+    return CauseVariant(
+        "warp_per_row", f"block={block} cols={cols}", "warp_row_sum", rows * 32 // block, block, arguments,
+        (Access(array="a", index=lambda c: row(c) * cols + c.loop * 32 + _lane(c), loop=trips),
+         Access(array="out", index=row, guard=lambda c: _lane(c) == 0, kind="store")),
+        flops=_ELEMENTS + 5 * rows * 32)
+
+
+#: Every variant, cause by cause in the order of `CAUSES`.
+CAUSE_VARIANTS: tuple[CauseVariant, ...] = (
+    _thread_per_row(16), _thread_per_row(64), _thread_per_row(512),
+    _column(65536, 2), _column(16384, 2), _column(65536, 4),
+    _grid_stride(256), _grid_stride(1024), _grid_stride(4096),
+    _shared_atomics("shared_cas_count", 1, 16), _shared_atomics("shared_cas_count", 1024, 128),
+    _shared_atomics("shared_add_count", 1, 128), _shared_atomics("shared_add_count", 1024, 128),
+    _global_cas(1, 8, 32, 1), _global_cas(32, 132, 256, 1), _global_cas(4096, 1056, 256, 1),
+    _global_cas(65536, 1056, 256, 4),
+    _phases(128, 1), _phases(16, 8), _phases(2, 64),
+    _row_twice(4096), _row_twice(32768), _row_twice(262144),
+    _warp_per_row(256, 32), _warp_per_row(256, 64), _warp_per_row(1024, 32), _warp_per_row(256, 256),
+)
