@@ -139,34 +139,30 @@ extern "C" __global__ void nest_unrolled(const float* __restrict__ a, float* __r
     y[i] = s;
 }
 
+// Element i of `trips` rows of n floats, summed: one line per warp and trip
+__device__ __forceinline__ float column_sum(const float* __restrict__ a, int trips, int n, int i) {
+    float s = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < trips; ++k) s += a[(size_t)k * n + i];
+    return s;
+}
+
 // ---- duplicate_warps: 32 x 8 blocks whose eight warps read the same line (threadIdx.y unread), or eight lines
 extern "C" __global__ void warps_same_line(const float* __restrict__ a, float* __restrict__ y, int trips, int n) {
     const int i = blockIdx.x * 32 + threadIdx.x;
-    float s = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < trips; ++k) s += a[(size_t)k * n + i];
-    y[i] = s;
+    y[i] = column_sum(a, trips, n, i);
 }
 extern "C" __global__ void warps_own_lines(const float* __restrict__ a, float* __restrict__ y, int trips, int n) {
     const int i = (blockIdx.x * 8 + threadIdx.y) * 32 + threadIdx.x;
-    float s = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < trips; ++k) s += a[(size_t)k * n + i];
-    y[i] = s;
+    y[i] = column_sum(a, trips, n, i);
 }
 
 // ---- blocks_sharing_a_line: a grid column of blocks (blockIdx.y unread) loads one line per trip, or its own
 extern "C" __global__ void blocks_same_line(const float* __restrict__ a, float* __restrict__ y, int trips, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float s = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < trips; ++k) s += a[(size_t)k * n + i];
-    y[blockIdx.y * n + i] = s;
+    y[blockIdx.y * n + i] = column_sum(a, trips, n, i);
 }
 extern "C" __global__ void blocks_own_lines(const float* __restrict__ a, float* __restrict__ y, int trips, int n) {
     const int i = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
-    float s = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < trips; ++k) s += a[(size_t)k * n + i];
-    y[i] = s;
+    y[i] = column_sum(a, trips, n, i);
 }
