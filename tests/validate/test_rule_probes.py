@@ -1,0 +1,63 @@
+"""The rule probes (`validate.probes._rule_probes`): one kernel pair per corpus-argued rule, whose
+counts and predictions build offline; the rule changes the prediction of the launch where its
+effect is present and leaves the other alone. Marked ``gpu``: a probe timed on the device."""
+
+from __future__ import annotations
+
+import functools
+
+import occupancy
+import pytest
+
+from roofline._predict.rules import RULES
+from validate.probes._rule_probes import RULE_PROBES, _measure_one, predictions, probe_counts, probe_resources
+
+IDS = [f"{p.rule}-{p.variant}" for p in RULE_PROBES]
+
+
+@functools.lru_cache(maxsize=None)
+def _resources(kernel: str) -> occupancy.KernelResources:
+    probe = next(p for p in RULE_PROBES if p.kernel == kernel)
+    try:
+        return probe_resources(probe)
+    except (occupancy.OccupancyError, ImportError) as exc:
+        pytest.skip(f"the probe kernels do not compile here (NVRTC and nvdisasm): {exc}")
+
+
+def test_every_corpus_rule_has_a_probe_with_the_effect_present_and_absent():
+    corpus = {name for name, rule in RULES.items() if rule.kind == "corpus"}
+    assert {p.rule for p in RULE_PROBES} == corpus
+    for rule in corpus:
+        assert sorted(p.present for p in RULE_PROBES if p.rule == rule) == [False, True], rule
+    assert len({(p.rule, p.variant) for p in RULE_PROBES}) == len(RULE_PROBES)
+
+
+@pytest.mark.parametrize("probe", RULE_PROBES, ids=IDS)
+def test_the_rule_changes_the_prediction_where_its_effect_is_present(probe):
+    resources = _resources(probe.kernel)
+    assert resources.sass is not None and resources.sass.loops
+    kernel, _ = probe_counts(probe, resources)
+    assert kernel.dram_bytes > 0 and kernel.launch.resources is resources
+    on, off = predictions(probe, "H100 SXM", resources)
+    assert on > 0 and off > 0
+    if probe.present:
+        assert on != off
+    else:
+        assert on == off
+
+
+@pytest.mark.parametrize("probe, warp_loads", [
+    (p, p.loads_per_warp) for p in RULE_PROBES if p.loads_per_warp is not None], ids=lambda v: getattr(v, "variant", ""))
+def test_a_profiles_load_count_is_the_source_loops_trips(probe, warp_loads):
+    # vector_passes: `passes` vectors of `len` floats, a stride loop of len / 256 trips each
+    passes, length = (int(a.split("=")[1]) for a in probe.args[2:4])
+    assert warp_loads == passes * length // probe.block[0]
+    _, measured = probe_counts(probe, _resources(probe.kernel))
+    assert measured.global_load_instructions == probe.grid[0] * probe.block[0] // 32 * warp_loads
+
+
+@pytest.mark.gpu
+def test_a_probe_is_timed_and_predicted_on_the_gpu(gpu_session):
+    probe = next(p for p in RULE_PROBES if p.rule == "nest_trips" and p.present)
+    row = _measure_one(probe, "H100 SXM", gpu_session, 0.1)
+    assert row["measured_seconds"] > 0 and row["predicted_on"] != row["predicted_off"]
