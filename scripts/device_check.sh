@@ -4,7 +4,7 @@
 #   bash scripts/device_check.sh
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee $OUT/nvidia-smi.txt
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 start=$(date +%s)
 python3 -m gpuroof validate --quick --out /tmp/r/quick > $OUT/validate_quick.txt 2>&1
 echo "validate --quick rc=$? in $(( $(date +%s) - start )) s"; tail -12 $OUT/validate_quick.txt
