@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))  # the corpus package lives at the root of a check
 
 import corpus  # noqa: E402
 from corpus._report import _median_abs  # noqa: E402
-from roofline._predict.rules import RULES, disabled  # noqa: E402
+from roofline.terms import RULES, disabled  # noqa: E402
 
 #: docs/corpus.md "Dev and exam": the five projects the corpus began with are the dev split,
 #: every project added after them the exam split (used where `corpus.split_of` is not there).

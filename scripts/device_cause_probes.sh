@@ -6,7 +6,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 start=$(date +%s)
-python3 -m validate.probes._cause_probes --out $OUT/cause_probes.json "$@" | tee $OUT/cause_probes.md
+python3 scripts/cause_probes.py --out $OUT/cause_probes.json "$@" | tee $OUT/cause_probes.md
 rc=${PIPESTATUS[0]}
 echo "cause probes: $rc failed, in $(( $(date +%s) - start )) s"
 exit $rc

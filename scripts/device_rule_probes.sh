@@ -9,7 +9,7 @@ name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 case "$name" in *H200*) gpu=H200 ;; *) gpu="H100 SXM" ;; esac
 echo "$name: predicting as $gpu"
 start=$(date +%s)
-python3 -m validate.probes._rule_probes --out $OUT/rule_probes.json --gpu "$gpu"
+python3 scripts/rule_probes.py --out $OUT/rule_probes.json --gpu "$gpu"
 rc=$?
 echo "rule probes rc=$rc in $(( $(date +%s) - start )) s"
 exit $rc

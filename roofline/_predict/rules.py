@@ -23,9 +23,10 @@ measures each rule's effect on the corpus.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from .._errors import RooflineError
@@ -206,7 +207,7 @@ _RULES = (
 )
 
 #: Every rule of the model, by name.
-RULES: dict[str, Rule] = {rule.name: rule for rule in _RULES}
+RULES: Mapping[str, Rule] = MappingProxyType({rule.name: rule for rule in _RULES})
 
 _DISABLED: ContextVar[frozenset[str]] = ContextVar("roofline_disabled_rules", default=frozenset())
 
@@ -222,10 +223,19 @@ def disabled(names: Iterable[str]) -> Iterator[frozenset[str]]:
 
     Raises
     ------
+    TypeError
+        ``names`` is a string or not an iterable of strings.
     RooflineError
         A name that is not a rule's (the known ones are listed).
     """
-    wanted = frozenset(names)
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise TypeError(f"names must be an iterable of rule names (str), not {type(names).__name__}")
+    try:
+        wanted = frozenset(names)
+    except TypeError as exc:  # an iterable type that does not iterate (a 0-d array), or unhashable names
+        raise TypeError(f"names must be an iterable of rule names (str): {exc}") from exc
+    if not all(isinstance(name, str) for name in wanted):
+        raise TypeError("names must be rule names (str)")
     unknown = sorted(wanted - RULES.keys())
     if unknown:
         raise RooflineError(f"rules={unknown!r} are not rules of the model; known: {sorted(RULES)}")

@@ -731,8 +731,19 @@ SUITE = {
     "write_suite_report": call(args_kwargs(st.one_of(junk(), st.just(_SUITE)), v.out_folders()), io=True, cost=40),
 }
 
+def _with_rules_off(target: Any, drawn: Any) -> None:
+    """Enter and leave the ``with`` block: a rule left off would change every later call."""
+    with target(drawn):
+        pass
+
+
 TERMS = {
+    "RULES": constant(),
+    "Rule": plain(st.tuples(st.text(max_size=8), st.text(max_size=8), st.sampled_from(("probe", "corpus")),
+                            st.text(max_size=8), st.text(max_size=8))),
     "Term": model(roofline.terms.Term, _PRED.terms[0], finite=False),
+    "disabled": Entry("call", strategy=st.one_of(st.just(("term_dram",)), st.lists(st.text(max_size=6), max_size=2),
+                                                 st.sampled_from(("term_dram", b"x")), junk()), run=_with_rules_off),
     "achieved_bandwidth": call(args_kwargs(
         maybe(st.one_of(st.floats(0, 1e12), st.lists(st.floats(0, 1e12), max_size=4))),
         peak_bytes_per_second=maybe(st.floats(1e9, 1e13)), latency_seconds=maybe(st.floats(1e-9, 1e-5)),

@@ -8,6 +8,7 @@ until one is written, since odd values for every argument rarely get past the fi
 
 from __future__ import annotations
 
+import dataclasses
 import types
 
 import pydantic
@@ -82,6 +83,8 @@ def test_public_constants_cannot_be_changed_in_place(qualified):
             return all(frozen(k) and frozen(x) for k, x in v.items())
         if isinstance(v, pydantic.BaseModel):  # a frozen model of frozen fields (validate.FitParameter)
             return bool(v.model_config.get("frozen")) and all(frozen(getattr(v, k)) for k in type(v).model_fields)
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):  # a frozen dataclass of frozen fields
+            return v.__dataclass_params__.frozen and all(frozen(getattr(v, f.name)) for f in dataclasses.fields(v))
         return isinstance(v, type)  # a Protocol or class used as a type
 
     assert frozen(value), f"{qualified} is a mutable {type(value).__name__}"

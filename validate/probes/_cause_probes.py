@@ -13,7 +13,6 @@ recorded with its message and the others go on; the exit code is the number that
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -159,19 +158,24 @@ def render_causes(results: Sequence[CauseResult]) -> str:
     return "\n".join(lines)
 
 
-def _arguments(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m validate.probes._cause_probes", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, help="write the results as JSON here")
-    parser.add_argument("--only", nargs="+", choices=sorted(CAUSES), help="run only these causes")
-    parser.add_argument("--budget", type=float, default=BUDGET_SECONDS,
-                        help="device seconds of each variant's timed launches")
-    return parser.parse_args(list(argv))
+def main(*, out: Path | None = None, only: Sequence[str] = (), budget_seconds: float = BUDGET_SECONDS) -> int:
+    """Run the probes on the GPU, print the table (progress on stderr) and write ``out`` (JSON).
 
+    Parameters
+    ----------
+    out : Path, optional
+        Where the results go, as JSON.
+    only : sequence of str
+        Only these causes (`CAUSES`); all when empty.
+    budget_seconds : float
+        Device seconds of each variant's timed launches.
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the probes, print the table (progress on stderr), write ``--out``; returns the failures."""
-    args = _arguments(sys.argv[1:] if argv is None else argv)
-    variants = [v for v in CAUSE_VARIANTS if not args.only or v.cause in args.only]
+    Returns
+    -------
+    int
+        The number of variants that failed.
+    """
+    variants = [v for v in CAUSE_VARIANTS if not only or v.cause in only]
     start = time.perf_counter()
 
     def progress(done: int, total: int, r: CauseResult) -> None:
@@ -180,15 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr, flush=True)
 
     session = open_session()
-    results = run_cause_probes(session, variants, budget_seconds=args.budget, progress=progress)
+    results = run_cause_probes(session, variants, budget_seconds=budget_seconds, progress=progress)
     print(render_causes(results))
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
         device = next((r.device for r in results if r.device is not None), None)
-        args.out.write_text(json.dumps({"device": device, "seconds": time.perf_counter() - start,
+        out.write_text(json.dumps({"device": device, "seconds": time.perf_counter() - start,
                                         "results": [r.model_dump(mode="json") for r in results]}, indent=1) + "\n")
     return sum(1 for r in results if r.failure is not None)
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -27,7 +27,7 @@ _ELEMENTS = 1 << 25
 #: SMs of the H100 SXM and the H200: the single-wave probe launches one block on each.
 _SMS = 132
 
-#: The causes, in the order of the brief (issue 39), with what each probe isolates.
+#: The causes, with what each probe isolates.
 CAUSES: dict[str, str] = {
     "thread_per_row": "a thread walks its own row: a warp load touches 32 lines, L1 serves the rest",
     "column_u16": "a column reduction of 2-byte loads: 64 bytes a warp load",

@@ -17,18 +17,18 @@ that failed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import occupancy
 import roofline
 from roofline import Kernel, ProfileCounts
-from roofline._predict.rules import disabled
+from roofline.terms import disabled
 from roofline.memory import Access
 
 from ..device import Session, kernel_source, open_session
@@ -281,34 +281,42 @@ def _table(rows: Sequence[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Measure every probe launch on the GPU; the exit code is the number that failed."""
-    parser = argparse.ArgumentParser(prog="python -m validate.probes._rule_probes", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", required=True, help="JSON lines file, one line per launch")
-    parser.add_argument("--gpu", default="H100 SXM", help="database GPU of the predictions (default: H100 SXM)")
-    parser.add_argument("--rules", nargs="*", help="only these rules' probes")
-    parser.add_argument("--budget-seconds", type=float, default=0.3, help="timing budget per launch")
-    args = parser.parse_args(argv)
+def main(*, out: str | Path, gpu: str = "H100 SXM", rules: Sequence[str] = (), budget_seconds: float = 0.3) -> int:
+    """Measure every probe launch on the GPU, writing one JSON line per launch to ``out``.
+
+    Parameters
+    ----------
+    out : str or Path
+        The JSON-lines file.
+    gpu : str
+        The database GPU of the predictions.
+    rules : sequence of str
+        Only these rules' probes; all when empty.
+    budget_seconds : float
+        Timing budget of each launch, seconds.
+
+    Returns
+    -------
+    int
+        The number of launches that failed.
+    """
     session = open_session()
     rows: list[dict[str, object]] = []
-    probes = [p for p in RULE_PROBES if not args.rules or p.rule in args.rules]
+    probes = [p for p in RULE_PROBES if not rules or p.rule in rules]
     start = time.perf_counter()
-    with open(args.out, "w", encoding="utf-8") as out:
+    with open(out, "w", encoding="utf-8") as lines:
         for i, probe in enumerate(probes, 1):
             try:
-                row = _measure_one(probe, args.gpu, session, args.budget_seconds)
+                row = _measure_one(probe, gpu, session, budget_seconds)
             except Exception as exc:  # one failing launch is reported and the others go on
                 traceback.print_exc(file=sys.stderr)
                 row = {"rule": probe.rule, "variant": probe.variant, "error": f"{type(exc).__name__}: {exc}"}
             rows.append(row)
-            out.write(json.dumps(row) + "\n")
-            out.flush()
+            lines.write(json.dumps(row) + "\n")
+            lines.flush()
             print(f"[{i}/{len(probes)} {time.perf_counter() - start:5.1f} s] {probe.rule} {probe.variant}: "
                   + (row["error"] if "error" in row else f"{row['measured_seconds'] * 1e6:.1f} us"),
                   file=sys.stderr, flush=True)
     print(_table(rows), file=sys.stderr)
     return sum("error" in r for r in rows)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
