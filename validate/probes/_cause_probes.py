@@ -27,7 +27,7 @@ from roofline.memory import CACHE_LINE_BYTES, traffic
 
 from ..device import Session, kernel_source, open_session
 from ..user_kernel import MeasureOptions, measure
-from ..user_kernel._measure import _database_gpu
+from ..user_kernel import database_gpu
 from ._cause_variants import CAUSE_VARIANTS, CAUSES, CauseVariant
 
 __all__ = ["CauseResult", "main", "offline_prediction", "probe_kernel", "render_causes", "run_cause_probes"]
@@ -105,7 +105,7 @@ def _measured(variant: CauseVariant, source: str, session: Session, budget_secon
     if not m.ok:
         return CauseResult(**base, failure=m.check.message if m.check is not None else m.method)
     terms = {}
-    gpu = _database_gpu(m.device, None)
+    gpu = database_gpu(m.device, None)
     if gpu is not None:
         p = offline_prediction(variant, gpu, m.resources.registers_per_thread)
         terms = {name: float(getattr(p, name)) for name in _TERMS}

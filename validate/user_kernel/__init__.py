@@ -4,7 +4,7 @@ user's program under Nsight Compute the way gpuroof reads it.
 """
 
 from ._kernel_args import KernelArg, parse_kernel_args
-from ._measure import Measurement, measure
+from ._measure import Measurement, database_gpu, measure
 from ._options import MeasureOptions
 from ._ncu_profile import ProfileRun, profile_program
 
@@ -13,6 +13,7 @@ __all__ = [
     "MeasureOptions",
     "Measurement",
     "ProfileRun",
+    "database_gpu",
     "measure",
     "parse_kernel_args",
     "profile_program",

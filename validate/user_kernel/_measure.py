@@ -55,7 +55,7 @@ from ._options import MeasureOptions
 if TYPE_CHECKING:
     from cuda.core import Buffer, Kernel, Stream
 
-__all__ = ["ClockReading", "Measurement", "OutputCheck", "measure"]
+__all__ = ["ClockReading", "Measurement", "OutputCheck", "database_gpu", "measure"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -242,7 +242,8 @@ def _prediction(gpu: roofline.GPU | None, counts: object, launch: occupancy.Laun
     return out, notes
 
 
-def _database_gpu(name: str, gpu: roofline.GPU | None) -> roofline.GPU | None:
+def database_gpu(name: str, gpu: roofline.GPU | None) -> roofline.GPU | None:
+    """``gpu``, else the database's GPU for a device's name (with or without "NVIDIA "), else None."""
     if gpu is not None:
         return gpu
     for candidate in (name, re.sub(r"^NVIDIA\s+", "", name)):
@@ -396,7 +397,7 @@ def measure(
     seconds = timed.timing.median_seconds
     extra: dict[str, object] = {}
     if counts is not None:
-        extra, more = _prediction(_database_gpu(device.name, options.gpu), counts, launch, resources, seconds,
+        extra, more = _prediction(database_gpu(device.name, options.gpu), counts, launch, resources, seconds,
                                   after_l2_flush=options.l2 == "flush")
         notes += more
     return Measurement(method=timed.method, launches_per_sample=timed.launches_per_sample, check=check,
