@@ -43,10 +43,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) + os.sep
                      for m in (occupancy, roofline, validate, gpuroof, corpus))
 
-#: Examples per entry: the CI default keeps the suite within about a minute on two cores;
-#: FUZZ_EXAMPLES=N runs N per entry (costly entries get a share of it, never fewer than 2).
+#: Examples per entry: the default suite runs 10 (its CPU budget, `make test`), GPUROOF_TEST_FULL=1
+#: (make test-full) 20, both derandomized; FUZZ_EXAMPLES=N runs N per entry with fresh
+#: randomness (costly entries get a share of it, never fewer than 2).
 DEEP = "FUZZ_EXAMPLES" in os.environ
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20" if os.environ.get("GPUROOF_TEST_FULL") == "1" else "10"))
 
 #: A single call slower than this counts as a failure: a size too large to compute must be
 #: refused up front, not computed for minutes. A call still running then is stopped (a

@@ -8,6 +8,8 @@ ceilings" is `roofline.analyze` itself.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -21,6 +23,10 @@ from roofline.suite import analyze_suite
 GPUS = ("H200", "H100-SXM", "A100-SXM4-80GB")
 #: FP32 and a tensor precision: the arithmetic term's roof is the datasheet peak in both
 PRECISIONS = ("fp32", "fp16_tensor")
+
+# The default suite runs a third of the property tests' examples (its CPU budget: a model kernel's
+# prediction takes tens of milliseconds); GPUROOF_TEST_FULL=1 (make test-full) runs them all.
+SWEEP = 1 if os.environ.get("GPUROOF_TEST_FULL") == "1" else 3
 
 _bytes = st.one_of(st.just(0), st.integers(min_value=32, max_value=1 << 36))
 
@@ -55,7 +61,7 @@ def _predict(gpu: str, kernel: Kernel, **options) -> roofline.Prediction:
         raise
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150 // SWEEP, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(counted(), st.booleans())
 def test_a_counted_kernel_is_never_faster_than_its_plain_roofline(drawn, after_l2_flush):
     gpu, kernel = drawn
@@ -76,7 +82,7 @@ MODELS = {
 }
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40 // SWEEP, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(MODELS)), st.sampled_from((256, 512, 1024, 2048)), st.sampled_from((8, 16, 32)),
        st.sampled_from(GPUS))
 def test_a_kernel_whose_l1_keeps_bytes_is_never_faster_than_its_plain_roofline(model, size, block, gpu):

@@ -9,7 +9,8 @@ import pytest
 
 from roofline.memory import CACHE_LINE_BYTES
 from validate.device import kernel_source
-from validate.probes._cause_probes import CauseResult, offline_prediction, probe_kernel, render_causes, run_cause_probes
+from validate.probes import _cause_probes
+from validate.probes._cause_probes import CauseResult, offline_prediction, render_causes, run_cause_probes
 from validate.probes._cause_variants import CAUSE_VARIANTS, CAUSES
 from validate.user_kernel._load import kernel_names_in_source
 
@@ -20,6 +21,25 @@ def _variant(cause, variant):
     return next(v for v in CAUSE_VARIANTS if v.cause == cause and v.variant == variant)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def counts_once_per_variant():
+    """Each variant's counts are built once for the file (their traffic is most of its CPU): the
+    offline test reads them, `offline_prediction` builds them again, and so do the tests of the
+    sectors and wavefronts. The counts are a frozen `roofline.Kernel`: sharing it changes nothing
+    a test reads."""
+    real = _cause_probes.probe_kernel
+    built: dict[int, tuple] = {}
+
+    def probe_kernel(variant):
+        if id(variant) not in built:
+            built[id(variant)] = (real(variant), variant)  # the variant kept: its id stays its own
+        return built[id(variant)][0]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_cause_probes, "probe_kernel", probe_kernel)
+        yield
+
+
 @pytest.mark.parametrize("cause", sorted(CAUSES))
 def test_every_cause_has_two_to_four_variants(cause):
     assert 2 <= sum(1 for v in CAUSE_VARIANTS if v.cause == cause) <= 4
@@ -28,7 +48,7 @@ def test_every_cause_has_two_to_four_variants(cause):
 @pytest.mark.parametrize("variant", CAUSE_VARIANTS, ids=IDS)
 def test_counts_and_prediction_offline(variant):
     assert variant.kernel in kernel_names_in_source(kernel_source("cause_probes.cu"))
-    kernel = probe_kernel(variant)
+    kernel = _cause_probes.probe_kernel(variant)
     assert kernel.launch.grid[0] == variant.grid and kernel.launch.threads_per_block == variant.block
     assert kernel.l1_bytes >= kernel.traffic.l1_global_bytes
     p = offline_prediction(variant, registers_per_thread=32)
@@ -46,13 +66,13 @@ MiB = 1 << 20
     ("column_u16", "16-bit rows=512 cols=65536", 1.0),
 ], ids=["thread-per-row", "column-u16"])
 def test_sectors_of_the_load_patterns(cause, variant, l2_per_requested):
-    t = probe_kernel(_variant(cause, variant)).traffic
+    t = _cause_probes.probe_kernel(_variant(cause, variant)).traffic
     assert t.l2_bytes / t.requested_bytes == pytest.approx(l2_per_requested, rel=0.01)
 
 
 def test_rows_read_twice_ask_twice_the_bytes_that_dram_moves_once():
     """row_logsumexp reads its 128 MiB twice; the description's DRAM bytes are compulsory (once)."""
-    t = probe_kernel(_variant("row_twice", "cols=262144 rows=128")).traffic
+    t = _cause_probes.probe_kernel(_variant("row_twice", "cols=262144 rows=128")).traffic
     assert t.load_bytes == 2 * 128 * MiB
     assert t.dram_bytes == pytest.approx(128 * MiB, rel=0.001)
 
@@ -66,7 +86,7 @@ def test_shared_wavefronts_of_the_atomic_loops(variant, per_trip):
     iters = int(variant.split("iters=")[1])
     bookkeeping = 2 * v.grid  # warp 0 zeroes the one bin and copies it out
     assert v.counts["shared_wavefronts"] == v.warps * iters * per_trip + bookkeeping
-    k = probe_kernel(v)
+    k = _cause_probes.probe_kernel(v)
     assert k.l1_bytes == k.traffic.l1_global_bytes + CACHE_LINE_BYTES * v.counts["shared_wavefronts"]
 
 

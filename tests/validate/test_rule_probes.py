@@ -10,9 +10,30 @@ import occupancy
 import pytest
 
 from roofline._predict.rules import RULES
-from validate.probes._rule_probes import RULE_PROBES, _measure_one, predictions, probe_counts, probe_resources
+from validate.probes import _rule_probes
+from validate.probes._rule_probes import RULE_PROBES, _measure_one, predictions, probe_resources
 
 IDS = [f"{p.rule}-{p.variant}" for p in RULE_PROBES]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def counts_once_per_probe():
+    """Each probe's counts are built once for the file (their traffic is most of its CPU): a test
+    reads them, `predictions` builds them again for the same probe and resources, and so does the
+    load-count test. The counts are a frozen `Kernel` and `ProfileCounts`: sharing them changes
+    nothing a test reads."""
+    real = _rule_probes.probe_counts
+    built: dict[tuple, tuple] = {}
+
+    def counts(probe, resources):
+        key = (id(probe), id(resources))
+        if key not in built:
+            built[key] = (real(probe, resources), probe, resources)  # both kept: their ids stay theirs
+        return built[key][0]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_rule_probes, "probe_counts", counts)
+        yield
 
 
 @functools.lru_cache(maxsize=None)
@@ -37,7 +58,7 @@ def test_every_corpus_rule_has_a_probe_with_the_effect_present_and_absent():
 def test_the_rule_changes_the_prediction_where_its_effect_is_present(probe):
     resources = _resources(probe.kernel)
     assert resources.sass is not None and resources.sass.loops
-    kernel, _ = probe_counts(probe, resources)
+    kernel, _ = _rule_probes.probe_counts(probe, resources)
     assert kernel.dram_bytes > 0 and kernel.launch.resources is resources
     on, off = predictions(probe, "H100 SXM", resources)
     assert on > 0 and off > 0
@@ -53,7 +74,7 @@ def test_a_profiles_load_count_is_the_source_loops_trips(probe, warp_loads):
     # vector_passes: `passes` vectors of `len` floats, a stride loop of len / 256 trips each
     passes, length = (int(a.split("=")[1]) for a in probe.args[2:4])
     assert warp_loads == passes * length // probe.block[0]
-    _, measured = probe_counts(probe, _resources(probe.kernel))
+    _, measured = _rule_probes.probe_counts(probe, _resources(probe.kernel))
     assert measured.global_load_instructions == probe.grid[0] * probe.block[0] // 32 * warp_loads
 
 
