@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from roofline import Calibration, GPU, Kernel, NcuKernel, NcuProfile, RooflineError, predict, profile_report
 from roofline import calibration as packaged_calibration
-from roofline.memory import CACHE_LINE_BYTES
 
 # The profile path's own readers: a corpus launch is a profile held as a mapping of metrics.
 from roofline._ncu_metrics import kernel_from_metrics
@@ -272,10 +271,7 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None
     work = {"name": k.name, "flops": k.flops.get(precision, 0.0) if precision else 0.0, "precision": precision,
             "launch": run}
     if counts is not None:
-        fields = dict(counts.counts)
-        shared = fields.pop("shared_wavefronts", 0.0)
-        kernel = counts.traffic.kernel(**work, **fields,
-                                       l1_bytes=counts.traffic.l1_global_bytes + CACHE_LINE_BYTES * shared)
+        kernel = counts.traffic.kernel(**work, **counts.counts)
         source = "traffic"
     elif launch.buffer_bytes is not None:
         kernel, source = Kernel(**work, dram_bytes=float(launch.buffer_bytes)), "buffer bytes"

@@ -17,7 +17,7 @@ from occupancy.common import CheckedModel, short_repr
 from ._errors import RooflineError
 from ._gpu import check_level
 from ._precision import check_precision
-from ._warps import CACHE_LINE_BYTES
+from ._warps import CACHE_LINE_BYTES, SHARED_WAVEFRONT_BYTES
 
 __all__ = ["Kernel", "KernelLike", "Traffic", "kernel_of"]
 
@@ -235,16 +235,18 @@ class Traffic(BaseModel):
         """dram_load_bytes + dram_store_bytes."""
         return self.dram_load_bytes + self.dram_store_bytes
 
-    def kernel(self, **fields: object) -> Kernel:
+    def kernel(self, *, shared_wavefronts: float = 0, **fields: object) -> Kernel:
         """A `roofline.Kernel` with this traffic and `fields` (``name``, ``flops``, ``launch``, ...).
+
+        ``shared_wavefronts``, the launch's shared-memory passes, join the global accesses'
+        L1 passes in ``l1_bytes`` (`SHARED_WAVEFRONT_BYTES` each).
 
         The traffic is the kernel's ``traffic``: the requested bytes and the footprint
         (`Kernel.count` reads ``load_bytes``, ``store_bytes``, ``requested_bytes`` and
         ``l2_partial_store_sectors`` from it). The kernel's bytes per level start from
         here (``l1_bytes`` = ``l1_global_bytes``, ``l2_bytes``, ``dram_bytes``). A field
-        given here replaces the one of the same name (e.g. ``l1_bytes`` with shared-memory
-        wavefronts added, or ``store_bytes`` where the kernel stores other than the traffic
-        counted).
+        given here replaces the one of the same name (e.g. ``store_bytes`` where the kernel
+        stores other than the traffic counted).
 
         Examples
         --------
@@ -254,7 +256,8 @@ class Traffic(BaseModel):
         >>> k.dram_bytes, k.count("load_bytes"), k.load_bytes
         (4096, 4096, None)
         """
-        levels = {"l1_bytes": self.l1_global_bytes, "l2_bytes": self.l2_bytes, "dram_bytes": self.dram_bytes}
+        levels = {"l1_bytes": self.l1_global_bytes + SHARED_WAVEFRONT_BYTES * shared_wavefronts,
+                  "l2_bytes": self.l2_bytes, "dram_bytes": self.dram_bytes}
         return Kernel(**{**levels, "traffic": self, **fields})
 
 

@@ -14,6 +14,7 @@ __all__ = [
     "CACHE_LINE_BYTES",
     "SECTOR_BYTES",
     "SHARED_MEMORY_BANKS",
+    "SHARED_WAVEFRONT_BYTES",
     "WARP_SIZE",
     "bank_wavefronts",
     "distinct_per_row",
@@ -25,6 +26,8 @@ SECTOR_BYTES = 32
 CACHE_LINE_BYTES = 128
 SHARED_MEMORY_BANKS = 32
 BANK_BYTES = 4
+#: Bytes one shared-memory pass (wavefront) serves: a word from each bank.
+SHARED_WAVEFRONT_BYTES = SHARED_MEMORY_BANKS * BANK_BYTES
 
 _SENTINEL = np.iinfo(np.int64).max
 

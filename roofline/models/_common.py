@@ -7,6 +7,7 @@ import numbers
 from occupancy import MAX_GRID_DIMS
 
 from .._errors import RooflineError
+from .._warps import SHARED_WAVEFRONT_BYTES
 
 __all__ = [
     "FLOAT_BYTES",
@@ -21,7 +22,6 @@ __all__ = [
 ]
 
 FLOAT_BYTES = 4
-SHARED_WAVEFRONT_BYTES = 128  # 32 banks x 4 bytes served per shared-memory pass
 MAX_THREADS_PER_BLOCK = 1024
 # The kernels index their arrays with `int` (validate/kernels/suite.cu), so no array can
 # hold more elements than an int counts; this also keeps every address within int64.

@@ -12,7 +12,6 @@ from .._kernel import Kernel
 from .._traffic import Access, Coords, traffic
 from ._common import (
     FLOAT_BYTES,
-    SHARED_WAVEFRONT_BYTES,
     blocks_for,
     check_block_2d,
     check_elements,
@@ -190,7 +189,7 @@ def matmul_tiled(
         precision="fp32",
         element_bytes=FLOAT_BYTES,
         flops=2 * m * n * k,
-        l1_bytes=counts.l1_global_bytes + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
+        shared_wavefronts=runs * block_wavefronts,
         shared_bytes=runs * block_bytes,
         bank_conflict_ways=ways,
         launch=Launch(grid=grid, block=(t, t), static_shared_memory=2 * t * t * FLOAT_BYTES),
@@ -301,7 +300,7 @@ def matmul_register_tiled(m: int, k: int | None = None, n: int | None = None) ->
         precision="fp32",
         element_bytes=FLOAT_BYTES,
         flops=2 * m * n * k,
-        l1_bytes=counts.l1_global_bytes + runs * block_wavefronts * SHARED_WAVEFRONT_BYTES,
+        shared_wavefronts=runs * block_wavefronts,
         shared_bytes=runs * block_bytes,
         bank_conflict_ways=ways,
         launch=Launch(grid=grid, block=_RT_BLOCK, static_shared_memory=2 * _RT_STEP * _RT_TILE * FLOAT_BYTES),

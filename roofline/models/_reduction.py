@@ -22,7 +22,7 @@ from .._errors import RooflineError
 from .._kernel import Kernel
 from .._traffic import Access, traffic
 from .._warps import WARP_SIZE, bank_wavefronts
-from ._common import FLOAT_BYTES, SHARED_WAVEFRONT_BYTES, blocks_for, check_block_1d, check_int
+from ._common import FLOAT_BYTES, blocks_for, check_block_1d, check_int
 
 __all__ = ["REDUCTION_VARIANTS", "ReductionSteps", "reduction", "reduction_steps"]
 
@@ -246,7 +246,7 @@ def reduction(n: int, *, block: int = 256, variant: Variant = "sequential") -> K
         precision="fp32",
         element_bytes=FLOAT_BYTES,
         flops=n - grid,
-        l1_bytes=counts.l1_global_bytes + grid * steps.shared_wavefronts_per_block * SHARED_WAVEFRONT_BYTES,
+        shared_wavefronts=grid * steps.shared_wavefronts_per_block,
         shared_bytes=grid * steps.shared_bytes_per_block,
         bank_conflict_ways=steps.bank_conflict_ways,
         barriers_per_block=steps.barriers_per_block,

@@ -23,7 +23,7 @@ import numpy as np
 import occupancy
 import roofline
 from pydantic import BaseModel, ConfigDict
-from roofline.memory import CACHE_LINE_BYTES, traffic
+from roofline.memory import traffic
 
 from ..device import Session, kernel_source, open_session
 from ..user_kernel import MeasureOptions, measure
@@ -72,12 +72,9 @@ def probe_kernel(variant: CauseVariant) -> roofline.Kernel:
     """
     if not isinstance(variant, CauseVariant):
         raise TypeError(f"variant must be a CauseVariant, not {type(variant).__name__}")
-    counted = traffic(variant.grid, variant.block, variant.accesses)
-    fields = dict(variant.counts)
-    shared = fields.pop("shared_wavefronts", 0.0)
-    return counted.kernel(name=variant.kernel, flops=variant.flops, precision="fp32",
-                          launch=occupancy.Launch(grid=variant.grid, block=variant.block),
-                          l1_bytes=counted.l1_global_bytes + CACHE_LINE_BYTES * shared, **fields)
+    return traffic(variant.grid, variant.block, variant.accesses).kernel(
+        name=variant.kernel, flops=variant.flops, precision="fp32",
+        launch=occupancy.Launch(grid=variant.grid, block=variant.block), **variant.counts)
 
 
 def offline_prediction(variant: CauseVariant, gpu: roofline.GPU | str = "H100 SXM",

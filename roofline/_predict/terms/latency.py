@@ -68,23 +68,14 @@ def achieved_bandwidth(
     p = finite_positive("knee_sharpness", knee_sharpness)
     dispatch = finite_positive("dispatch_bytes_per_second", dispatch_bytes_per_second, allow_inf=True)
     if type(bytes_in_flight) is float and 0 <= bytes_in_flight < math.inf:
-        return _scalar_bandwidth(bytes_in_flight, peak, latency, p, dispatch)
-    concurrency = _check_positive("bytes_in_flight", bytes_in_flight, allow_zero=True)
+        concurrency = bytes_in_flight  # checked: the array check costs more than the arithmetic
+    else:
+        concurrency = _check_positive("bytes_in_flight", bytes_in_flight, allow_zero=True)
     # A Little's-law rate past the float range is no limit at all: the soft minimum drops it.
     with np.errstate(over="ignore"):
         little = concurrency / latency
-    result = np.minimum(soft_minimum(little, np.broadcast_to(peak, concurrency.shape), p), dispatch)
-    return float(result) if result.ndim == 0 else result
-
-
-def _scalar_bandwidth(concurrency: float, peak: float, latency: float, p: float, dispatch: float) -> float:
-    """`achieved_bandwidth` of one checked figure: the same numpy functions on scalars, so the
-    same bits, without the arrays' broadcasting (the time model calls it a few times per
-    prediction, and a calibration fit predicts thousands of times)."""
-    little = concurrency / latency  # a Python float overflows to inf, as the array's division
-    logs = [-p * np.log(np.maximum(np.float64(r), 1e-300)) for r in (little, peak)]
-    soft = np.exp(-np.logaddexp.reduce(logs) / p)
-    return float(np.minimum(soft, dispatch))
+    result = np.minimum(soft_minimum(little, peak, p), dispatch)
+    return float(result) if np.ndim(result) == 0 else result
 
 
 def soft_minimum(a: npt.ArrayLike, b: npt.ArrayLike, sharpness: float) -> np.ndarray:
@@ -99,9 +90,8 @@ def soft_minimum(a: npt.ArrayLike, b: npt.ArrayLike, sharpness: float) -> np.nda
     >>> float(soft_minimum(1e300, 2.0, 64.0)), round(float(soft_minimum(1.0, 1.0, 1.0)), 3)
     (2.0, 0.5)
     """
-    with np.errstate(divide="ignore"):
-        logs = np.stack([-sharpness * np.log(np.maximum(r, 1e-300)) for r in np.broadcast_arrays(a, b)])
-    return np.exp(-np.logaddexp.reduce(logs, axis=0) / sharpness)
+    log_a, log_b = (-sharpness * np.log(np.maximum(r, 1e-300)) for r in (a, b))
+    return np.exp(-np.logaddexp(log_a, log_b) / sharpness)
 
 
 def queued_life(other_seconds: float, l1_seconds: float, blocks_per_sm: float) -> float:
