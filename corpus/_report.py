@@ -18,7 +18,7 @@ from roofline import calibration as packaged_calibration
 
 # The profile path's own readers: a corpus launch is a profile held as a mapping of metrics.
 from roofline._ncu_metrics import kernel_from_metrics
-from roofline._profile import _device_of, _launch_with_sass, _straight_line_loads
+from roofline._profile import _counted_loads, _device_of, _launch_with_sass, _straight_line_loads
 
 from ._counted import SourceCounts, load_corpus_traffic
 from ._project import _FROZEN, CorpusKernel, CorpusLaunch, CorpusProject
@@ -262,10 +262,7 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None
     else the buffer bytes, each moved once) and the plain roofline bound of those counts."""
     loads = _straight_line_loads(k.sass)
     if loads is None and counts is not None:
-        # the loads each thread makes, as the hot loop's trips count them (`hot_loop_trips`):
-        # the counted load bytes per thread over the SASS's load width
-        width = float(k.sass.global_load_bytes or 4) if k.sass is not None else 4.0
-        loads = max(1, round(counts.traffic.load_bytes / (launch.blocks * launch.threads_per_block) / width))
+        loads = _counted_loads(counts.traffic.load_bytes, launch.blocks * launch.threads_per_block, k.sass)
     run = _launch_with_sass(k, loads or 1, "the build's cubin")
     precision = k.precision
     work = {"name": k.name, "flops": k.flops.get(precision, 0.0) if precision else 0.0, "precision": precision,

@@ -3,6 +3,12 @@ beside the prediction from its own description; run from the repository's root:
 
     python -m validate.probes._cause_probes [--out FILE.json] [--only CAUSE ...] [--budget SECONDS]
 
+Each variant is predicted twice: as `validate.measure` predicts it (the driver's registers, no SASS,
+one load per thread: every load of a thread taken as one round trip), and, where this machine
+compiles the kernels and reads their SASS (`compiled_sass`), as the corpus's source path does: the
+launch carries the compiled SASS (its hot loop and the loads it keeps in flight) and the loads each
+thread makes, counted from the description (``predicted_with_sass_seconds``).
+
 Each variant's counts are built from its description (`probe_kernel`: `roofline.memory.traffic` of
 its accesses, the shared-memory wavefronts added to the L1 bytes, the barriers and atomics as
 `roofline.Kernel` fields, as the corpus's source path builds them), and `validate.measure` compiles
@@ -16,13 +22,14 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import occupancy
 import roofline
 from pydantic import BaseModel, ConfigDict
+from roofline._profile import _counted_loads
 from roofline.memory import traffic
 
 from ..device import Session, kernel_source, open_session
@@ -30,7 +37,8 @@ from ..user_kernel import MeasureOptions, measure
 from ..user_kernel import database_gpu
 from ._cause_variants import CAUSE_VARIANTS, CAUSES, CauseVariant
 
-__all__ = ["CauseResult", "main", "offline_prediction", "probe_kernel", "render_causes", "run_cause_probes"]
+__all__ = ["CauseResult", "compiled_sass", "main", "offline_prediction", "probe_kernel", "render_causes",
+           "run_cause_probes"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: Device time of the timed launches of one variant: 27 variants stay within a minute.
@@ -45,6 +53,8 @@ class CauseResult(BaseModel):
     ``error`` is ``predicted_seconds / measured_seconds - 1`` (negative: predicted faster);
     ``failure`` says why a variant has no measurement (compile, launch or output check).
     ``terms`` are the prediction's terms in seconds, at the compiled registers.
+    ``predicted_with_sass_seconds`` and ``error_with_sass``: the prediction with the compiled SASS
+    and the counted loads per thread (`offline_prediction` with ``sass``), None where no SASS was read.
     """
 
     model_config = _FROZEN
@@ -60,6 +70,8 @@ class CauseResult(BaseModel):
     limiter: str | None = None
     error: float | None = None
     registers_per_thread: int | None = None
+    predicted_with_sass_seconds: float | None = None
+    error_with_sass: float | None = None
     terms: dict[str, float] = {}
     failure: str | None = None
 
@@ -78,18 +90,44 @@ def probe_kernel(variant: CauseVariant) -> roofline.Kernel:
 
 
 def offline_prediction(variant: CauseVariant, gpu: roofline.GPU | str = "H100 SXM",
-                       registers_per_thread: int | None = None) -> roofline.Prediction:
-    """`roofline.predict` of ``variant`` as `validate.measure` makes it (after the L2 flush), without a GPU.
+                       registers_per_thread: int | None = None,
+                       sass: occupancy.SassSummary | None = None) -> roofline.Prediction:
+    """`roofline.predict` of ``variant`` after the L2 flush, without a GPU.
 
     ``registers_per_thread``: the compiled kernel's (None: not known, the model assumes).
+    ``sass``: the compiled kernel's SASS summary (`compiled_sass`); with it the launch carries
+    the SASS and the loads each thread makes, counted from the description (``load_bytes`` over
+    the threads and the SASS's load width), as the corpus's source path predicts; without it the
+    prediction is `validate.measure`'s (one load per thread, no loop).
     """
     device = roofline.gpu(gpu) if isinstance(gpu, str) else gpu
-    launch = roofline.measured_launch(variant.grid, variant.block, registers_per_thread=registers_per_thread)
-    return roofline.predict(device, roofline.counted_kernel(probe_kernel(variant), launch), after_l2_flush=True)
+    kernel = probe_kernel(variant)
+    if sass is None:
+        launch = roofline.measured_launch(variant.grid, variant.block, registers_per_thread=registers_per_thread)
+    else:
+        resources = occupancy.KernelResources(kernel=variant.kernel, architecture=sass.architecture,
+                                              registers_per_thread=registers_per_thread or 0, sass=sass,
+                                              sources={"sass": "cause_probes.cu, compiled here"})
+        loads = _counted_loads(kernel.traffic.load_bytes, variant.grid * variant.block, sass)
+        launch = roofline.measured_launch(variant.grid, variant.block, registers_per_thread=registers_per_thread,
+                                          resources=resources, elements_per_thread=loads)
+    return roofline.predict(device, roofline.counted_kernel(kernel, launch), after_l2_flush=True)
+
+
+def compiled_sass(arch: str = "sm_90") -> Mapping[str, occupancy.SassSummary] | None:
+    """The SASS summary of every kernel of ``cause_probes.cu`` compiled for ``arch`` (nvcc and
+    nvdisasm on this machine), by kernel name; None where it cannot be compiled or read."""
+    try:
+        found = occupancy.all_kernel_resources(kernel_source("cause_probes.cu"), arch=arch, sass=True)
+    except (ValueError, OSError) as exc:
+        print(f"no SASS of cause_probes.cu for {arch}: {exc}", file=sys.stderr)
+        return None
+    summaries = {name: r.sass for name, r in found.items() if r.sass is not None}
+    return summaries or None
 
 
 def _measured(variant: CauseVariant, source: str, session: Session, budget_seconds: float,
-              rng: np.random.Generator) -> CauseResult:
+              rng: np.random.Generator, sass: Mapping[str, occupancy.SassSummary] | None = None) -> CauseResult:
     args, expected = variant.arguments(rng)
     options = MeasureOptions(warmup=2, repetitions=5, max_repetitions=100, budget_seconds=budget_seconds, seed=0,
                              tolerance=variant.tolerance)
@@ -101,13 +139,17 @@ def _measured(variant: CauseVariant, source: str, session: Session, budget_secon
                 block=variant.block, device=m.device, registers_per_thread=m.resources.registers_per_thread)
     if not m.ok:
         return CauseResult(**base, failure=m.check.message if m.check is not None else m.method)
-    terms = {}
+    terms, with_sass = {}, {}
     gpu = database_gpu(m.device, None)
     if gpu is not None:
         p = offline_prediction(variant, gpu, m.resources.registers_per_thread)
         terms = {name: float(getattr(p, name)) for name in _TERMS}
+        summary = (sass or {}).get(variant.kernel)
+        if summary is not None and m.seconds:
+            seconds = offline_prediction(variant, gpu, m.resources.registers_per_thread, summary).seconds
+            with_sass = {"predicted_with_sass_seconds": seconds, "error_with_sass": seconds / m.seconds - 1.0}
     return CauseResult(**base, measured_seconds=m.seconds, predicted_seconds=m.predicted_seconds,
-                       limiter=m.predicted_limiter, error=m.prediction_error, terms=terms)
+                       limiter=m.predicted_limiter, error=m.prediction_error, terms=terms, **with_sass)
 
 
 def run_cause_probes(session: Session, variants: Sequence[CauseVariant] = CAUSE_VARIANTS, *,
@@ -127,11 +169,12 @@ def run_cause_probes(session: Session, variants: Sequence[CauseVariant] = CAUSE_
         Called with ``(done, total, result)`` after each variant.
     """
     source = kernel_source("cause_probes.cu")
+    sass = compiled_sass(session.arch)
     rng = np.random.default_rng(0)
     results = []
     for i, v in enumerate(variants):
         try:
-            result = _measured(v, source, session, budget_seconds, rng)
+            result = _measured(v, source, session, budget_seconds, rng, sass)
         except Exception as exc:  # noqa: BLE001 - one variant's failure is reported, the rest go on
             result = CauseResult(cause=v.cause, variant=v.variant, kernel=v.kernel, grid=v.grid, block=v.block,
                                  failure=f"{type(exc).__name__}: {exc}")
@@ -142,16 +185,20 @@ def run_cause_probes(session: Session, variants: Sequence[CauseVariant] = CAUSE_
 
 
 def render_causes(results: Sequence[CauseResult]) -> str:
-    """A Markdown table of the results: measured and predicted microseconds, limiter, error."""
-    lines = ["| cause | variant | measured (us) | predicted (us) | limiter | error |", "|---|---|---|---|---|---|"]
+    """A Markdown table of the results: measured and predicted microseconds, limiter, error, and
+    the prediction with the compiled SASS and its error."""
+    lines = ["| cause | variant | measured (us) | predicted (us) | limiter | error | with SASS (us) | error |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in results:
         if r.failure is not None:
-            lines.append(f"| {r.cause} | {r.variant} | failed: {r.failure} | | | |")
+            lines.append(f"| {r.cause} | {r.variant} | failed: {r.failure} | | | | | |")
             continue
         predicted = f"{r.predicted_seconds * 1e6:.1f}" if r.predicted_seconds is not None else "-"
         error = f"{r.error:+.0%}" if r.error is not None else "-"
+        with_sass = f"{r.predicted_with_sass_seconds * 1e6:.1f}" if r.predicted_with_sass_seconds is not None else "-"
+        sass_error = f"{r.error_with_sass:+.0%}" if r.error_with_sass is not None else "-"
         lines.append(f"| {r.cause} | {r.variant} | {r.measured_seconds * 1e6:.1f} | {predicted} | "
-                     f"{r.limiter or '-'} | {error} |")
+                     f"{r.limiter or '-'} | {error} | {with_sass} | {sass_error} |")
     return "\n".join(lines)
 
 
