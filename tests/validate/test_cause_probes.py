@@ -113,3 +113,63 @@ def test_one_variant_of_each_cause_on_the_gpu(gpu_session):
     results = run_cause_probes(gpu_session, first, budget_seconds=0.05)
     assert [r.failure for r in results] == [None] * len(first)
     assert all(r.measured_seconds > 0 and r.predicted_seconds > 0 for r in results)
+
+
+def _one_load_loop_sass(loads_in_flight: int, width: int) -> "occupancy.SassSummary":
+    """A loop of `loads_in_flight` strided loads, all in flight at once, as nvdisasm lists grid_stride_sum
+    (``#pragma unroll 1``: one LDG.E a trip) or an unrolled column sum."""
+    import occupancy
+
+    body = occupancy.SassCounts(total=4 + 2 * loads_in_flight, global_loads=loads_in_flight,
+                                fp32_add=loads_in_flight, branches=1)
+    loop = occupancy.SassLoop(start_offset=0x120, end_offset=0x170, depth=1, instructions=body,
+                              global_loads_in_flight=loads_in_flight, fewest_loads_in_flight=loads_in_flight)
+    return occupancy.SassSummary(
+        architecture="sm_90", disassembler="listing", loops=(loop,), hot_loop=0,
+        instructions=occupancy.SassCounts(total=20 + body.total, global_loads=loads_in_flight, global_stores=1,
+                                          fp32_add=loads_in_flight, branches=2),
+        global_loads_in_flight_per_thread=loads_in_flight, global_load_bytes=width,
+        hot_loop_load_sources=(("x", "ctaid.x", "loop", "stride"),) * loads_in_flight)
+
+
+# H100 SXM's calibration (roofline/data/gpus/h100-sxm.toml): the dependent load that misses L2, and an
+# SM's share of the copy sweep's bandwidth
+DRAM_LATENCY_SECONDS, SM_BYTES_PER_SECOND = 3.618e-07, 4.269e10
+
+
+@pytest.mark.parametrize(("variant", "trips"), [
+    ("grid=256 trips=512", 512), ("grid=1024 trips=128", 128),
+], ids=["one-wave-of-256", "one-wave-of-1024"])
+def test_with_the_sass_a_grid_stride_loop_waits_a_dram_trip_per_load(variant, trips):
+    """One load in flight a thread, a fresh line each trip: each trip waits a DRAM round trip plus
+    its block's 256 x 4 bytes through the SM's port; without the SASS every load is one round."""
+    v = _variant("grid_stride", variant)
+    with_sass = offline_prediction(v, registers_per_thread=14, sass=_one_load_loop_sass(1, 4))
+    trips_term = next(t for t in with_sass.terms if t.name == "trips")
+    expected = trips * (DRAM_LATENCY_SECONDS + 256 * 4 / SM_BYTES_PER_SECOND)
+    assert trips_term.seconds == pytest.approx(expected, rel=1e-3)
+    without = offline_prediction(v, registers_per_thread=14)
+    assert next(t for t in without.terms if t.name == "trips").seconds == 0.0
+    assert with_sass.seconds > without.seconds
+
+
+def _dram_rounds(p):
+    return next(t for t in p.terms if t.name == "dram").inputs["rounds"]
+
+
+def test_the_prediction_without_sass_is_validate_measure_s():
+    """``sass=None`` keeps `validate.measure`'s launch: one load per thread, one round trip."""
+    assert _dram_rounds(offline_prediction(_variant("column_u16", "16-bit rows=2048 cols=16384"),
+                                           registers_per_thread=32)) == 1
+
+
+@pytest.mark.parametrize(("variant", "width", "rounds"), [
+    # a load a row: 2048 rows over 16 loads in flight; 512 over 16
+    ("16-bit rows=2048 cols=16384", 2, 128), ("32-bit rows=512 cols=65536", 4, 32),
+], ids=["u16", "f32"])
+def test_with_the_sass_each_thread_makes_a_load_a_row(variant, width, rounds):
+    """A thread sums its column: one load per row, counted from the description's bytes and the
+    SASS's width, 16 of them in flight (the SASS's unrolled loop)."""
+    p = offline_prediction(_variant("column_u16", variant), registers_per_thread=32,
+                           sass=_one_load_loop_sass(16, width))
+    assert _dram_rounds(p) == rounds
