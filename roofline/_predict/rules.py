@@ -168,11 +168,13 @@ _RULES = (
          "rule_probes short_vectors (H100 SXM, 2026-12-06: 93.7 us measured; rule on -25%, off +277%); "
          "argued first from cuda-samples scalarProd (a loop around the hot loop; IMPLIED_LOADS_LIMIT = 1.5)",
          "the hot loop's trips are read from the instruction count alone"),
-    Rule("lone_thread", "_predict.derive.hot_loop:staying_warps", "corpus",
-         "PolyBench GRAMSCHM kernel 1 (if (i == 0): one warp runs the loop); its probe contradicts it: rule_probes "
-         "thread_0_of_grid (H100 SXM, 2026-12-06) 93.7 us measured, 9.4 us with the "
-         "rule, 4.1 us without (the lone loop waits a DRAM round trip per trip): to be replaced or removed",
-         "the share of warps that stay comes from the profile's occupancy or the counted traffic"),
+    Rule("lone_thread", "_predict.derive.hot_loop:lone_warp", "probe",
+         "rule_probes thread_0_of_grid (H100 SXM, 2026-12-06: 93.7 us measured; re-predicted offline with the rule "
+         "+4% (97.3 us), off -96% (4.1 us)); lane_0_of_every_warp unchanged (97.0 us, +17%); "
+         f"{_D} 'One lane runs the loop': each trip waits its level (latency: dram/l2/l1 hit latencies) and the "
+         "loop's issue, one instruction a clock",
+         "the share of warps that stay comes from the profile's occupancy or the counted traffic, and the "
+         "loop's rounds are a whole block's (its threads' bytes, its warps' and blocks' shared lines, no issue)"),
     Rule("early_exit_share", "_predict.derive.hot_loop:staying_warps", "probe",
          "rule_probes 7_of_8_warps_leave (H100 SXM, 2026-12-06: 101.3 us measured; rule on +2%, off -83%); "
          "argued first from PolyBench GRAMSCHM kernel 1 (achieved occupancy below _EARLY_EXIT_SHARE = 0.5)",

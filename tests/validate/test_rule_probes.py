@@ -5,6 +5,8 @@ effect is present and leaves the other alone. Marked ``gpu``: a probe timed on t
 from __future__ import annotations
 
 import functools
+import json
+from pathlib import Path
 
 import occupancy
 import pytest
@@ -66,6 +68,21 @@ def test_the_rule_changes_the_prediction_where_its_effect_is_present(probe):
         assert on != off
     else:
         assert on == off
+
+
+#: The rule probes as measured on an H100 SXM (docs/results/h100-sxm/probes-2026-12-06).
+MEASURED = Path(__file__).resolve().parents[2] / "docs/results/h100-sxm/probes-2026-12-06/rule_probes.json"
+
+
+@pytest.mark.parametrize("variant", ["thread_0_of_grid"])
+def test_one_lanes_loop_is_predicted_from_its_measured_latencies(variant):
+    # docs/prediction.md 'One lane runs the loop': 256 trips each waiting a DRAM round trip and the
+    # loop's issue, derived from the latency probe's figures with nothing fitted
+    probe = next(p for p in RULE_PROBES if p.variant == variant)
+    measured = next(row for line in MEASURED.read_text().splitlines()
+                    if (row := json.loads(line))["variant"] == variant)["measured_seconds"]
+    on, off = predictions(probe, "H100 SXM", _resources(probe.kernel))
+    assert abs(on / measured - 1) < 0.1 < abs(off / measured - 1)
 
 
 @pytest.mark.parametrize("probe, warp_loads", [

@@ -17,7 +17,7 @@ from .sass import loads_from_bytes, loads_from_instructions, shared_lines
 from .setting import Setting
 from ..rules import on
 
-__all__ = ["IMPLIED_LOADS_LIMIT", "enclosing_passes", "hot_loop", "hot_loop_trips", "staying_warps"]
+__all__ = ["IMPLIED_LOADS_LIMIT", "enclosing_passes", "hot_loop", "hot_loop_trips", "lone_warp", "staying_warps"]
 
 #: Where the hot loop's trips read from the instruction count alone would issue more than this
 #: many times the global loads the launch counted, the instructions are not the hot loop's:
@@ -141,6 +141,32 @@ def enclosing_passes(setting: Setting) -> LoopAround | None:
 _EARLY_EXIT_SHARE = 0.5
 
 
+def lone_warp(setting: Setting) -> str | None:
+    """``"global"`` where one lane of the grid runs the hot loop, ``"thread"`` where one lane of
+    each block does, else None: the SASS exits every thread but one before the loops
+    (``SassSummary.lone_thread``: ``if (i == 0)``) in a grid of at most one wave (the
+    ``lone_thread`` rule)."""
+    sass = setting.sass
+    if sass is None or sass.lone_thread is None or setting.launch.blocks > setting.slots or not on("lone_thread"):
+        return None
+    return sass.lone_thread
+
+
+def _lone_served_l2_bytes(setting: Setting, served_l2_bytes: float | None) -> float | None:
+    """The L2 bytes the loads of the grid's one lane fetch: its L1 keeps the lines it loaded
+    before, so each distinct sector (the counted ``dram_load_bytes``, every load of the launch
+    being that lane's) once where they fit the L1 the launch leaves, else every sector it
+    looks up (None: the counted ``l2_bytes``); plus the stores. `served_l2_bytes` where no
+    traffic was counted."""
+    traffic = setting.kernel.traffic
+    if traffic is None or not traffic.dram_load_bytes:
+        return served_l2_bytes
+    l1 = setting.occupancy.driver.l1_cache
+    if not l1 or traffic.dram_load_bytes > l1:
+        return None
+    return float(traffic.dram_load_bytes + traffic.l2_store_bytes)
+
+
 def staying_warps(setting: Setting) -> float:
     """The share of a sub-wave grid's warps that run its loop: 1 unless measured otherwise.
 
@@ -153,23 +179,21 @@ def staying_warps(setting: Setting) -> float:
     launch start and finish over a while, which keeps the share of a launch whose warps all
     work between 0.5 and 1 (0.6-1.0 over the corpus's one-wave launches; thread 0 alone,
     GRAMSCHM kernel 1, gives 0.03-0.13), so a share above ``_EARLY_EXIT_SHARE`` is 1. A grid
-    of more waves mixes in the gaps between blocks and its tail, so it is 1 there too. Where the
-    SASS exits every thread but one before the loops (``SassSummary.lone_thread``: ``if (i ==
-    0)``), one warp of the grid (or of each block) stays, whatever the profile's average says:
-    the warps that leave are resident a while before they go, which held GRAMSCHM kernel 1's
-    measured share at 0.076 with one warp of 32 working. Without a profile, the counted
-    traffic's ``loop_warp_share`` (the warps that run the loops, from the kernel's guards) is
-    the share, under the same rule.
+    of more waves mixes in the gaps between blocks and its tail, so it is 1 there too. Where one
+    lane runs the loop (`lone_warp`), one warp of the grid (or of each block) stays, whatever the
+    profile's average says: the warps that leave are resident a while before they go. Without a
+    profile, the counted traffic's ``loop_warp_share`` (the warps that run the loops, from the
+    kernel's guards) is the share, under the same rule.
     """
-    kernel, launch, sass = setting.kernel, setting.launch, setting.sass
+    kernel, launch = setting.kernel, setting.launch
     measured, traffic = setting.measured, kernel.traffic
     # Nsight's percentage over 100 may pass 1 by rounding: a share of the warp slots is at most 1
     achieved = None if measured is None or measured.achieved_occupancy is None else (
         min(1.0, max(0.0, measured.achieved_occupancy)))
     if launch.blocks > setting.slots:
         return 1.0
-    lone = sass.lone_thread if sass is not None else None
-    if lone is not None and on("lone_thread"):
+    lone = lone_warp(setting)
+    if lone is not None:
         warps = setting.occupancy.warps_per_block * (launch.blocks if lone == "global" else 1)
         return 1.0 / warps
     if achieved is not None:
@@ -189,30 +213,46 @@ def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float
     loads in flight and the round's share of the loop's stores), the warps and blocks that load
     one line in one trip (`shared_lines`), the loads' misses (`load_misses`) and the remainder's
     bursts around the loop (`enclosing_passes`). None without a hot loop with global loads or
-    without its trip count."""
+    without its trip count.
+
+    Where one lane runs the loop (`lone_warp`) nothing overlaps its trips: a trip is its rounds'
+    wait and the issue of the loop's instructions, one a clock (``SassCounts.total`` over the
+    GPU's clock); a round moves that lane's bytes; no other warp of its block loads its lines,
+    and where it is the grid's one lane no other block does, and its L1 keeps the lines it
+    loaded (`_lone_served_l2_bytes`) where no profile gives the hit rates.
+    """
     launch, sass = setting.launch, setting.sass
     trips = hot_loop_trips(setting, around)
     if trips is None or sass is None:
         return None
     loop = sass.loops[sass.hot_loop]
+    lone = lone_warp(setting)
     in_flight = max(1, loop.global_loads_in_flight)
     # loads beyond those in flight wait for earlier ones to return: a part of a round each
     rounds = max(1.0, loop.instructions.global_loads / in_flight)
     # a round moves the loads in flight and its share of the loop's stores through the SM's port
     stores_per_round = loop.instructions.global_stores / rounds
     width = float(sass.global_load_bytes or 4)
-    round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) * width * launch.threads_per_block
+    threads = 1 if lone is not None else launch.threads_per_block
+    round_bytes = (min(in_flight, loop.instructions.global_loads) + stores_per_round) * width * threads
     warps, blocks = shared_lines(launch, setting.slots)
     warps, blocks = warps if on("duplicate_warps") else 1.0, blocks if on("blocks_sharing_a_line") else 1.0
+    issue = 0.0
+    if lone is not None:
+        warps, blocks = 1.0, 1.0 if lone == "global" else blocks
+        issue = loop.instructions.total / setting.gpu.boost_clock_hz
+        if lone == "global":
+            served_l2_bytes = _lone_served_l2_bytes(setting, served_l2_bytes)
     loads = trips * loop.instructions.global_loads
     leftover = None
     if around is not None and around.leftover_rounds:
         # the remainder's bursts around the hot loop wait one after the other too
         leftover = LeftoverBursts(around=around,
-                                  bytes_per_block_round=around.loads_per_leftover_round * width * launch.threads_per_block)
+                                  bytes_per_block_round=around.loads_per_leftover_round * width * threads)
         loads = loads + around.leftover_loads_per_thread
     return HotLoop(trips_per_warp=trips, rounds_per_trip=rounds,
                    loads_per_round=min(in_flight, loop.instructions.global_loads), bytes_per_block_round=round_bytes,
                    loads_per_thread=loads, warps_sharing_a_line=warps, blocks_sharing_a_line=blocks,
                    misses=load_misses(setting.kernel, served_l2_bytes, setting.measured),
-                   sms_in_use_share=setting.sms_in_use / setting.gpu.sm_count, leftover=leftover)
+                   sms_in_use_share=setting.sms_in_use / setting.gpu.sm_count, leftover=leftover,
+                   issue_seconds_per_trip=issue)

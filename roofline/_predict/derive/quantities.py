@@ -209,6 +209,9 @@ class HotLoop:
         The share of the GPU's SMs the grid occupies.
     leftover : LeftoverBursts or None
         The remainder's bursts around the hot loop.
+    issue_seconds_per_trip : float
+        The issue a trip adds to its rounds' wait, seconds: 0 where other warps' waits hide it
+        (`lone_warp`: one lane runs the loop, its instructions one a clock).
     """
 
     trips_per_warp: float
@@ -221,6 +224,7 @@ class HotLoop:
     misses: tuple[float, float]
     sms_in_use_share: float
     leftover: LeftoverBursts | None
+    issue_seconds_per_trip: float = 0.0
 
 
 @dataclass(frozen=True)

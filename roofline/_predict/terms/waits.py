@@ -64,7 +64,7 @@ def trip_latency(params: WaitParams, misses: tuple[float, float], bytes_per_bloc
 @dataclass(frozen=True)
 class LoopWaits:
     """One thread's waits over its hot loop: the latency of a round, of a burst around the loop,
-    and the seconds they take in all (``trips x rounds x latency`` + the bursts')."""
+    and the seconds they take in all (``trips x (rounds x latency + issue)`` + the bursts')."""
 
     hot_loop: HotLoop
     trip_latency_seconds: float
@@ -77,6 +77,8 @@ class LoopWaits:
         named = {"trips_per_warp": loop.trips_per_warp, "rounds_per_trip": loop.rounds_per_trip,
                  "trip_latency_seconds": self.trip_latency_seconds, "warps_sharing_a_line": loop.warps_sharing_a_line,
                  "blocks_sharing_a_line": loop.blocks_sharing_a_line, "bytes_per_block_round": loop.bytes_per_block_round}
+        if loop.issue_seconds_per_trip:
+            named["issue_seconds_per_trip"] = loop.issue_seconds_per_trip
         if loop.leftover is not None and self.leftover_round_latency_seconds is not None:
             around = loop.leftover.around
             named.update(passes_per_warp=around.passes_per_warp, barriers_per_pass=around.barriers_per_pass,
@@ -88,10 +90,10 @@ class LoopWaits:
 
 
 def loop_waits(loop: HotLoop | None, params: WaitParams) -> LoopWaits | None:
-    """The waits of the hot loop of one thread: its trips x rounds per trip x the latency of a
-    round (`trip_latency`), and the remainder's bursts around the loop, one after the other,
-    each at its own latency. None without a hot loop (`derive`'s `HotLoop`) or without a DRAM
-    latency."""
+    """The waits of the hot loop of one thread: its trips x (rounds per trip x the latency of a
+    round (`trip_latency`) + the issue a trip adds, ``HotLoop.issue_seconds_per_trip``), and
+    the remainder's bursts around the loop, one after the other, each at its own latency. None
+    without a hot loop (`derive`'s `HotLoop`) or without a DRAM latency."""
     if loop is None:
         return None
 
@@ -102,7 +104,7 @@ def loop_waits(loop: HotLoop | None, params: WaitParams) -> LoopWaits | None:
     latency = latency_of(loop.bytes_per_block_round, loop.loads_per_round)
     if latency is None:
         return None
-    seconds = loop.trips_per_warp * loop.rounds_per_trip * latency
+    seconds = loop.trips_per_warp * loop.rounds_per_trip * latency + loop.trips_per_warp * loop.issue_seconds_per_trip
     burst_latency = None
     if loop.leftover is not None:
         around = loop.leftover.around
