@@ -75,6 +75,9 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
     factor = out.get("branch_issue_factor")
     if factor is not None and factor < 1:
         raise RooflineError(f"branch_issue_factor={factor} must be >= 1 (1: every warp takes one path)")
+    contenders = out.get("cas_contenders")
+    if contenders is not None and contenders < 1:
+        raise RooflineError(f"cas_contenders={contenders} must be >= 1 (1: no two threads' loops share an address)")
     load, store, requested = out.get("load_bytes"), out.get("store_bytes"), out.get("requested_bytes")
     if load is not None or store is not None:
         known = (load or 0) + (store or 0)
@@ -322,6 +325,12 @@ class Kernel(CheckedModel):
     atomic_addresses : int or None
         Distinct addresses those atomics update (1: one counter; None: not known, taken
         as spread over L2).
+    cas_contenders : float or None
+        Threads whose compare-and-swap retry loops update each of the ``atomic_addresses``
+        at once (the loop's threads over its addresses, >= 1); ``atomics`` then counts the
+        loops' successful updates, one per thread and pass. Each update then takes a round
+        of its address's remaining contenders' attempts (the ``atomics`` term). None: the
+        atomics are not such a loop, or its contention is not known.
     one_address_stores : int or None
         Warp store instructions to one address every warp shares (a flag each warp sets):
         L2 applies them one after the other.
@@ -378,6 +387,8 @@ class Kernel(CheckedModel):
         default=None, description="Sectors global stores write in part (L2 merges them one by one).")
     atomics: Count | None = Field(default=None, description="Warp-level global atomic instructions executed.")
     atomic_addresses: Count | None = Field(default=None, description="Distinct addresses the atomics update.")
+    cas_contenders: Count | None = Field(
+        default=None, description="Threads whose CAS retry loops update each atomic address at once.")
     one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
     branch_issue_factor: Count | None = Field(default=None, description="Paths per warp through branches.")

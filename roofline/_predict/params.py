@@ -92,11 +92,13 @@ class L2RequestParams:
 
 @dataclass(frozen=True)
 class AtomicParams:
-    """The ``atomics`` term's: updates spread over L2, updates to one address, stores to one address."""
+    """The ``atomics`` term's: updates spread over L2, updates to one address, stores to one address,
+    and the L2 round trip each round of a compare-and-swap loop waits at least."""
 
     atomic_spread_updates_per_second: float | None = _by("memory_terms")
     atomic_one_address_updates_per_second: float | None = _by("memory_terms")
     one_address_stores_per_second: float | None = _by("memory_terms")
+    l2_hit_latency_seconds: float | None = _by("latency")
 
 
 @dataclass(frozen=True)

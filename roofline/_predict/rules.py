@@ -146,6 +146,10 @@ _RULES = (
          "the atomics' addresses stay unknown (taken as spread)"),
     Rule("atomic_contention", "_predict.terms.atomics:atomics_term", "probe",
          "memory_terms (atomic_one_address_updates_per_second)", "updates to few addresses do not queue"),
+    Rule("cas_contention", "_predict.terms.atomics:atomics_term", "derivation",
+         f"{_D} 'Contended compare-and-swap loops' (k contenders: k rounds, k(k+1)/2 attempts; the rates are "
+         "memory_terms', the round trip latency's l2_hit_latency_seconds)",
+         "a CAS loop's updates queue at their address as one attempt each, with no round trips"),
     Rule("triangle_work", "_predict.derive.balance:work_shares", "probe",
          "rule_probes trips_by_index (H100 SXM, 2026-12-06: 80.0 us measured; rule on -34%, off -63%); "
          "argued first from PolyBench CORR and COVAR (a loop whose trips follow the thread's index; TRIANGLE_TRIPS = 8)",

@@ -93,6 +93,54 @@ def test_atomics_without_addresses_are_taken_as_spread_and_said_so():
     assert _term(roofline.predict("H200", k.model_copy(update={"atomics": None}), calibration=cal), "atomics").seconds == 0
 
 
+# k threads' CAS loops on one word: k updates take k rounds (one success each) and
+# k + (k - 1) + ... + 1 attempts; each round waits one L2 round trip. With a one-address rate of
+# 1e9/s and a round trip of 100 ns, per address: n updates, n (k + 1) / 2 attempts.
+CAS = {  # (updates, addresses, contenders) -> expected contention seconds, by hand
+    "one word, 4 threads": ((4, 1, 4), 10 / 1e9 + 4 * 100e-9),         # 4 + 3 + 2 + 1 attempts
+    "one word, 256 threads": ((256, 1, 256), 32896 / 1e9 + 256 * 100e-9),  # 256 x 257 / 2
+    "2 words, 3 threads each, 2 passes": ((12, 2, 3), 12 / 1e9 + 6 * 100e-9),  # 2 contests of 6 attempts
+    "no sharing, 8 passes": ((8, 1, 1), 8 / 1e9 + 8 * 100e-9),  # one thread's dependent CASes
+}
+
+
+def _cas_term(updates, addresses, contenders, **update):
+    cal = roofline.calibration("H200").model_copy(update={
+        "atomic_spread_updates_per_second": 1e12, "atomic_one_address_updates_per_second": 1e9,
+        "l2_hit_latency_seconds": 100e-9, **update})
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, atomics=updates, atomic_addresses=addresses,
+                        cas_contenders=contenders, launch=models.copy(1 << 20).launch)
+    return _term(roofline.predict("H200", k, calibration=cal), "atomics")
+
+
+@pytest.mark.parametrize("case, expected", CAS.values(), ids=CAS.keys())
+def test_a_cas_loop_takes_its_contenders_rounds_and_attempts(case, expected):
+    term = _cas_term(*case)
+    assert term.inputs["contention_seconds"] == pytest.approx(expected)
+    assert term.seconds == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("case", CAS.values(), ids=CAS.keys())
+def test_without_the_rule_a_cas_loop_is_its_updates_at_the_one_address_rate(case):
+    updates, addresses, contenders = case[0]
+    with roofline.terms.disabled({"cas_contention"}):
+        term = _cas_term(updates, addresses, contenders)
+    plain = _cas_term(updates, addresses, None)  # the same kernel without the field: the model before the rule
+    assert term.seconds == plain.seconds == pytest.approx(updates / addresses / 1e9)
+
+
+def test_a_cas_loop_without_a_round_trip_queues_its_attempts_and_says_so():
+    term = _cas_term(256, 1, 256, l2_hit_latency_seconds=None)
+    assert term.seconds == pytest.approx(256 / 1e9)
+    assert any("l2_hit_latency_seconds" in note for note in term.notes)
+
+
+@pytest.mark.parametrize("contenders", [0.5, -3], ids=["half", "negative"])
+def test_fewer_than_one_contender_is_refused(contenders):
+    with pytest.raises(roofline.RooflineError, match="cas_contenders"):
+        roofline.Kernel(flops=0, dram_bytes=1, cas_contenders=contenders)
+
+
 # ------------------------------------------------------------- DRAM: random bursts
 
 def test_a_burst_that_opens_its_own_page_costs_what_the_random_burst_probe_measured():

@@ -132,6 +132,8 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("term_atomics", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e9, launch=_launch(None)))),
     ("atomic_contention", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e7, atomic_addresses=1,
                                           launch=_launch(None)))),
+    ("cas_contention", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e5, atomic_addresses=1,
+                                       cas_contenders=64, launch=_launch(None)))),
     ("term_arithmetic", _predict(Kernel(flops=1e13, dram_bytes=1 * _MB, launch=_launch(None)))),
     # the packaged calibrations have no overlap exponent (the plain maximum): one that has
     ("overlap_exponent", _predict(

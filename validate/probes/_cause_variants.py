@@ -9,7 +9,8 @@ counted exactly by `roofline.memory.traffic`) and, beside them, the shared-memor
 barriers each thread passes and the global atomics with the addresses they update. Where the
 count depends on how the hardware resolves contention (a compare-and-swap loop's retries), the
 description counts the least the source implies: the rounds that the lanes of one warp sharing a
-word need, none for contention between warps.
+word need, none for contention between warps; a global loop's description gives its contenders
+per address instead (``cas_contenders``), from which the model's atomics term derives the retries.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ class CauseVariant:
         The kernel's global accesses in this launch.
     counts : mapping
         The counts read off the source beside them: ``shared_wavefronts`` (the launch's), and
-        `roofline.Kernel` fields (``barriers_per_block``, ``atomics``, ``atomic_addresses``).
+        `roofline.Kernel` fields (``barriers_per_block``, ``atomics``, ``atomic_addresses``,
+        ``cas_contenders``).
     flops : float
         The kernel's floating-point additions (and exponentials), total.
     tolerance : float
@@ -189,10 +191,9 @@ def _shared_atomics(kernel: str, bins: int, iters: int) -> CauseVariant:
 
 
 def _global_cas(addresses: int, grid: int, block: int, iters: int) -> CauseVariant:
-    """Per warp and trip: the loop's load, then the CAS rounds the warp's lanes on one counter need."""
+    """Every thread's successful CAS a pass (``atomics``, lanes), on `addresses` counters, each
+    contended by the threads that share it (``cas_contenders``: threads / addresses)."""
     threads = grid * block
-    rounds = 32 // min(addresses, 32)
-    warps = grid * -(-block // 32)
 
     def arguments(rng):
         del rng
@@ -203,7 +204,8 @@ def _global_cas(addresses: int, grid: int, block: int, iters: int) -> CauseVaria
         "global_cas", f"addresses={addresses} threads={threads} iters={iters}", "global_cas_count", grid, block,
         arguments,
         (Access(array="counters", index=lambda c: c.x % addresses, loop=iters),),
-        counts={"atomics": warps * iters * rounds, "atomic_addresses": addresses}, tolerance=0.0)
+        counts={"atomics": threads * iters, "atomic_addresses": addresses, "cas_contenders": threads / addresses},
+        tolerance=0.0)
 
 
 # ----------------------------------------------------------------------------- (6) barrier phases

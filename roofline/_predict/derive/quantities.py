@@ -104,11 +104,14 @@ class Atomics:
 
     ``addresses``: the addresses the updates hit (the kernel's, else 1 where its SASS finds
     every global atomic's address the same for every thread; None when not known).
+    ``cas_contenders``: the threads whose compare-and-swap retry loops update each address at
+    once (``kernel.cas_contenders``; None: not such a loop, or not known).
     """
 
     updates: float
     addresses: Count | None
     one_address_stores: float
+    cas_contenders: float | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Global atomics: updates at L2's atomic units, and contention on few addresses.
+"""Global atomics: updates at L2's atomic units, contention on few addresses, and the rounds of
+a contended compare-and-swap loop.
 
 A global atomic (``ATOMG``/``RED``) is carried out at the L2 slice that owns its line:
 updates spread over many lines proceed in parallel at L2's atomic throughput
@@ -8,6 +9,13 @@ hit evenly, the busiest takes ``updates / A`` of them in series. A warp-aggregat
 (the warp's leader adds the warp's sum) is one update. Stores to one address (a flag every
 warp sets) queue at that slice the same way, at their own rate. The rates are measured by the
 memory-terms probe of ``gpuroof validate`` (`validate.probes._memory_terms`).
+
+A compare-and-swap retry loop (read, ``atomicCAS``, retry while another thread changed the
+word) that ``k`` threads run on one address at once (`cas_rounds`): every round each remaining
+contender issues one CAS and one succeeds, so ``k`` updates take ``k`` rounds and
+``k (k + 1) / 2`` attempts, each applied in series at the address's slice. A round cannot end
+sooner than one L2 round trip (the winner's CAS was sent when the previous round's value came
+back) plus the attempts it queues behind (docs/prediction.md, 'Contended compare-and-swap loops').
 """
 
 from __future__ import annotations
@@ -17,13 +25,40 @@ from ..params import AtomicParams
 from ..rules import on
 from ._term import Term
 
-__all__ = ["atomics_term"]
+__all__ = ["atomics_term", "cas_rounds"]
+
+
+def cas_rounds(updates: float, contenders: float) -> tuple[float, float]:
+    """The rounds and CAS attempts of `updates` (at one address) of a retry loop that
+    `contenders` threads run on it at once: ``(updates, updates x (contenders + 1) / 2)``.
+
+    ``updates / contenders`` contests of ``k = contenders`` threads each take ``k`` rounds and
+    ``k + (k - 1) + ... + 1 = k (k + 1) / 2`` attempts.
+    """
+    return updates, updates * (contenders + 1.0) / 2.0
+
+
+def _serial_seconds(updates: float, contenders: float | None, params: AtomicParams) -> tuple[float, dict[str, float]]:
+    """The busiest address's updates in series: at the one-address rate, and for a contended
+    CAS loop (rule ``cas_contention``) each round one L2 round trip plus its attempts."""
+    one_rate = params.atomic_one_address_updates_per_second
+    round_trip = params.l2_hit_latency_seconds
+    if contenders is None or not round_trip or not on("cas_contention"):
+        return updates / one_rate, {}
+    rounds, attempts = cas_rounds(updates, contenders)
+    waits = rounds * round_trip
+    return attempts / one_rate + waits, {"cas_contenders": contenders, "cas_rounds": rounds,
+                                         "cas_attempts": attempts, "cas_round_trip_seconds": waits}
 
 
 def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
-    """``max(updates / spread rate, updates / addresses / one-address rate + one-address
-    stores / their rate)`` (0 without ``kernel.atomics``, ``kernel.one_address_stores`` or
-    the rates).
+    """``max(updates / spread rate, contention + one-address stores / their rate)`` (0 without
+    ``kernel.atomics``, ``kernel.one_address_stores`` or the rates).
+
+    The contention is ``updates / addresses / one-address rate``; for a compare-and-swap loop of
+    ``k = kernel.cas_contenders`` threads an address, the busiest address's ``n`` updates take
+    ``n`` rounds of one L2 round trip (``l2_hit_latency_seconds``) and ``n (k + 1) / 2``
+    attempts at the one-address rate (`cas_rounds`).
 
     ``kernel.atomics`` counts the updates (active lanes of the atomic instructions; one per
     warp when aggregated), `Atomics.addresses` the addresses they update (the kernel's, or
@@ -37,11 +72,14 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
     notes: tuple[str, ...] = ()
     spread = updates / spread_rate if updates and spread_rate else 0.0
     serial = 0.0
+    cas: dict[str, float] = {}
     if updates and one_rate and on("atomic_contention"):
         if addresses:
-            serial = updates / max(1.0, float(addresses)) / one_rate
+            serial, cas = _serial_seconds(updates / max(1.0, float(addresses)), atomics.cas_contenders, params)
         else:
             notes = ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
+    if atomics.cas_contenders is not None and not params.l2_hit_latency_seconds:
+        notes += ("compare-and-swap loop's rounds left out: no L2 round trip measured (l2_hit_latency_seconds)",)
     stores = atomics.one_address_stores
     store_rate = params.one_address_stores_per_second
     flagged = stores / store_rate if stores and store_rate else 0.0
@@ -51,7 +89,7 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
               "one_address_store_seconds": flagged,
               "atomic_spread_updates_per_second": spread_rate or 0.0,
               "atomic_one_address_updates_per_second": one_rate or 0.0,
-              "spread_seconds": spread, "contention_seconds": serial}
+              "spread_seconds": spread, "contention_seconds": serial, **cas}
     seconds = max(spread, serial)
     return Term(name="atomics", side="memory", seconds=seconds, limiter="cache_bandwidth",
                 inputs=inputs, notes=notes)
