@@ -230,7 +230,8 @@ def _phases(per_thread: int, rounds: int) -> CauseVariant:
         "barrier_phases", f"per_thread={per_thread} rounds={rounds}", "phased_rounds", grid, block, arguments,
         (Access(array="x", index=at, loop=rounds * per_thread),
          Access(array="out", index=at, loop=rounds * per_thread, kind="store")),
-        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": rounds * (levels + 2)},
+        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": rounds * (levels + 2),
+                "load_phases_per_block": rounds},
         flops=n + grid * rounds * block)
 
 
