@@ -63,7 +63,8 @@ class CauseVariant:
         The kernel's global accesses in this launch.
     counts : mapping
         The counts read off the source beside them: ``shared_wavefronts`` (the launch's), and
-        `roofline.Kernel` fields (``barriers_per_block``, ``atomics``, ``atomic_addresses``).
+        `roofline.Kernel` fields (``barriers_per_block``, ``load_phases_per_block``, ``atomics``,
+        ``atomic_addresses``).
     flops : float
         The kernel's floating-point additions (and exponentials), total.
     tolerance : float
