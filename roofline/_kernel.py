@@ -336,6 +336,12 @@ class Kernel(CheckedModel):
         L2 applies them one after the other.
     barriers_per_block : int or None
         ``__syncthreads()`` each thread of a block passes (the levels of a tree).
+    load_phases_per_block : int or None
+        Stretches between barriers in which a block's threads load global memory (a loop
+        whose trips load, then reduce and write behind barriers: one per trip). A barrier
+        lets no load of the next stretch start before every warp has its loads of this
+        one, so each stretch waits a round trip of its own. None: not known (the loads'
+        rounds alone).
     branch_issue_factor : float or None
         Paths a warp runs through the kernel's branches, per warp (>= 1): 1 when every
         warp takes one side (warp-uniform branches), 2 when every warp runs both sides of a
@@ -391,6 +397,8 @@ class Kernel(CheckedModel):
         default=None, description="Threads whose CAS retry loops update each atomic address at once.")
     one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
+    load_phases_per_block: Count | None = Field(
+        default=None, description="Stretches between barriers in which the block loads global memory.")
     branch_issue_factor: Count | None = Field(default=None, description="Paths per warp through branches.")
     bank_conflict_ways: int | None = Field(default=None, description="Worst bank conflict degree.")
     element_bytes: int | None = Field(default=None, description="Bytes per data element.")

@@ -132,6 +132,10 @@ _RULES = (
          "compute (trip_latency_seconds), latency", "a block waits one idle round trip per group of loads in flight"),
     Rule("barrier_wait", "_predict.terms.barriers:barrier_wait", "probe",
          "effects (tree_level_seconds, tree_level_warp_seconds)", "barriers cost no time"),
+    Rule("load_phases", "_predict.terms.barriers:phase_round_trips", "derivation",
+         f"{_D} 'Barrier phases' (a barrier holds the next stretch's loads until the slowest warp's "
+         "are back: a round trip per load phase; the latency is prediction's idle_latency_seconds)",
+         "a block's loads wait only their rounds in flight, whatever barriers split them"),
     Rule("dram_l1_passes", "_predict.terms.dram:dram_term", "derivation",
          f"{_D} 'What the SASS adds' (warps at the L1 pipe)", "a block's L1 passes are not part of its life"),
     Rule("tail_limiter", "_predict.terms.dram:dram_term", "derivation",

@@ -126,6 +126,9 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("busiest_sm", _suite("matmul_naive")),
     ("l1_reuse", _suite("blur(radius=1)")),
     ("barrier_wait", _suite("reduction")),
+    # one wave of a block per SM, 64 load phases split by barriers: their round trips floor the time
+    ("load_phases", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, barriers_per_block=128, load_phases_per_block=64,
+                                    launch=_launch(None, _ONE_WAVE, (1024, 1, 1))))),
     ("block_dispatch", _suite("aos")),
     ("term_l2", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, l2_bytes=4000 * _MB, launch=_launch(None)))),
     ("term_l2_requests", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, l2_requests=1e10, launch=_launch(None)))),

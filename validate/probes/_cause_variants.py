@@ -64,8 +64,8 @@ class CauseVariant:
         The kernel's global accesses in this launch.
     counts : mapping
         The counts read off the source beside them: ``shared_wavefronts`` (the launch's), and
-        `roofline.Kernel` fields (``barriers_per_block``, ``atomics``, ``atomic_addresses``,
-        ``cas_contenders``).
+        `roofline.Kernel` fields (``barriers_per_block``, ``load_phases_per_block``, ``atomics``,
+        ``atomic_addresses``, ``cas_contenders``).
     flops : float
         The kernel's floating-point additions (and exponentials), total.
     tolerance : float
@@ -232,7 +232,8 @@ def _phases(per_thread: int, rounds: int) -> CauseVariant:
         "barrier_phases", f"per_thread={per_thread} rounds={rounds}", "phased_rounds", grid, block, arguments,
         (Access(array="x", index=at, loop=rounds * per_thread),
          Access(array="out", index=at, loop=rounds * per_thread, kind="store")),
-        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": rounds * (levels + 2)},
+        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": rounds * (levels + 2),
+                "load_phases_per_block": rounds},
         flops=n + grid * rounds * block)
 
 

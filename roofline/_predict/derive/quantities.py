@@ -160,12 +160,15 @@ class IssueSlots:
 
 @dataclass(frozen=True)
 class Barriers:
-    """The barrier phases of a block: the barriers it passes, its warps, and whether barriers
-    keep its warps in one phase (its SASS holds a ``BAR``, or the kernel says it passes some)."""
+    """The barrier phases of a block: the barriers it passes, its warps, whether barriers
+    keep its warps in one phase (its SASS holds a ``BAR``, or the kernel says it passes some),
+    and the stretches between barriers in which it loads (``kernel.load_phases_per_block``;
+    None: not known)."""
 
     per_block: float
     warps_per_block: int
     phased: bool
+    load_phases: float | None = None
 
 
 @dataclass(frozen=True)

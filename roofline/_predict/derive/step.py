@@ -145,7 +145,8 @@ def barrier_phases(setting: Setting, around: LoopAround | None) -> Barriers:
     SASS's barriers with the trips of the loops that hold them (`barriers_from_instructions`),
     and those of a loop around the hot loop once per pass (`around`, `enclosing_passes`).
     Barriers keep a block's warps in one phase where its SASS holds a ``BAR`` (without SASS,
-    where the kernel passes barriers).
+    where the kernel passes barriers); the stretches between them in which it loads are the
+    kernel's ``load_phases_per_block``.
     """
     kernel, sass = setting.kernel, setting.sass
     if kernel.barriers_per_block is not None or sass is None or not on("sass_barriers"):
@@ -156,4 +157,6 @@ def barrier_phases(setting: Setting, around: LoopAround | None) -> Barriers:
             # the loop around the hot loop passes its barriers once per pass
             barriers += around.passes_per_warp * around.barriers_per_pass
     phased = bool(sass.instructions.barriers if sass is not None else kernel.barriers_per_block)
-    return Barriers(per_block=barriers, warps_per_block=setting.occupancy.warps_per_block, phased=phased)
+    phases = None if kernel.load_phases_per_block is None else float(kernel.load_phases_per_block)
+    return Barriers(per_block=barriers, warps_per_block=setting.occupancy.warps_per_block, phased=phased,
+                    load_phases=phases)

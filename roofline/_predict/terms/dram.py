@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..derive import Derived
 from ..params import DramGranularity, DramParams
 from ..rules import on
-from .barriers import BarrierWait
+from .barriers import BarrierWait, phase_seconds
 from .dram_bytes import dram_sides, flush_writeback_bytes, mixed_dram_bandwidth
 from .latency import achieved_bandwidth, queued_life
 from .waits import LoopWaits
@@ -83,7 +83,10 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     Little's law's rate, the dispatch rate and the DRAM roof of the read/write mix. The
     limiter it names when it binds: ``tail`` when the partial last wave adds more than
     `TAIL_SHARE`, else the smallest of the three rates of a full wave (``dram_bandwidth``,
-    ``block_scheduling``, ``memory_latency``).
+    ``block_scheduling``, ``memory_latency``). The round trips of barrier-split load phases
+    (`phase_seconds`) lengthen the life of a block that shares its SM; blocks alone on their
+    SMs run their phases in step, and the busiest SM's blocks, each its life and those round
+    trips, one after the other, floor the time (``memory_latency`` where they bind).
     """
     grid = d.grid
     blocks, slots, rounds, sms = grid.blocks, grid.slots, d.loads.rounds, grid.sm_count
@@ -104,7 +107,9 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     tree_seconds = barriers.seconds_per_block
     # the block's bytes pass through its SM's port on top of the waits
     port_seconds = bytes_per_block / sm_bandwidth if on("sm_port") else 0.0
-    block_seconds = _chain_seconds(d, latency, waits) + port_seconds + l1_seconds + tree_seconds
+    chain_seconds = _chain_seconds(d, latency, waits)
+    in_life, in_step = phase_seconds(barriers, latency, chain_seconds, alone=grid.first_wave_blocks == 1)
+    block_seconds = chain_seconds + port_seconds + l1_seconds + tree_seconds + in_life
     # the queue's customers: the resident warps where each waits for its own loads and takes
     # its turn at the pipe (its block's other warps included); whole blocks where barriers
     # hold the warps of a block to one phase
@@ -131,9 +136,12 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     full_wave_seconds = dram_bytes / bandwidth_of_blocks(min(blocks, slots)) if dram_bytes else 0.0
     seconds = (wave_seconds(blocks, slots, bytes_per_block, bandwidth_of_blocks) if on("wave_tail")
                else full_wave_seconds) if dram_bytes else 0.0
+    lockstep_seconds = math.ceil(blocks / sms) * (block_seconds + in_step) if in_step else 0.0
     in_flight_rate, dispatch = rates(min(blocks, slots))
     limiter: Limiter
-    if seconds > (1 + TAIL_SHARE) * full_wave_seconds and on("tail_limiter"):
+    if lockstep_seconds > seconds:
+        seconds, limiter = lockstep_seconds, "memory_latency"
+    elif seconds > (1 + TAIL_SHARE) * full_wave_seconds and on("tail_limiter"):
         limiter = "tail"
     else:
         smallest = min(in_flight_rate, dispatch, peak_bw)
@@ -155,5 +163,6 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
                     "barrier_seconds_per_block": tree_seconds, "l1_seconds_per_block": l1_seconds,
                     "sm_bytes_per_second": sm_bandwidth, "roof_bytes_per_second": peak_bw,
                     "little_bytes_per_second": in_flight_rate, "roof_seconds": roof_seconds,
-                    "full_wave_seconds": full_wave_seconds, "waves": blocks / slots})
+                    "full_wave_seconds": full_wave_seconds, "waves": blocks / slots,
+                    **({"lockstep_seconds": lockstep_seconds} if in_step else {})})
     return DramTime(term=term, equivalent_bytes=dram_bytes, bytes_in_flight=in_flight)
