@@ -71,17 +71,21 @@ def l2_capacity_rereads(kernel: Kernel, blocks: int, resident_blocks: int, serve
     """Load bytes that reach DRAM again: a block's rereads of its own sectors that L2 let go.
 
     ``kernel.dram_bytes`` counts each sector once, as if L2 kept every sector a launch reads.
-    A block that reads its sectors (``traffic.l1_footprint_bytes_per_block``, ``F``) and reads
-    them again past L1 (a row's maximum, then its sum of exponentials: the served load bytes,
-    `l2_bytes_with_l1_reuse` less the stores, beyond ``blocks x F``) finds them in L2 only
-    while the sectors L2 took in between fit it. The resident blocks run their passes side by
-    side (a wave starts together), so between a sector's two reads every resident block
-    brings its own footprint: ``min(blocks, resident) x F x own`` bytes, ``own`` the share of
+    A block that reads its sectors (``traffic.l1_footprint_bytes_per_block``, ``F``) and comes
+    back to them after a loop iteration that did not touch them (a row's maximum, then its sum
+    of exponentials: its ``l1_stream_bytes_per_block`` ``S`` beyond ``F``; the loads that reach
+    L2 at all, `l2_bytes_with_l1_reuse` less the stores, bound ``blocks x S``) finds them in L2
+    only while the sectors L2 took in between fit it. Those rereads are taken as a second pass
+    over the block's footprint, and the resident blocks run their passes side by side (a wave
+    starts together), so between a sector's two reads every resident block brings its own
+    footprint: ``min(blocks, resident) x F x own`` bytes, ``own`` the share of
     a block's footprint that is its own (``dram_load_bytes / (blocks x F)``: 1 where blocks
     read disjoint sectors, less where they share). Where that exceeds the L2's capacity
     (``l2_cache_bytes``, the datasheet's), L2 has evicted the sector (least recently used
     first) and the rereads of a block's own sectors, ``rereads x own``, come from DRAM again;
-    else none. 0 without the counts (no ``traffic``, no footprint, no L2 size).
+    else none. A sector read again in the next iteration (a thread's row walked 4 bytes at a
+    time) is no reread here: L1 or L2 still holds it. 0 without the counts (no ``traffic``, no
+    footprint or stream, no L2 size).
 
     Parameters
     ----------
@@ -104,12 +108,14 @@ def l2_capacity_rereads(kernel: Kernel, blocks: int, resident_blocks: int, serve
     if traffic is None or served_l2_bytes is None or not l2_cache_bytes or not on("l2_capacity_rereads"):
         return 0.0
     footprint, distinct = traffic.l1_footprint_bytes_per_block, float(traffic.dram_load_bytes)
-    if not footprint or not distinct:
+    stream = traffic.l1_stream_bytes_per_block
+    if not footprint or not distinct or stream is None:
         return 0.0
     # the per-block figures are those of the launch the traffic was counted on
     counted = traffic.blocks or blocks
     own = min(1.0, distinct / (counted * float(footprint)))
-    rereads = max(0.0, served_l2_bytes - float(traffic.l2_store_bytes)) - counted * float(footprint)
+    loads = max(0.0, served_l2_bytes - float(traffic.l2_store_bytes))
+    rereads = min(loads, counted * float(stream)) - counted * float(footprint)
     concurrent = min(blocks, resident_blocks) * float(footprint) * own
     return rereads * own if rereads > 0 and concurrent > l2_cache_bytes else 0.0
 
