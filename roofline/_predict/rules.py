@@ -145,6 +145,10 @@ _RULES = (
     Rule("l1_reuse", "_predict.derive.step:derive", "derivation",
          f"{_D} 'Memory terms beyond streams' (a block's footprint or two iterations fit in L1)",
          "the L2 bytes are the kernel's, none kept by L1"),
+    Rule("l2_capacity_rereads", "_predict.derive.reuse:l2_capacity_rereads", "derivation",
+         f"{_D} 'Rows read twice: rereads L2 lets go' (the datasheet's L2 size against the resident blocks' "
+         "footprints; the working_set sweep's plateaus bracket it); cause_probes row_twice is its check",
+         "a block's rereads of its own sectors hit L2 whatever the resident blocks' footprints"),
     Rule("atomic_counter", "_predict.derive.step:derive", "derivation",
          f"{_D} 'What the SASS adds' (counters: the SASS's dataflow finds one address; the rate is memory_terms')",
          "the atomics' addresses stay unknown (taken as spread)"),

@@ -125,9 +125,16 @@ def own_merge_ratio(space: Space, accesses: Sequence[Access], figures: Locality)
 def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int] | None:
     """The middle block's loads when L1 keeps only the sectors of the loop iteration before:
     (sectors read from L2, the most distinct sectors two consecutive iterations touch),
-    x 32 bytes; None when the accesses are too many to list or have no loop."""
+    x 32 bytes; None when the accesses are too many to list or have no loop. The iterations
+    run phase after phase (`Access.phase`): a second loop's first iteration follows the
+    first loop's last."""
     loads = [a for a in accesses if a.kind == "load"]
-    if not loads or max(a.loop for a in loads) < 2:
+    # a phase's iterations follow every iteration of the phases before it (`Access.phase`)
+    start, walked = {}, 0
+    for phase in sorted({a.phase for a in loads}):
+        start[phase] = walked
+        walked += max(a.loop for a in loads if a.phase == phase)
+    if walked < 2:
         return None
     if sum(a.loop for a in loads) * space.threads > CHUNK_ELEMENTS:
         return None
@@ -135,7 +142,7 @@ def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int] | 
     steps, keys = [], []
     for i, access in enumerate(loads):
         address, mask, step = _middle_block(space, access, i)
-        steps.append(step[mask])
+        steps.append(step[mask] + start[access.phase])
         keys.append(address[mask] // SECTOR_BYTES * len(names) + names.index(access.array))
     step, key = np.concatenate(steps), np.concatenate(keys)
     if not key.size:

@@ -115,6 +115,10 @@ class Access(BaseModel):
         Bytes per thread: 1, 2, 4, 8 or 16 (``float4``); the index counts in these units.
     loop : int
         The access runs in a loop of this many iterations; ``c.loop`` is the iteration.
+    phase : int
+        The loop the access runs in, in program order: accesses of one phase share their
+        loop's iterations; every iteration of a phase runs after all of a lower phase's (a
+        row read in one loop, then read again in a second: phases 0 and 1).
 
     Examples
     --------
@@ -133,6 +137,7 @@ class Access(BaseModel):
     kind: Literal["load", "store"] = Field(default="load", description="Read or write.")
     element_bytes: int = Field(default=4, description="Bytes per thread.")
     loop: int = Field(default=1, ge=1, description="Iterations of the loop around the access.")
+    phase: int = Field(default=0, ge=0, description="The loop it runs in, in program order.")
 
     @field_validator("element_bytes")
     @classmethod

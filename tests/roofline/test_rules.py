@@ -102,6 +102,17 @@ def _looped(sass: SassSummary, grid=(264, 1, 1), block=(256, 1, 1), **fields) ->
 
 
 _HOT = _sass(loops=(_loop(),))
+
+
+def _rows_read_twice(rows: int = 128, cols: int = 1 << 18) -> Kernel:
+    """A block of 1024 reads its row of ``cols`` floats in one loop, then again in a second."""
+    def at(c):
+        return c.block_x * cols + c.thread_x + c.loop * 1024
+
+    trips = cols // 1024
+    t = roofline.memory.traffic(rows, 1024, [roofline.memory.Access(array="x", index=at, loop=trips),
+                                             roofline.memory.Access(array="x", index=at, loop=trips, phase=1)])
+    return t.kernel(name="rows", flops=0.0, launch=occupancy.Launch(grid=rows, block=1024, registers_per_thread=14))
 _ONE_WAVE = (132, 1, 1)
 _MB = 1e6
 
@@ -125,6 +136,8 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("term_l1_shared", _suite("matmul_naive")),
     ("busiest_sm", _suite("matmul_naive")),
     ("l1_reuse", _suite("blur(radius=1)")),
+    # 128 rows of 1 MiB resident at once outgrow the H200's 60 MiB L2: the second pass rereads DRAM
+    ("l2_capacity_rereads", _predict(_rows_read_twice())),
     ("barrier_wait", _suite("reduction")),
     # one wave of a block per SM, 64 load phases split by barriers: their round trips floor the time
     ("load_phases", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, barriers_per_block=128, load_phases_per_block=64,

@@ -256,7 +256,8 @@ def _row_twice(cols: int) -> CauseVariant:
 
     return CauseVariant(
         "row_twice", f"cols={cols} rows={rows}", "row_logsumexp", rows, block, arguments,
-        (Access(array="x", index=at, loop=trips), Access(array="x", index=at, loop=trips),
+        # the maximum's loop, then the sum's: the second walks the row after the first ends
+        (Access(array="x", index=at, loop=trips), Access(array="x", index=at, loop=trips, phase=1),
          Access(array="out", index=lambda c: c.block_x, guard=lambda c: c.thread_x == 0, kind="store")),
         counts={"shared_wavefronts": rows * 4 * (block // 32), "barriers_per_block": 4},
         flops=3 * _ELEMENTS)

@@ -23,7 +23,14 @@ from .quantities import (
     Loads,
     LoopAround,
 )
-from .reuse import kernel_misses, l2_bytes_with_l1_reuse, l2_requests, load_misses, served_l2_requests
+from .reuse import (
+    kernel_misses,
+    l2_bytes_with_l1_reuse,
+    l2_capacity_rereads,
+    l2_requests,
+    load_misses,
+    served_l2_requests,
+)
 from .sass import (
     barriers_from_instructions,
     duplicate_warps,
@@ -61,6 +68,7 @@ __all__ = [
     "issue_slots",
     "kernel_misses",
     "l2_bytes_with_l1_reuse",
+    "l2_capacity_rereads",
     "l2_requests",
     "load_misses",
     "loads_from_instructions",

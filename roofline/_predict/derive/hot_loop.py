@@ -207,12 +207,14 @@ def staying_warps(setting: Setting) -> float:
     return share if share < _EARLY_EXIT_SHARE and on("early_exit_share") else 1.0
 
 
-def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float | None) -> HotLoop | None:
+def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float | None,
+             reread_dram_bytes: float = 0.0) -> HotLoop | None:
     """The rounds of one thread's hot loop: its trips (`hot_loop_trips`), the rounds of loads in
     flight per trip (``max(1, loop loads / loads in flight)``), a block's bytes of a round (the
     loads in flight and the round's share of the loop's stores), the warps and blocks that load
     one line in one trip (`shared_lines`), the loads' misses (`load_misses`) and the remainder's
-    bursts around the loop (`enclosing_passes`). None without a hot loop with global loads or
+    bursts around the loop (`enclosing_passes`); ``reread_dram_bytes`` are the loads L2 let go
+    (`l2_capacity_rereads`), which miss it. None without a hot loop with global loads or
     without its trip count.
 
     Where one lane runs the loop (`lone_warp`) nothing overlaps its trips: a trip is its rounds'
@@ -253,6 +255,6 @@ def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float
     return HotLoop(trips_per_warp=trips, rounds_per_trip=rounds,
                    loads_per_round=min(in_flight, loop.instructions.global_loads), bytes_per_block_round=round_bytes,
                    loads_per_thread=loads, warps_sharing_a_line=warps, blocks_sharing_a_line=blocks,
-                   misses=load_misses(setting.kernel, served_l2_bytes, setting.measured),
+                   misses=load_misses(setting.kernel, served_l2_bytes, setting.measured, reread_dram_bytes),
                    sms_in_use_share=setting.sms_in_use / setting.gpu.sm_count, leftover=leftover,
                    issue_seconds_per_trip=issue)

@@ -1,5 +1,6 @@
 """What L1 keeps: the L2 bytes and requests a launch sends past L1, and the shares of its loads
-that miss L1 and L2."""
+that miss L1 and L2; what L2 does not keep: a block's rereads of its own sectors once the
+resident blocks' footprints outgrow it (`l2_capacity_rereads`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from ..._kernel import Kernel, kernel_of
 from ..._profile_counts import ProfileCounts
 from ..rules import on
 
-__all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_requests", "load_misses", "served_l2_requests"]
+__all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_capacity_rereads", "l2_requests", "load_misses",
+           "served_l2_requests"]
 
 
 def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
@@ -64,6 +66,60 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
     return l2
 
 
+def l2_capacity_rereads(kernel: Kernel, blocks: int, resident_blocks: int, served_l2_bytes: float | None,
+                        l2_cache_bytes: int | None) -> float:
+    """Load bytes that reach DRAM again: a block's rereads of its own sectors that L2 let go.
+
+    ``kernel.dram_bytes`` counts each sector once, as if L2 kept every sector a launch reads.
+    A block that reads its sectors (``traffic.l1_footprint_bytes_per_block``, ``F``) and comes
+    back to them after a loop iteration that did not touch them (a row's maximum, then its sum
+    of exponentials: its ``l1_stream_bytes_per_block`` ``S`` beyond ``F``; the loads that reach
+    L2 at all, `l2_bytes_with_l1_reuse` less the stores, bound ``blocks x S``) finds them in L2
+    only while the sectors L2 took in between fit it. Those rereads are taken as a second pass
+    over the block's footprint, and the resident blocks run their passes side by side (a wave
+    starts together), so between a sector's two reads every resident block brings its own
+    footprint: ``min(blocks, resident) x F x own`` bytes, ``own`` the share of
+    a block's footprint that is its own (``dram_load_bytes / (blocks x F)``: 1 where blocks
+    read disjoint sectors, less where they share). Where that exceeds the L2's capacity
+    (``l2_cache_bytes``, the datasheet's), L2 has evicted the sector (least recently used
+    first) and the rereads of a block's own sectors, ``rereads x own``, come from DRAM again;
+    else none. A sector read again in the next iteration (a thread's row walked 4 bytes at a
+    time) is no reread here: L1 or L2 still holds it. 0 without the counts (no ``traffic``, no
+    footprint or stream, no L2 size).
+
+    Parameters
+    ----------
+    kernel : Kernel
+    blocks : int
+        Blocks of the launch.
+    resident_blocks : int
+        Blocks resident on the whole GPU at once (a full wave's).
+    served_l2_bytes : float or None
+        `l2_bytes_with_l1_reuse` of the launch, bytes.
+    l2_cache_bytes : int or None
+        The GPU's L2 size, bytes.
+
+    Returns
+    -------
+    float
+        Bytes.
+    """
+    traffic = kernel.traffic
+    if traffic is None or served_l2_bytes is None or not l2_cache_bytes or not on("l2_capacity_rereads"):
+        return 0.0
+    footprint, distinct = traffic.l1_footprint_bytes_per_block, float(traffic.dram_load_bytes)
+    stream = traffic.l1_stream_bytes_per_block
+    if not footprint or not distinct or stream is None:
+        return 0.0
+    # the per-block figures are those of the launch the traffic was counted on
+    counted = traffic.blocks or blocks
+    own = min(1.0, distinct / (counted * float(footprint)))
+    loads = max(0.0, served_l2_bytes - float(traffic.l2_store_bytes))
+    rereads = min(loads, counted * float(stream)) - counted * float(footprint)
+    concurrent = min(blocks, resident_blocks) * float(footprint) * own
+    return rereads * own if rereads > 0 and concurrent > l2_cache_bytes else 0.0
+
+
 def _ratio(part: float | None, whole: float | None) -> float:
     return 1.0 if not part or not whole else min(1.0, float(part) / float(whole))
 
@@ -86,14 +142,14 @@ def _hit_rates(measured: ProfileCounts | None) -> tuple[float | None, float | No
 
 
 def load_misses(kernel: Kernel, served_l2_bytes: float | None,
-                measured: ProfileCounts | None = None) -> tuple[float, float]:
+                measured: ProfileCounts | None = None, reread_dram_bytes: float = 0.0) -> tuple[float, float]:
     """The shares of the kernel's load sectors that miss L1, and of those that miss L2.
 
     A profile's hit rates where it gives them (`kernel_misses`); else, from the traffic
     `roofline.memory.traffic` counted, the loads' own: the load bytes that reach L2 once L1 keeps
     what it can (`served_l2_bytes`, `l2_bytes_with_l1_reuse`, less the stores) over the sectors
-    the loads look up (``l2_load_bytes``), and the compulsory DRAM reads (``dram_load_bytes``)
-    over those L2 load bytes. Stores are left out of both: they go to L2 and hit there whatever
+    the loads look up (``l2_load_bytes``), and the compulsory DRAM reads (``dram_load_bytes``, with
+    the rereads L2 let go, ``reread_dram_bytes``: `l2_capacity_rereads`) over those L2 load bytes. Stores are left out of both: they go to L2 and hit there whatever
     the loads do (a loop that stores its accumulator every trip). Else the bytes' (`kernel_misses`).
     """
     l1, l2 = kernel_misses(kernel, measured)
@@ -106,7 +162,7 @@ def load_misses(kernel: Kernel, served_l2_bytes: float | None,
     if l1_rate is None:
         l1 = min(1.0, loads / float(traffic.l2_load_bytes))
     if l2_rate is None:
-        l2 = min(1.0, float(traffic.dram_load_bytes) / loads) if loads else 0.0
+        l2 = min(1.0, (float(traffic.dram_load_bytes) + reread_dram_bytes) / loads) if loads else 0.0
     return l1, l2
 
 

@@ -29,7 +29,7 @@ from .quantities import (
     Loads,
     LoopAround,
 )
-from .reuse import l2_bytes_with_l1_reuse, served_l2_requests
+from .reuse import l2_bytes_with_l1_reuse, l2_capacity_rereads, served_l2_requests
 from .sass import barriers_from_instructions, instructions_from_sass
 from .setting import Setting
 from ..rules import on
@@ -44,6 +44,7 @@ def derive(setting: Setting) -> Derived:
     served = l2_bytes_with_l1_reuse(kernel, launch, setting.occupancy) if on("l1_reuse") else (
         None if kernel.l2_bytes is None else float(kernel.l2_bytes))
     grid = grid_of(setting)
+    rereads = l2_capacity_rereads(kernel, launch.blocks, setting.slots, served, setting.gpu.l2_cache_bytes)
     sass = setting.sass
     addresses = kernel.atomic_addresses
     if addresses is None and sass is not None and sass.global_atomics and \
@@ -53,7 +54,7 @@ def derive(setting: Setting) -> Derived:
         grid=grid,
         loads=Loads(elements_per_thread=launch.elements_per_thread,
                     in_flight_per_thread=setting.loads_in_flight_per_thread, rounds=setting.rounds),
-        dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush),
+        dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush, reread_bytes=rereads),
         l2=L2Traffic(served_bytes=served, requests=served_l2_requests(kernel, served),
                      partial_store_sectors=kernel.count("l2_partial_store_sectors")),
         l1=L1Traffic(bytes=kernel.l1_bytes),
@@ -62,7 +63,7 @@ def derive(setting: Setting) -> Derived:
                         cas_contenders=None if kernel.cas_contenders is None else float(kernel.cas_contenders)),
         issue=issue_slots(setting, grid),
         barriers=barrier_phases(setting, around),
-        hot_loop=hot_loop(setting, around, served),
+        hot_loop=hot_loop(setting, around, served, rereads),
     )
 
 
@@ -78,8 +79,12 @@ def grid_of(setting: Setting) -> Grid:
                 slowest_warp_factor=slowest, moves_bytes=bool(moves))
 
 
-def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = False) -> DramTraffic:
+def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = False,
+                 reread_bytes: float = 0.0) -> DramTraffic:
     """The kernel's DRAM bytes and the counts of its ``traffic`` that say how the DRAM spends them.
+
+    ``reread_bytes``: load bytes read from DRAM again (`l2_capacity_rereads`); they repeat the
+    loads' pattern, so the loads' bursts, lines and page visits grow in the same proportion.
 
     Raises
     ------
@@ -93,9 +98,16 @@ def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = F
         return DramTraffic(bytes=float(kernel.dram_bytes), store_bytes=None, load_bursts=None, load_page_visits=None,
                            load_lines=None, store_partial_sectors=0.0, store_page_visits=None, store_lines=None,
                            page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
-    return DramTraffic(bytes=float(kernel.dram_bytes), store_bytes=float(traffic.dram_store_bytes),
-                       load_bursts=traffic.dram_load_bursts, load_page_visits=traffic.dram_load_page_visits,
-                       load_lines=traffic.dram_load_lines,
+    loads = float(traffic.dram_load_bytes)
+    again = 1.0 + reread_bytes / loads if loads and reread_bytes else 1.0
+
+    def scaled(count: int | None) -> int | float | None:
+        return count if count is None or again == 1.0 else count * again
+
+    return DramTraffic(bytes=float(kernel.dram_bytes) + reread_bytes, store_bytes=float(traffic.dram_store_bytes),
+                       load_bursts=scaled(traffic.dram_load_bursts),
+                       load_page_visits=scaled(traffic.dram_load_page_visits),
+                       load_lines=scaled(traffic.dram_load_lines),
                        store_partial_sectors=float(traffic.dram_store_partial_sectors or 0),
                        store_page_visits=traffic.dram_store_page_visits, store_lines=traffic.dram_store_lines,
                        page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
