@@ -4,6 +4,7 @@ the cause probes' shared-atomics variants describing their atomics."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 import roofline
 from roofline._predict.params import probes
 from validate.device import kernel_source
-from validate.probes import SharedAtomicsProbe
+from validate.probes import SharedAtomicsProbe, _shared_atomics
 from validate.probes._cause_variants import CAUSE_VARIANTS
 from validate.probes._shared_atomics import KERNELS, SharedAtomicTimes, derive_shared_atomics
 
@@ -64,3 +65,17 @@ def test_the_cause_variants_describe_their_shared_atomics(variant):
         assert counts["shared_cas_contenders"] == {1: 256, 1024: 1}[bins]
     else:
         assert counts["shared_atomics"] == updates and "shared_cas" not in counts
+
+
+def test_main_prints_the_section_and_writes_the_figures(tmp_path, monkeypatch, capsys):
+    info = type("Info", (), {"name": "NVIDIA H100 80GB HBM3"})()
+    monkeypatch.setattr(_shared_atomics, "open_session", lambda: object())
+    monkeypatch.setattr(_shared_atomics, "query_device", lambda session: info)
+    monkeypatch.setattr(_shared_atomics, "measure_shared_atomics", lambda *a, **k: derive_shared_atomics(TIMES))
+    out = tmp_path / "shared_atomics.json"
+    assert _shared_atomics.main(out=out) == 1  # the one-word CAS launch that took no longer
+    assert "## Shared-memory atomics (per SM)" in capsys.readouterr().out
+    written = json.loads(out.read_text())
+    assert written["device"] == info.name
+    round_trip = written["figures"]["shared_cas_round_trip_seconds"][0]
+    assert round_trip == pytest.approx(EXPECTED["shared_cas_round_trip_seconds"])

@@ -12,20 +12,34 @@ block on its own shared words) runs ``iters`` operations a thread:
 Each kernel is timed at ``iters`` and ``2 x iters`` operations; the rate is the operations the
 second adds over the time it adds (the launch's cost cancels), per SM. The figures are the
 ``shared_atomics`` term's parameters (`roofline._predict.terms.shared_atomics`). A few
-launches of tens of microseconds: well under a second of device time.
+launches of tens of microseconds: well under a second of device time. Alone, from the
+repository's root: ``python scripts/shared_atomics_probe.py [--out FILE.json]``.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels, kernel_source, takes_session
+from ..device import (
+    DeviceInfo,
+    Session,
+    StopRules,
+    benchmark,
+    compile_kernels,
+    kernel_source,
+    open_session,
+    query_device,
+    takes_session,
+)
 from ._probe import Figures, Probe, RunContext
 
-__all__ = ["SharedAtomicTimes", "SharedAtomics", "SharedAtomicsProbe", "derive_shared_atomics",
+__all__ = ["SharedAtomicTimes", "SharedAtomics", "SharedAtomicsProbe", "derive_shared_atomics", "main",
            "measure_shared_atomics"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -144,3 +158,23 @@ class SharedAtomicsProbe(Probe[SharedAtomics]):
         return [f"{heading} Shared-memory atomics (per SM)", "",
                 f"One block per SM, {result.iters} and {2 * result.iters} operations a thread.", "",
                 "| kernel | figure | times |", "| --- | ---: | --- |", *rows, ""]
+
+
+def main(*, out: Path | None = None) -> int:
+    """Measure on the first GPU, print the section (progress on stderr), write ``out`` (JSON).
+
+    Returns
+    -------
+    int
+        The number of figures not measured (a longer launch that took no longer).
+    """
+    session = open_session()
+    info = query_device(session)
+    result = measure_shared_atomics(session, info, progress=lambda message: print(message, file=sys.stderr))
+    probe = SharedAtomicsProbe()
+    print("\n".join(probe.render(result, "##", "")))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"device": info.name, "result": result.model_dump(mode="json"),
+                                   "figures": probe.figures(result)}, indent=1) + "\n")
+    return sum(1 for value, _ in probe.figures(result).values() if value is None)
