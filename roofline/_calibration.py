@@ -135,6 +135,19 @@ class Calibration(RealNumbers):
         after the flush (``predict(..., after_l2_flush=True)``) writes back the ones its DRAM
         traffic displaces (the flush probe: a read stream after the flush against after a
         clean scrub).
+    sm_shared_atomic_one_word_updates_per_second : float or None
+        Lane updates per second one SM's shared memory applies when every lane of a warp adds
+        to one word (the shared-atomics probe: one block per SM, ``atomicAdd`` to one word).
+    sm_shared_atomic_spread_updates_per_second : float or None
+        The same when the lanes of a warp add to 32 words in 32 banks.
+    sm_shared_cas_one_word_attempts_per_second : float or None
+        Shared compare-and-swap attempts (an active lane of ``ATOMS.CAS``, whether it
+        succeeds or fails) per second one SM applies when a warp's lanes hit one word.
+    sm_shared_cas_spread_attempts_per_second : float or None
+        The same when the lanes of a warp hit 32 words in 32 banks.
+    shared_cas_round_trip_seconds : float or None
+        One shared compare-and-swap's round trip: issue to the old value back in a register
+        (the probe: one thread's chain of dependent ``atomicCAS``).
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -180,6 +193,11 @@ class Calibration(RealNumbers):
     one_address_stores_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     dram_random_burst_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     flush_dirty_bytes: float | None = Field(default=None, ge=0, json_schema_extra=_FIGURE)
+    sm_shared_atomic_one_word_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    sm_shared_atomic_spread_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    sm_shared_cas_one_word_attempts_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    sm_shared_cas_spread_attempts_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    shared_cas_round_trip_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

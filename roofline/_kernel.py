@@ -334,6 +334,20 @@ class Kernel(CheckedModel):
     one_address_stores : int or None
         Warp store instructions to one address every warp shares (a flag each warp sets):
         L2 applies them one after the other.
+    shared_atomics : int or None
+        Lane updates of plain shared-memory atomics (``ATOMS.ADD`` and the like: one per
+        active lane of each instruction), total.
+    shared_atomic_words : int or None
+        Distinct shared-memory words one block's shared atomics (plain and compare-and-swap)
+        hit: 1 when every lane updates one word, 32 or more when a warp's lanes spread over
+        the banks (None: taken as spread).
+    shared_cas : int or None
+        Successful shared-memory compare-and-swap updates of retry loops (``ATOMS.CAS``: one
+        per loop a thread completes), total; the failed attempts follow from
+        ``shared_cas_contenders``.
+    shared_cas_contenders : int or None
+        Threads that contend for one shared word at once in those loops (1: each thread its
+        own word; None: taken as 1).
     barriers_per_block : int or None
         ``__syncthreads()`` each thread of a block passes (the levels of a tree).
     load_phases_per_block : int or None
@@ -396,6 +410,10 @@ class Kernel(CheckedModel):
     cas_contenders: Count | None = Field(
         default=None, description="Threads whose CAS retry loops update each atomic address at once.")
     one_address_stores: Count | None = Field(default=None, description="Warp stores to one shared address.")
+    shared_atomics: Count | None = Field(default=None, description="Lane updates of plain shared-memory atomics.")
+    shared_atomic_words: Count | None = Field(default=None, description="Shared words a block's shared atomics hit.")
+    shared_cas: Count | None = Field(default=None, description="Successful shared compare-and-swap updates.")
+    shared_cas_contenders: Count | None = Field(default=None, description="Threads contending for one shared word.")
     barriers_per_block: Count | None = Field(default=None, description="Barriers each thread passes.")
     load_phases_per_block: Count | None = Field(
         default=None, description="Stretches between barriers in which the block loads global memory.")

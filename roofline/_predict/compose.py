@@ -43,6 +43,7 @@ from .terms import (
     launch_term,
     loop_waits,
     ramp_term,
+    shared_atomics_term,
     spread_term,
     trips_term,
 )
@@ -66,6 +67,7 @@ def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]
         l2_partial_stores_term(d.l2, d.grid, params.partial_stores),
         l2_requests_term(d.l2, params.l2_requests),
         atomics_term(d.atomics, params.atomics),
+        shared_atomics_term(d.shared_atomics, d.grid, params.shared_atomics),
         l1_term(d.l1, d.grid, params.l1),
         trips_term(d.grid, waits),
         arithmetic_term(d.issue, params.issue),

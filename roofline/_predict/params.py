@@ -21,8 +21,8 @@ from .._gpu import GPU
 
 __all__ = [
     "DATASHEET", "AtomicParams", "BarrierParams", "DramGranularity", "DramParams", "IssueParams", "L1Params",
-    "L2Params", "L2RequestParams", "LaunchParams", "Parameters", "PartialStoreParams", "RampParams", "SpreadParams",
-    "WaitParams", "dram_granularity", "parameters", "probes",
+    "L2Params", "L2RequestParams", "LaunchParams", "Parameters", "PartialStoreParams", "RampParams",
+    "SharedAtomicParams", "SpreadParams", "WaitParams", "dram_granularity", "parameters", "probes",
 ]
 
 #: The ``probe`` of a figure the GPU database gives (its datasheet), measured by no probe.
@@ -102,6 +102,18 @@ class AtomicParams:
 
 
 @dataclass(frozen=True)
+class SharedAtomicParams:
+    """The ``shared_atomics`` term's: one SM's rates of shared atomic updates and of
+    compare-and-swap attempts, on one word and spread over the banks, and a CAS's round trip."""
+
+    sm_shared_atomic_one_word_updates_per_second: float | None = _by("shared_atomics")
+    sm_shared_atomic_spread_updates_per_second: float | None = _by("shared_atomics")
+    sm_shared_cas_one_word_attempts_per_second: float | None = _by("shared_atomics")
+    sm_shared_cas_spread_attempts_per_second: float | None = _by("shared_atomics")
+    shared_cas_round_trip_seconds: float | None = _by("shared_atomics")
+
+
+@dataclass(frozen=True)
 class L1Params:
     """The ``l1_shared`` term's: the L1 datasheet rate (one 128-byte line per clock and SM)."""
 
@@ -174,6 +186,7 @@ class Parameters:
     partial_stores: PartialStoreParams
     l2_requests: L2RequestParams
     atomics: AtomicParams
+    shared_atomics: SharedAtomicParams
     l1: L1Params
     waits: WaitParams
     barriers: BarrierParams
@@ -205,6 +218,7 @@ def parameters(calibration: Calibration, gpu: GPU) -> Parameters:
         partial_stores=_read(PartialStoreParams, calibration),
         l2_requests=_read(L2RequestParams, calibration),
         atomics=_read(AtomicParams, calibration),
+        shared_atomics=_read(SharedAtomicParams, calibration),
         l1=L1Params(l1_bandwidth=gpu.bandwidth("l1")),
         waits=_read(WaitParams, calibration),
         barriers=_read(BarrierParams, calibration),

@@ -80,6 +80,10 @@ _RULES = (
     Rule("term_atomics", "_predict.terms.atomics:atomics_term", "probe",
          "memory_terms (atomic_spread_updates_per_second, atomic_one_address_updates_per_second, "
          "one_address_stores_per_second)", "the atomics term's seconds are 0"),
+    Rule("term_shared_atomics", "_predict.terms.shared_atomics:shared_atomics_term", "probe",
+         "shared_atomics (sm_shared_atomic_one_word_updates_per_second, sm_shared_atomic_spread_updates_per_second, "
+         "sm_shared_cas_one_word_attempts_per_second, sm_shared_cas_spread_attempts_per_second, "
+         "shared_cas_round_trip_seconds)", "the shared_atomics term's seconds are 0"),
     Rule("term_l1_shared", "_predict.terms.l1_shared:l1_term", "derivation",
          f"{_D} 'Memory terms beyond streams' (the datasheet's 128 bytes per clock and SM)",
          "the l1_shared term's seconds are 0"),
@@ -158,6 +162,9 @@ _RULES = (
          f"{_D} 'Contended compare-and-swap loops' (k contenders: k rounds, k(k+1)/2 attempts; the rates are "
          "memory_terms', the round trip latency's l2_hit_latency_seconds)",
          "a CAS loop's updates queue at their address as one attempt each, with no round trips"),
+    Rule("shared_cas_retries", "_predict.terms.shared_atomics:cas_attempts_per_success", "derivation",
+         f"{_D} 'Shared-memory atomics' (k contenders on one word: k rounds, k(k+1)/2 attempts)",
+         "a shared compare-and-swap loop makes one attempt per success"),
     Rule("triangle_work", "_predict.derive.balance:work_shares", "probe",
          "rule_probes trips_by_index (H100 SXM, 2026-12-06: 80.0 us measured; rule on -34%, off -63%); "
          "argued first from PolyBench CORR and COVAR (a loop whose trips follow the thread's index; TRIANGLE_TRIPS = 8)",

@@ -265,8 +265,8 @@ def test_roofline_plot_draws_the_soft_knee():
 def test_the_time_is_composed_from_its_named_terms(kernel, gpu):
     p = roofline.predict(gpu, kernel)
     names = [t.name for t in p.terms]
-    assert names == ["dram", "l2", "l2_partial_stores", "l2_requests", "atomics", "l1_shared", "trips", "arithmetic",
-                     "instructions", "launch", "ramp", "spread"]
+    assert names == ["dram", "l2", "l2_partial_stores", "l2_requests", "atomics", "shared_atomics", "l1_shared", "trips",
+                     "arithmetic", "instructions", "launch", "ramp", "spread"]
     memory = max(t.seconds for t in p.terms if t.side == "memory")
     compute = max(t.seconds for t in p.terms if t.side == "compute")
     overlapped = roofline.terms.overlap(memory, compute, p.calibration.overlap_exponent)

@@ -116,6 +116,11 @@ def _rows_read_twice(rows: int = 128, cols: int = 1 << 18) -> Kernel:
 _ONE_WAVE = (132, 1, 1)
 _MB = 1e6
 
+_SHARED_ATOMICS = roofline.calibration("H200").model_copy(update={
+    "sm_shared_atomic_one_word_updates_per_second": 16e9, "sm_shared_atomic_spread_updates_per_second": 16e9,
+    "sm_shared_cas_one_word_attempts_per_second": 1e9, "sm_shared_cas_spread_attempts_per_second": 2.5e9,
+    "shared_cas_round_trip_seconds": 5e-8})
+
 #: (rule, what predicts a kernel that exercises it). A rule's effect is (seconds, limiter).
 CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("term_dram", _suite("copy")),
@@ -150,6 +155,12 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
                                           launch=_launch(None)))),
     ("cas_contention", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e5, atomic_addresses=1,
                                        cas_contenders=64, launch=_launch(None)))),
+    # the packaged calibrations have no shared-atomic rates yet: test figures of their order
+    ("term_shared_atomics", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, shared_atomics=1e10, launch=_launch(None)),
+                                     calibration=_SHARED_ATOMICS)),
+    ("shared_cas_retries", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, shared_cas=1e8, shared_atomic_words=1,
+                                           shared_cas_contenders=256, launch=_launch(None)),
+                                    calibration=_SHARED_ATOMICS)),
     ("term_arithmetic", _predict(Kernel(flops=1e13, dram_bytes=1 * _MB, launch=_launch(None)))),
     # the packaged calibrations have no overlap exponent (the plain maximum): one that has
     ("overlap_exponent", _predict(

@@ -542,6 +542,11 @@ NOT_IN_COMMITTED_REPORTS = {
         lone_sector_seconds=1.3e-5, lone_sector_requests=2 << 20, full_line_seconds=3.2e-5, full_line_sectors=8 << 20,
         one_address_seconds=1e-4, one_address_updates=1 << 17, spread_seconds=4e-5, spread_updates=2 << 20,
         random_burst_seconds=4.3e-4, random_bursts=1 << 24), read_bytes_per_second=4.5e12),
+    "shared_atomics": lambda: validate.probes._shared_atomics.derive_shared_atomics(
+        validate.probes._shared_atomics.SharedAtomicTimes(iters=256, sm_count=132, seconds={
+            "shared_add_one_word": (8e-6, 12e-6), "shared_add_spread": (8e-6, 12e-6),
+            "shared_cas_one_word": (30e-6, 57e-6), "shared_cas_spread": (20e-6, 37e-6),
+            "shared_cas_chain": (20e-6, 37e-6)})),
 }
 
 
@@ -607,6 +612,8 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     monkeypatch.setattr(validate.probes._nsight_launch, "measure_nsight_launch", lambda *a, **k: nsight)
     compute = r.compute or NOT_IN_COMMITTED_REPORTS["compute"]()
     monkeypatch.setattr(validate.probes._compute, "measure_compute", lambda *a, **k: compute)
+    shared = r.shared_atomics or NOT_IN_COMMITTED_REPORTS["shared_atomics"]()
+    monkeypatch.setattr(validate.probes._shared_atomics, "measure_shared_atomics", lambda *a, **k: shared)
     run = validate.run_validation(families=(), progress=lambda message: None)
     report = run.report
     assert list(report.step_seconds) == ["pci bus id", *(probe.step for probe in PROBES)]
@@ -619,6 +626,7 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     assert report.calibration is not None
     # the figures of probes the committed report predates are the synthetic results' own
     newer = set() if r.compute else set(validate.probes.ComputeProbe().figures(compute))
+    newer |= set() if r.shared_atomics else set(validate.probes.SharedAtomicsProbe().figures(shared))
     values = {k: v for k, v in report.calibration.items() if k != "sources" and k not in newer}
     assert values == {k: v for k, v in r.calibration.items() if k != "sources" and k not in newer}
     assert set(report.calibration["sources"]) - newer == set(r.calibration["sources"]) - newer

@@ -4,7 +4,7 @@ Each probe module holds a measurement, its result model, its Markdown and a `Pro
 (`Probe`, `RunContext`): the ceilings (tensor cores, library references), launch cost (with
 events and under Nsight), the latency ladder, the working-set sweep, host links, L2
 persistence, the copy sweep and its fit (`run_prediction_check`, `fit_to_measurements`), the
-memory effects, compute terms and memory terms, and the calibration that gathers every
+memory effects, compute terms, memory terms and shared atomics, and the calibration that gathers every
 probe's figures. `validate.report`'s registry orders them.
 """
 
@@ -22,6 +22,7 @@ from ._persistence import Persistence, PersistenceProbe
 from ._prediction import PredictionCheck, PredictionCheckProbe, run_prediction_check
 from ._probe import Probe, RunContext
 from ._references import References, ReferencesProbe
+from ._shared_atomics import SharedAtomics, SharedAtomicsProbe
 from ._workingset import WorkingSet, WorkingSetProbe, plot_working_set
 
 __all__ = [
@@ -54,6 +55,8 @@ __all__ = [
     "ReferencesProbe",
     "RunCalibration",
     "RunContext",
+    "SharedAtomics",
+    "SharedAtomicsProbe",
     "WorkingSet",
     "WorkingSetProbe",
     "block_ramp_figure",

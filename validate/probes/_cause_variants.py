@@ -65,7 +65,8 @@ class CauseVariant:
     counts : mapping
         The counts read off the source beside them: ``shared_wavefronts`` (the launch's), and
         `roofline.Kernel` fields (``barriers_per_block``, ``load_phases_per_block``, ``atomics``,
-        ``atomic_addresses``, ``cas_contenders``).
+        ``atomic_addresses``, ``cas_contenders``, ``shared_atomics``, ``shared_atomic_words``, ``shared_cas``,
+        ``shared_cas_contenders``).
     flops : float
         The kernel's floating-point additions (and exponentials), total.
     tolerance : float
@@ -166,13 +167,20 @@ def _grid_stride(grid: int) -> CauseVariant:
 def _shared_atomics(kernel: str, bins: int, iters: int) -> CauseVariant:
     """Per warp and trip: the CAS loop's load and its rounds (the lanes of the warp on one word,
     each round one CAS; a word's lanes are one bank's one word, a wavefront), or one atomic.
-    Plus the zeroing and the copy-out of the bins, every warp with a lane in the loop."""
+    Plus the zeroing and the copy-out of the bins, every warp with a lane in the loop.
+
+    The shared atomics: every thread adds 1 ``iters`` times to its word ``(t + k) % bins`` of
+    the block's ``bins``; in the CAS loop the block's threads on one word at once contend for
+    it (all of them with one bin, none with at least as many bins as threads)."""
     grid, block = 1056, 256
     cas = kernel == "shared_cas_count"
     rounds = 32 // min(bins, 32)
     per_trip = 1 + rounds if cas else 1
     warps_of_block = block // 32
     per_block = warps_of_block * iters * per_trip + 2 * _strided_warps(bins, block)
+    updates = grid * block * iters
+    atomics = ({"shared_cas": updates, "shared_cas_contenders": block // min(bins, block)} if cas
+               else {"shared_atomics": updates})
 
     def arguments(rng):
         del rng
@@ -184,7 +192,8 @@ def _shared_atomics(kernel: str, bins: int, iters: int) -> CauseVariant:
         "shared_atomics", f"{'cas' if cas else 'add'} bins={bins} iters={iters}", kernel, grid, block, arguments,
         (Access(array="out", index=lambda c: c.block_x * bins + c.thread_x + c.loop * block,
                 guard=lambda c: c.thread_x + c.loop * block < bins, kind="store", loop=-(-bins // block)),),
-        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": 2}, tolerance=0.0)
+        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": 2, "shared_atomic_words": bins, **atomics},
+        tolerance=0.0)
 
 
 # ----------------------------------------------------------------------------- (5) global CAS

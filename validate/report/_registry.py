@@ -24,6 +24,7 @@ from ..probes import (
     PredictionCheckProbe,
     Probe,
     ReferencesProbe,
+    SharedAtomicsProbe,
     WorkingSetProbe,
 )
 from ..suite import FamiliesProbe, SuiteProbe
@@ -44,6 +45,7 @@ PROBES: tuple[Probe, ...] = (
     EffectsProbe(),
     ComputeProbe(),
     MemoryTermsProbe(),
+    SharedAtomicsProbe(),
     CalibrationProbe(),
     SuiteProbe(),
     FamiliesProbe(),

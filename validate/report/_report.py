@@ -28,6 +28,7 @@ from ..probes import (
     Persistence,
     PredictionCheck,
     References,
+    SharedAtomics,
     WorkingSet,
     plot_working_set,
 )
@@ -76,6 +77,8 @@ class ValidationReport(BaseModel):
     compute: ComputeEffects | None = Field(default=None, description="The time model's compute-side probes.")
     memory_terms: MemoryTerms | None = Field(
         default=None, description="The memory terms' probes: L2 requests, global atomics, random DRAM bursts.")
+    shared_atomics: SharedAtomics | None = Field(
+        default=None, description="One SM's shared-atomic rates and a shared compare-and-swap's round trip.")
     calibration: JsonDict | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")

@@ -1,7 +1,7 @@
 """The derive step of the time model: (kernel, launch, GPU) -> typed derived quantities.
 
 `Setting` is the checked launch; `derive` turns it into `Derived` (`quantities`): the grid and
-its waves, the loads in flight, the bytes and requests at DRAM, L2 and L1, the atomics, the
+its waves, the loads in flight, the bytes and requests at DRAM, L2 and L1, the global and shared atomics, the
 issue slots, the barrier phases and the hot loop's rounds. The SASS-reading rules (`sass`),
 the work shares of a triangle (`balance`), the hot loop (`hot_loop`) and L1's reuse (`reuse`)
 are its parts; `step` is the derive step itself.
@@ -22,6 +22,7 @@ from .quantities import (
     LeftoverBursts,
     Loads,
     LoopAround,
+    SharedAtomics,
 )
 from .reuse import (
     kernel_misses,
@@ -55,6 +56,7 @@ __all__ = [
     "Loads",
     "LoopAround",
     "Setting",
+    "SharedAtomics",
     "barrier_phases",
     "barriers_from_instructions",
     "derive",

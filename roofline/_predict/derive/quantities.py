@@ -3,7 +3,7 @@
 `derive` fills them once per prediction from the kernel, its launch and the GPU; nothing here
 is measured (a term's measured parameters are `roofline._predict.params`). Each group is what
 one or a few terms read: the grid and its waves, the loads in flight, the bytes and requests
-at each level, the atomics, the issue slots, the barrier phases and the hot loop's rounds.
+at each level, the global and shared atomics, the issue slots, the barrier phases and the hot loop's rounds.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["Atomics", "Barriers", "Derived", "DramTraffic", "Grid", "HotLoop", "IssueSlots", "L1Traffic",
-           "L2Traffic", "LeftoverBursts", "Loads", "LoopAround"]
+           "L2Traffic", "LeftoverBursts", "Loads", "LoopAround", "SharedAtomics"]
 
 #: A count as a kernel gives it (ints stay ints).
 Count = int | float
@@ -112,6 +112,22 @@ class Atomics:
     addresses: Count | None
     one_address_stores: float
     cas_contenders: float | None = None
+
+
+@dataclass(frozen=True)
+class SharedAtomics:
+    """Shared-memory atomics: plain updates and compare-and-swap retry loops, per launch.
+
+    ``words``: the shared words one block's atomics hit (None: taken as spread over the
+    banks); ``cas_contenders``: the threads that contend for one word at once in the retry
+    loops (at least 1); ``threads``: the launch's threads (a thread's own loops run in series).
+    """
+
+    updates: float
+    words: Count | None
+    cas_successes: float
+    cas_contenders: float
+    threads: int
 
 
 @dataclass(frozen=True)
@@ -243,6 +259,7 @@ class Derived:
     l2: L2Traffic
     l1: L1Traffic
     atomics: Atomics
+    shared_atomics: SharedAtomics
     issue: IssueSlots
     barriers: Barriers
     hot_loop: HotLoop | None

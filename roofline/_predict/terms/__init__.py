@@ -18,6 +18,7 @@ from .l1_shared import l1_seconds_per_block, l1_term
 from .l2 import l2_partial_stores_term, l2_requests_term, l2_term
 from .latency import achieved_bandwidth, queued_life
 from .launch import launch_term, ramp_term, spread_term
+from .shared_atomics import cas_attempts_per_success, shared_atomics_term
 from .trips import trips_term
 from .waits import LoopWaits, loop_waits, trip_latency
 
@@ -33,6 +34,7 @@ __all__ = [
     "arithmetic_term",
     "atomics_term",
     "barrier_wait",
+    "cas_attempts_per_success",
     "dram_equivalent_bytes",
     "dram_roof",
     "dram_sides",
@@ -52,6 +54,7 @@ __all__ = [
     "mixed_dram_bandwidth",
     "queued_life",
     "ramp_term",
+    "shared_atomics_term",
     "spread_term",
     "trip_latency",
     "trips_term",

@@ -31,7 +31,7 @@ class Term(BaseModel):
     ----------
     name : str
         The term (``dram``, ``l2``, ``l2_partial_stores``, ``l2_requests``, ``atomics``,
-        ``l1_shared``, ``trips``, ``arithmetic``, ``instructions``, ``launch``, ``ramp``,
+        ``shared_atomics``, ``l1_shared``, ``trips``, ``arithmetic``, ``instructions``, ``launch``, ``ramp``,
         ``spread``).
     side : str
         ``memory`` or ``compute`` (these overlap: the prediction takes the largest) or
@@ -48,7 +48,7 @@ class Term(BaseModel):
         The plain roofline's time for this term's work (`roofline_bound`): the bytes it moves
         at one level, or the flops, at the datasheet's rate (`roofline.analyze`'s ceilings; the
         term's own measured rate where a datasheet figure is lower), with no latency or scheduling; None for a term that is no roof of the plain roofline
-        (latency, issue, requests, atomics, overhead). Never above ``seconds``: a term spends
+        (latency, issue, requests, atomics, shared atomics, overhead). Never above ``seconds``: a term spends
         at least its roof's work at most at its roof's rate. It is in the term's JSON, so a
         prediction read back keeps its bound.
 
