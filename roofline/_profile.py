@@ -246,17 +246,6 @@ def _straight_line_loads(sass: occupancy.SassSummary | None) -> int | None:
     return None
 
 
-def _counted_loads(load_bytes: float, threads: int, sass: occupancy.SassSummary | None) -> int:
-    """The global loads each thread makes, as the hot loop's trips count them (`hot_loop_trips`):
-    counted load bytes over the threads and the SASS's load width (4 bytes without SASS), at least 1.
-
-    >>> _counted_loads(128 * 2**20, 65536, None)
-    512
-    """
-    width = float(sass.global_load_bytes or 4) if sass is not None else 4.0
-    return max(1, round(float(load_bytes) / threads / width))
-
-
 def _launch_with_sass(k: NcuKernel, elements_per_thread: int, sass_source: str) -> occupancy.Launch:
     """The launch `k` ran, its SASS (where it has one) in the launch's resources."""
     sass = k.sass

@@ -19,6 +19,7 @@ __all__ = [
     "bank_wavefronts",
     "distinct_per_row",
     "lanes_per_phase",
+    "loads_per_thread",
 ]
 
 WARP_SIZE = 32
@@ -109,3 +110,15 @@ def bank_wavefronts(
     np.add.at(counts, (row_index[unique], k[unique] % SHARED_MEMORY_BANKS), 1)
     ways_per_phase = counts.max(axis=1).reshape(rows, phases)
     return ways_per_phase.sum(axis=1), ways_per_phase.max(axis=1)
+
+
+def loads_per_thread(load_bytes: float, threads: int, load_width_bytes: float | None = None) -> int:
+    """The global loads each thread makes, as the hot loop's trips count them: ``load_bytes``
+    (a launch's counted load bytes) over the threads and the width of one load (the SASS's
+    ``global_load_bytes``; None: 4 bytes), at least 1.
+
+    >>> loads_per_thread(128 * 2**20, 65536)
+    512
+    """
+    width = float(load_width_bytes or 4)
+    return max(1, round(float(load_bytes) / threads / width))

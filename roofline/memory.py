@@ -35,6 +35,7 @@ from ._warps import (
     SECTOR_BYTES,
     SHARED_MEMORY_BANKS,
     WARP_SIZE,
+    loads_per_thread,
 )
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "WARP_SIZE",
     "WarpTransactions",
     "bank_conflicts",
+    "loads_per_thread",
     "locality",
     "memory_space",
     "memory_spaces",
