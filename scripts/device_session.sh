@@ -1,30 +1,29 @@
 #!/usr/bin/env bash
-# One lent-GPU call that checks a merge (the wheels carried as for device_validate.sh):
-#   bash scripts/device_session.sh SLUG [templates]
-# Runs scripts/device_validate.sh SLUG (gpuroof validate + pytest -m gpu), compares its report
-# with the committed docs/results/SLUG (scripts/compare_validate_reports.py), and with
-# `templates` also scripts/device_ncu_templates.sh. Each step's files come back as one tarball
-# in $OUT (the device tool returns at most 8 files).
-slug=$1; shift
-if [ "$slug" = auto ]; then  # the committed report of the GPU this call landed on
-  case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
-    *H200*) slug=h200 ;; *) slug=h100-sxm ;;
-  esac
+# One lent-GPU call after the cause rules landed (carry .whl; on an H200 also .harness, the exam
+# harness kept outside git): the shared-atomics probe, the cause and rule probes, `gpuroof validate
+# --quick` and pytest -m gpu, each with its output in $OUT; on an H200 the exam harness first.
+#   bash scripts/device_session.sh [BUDGET_SECONDS=570]
+budget=${1:-570}; start=$(date +%s)
+left() { echo $(( budget - ($(date +%s) - start) )); }
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && touch /tmp/site/.harness-installed || exit 1
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+case "$name" in *H200*) slug=h200 ;; *) slug=h100-sxm ;; esac
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+if [ "$slug" = h200 ] && [ -f .harness/run_device.sh ] && [ ! -f /tmp/harness-done ]; then
+  bash .harness/run_device.sh h200 all 330 > $OUT/harness.log 2>&1 && touch /tmp/harness-done
+  tail -3 $OUT/harness.log
 fi
-echo "GPU slug: $slug"
-real=$OUT
-mkdir -p /tmp/out_templates /tmp/out_validate
-if [ "${1:-}" = templates ]; then
-  start=$(date +%s)
-  OUT=/tmp/out_templates bash scripts/device_ncu_templates.sh > /tmp/out_templates/log.txt 2>&1
-  echo "templates rc=$? in $(( $(date +%s) - start )) s"
-  tar czf "$real/templates.tgz" -C /tmp out_templates
-fi
-OUT=/tmp/out_validate bash scripts/device_validate.sh "$slug" > /tmp/out_validate/log.txt 2>&1
-echo "validate script rc=$?"
-tail -40 /tmp/out_validate/log.txt
-cp /tmp/out_validate/*.tgz "$real/" 2>/dev/null
-PYTHONPATH=/tmp/site:$PWD python3 scripts/compare_validate_reports.py "docs/results/$slug" "/tmp/r/$slug" > "$real/compare.txt" 2>&1
-echo "compare rc=$?"
-tail -30 "$real/compare.txt"
-tar czf "$real/validate_logs.tgz" -C /tmp out_validate
+step() {  # step NAME SECONDS_NEEDED COMMAND...: runs when that much time is left
+  local n=$1 need=$2; shift 2
+  [ -f /tmp/done-$n ] && return
+  [ "$(left)" -lt "$need" ] && { echo "$n: skipped, $(left) s left"; return; }
+  local s=$(date +%s); "$@" > $OUT/$n.log 2>&1; local rc=$?
+  echo "$n rc=$rc in $(( $(date +%s) - s )) s"; tail -4 $OUT/$n.log; touch /tmp/done-$n
+}
+step shared_atomics 20 python3 scripts/shared_atomics_probe.py --out $OUT/shared_atomics.json
+step cause_probes 90 python3 scripts/cause_probes.py --out $OUT/cause_probes.json
+step rule_probes 45 bash scripts/device_rule_probes.sh
+step gpu_tests 120 python3 -m pytest -m gpu tests --ignore=tests/fuzz -q -p no:cacheprovider
+step validate_quick 80 bash -c "python3 -m gpuroof validate --quick --out /tmp/r/quick && tar czf $OUT/quick.tgz -C /tmp/r quick"
+echo "device_session: $(( $(date +%s) - start )) s on $name"
