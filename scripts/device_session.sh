@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One lent-GPU call after the cause rules landed (carry .whl; on an H200 also .harness, the exam
 # harness kept outside git): the shared-atomics probe, the cause and rule probes, `gpuroof validate
-# --quick` and pytest -m gpu, each with its output in $OUT; on an H200 the exam harness first.
+# --quick` and pytest -m gpu, their outputs in $OUT/steps.log (results: *.json, quick.tgz); on an H200 the exam harness first.
 #   bash scripts/device_session.sh [BUDGET_SECONDS=570]
 budget=${1:-570}; start=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - start) )); }
@@ -11,15 +11,16 @@ name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 case "$name" in *H200*) slug=h200 ;; *) slug=h100-sxm ;; esac
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
 if [ "$slug" = h200 ] && [ -f .harness/run_device.sh ] && [ ! -f /tmp/harness-done ]; then
-  bash .harness/run_device.sh h200 all 330 > $OUT/harness.log 2>&1 && touch /tmp/harness-done
-  tail -3 $OUT/harness.log
+  bash .harness/run_device.sh h200 all 330 > /tmp/harness.log 2>&1 && touch /tmp/harness-done
+  tail -3 /tmp/harness.log; cat /tmp/harness.log >> $OUT/steps.log
 fi
 step() {  # step NAME SECONDS_NEEDED COMMAND...: runs when that much time is left
   local n=$1 need=$2; shift 2
   [ -f /tmp/done-$n ] && return
   [ "$(left)" -lt "$need" ] && { echo "$n: skipped, $(left) s left"; return; }
-  local s=$(date +%s); "$@" > $OUT/$n.log 2>&1; local rc=$?
-  echo "$n rc=$rc in $(( $(date +%s) - s )) s"; tail -4 $OUT/$n.log; touch /tmp/done-$n
+  local s=$(date +%s); "$@" > /tmp/$n.log 2>&1; local rc=$?
+  echo "$n rc=$rc in $(( $(date +%s) - s )) s"; tail -4 /tmp/$n.log; touch /tmp/done-$n
+  { echo "=== $n rc=$rc"; cat /tmp/$n.log; } >> $OUT/steps.log
 }
 step shared_atomics 20 python3 scripts/shared_atomics_probe.py --out $OUT/shared_atomics.json
 step cause_probes 90 python3 scripts/cause_probes.py --out $OUT/cause_probes.json
