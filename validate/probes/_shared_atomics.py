@@ -67,7 +67,7 @@ class SharedAtomicTimes(BaseModel):
 
 
 class SharedAtomics(SharedAtomicTimes):
-    """What the probe timed and the figures from it (None: the longer launch took no longer)."""
+    """What the probe timed and the figures from it (None: the longer launch was not the slower)."""
 
     sm_shared_atomic_one_word_updates_per_second: float | None = Field(default=None, gt=0)
     sm_shared_atomic_spread_updates_per_second: float | None = Field(default=None, gt=0)
@@ -166,7 +166,7 @@ def main(*, out: Path | None = None) -> int:
     Returns
     -------
     int
-        The number of figures not measured (a longer launch that took no longer).
+        The number of figures not measured (a longer launch not slower than the shorter).
     """
     session = open_session()
     info = query_device(session)
