@@ -140,9 +140,6 @@ _RULES = (
          f"{_D} 'Barrier phases' (a barrier holds the next stretch's loads until the slowest warp's "
          "are back: a round trip per load phase; the latency is prediction's idle_latency_seconds)",
          "a block's loads wait only their rounds in flight, whatever barriers split them"),
-    Rule("sass_load_phases", "_predict.derive.step:sass_load_phases", "derivation",
-         f"{_D} 'Barrier phases' (experiment: a loop holding a BAR and global loads, a load phase a trip)",
-         "load phases only where the kernel gives load_phases_per_block"),
     Rule("dram_l1_passes", "_predict.terms.dram:dram_term", "derivation",
          f"{_D} 'What the SASS adds' (warps at the L1 pipe)", "a block's L1 passes are not part of its life"),
     Rule("tail_limiter", "_predict.terms.dram:dram_term", "derivation",

@@ -23,7 +23,6 @@ from .quantities import (
     Derived,
     DramTraffic,
     Grid,
-    HotLoop,
     IssueSlots,
     L1Traffic,
     L2Traffic,
@@ -36,7 +35,7 @@ from .sass import barriers_from_instructions, instructions_from_sass
 from .setting import Setting
 from ..rules import on
 
-__all__ = ["barrier_phases", "derive", "dram_traffic", "grid_of", "issue_slots", "sass_load_phases"]
+__all__ = ["barrier_phases", "derive", "dram_traffic", "grid_of", "issue_slots"]
 
 
 def derive(setting: Setting) -> Derived:
@@ -48,7 +47,6 @@ def derive(setting: Setting) -> Derived:
     grid = grid_of(setting)
     rereads = l2_capacity_rereads(kernel, launch.blocks, setting.slots, served, setting.gpu.l2_cache_bytes)
     sass = setting.sass
-    hot = hot_loop(setting, around, served, rereads)
     addresses = kernel.atomic_addresses
     if addresses is None and sass is not None and sass.global_atomics and \
             sass.global_atomics_one_address == sass.global_atomics and on("atomic_counter"):
@@ -69,8 +67,8 @@ def derive(setting: Setting) -> Derived:
                                      cas_contenders=max(1.0, float(kernel.shared_cas_contenders or 1)),
                                      threads=launch.threads),
         issue=issue_slots(setting, grid),
-        barriers=barrier_phases(setting, around, hot),
-        hot_loop=hot,
+        barriers=barrier_phases(setting, around),
+        hot_loop=hot_loop(setting, around, served, rereads),
     )
 
 
@@ -157,7 +155,7 @@ def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:
                       notes=notes)
 
 
-def barrier_phases(setting: Setting, around: LoopAround | None, hot: HotLoop | None = None) -> Barriers:
+def barrier_phases(setting: Setting, around: LoopAround | None) -> Barriers:
     """The barriers one block passes, and whether they keep its warps in one phase.
 
     ``kernel.barriers_per_block`` (the levels of a tree); where the kernel does not say, its
@@ -176,21 +174,6 @@ def barrier_phases(setting: Setting, around: LoopAround | None, hot: HotLoop | N
             # the loop around the hot loop passes its barriers once per pass
             barriers += around.passes_per_warp * around.barriers_per_pass
     phased = bool(sass.instructions.barriers if sass is not None else kernel.barriers_per_block)
-    phases = float(kernel.load_phases_per_block) if kernel.load_phases_per_block is not None else \
-        sass_load_phases(setting, around, hot)
+    phases = None if kernel.load_phases_per_block is None else float(kernel.load_phases_per_block)
     return Barriers(per_block=barriers, warps_per_block=setting.occupancy.warps_per_block, phased=phased,
                     load_phases=phases)
-
-
-def sass_load_phases(setting: Setting, around: LoopAround | None, hot: HotLoop | None) -> float | None:
-    """Load phases per block from the SASS: the hot loop's trips where it holds a BAR and global
-    loads, else the passes of the loop around it where that holds barriers; None otherwise."""
-    sass = setting.sass
-    if sass is None or sass.hot_loop is None or not on("sass_load_phases"):
-        return None
-    body = sass.loops[sass.hot_loop].instructions
-    if body.barriers and (body.global_loads or body.async_copies) and hot is not None:
-        return hot.trips_per_warp
-    if around is not None and around.barriers_per_pass:
-        return around.passes_per_warp
-    return None
