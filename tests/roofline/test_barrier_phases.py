@@ -82,3 +82,44 @@ def test_without_the_rule_or_the_count_the_prediction_is_the_loads_rounds_alone(
     # phases without a barrier between them are no phases
     assert roofline.predict(GPU, _kernel(blocks, threads, load_phases_per_block=8)).seconds == \
         roofline.predict(GPU, _kernel(blocks, threads)).seconds
+
+
+def _tile_loop(trips: int, load_phases: int | None) -> Kernel:
+    """16 blocks of 256 threads (one a SM, alone) whose hot loop holds a ``BAR`` and one global
+    load a trip, run ``trips`` times (the warp instructions say so), every load an L1 hit."""
+    body = occupancy.SassCounts(total=10, global_loads=1, barriers=1)
+    sass = occupancy.SassSummary(
+        architecture="sm_90", disassembler="test", instructions=occupancy.SassCounts(total=30, global_loads=1,
+                                                                                     barriers=1),
+        loops=(occupancy.SassLoop(start_offset=0, end_offset=80, depth=1, instructions=body,
+                                  global_loads_in_flight=1),),
+        hot_loop=0, global_loads_in_flight_per_thread=1)
+    resources = occupancy.KernelResources(kernel="tiles", architecture="sm_90", registers_per_thread=32, sass=sass)
+    launch = occupancy.Launch(grid=16, block=256, registers_per_thread=32, resources=resources,
+                              elements_per_thread=trips)
+    warps = 16 * 8
+    return Kernel(name="tiles", flops=0.0, dram_bytes=16 * 8192, instructions=warps * (20 + 10 * trips),
+                  launch=launch, load_phases_per_block=load_phases)
+
+
+@pytest.mark.parametrize("load_phases, adds", [(None, False), (1000, True)], ids=["sass-alone", "kernel-gives"])
+def test_the_sass_barrier_loop_gives_no_load_phases_its_trips_are_waited(load_phases, adds):
+    # the hot loop's 1000 trips are its phases, and the waits already take them one after the
+    # other at their loads' level (an L1 hit here); a phase's idle DRAM round trip on top would
+    # charge 1000 x idle latency for loads that never leave the SM. The kernel's own count adds
+    # max(0, 1000 x idle latency - the chain) to the lone block's time in step.
+    hits = roofline.ProfileCounts(l1_hit_rate=1.0, l2_hit_rate=1.0)
+    kernel = _tile_loop(1000, load_phases)
+    prediction = roofline.predict(GPU, kernel, measured=hits)
+    with disabled({"load_phases"}):
+        plain = roofline.predict(GPU, kernel, measured=hits)
+    trips = next(t for t in prediction.terms if t.name == "trips").inputs
+    assert trips["trips_per_warp"] == pytest.approx(1000)
+    dram = next(t for t in prediction.terms if t.name == "dram").inputs
+    chain = 1000 * trips["trip_latency_seconds"]
+    if adds:
+        assert dram["lockstep_seconds"] == pytest.approx(dram["block_seconds"] + 1000 * LATENCY - chain, rel=1e-9)
+        assert prediction.seconds > plain.seconds
+    else:
+        assert "lockstep_seconds" not in dram
+        assert prediction.seconds == plain.seconds
