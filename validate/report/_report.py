@@ -19,6 +19,7 @@ from ..device import DeviceComparison, DeviceInfo, JsonDict
 from ..probes import (
     Ceilings,
     ComputeEffects,
+    GlobalCas,
     HostLinks,
     LatencyLadder,
     LaunchOverhead,
