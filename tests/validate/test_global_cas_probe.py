@@ -11,7 +11,7 @@ import pytest
 import roofline
 from roofline._predict.params import probes
 from validate.device import kernel_source
-from validate.probes import GlobalCasProbe, _global_cas
+from validate.probes import GlobalCasProbe, _doubled, _global_cas
 from validate.probes._global_cas import KERNELS, GlobalCasTimes, derive_global_cas
 
 # 512 and 1024 operations a thread; the lines launch: 264 blocks of 1024 threads
@@ -52,8 +52,8 @@ def test_times_of_another_kind_are_refused():
 
 def test_main_prints_the_section_and_writes_the_figures(tmp_path, monkeypatch, capsys):
     info = type("Info", (), {"name": "NVIDIA H100 80GB HBM3"})()
-    monkeypatch.setattr(_global_cas, "open_session", lambda: object())
-    monkeypatch.setattr(_global_cas, "query_device", lambda session: info)
+    monkeypatch.setattr(_doubled, "open_session", lambda: object())
+    monkeypatch.setattr(_doubled, "query_device", lambda session: info)
     monkeypatch.setattr(_global_cas, "measure_global_cas", lambda *a, **k: derive_global_cas(TIMES))
     out = tmp_path / "global_cas.json"
     assert _global_cas.main(out=out) == 0

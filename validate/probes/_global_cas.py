@@ -18,8 +18,6 @@ few milliseconds: well under a second of device time. Alone, from the repository
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,10 +31,9 @@ from ..device import (
     benchmark,
     compile_kernels,
     kernel_source,
-    open_session,
-    query_device,
     takes_session,
 )
+from ._doubled import added_figures, run_alone, shown
 from ._probe import Figures, Probe, RunContext
 
 __all__ = ["GlobalCas", "GlobalCasProbe", "GlobalCasTimes", "derive_global_cas", "main", "measure_global_cas"]
@@ -78,16 +75,7 @@ def derive_global_cas(times: GlobalCasTimes) -> GlobalCas:
     """
     if not isinstance(times, GlobalCasTimes):
         raise TypeError(f"times must be a GlobalCasTimes, not {type(times).__name__}")
-    figures: dict[str, float | None] = {}
-    for kernel, name, _ in KERNELS:
-        short, long = times.seconds[kernel]
-        added = long - short
-        if added <= 0:
-            figures[name] = None
-        elif name.endswith("_seconds"):
-            figures[name] = added / times.iters
-        else:
-            figures[name] = times.threads[kernel] * times.iters / added
+    figures = added_figures([(k, name, times.threads[k]) for k, name, _ in KERNELS], times.iters, times.seconds)
     return GlobalCas(**times.model_dump(), **figures)
 
 
@@ -118,14 +106,8 @@ def measure_global_cas(session: Session, info: DeviceInfo, *, quick: bool = Fals
     session.synchronize()
     threads = {"global_cas_chain": 1, "global_cas_lines": blocks * THREADS}
     result = derive_global_cas(GlobalCasTimes(iters=iters, threads=threads, seconds=seconds))
-    progress("global CAS: " + ", ".join(f"{name} {_shown(getattr(result, name))}" for _, name, _ in KERNELS))
+    progress("global CAS: " + ", ".join(f"{name} {shown(getattr(result, name))}" for _, name, _ in KERNELS))
     return result
-
-
-def _shown(value: float | None) -> str:
-    if value is None:
-        return "none added"
-    return f"{value * 1e9:.1f} ns" if value < 1 else f"{value / 1e9:.1f} G/s"
 
 
 class GlobalCasProbe(Probe[GlobalCas]):
@@ -145,7 +127,7 @@ class GlobalCasProbe(Probe[GlobalCas]):
                 for kernel, name, how in KERNELS}
 
     def render(self, result: GlobalCas, heading: str, assets: str) -> list[str]:
-        rows = [f"| {kernel} | {result.threads[kernel]} | {_shown(getattr(result, name))} | "
+        rows = [f"| {kernel} | {result.threads[kernel]} | {shown(getattr(result, name))} | "
                 f"{short * 1e6:.1f} us, {long * 1e6:.1f} us |"
                 for kernel, name, _ in KERNELS for short, long in [result.seconds[kernel]]]
         return [f"{heading} Global compare-and-swap", "",
@@ -161,13 +143,4 @@ def main(*, out: Path | None = None) -> int:
     int
         The number of figures not measured (a longer launch that took no longer).
     """
-    session = open_session()
-    info = query_device(session)
-    result = measure_global_cas(session, info, progress=lambda message: print(message, file=sys.stderr))
-    probe = GlobalCasProbe()
-    print("\n".join(probe.render(result, "##", "")))
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"device": info.name, "result": result.model_dump(mode="json"),
-                                   "figures": probe.figures(result)}, indent=1) + "\n")
-    return sum(1 for value, _ in probe.figures(result).values() if value is None)
+    return run_alone(GlobalCasProbe(), measure_global_cas, out)
