@@ -148,6 +148,13 @@ class Calibration(RealNumbers):
     shared_cas_round_trip_seconds : float or None
         One shared compare-and-swap's round trip: issue to the old value back in a register
         (the probe: one thread's chain of dependent ``atomicCAS``).
+    cas_round_trip_seconds : float or None
+        One returning global compare-and-swap's round trip: issue to the old value back in a
+        register, through L2's atomic unit (the global-CAS probe: one thread's chain of
+        dependent ``atomicCAS`` on one word).
+    cas_line_attempts_per_second : float or None
+        Lane attempts per second of the whole GPU when every warp sends 32-lane ``atomicCAS``
+        to a 128-byte line of its own, each lane on its own word (the global-CAS probe).
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -198,6 +205,8 @@ class Calibration(RealNumbers):
     sm_shared_cas_one_word_attempts_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     sm_shared_cas_spread_attempts_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     shared_cas_round_trip_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    cas_round_trip_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    cas_line_attempts_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

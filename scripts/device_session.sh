@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One lent-GPU call after the cause rules landed (carry .whl; on an H200 also .harness, the exam
-# harness kept outside git): the shared-atomics probe, the cause and rule probes, `gpuroof validate
+# harness kept outside git): the shared-atomics and global-CAS probes, the cause and rule probes, `gpuroof validate
 # --quick` and pytest -m gpu, their outputs in $OUT/steps.log (results: *.json, quick.tgz); on an H200 the exam harness first.
 #   bash scripts/device_session.sh [BUDGET_SECONDS=570]
 budget=${1:-570}; start=$(date +%s)
@@ -23,6 +23,7 @@ step() {  # step NAME SECONDS_NEEDED COMMAND...: runs when that much time is lef
   { echo "=== $n rc=$rc"; cat /tmp/$n.log; } >> $OUT/steps.log
 }
 step shared_atomics 20 python3 scripts/shared_atomics_probe.py --out $OUT/shared_atomics.json
+step global_cas 20 python3 scripts/global_cas_probe.py --out $OUT/global_cas.json
 step cause_probes 90 python3 scripts/cause_probes.py --out $OUT/cause_probes.json
 step rule_probes 45 bash scripts/device_rule_probes.sh
 step gpu_tests 120 python3 -m pytest -m gpu tests --ignore=tests/fuzz -q -p no:cacheprovider

@@ -160,7 +160,8 @@ _RULES = (
          "memory_terms (atomic_one_address_updates_per_second)", "updates to few addresses do not queue"),
     Rule("cas_contention", "_predict.terms.atomics:atomics_term", "derivation",
          f"{_D} 'Contended compare-and-swap loops' (k contenders: k rounds, k(k+1)/2 attempts; the rates are "
-         "memory_terms', the round trip latency's l2_hit_latency_seconds)",
+         "memory_terms', the round trip global_cas' cas_round_trip_seconds, else latency's l2_hit_latency_seconds; "
+         "all attempts at global_cas' cas_line_attempts_per_second where measured)",
          "a CAS loop's updates queue at their address as one attempt each, with no round trips"),
     Rule("shared_cas_retries", "_predict.terms.shared_atomics:cas_attempts_per_success", "derivation",
          f"{_D} 'Shared-memory atomics' (k contenders on one word: k rounds, k(k+1)/2 attempts)",

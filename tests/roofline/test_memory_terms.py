@@ -135,6 +135,41 @@ def test_a_cas_loop_without_a_round_trip_queues_its_attempts_and_says_so():
     assert any("l2_hit_latency_seconds" in note for note in term.notes)
 
 
+# The global-CAS probe's figures (by hand; one-address rate 1e9/s, spread rate 1e12/s, a load's L2
+# hit 100 ns): a measured round trip replaces the L2 hit in the rounds; a measured rate of
+# 32-lane CAS on one line bounds all the loop's attempts (4096 counters of 66 threads:
+# 270,336 x 67 / 2 = 9,056,256 attempts; per counter 2211 attempts and 66 rounds).
+GLOBAL_CAS = {  # (case, calibration update) -> expected term seconds
+    "round trip 300 ns, one word, 256 threads": (
+        (256, 1, 256), {"cas_round_trip_seconds": 300e-9}, 32896 / 1e9 + 256 * 300e-9),
+    "round trip 700 ns, 2 words, 3 threads each": (
+        (12, 2, 3), {"cas_round_trip_seconds": 700e-9}, 12 / 1e9 + 6 * 700e-9),
+    "line rate 1e10/s, 4096 counters": (
+        (270336, 4096, 66), {"cas_line_attempts_per_second": 1e10}, 9056256 / 1e10),
+    "line rate 1e13/s, 4096 counters (the rounds still bind)": (
+        (270336, 4096, 66), {"cas_line_attempts_per_second": 1e13}, 2211 / 1e9 + 66 * 100e-9),
+    "neither measured, 4096 counters": ((270336, 4096, 66), {}, 2211 / 1e9 + 66 * 100e-9),
+}
+
+
+@pytest.mark.parametrize("case, update, expected", GLOBAL_CAS.values(), ids=GLOBAL_CAS.keys())
+def test_the_global_cas_probes_figures_where_measured(case, update, expected):
+    term = _cas_term(*case, **update)
+    assert term.seconds == pytest.approx(expected)
+    notes = " ".join(term.notes)
+    for name in ("cas_round_trip_seconds", "cas_line_attempts_per_second"):
+        assert (name in notes) == (name not in update), name  # a note names the figure not measured
+
+
+@pytest.mark.parametrize("case, update, expected", GLOBAL_CAS.values(), ids=GLOBAL_CAS.keys())
+def test_without_the_rule_the_global_cas_figures_change_nothing(case, update, expected):
+    updates, addresses, contenders = case
+    with roofline.terms.disabled({"cas_contention"}):
+        term = _cas_term(updates, addresses, contenders, **update)
+    assert term.seconds == pytest.approx(max(updates / addresses / 1e9, updates / 1e12))
+    assert not any("cas_" in note for note in term.notes)
+
+
 @pytest.mark.parametrize("contenders", [0.5, -3], ids=["half", "negative"])
 def test_fewer_than_one_contender_is_refused(contenders):
     with pytest.raises(roofline.RooflineError, match="cas_contenders"):

@@ -547,6 +547,9 @@ NOT_IN_COMMITTED_REPORTS = {
             "shared_add_one_word": (8e-6, 12e-6), "shared_add_spread": (8e-6, 12e-6),
             "shared_cas_one_word": (30e-6, 57e-6), "shared_cas_spread": (20e-6, 37e-6),
             "shared_cas_chain": (20e-6, 37e-6)})),
+    "global_cas": lambda: validate.probes._global_cas.derive_global_cas(validate.probes._global_cas.GlobalCasTimes(
+        iters=512, threads={"global_cas_chain": 1, "global_cas_lines": 270336},
+        seconds={"global_cas_chain": (260e-6, 516e-6), "global_cas_lines": (1.2e-3, 2.4e-3)})),
 }
 
 
@@ -614,6 +617,8 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     monkeypatch.setattr(validate.probes._compute, "measure_compute", lambda *a, **k: compute)
     shared = r.shared_atomics or NOT_IN_COMMITTED_REPORTS["shared_atomics"]()
     monkeypatch.setattr(validate.probes._shared_atomics, "measure_shared_atomics", lambda *a, **k: shared)
+    global_cas = r.global_cas or NOT_IN_COMMITTED_REPORTS["global_cas"]()
+    monkeypatch.setattr(validate.probes._global_cas, "measure_global_cas", lambda *a, **k: global_cas)
     run = validate.run_validation(families=(), progress=lambda message: None)
     report = run.report
     assert list(report.step_seconds) == ["pci bus id", *(probe.step for probe in PROBES)]
@@ -627,6 +632,7 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     # the figures of probes the committed report predates are the synthetic results' own
     newer = set() if r.compute else set(validate.probes.ComputeProbe().figures(compute))
     newer |= set() if r.shared_atomics else set(validate.probes.SharedAtomicsProbe().figures(shared))
+    newer |= set() if r.global_cas else set(validate.probes.GlobalCasProbe().figures(global_cas))
     values = {k: v for k, v in report.calibration.items() if k != "sources" and k not in newer}
     assert values == {k: v for k, v in r.calibration.items() if k != "sources" and k not in newer}
     assert set(report.calibration["sources"]) - newer == set(r.calibration["sources"]) - newer

@@ -12,7 +12,7 @@ import pytest
 import roofline
 from roofline._predict.params import probes
 from validate.device import kernel_source
-from validate.probes import SharedAtomicsProbe, _shared_atomics
+from validate.probes import SharedAtomicsProbe, _doubled, _shared_atomics
 from validate.probes._cause_variants import CAUSE_VARIANTS
 from validate.probes._shared_atomics import KERNELS, SharedAtomicTimes, derive_shared_atomics
 
@@ -69,8 +69,8 @@ def test_the_cause_variants_describe_their_shared_atomics(variant):
 
 def test_main_prints_the_section_and_writes_the_figures(tmp_path, monkeypatch, capsys):
     info = type("Info", (), {"name": "NVIDIA H100 80GB HBM3"})()
-    monkeypatch.setattr(_shared_atomics, "open_session", lambda: object())
-    monkeypatch.setattr(_shared_atomics, "query_device", lambda session: info)
+    monkeypatch.setattr(_doubled, "open_session", lambda: object())
+    monkeypatch.setattr(_doubled, "query_device", lambda session: info)
     monkeypatch.setattr(_shared_atomics, "measure_shared_atomics", lambda *a, **k: derive_shared_atomics(TIMES))
     out = tmp_path / "shared_atomics.json"
     assert _shared_atomics.main(out=out) == 1  # the one-word CAS launch that took no longer

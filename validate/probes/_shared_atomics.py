@@ -18,8 +18,6 @@ repository's root: ``python scripts/shared_atomics_probe.py [--out FILE.json]``.
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,10 +31,9 @@ from ..device import (
     benchmark,
     compile_kernels,
     kernel_source,
-    open_session,
-    query_device,
     takes_session,
 )
+from ._doubled import added_figures, run_alone, shown
 from ._probe import Figures, Probe, RunContext
 
 __all__ = ["SharedAtomicTimes", "SharedAtomics", "SharedAtomicsProbe", "derive_shared_atomics", "main",
@@ -84,16 +81,7 @@ def derive_shared_atomics(times: SharedAtomicTimes) -> SharedAtomics:
     """
     if not isinstance(times, SharedAtomicTimes):
         raise TypeError(f"times must be a SharedAtomicTimes, not {type(times).__name__}")
-    figures: dict[str, float | None] = {}
-    for kernel, name, threads in KERNELS:
-        short, long = times.seconds[kernel]
-        added = long - short
-        if added <= 0:
-            figures[name] = None
-        elif name.endswith("_seconds"):
-            figures[name] = added / times.iters
-        else:
-            figures[name] = threads * times.iters / added
+    figures = added_figures(KERNELS, times.iters, times.seconds)
     return SharedAtomics(**times.model_dump(), **figures)
 
 
@@ -122,14 +110,8 @@ def measure_shared_atomics(session: Session, info: DeviceInfo, *, quick: bool = 
     session.synchronize()
     result = derive_shared_atomics(SharedAtomicTimes(iters=iters, sm_count=info.sm_count, seconds=seconds))
     progress("shared atomics per SM: " + ", ".join(
-        f"{name} {_shown(getattr(result, name))}" for _, name, _ in KERNELS))
+        f"{name} {shown(getattr(result, name))}" for _, name, _ in KERNELS))
     return result
-
-
-def _shown(value: float | None) -> str:
-    if value is None:
-        return "none added"
-    return f"{value * 1e9:.1f} ns" if value < 1 else f"{value / 1e9:.2f} G/s"
 
 
 class SharedAtomicsProbe(Probe[SharedAtomics]):
@@ -153,7 +135,7 @@ class SharedAtomicsProbe(Probe[SharedAtomics]):
                 for kernel, name, threads in KERNELS}
 
     def render(self, result: SharedAtomics, heading: str, assets: str) -> list[str]:
-        rows = [f"| {kernel} | {_shown(getattr(result, name))} | {short * 1e6:.1f} us, {long * 1e6:.1f} us |"
+        rows = [f"| {kernel} | {shown(getattr(result, name))} | {short * 1e6:.1f} us, {long * 1e6:.1f} us |"
                 for kernel, name, _ in KERNELS for short, long in [result.seconds[kernel]]]
         return [f"{heading} Shared-memory atomics (per SM)", "",
                 f"One block per SM, {result.iters} and {2 * result.iters} operations a thread.", "",
@@ -168,13 +150,4 @@ def main(*, out: Path | None = None) -> int:
     int
         The number of figures not measured (a longer launch not slower than the shorter).
     """
-    session = open_session()
-    info = query_device(session)
-    result = measure_shared_atomics(session, info, progress=lambda message: print(message, file=sys.stderr))
-    probe = SharedAtomicsProbe()
-    print("\n".join(probe.render(result, "##", "")))
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"device": info.name, "result": result.model_dump(mode="json"),
-                                   "figures": probe.figures(result)}, indent=1) + "\n")
-    return sum(1 for value, _ in probe.figures(result).values() if value is None)
+    return run_alone(SharedAtomicsProbe(), measure_shared_atomics, out)

@@ -19,6 +19,7 @@ from ..device import DeviceComparison, DeviceInfo, JsonDict
 from ..probes import (
     Ceilings,
     ComputeEffects,
+    GlobalCas,
     HostLinks,
     LatencyLadder,
     LaunchOverhead,
@@ -79,6 +80,9 @@ class ValidationReport(BaseModel):
         default=None, description="The memory terms' probes: L2 requests, global atomics, random DRAM bursts.")
     shared_atomics: SharedAtomics | None = Field(
         default=None, description="One SM's shared-atomic rates and a shared compare-and-swap's round trip.")
+    global_cas: GlobalCas | None = Field(
+        default=None, description="A returning global compare-and-swap's round trip and the rate of 32-lane "
+        "compare-and-swaps on one line a warp.")
     calibration: JsonDict | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")

@@ -14,8 +14,11 @@ A compare-and-swap retry loop (read, ``atomicCAS``, retry while another thread c
 word) that ``k`` threads run on one address at once (`cas_rounds`): every round each remaining
 contender issues one CAS and one succeeds, so ``k`` updates take ``k`` rounds and
 ``k (k + 1) / 2`` attempts, each applied in series at the address's slice. A round cannot end
-sooner than one L2 round trip (the winner's CAS was sent when the previous round's value came
-back) plus the attempts it queues behind (docs/prediction.md, 'Contended compare-and-swap loops').
+sooner than one returning CAS's round trip (the winner's CAS was sent when the previous round's
+value came back; the global-CAS probe's ``cas_round_trip_seconds``, else a load's L2 hit) plus
+the attempts it queues behind; and all the loop's attempts pass L2's atomic units no faster than
+32-lane CAS requests on one line a warp (``cas_line_attempts_per_second``, where measured)
+(docs/prediction.md, 'Contended compare-and-swap loops').
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ from ..rules import on
 from ._term import Term
 
 __all__ = ["atomics_term", "cas_rounds"]
+
+_NO_CAS_TRIP = ("compare-and-swap rounds wait a load's L2 hit (l2_hit_latency_seconds): no returning CAS's round "
+                "trip measured (cas_round_trip_seconds, global_cas probe)")
+_NO_LINE_RATE = ("compare-and-swap loop's attempts over L2 not bounded: no rate of 32-lane CAS on one line measured "
+                 "(cas_line_attempts_per_second, global_cas probe); its updates at the spread rate")
 
 
 def cas_rounds(updates: float, contenders: float) -> tuple[float, float]:
@@ -38,17 +46,23 @@ def cas_rounds(updates: float, contenders: float) -> tuple[float, float]:
     return updates, updates * (contenders + 1.0) / 2.0
 
 
+def _round_trip_seconds(params: AtomicParams) -> float | None:
+    """A CAS loop's round: a returning CAS's round trip where measured, else a load's L2 hit."""
+    return params.cas_round_trip_seconds or params.l2_hit_latency_seconds
+
+
 def _serial_seconds(updates: float, contenders: float | None, params: AtomicParams) -> tuple[float, dict[str, float]]:
     """The busiest address's updates in series: at the one-address rate, and for a contended
-    CAS loop (rule ``cas_contention``) each round one L2 round trip plus its attempts."""
+    CAS loop (rule ``cas_contention``) each round one round trip plus its attempts."""
     one_rate = params.atomic_one_address_updates_per_second
-    round_trip = params.l2_hit_latency_seconds
+    round_trip = _round_trip_seconds(params)
     if contenders is None or not round_trip or not on("cas_contention"):
         return updates / one_rate, {}
     rounds, attempts = cas_rounds(updates, contenders)
     waits = rounds * round_trip
     return attempts / one_rate + waits, {"cas_contenders": contenders, "cas_rounds": rounds,
-                                         "cas_attempts": attempts, "cas_round_trip_seconds": waits}
+                                         "cas_attempts": attempts, "cas_round_seconds": round_trip,
+                                         "cas_round_trip_seconds": waits}
 
 
 def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
@@ -57,8 +71,9 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
 
     The contention is ``updates / addresses / one-address rate``; for a compare-and-swap loop of
     ``k = kernel.cas_contenders`` threads an address, the busiest address's ``n`` updates take
-    ``n`` rounds of one L2 round trip (``l2_hit_latency_seconds``) and ``n (k + 1) / 2``
-    attempts at the one-address rate (`cas_rounds`).
+    ``n`` rounds of one round trip (``cas_round_trip_seconds``, else ``l2_hit_latency_seconds``)
+    and ``n (k + 1) / 2`` attempts at the one-address rate (`cas_rounds`); the spread part is
+    then at least all the loop's attempts at ``cas_line_attempts_per_second`` where measured.
 
     ``kernel.atomics`` counts the updates (active lanes of the atomic instructions; one per
     warp when aggregated), `Atomics.addresses` the addresses they update (the kernel's, or
@@ -71,6 +86,10 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
     one_rate = params.atomic_one_address_updates_per_second
     notes: tuple[str, ...] = ()
     spread = updates / spread_rate if updates and spread_rate else 0.0
+    loop = atomics.cas_contenders is not None and on("cas_contention")
+    line_rate = params.cas_line_attempts_per_second
+    if loop and updates and line_rate:
+        spread = max(spread, cas_rounds(updates, atomics.cas_contenders)[1] / line_rate)
     serial = 0.0
     cas: dict[str, float] = {}
     if updates and one_rate and on("atomic_contention"):
@@ -78,8 +97,12 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
             serial, cas = _serial_seconds(updates / max(1.0, float(addresses)), atomics.cas_contenders, params)
         else:
             notes = ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
-    if atomics.cas_contenders is not None and not params.l2_hit_latency_seconds:
+    if loop and not _round_trip_seconds(params):
         notes += ("compare-and-swap loop's rounds left out: no L2 round trip measured (l2_hit_latency_seconds)",)
+    elif loop and not params.cas_round_trip_seconds:
+        notes += (_NO_CAS_TRIP,)
+    if loop and not line_rate:
+        notes += (_NO_LINE_RATE,)
     stores = atomics.one_address_stores
     store_rate = params.one_address_stores_per_second
     flagged = stores / store_rate if stores and store_rate else 0.0

@@ -1,0 +1,63 @@
+"""The global-CAS probe (validate.probes._global_cas) on the CPU: its figures from times worked
+by hand, its kernels in the source, its figures as the calibration fields the atomics term reads."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+import roofline
+from roofline._predict.params import probes
+from validate.device import kernel_source
+from validate.probes import GlobalCasProbe, _doubled, _global_cas
+from validate.probes._global_cas import KERNELS, GlobalCasTimes, derive_global_cas
+
+# 512 and 1024 operations a thread; the lines launch: 264 blocks of 1024 threads
+THREADS = {"global_cas_chain": 1, "global_cas_lines": 270_336}
+TIMES = GlobalCasTimes(iters=512, threads=THREADS, seconds={
+    "global_cas_chain": (260e-6, 516e-6), "global_cas_lines": (1.2e-3, 2.4e-3)})
+
+#: By hand: the chain's added 256 us over 512 CASes; 270,336 threads x 512 over the added 1.2 ms.
+EXPECTED = {"cas_round_trip_seconds": 500e-9, "cas_line_attempts_per_second": 138_412_032 / 1.2e-3}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_figures_from_the_added_time(name):
+    assert getattr(derive_global_cas(TIMES), name) == pytest.approx(EXPECTED[name], rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel, name", [(k, n) for k, n, _ in KERNELS], ids=[k for k, _, _ in KERNELS])
+def test_a_longer_launch_that_took_no_longer_measures_nothing(kernel, name):
+    seconds = {**TIMES.seconds, kernel: (3e-4, 3e-4)}
+    result = derive_global_cas(GlobalCasTimes(iters=512, threads=THREADS, seconds=seconds))
+    assert getattr(result, name) is None
+    other = next(n for _, n, _ in KERNELS if n != name)
+    assert getattr(result, other) == pytest.approx(EXPECTED[other])
+
+
+def test_the_probe_gives_the_fields_the_term_reads_and_its_kernels_are_in_the_source():
+    figures = GlobalCasProbe().figures(derive_global_cas(TIMES))
+    assert set(figures) == set(EXPECTED) <= set(roofline.Calibration.model_fields)
+    assert {name for name, probe in probes().items() if probe == "global_cas"} == set(EXPECTED)
+    source = kernel_source("global_cas.cu")
+    assert {k for k, _, _ in KERNELS} == set(re.findall(r'extern "C" __global__ void (\w+)\(', source))
+
+
+def test_times_of_another_kind_are_refused():
+    with pytest.raises(TypeError, match="GlobalCasTimes"):
+        derive_global_cas({"iters": 512})
+
+
+def test_main_prints_the_section_and_writes_the_figures(tmp_path, monkeypatch, capsys):
+    info = type("Info", (), {"name": "NVIDIA H100 80GB HBM3"})()
+    monkeypatch.setattr(_doubled, "open_session", lambda: object())
+    monkeypatch.setattr(_doubled, "query_device", lambda session: info)
+    monkeypatch.setattr(_global_cas, "measure_global_cas", lambda *a, **k: derive_global_cas(TIMES))
+    out = tmp_path / "global_cas.json"
+    assert _global_cas.main(out=out) == 0
+    assert "## Global compare-and-swap" in capsys.readouterr().out
+    written = json.loads(out.read_text())
+    assert written["device"] == info.name
+    assert written["figures"]["cas_round_trip_seconds"][0] == pytest.approx(EXPECTED["cas_round_trip_seconds"])
