@@ -10,10 +10,14 @@ plain without it), and no retries are derived on top of them (one contender). Wi
 count, the SASS's ``ATOMS`` outside every loop run once per warp, and the hot loop's as often
 as the loop runs (`hot_loop_trips`), those of other loops not at all (their trips are not known); the
 lanes are the threads. Every lane takes part (no
-divergence); the words are not known, so the term takes them as spread over the banks.
+divergence); the words are not known, so the term takes them as spread over the banks. A SASS
+summary stored without the split (its ``shared_atomics`` unset, as the corpus's are) of a kernel
+without global atomics (``global_atomics`` 0) has only shared ones: its ``atomics``, all plain.
 """
 
 from __future__ import annotations
+
+from occupancy import SassCounts, SassSummary
 
 from ..._warps import WARP_SIZE
 from ..rules import on
@@ -44,20 +48,29 @@ def _counted(setting: Setting, around: LoopAround | None) -> tuple[float, float]
     profile or the SASS; None where neither counts them."""
     sass, measured = setting.sass, setting.measured
     counts = None if sass is None else sass.instructions
-    cas_share = counts.shared_cas / counts.shared_atomics if counts is not None and counts.shared_atomics else 0.0
+    atoms = 0 if sass is None else _atoms(counts, sass)
+    cas_share = counts.shared_cas / atoms if atoms else 0.0
     if measured is not None and measured.shared_atomic_instructions is not None:
         return float(measured.shared_atomic_instructions) * WARP_SIZE, cas_share
-    if sass is None or not counts.shared_atomics:
+    if not atoms:
         return None
     launch = setting.launch
     outer = [loop for loop in sass.loops if loop.depth == 1]
-    outside = counts.shared_atomics - sum(loop.instructions.shared_atomics for loop in outer)
+    outside = atoms - sum(_atoms(loop.instructions, sass) for loop in outer)
     lanes = float(outside * launch.threads)
     hot = sass.loops[sass.hot_loop].instructions if sass.hot_loop is not None else None
-    if hot is not None and hot.shared_atomics:
+    if hot is not None and _atoms(hot, sass):
         trips = hot_loop_trips(setting, around)
         if trips is None:
             return None  # the loop's atomics are most of them, and how often it runs is not known
         # trips are per warp that runs the loop: that share of the launch's threads
-        lanes += trips * hot.shared_atomics * launch.threads * staying_warps(setting)
+        lanes += trips * _atoms(hot, sass) * launch.threads * staying_warps(setting)
     return lanes, cas_share
+
+
+def _atoms(counts: SassCounts, sass: SassSummary) -> int:
+    """The ``ATOMS`` of `counts`: their count, else (a summary stored without it) the atomics of
+    a kernel without global atomics."""
+    if "shared_atomics" in counts.model_fields_set or sass.global_atomics != 0:
+        return counts.shared_atomics
+    return counts.atomics
