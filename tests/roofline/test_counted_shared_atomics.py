@@ -78,3 +78,23 @@ def test_the_counts_the_term_reads(kernel, instructions, expected):
 def test_with_the_rule_off_only_the_description_counts(kernel, instructions):
     with disabled({"counted_shared_atomics"}):
         assert _counted(kernel, instructions) == (0.0, 0.0, 0.0)
+
+
+def _stored(global_atomics: int | None) -> SassSummary:
+    """`_sass(atomics=2, loop_atomics=1)` as a summary stored before ``SassCounts`` split out the
+    ``ATOMS`` (the corpus's JSON): the shared counts unset."""
+    stored = _sass(atomics=2, loop_atomics=1).model_dump(exclude={"instructions": {"shared_atomics", "shared_cas"},
+                                                                  "loops": {0: {"instructions": {"shared_atomics",
+                                                                                                 "shared_cas"}}}})
+    return SassSummary.model_validate({**stored, "global_atomics": global_atomics})
+
+
+@pytest.mark.parametrize("global_atomics, lanes", [
+    (0, THREADS * 11.0),  # no global atomics: the 2 atomics are shared ones, as the split would count
+    (2, 0.0),             # global atomics: which atomics are shared is not known
+    (None, 0.0),          # not read
+], ids=["no global atomics", "global atomics", "unknown"])
+def test_a_summary_stored_without_the_split(global_atomics, lanes):
+    sass = _stored(global_atomics)
+    assert "shared_atomics" not in sass.instructions.model_fields_set
+    assert _counted(_kernel(sass, load_bytes=LOAD_BYTES))[:2] == pytest.approx((lanes, 0.0))
