@@ -10,6 +10,7 @@ import pytest
 import occupancy
 import roofline
 from occupancy import SassCounts, SassLoop, SassSummary
+from roofline._predict.derive.sass import instructions_from_sass
 from roofline._predict.rules import disabled
 
 #: 264 blocks of 256 threads; the hot loop's global loads give its trips.
@@ -98,3 +99,35 @@ def test_a_summary_stored_without_the_split(global_atomics, lanes):
     sass = _stored(global_atomics)
     assert "shared_atomics" not in sass.instructions.model_fields_set
     assert _counted(_kernel(sass, load_bytes=LOAD_BYTES))[:2] == pytest.approx((lanes, 0.0))
+
+
+def _atomic_loops(*bodies: tuple[int, int], outside: int = 8) -> SassSummary:
+    """``outside`` instructions around loops of shared atomics alone, each (instructions, ATOMS)."""
+    loops = tuple(SassLoop(start_offset=100 * i, end_offset=100 * i + 80, depth=1, global_loads_in_flight=0,
+                           instructions=SassCounts(total=total, atomics=atoms, shared_atomics=atoms))
+                  for i, (total, atoms) in enumerate(bodies))
+    return SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=0,
+                       instructions=SassCounts(total=outside + sum(t for t, _ in bodies),
+                                               atomics=sum(a for _, a in bodies),
+                                               shared_atomics=sum(a for _, a in bodies)),
+                       loops=loops, hot_loop=0)
+
+
+WARPS = THREADS // 32
+
+
+@pytest.mark.parametrize("sass, fields, per_warp", [
+    # 128 atomics a thread, one a trip: 128 trips of 12, and 8 outside
+    (_atomic_loops((12, 1)), dict(shared_atomics=THREADS * 128), 8 + 128 * 12),
+    # unrolled 4 times with a remainder loop of 1: the two share the trips, 128 / 5 of 48 + 14
+    (_atomic_loops((48, 4), (14, 1)), dict(shared_atomics=THREADS * 128), 8 + 128 / 5 * (48 + 14)),
+    # CAS successes count as their ATOMS
+    (_atomic_loops((12, 1)), dict(shared_cas=THREADS * 16), 8 + 16 * 12),
+], ids=["one loop", "unrolled and remainder", "CAS"])
+def test_loops_of_shared_atomics_run_as_often_as_the_atomics_need(sass, fields, per_warp):
+    kernel = _kernel(sass, **fields)
+    assert instructions_from_sass(sass, kernel) == pytest.approx(per_warp * WARPS, rel=1e-12)
+    # without the rule, or without the kernel's count, the loops are tied to nothing
+    with disabled({"shared_atomic_loops"}):
+        assert instructions_from_sass(sass, kernel) is None
+    assert instructions_from_sass(sass, _kernel(sass)) is None
