@@ -39,6 +39,9 @@ class ProfileCounts(BaseModel):
     global_atomic_instructions: float | None = Field(
         default=None, description="Warp-level global atomic and reduction instructions executed "
                                   "(smsp__sass_inst_executed_op_global_atom.sum + ..._global_red.sum).")
+    shared_atomic_instructions: float | None = Field(
+        default=None, description="Warp-level shared-memory atomic instructions executed, every attempt of a "
+                                  "compare-and-swap loop included (smsp__sass_inst_executed_op_shared_atom.sum).")
     l1_wavefronts: float | None = Field(
         default=None, description="L1 data-pipe wavefronts of the LSU: global, local and shared accesses, each a pass "
                                   "of up to 128 bytes (l1tex__data_pipe_lsu_wavefronts.sum).")

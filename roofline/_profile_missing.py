@@ -37,6 +37,8 @@ FALLBACKS: dict[str, tuple[str, str]] = {
                               "no partial-store term and no one-address stores"),
     "l2_requests": ("lts__t_requests_srcunit_tex.sum", "the L2 requests term left out"),
     "global_atomic_instructions": ("smsp__sass_inst_executed_op_global_atom.sum", "the atomics term left out"),
+    "shared_atomic_instructions": ("smsp__sass_inst_executed_op_shared_atom.sum",
+                                   "the shared_atomics term left out (unless the SASS counts them)"),
     "achieved_occupancy": ("sm__warps_active.avg.pct_of_peak_sustained_active",
                            "every warp stays for the hot loop, unless the SASS shows a lone thread"),
 }

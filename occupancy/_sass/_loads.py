@@ -34,7 +34,9 @@ def executable(instrs: Sequence[Instruction], labels: dict[str, int]) -> list[In
 def count_instructions(instrs: Sequence[Instruction]) -> SassCounts:
     counts = Counter(_field(instr.opcode) for instr in instrs)
     counts.pop(None, None)
-    return SassCounts(total=len(instrs), **counts)
+    shared = [instr for instr in instrs if instr.base == "ATOMS"]
+    return SassCounts(total=len(instrs), shared_atomics=len(shared),
+                      shared_cas=sum(1 for instr in shared if {"CAS", "CAST"} & set(instr.modifiers)), **counts)
 
 
 @functools.lru_cache(maxsize=4096)

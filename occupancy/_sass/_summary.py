@@ -39,6 +39,10 @@ class SassCounts(BaseModel):
         Global to shared copies: ``LDGSTS`` (cp.async), ``UBLKCP`` and ``UTMALDG`` (TMA).
     atomics : int
         ``ATOM``/``ATOMG``/``ATOMS``/``RED``/``REDG``.
+    shared_atomics : int
+        ``ATOMS``, the shared-memory ones among ``atomics``.
+    shared_cas : int
+        ``ATOMS.CAS``/``ATOMS.CAST``, the compare-and-swaps among ``shared_atomics``.
     barriers : int
         ``BAR`` (``__syncthreads`` and named barriers).
     shuffles : int
@@ -65,6 +69,8 @@ class SassCounts(BaseModel):
     shared_stores: int = Field(default=0, ge=0)
     async_copies: int = Field(default=0, ge=0)
     atomics: int = Field(default=0, ge=0)
+    shared_atomics: int = Field(default=0, ge=0)
+    shared_cas: int = Field(default=0, ge=0)
     barriers: int = Field(default=0, ge=0)
     shuffles: int = Field(default=0, ge=0)
     fp32_fma: int = Field(default=0, ge=0)

@@ -166,6 +166,14 @@ _RULES = (
     Rule("shared_cas_retries", "_predict.terms.shared_atomics:cas_attempts_per_success", "derivation",
          f"{_D} 'Shared-memory atomics' (k contenders on one word: k rounds, k(k+1)/2 attempts)",
          "a shared compare-and-swap loop makes one attempt per success"),
+    Rule("shared_atomic_loops", "_predict.derive.sass:_shared_atomic_loops", "derivation",
+         f"{_D} 'Shared-memory atomics' (a loop of shared atomics alone runs once per group of its ATOMS: "
+         "the kernel's shared atomics over the threads)",
+         "a loop of shared atomics alone is tied to no count: its instructions are left out"),
+    Rule("counted_shared_atomics", "_predict.derive.shared_atomics:shared_atomics_of", "derivation",
+         f"{_D} 'Shared-memory atomics' (Nsight's executed ATOMS, 32 lanes each, retries included; else the "
+         "SASS's ATOMS times the hot loop's trips and the threads)",
+         "shared atomics only where the kernel's description gives them"),
     Rule("triangle_work", "_predict.derive.balance:work_shares", "probe",
          "rule_probes trips_by_index (H100 SXM, 2026-12-06: 80.0 us measured; rule on -34%, off -63%); "
          "argued first from PolyBench CORR and COVAR (a loop whose trips follow the thread's index; TRIANGLE_TRIPS = 8)",

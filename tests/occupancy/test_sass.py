@@ -117,6 +117,7 @@ CLASSES = [
     ("LDGSTS.E.BYPASS.128 [R2], desc[UR4][R4.64]", "async_copies"), ("UTMALDG.2D [UR8], [UR4]", "async_copies"),
     ("ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R2, desc[UR4][R4.64], R6", "atomics"),
     ("RED.E.ADD.STRONG.GPU desc[UR4][R4.64], R6", "atomics"), ("ATOMS.ADD R2, [R3], R4", "atomics"),
+    ("ATOMS.CAS R5, [R6], R4, R5", "atomics"),
     ("BAR.SYNC.DEFER_BLOCKING 0x0", "barriers"), ("BAR.ARV 0x1, 0x40", "barriers"),
     ("SHFL.BFLY PT, R3, R2, 0x1, 0x1f", "shuffles"),
     ("FFMA R2, R3, R4, R5", "fp32_fma"), ("FFMA2 R2, R4.F32x2.HI_LO, R6.F32, R8", "fp32_fma"),
@@ -133,6 +134,9 @@ def test_each_opcode_counts_in_its_class(line, field):
     s = summary("L0:", line, "EXIT")
     counts = s.instructions.model_dump()
     assert counts.pop(field) == 1 and counts.pop("total") == 2
+    # a shared atomic counts among the atomics and among the shared ones; a CAS among those too
+    shared = line.startswith("ATOMS")
+    assert (counts.pop("shared_atomics"), counts.pop("shared_cas")) == (shared, line.startswith("ATOMS.CAS"))
     assert not any(counts.values()), counts
 
 

@@ -21,6 +21,7 @@ READS = [
     ({"smsp__sass_inst_executed_op_global_ld.sum": (32.0, "inst")}, "global_load_instructions", 32.0),
     ({"smsp__sass_inst_executed_op_global_atom.sum": (3.0, "inst"),
       "smsp__sass_inst_executed_op_global_red.sum": (4.0, "inst")}, "global_atomic_instructions", 7.0),
+    ({"smsp__sass_inst_executed_op_shared_atom.sum": (5.0, "inst")}, "shared_atomic_instructions", 5.0),
     ({"l1tex__data_pipe_lsu_wavefronts.sum": (7.0, "")}, "l1_wavefronts", 7.0),
     ({"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": (100.0, "sector"),
       "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum": (25.0, "sector")}, "l1_hit_rate", 0.25),

@@ -161,6 +161,15 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("shared_cas_retries", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, shared_cas=1e8, shared_atomic_words=1,
                                            shared_cas_contenders=256, launch=_launch(None)),
                                     calibration=_SHARED_ATOMICS)),
+    # a loop of 40 instructions and one ATOMS, 1000 shared atomics a thread: 1000 trips' instructions
+    ("shared_atomic_loops", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, shared_atomics=264 * 256 * 1000.0,
+                                            launch=_launch(_sass(loops=(_loop(total=40, loads=0, counts={
+                                                "atomics": 1, "shared_atomics": 1}),), loads=0, counts={
+                                                "atomics": 1, "shared_atomics": 1}))),
+                                     calibration=_SHARED_ATOMICS)),
+    ("counted_shared_atomics", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, launch=_launch(None)),
+                                        measured=roofline.ProfileCounts(shared_atomic_instructions=1e9),
+                                        calibration=_SHARED_ATOMICS)),
     ("term_arithmetic", _predict(Kernel(flops=1e13, dram_bytes=1 * _MB, launch=_launch(None)))),
     # the packaged calibrations have no overlap exponent (the plain maximum): one that has
     ("overlap_exponent", _predict(

@@ -171,7 +171,9 @@ def _shared_atomics(kernel: str, bins: int, iters: int) -> CauseVariant:
 
     The shared atomics: every thread adds 1 ``iters`` times to its word ``(t + k) % bins`` of
     the block's ``bins``; in the CAS loop the block's threads on one word at once contend for
-    it (all of them with one bin, none with at least as many bins as threads)."""
+    it (all of them with one bin, none with at least as many bins as threads). The shared bytes
+    loaded and stored besides the atomics: the bins zeroed and copied out, and in the CAS loop the
+    first read of a word each success."""
     grid, block = 1056, 256
     cas = kernel == "shared_cas_count"
     rounds = 32 // min(bins, 32)
@@ -181,6 +183,8 @@ def _shared_atomics(kernel: str, bins: int, iters: int) -> CauseVariant:
     updates = grid * block * iters
     atomics = ({"shared_cas": updates, "shared_cas_contenders": block // min(bins, block)} if cas
                else {"shared_atomics": updates})
+    # the bins zeroed and copied out, 4 bytes each, and the CAS loop's first read of its word
+    shared_bytes = grid * (2 * bins * 4 + (block * iters * 4 if cas else 0))
 
     def arguments(rng):
         del rng
@@ -192,7 +196,8 @@ def _shared_atomics(kernel: str, bins: int, iters: int) -> CauseVariant:
         "shared_atomics", f"{'cas' if cas else 'add'} bins={bins} iters={iters}", kernel, grid, block, arguments,
         (Access(array="out", index=lambda c: c.block_x * bins + c.thread_x + c.loop * block,
                 guard=lambda c: c.thread_x + c.loop * block < bins, kind="store", loop=-(-bins // block)),),
-        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": 2, "shared_atomic_words": bins, **atomics},
+        counts={"shared_wavefronts": grid * per_block, "barriers_per_block": 2, "shared_atomic_words": bins,
+                "shared_bytes": shared_bytes, **atomics},
         tolerance=0.0)
 
 

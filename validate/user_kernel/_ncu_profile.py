@@ -39,7 +39,7 @@ PROFILE_SECTIONS: tuple[str, ...] = (*roofline.NCU_SECTIONS, "InstructionStats")
 #: loads per thread, DRAM reads and writes, SM<->L2 sectors (all, and the reads: the loads' own
 #: L2 hit rate is 1 - DRAM reads / read sectors), requests and hits, L1 data-pipe
 #: wavefronts, global load sectors and hits, global store sectors and requests (partial
-#: stores), global atomic and reduction instructions.
+#: stores), global atomic and reduction instructions, shared atomic instructions.
 NCU_METRICS: tuple[str, ...] = (
     "smsp__inst_executed_op_global_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
     "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
@@ -47,7 +47,7 @@ NCU_METRICS: tuple[str, ...] = (
     "l1tex__data_pipe_lsu_wavefronts.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "smsp__sass_inst_executed_op_global_atom.sum",
-    "smsp__sass_inst_executed_op_global_red.sum",
+    "smsp__sass_inst_executed_op_global_red.sum", "smsp__sass_inst_executed_op_shared_atom.sum",
 )
 _PERMISSION = "ERR_NVGPUCTRPERM"
 _NO_KERNEL = "No kernels were profiled"

@@ -135,7 +135,9 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     thread issues (``load_bytes`` over the threads and the loads' width) beyond those
     outside the loops, over the loop's own; the outermost loops with shared-memory accesses
     and no global loads run as often as the shared accesses left over need
-    (``shared_bytes``, 4 bytes each). Instructions outside every loop count once. Every
+    (``shared_bytes``, 4 bytes each); those of shared atomics alone as often as the kernel's
+    shared atomics left over need (``shared_atomics`` + ``shared_cas``, one ``ATOMS`` a lane and
+    pass). Instructions outside every loop count once. Every
     thread is counted as taking the same path (no divergence, no early exit); the other
     loops (a remainder loop, a loop around the hot loop) are left out. The outermost loops
     of arithmetic alone (no global or shared access, some FP32/FP64 arithmetic) run as
@@ -192,16 +194,22 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
                      + (trips * _shared(hot.instructions) if hot is not None and trips else 0.0))
         instructions += _loop_instructions(shared_only, _shared, float(kernel.shared_bytes) / launch.threads / 4.0,
                                            elsewhere)
+    atomic_only = _shared_atomic_loops(sass, kernel, outer)
+    if atomic_only:
+        elsewhere = (_atoms(sass.instructions) - sum(_atoms(loop.instructions) for loop in outer)
+                     + (trips * _atoms(hot.instructions) if hot is not None and trips else 0.0))
+        lanes = float(kernel.shared_atomics or 0) + float(kernel.shared_cas or 0)
+        instructions += _loop_instructions(atomic_only, _atoms, lanes / launch.threads, elsewhere)
     # loops of arithmetic alone (no memory access) run as often as the flops left over need
     arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not _shared(loop.instructions)
-                  and _all_flops(loop.instructions)]
+                  and _all_flops(loop.instructions) and loop not in atomic_only]
     if arithmetic:
         more = _arithmetic_loops(sass, kernel, launch, outer, arithmetic, trips * _all_flops(hot.instructions)
                                  if hot is not None and trips else 0.0)
         if more is None:
             return None
         instructions += more
-    if not trips and not shared_only and not arithmetic:
+    if not trips and not shared_only and not arithmetic and not atomic_only:
         return None  # loops whose trip count is tied to no access
     return instructions * warps
 
@@ -227,6 +235,21 @@ def loads_from_bytes(sass: SassSummary, kernel: Kernel, launch: Launch) -> float
 def _shared(counts: SassCounts) -> int:
     """Shared-memory accesses of one pass over `counts`."""
     return counts.shared_loads + counts.shared_stores
+
+
+def _atoms(counts: SassCounts) -> int:
+    """Shared-memory atomics (``ATOMS``) of one pass over `counts`."""
+    return counts.shared_atomics
+
+
+def _shared_atomic_loops(sass: SassSummary, kernel: Kernel, outer: list[SassLoop]) -> list[SassLoop]:
+    """The outermost loops of shared atomics alone (no global load, no shared load or store) where
+    the kernel counts its shared atomics (``shared_atomics`` lanes, ``shared_cas`` successes): they
+    run as often as those need (one ``ATOMS`` a lane and pass); none without the counts."""
+    if not (kernel.shared_atomics or kernel.shared_cas) or not on("shared_atomic_loops"):
+        return []
+    return [loop for loop in outer if _atoms(loop.instructions) and not loop.instructions.global_loads
+            and not _shared(loop.instructions)]
 
 
 def _all_flops(counts: SassCounts) -> int:

@@ -28,11 +28,11 @@ from .quantities import (
     L2Traffic,
     Loads,
     LoopAround,
-    SharedAtomics,
 )
 from .reuse import l2_bytes_with_l1_reuse, l2_capacity_rereads, served_l2_requests
 from .sass import barriers_from_instructions, instructions_from_sass
 from .setting import Setting
+from .shared_atomics import shared_atomics_of
 from ..rules import on
 
 __all__ = ["barrier_phases", "derive", "dram_traffic", "grid_of", "issue_slots"]
@@ -62,10 +62,7 @@ def derive(setting: Setting) -> Derived:
         atomics=Atomics(updates=float(kernel.atomics or 0), addresses=addresses,
                         one_address_stores=float(kernel.one_address_stores or 0),
                         cas_contenders=None if kernel.cas_contenders is None else float(kernel.cas_contenders)),
-        shared_atomics=SharedAtomics(updates=float(kernel.shared_atomics or 0), words=kernel.shared_atomic_words,
-                                     cas_successes=float(kernel.shared_cas or 0),
-                                     cas_contenders=max(1.0, float(kernel.shared_cas_contenders or 1)),
-                                     threads=launch.threads),
+        shared_atomics=shared_atomics_of(setting, around),
         issue=issue_slots(setting, grid),
         barriers=barrier_phases(setting, around),
         hot_loop=hot_loop(setting, around, served, rereads),

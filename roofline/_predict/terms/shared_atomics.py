@@ -70,6 +70,8 @@ def shared_atomics_term(s: SharedAtomics, grid: Grid, params: SharedAtomicParams
     plain = s.updates * share / add_rate if s.updates and add_rate else 0.0
     if s.updates and not add_rate:
         notes.append(f"shared atomics cost no time: the calibration has no {add_name}")
+    if (s.updates or s.cas_successes) and s.words is None:
+        notes.append("the shared atomics' words are not known: taken as spread over the banks (the spread rates)")
     cas_rate, cas_name = _rate(p, "cas_{}_attempts", one_word)
     attempts = s.cas_successes * cas_attempts_per_success(s.cas_contenders)
     throughput = attempts * share / cas_rate if attempts and cas_rate else 0.0
