@@ -7,7 +7,9 @@ The exam projects here are made in a temporary folder from committed dev measure
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,8 @@ from corpus import (
 )
 from gpuroof._main import main
 from roofline import RooflineError
+
+MEASUREMENTS = Path(__file__).resolve().parents[2] / "corpus" / "measurements"
 
 
 @pytest.mark.parametrize("project, split", [
@@ -51,8 +55,12 @@ def test_split_of_refuses_what_is_not_a_name():
 
 @pytest.mark.parametrize("argv", [["--exam"], ["--split", "exam"], ["--exam", "--json"]],
                          ids=["exam", "split-exam", "exam-json"])
-def test_the_exam_split_without_an_exam_project_is_one_line_and_exit_2(capsys, argv):
-    code = main(["corpus", "--gpu", "h200", *argv])
+def test_the_exam_split_without_an_exam_project_is_one_line_and_exit_2(capsys, argv, tmp_path):
+    # a measurements root holding the H200's dev projects alone
+    (tmp_path / "h200").mkdir()
+    for name in ("cuda-samples", "polybench-gpu", "rodinia", "sgemm-cuda", "triton-tutorials"):
+        shutil.copy(MEASUREMENTS / "h200" / f"{name}.json", tmp_path / "h200")
+    code = main(["corpus", "--gpu", "h200", "--data", str(tmp_path), *argv])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "no exam project is measured on the h200 yet" in err
