@@ -712,6 +712,10 @@ MEMORY.update({
     "memory_space": call(args_kwargs(maybe(st.sampled_from(("register", "local", "shared", "constant", "texture",
                                                             "global", "L2"))))),
     "memory_spaces": call(args_kwargs()),
+    "loads_per_thread": call(args_kwargs(
+        st.one_of(st.floats(0, 1e15), st.integers(0, 1 << 70), st.sampled_from((-1, np.nan, np.inf, 10**400)), junk()),
+        st.one_of(st.integers(1, 1 << 40), st.sampled_from((0, -3, True, 2**64, 10**400)), junk()),
+        maybe(st.one_of(st.sampled_from((1, 2, 4, 8, 16)), st.floats(-1, 32), junk())))),
     "traffic": call(args_kwargs(maybe(st.sampled_from((4, (4, 2), (2**31, 1, 1), (65536 * 64, 1), 0))),
                                 maybe(st.sampled_from((256, (16, 16), (1025,), 0))),
                                 st.one_of(st.just([_ACCESS]), st.just([]), st.lists(junk(), max_size=2), junk()),
