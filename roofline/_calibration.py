@@ -155,6 +155,11 @@ class Calibration(RealNumbers):
     cas_line_attempts_per_second : float or None
         Lane attempts per second of the whole GPU when every warp sends 32-lane ``atomicCAS``
         to a 128-byte line of its own, each lane on its own word (the global-CAS probe).
+    atomic_one_address_f32_updates_per_second : float or None
+        Float adds (``REDG.E.ADD.F32``, ``atomicAdd`` of a ``float``) per second to one word,
+        applied in series at its L2 slice (the global-CAS probe: lane 0 of every warp adds).
+    atomic_one_address_f64_updates_per_second : float or None
+        The same for ``double`` adds (``REDG.E.ADD.F64``).
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -207,6 +212,8 @@ class Calibration(RealNumbers):
     shared_cas_round_trip_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     cas_round_trip_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     cas_line_attempts_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    atomic_one_address_f32_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    atomic_one_address_f64_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

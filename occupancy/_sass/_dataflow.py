@@ -11,12 +11,13 @@ import math
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Literal
 from itertools import repeat
 
 from .._nvdisasm import Instruction
 from ._operand_table import EMPTY, GLOBAL_ATOMICS, GLOBAL_STORES, Named, PREDICATE
 
-__all__ = ["address_sources", "inside_loops", "instructions_between", "one_address_counts"]
+__all__ = ["address_sources", "inside_loops", "instructions_between", "one_address_atomic_type", "one_address_counts"]
 
 
 _LINE_BYTES = 128
@@ -413,3 +414,25 @@ def one_address_counts(instrs: Sequence[Instruction], sources: dict[int, frozens
             atomics += instr.base in GLOBAL_ATOMICS
             stores += instr.base in GLOBAL_STORES
     return atomics, stores
+
+
+def one_address_atomic_type(instrs: Sequence[Instruction],
+                            sources: dict[int, frozenset[str]]) -> Literal["f32", "f64", "other"] | None:
+    """The operation of the one-address global atomics (`one_address_counts`): ``"f32"`` where
+    every one is a float add (``.ADD.F32``), ``"f64"`` where every one is a double add
+    (``.ADD.F64``), ``"other"`` for any other mix (integer adds, CAS, exchanges, half-precision
+    pairs); None without one-address atomics."""
+    kinds = {_atomic_kind(i) for i in instrs
+             if i.base in GLOBAL_ATOMICS and i.offset in sources and not sources[i.offset]}
+    if len(kinds) == 1 and kinds <= {"f32", "f64"}:
+        return "f32" if "f32" in kinds else "f64"
+    return "other" if kinds else None
+
+
+def _atomic_kind(instr: Instruction) -> str:
+    """``f32``/``f64`` for a float/double add (``REDG.E.ADD.F32.FTZ.RN``), else ``other``."""
+    if "ADD" in instr.modifiers:
+        for kind in ("F32", "F64"):
+            if kind in instr.modifiers:
+                return kind.lower()
+    return "other"

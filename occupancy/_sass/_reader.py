@@ -17,7 +17,13 @@ from typing import get_args
 from .._arch import architecture as known_architecture
 from .._errors import OccupancyError
 from .._nvdisasm import Disassembly, Instruction, NvdisasmError, disassemble, parse_listing
-from ._dataflow import address_sources, inside_loops, instructions_between, one_address_counts
+from ._dataflow import (
+    address_sources,
+    inside_loops,
+    instructions_between,
+    one_address_atomic_type,
+    one_address_counts,
+)
 from ._loads import (
     count_instructions,
     executable,
@@ -97,6 +103,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         thread_index_components=thread_components(code),
         global_atomics=sum(1 for i in code if i.base in GLOBAL_ATOMICS),
         global_atomics_one_address=one_address[0],
+        global_atomics_one_address_type=one_address_atomic_type(code, addresses),
         global_stores_one_address=one_address[1],
         hot_loop_load_sources=hot_sources,
         lone_thread=lone,

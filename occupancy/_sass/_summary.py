@@ -178,6 +178,12 @@ class SassSummary(BaseModel):
         register dataflow finds it built from constants and kernel parameters alone (no
         thread or block index, no loaded value, no register a loop steps). A counter every
         warp adds to. None where the summary does not say.
+    global_atomics_one_address_type : {"f32", "f64", "other"} or None
+        The operation of those: ``"f32"`` where every one is a float add (``REDG.E.ADD.F32``,
+        an ``atomicAdd`` of a ``float``), ``"f64"`` where every one is a double add, ``"other"``
+        for integer adds, compare-and-swaps, exchanges and mixes. The word's L2 slice applies
+        float adds at their own rate (the global-CAS probe). None without one-address atomics,
+        and where the summary does not say.
     global_stores_one_address : int or None
         Global stores (``STG``, ``ST``) to one address by the same test: a flag every warp
         sets (``*done = true``). None where the summary does not say.
@@ -217,6 +223,7 @@ class SassSummary(BaseModel):
     thread_index_components: tuple[Literal["x", "y", "z"], ...] | None = None
     global_atomics: int | None = Field(default=None, ge=0)
     global_atomics_one_address: int | None = Field(default=None, ge=0)
+    global_atomics_one_address_type: Literal["f32", "f64", "other"] | None = None
     global_stores_one_address: int | None = Field(default=None, ge=0)
     hot_loop_load_sources: tuple[tuple[AddressSource, ...], ...] | None = None
     lone_thread: Literal["global", "thread"] | None = None

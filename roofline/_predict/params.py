@@ -95,7 +95,8 @@ class AtomicParams:
     """The ``atomics`` term's: updates spread over L2, updates to one address, stores to one address,
     and the round trip each round of a compare-and-swap loop waits at least: a returning CAS's
     (``cas_round_trip_seconds``), else a load's L2 hit; and the rate of 32-lane CAS on one line a
-    warp that bounds all of a CAS loop's attempts."""
+    warp that bounds all of a CAS loop's attempts; the rates of float adds to one word, where
+    the SASS finds the one-address updates float adds (rule ``float_atomics``)."""
 
     atomic_spread_updates_per_second: float | None = _by("memory_terms")
     atomic_one_address_updates_per_second: float | None = _by("memory_terms")
@@ -103,6 +104,8 @@ class AtomicParams:
     l2_hit_latency_seconds: float | None = _by("latency")
     cas_round_trip_seconds: float | None = _by("global_cas")
     cas_line_attempts_per_second: float | None = _by("global_cas")
+    atomic_one_address_f32_updates_per_second: float | None = _by("global_cas")
+    atomic_one_address_f64_updates_per_second: float | None = _by("global_cas")
 
 
 @dataclass(frozen=True)

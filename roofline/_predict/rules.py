@@ -158,6 +158,9 @@ _RULES = (
          "the atomics' addresses stay unknown (taken as spread)"),
     Rule("atomic_contention", "_predict.terms.atomics:atomics_term", "probe",
          "memory_terms (atomic_one_address_updates_per_second)", "updates to few addresses do not queue"),
+    Rule("float_atomics", "_predict.derive.step:derive", "probe",
+         "global_cas (atomic_one_address_f32_updates_per_second, atomic_one_address_f64_updates_per_second)",
+         "float and double adds to one address queue at the integer adds' rate"),
     Rule("cas_contention", "_predict.terms.atomics:atomics_term", "derivation",
          f"{_D} 'Contended compare-and-swap loops' (k contenders: k rounds, k(k+1)/2 attempts; the rates are "
          "memory_terms', the round trip global_cas' cas_round_trip_seconds, else latency's l2_hit_latency_seconds; "

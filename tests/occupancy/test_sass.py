@@ -178,6 +178,23 @@ ONE_ADDRESS = {
                                             "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], 1, 0),
     "shared-atomics-are-not-global": (["ATOMS.ADD R2, [R4], R3", "EXIT"], 0, 0),
 }
+ONE_ADDRESS_TYPE = {
+    # name: (lines, SassSummary.global_atomics_one_address_type)
+    "a-float-add": ([f"LDC.64 R6, {C}", "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], "f32"),
+    "a-double-add": ([f"LDC.64 R6, {C}", "REDG.E.ADD.F64.RN.STRONG.GPU desc[UR4][R6.64], R4", "EXIT"], "f64"),
+    "a-returning-float-add": ([f"LDC.64 R6, {C}", "ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R2, desc[UR4][R6.64], R3",
+                               "EXIT"], "f32"),
+    "an-integer-add": ([f"LDC.64 R6, {C}", "REDG.E.ADD.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], "other"),
+    "a-compare-and-swap": ([f"LDC.64 R6, {C}", "ATOMG.E.CAS.STRONG.GPU PT, R2, [R6], R4, R5", "EXIT"], "other"),
+    "a-half-pair-add": ([f"LDC.64 R6, {C}", "REDG.E.ADD.F16x2.RN.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], "other"),
+    "float-and-double": ([f"LDC.64 R6, {C}", "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R3",
+                          "REDG.E.ADD.F64.RN.STRONG.GPU desc[UR4][R6.64], R4", "EXIT"], "other"),
+    "a-float-max-is-not-an-add": ([f"LDC.64 R6, {C}", "REDG.E.MAX.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R3",
+                                   "EXIT"], "other"),
+    "a-float-add-by-the-thread": (["S2R R0, SR_TID.X", f"LDC.64 R6, {C}", "IMAD.WIDE R6, R0, 0x4, R6",
+                                   "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R3", "EXIT"], None),
+    "no-atomics": ([f"LDC.64 R6, {C}", "STG.E desc[UR4][R6.64], R3", "EXIT"], None),
+}
 FLAGS = {
     # name: (lines, global stores to one address)
     "a-flag-in-a-parameter": (["S2R R0, SR_TID.X", f"LDC.64 R6, {C}", "IMAD.WIDE R4, R0, 0x4, R6",
@@ -314,6 +331,12 @@ def test_atomics_to_one_address(name):
     lines, atomics, one = ONE_ADDRESS[name]
     s = summary(*lines)
     assert (s.global_atomics, s.global_atomics_one_address) == (atomics, one)
+
+
+@pytest.mark.parametrize("name", list(ONE_ADDRESS_TYPE), ids=list(ONE_ADDRESS_TYPE))
+def test_the_type_of_the_atomics_to_one_address(name):
+    lines, kind = ONE_ADDRESS_TYPE[name]
+    assert summary(*lines).global_atomics_one_address_type == kind
 
 
 def test_padding_and_the_trap_are_not_counted():
@@ -556,10 +579,36 @@ def test_a_counter_is_one_address_and_a_histogram_is_not(cubins, arch):
     counter = occupancy.kernel_resources(cubins[arch], kernel="counter").sass
     histogram = occupancy.kernel_resources(cubins[arch], kernel="histogram").sass
     assert counter.global_atomics >= 1 and counter.global_atomics_one_address == counter.global_atomics
+    assert counter.global_atomics_one_address_type == "other"  # an int counter
+    assert histogram.global_atomics_one_address_type is None
     assert histogram.global_atomics >= 1 and histogram.global_atomics_one_address == 0
     flag = occupancy.kernel_resources(cubins[arch], kernel="flag").sass
     assert (flag.instructions.global_stores, flag.global_stores_one_address) == (2, 1)
     assert counter.global_stores_one_address == histogram.global_stores_one_address == 0
+
+
+# A reduction's last step, as float, double and unsigned: every thread adds its element to one total.
+TOTALS = """
+extern "C" __global__ void total_f32(const float* x, float* t, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(t, x[i]); }
+extern "C" __global__ void total_f64(const double* x, double* t, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(t, x[i]); }
+extern "C" __global__ void total_u32(const unsigned* x, unsigned* t, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(t, x[i]); }
+"""
+
+
+def test_the_compilers_float_and_double_totals_are_typed(nvdisasm, tmp_path):
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    (tmp_path / "totals.cu").write_text(TOTALS)
+    subprocess.run([nvcc, "-cubin", "-arch=sm_90", "-o", str(tmp_path / "totals.cubin"), str(tmp_path / "totals.cu")],
+                   check=True, capture_output=True)
+    cubin = (tmp_path / "totals.cubin").read_bytes()
+    kinds = {k: occupancy.kernel_resources(cubin, kernel=f"total_{k}").sass for k in ("f32", "f64", "u32")}
+    assert {k: (s.global_atomics_one_address, s.global_atomics_one_address_type) for k, s in kinds.items()} == {
+        "f32": (1, "f32"), "f64": (1, "f64"), "u32": (1, "other")}
 
 
 @pytest.mark.parametrize("arch", ARCHS)

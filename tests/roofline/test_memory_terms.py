@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import occupancy
 import roofline
 from roofline import models
 from roofline._predict import roofline_bound
@@ -195,3 +196,50 @@ def test_a_burst_that_opens_its_own_page_costs_what_the_random_burst_probe_measu
     # without the figure: a burst plus the page it opens, as before
     plain, _ = dram_sides(traffic, dram_granularity(cal.model_copy(update={"dram_random_burst_bytes": None})))
     assert plain != read and plain >= k.traffic.dram_load_bursts * cal.dram_burst_bytes
+
+
+# Float and double adds to one word (rule float_atomics): the SASS's type of the one-address atomics
+# picks the global-CAS probe's rate for it; by hand, 10^7 updates at rates of the test's own.
+FLOAT_RATES = {"atomic_spread_updates_per_second": 1e13, "atomic_one_address_updates_per_second": 1e9,
+               "atomic_one_address_f32_updates_per_second": 4e8, "atomic_one_address_f64_updates_per_second": 2.5e8}
+FLOAT_ATOMICS = {  # name: (SASS one-address type, the kernel's addresses, rates left out) -> (seconds, note names)
+    "float adds to one counter": (("f32", None, ()), (1e7 / 4e8, None)),
+    "double adds to one counter": (("f64", None, ()), (1e7 / 2.5e8, None)),
+    "integer adds to one counter": (("other", None, ()), (1e7 / 1e9, None)),
+    "float adds, no float rate measured": (("f32", None, ("atomic_one_address_f32_updates_per_second",)),
+                                           (1e7 / 1e9, "atomic_one_address_f32_updates_per_second")),
+    # the description's 1024 bins: the SASS's counter type does not describe them
+    "float adds the description spreads over 1024 addresses": (("f32", 1024, ()), (1e7 / 1024 / 1e9, None)),
+}
+
+
+def _float_term(kind, addresses, missing):
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=1,
+                                 instructions=occupancy.SassCounts(total=10, global_loads=1), global_atomics=1,
+                                 global_atomics_one_address=1, global_atomics_one_address_type=kind)
+    launch = occupancy.Launch(grid=(264, 1, 1), block=(256, 1, 1), registers_per_thread=32,
+                              resources=occupancy.KernelResources(kernel="k", architecture="sm_90",
+                                                                  registers_per_thread=32, sass=sass))
+    cal = roofline.calibration("H200").model_copy(update={**FLOAT_RATES, **{name: None for name in missing}})
+    k = roofline.Kernel(flops=0, dram_bytes=1 << 20, atomics=10**7, atomic_addresses=addresses, launch=launch)
+    return roofline.predict("H200", k, calibration=cal)
+
+
+@pytest.mark.parametrize("case, expected", FLOAT_ATOMICS.values(), ids=FLOAT_ATOMICS.keys())
+def test_float_adds_to_one_word_queue_at_their_own_rate(case, expected):
+    seconds, missing = expected
+    p = _float_term(*case)
+    term = _term(p, "atomics")
+    assert term.seconds == pytest.approx(seconds)
+    assert term.inputs["atomic_one_address_updates_per_second"] == pytest.approx(
+        1e7 / seconds / (case[1] or 1))
+    named = [note for note in term.notes if "_updates_per_second" in note]
+    assert (missing is not None) == bool(named) and all(missing in note for note in named)
+
+
+@pytest.mark.parametrize("case", [c for c, _ in FLOAT_ATOMICS.values()], ids=FLOAT_ATOMICS.keys())
+def test_without_the_rule_float_adds_queue_at_the_integer_rate(case):
+    with roofline.terms.disabled({"float_atomics"}):
+        term = _term(_float_term(*case), "atomics")
+    assert term.seconds == pytest.approx(1e7 / (case[1] or 1) / 1e9)
+    assert not any("f32" in note or "f64" in note for note in term.notes)

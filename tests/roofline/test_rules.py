@@ -196,6 +196,12 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
                                                dram_bytes=1 * _MB))),
     ("atomic_counter", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e7, launch=_launch(
         _sass(global_atomics=1, global_atomics_one_address=1))))),
+    # float adds to one counter at a rate a third of the integer adds' (a rate of the test's own)
+    ("float_atomics", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, atomics=1e7, launch=_launch(
+        _sass(global_atomics=1, global_atomics_one_address=1, global_atomics_one_address_type="f32"))),
+        calibration=roofline.calibration("H200").model_copy(update={
+            "atomic_one_address_f32_updates_per_second":
+                roofline.calibration("H200").atomic_one_address_updates_per_second / 3}))),
     ("sass_barriers", _predict(Kernel(flops=0.0, dram_bytes=64 * _MB, instructions=264 * 8 * 2000.0, launch=_launch(
         _sass(loops=(_loop(loads=0, counts={"barriers": 1, "shared_loads": 2}),), counts={"barriers": 1}))))),
     ("lone_thread", _predict(_looped(_sass(loops=(_loop(),), lone_thread="global"), grid=_ONE_WAVE))),

@@ -1,5 +1,5 @@
-"""The global-CAS probe: a returning global compare-and-swap's round trip at L2, and the rate of
-32-lane compare-and-swaps on one line a warp.
+"""The global-CAS probe: a returning global compare-and-swap's round trip at L2, the rate of
+32-lane compare-and-swaps on one line a warp, and the rate of adds to one word by its type.
 
 `validate/kernels/global_cas.cu` holds the kernels:
 
@@ -8,10 +8,15 @@
 * **CAS lines**: every warp of a full GPU (two blocks of 1024 threads per SM) sends
   independent 32-lane ``atomicCAS`` to a 128-byte line of its own, each lane on its own word:
   lane attempts per second, the whole GPU.
+* **Adds to one word**: lane 0 of every warp of a block of 1024 threads per SM adds to one word, ``u32``,
+  ``f32`` and ``f64`` (``REDG.E.ADD``, ``.F32``, ``.F64``): the updates the word's L2 slice
+  applies per second, by type. The ``u32`` rate is the memory-terms probe's
+  ``atomic_one_address_updates_per_second`` measured again in the same session (a check, not a
+  figure of this probe); the float rates are the ``float_atomics`` rule's.
 
 Each kernel is timed at ``iters`` and ``2 x iters`` operations a thread; a figure is the
-operations the second adds over the time it adds (the launch's cost cancels). The figures are
-the ``cas_contention`` rule's (`roofline._predict.terms.atomics`). A few launches of at most a
+operations the second adds over the time it adds (the launch's cost cancels). The CAS figures
+are the ``cas_contention`` rule's, the float adds' the ``float_atomics`` rule's (`roofline._predict.terms.atomics`). A few launches of at most a
 few milliseconds: well under a second of device time. Alone, from the repository's root:
 ``python scripts/global_cas_probe.py [--out FILE.json]``.
 """
@@ -46,7 +51,17 @@ KERNELS: tuple[tuple[str, str, str], ...] = (
     ("global_cas_chain", "cas_round_trip_seconds", "one thread's chain of dependent global atomicCAS on one word"),
     ("global_cas_lines", "cas_line_attempts_per_second",
      "independent 32-lane global atomicCAS, every warp of the GPU on a 128-byte line of its own"),
+    ("global_add_one_u32", "atomic_one_address_u32_updates_per_second",
+     "unsigned atomicAdd (REDG.E.ADD) of lane 0 of every warp, 1024 threads per SM, to one word"),
+    ("global_add_one_f32", "atomic_one_address_f32_updates_per_second",
+     "float atomicAdd (REDG.E.ADD.F32) of lane 0 of every warp, 1024 threads per SM, to one word"),
+    ("global_add_one_f64", "atomic_one_address_f64_updates_per_second",
+     "double atomicAdd (REDG.E.ADD.F64) of lane 0 of every warp, 1024 threads per SM, to one word"),
 )
+#: Kernels timed as a check of another probe's figure (shown, not stored as this probe's figure).
+CHECKS = frozenset({"global_add_one_u32"})
+#: The kernels whose operations are one lane a warp.
+_ONE_LANE_A_WARP = frozenset({"global_add_one_u32", "global_add_one_f32", "global_add_one_f64"})
 
 
 class GlobalCasTimes(BaseModel):
@@ -65,6 +80,10 @@ class GlobalCas(GlobalCasTimes):
 
     cas_round_trip_seconds: float | None = Field(default=None, gt=0)
     cas_line_attempts_per_second: float | None = Field(default=None, gt=0)
+    atomic_one_address_u32_updates_per_second: float | None = Field(
+        default=None, gt=0, description="A check of the memory-terms probe's atomic_one_address_updates_per_second.")
+    atomic_one_address_f32_updates_per_second: float | None = Field(default=None, gt=0)
+    atomic_one_address_f64_updates_per_second: float | None = Field(default=None, gt=0)
 
 
 def derive_global_cas(times: GlobalCasTimes) -> GlobalCas:
@@ -75,7 +94,8 @@ def derive_global_cas(times: GlobalCasTimes) -> GlobalCas:
     """
     if not isinstance(times, GlobalCasTimes):
         raise TypeError(f"times must be a GlobalCasTimes, not {type(times).__name__}")
-    figures = added_figures([(k, name, times.threads[k]) for k, name, _ in KERNELS], times.iters, times.seconds)
+    figures = added_figures([(k, name, times.threads[k]) for k, name, _ in KERNELS if k in times.seconds],
+                            times.iters, times.seconds)
     return GlobalCas(**times.model_dump(), **figures)
 
 
@@ -94,7 +114,8 @@ def measure_global_cas(session: Session, info: DeviceInfo, *, quick: bool = Fals
     kernels = compile_kernels(kernel_source("global_cas.cu"), [k for k, _, _ in KERNELS], arch=session.arch,
                               name="global_cas.cu")
     blocks = info.sm_count * BLOCKS_PER_SM
-    shapes = {"global_cas_chain": (1, 32), "global_cas_lines": (blocks, THREADS)}
+    shapes = {"global_cas_chain": (1, 32), "global_cas_lines": (blocks, THREADS),
+              **{k: (info.sm_count, THREADS) for k in sorted(_ONE_LANE_A_WARP)}}
     words, out = session.allocate(blocks * THREADS * 4), session.allocate(blocks * THREADS * 4)
     iters = 512
     rules = StopRules(warmup=2, repetitions=5 if quick else 9)
@@ -104,15 +125,16 @@ def measure_global_cas(session: Session, info: DeviceInfo, *, quick: bool = Fals
             benchmark(session.launcher(kernels[kernel], (grid, 1, 1), (block, 1, 1), (words, out, np.int32(n))),
                       timer=session.timer, rules=rules).median_seconds for n in (iters, 2 * iters))
     session.synchronize()
-    threads = {"global_cas_chain": 1, "global_cas_lines": blocks * THREADS}
+    threads = {"global_cas_chain": 1, "global_cas_lines": blocks * THREADS,
+               **{k: info.sm_count * THREADS // 32 for k in _ONE_LANE_A_WARP}}
     result = derive_global_cas(GlobalCasTimes(iters=iters, threads=threads, seconds=seconds))
-    progress("global CAS: " + ", ".join(f"{name} {shown(getattr(result, name))}" for _, name, _ in KERNELS))
+    progress("global atomics: " + ", ".join(f"{name} {shown(getattr(result, name))}" for _, name, _ in KERNELS))
     return result
 
 
 class GlobalCasProbe(Probe[GlobalCas]):
-    """A returning global CAS's round trip and the rate of 32-lane CAS on one line a warp
-    (`measure_global_cas`)."""
+    """A returning global CAS's round trip, the rate of 32-lane CAS on one line a warp, and the
+    rates of float adds to one word (`measure_global_cas`)."""
 
     name = "global_cas"
     step = "global cas"
@@ -124,13 +146,13 @@ class GlobalCasProbe(Probe[GlobalCas]):
         return {name: (getattr(result, name),
                        f"{how}, {result.threads[kernel]} threads, {result.iters} against {2 * result.iters} "
                        "operations a thread: the operations the longer adds over the time it adds")
-                for kernel, name, how in KERNELS}
+                for kernel, name, how in KERNELS if kernel not in CHECKS and kernel in result.seconds}
 
     def render(self, result: GlobalCas, heading: str, assets: str) -> list[str]:
         rows = [f"| {kernel} | {result.threads[kernel]} | {shown(getattr(result, name))} | "
                 f"{short * 1e6:.1f} us, {long * 1e6:.1f} us |"
-                for kernel, name, _ in KERNELS for short, long in [result.seconds[kernel]]]
-        return [f"{heading} Global compare-and-swap", "",
+                for kernel, name, _ in KERNELS if kernel in result.seconds for short, long in [result.seconds[kernel]]]
+        return [f"{heading} Global compare-and-swap and adds to one word", "",
                 f"{result.iters} and {2 * result.iters} operations a thread.", "",
                 "| kernel | threads | figure | times |", "| --- | ---: | ---: | --- |", *rows, ""]
 

@@ -9,6 +9,7 @@ at each level, the global and shared atomics, the issue slots, the barrier phase
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 __all__ = ["Atomics", "Barriers", "Derived", "DramTraffic", "Grid", "HotLoop", "IssueSlots", "L1Traffic",
            "L2Traffic", "LeftoverBursts", "Loads", "LoopAround", "SharedAtomics"]
@@ -106,12 +107,15 @@ class Atomics:
     every global atomic's address the same for every thread; None when not known).
     ``cas_contenders``: the threads whose compare-and-swap retry loops update each address at
     once (``kernel.cas_contenders``; None: not such a loop, or not known).
+    ``one_address_type``: ``"f32"``/``"f64"`` where the SASS finds the one-address atomics
+    float (double) adds (rule ``float_atomics``), else None.
     """
 
     updates: float
     addresses: Count | None
     one_address_stores: float
     cas_contenders: float | None = None
+    one_address_type: Literal["f32", "f64"] | None = None
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ def derive(setting: Setting) -> Derived:
     if addresses is None and sass is not None and sass.global_atomics and \
             sass.global_atomics_one_address == sass.global_atomics and on("atomic_counter"):
         addresses = 1  # every global atomic's address the same for every thread: a counter
+    kind = sass.global_atomics_one_address_type if sass is not None and on("float_atomics") else None
     return Derived(
         grid=grid,
         loads=Loads(elements_per_thread=launch.elements_per_thread,
@@ -61,7 +62,8 @@ def derive(setting: Setting) -> Derived:
         l1=L1Traffic(bytes=kernel.l1_bytes),
         atomics=Atomics(updates=float(kernel.atomics or 0), addresses=addresses,
                         one_address_stores=float(kernel.one_address_stores or 0),
-                        cas_contenders=None if kernel.cas_contenders is None else float(kernel.cas_contenders)),
+                        cas_contenders=None if kernel.cas_contenders is None else float(kernel.cas_contenders),
+                        one_address_type=kind if kind in ("f32", "f64") and addresses == 1 else None),
         shared_atomics=shared_atomics_of(setting, around),
         issue=issue_slots(setting, grid),
         barriers=barrier_phases(setting, around),

@@ -6,7 +6,10 @@ updates spread over many lines proceed in parallel at L2's atomic throughput
 (``atomic_spread_updates_per_second``), while updates to one address are applied one after
 the other at that slice (``atomic_one_address_updates_per_second``). With ``A`` addresses
 hit evenly, the busiest takes ``updates / A`` of them in series. A warp-aggregated atomic
-(the warp's leader adds the warp's sum) is one update. Stores to one address (a flag every
+(the warp's leader adds the warp's sum) is one update. Float and double adds to one word
+(``REDG.E.ADD.F32``/``.F64``, where the SASS finds every one-address atomic such an add) are
+applied at their own rates, measured by the global-CAS probe
+(``atomic_one_address_f32_updates_per_second``, ``..._f64_...``; rule ``float_atomics``). Stores to one address (a flag every
 warp sets) queue at that slice the same way, at their own rate. The rates are measured by the
 memory-terms probe of ``gpuroof validate`` (`validate.probes._memory_terms`).
 
@@ -28,12 +31,27 @@ from ..params import AtomicParams
 from ..rules import on
 from ._term import Term
 
-__all__ = ["atomics_term", "cas_rounds"]
+__all__ = ["atomics_term", "cas_rounds", "one_address_rate"]
 
 _NO_CAS_TRIP = ("compare-and-swap rounds wait a load's L2 hit (l2_hit_latency_seconds): no returning CAS's round "
                 "trip measured (cas_round_trip_seconds, global_cas probe)")
 _NO_LINE_RATE = ("compare-and-swap loop's attempts over L2 not bounded: no rate of 32-lane CAS on one line measured "
                  "(cas_line_attempts_per_second, global_cas probe); its updates at the spread rate")
+
+
+def one_address_rate(atomics: Atomics, params: AtomicParams) -> tuple[float | None, tuple[str, ...]]:
+    """The rate at which the word's L2 slice applies the one-address updates: the float (double)
+    adds' where `Atomics.one_address_type` says so and the probe measured it, else the integer
+    adds' (``atomic_one_address_updates_per_second``, with a note where a float rate is missing)."""
+    kind = atomics.one_address_type
+    if kind is None:
+        return params.atomic_one_address_updates_per_second, ()
+    name = f"atomic_one_address_{kind}_updates_per_second"
+    rate = getattr(params, name)
+    if rate:
+        return rate, ()
+    return params.atomic_one_address_updates_per_second, (
+        f"{kind} adds to one address taken at the integer adds' rate: no {name} measured (global_cas probe)",)
 
 
 def cas_rounds(updates: float, contenders: float) -> tuple[float, float]:
@@ -51,10 +69,10 @@ def _round_trip_seconds(params: AtomicParams) -> float | None:
     return params.cas_round_trip_seconds or params.l2_hit_latency_seconds
 
 
-def _serial_seconds(updates: float, contenders: float | None, params: AtomicParams) -> tuple[float, dict[str, float]]:
+def _serial_seconds(updates: float, contenders: float | None, params: AtomicParams,
+                    one_rate: float) -> tuple[float, dict[str, float]]:
     """The busiest address's updates in series: at the one-address rate, and for a contended
     CAS loop (rule ``cas_contention``) each round one round trip plus its attempts."""
-    one_rate = params.atomic_one_address_updates_per_second
     round_trip = _round_trip_seconds(params)
     if contenders is None or not round_trip or not on("cas_contention"):
         return updates / one_rate, {}
@@ -83,8 +101,7 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
     """
     addresses, updates = atomics.addresses, atomics.updates
     spread_rate = params.atomic_spread_updates_per_second
-    one_rate = params.atomic_one_address_updates_per_second
-    notes: tuple[str, ...] = ()
+    one_rate, notes = one_address_rate(atomics, params)
     spread = updates / spread_rate if updates and spread_rate else 0.0
     loop = atomics.cas_contenders is not None and on("cas_contention")
     line_rate = params.cas_line_attempts_per_second
@@ -94,9 +111,10 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
     cas: dict[str, float] = {}
     if updates and one_rate and on("atomic_contention"):
         if addresses:
-            serial, cas = _serial_seconds(updates / max(1.0, float(addresses)), atomics.cas_contenders, params)
+            serial, cas = _serial_seconds(updates / max(1.0, float(addresses)), atomics.cas_contenders, params,
+                                          one_rate)
         else:
-            notes = ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
+            notes += ("global atomics' addresses not known: taken as spread over L2 (no contention)",)
     if loop and not _round_trip_seconds(params):
         notes += ("compare-and-swap loop's rounds left out: no L2 round trip measured (l2_hit_latency_seconds)",)
     elif loop and not params.cas_round_trip_seconds:
@@ -112,6 +130,7 @@ def atomics_term(atomics: Atomics, params: AtomicParams) -> Term:
               "one_address_store_seconds": flagged,
               "atomic_spread_updates_per_second": spread_rate or 0.0,
               "atomic_one_address_updates_per_second": one_rate or 0.0,
+              "one_address_float_bits": {"f32": 32.0, "f64": 64.0}.get(atomics.one_address_type or "", 0.0),
               "spread_seconds": spread, "contention_seconds": serial, **cas}
     seconds = max(spread, serial)
     return Term(name="atomics", side="memory", seconds=seconds, limiter="cache_bandwidth",
