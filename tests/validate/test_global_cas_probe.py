@@ -88,3 +88,19 @@ def test_a_report_of_the_cas_kernels_alone_still_gives_their_figures():
     result = derive_global_cas(old)
     assert result.atomic_one_address_f32_updates_per_second is None
     assert set(GlobalCasProbe().figures(result)) == {"cas_round_trip_seconds", "cas_line_attempts_per_second"}
+
+
+@pytest.mark.gpu
+def test_the_probe_on_the_gpu(gpu_session, gpu_info):
+    """Every kernel's longer launch takes longer, and the unsigned adds to one word come out near
+    the memory-terms probe's packaged rate for this GPU where there is one (the same L2 slice
+    applying the same REDG.E.ADD: within a factor of 2)."""
+    result = _global_cas.measure_global_cas(gpu_session, gpu_info, quick=True)
+    assert all(getattr(result, name) is not None for _, name, _ in KERNELS), result
+    assert result.cas_round_trip_seconds < 10e-6
+    from validate.user_kernel._measure import database_gpu
+
+    record = database_gpu(gpu_info.name, None)
+    packaged = roofline.calibration(record.name).atomic_one_address_updates_per_second if record else None
+    if packaged:
+        assert 0.5 < result.atomic_one_address_u32_updates_per_second / packaged < 2.0
