@@ -25,7 +25,7 @@ TIMES = SharedAtomicTimes(iters=256, sm_count=132, seconds={
 EXPECTED = {
     "sm_shared_atomic_one_word_updates_per_second": 262_144 / 4e-6,
     "sm_shared_atomic_spread_updates_per_second": 262_144 / 2e-6,
-    "sm_shared_cas_one_word_attempts_per_second": None,  # the longer launch took no longer
+    "sm_shared_cas_one_word_attempts_per_second": None,  # the longer launch added no time
     "sm_shared_cas_spread_attempts_per_second": 262_144 / 20e-6,
     "shared_cas_round_trip_seconds": 25.6e-6 / 256,
 }
@@ -73,7 +73,7 @@ def test_main_prints_the_section_and_writes_the_figures(tmp_path, monkeypatch, c
     monkeypatch.setattr(_doubled, "query_device", lambda session: info)
     monkeypatch.setattr(_shared_atomics, "measure_shared_atomics", lambda *a, **k: derive_shared_atomics(TIMES))
     out = tmp_path / "shared_atomics.json"
-    assert _shared_atomics.main(out=out) == 1  # the one-word CAS launch that took no longer
+    assert _shared_atomics.main(out=out) == 1  # the one-word CAS launch that added no time
     assert "## Shared-memory atomics (per SM)" in capsys.readouterr().out
     written = json.loads(out.read_text())
     assert written["device"] == info.name

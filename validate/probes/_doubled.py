@@ -10,10 +10,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..device import DeviceInfo, Session, open_session, query_device
+import numpy as np
+
+from ..device import DeviceInfo, Session, StopRules, benchmark, open_session, query_device
 from ._probe import Probe
 
-__all__ = ["added_figures", "run_alone", "shown"]
+__all__ = ["added_figures", "doubled_times", "run_alone", "shown"]
 
 
 def added_figures(rows: Iterable[tuple[str, str, int]], iters: int,
@@ -22,7 +24,7 @@ def added_figures(rows: Iterable[tuple[str, str, int]], iters: int,
 
     `rows` are ``(kernel, figure name, threads)``. A figure named ``*_seconds`` is the added
     time over ``iters`` (one thread's chain); any other is ``threads x iters`` operations over
-    the added time, per second. None where the longer launch took no longer.
+    the added time, per second. None where the longer launch added no time.
     """
     figures: dict[str, float | None] = {}
     for kernel, name, threads in rows:
@@ -35,6 +37,23 @@ def added_figures(rows: Iterable[tuple[str, str, int]], iters: int,
         else:
             figures[name] = threads * iters / added
     return figures
+
+
+def doubled_times(session: Session, kernels: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]],
+                  buffers: tuple[object, ...], iters: int, *, quick: bool) -> dict[str, tuple[float, float]]:
+    """Each kernel's median time at ``iters`` and at ``2 x iters`` operations a thread.
+
+    `shapes` maps a kernel to its ``(blocks, threads)``; each launch takes `buffers` and the
+    operations as its last argument (``int``). Two warm-up launches, then 5 (`quick`) or 9
+    timed ones.
+    """
+    rules = StopRules(warmup=2, repetitions=5 if quick else 9)
+    seconds = {kernel: tuple(
+        benchmark(session.launcher(kernels[kernel], (grid, 1, 1), (block, 1, 1), (*buffers, np.int32(n))),
+                  timer=session.timer, rules=rules).median_seconds for n in (iters, 2 * iters))
+        for kernel, (grid, block) in shapes.items()}
+    session.synchronize()
+    return seconds
 
 
 def shown(value: float | None) -> str:
@@ -51,7 +70,7 @@ def run_alone(probe: Probe[Any], measure: Callable[..., Any], out: Path | None) 
     Returns
     -------
     int
-        The number of figures not measured (a longer launch that took no longer).
+        The number of figures not measured (a longer launch that added no time).
     """
     session: Session = open_session()
     info: DeviceInfo = query_device(session)

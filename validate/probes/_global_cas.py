@@ -26,19 +26,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..device import (
     DeviceInfo,
     Session,
-    StopRules,
-    benchmark,
     compile_kernels,
     kernel_source,
     takes_session,
 )
-from ._doubled import added_figures, run_alone, shown
+from ._doubled import added_figures, doubled_times, run_alone, shown
 from ._probe import Figures, Probe, RunContext
 
 __all__ = ["GlobalCas", "GlobalCasProbe", "GlobalCasTimes", "derive_global_cas", "main", "measure_global_cas"]
@@ -76,7 +73,7 @@ class GlobalCasTimes(BaseModel):
 
 
 class GlobalCas(GlobalCasTimes):
-    """What the probe timed and the figures from it (None: the longer launch took no longer)."""
+    """What the probe timed and the figures from it (None: the longer launch added no time)."""
 
     cas_round_trip_seconds: float | None = Field(default=None, gt=0)
     cas_line_attempts_per_second: float | None = Field(default=None, gt=0)
@@ -118,13 +115,7 @@ def measure_global_cas(session: Session, info: DeviceInfo, *, quick: bool = Fals
               **{k: (info.sm_count, THREADS) for k in sorted(_ONE_LANE_A_WARP)}}
     words, out = session.allocate(blocks * THREADS * 4), session.allocate(blocks * THREADS * 4)
     iters = 512
-    rules = StopRules(warmup=2, repetitions=5 if quick else 9)
-    seconds = {}
-    for kernel, (grid, block) in shapes.items():
-        seconds[kernel] = tuple(
-            benchmark(session.launcher(kernels[kernel], (grid, 1, 1), (block, 1, 1), (words, out, np.int32(n))),
-                      timer=session.timer, rules=rules).median_seconds for n in (iters, 2 * iters))
-    session.synchronize()
+    seconds = doubled_times(session, kernels, shapes, (words, out), iters, quick=quick)
     threads = {"global_cas_chain": 1, "global_cas_lines": blocks * THREADS,
                **{k: info.sm_count * THREADS // 32 for k in _ONE_LANE_A_WARP}}
     result = derive_global_cas(GlobalCasTimes(iters=iters, threads=threads, seconds=seconds))
@@ -163,6 +154,6 @@ def main(*, out: Path | None = None) -> int:
     Returns
     -------
     int
-        The number of figures not measured (a longer launch that took no longer).
+        The number of figures not measured (a longer launch that added no time).
     """
     return run_alone(GlobalCasProbe(), measure_global_cas, out)

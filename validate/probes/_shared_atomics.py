@@ -21,19 +21,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..device import (
     DeviceInfo,
     Session,
-    StopRules,
-    benchmark,
     compile_kernels,
     kernel_source,
     takes_session,
 )
-from ._doubled import added_figures, run_alone, shown
+from ._doubled import added_figures, doubled_times, run_alone, shown
 from ._probe import Figures, Probe, RunContext
 
 __all__ = ["SharedAtomicTimes", "SharedAtomics", "SharedAtomicsProbe", "derive_shared_atomics", "main",
@@ -101,13 +98,8 @@ def measure_shared_atomics(session: Session, info: DeviceInfo, *, quick: bool = 
                               name="shared_atomics.cu")
     out = session.allocate(info.sm_count * THREADS * 4)
     iters = 256
-    rules = StopRules(warmup=2, repetitions=5 if quick else 9)
-    seconds = {}
-    for kernel, _, threads in KERNELS:
-        seconds[kernel] = tuple(
-            benchmark(session.launcher(kernels[kernel], (info.sm_count, 1, 1), (threads, 1, 1), (out, np.int32(n))),
-                      timer=session.timer, rules=rules).median_seconds for n in (iters, 2 * iters))
-    session.synchronize()
+    shapes = {kernel: (info.sm_count, threads) for kernel, _, threads in KERNELS}
+    seconds = doubled_times(session, kernels, shapes, (out,), iters, quick=quick)
     result = derive_shared_atomics(SharedAtomicTimes(iters=iters, sm_count=info.sm_count, seconds=seconds))
     progress("shared atomics per SM: " + ", ".join(
         f"{name} {shown(getattr(result, name))}" for _, name, _ in KERNELS))
