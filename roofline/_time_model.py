@@ -238,7 +238,9 @@ def predict(
         The launch is timed right after validate's L2 flush (a memset of 4x L2, as
         ``gpuroof measure``, the families that fit in L2 and the corpus are): L2 starts full
         of written lines, and the DRAM term writes back those the kernel's traffic displaces
-        (``calibration.flush_dirty_bytes``). False: L2 starts clean (what Nsight Compute's
+        (``calibration.flush_dirty_bytes``), and of the written bytes a ``traffic`` counts, those
+        L2 still holds at the kernel's end are written back after it (rule ``l2_keeps_writes``).
+        False: L2 starts clean (what Nsight Compute's
         cache flush leaves) or holds the kernel's own lines (back-to-back launches).
     measured : ProfileCounts, optional
         What a profile of this launch measured (`NcuKernel.measured`): its hit rates set the

@@ -158,6 +158,10 @@ _RULES = (
          "the atomics' addresses stay unknown (taken as spread)"),
     Rule("atomic_contention", "_predict.terms.atomics:atomics_term", "probe",
          "memory_terms (atomic_one_address_updates_per_second)", "updates to few addresses do not queue"),
+    Rule("l2_keeps_writes", "_predict.terms.dram:dram_term", "derivation",
+         f"{_D} 'Written lines L2 keeps at a kernel's end' (L2 writes a line back only when a later one displaces "
+         "it: the kernel's last datasheet-L2 bytes of lines stay)",
+         "every byte a description writes is a DRAM write during the kernel"),
     Rule("float_atomics", "_predict.derive.step:derive", "probe",
          "global_cas (atomic_one_address_f32_updates_per_second, atomic_one_address_f64_updates_per_second)",
          "float and double adds to one address queue at the integer adds' rate"),

@@ -243,3 +243,38 @@ def test_without_the_rule_float_adds_queue_at_the_integer_rate(case):
         term = _term(_float_term(*case), "atomics")
     assert term.seconds == pytest.approx(1e7 / (case[1] or 1) / 1e9)
     assert not any("f32" in note or "f64" in note for note in term.notes)
+
+
+# Written lines L2 keeps at a kernel's end (rule l2_keeps_writes): of F = read + written bytes,
+# the last C (L2's) stay, so written x max(0, 1 - C / F) are written back during the kernel.
+WRITTEN_BACK = {  # name: (read, written, L2 bytes) -> written back, by hand
+    "a footprint within L2": ((16e6, 16e6, 50e6), 0.0),
+    "twice L2": ((50e6, 50e6, 50e6), 25e6),
+    "a footprint of 4 x L2, a quarter written": ((150e6, 50e6, 50e6), 37.5e6),
+    "no L2 size: all": ((16e6, 16e6, None), 16e6),
+    "nothing written": ((16e6, 0.0, 50e6), 0.0),
+}
+
+
+@pytest.mark.parametrize("case, expected", WRITTEN_BACK.values(), ids=WRITTEN_BACK.keys())
+def test_the_written_bytes_l2_writes_back_during_the_kernel(case, expected):
+    from roofline._predict.terms.dram_bytes import written_back_bytes
+
+    assert written_back_bytes(*case) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("n, kept", [(1 << 22, 1.0), (1 << 26, 0.0)], ids=["32 MB copy", "512 MB copy"])
+def test_after_the_flush_a_copy_that_fits_l2_writes_its_lines_back_after_it(n, kept):
+    k = models.copy(n)
+    written = k.traffic.dram_store_bytes
+    gpu = roofline.gpu("H200")
+    after = _term(roofline.predict("H200", k, after_l2_flush=True), "dram").inputs
+    back_to_back = _term(roofline.predict("H200", k), "dram").inputs
+    assert back_to_back["dram_written_bytes"] == pytest.approx(written)  # the last launch's lines displaced
+    own = after["dram_written_bytes"] - after["flush_writeback_bytes"]
+    footprint = k.traffic.dram_load_bytes + written
+    assert own == pytest.approx(written * max(0.0, 1 - gpu.l2_cache_bytes / footprint))
+    assert (own == 0) == (kept == 1.0)
+    with roofline.terms.disabled({"l2_keeps_writes"}):
+        off = _term(roofline.predict("H200", k, after_l2_flush=True), "dram").inputs
+    assert off["dram_written_bytes"] - off["flush_writeback_bytes"] == pytest.approx(written)

@@ -135,6 +135,8 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("wave_tail", _suite("copy")),
     ("read_write_roof", _suite("vector_add")),
     ("flush_writeback", _suite("copy", after_l2_flush=True)),
+    # a copy of 2 x 16 MiB after the flush: its written lines all stay in the H200's 60 MB L2
+    ("l2_keeps_writes", _predict(models.copy(1 << 22), after_l2_flush=True)),
     ("dram_granularity", _suite("offset_read(offset=11)")),
     ("dram_partial_write_fill", _suite("offset_read(offset=11)")),
     ("term_l2_partial_stores", _suite("transpose(variant=naive_row)")),

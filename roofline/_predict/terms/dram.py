@@ -21,7 +21,7 @@ from ..derive import Derived
 from ..params import DramGranularity, DramParams
 from ..rules import on
 from .barriers import BarrierWait, phase_seconds
-from .dram_bytes import dram_sides, flush_writeback_bytes, mixed_dram_bandwidth
+from .dram_bytes import dram_sides, flush_writeback_bytes, mixed_dram_bandwidth, written_back_bytes
 from .latency import achieved_bandwidth, queued_life
 from .waits import LoopWaits
 from ._term import Limiter, Term
@@ -94,6 +94,11 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     read_bytes, written_bytes = dram_sides(d.dram, granularity)
     flushed = flush_writeback_bytes(read_bytes + (written_bytes or 0.0), params.flush_dirty_bytes) \
         if d.dram.after_l2_flush and on("flush_writeback") else 0.0
+    if written_bytes and d.dram.after_l2_flush and on("l2_keeps_writes"):
+        # after the flush, the lines the kernel displaces are the flush's (`flushed`); its own
+        # written lines that L2 still holds at its end are written back after it. Launches back
+        # to back instead displace the last launch's, as many as they leave: all written bytes.
+        written_bytes = written_back_bytes(read_bytes, written_bytes, d.dram.l2_cache_bytes)
     if flushed:
         written_bytes = (written_bytes or 0.0) + flushed
     dram_bytes = read_bytes + (written_bytes or 0.0)

@@ -22,7 +22,8 @@ from ..params import DramGranularity, dram_granularity
 from ..rules import on
 from ._term import finite_nonnegative, finite_positive
 
-__all__ = ["dram_equivalent_bytes", "dram_roof", "dram_sides", "flush_writeback_bytes", "mixed_dram_bandwidth"]
+__all__ = ["dram_equivalent_bytes", "dram_roof", "dram_sides", "flush_writeback_bytes", "mixed_dram_bandwidth",
+           "written_back_bytes"]
 
 
 def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality: Locality | None = None) -> float:
@@ -90,6 +91,24 @@ def flush_writeback_bytes(dram_bytes: float, dirty_bytes: float | None) -> float
     if not dirty_bytes or dram_bytes <= 0:
         return 0.0
     return float(dirty_bytes) * -math.expm1(-float(dram_bytes) / float(dirty_bytes))
+
+
+def written_back_bytes(read_bytes: float, written_bytes: float, l2_cache_bytes: float | None) -> float:
+    """Of a kernel's `written_bytes`, those L2 writes back to DRAM before the kernel ends.
+
+    L2 writes a line back only when a later line displaces it. A kernel whose lines enter L2
+    in the order it runs leaves its last ``C = l2_cache_bytes`` of them in L2 at its end; the
+    written ones among those are written back after it, outside its time. With the writes
+    spread evenly over its footprint ``F = read_bytes + written_bytes``, the kernel writes back
+    ``written_bytes x max(0, 1 - C / F)`` (all of them without ``C``).
+
+    >>> written_back_bytes(4e6, 4e6, 50e6), written_back_bytes(60e6, 40e6, 50e6)
+    (0.0, 20000000.0)
+    """
+    footprint = read_bytes + written_bytes
+    if not l2_cache_bytes or footprint <= 0:
+        return written_bytes
+    return written_bytes * max(0.0, 1.0 - float(l2_cache_bytes) / footprint)
 
 
 def dram_sides(traffic: DramTraffic, granularity: DramGranularity) -> tuple[float, float | None]:
