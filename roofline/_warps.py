@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._errors import RooflineError
+from ._errors import RooflineError, finite_nonnegative, finite_positive
 
 __all__ = [
     "BANK_BYTES",
@@ -128,32 +128,15 @@ def loads_per_thread(load_bytes: float, threads: int, load_width_bytes: float | 
         ``load_bytes`` not a finite number >= 0, ``threads`` not >= 1, or
         ``load_width_bytes`` not a finite number > 0.
     """
-    load = _finite("load_bytes", load_bytes, "a finite number of bytes >= 0")
+    load = finite_nonnegative("load_bytes", load_bytes)
     if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)):
         raise TypeError(f"threads must be an int, got {type(threads).__name__}")
     if not 1 <= threads <= _MOST_THREADS:
         raise RooflineError(f"threads={threads} must be >= 1 and <= 2**63")
-    width = 4.0 if load_width_bytes is None else _finite("load_width_bytes", load_width_bytes,
-                                                         "a finite number of bytes > 0 (or None: 4)")
-    if load < 0 or width <= 0:
-        name, value = ("load_bytes", load_bytes) if load < 0 else ("load_width_bytes", load_width_bytes)
-        raise RooflineError(f"{name}={value} must be {'>= 0' if name == 'load_bytes' else '> 0'} bytes")
+    width = 4.0 if load_width_bytes is None else finite_positive("load_width_bytes", load_width_bytes)
     return max(1, round(load / float(threads) / width))
 
 
 #: Past any launch (2**31 - 1 blocks of 1024 threads a grid dimension), and within a float.
 _MOST_THREADS = 2**63
 
-
-def _finite(name: str, value: object, allowed: str) -> float:
-    """`value` as a float, or RooflineError naming it (a bool, a non-number, an int past a float,
-    NaN or infinity)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise RooflineError(f"{name}={value} must be {allowed}") from None
-    if not np.isfinite(number):
-        raise RooflineError(f"{name}={value} must be {allowed}")
-    return number

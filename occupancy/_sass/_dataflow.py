@@ -11,8 +11,8 @@ import math
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
 from itertools import repeat
+from typing import Literal
 
 from .._nvdisasm import Instruction
 from ._operand_table import EMPTY, GLOBAL_ATOMICS, GLOBAL_STORES, Named, PREDICATE
@@ -410,10 +410,15 @@ def one_address_counts(instrs: Sequence[Instruction], sources: dict[int, frozens
     """Global atomics and global stores whose address nothing varying reaches (`address_sources`)."""
     atomics = stores = 0
     for instr in instrs:
-        if instr.offset in sources and not sources[instr.offset]:
+        if _one_address(instr, sources):
             atomics += instr.base in GLOBAL_ATOMICS
             stores += instr.base in GLOBAL_STORES
     return atomics, stores
+
+
+def _one_address(instr: Instruction, sources: dict[int, frozenset[str]]) -> bool:
+    """Whether nothing varying reaches the address of `instr` (`address_sources`)."""
+    return instr.offset in sources and not sources[instr.offset]
 
 
 def one_address_atomic_type(instrs: Sequence[Instruction],
@@ -422,8 +427,7 @@ def one_address_atomic_type(instrs: Sequence[Instruction],
     every one is a float add (``.ADD.F32``), ``"f64"`` where every one is a double add
     (``.ADD.F64``), ``"other"`` for any other mix (integer adds, CAS, exchanges, half-precision
     pairs); None without one-address atomics."""
-    kinds = {_atomic_kind(i) for i in instrs
-             if i.base in GLOBAL_ATOMICS and i.offset in sources and not sources[i.offset]}
+    kinds = {_atomic_kind(i) for i in instrs if i.base in GLOBAL_ATOMICS and _one_address(i, sources)}
     if len(kinds) == 1 and kinds <= {"f32", "f64"}:
         return "f32" if "f32" in kinds else "f64"
     return "other" if kinds else None

@@ -49,7 +49,8 @@ class DramGranularity:
 @dataclass(frozen=True)
 class DramParams:
     """The DRAM term's: the roof, Little's law's latency and the SM's port, the knee, the block
-    scheduler, the L2 flush's written lines and the DRAM's granularity.
+    scheduler, the L2 flush's written lines, the DRAM's granularity and L2's size (the written
+    lines it keeps at a kernel's end, rule ``l2_keeps_writes``).
 
     ``sm_bandwidth_bytes_per_second`` is the calibration's, else the SM's share of the L2
     bandwidth (``gpu.l2_bandwidth / gpu.sm_count``).
@@ -64,6 +65,7 @@ class DramParams:
     block_dispatch_seconds: float = _by("prediction")
     flush_dirty_bytes: float | None = _by("memory_terms")
     granularity: DramGranularity
+    l2_cache_bytes: float | None = _by(DATASHEET)
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,7 @@ def parameters(calibration: Calibration, gpu: GPU) -> Parameters:
     sm_bandwidth = calibration.sm_bandwidth_bytes_per_second or gpu.l2_bandwidth / gpu.sm_count
     return Parameters(
         dram=_read(DramParams, calibration, memory_bandwidth=gpu.memory_bandwidth,
+                   l2_cache_bytes=gpu.l2_cache_bytes,
                    sm_bandwidth_bytes_per_second=sm_bandwidth, granularity=dram_granularity(calibration)),
         l2=_read(L2Params, calibration, l2_bandwidth=gpu.bandwidth("l2")),
         partial_stores=_read(PartialStoreParams, calibration),

@@ -27,10 +27,10 @@ extern "C" __global__ void global_cas_lines(unsigned* __restrict__ words, unsign
     out[t] = acc;
 }
 
-// Adds to one word by the word's type: lane 0 of every warp of a full GPU adds `iters` times
-// (warp-aggregated updates, as a reduction's per-block or per-warp atomicAdd is). The result is
-// unused, so each is a reduction (REDG.E.ADD, .F32, .F64): the rate at which the word's L2 slice
-// applies them one after the other, for each type.
+// Adds to one word by the word's type: lane 0 of every warp (one block of 1024 threads per SM)
+// adds `iters` times (warp-aggregated updates, as a reduction's per-block or per-warp atomicAdd
+// is). The result is unused, so each is a reduction (REDG.E.ADD, .F32, .F64): the rate at which
+// the word's L2 slice applies them one after the other, for each type.
 extern "C" __global__ void global_add_one_u32(unsigned* __restrict__ word, unsigned* __restrict__ out, int iters) {
     if ((threadIdx.x & 31u) != 0u) return;
     for (int k = 0; k < iters; ++k) atomicAdd(word, 1u);

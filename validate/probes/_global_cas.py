@@ -8,16 +8,17 @@
 * **CAS lines**: every warp of a full GPU (two blocks of 1024 threads per SM) sends
   independent 32-lane ``atomicCAS`` to a 128-byte line of its own, each lane on its own word:
   lane attempts per second, the whole GPU.
-* **Adds to one word**: lane 0 of every warp of a block of 1024 threads per SM adds to one word, ``u32``,
-  ``f32`` and ``f64`` (``REDG.E.ADD``, ``.F32``, ``.F64``): the updates the word's L2 slice
-  applies per second, by type. The ``u32`` rate is the memory-terms probe's
+* **Adds to one word**: lane 0 of every warp of a block of 1024 threads per SM adds to one
+  word, ``u32``, ``f32`` and ``f64`` (``REDG.E.ADD``, ``.F32``, ``.F64``): the updates the
+  word's L2 slice applies per second, by type. The ``u32`` rate is the memory-terms probe's
   ``atomic_one_address_updates_per_second`` measured again in the same session (a check, not a
   figure of this probe); the float rates are the ``float_atomics`` rule's.
 
 Each kernel is timed at ``iters`` and ``2 x iters`` operations a thread; a figure is the
 operations the second adds over the time it adds (the launch's cost cancels). The CAS figures
-are the ``cas_contention`` rule's, the float adds' the ``float_atomics`` rule's (`roofline._predict.terms.atomics`). A few launches of at most a
-few milliseconds: well under a second of device time. Alone, from the repository's root:
+are the ``cas_contention`` rule's, the float adds' the ``float_atomics`` rule's
+(`roofline._predict.terms.atomics`). A few launches of at most a few milliseconds: well under a
+second of device time. Alone, from the repository's root:
 ``python scripts/global_cas_probe.py [--out FILE.json]``.
 """
 

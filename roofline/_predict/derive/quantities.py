@@ -66,9 +66,7 @@ class DramTraffic:
     ``bytes`` counts 32-byte sectors (``kernel.dram_bytes``). ``store_bytes`` is None when the
     kernel has no ``traffic`` to say which bytes are written; the other counts are those of
     ``kernel.traffic`` (None where it does not give them). ``page_bytes`` is the GPU's DRAM page
-    size; ``after_l2_flush``: the launch starts from validate's L2 flush; ``l2_cache_bytes``: the
-    GPU's L2 (the datasheet's), where the written lines it keeps at the kernel's end are left out
-    of the kernel's DRAM writes (rule ``l2_keeps_writes``).
+    size; ``after_l2_flush``: the launch starts from validate's L2 flush.
     """
 
     bytes: float
@@ -81,7 +79,6 @@ class DramTraffic:
     store_lines: Count | None
     page_bytes: float
     after_l2_flush: bool
-    l2_cache_bytes: float | None = None
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,7 @@ def derive(setting: Setting) -> Derived:
         grid=grid,
         loads=Loads(elements_per_thread=launch.elements_per_thread,
                     in_flight_per_thread=setting.loads_in_flight_per_thread, rounds=setting.rounds),
-        dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush, reread_bytes=rereads,
-                          l2_cache_bytes=setting.gpu.l2_cache_bytes),
+        dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush, reread_bytes=rereads),
         l2=L2Traffic(served_bytes=served, requests=served_l2_requests(kernel, served),
                      partial_store_sectors=kernel.count("l2_partial_store_sectors")),
         l1=L1Traffic(bytes=kernel.l1_bytes),
@@ -85,7 +84,7 @@ def grid_of(setting: Setting) -> Grid:
 
 
 def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = False,
-                 reread_bytes: float = 0.0, l2_cache_bytes: float | None = None) -> DramTraffic:
+                 reread_bytes: float = 0.0) -> DramTraffic:
     """The kernel's DRAM bytes and the counts of its ``traffic`` that say how the DRAM spends them.
 
     ``reread_bytes``: load bytes read from DRAM again (`l2_capacity_rereads`); they repeat the
@@ -115,8 +114,7 @@ def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = F
                        load_lines=scaled(traffic.dram_load_lines),
                        store_partial_sectors=float(traffic.dram_store_partial_sectors or 0),
                        store_page_visits=traffic.dram_store_page_visits, store_lines=traffic.dram_store_lines,
-                       page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush,
-                       l2_cache_bytes=l2_cache_bytes)
+                       page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
 
 
 def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:

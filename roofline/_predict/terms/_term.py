@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..._errors import RooflineError
+from ..._errors import RooflineError, finite_nonnegative, finite_positive
 
 __all__ = ["Limiter", "Side", "Term", "finite_nonnegative", "finite_positive"]
 
@@ -77,23 +75,3 @@ class Term(BaseModel):
                                 f"seconds={self.seconds!r}; a term never runs faster than its roof")
         return self
 
-
-def finite_positive(name: str, value: object, *, allow_inf: bool = False) -> float:
-    """`value` as a float > 0 (and finite unless `allow_inf`)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-    try:
-        figure = float(value)
-    except OverflowError:
-        figure = math.inf
-    if not (figure > 0 and (allow_inf or math.isfinite(figure))):
-        raise RooflineError(f"{name}={value!r} must be > 0{'' if allow_inf else ' and finite'}")
-    return figure
-
-
-def finite_nonnegative(name: str, value: object) -> float:
-    """`value` as a float >= 0, finite."""
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
-            and value == 0:
-        return 0.0
-    return finite_positive(name, value)

@@ -9,9 +9,10 @@ hit evenly, the busiest takes ``updates / A`` of them in series. A warp-aggregat
 (the warp's leader adds the warp's sum) is one update. Float and double adds to one word
 (``REDG.E.ADD.F32``/``.F64``, where the SASS finds every one-address atomic such an add) are
 applied at their own rates, measured by the global-CAS probe
-(``atomic_one_address_f32_updates_per_second``, ``..._f64_...``; rule ``float_atomics``). Stores to one address (a flag every
-warp sets) queue at that slice the same way, at their own rate. The rates are measured by the
-memory-terms probe of ``gpuroof validate`` (`validate.probes._memory_terms`).
+(``atomic_one_address_f32_updates_per_second``, ``..._f64_...``; rule ``float_atomics``).
+Stores to one address (a flag every warp sets) queue at that slice the same way, at their own
+rate. The rates are measured by the memory-terms probe of ``gpuroof validate``
+(`validate.probes._memory_terms`).
 
 A compare-and-swap retry loop (read, ``atomicCAS``, retry while another thread changed the
 word) that ``k`` threads run on one address at once (`cas_rounds`): every round each remaining

@@ -91,7 +91,7 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     grid = d.grid
     blocks, slots, rounds, sms = grid.blocks, grid.slots, d.loads.rounds, grid.sm_count
     granularity = params.granularity if on("dram_granularity") else DramGranularity(None, None, None, None, None)
-    read_bytes, written_bytes, flushed = _sides_after_flush(d.dram, granularity, params.flush_dirty_bytes)
+    read_bytes, written_bytes, flushed = _sides_after_flush(d.dram, granularity, params)
     dram_bytes = read_bytes + (written_bytes or 0.0)
     bytes_per_block = dram_bytes / blocks
     peak_bw = mixed_dram_bandwidth(read_bytes, written_bytes,
@@ -165,17 +165,17 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
 
 
 def _sides_after_flush(dram: DramTraffic, granularity: DramGranularity,
-                       flush_dirty_bytes: float | None) -> tuple[float, float | None, float]:
+                       params: DramParams) -> tuple[float, float | None, float]:
     """The DRAM bytes read and written during the kernel, and of the written the flush's lines
     it displaces (`flush_writeback_bytes`; 0 unless it starts from validate's flush)."""
     read_bytes, written_bytes = dram_sides(dram, granularity)
-    flushed = flush_writeback_bytes(read_bytes + (written_bytes or 0.0), flush_dirty_bytes) \
+    flushed = flush_writeback_bytes(read_bytes + (written_bytes or 0.0), params.flush_dirty_bytes) \
         if dram.after_l2_flush and on("flush_writeback") else 0.0
     if written_bytes and dram.after_l2_flush and on("l2_keeps_writes"):
         # after the flush, the lines the kernel displaces are the flush's (`flushed`); its own
         # written lines that L2 still holds at its end are written back after it. Launches back
         # to back instead displace the last launch's, as many as they leave: all written bytes.
-        written_bytes = written_back_bytes(read_bytes, written_bytes, dram.l2_cache_bytes)
+        written_bytes = written_back_bytes(read_bytes, written_bytes, params.l2_cache_bytes)
     if flushed:
         written_bytes = (written_bytes or 0.0) + flushed
     return read_bytes, written_bytes, flushed
