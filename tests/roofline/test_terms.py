@@ -77,7 +77,7 @@ def test_each_parameter_is_the_calibrations_figure_of_its_name(gpu):
     record, cal = roofline.gpu(gpu), roofline.calibration(gpu)
     params = parameters(cal, record)
     datasheet = {"memory_bandwidth": record.memory_bandwidth, "l2_bandwidth": record.bandwidth("l2"),
-                 "l1_bandwidth": record.bandwidth("l1")}
+                 "l1_bandwidth": record.bandwidth("l1"), "l2_cache_bytes": record.l2_cache_bytes}
     groups = [getattr(params, f.name) for f in dataclasses.fields(params) if dataclasses.is_dataclass(getattr(params, f.name))]
     groups.append(params.dram.granularity)
     for group in groups:
