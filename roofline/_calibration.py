@@ -160,6 +160,10 @@ class Calibration(RealNumbers):
         applied in series at its L2 slice (the global-CAS probe: lane 0 of every warp adds).
     atomic_one_address_f64_updates_per_second : float or None
         The same for ``double`` adds (``REDG.E.ADD.F64``).
+    l2_kept_written_bytes : float or None
+        The most bytes of a kernel's written lines L2 holds at its end, written back after it
+        (the L2-writes probe: a store-only sweep of 1 to 4 x L2 from an emptied L2, its written
+        bytes less Nsight's ``dram__bytes_write.sum``).
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -214,6 +218,7 @@ class Calibration(RealNumbers):
     cas_line_attempts_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     atomic_one_address_f32_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     atomic_one_address_f64_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_kept_written_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

@@ -408,6 +408,7 @@ def _read_counts(reader: Reader, seconds: float | None, sm_clock: float | None) 
         "global_store_requests": reader.number("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
         "l2_sector_bytes": None if sectors is None else 32.0 * sectors,
         "l2_requests": reader.number("lts__t_requests_srcunit_tex.sum"),
+        "dram_written_bytes": reader.number("dram__bytes_write.sum"),
         "global_atomic_instructions": None if all(a is None for a in atomics) else sum(a or 0.0 for a in atomics),
         "shared_atomic_instructions": reader.number("smsp__sass_inst_executed_op_shared_atom.sum"),
     }

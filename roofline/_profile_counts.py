@@ -58,6 +58,9 @@ class ProfileCounts(BaseModel):
         default=None, description="Warp-level global store requests (l1tex__t_requests_pipe_lsu_mem_global_op_st.sum).")
     l2_sector_bytes: float | None = Field(
         default=None, description="SM<->L2 sector traffic, reads and writes (lts__t_sectors_srcunit_tex x 32).")
+    dram_written_bytes: float | None = Field(
+        default=None, description="Bytes DRAM wrote while the kernel ran (dram__bytes_write.sum): its written lines L2 "
+                                  "did not keep to its end.")
     l2_requests: float | None = Field(
         default=None, description="SM->L2 requests, reads and writes (lts__t_requests_srcunit_tex.sum).")
     achieved_occupancy: float | None = Field(

@@ -49,8 +49,9 @@ class DramGranularity:
 @dataclass(frozen=True)
 class DramParams:
     """The DRAM term's: the roof, Little's law's latency and the SM's port, the knee, the block
-    scheduler, the L2 flush's written lines, the DRAM's granularity and L2's size (the written
-    lines it keeps at a kernel's end, rule ``l2_keeps_writes``).
+    scheduler, the L2 flush's written lines, the DRAM's granularity, L2's size and the most
+    written bytes it holds at a kernel's end (the written lines it keeps, rules
+    ``l2_keeps_writes`` and ``l2_written_cap``).
 
     ``sm_bandwidth_bytes_per_second`` is the calibration's, else the SM's share of the L2
     bandwidth (``gpu.l2_bandwidth / gpu.sm_count``).
@@ -66,6 +67,7 @@ class DramParams:
     flush_dirty_bytes: float | None = _by("memory_terms")
     granularity: DramGranularity
     l2_cache_bytes: float | None = _by(DATASHEET)
+    l2_kept_written_bytes: float | None = _by("l2_writes")
 
 
 @dataclass(frozen=True)

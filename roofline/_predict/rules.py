@@ -162,6 +162,9 @@ _RULES = (
          f"{_D} 'Written lines L2 keeps at a kernel's end' (L2 writes a line back only when a later one displaces "
          "it: the kernel's last datasheet-L2 bytes of lines stay)",
          "every byte a description writes is a DRAM write during the kernel"),
+    Rule("l2_written_cap", "_predict.terms.dram:dram_term", "probe",
+         "l2_writes (l2_kept_written_bytes)",
+         "a kernel keeps its last datasheet-L2 bytes of lines at its end, every written one among them"),
     Rule("float_atomics", "_predict.derive.step:derive", "probe",
          "global_cas (atomic_one_address_f32_updates_per_second, atomic_one_address_f64_updates_per_second)",
          "float and double adds to one address queue at the integer adds' rate"),

@@ -246,13 +246,17 @@ def test_without_the_rule_float_adds_queue_at_the_integer_rate(case):
 
 
 # Written lines L2 keeps at a kernel's end (rule l2_keeps_writes): of F = read + written bytes,
-# the last C (L2's) stay, so written x max(0, 1 - C / F) are written back during the kernel.
-WRITTEN_BACK = {  # name: (read, written, L2 bytes) -> written back, by hand
+# the last C (L2's) stay, so written x max(0, 1 - C / F) are written back during the kernel; of
+# them at most K (rule l2_written_cap, the L2-writes probe's figure) stay.
+WRITTEN_BACK = {  # name: (read, written, L2 bytes[, K]) -> written back, by hand
     "a footprint within L2": ((16e6, 16e6, 50e6), 0.0),
     "twice L2": ((50e6, 50e6, 50e6), 25e6),
     "a footprint of 4 x L2, a quarter written": ((150e6, 50e6, 50e6), 37.5e6),
     "no L2 size: all": ((16e6, 16e6, None), 16e6),
     "nothing written": ((16e6, 0.0, 50e6), 0.0),
+    "store-only of 2 x L2, K kept": ((0.0, 120e6, 60e6, 29e6), 91e6),
+    "within L2, more written than K": ((16e6, 40e6, 60e6, 29e6), 11e6),
+    "a quarter written, the share under K": ((150e6, 50e6, 50e6, 29e6), 37.5e6),
 }
 
 
@@ -273,7 +277,8 @@ def test_after_the_flush_a_copy_that_fits_l2_writes_its_lines_back_after_it(n, k
     assert back_to_back["dram_written_bytes"] == pytest.approx(written)  # the last launch's lines displaced
     own = after["dram_written_bytes"] - after["flush_writeback_bytes"]
     footprint = k.traffic.dram_load_bytes + written
-    assert own == pytest.approx(written * max(0.0, 1 - gpu.l2_cache_bytes / footprint))
+    cap = roofline.calibration("H200").l2_kept_written_bytes or float("inf")  # l2_written_cap
+    assert own == pytest.approx(written - min(written * min(1.0, gpu.l2_cache_bytes / footprint), cap))
     assert (own == 0) == (kept == 1.0)
     with roofline.terms.disabled({"l2_keeps_writes"}):
         off = _term(roofline.predict("H200", k, after_l2_flush=True), "dram").inputs

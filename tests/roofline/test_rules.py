@@ -137,6 +137,11 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("flush_writeback", _suite("copy", after_l2_flush=True)),
     # a copy of 2 x 16 MiB after the flush: its written lines all stay in the H200's 60 MB L2
     ("l2_keeps_writes", _predict(models.copy(1 << 22), after_l2_flush=True)),
+    # a copy of 2 x 64 MB: of its 64 MB written, L2 would keep 31.5 MB (its share of the last
+    # 60 MiB); the probe's figure holds it to 29 MB
+    ("l2_written_cap", _predict(models.copy(1 << 24), after_l2_flush=True,
+                                calibration=roofline.calibration("H200").model_copy(
+                                    update={"l2_kept_written_bytes": 29e6}))),
     ("dram_granularity", _suite("offset_read(offset=11)")),
     ("dram_partial_write_fill", _suite("offset_read(offset=11)")),
     ("term_l2_partial_stores", _suite("transpose(variant=naive_row)")),

@@ -550,6 +550,10 @@ NOT_IN_COMMITTED_REPORTS = {
     "global_cas": lambda: validate.probes._global_cas.derive_global_cas(validate.probes._global_cas.GlobalCasTimes(
         iters=512, threads={"global_cas_chain": 1, "global_cas_lines": 270336},
         seconds={"global_cas_chain": (260e-6, 516e-6), "global_cas_lines": (1.2e-3, 2.4e-3)})),
+    "l2_writes": lambda: validate.probes._kept_writes.derive_l2_writes(62914560, (
+        validate.probes._kept_writes.L2WriteLaunch(kernel="l2_store_only", footprint_bytes=125829120,
+                                                 written_bytes=125829120, dram_written_bytes=96.8e6,
+                                                 dram_read_bytes=0.0),)),
 }
 
 
@@ -619,6 +623,8 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     monkeypatch.setattr(validate.probes._shared_atomics, "measure_shared_atomics", lambda *a, **k: shared)
     global_cas = r.global_cas or NOT_IN_COMMITTED_REPORTS["global_cas"]()
     monkeypatch.setattr(validate.probes._global_cas, "measure_global_cas", lambda *a, **k: global_cas)
+    l2_writes = r.l2_writes or NOT_IN_COMMITTED_REPORTS["l2_writes"]()
+    monkeypatch.setattr(validate.probes._kept_writes, "measure_l2_writes", lambda *a, **k: l2_writes)
     run = validate.run_validation(families=(), progress=lambda message: None)
     report = run.report
     assert list(report.step_seconds) == ["pci bus id", *(probe.step for probe in PROBES)]
@@ -633,6 +639,7 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     newer = set() if r.compute else set(validate.probes.ComputeProbe().figures(compute))
     newer |= set() if r.shared_atomics else set(validate.probes.SharedAtomicsProbe().figures(shared))
     newer |= set() if r.global_cas else set(validate.probes.GlobalCasProbe().figures(global_cas))
+    newer |= set() if r.l2_writes else set(validate.probes.L2WritesProbe().figures(l2_writes))
     values = {k: v for k, v in report.calibration.items() if k != "sources" and k not in newer}
     assert values == {k: v for k, v in r.calibration.items() if k != "sources" and k not in newer}
     assert set(report.calibration["sources"]) - newer == set(r.calibration["sources"]) - newer

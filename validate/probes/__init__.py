@@ -4,7 +4,7 @@ Each probe module holds a measurement, its result model, its Markdown and a `Pro
 (`Probe`, `RunContext`): the ceilings (tensor cores, library references), launch cost (with
 events and under Nsight), the latency ladder, the working-set sweep, host links, L2
 persistence, the copy sweep and its fit (`run_prediction_check`, `fit_to_measurements`), the
-memory effects, compute terms, memory terms, shared atomics and global compare-and-swap, and the calibration that gathers every
+memory effects, compute terms, memory terms, shared atomics, global compare-and-swap, the written lines L2 keeps (under Nsight), and the calibration that gathers every
 probe's figures. `validate.report`'s registry orders them.
 """
 
@@ -14,6 +14,7 @@ from ._compute import ComputeEffects, ComputeProbe
 from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_to_measurements
 from ._global_cas import GlobalCas, GlobalCasProbe
 from ._hostlink import HostLinks, HostLinksProbe
+from ._kept_writes import L2Writes, L2WritesProbe
 from ._latency import LatencyLadder, LatencyProbe
 from ._launch import LaunchOverhead, LaunchProbe, block_ramp_figure, measure_launch_overhead
 from ._memory_effects import EffectsProbe, MemoryEffects
@@ -40,6 +41,8 @@ __all__ = [
     "GlobalCasProbe",
     "HostLinks",
     "HostLinksProbe",
+    "L2Writes",
+    "L2WritesProbe",
     "LatencyLadder",
     "LatencyProbe",
     "LaunchOverhead",

@@ -14,19 +14,15 @@ with the reason, where ``ncu`` is not on PATH or cannot read the counters.
 
 from __future__ import annotations
 
-import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
-import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..device import compile_kernels, kernel_source, open_session
+from ._ncu_child import Runner, profile_child
 from ._probe import Figures, Probe, RunContext
 
 __all__ = ["NsightLaunch", "NsightLaunchProbe", "measure_nsight_launch"]
@@ -34,8 +30,6 @@ __all__ = ["NsightLaunch", "NsightLaunchProbe", "measure_nsight_launch"]
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: Launches profiled; Nsight replays each, so a few dozen take seconds.
 LAUNCHES = 20
-# ncu starts in seconds and replays 20 empty kernels in seconds more; minutes mean it hangs.
-_TIMEOUT_SECONDS = 300
 
 
 class NsightLaunch(BaseModel):
@@ -49,9 +43,6 @@ class NsightLaunch(BaseModel):
     launches: int = Field(default=0, ge=0, description="Launches profiled.")
     command: str = Field(default="", description="The ncu command run.")
     skipped: str | None = Field(default=None, description="Why it was not measured (no ncu, counters blocked).")
-
-
-Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
 def measure_nsight_launch(*, device_index: int = 0, launches: int = LAUNCHES, ncu: str | None = None,
@@ -78,33 +69,11 @@ def measure_nsight_launch(*, device_index: int = 0, launches: int = LAUNCHES, nc
         With ``skipped`` set (and no duration) where ncu is absent, cannot read the
         counters, or fails.
     """
-    ncu = ncu or shutil.which("ncu")
-    if ncu is None:
-        return NsightLaunch(skipped="ncu (Nsight Compute) is not on PATH")
-    with tempfile.TemporaryDirectory(prefix="gpuroof-nsight-launch-") as folder:
-        export = Path(folder) / "empty.csv"
-        command = [ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--kernel-name",
-                   "empty_kernel", "--csv", "--page", "raw", "--print-units", "base",
-                   sys.executable, "-m", "validate.probes._nsight_launch", str(launches), str(device_index)]
-        shown = " ".join(["ncu", *command[1:]])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[2]),
-                                                                           os.environ.get("PYTHONPATH")]))}
-        try:
-            done = runner(command, capture_output=True, text=True, timeout=_TIMEOUT_SECONDS, env=env)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return NsightLaunch(command=shown, skipped=f"ncu did not run: {exc}")
-        text = (done.stdout or "") + "\n" + (done.stderr or "")
-        if "ERR_NVGPUCTRPERM" in text:
-            return NsightLaunch(command=shown, skipped="ncu cannot read the GPU's performance counters here "
-                                                      "(ERR_NVGPUCTRPERM: profiling is restricted to admin users)")
-        if done.returncode != 0:
-            last = [line for line in text.splitlines() if line.strip()][-1:] or [""]
-            return NsightLaunch(command=shown, skipped=f"ncu exited with {done.returncode}: {last[0][:200]}")
-        export.write_text(done.stdout)
-        try:
-            profile = roofline.load_ncu(export)
-        except roofline.RooflineError as exc:
-            return NsightLaunch(command=shown, skipped=f"ncu's output could not be read: {exc}")
+    profile, shown, skipped = profile_child("validate.probes._nsight_launch", [str(launches), str(device_index)],
+                                            metrics=["gpu__time_duration.sum"], kernel_name="empty_kernel",
+                                            ncu=ncu, runner=runner)
+    if profile is None:
+        return NsightLaunch(command=shown, skipped=skipped)
     durations = [k.measured.duration_seconds for k in profile.kernels if k.measured.duration_seconds]
     if not durations:
         return NsightLaunch(command=shown, skipped="ncu profiled no empty kernel with a duration")

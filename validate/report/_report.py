@@ -20,6 +20,7 @@ from ..probes import (
     Ceilings,
     ComputeEffects,
     GlobalCas,
+    L2Writes,
     HostLinks,
     LatencyLadder,
     LaunchOverhead,
@@ -83,6 +84,8 @@ class ValidationReport(BaseModel):
     global_cas: GlobalCas | None = Field(
         default=None, description="A returning global compare-and-swap's round trip and the rate of 32-lane "
         "compare-and-swaps on one line a warp.")
+    l2_writes: L2Writes | None = Field(
+        default=None, description="The written bytes L2 keeps at a kernel's end, by Nsight Compute.")
     calibration: JsonDict | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")

@@ -175,7 +175,8 @@ def _sides_after_flush(dram: DramTraffic, granularity: DramGranularity,
         # after the flush, the lines the kernel displaces are the flush's (`flushed`); its own
         # written lines that L2 still holds at its end are written back after it. Launches back
         # to back instead displace the last launch's, as many as they leave: all written bytes.
-        written_bytes = written_back_bytes(read_bytes, written_bytes, params.l2_cache_bytes)
+        written_bytes = written_back_bytes(read_bytes, written_bytes, params.l2_cache_bytes,
+                                           params.l2_kept_written_bytes if on("l2_written_cap") else None)
     if flushed:
         written_bytes = (written_bytes or 0.0) + flushed
     return read_bytes, written_bytes, flushed

@@ -93,22 +93,30 @@ def flush_writeback_bytes(dram_bytes: float, dirty_bytes: float | None) -> float
     return float(dirty_bytes) * -math.expm1(-float(dram_bytes) / float(dirty_bytes))
 
 
-def written_back_bytes(read_bytes: float, written_bytes: float, l2_cache_bytes: float | None) -> float:
+def written_back_bytes(read_bytes: float, written_bytes: float, l2_cache_bytes: float | None,
+                       kept_written_bytes: float | None = None) -> float:
     """Of a kernel's `written_bytes`, those L2 writes back to DRAM before the kernel ends.
 
     L2 writes a line back only when a later line displaces it. A kernel whose lines enter L2
     in the order it runs leaves its last ``C = l2_cache_bytes`` of them in L2 at its end; the
     written ones among those are written back after it, outside its time. With the writes
-    spread evenly over its footprint ``F = read_bytes + written_bytes``, the kernel writes back
-    ``written_bytes x max(0, 1 - C / F)`` (all of them without ``C``).
+    spread evenly over its footprint ``F = read_bytes + written_bytes``, it keeps
+    ``written_bytes x min(1, C / F)`` of them (rule ``l2_keeps_writes``), at most
+    ``kept_written_bytes``, the most written bytes L2 holds at a kernel's end (the L2-writes
+    probe's; rule ``l2_written_cap``), and writes back the rest (all of them without ``C``).
 
     >>> written_back_bytes(4e6, 4e6, 50e6), written_back_bytes(60e6, 40e6, 50e6)
     (0.0, 20000000.0)
+    >>> written_back_bytes(0.0, 100e6, 60e6, kept_written_bytes=29e6)
+    71000000.0
     """
     footprint = read_bytes + written_bytes
     if not l2_cache_bytes or footprint <= 0:
         return written_bytes
-    return written_bytes * max(0.0, 1.0 - float(l2_cache_bytes) / footprint)
+    kept = written_bytes * min(1.0, float(l2_cache_bytes) / footprint)
+    if kept_written_bytes:
+        kept = min(kept, float(kept_written_bytes))
+    return written_bytes - kept
 
 
 def dram_sides(traffic: DramTraffic, granularity: DramGranularity) -> tuple[float, float | None]:

@@ -1,0 +1,131 @@
+"""The L2-writes probe (validate.probes._kept_writes) with a stand-in for ncu, and on a GPU."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import roofline
+from validate.device import kernel_source
+from validate.probes import L2WritesProbe
+from validate.probes._kept_writes import KERNELS, L2WriteLaunch, derive_l2_writes, launch_plan, measure_l2_writes
+
+PROBE = L2WritesProbe()
+USER = Path(__file__).parents[1] / "data" / "ncu" / "user_kernels.raw.csv"
+L2 = 60 << 20  # an H200's 62,914,560 bytes
+
+
+def _launch(kernel, footprint, dram_written):
+    return L2WriteLaunch(kernel=kernel, footprint_bytes=footprint, written_bytes=int(footprint * KERNELS[kernel][0]),
+                         dram_written_bytes=dram_written, dram_read_bytes=0.0)
+
+
+@pytest.mark.parametrize("launches, figure", [
+    # store-only sweeps of 1, 2 and 4 L2s keep 29, 30 and 28 MB: the median 29 MB
+    ([("l2_store_only", L2, L2 - 29e6), ("l2_store_only", 2 * L2, 2 * L2 - 30e6),
+      ("l2_store_only", 4 * L2, 4 * L2 - 28e6)], 29e6),
+    # a sweep of half L2 keeps all it wrote and is not one of the figure's launches
+    ([("l2_store_only", L2 // 2, 0.0), ("l2_store_only", L2, L2 - 29e6), ("l2_store_only", 2 * L2, 2 * L2 - 29e6)],
+     29e6),
+    # the in-place and copy launches are checks, not the figure's
+    ([("l2_update_in_place", 2 * L2, 2 * L2 - 60e6), ("l2_copy", 2 * L2, L2 - 25e6), ("l2_store_only", 2 * L2,
+                                                                                     2 * L2 - 29e6)], 29e6),
+    # no overflowing store-only sweep: no figure
+    ([("l2_store_only", L2 // 2, 0.0), ("l2_copy", 2 * L2, L2 - 25e6)], None),
+], ids=["median", "below-L2-left-out", "checks-left-out", "none"])
+def test_the_figure_is_the_median_kept_by_the_store_only_sweeps_of_L2_or_more(launches, figure):
+    result = derive_l2_writes(L2, tuple(_launch(*row) for row in launches))
+    assert result.l2_kept_written_bytes == (pytest.approx(figure) if figure else None)
+    assert (result.skipped is None) == (figure is not None)
+    value, how = PROBE.figures(result)["l2_kept_written_bytes"]
+    assert value == result.l2_kept_written_bytes and "dram__bytes_write.sum" in how
+
+
+def test_the_plan_sweeps_each_kernel_over_whole_lines_of_half_to_four_L2s():
+    plan = launch_plan(L2)
+    assert [k for k, _ in plan] == [k for k in KERNELS for _ in range(4)]
+    assert [f for k, f in plan if k == "l2_copy"] == [L2 // 2, L2, 2 * L2, 4 * L2]
+    assert all(f % 256 == 0 for _, f in launch_plan(50_000_000))  # both halves of a copy whole lines
+    with pytest.raises(ValueError, match="l2_cache_bytes must be positive, not 0"):
+        launch_plan(0)
+    source = kernel_source("l2_writes.cu")
+    assert all(f"__global__ void {k}(" in source for k in KERNELS)
+
+
+def _export(plan, dram_written, names=None) -> str:
+    """ncu's printed raw page: one row per launch of ``plan`` with its DRAM bytes."""
+    rows = list(csv.reader(USER.open()))
+    header, units, row = rows[0] + ["dram__bytes_read.sum", "dram__bytes_write.sum"], rows[1] + ["byte", "byte"], rows[2]
+    name = header.index("Kernel Name")
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerows([header, units])
+    for i, ((kernel, footprint), written) in enumerate(zip(plan, dram_written, strict=True)):
+        r = [*row, str(footprint * (1 - KERNELS[kernel][0])), str(written)]
+        r[0], r[name] = str(i), (names or {}).get(kernel, kernel)
+        writer.writerow(r)
+    return "==PROF== Connected to process 7\n" + out.getvalue() + "==PROF== Disconnected from process 7\n"
+
+
+def _runner(stdout: str, seen: list | None = None, code: int = 0, stderr: str = ""):
+    def run(command, **kwargs):
+        if seen is not None:
+            seen.append(command)
+        return subprocess.CompletedProcess(command, code, stdout, stderr)
+    return run
+
+
+def test_under_a_stand_in_ncu_the_launches_give_the_figure():
+    """Every launch keeps min(written, 29 MB); the figure is 29 MB, and ncu empties L2 before each."""
+    plan, seen = launch_plan(L2), []
+    written = [max(0.0, f * KERNELS[k][0] - 29e6) for k, f in plan]
+    result = measure_l2_writes(device_index=0, l2_cache_bytes=L2, ncu="/opt/ncu", runner=_runner(_export(plan, written),
+                                                                                                  seen))
+    assert result.skipped is None and result.l2_kept_written_bytes == pytest.approx(29e6, rel=1e-3)
+    assert len(result.launches) == 12 and result.launches[0].kept_bytes == pytest.approx(29e6)  # half L2 > 29 MB
+    command = seen[0]
+    assert command[command.index("--cache-control") + 1] == "all" and "dram__bytes_write.sum" in ",".join(command)
+    assert command[-2:] == ["0", str(L2)] and "validate.probes._kept_writes" in command
+    text = "\n".join(PROBE.render(result, "##", ""))
+    assert "29.0 MB" in text and "| l2_copy | 4.00 |" in text
+
+
+@pytest.mark.parametrize("stdout, code, stderr, reason", [
+    ("", 1, "==ERROR== ERR_NVGPUCTRPERM - no permission", "cannot read the GPU's performance counters"),
+    (None, 0, "", "ncu profiled 12 launches (l2_copy, l2_store_only, other), the probe made 12"),
+], ids=["counters-blocked", "other-launches"])
+def test_the_probe_is_skipped_with_a_stated_reason(stdout, code, stderr, reason):
+    plan = launch_plan(L2)
+    stdout = stdout if stdout is not None else _export(plan, [0.0] * 12, names={"l2_update_in_place": "other"})
+    result = measure_l2_writes(device_index=0, l2_cache_bytes=L2, ncu="/opt/ncu",
+                               runner=_runner(stdout, code=code, stderr=stderr))
+    assert result.l2_kept_written_bytes is None and reason in result.skipped
+    assert reason.split(" (")[0] in "\n".join(PROBE.render(result, "##", ""))
+
+
+def test_the_figure_is_a_calibration_field_the_dram_term_reads():
+    from roofline._predict.params import probes
+
+    assert "l2_kept_written_bytes" in roofline.Calibration.model_fields
+    assert probes()["l2_kept_written_bytes"] == "l2_writes"
+
+
+@pytest.mark.gpu
+def test_on_the_device_a_kernel_keeps_part_of_L2_in_written_lines(gpu_info):
+    """Between a tenth of L2 and all of it; the in-place sweeps keep within a fifth of the
+    store-only ones (the same lines, each read first). Skips without ncu or counters."""
+    if shutil.which("ncu") is None:
+        pytest.skip("ncu is not on PATH")
+    result = measure_l2_writes(device_index=gpu_info.index, l2_cache_bytes=gpu_info.l2_cache_bytes)
+    if result.skipped and "counters" in result.skipped:
+        pytest.skip(result.skipped)
+    kept = result.l2_kept_written_bytes
+    assert kept is not None and 0.1 * gpu_info.l2_cache_bytes < kept <= 1.02 * gpu_info.l2_cache_bytes, result
+    in_place = [launch.kept_bytes for launch in result.launches
+                if launch.kernel == "l2_update_in_place" and launch.footprint_bytes >= gpu_info.l2_cache_bytes]
+    assert all(abs(k / kept - 1) < 0.2 for k in in_place), result

@@ -1,0 +1,22 @@
+// Probes of the written lines L2 keeps at a kernel's end (the l2_keeps_writes rule of the time
+// model's DRAM term). Each kernel sweeps its `n` floats front to back with the whole grid
+// (grid-stride), so lines enter L2 in address order; Nsight Compute counts the bytes DRAM
+// writes while it runs. A line L2 still holds at the end is written back after the kernel.
+
+// Every line written, none read: what L2 keeps of a kernel's written lines.
+extern "C" __global__ void l2_store_only(float* __restrict__ a, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        a[i] = (float)i;
+}
+
+// Every line read, then written: the same, each line brought in by a read first.
+extern "C" __global__ void l2_update_in_place(float* __restrict__ a, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        a[i] = a[i] * 0.5f + 1.0f;
+}
+
+// Half the footprint read, half written: written lines sharing L2 with lines only read.
+extern "C" __global__ void l2_copy(const float* __restrict__ a, float* __restrict__ b, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        b[i] = a[i];
+}

@@ -1,0 +1,230 @@
+"""The L2-writes probe: how many bytes of a kernel's written lines L2 still holds at its end
+(they are written back after it, outside its time), measured by Nsight Compute.
+
+`validate/kernels/l2_writes.cu` holds the kernels; each sweeps its floats front to back with
+the whole grid, so lines enter L2 in address order:
+
+* **store only**: every line written, none read;
+* **update in place**: every line read, then written;
+* **copy**: half the footprint read, half written (written lines sharing L2 with read ones).
+
+Each runs once at footprints of 0.5, 1, 2 and 4 times L2 (the device's size) under ``ncu``
+with ``--cache-control all`` (L2 written back and emptied before each launch) at real clocks.
+A launch keeps its written bytes less the bytes DRAM wrote while it ran
+(``dram__bytes_write.sum``). The figure, ``l2_kept_written_bytes``, is the median kept by the
+store-only launches whose footprint is at least L2 (L2 overflowed): the most written bytes L2
+holds at a kernel's end (rule ``l2_written_cap``). The in-place and copy launches are checks
+shown beside it. On an H200 (60 MiB L2) a kernel that writes a footprint of L2 or more keeps
+about 29 MB of it: half L2, not all of it.
+
+The child program (``python -m validate.probes._kept_writes DEVICE L2_BYTES``) makes the launches;
+about 1 GB moved in all, seconds under ncu. Alone, from the repository's root:
+``python scripts/l2_writes_probe.py [--out FILE.json]``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..device import compile_kernels, kernel_source, open_session
+from ._doubled import run_alone
+from ._ncu_child import Runner, profile_child
+from ._probe import Figures, Probe, RunContext
+
+__all__ = ["L2WriteLaunch", "L2Writes", "L2WritesProbe", "derive_l2_writes", "launch_plan", "main",
+           "measure_l2_writes"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+#: Kernel -> (share of its footprint it writes, what it does).
+KERNELS: dict[str, tuple[float, str]] = {
+    "l2_store_only": (1.0, "every line written, none read"),
+    "l2_update_in_place": (1.0, "every line read, then written"),
+    "l2_copy": (0.5, "half the footprint read, half written"),
+}
+#: Footprints, in L2 sizes.
+FOOTPRINTS_OF_L2 = (0.5, 1.0, 2.0, 4.0)
+#: The figure's launches: store-only ones whose footprint is at least this many L2 sizes.
+FIGURE_FROM_L2 = 1.0
+METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
+#: Threads of a block, and blocks per SM (a grid that fills the GPU and sweeps its floats).
+THREADS, BLOCKS_PER_SM = 512, 4
+_FLOAT = 4
+
+
+def launch_plan(l2_cache_bytes: int) -> list[tuple[str, int]]:
+    """The launches in the order the child makes them: ``(kernel, footprint bytes)``, each
+    footprint a whole number of 128-byte lines (of both buffers, for the copy)."""
+    if l2_cache_bytes <= 0:
+        raise ValueError(f"l2_cache_bytes must be positive, not {l2_cache_bytes}")
+    return [(kernel, int(l2_cache_bytes * x) // 256 * 256) for kernel in KERNELS for x in FOOTPRINTS_OF_L2]
+
+
+class L2WriteLaunch(BaseModel):
+    """One profiled launch: what it wrote and what DRAM wrote while it ran."""
+
+    model_config = _FROZEN
+
+    kernel: str
+    footprint_bytes: int = Field(gt=0, description="Bytes the launch touches, read and written.")
+    written_bytes: int = Field(gt=0, description="Bytes it writes.")
+    dram_written_bytes: float = Field(ge=0, description="dram__bytes_write.sum while it ran.")
+    dram_read_bytes: float = Field(ge=0, description="dram__bytes_read.sum while it ran.")
+    seconds: float | None = Field(default=None, description="gpu__time_duration.sum.")
+
+    @property
+    def kept_bytes(self) -> float:
+        """Written bytes DRAM did not write while it ran: L2 held them at its end."""
+        return self.written_bytes - self.dram_written_bytes
+
+
+class L2Writes(BaseModel):
+    """The profiled launches and the figure (or why it was not measured)."""
+
+    model_config = _FROZEN
+
+    l2_cache_bytes: int = Field(gt=0, description="The device's L2 size, bytes.")
+    launches: tuple[L2WriteLaunch, ...] = ()
+    l2_kept_written_bytes: float | None = Field(
+        default=None, gt=0, description="Median kept bytes of the store-only launches of a footprint of L2 or more.")
+    command: str = Field(default="", description="The ncu command run.")
+    skipped: str | None = Field(default=None, description="Why it was not measured (no ncu, counters blocked).")
+
+
+def derive_l2_writes(l2_cache_bytes: int, launches: tuple[L2WriteLaunch, ...], command: str = "") -> L2Writes:
+    """The figure from the launches (a plain function, tested on the CPU)."""
+    kept = [launch.kept_bytes for launch in launches if launch.kernel == "l2_store_only"
+            and launch.footprint_bytes >= FIGURE_FROM_L2 * l2_cache_bytes]
+    figure = statistics.median(kept) if kept else None
+    return L2Writes(l2_cache_bytes=l2_cache_bytes, launches=launches, command=command,
+                    l2_kept_written_bytes=figure if figure and figure > 0 else None,
+                    skipped=None if kept else "no store-only launch of a footprint of L2 or more was profiled")
+
+
+def measure_l2_writes(*, device_index: int, l2_cache_bytes: int, ncu: str | None = None,
+                      runner: Runner = subprocess.run,
+                      progress: Callable[[str], None] = lambda message: None) -> L2Writes:
+    """Profile the launches of `launch_plan` under ``ncu`` and derive the figure.
+
+    Parameters
+    ----------
+    device_index : int
+        The GPU.
+    l2_cache_bytes : int
+        Its L2 size, bytes (`validate.DeviceInfo.l2_cache_bytes`).
+    ncu : str, optional
+        The ncu to run; default the one on PATH.
+    runner : callable
+        `subprocess.run`, or a stand-in in tests.
+    progress : callable
+        Receives one summary line.
+
+    Returns
+    -------
+    L2Writes
+        With ``skipped`` set (and no figure) where ncu is absent, cannot read the counters,
+        fails, or profiled other launches than the plan's.
+    """
+    profile, shown, skipped = profile_child("validate.probes._kept_writes", [str(device_index), str(l2_cache_bytes)],
+                                            metrics=METRICS, kernel_name="regex:^l2_", cache_control="all",
+                                            ncu=ncu, runner=runner)
+    if profile is None:
+        return L2Writes(l2_cache_bytes=l2_cache_bytes, command=shown, skipped=skipped)
+    plan = launch_plan(l2_cache_bytes)
+    names = [k.name for k in profile.kernels]
+    if names != [kernel for kernel, _ in plan]:
+        return L2Writes(l2_cache_bytes=l2_cache_bytes, command=shown,
+                        skipped=f"ncu profiled {len(names)} launches ({', '.join(sorted(set(names)))}), "
+                                f"the probe made {len(plan)}")
+    missing = [k.name for k in profile.kernels if k.measured.dram_written_bytes is None or k.dram_bytes is None]
+    if missing:
+        return L2Writes(l2_cache_bytes=l2_cache_bytes, command=shown,
+                        skipped=f"ncu's profile lacks dram__bytes_write.sum or dram__bytes_read.sum ({missing[0]})")
+    launches = tuple(
+        L2WriteLaunch(kernel=kernel, footprint_bytes=footprint, written_bytes=int(footprint * KERNELS[kernel][0]),
+                      dram_written_bytes=k.measured.dram_written_bytes,
+                      dram_read_bytes=max(0.0, k.dram_bytes - k.measured.dram_written_bytes),
+                      seconds=k.measured.duration_seconds)
+        for (kernel, footprint), k in zip(plan, profile.kernels, strict=True))
+    result = derive_l2_writes(l2_cache_bytes, launches, shown)
+    if result.l2_kept_written_bytes is not None:
+        progress(f"L2 writes: a kernel keeps {result.l2_kept_written_bytes / 1e6:.1f} MB of its written lines in L2 "
+                 f"({result.l2_kept_written_bytes / l2_cache_bytes:.2f} of L2) at its end")
+    return result
+
+
+class L2WritesProbe(Probe[L2Writes]):
+    """The written bytes L2 keeps at a kernel's end, by Nsight Compute (`measure_l2_writes`)."""
+
+    name = "l2_writes"
+    step = "L2 writes under Nsight"
+
+    def run(self, ctx: RunContext) -> L2Writes:
+        result = measure_l2_writes(device_index=ctx.info.index, l2_cache_bytes=ctx.info.l2_cache_bytes,
+                                   progress=ctx.progress)
+        if result.skipped:
+            ctx.progress(f"L2 writes skipped: {result.skipped}")
+        return result
+
+    def figures(self, result: L2Writes) -> Figures:
+        runs = sum(1 for launch in result.launches if launch.kernel == "l2_store_only"
+                   and launch.footprint_bytes >= FIGURE_FROM_L2 * result.l2_cache_bytes)
+        return {"l2_kept_written_bytes": (
+            result.l2_kept_written_bytes,
+            f"Nsight Compute: written bytes less dram__bytes_write.sum of a store-only sweep, median of {runs} "
+            f"footprints of 1 to 4 x L2 ({result.l2_cache_bytes} bytes), --cache-control all, --clock-control none")}
+
+    def render(self, result: L2Writes, heading: str, assets: str) -> list[str]:
+        title = f"{heading} Written lines L2 keeps at a kernel's end"
+        if result.l2_kept_written_bytes is None:
+            return [title, "", f"Not measured: {result.skipped}", ""]
+        rows = [f"| {launch.kernel} | {launch.footprint_bytes / result.l2_cache_bytes:.2f} | "
+                f"{launch.written_bytes / 1e6:.1f} | {launch.dram_written_bytes / 1e6:.1f} | "
+                f"{launch.kept_bytes / 1e6:.1f} |" for launch in result.launches]
+        return [title, "",
+                f"A kernel keeps {result.l2_kept_written_bytes / 1e6:.1f} MB of its written lines in L2 at its end "
+                f"({result.l2_kept_written_bytes / result.l2_cache_bytes:.2f} of the "
+                f"{result.l2_cache_bytes / 2**20:.0f} MiB L2): the median of the store-only launches of a footprint "
+                "of L2 or more.", "",
+                "| kernel | footprint, L2s | written, MB | DRAM wrote, MB | kept, MB |",
+                "| --- | ---: | ---: | ---: | ---: |", *rows, "", f"`{result.command}`", ""]
+
+
+def main(*, out: Path | None = None) -> int:
+    """Measure on the first GPU, print the section (progress on stderr), write ``out`` (JSON).
+
+    Returns
+    -------
+    int
+        1 where the figure was not measured, else 0.
+    """
+    return run_alone(L2WritesProbe(), lambda session, info, progress: measure_l2_writes(
+        device_index=info.index, l2_cache_bytes=info.l2_cache_bytes, progress=progress), out)
+
+
+def _launch_plan(device_index: int, l2_cache_bytes: int) -> None:
+    """Make the launches of `launch_plan` (the program ncu profiles)."""
+    session = open_session(device_index)
+    core = session.cuda.core
+    kernels = compile_kernels(kernel_source("l2_writes.cu"), list(KERNELS), arch=session.arch, name="l2_writes.cu")
+    plan = launch_plan(l2_cache_bytes)
+    largest = max(footprint for _, footprint in plan)
+    first, second = session.allocate(largest), session.allocate(largest // 2)
+    sms = session.device.properties.multiprocessor_count
+    config = core.LaunchConfig(grid=(sms * BLOCKS_PER_SM, 1, 1), block=(THREADS, 1, 1))
+    for kernel, footprint in plan:
+        if kernel == "l2_copy":
+            core.launch(session.stream, config, kernels[kernel], first, second, np.int64(footprint // 2 // _FLOAT))
+        else:
+            core.launch(session.stream, config, kernels[kernel], first, np.int64(footprint // _FLOAT))
+    session.synchronize()
+
+
+if __name__ == "__main__":
+    _launch_plan(int(sys.argv[1]), int(sys.argv[2]))
