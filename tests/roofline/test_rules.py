@@ -253,3 +253,13 @@ def test_with_nothing_disabled_the_predictions_are_the_models(rule, run):
     before = run()
     with disabled(()):
         assert run() == before
+
+
+def test_the_rules_table_of_docs_prediction_is_the_registry():
+    """docs/prediction.md's table of rules is the registry, row for row, in its order."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "prediction.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `") and line.count(" | ") == 4
+            and line.split(" | ")[2] in ("probe", "derivation", "corpus", "**corpus** !")]
+    assert rows == [f"| `{r.name}` | `{r.where}` | {r.kind} | {r.evidence} | {r.off} |" for r in RULES.values()]
