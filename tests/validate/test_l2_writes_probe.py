@@ -50,6 +50,10 @@ def test_the_plan_sweeps_each_kernel_over_whole_lines_of_half_to_four_L2s():
     plan = launch_plan(L2)
     assert [k for k, _ in plan] == [k for k in KERNELS for _ in range(4)]
     assert [f for k, f in plan if k == "l2_copy"] == [L2 // 2, L2, 2 * L2, 4 * L2]
+    assert [f for _, f in launch_plan(L2, "flush")] == [L2 // 16, L2 // 8, L2 // 4, 3 * L2 // 8, L2 // 2,
+                                                         3 * L2 // 4, L2, 3 * L2 // 2, 2 * L2, 4 * L2]
+    with pytest.raises(ValueError, match="mode must be 'clean' or 'flush', not 'dirty'"):
+        launch_plan(L2, "dirty")
     assert all(f % 256 == 0 for _, f in launch_plan(50_000_000))  # both halves of a copy whole lines
     with pytest.raises(ValueError, match="l2_cache_bytes must be positive, not 0"):
         launch_plan(0)
@@ -66,7 +70,7 @@ def _export(plan, dram_written, names=None) -> str:
     writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
     writer.writerows([header, units])
     for i, ((kernel, footprint), written) in enumerate(zip(plan, dram_written, strict=True)):
-        r = [*row, str(footprint * (1 - KERNELS[kernel][0])), str(written)]
+        r = [*row, str(footprint * (1 - KERNELS.get(kernel, (0.0,))[0])), str(written)]
         r[0], r[name] = str(i), (names or {}).get(kernel, kernel)
         writer.writerow(r)
     return "==PROF== Connected to process 7\n" + out.getvalue() + "==PROF== Disconnected from process 7\n"
@@ -81,18 +85,29 @@ def _runner(stdout: str, seen: list | None = None, code: int = 0, stderr: str = 
 
 
 def test_under_a_stand_in_ncu_the_launches_give_the_figure():
-    """Every launch keeps min(written, 29 MB); the figure is 29 MB, and ncu empties L2 before each."""
-    plan, seen = launch_plan(L2), []
+    """Every launch keeps min(written, 29 MB); the figure is 29 MB, and ncu empties L2 before each.
+    The read sweeps after the flush run without ncu's emptying and keep what DRAM wrote."""
+    plan, flush, seen = launch_plan(L2), launch_plan(L2, "flush"), []
     written = [max(0.0, f * KERNELS[k][0] - 29e6) for k, f in plan]
-    result = measure_l2_writes(device_index=0, l2_cache_bytes=L2, ncu="/opt/ncu", runner=_runner(_export(plan, written),
-                                                                                                  seen))
+    displaced = [min(29e6, max(0.0, f - 33e6)) for _, f in flush]
+    exports = {"clean": _export(plan, written), "flush": _export(flush, displaced)}
+
+    def run(command, **kwargs):
+        seen.append(command)
+        return subprocess.CompletedProcess(command, 0, exports[command[-3]], "")
+
+    result = measure_l2_writes(device_index=0, l2_cache_bytes=L2, ncu="/opt/ncu", runner=run)
     assert result.skipped is None and result.l2_kept_written_bytes == pytest.approx(29e6, rel=1e-3)
     assert len(result.launches) == 12 and result.launches[0].kept_bytes == pytest.approx(29e6)  # half L2 > 29 MB
-    command = seen[0]
-    assert command[command.index("--cache-control") + 1] == "all" and "dram__bytes_write.sum" in ",".join(command)
-    assert command[-2:] == ["0", str(L2)] and "validate.probes._kept_writes" in command
+    clean, flushed = seen
+    assert clean[clean.index("--cache-control") + 1] == "all" and "dram__bytes_write.sum" in ",".join(clean)
+    assert clean[-3:] == ["clean", "0", str(L2)] and "validate.probes._kept_writes" in clean
+    assert flushed[flushed.index("--cache-control") + 1] == "none" and flushed[-3] == "flush"
+    assert [s.read_bytes for s in result.after_flush] == [f for _, f in flush] and result.flush_skipped is None
+    assert [s.dram_written_bytes for s in result.after_flush] == pytest.approx(displaced)
+    assert [s.dram_read_bytes for s in result.after_flush] == pytest.approx([f for _, f in flush])
     text = "\n".join(PROBE.render(result, "##", ""))
-    assert "29.0 MB" in text and "| l2_copy | 4.00 |" in text
+    assert "29.0 MB" in text and "| l2_copy | 4.00 |" in text and "| 4.000 | 251.7 | 251.7 | 29.0 |" in text
 
 
 @pytest.mark.parametrize("stdout, code, stderr, reason", [

@@ -17,8 +17,13 @@ holds at a kernel's end (rule ``l2_written_cap``). The in-place and copy launche
 shown beside it. On an H200 (60 MiB L2) a kernel that writes a footprint of L2 or more keeps
 about 29 MB of it: half L2, not all of it.
 
-The child program (``python -m validate.probes._kept_writes DEVICE L2_BYTES``) makes the launches;
-about 1 GB moved in all, seconds under ncu. Alone, from the repository's root:
+**After the flush** (data for the ``flush_writeback`` rule, no figure yet): a read-only sweep of
+1/16 to 4 x L2 right after validate's L2 flush (``Session.flush_l2``, a memset of 4 x L2), under
+``--cache-control none`` so that the flush's lines are what L2 holds: what DRAM writes while it
+runs is the flush's written lines its lines displace.
+
+The child program (``python -m validate.probes._kept_writes MODE DEVICE L2_BYTES``, MODE ``clean``
+or ``flush``) makes the launches; about 2 GB moved in all, seconds under ncu. Alone, from the repository's root:
 ``python scripts/l2_writes_probe.py [--out FILE.json]``.
 """
 
@@ -31,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..device import compile_kernels, kernel_source, open_session
@@ -50,6 +56,8 @@ KERNELS: dict[str, tuple[float, str]] = {
 }
 #: Footprints, in L2 sizes.
 FOOTPRINTS_OF_L2 = (0.5, 1.0, 2.0, 4.0)
+#: The read-only sweeps after the flush, in L2 sizes.
+FLUSH_FOOTPRINTS_OF_L2 = (0.0625, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)
 #: The figure's launches: store-only ones whose footprint is at least this many L2 sizes.
 FIGURE_FROM_L2 = 1.0
 METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
@@ -58,11 +66,16 @@ THREADS, BLOCKS_PER_SM = 512, 4
 _FLOAT = 4
 
 
-def launch_plan(l2_cache_bytes: int) -> list[tuple[str, int]]:
+def launch_plan(l2_cache_bytes: int, mode: str = "clean") -> list[tuple[str, int]]:
     """The launches in the order the child makes them: ``(kernel, footprint bytes)``, each
-    footprint a whole number of 128-byte lines (of both buffers, for the copy)."""
+    footprint a whole number of 128-byte lines (of both buffers, for the copy). ``mode``:
+    ``clean`` (the sweeps from an emptied L2) or ``flush`` (the read sweeps after the flush)."""
     if l2_cache_bytes <= 0:
         raise ValueError(f"l2_cache_bytes must be positive, not {l2_cache_bytes}")
+    if mode == "flush":
+        return [("l2_read_only", int(l2_cache_bytes * x) // 256 * 256) for x in FLUSH_FOOTPRINTS_OF_L2]
+    if mode != "clean":
+        raise ValueError(f"mode must be 'clean' or 'flush', not {mode!r}")
     return [(kernel, int(l2_cache_bytes * x) // 256 * 256) for kernel in KERNELS for x in FOOTPRINTS_OF_L2]
 
 
@@ -73,7 +86,7 @@ class L2WriteLaunch(BaseModel):
 
     kernel: str
     footprint_bytes: int = Field(gt=0, description="Bytes the launch touches, read and written.")
-    written_bytes: int = Field(gt=0, description="Bytes it writes.")
+    written_bytes: int = Field(ge=0, description="Bytes it writes.")
     dram_written_bytes: float = Field(ge=0, description="dram__bytes_write.sum while it ran.")
     dram_read_bytes: float = Field(ge=0, description="dram__bytes_read.sum while it ran.")
     seconds: float | None = Field(default=None, description="gpu__time_duration.sum.")
@@ -84,6 +97,17 @@ class L2WriteLaunch(BaseModel):
         return self.written_bytes - self.dram_written_bytes
 
 
+class FlushSweep(BaseModel):
+    """One read-only sweep after validate's flush: what DRAM wrote (the flush's lines) while it ran."""
+
+    model_config = _FROZEN
+
+    read_bytes: int = Field(gt=0, description="Bytes the sweep reads.")
+    dram_written_bytes: float = Field(ge=0, description="dram__bytes_write.sum while it ran.")
+    dram_read_bytes: float = Field(ge=0, description="dram__bytes_read.sum while it ran.")
+    seconds: float | None = Field(default=None, description="gpu__time_duration.sum.")
+
+
 class L2Writes(BaseModel):
     """The profiled launches and the figure (or why it was not measured)."""
 
@@ -91,6 +115,8 @@ class L2Writes(BaseModel):
 
     l2_cache_bytes: int = Field(gt=0, description="The device's L2 size, bytes.")
     launches: tuple[L2WriteLaunch, ...] = ()
+    after_flush: tuple[FlushSweep, ...] = Field(default=(), description="The read sweeps after validate's flush.")
+    flush_skipped: str | None = Field(default=None, description="Why the sweeps after the flush were not profiled.")
     l2_kept_written_bytes: float | None = Field(
         default=None, gt=0, description="Median kept bytes of the store-only launches of a footprint of L2 or more.")
     command: str = Field(default="", description="The ncu command run.")
@@ -131,32 +157,44 @@ def measure_l2_writes(*, device_index: int, l2_cache_bytes: int, ncu: str | None
         With ``skipped`` set (and no figure) where ncu is absent, cannot read the counters,
         fails, or profiled other launches than the plan's.
     """
-    profile, shown, skipped = profile_child("validate.probes._kept_writes", [str(device_index), str(l2_cache_bytes)],
-                                            metrics=METRICS, kernel_name="regex:^l2_", cache_control="all",
-                                            ncu=ncu, runner=runner)
-    if profile is None:
+    profile, shown, skipped = profile_child("validate.probes._kept_writes",
+                                            ["clean", str(device_index), str(l2_cache_bytes)], metrics=METRICS,
+                                            kernel_name="regex:^l2_", cache_control="all", ncu=ncu, runner=runner)
+    launches, skipped = _launches(profile, launch_plan(l2_cache_bytes), skipped)
+    if skipped:
         return L2Writes(l2_cache_bytes=l2_cache_bytes, command=shown, skipped=skipped)
-    plan = launch_plan(l2_cache_bytes)
-    names = [k.name for k in profile.kernels]
-    if names != [kernel for kernel, _ in plan]:
-        return L2Writes(l2_cache_bytes=l2_cache_bytes, command=shown,
-                        skipped=f"ncu profiled {len(names)} launches ({', '.join(sorted(set(names)))}), "
-                                f"the probe made {len(plan)}")
-    missing = [k.name for k in profile.kernels if k.measured.dram_written_bytes is None or k.dram_bytes is None]
-    if missing:
-        return L2Writes(l2_cache_bytes=l2_cache_bytes, command=shown,
-                        skipped=f"ncu's profile lacks dram__bytes_write.sum or dram__bytes_read.sum ({missing[0]})")
-    launches = tuple(
-        L2WriteLaunch(kernel=kernel, footprint_bytes=footprint, written_bytes=int(footprint * KERNELS[kernel][0]),
-                      dram_written_bytes=k.measured.dram_written_bytes,
-                      dram_read_bytes=max(0.0, k.dram_bytes - k.measured.dram_written_bytes),
-                      seconds=k.measured.duration_seconds)
-        for (kernel, footprint), k in zip(plan, profile.kernels, strict=True))
-    result = derive_l2_writes(l2_cache_bytes, launches, shown)
+    flushed, _, flush_skipped = profile_child("validate.probes._kept_writes",
+                                              ["flush", str(device_index), str(l2_cache_bytes)], metrics=METRICS,
+                                              kernel_name="regex:^l2_", cache_control="none", ncu=ncu, runner=runner)
+    sweeps, flush_skipped = _launches(flushed, launch_plan(l2_cache_bytes, "flush"), flush_skipped)
+    result = derive_l2_writes(l2_cache_bytes, tuple(launches), shown).model_copy(update={
+        "after_flush": tuple(FlushSweep(read_bytes=sweep.footprint_bytes, dram_written_bytes=sweep.dram_written_bytes,
+                                        dram_read_bytes=sweep.dram_read_bytes, seconds=sweep.seconds)
+                             for sweep in sweeps),
+        "flush_skipped": flush_skipped})
     if result.l2_kept_written_bytes is not None:
         progress(f"L2 writes: a kernel keeps {result.l2_kept_written_bytes / 1e6:.1f} MB of its written lines in L2 "
                  f"({result.l2_kept_written_bytes / l2_cache_bytes:.2f} of L2) at its end")
     return result
+
+
+def _launches(profile: roofline.NcuProfile | None, plan: list[tuple[str, int]],
+              skipped: str | None) -> tuple[list[L2WriteLaunch], str | None]:
+    """The profiled launches of ``plan``, or why there are none."""
+    if profile is None:
+        return [], skipped
+    names = [k.name for k in profile.kernels]
+    if names != [kernel for kernel, _ in plan]:
+        return [], (f"ncu profiled {len(names)} launches ({', '.join(sorted(set(names)))}), "
+                    f"the probe made {len(plan)}")
+    if any(k.measured.dram_written_bytes is None or k.dram_bytes is None for k in profile.kernels):
+        return [], "ncu's profile lacks dram__bytes_write.sum or dram__bytes_read.sum"
+    return [L2WriteLaunch(kernel=kernel, footprint_bytes=footprint,
+                          written_bytes=int(footprint * KERNELS[kernel][0]) if kernel in KERNELS else 0,
+                          dram_written_bytes=k.measured.dram_written_bytes,
+                          dram_read_bytes=max(0.0, k.dram_bytes - k.measured.dram_written_bytes),
+                          seconds=k.measured.duration_seconds)
+            for (kernel, footprint), k in zip(plan, profile.kernels, strict=True)], None
 
 
 class L2WritesProbe(Probe[L2Writes]):
@@ -193,7 +231,19 @@ class L2WritesProbe(Probe[L2Writes]):
                 f"{result.l2_cache_bytes / 2**20:.0f} MiB L2): the median of the store-only launches of a footprint "
                 "of L2 or more.", "",
                 "| kernel | footprint, L2s | written, MB | DRAM wrote, MB | kept, MB |",
-                "| --- | ---: | ---: | ---: | ---: |", *rows, "", f"`{result.command}`", ""]
+                "| --- | ---: | ---: | ---: | ---: |", *rows, "", f"`{result.command}`", "", *_render_flush(result)]
+
+
+def _render_flush(result: L2Writes) -> list[str]:
+    """The read sweeps after the flush: the flush's written lines each one displaced."""
+    if not result.after_flush:
+        return [f"The read sweeps after validate's flush were not profiled: {result.flush_skipped}", ""]
+    rows = [f"| {sweep.read_bytes / result.l2_cache_bytes:.3f} | {sweep.read_bytes / 1e6:.1f} | "
+            f"{sweep.dram_read_bytes / 1e6:.1f} | {sweep.dram_written_bytes / 1e6:.1f} |"
+            for sweep in result.after_flush]
+    return ["Read-only sweeps right after validate's L2 flush (`--cache-control none`): DRAM's writes while "
+            "each runs are the flush's written lines its lines displace.", "",
+            "| read, L2s | read, MB | DRAM read, MB | DRAM wrote, MB |", "| ---: | ---: | ---: | ---: |", *rows, ""]
 
 
 def main(*, out: Path | None = None) -> int:
@@ -208,18 +258,24 @@ def main(*, out: Path | None = None) -> int:
         device_index=info.index, l2_cache_bytes=info.l2_cache_bytes, progress=progress), out)
 
 
-def _launch_plan(device_index: int, l2_cache_bytes: int) -> None:
-    """Make the launches of `launch_plan` (the program ncu profiles)."""
+def _launch_plan(mode: str, device_index: int, l2_cache_bytes: int) -> None:
+    """Make the launches of `launch_plan` (the program ncu profiles); in ``flush`` mode each
+    sweep follows validate's L2 flush."""
     session = open_session(device_index)
     core = session.cuda.core
-    kernels = compile_kernels(kernel_source("l2_writes.cu"), list(KERNELS), arch=session.arch, name="l2_writes.cu")
-    plan = launch_plan(l2_cache_bytes)
+    kernels = compile_kernels(kernel_source("l2_writes.cu"), [*KERNELS, "l2_read_only"], arch=session.arch,
+                              name="l2_writes.cu")
+    plan = launch_plan(l2_cache_bytes, mode)
     largest = max(footprint for _, footprint in plan)
-    first, second = session.allocate(largest), session.allocate(largest // 2)
+    first, second = session.allocate(largest), session.allocate(max(largest // 2, 4))
+    session.poison(first, largest)  # NaNs: the read sweep's sum never matches, so it stores nothing
     sms = session.device.properties.multiprocessor_count
     config = core.LaunchConfig(grid=(sms * BLOCKS_PER_SM, 1, 1), block=(THREADS, 1, 1))
     for kernel, footprint in plan:
-        if kernel == "l2_copy":
+        if kernel == "l2_read_only":
+            session.flush_l2()
+            core.launch(session.stream, config, kernels[kernel], first, second, np.int64(footprint // _FLOAT))
+        elif kernel == "l2_copy":
             core.launch(session.stream, config, kernels[kernel], first, second, np.int64(footprint // 2 // _FLOAT))
         else:
             core.launch(session.stream, config, kernels[kernel], first, np.int64(footprint // _FLOAT))
@@ -227,4 +283,4 @@ def _launch_plan(device_index: int, l2_cache_bytes: int) -> None:
 
 
 if __name__ == "__main__":
-    _launch_plan(int(sys.argv[1]), int(sys.argv[2]))
+    _launch_plan(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
