@@ -25,6 +25,7 @@ step() {  # step NAME SECONDS_NEEDED COMMAND...: runs when that much time is lef
 # first: the float adds to one word (float_atomics) are measured on neither GPU yet
 step global_cas 20 python3 scripts/global_cas_probe.py --out $OUT/global_cas.json
 step l2_writes 60 python3 scripts/l2_writes_probe.py --out $OUT/l2_writes.json
+step flush_gap 20 bash -c "python3 scripts/flush_gap_probe.py > $OUT/flush_gap.md"
 step shared_atomics 20 python3 scripts/shared_atomics_probe.py --out $OUT/shared_atomics.json
 step cause_probes 90 python3 scripts/cause_probes.py --out $OUT/cause_probes.json
 step rule_probes 45 bash scripts/device_rule_probes.sh
