@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One lent-GPU call after the cause rules landed (carry .whl; on an H200 also .harness, the exam
-# harness kept outside git): the shared-atomics and global-CAS probes, the cause and rule probes, `gpuroof validate
+# harness kept outside git): the global-CAS, L2-writes, flush-gap and shared-atomics probes, the cause and rule probes, `gpuroof validate
 # --quick` and pytest -m gpu, their outputs in $OUT/steps.log (results: *.json, quick.tgz); on an H200 the exam harness first.
 #   bash scripts/device_session.sh [BUDGET_SECONDS=570]
 budget=${1:-570}; start=$(date +%s)
