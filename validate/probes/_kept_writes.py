@@ -144,10 +144,8 @@ def measure_l2_writes(*, device_index: int, l2_cache_bytes: int, ncu: str | None
         The GPU.
     l2_cache_bytes : int
         Its L2 size, bytes (`validate.DeviceInfo.l2_cache_bytes`).
-    ncu : str, optional
-        The ncu to run; default the one on PATH.
-    runner : callable
-        `subprocess.run`, or a stand-in in tests.
+    ncu, runner
+        As `profile_child` takes them (the ncu on PATH, `subprocess.run`; stand-ins in tests).
     progress : callable
         Receives one summary line.
 
