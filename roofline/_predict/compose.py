@@ -137,8 +137,9 @@ def roofline_bound(terms: Sequence[Term]) -> float:
 
 def bound_counts(kernel: Kernel, terms: Sequence[Term]) -> Kernel:
     """``kernel``'s counts as its prediction's ``terms`` move them: its L2 bytes are those the
-    ``l2`` term serves (less what L1 keeps), so that `roofline.analyze` of them is
-    `roofline_bound` of the terms, with the level that binds it.
+    ``l2`` term serves (less what L1 keeps), its DRAM bytes those DRAM moves while it runs (less
+    the written lines L2 keeps past its end after validate's flush), so that `roofline.analyze`
+    of them is `roofline_bound` of the terms, with the level that binds it.
 
     Raises
     ------
@@ -160,6 +161,9 @@ def bound_counts(kernel: Kernel, terms: Sequence[Term]) -> Kernel:
         raise TypeError(f"kernel must be a roofline.Kernel, not {type(kernel).__name__}")
     if isinstance(terms, (str, bytes)) or not all(isinstance(t, Term) for t in terms):
         raise TypeError("terms must be a sequence of roofline.terms.Term (a Prediction's terms)")
+    dram = next((t for t in terms if t.name == "dram"), None)
+    if dram is not None and "roof_bytes" in dram.inputs:
+        kernel = kernel.model_copy(update={"dram_bytes": min(kernel.dram_bytes, dram.inputs["roof_bytes"])})
     if kernel.l2_bytes is None:
         return kernel
     served = next((t for t in terms if t.name == "l2"), None)

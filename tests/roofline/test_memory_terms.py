@@ -283,3 +283,22 @@ def test_after_the_flush_a_copy_that_fits_l2_writes_its_lines_back_after_it(n, k
     with roofline.terms.disabled({"l2_keeps_writes"}):
         off = _term(roofline.predict("H200", k, after_l2_flush=True), "dram").inputs
     assert off["dram_written_bytes"] - off["flush_writeback_bytes"] == pytest.approx(written)
+
+
+@pytest.mark.parametrize("gpu, n", [("A100", 1 << 22), ("A100", 1 << 23), ("H200", 1 << 22)])
+def test_after_the_flush_the_roof_counts_the_bytes_moved_while_the_kernel_runs(gpu, n):
+    """A copy whose written lines L2 keeps past its end, on a GPU without the flush's figure (no
+    written-back flush lines to add): the DRAM term's roof is the bytes it moves while it runs,
+    never above its time, and `bound_counts` carries those bytes to `roofline.analyze`
+    (predict raised a ValidationError here before)."""
+    from roofline.terms import bound_counts
+
+    k = models.copy(n)
+    cal = roofline.calibration(gpu).model_copy(update={"flush_dirty_bytes": None})
+    p = roofline.predict(gpu, k, after_l2_flush=True, calibration=cal)
+    dram = _term(p, "dram")
+    assert dram.inputs["roof_bytes"] == pytest.approx(min(k.dram_bytes, dram.inputs["dram_equivalent_bytes"]))
+    assert dram.inputs["roof_bytes"] < k.dram_bytes  # the kept written lines are not in it
+    assert dram.roof_seconds <= dram.seconds and p.roofline_seconds <= p.seconds
+    bound = roofline.analyze(gpu, bound_counts(k, p.terms)).time_lower_bound_seconds
+    assert bound == pytest.approx(p.roofline_seconds)

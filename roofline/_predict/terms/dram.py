@@ -148,11 +148,14 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     in_flight = min(blocks, slots) * bytes_per_block / rounds
     # the plain roof of this level (`roofline_bound`): the kernel's DRAM bytes at the datasheet's
     # bandwidth (or the term's roof, were it higher); the term spends at least these bytes
-    # (`dram_equivalent_bytes`) at most at its roof
-    roof_seconds = d.dram.bytes / max(params.memory_bandwidth, peak_bw)
+    # (`dram_equivalent_bytes`) at most at its roof. Written lines L2 keeps past the kernel's
+    # end (`l2_keeps_writes`) move after it: the roof counts the bytes moved while it runs.
+    roof_bytes = min(d.dram.bytes, dram_bytes)
+    roof_seconds = roof_bytes / max(params.memory_bandwidth, peak_bw)
     term = Term(name="dram", side="memory", seconds=seconds, limiter=limiter, notes=barriers.notes,
                 roof_seconds=roof_seconds, inputs={
-                    **dispatch_input, "dram_equivalent_bytes": dram_bytes, "flush_writeback_bytes": flushed,
+                    **dispatch_input, "dram_equivalent_bytes": dram_bytes, "roof_bytes": roof_bytes,
+                    "flush_writeback_bytes": flushed,
                     "dram_read_bytes": read_bytes, "dram_written_bytes": written_bytes or 0.0,
                     "bytes_per_block": bytes_per_block, "bytes_in_flight": in_flight,
                     "rounds": rounds, "latency_seconds": latency, "block_seconds": block_seconds,
