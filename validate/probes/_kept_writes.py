@@ -123,10 +123,15 @@ class L2Writes(BaseModel):
     skipped: str | None = Field(default=None, description="Why it was not measured (no ncu, counters blocked).")
 
 
+def _figure_launches(launches: tuple[L2WriteLaunch, ...], l2_cache_bytes: int) -> list[L2WriteLaunch]:
+    """The figure's launches: the store-only ones whose footprint overflowed L2."""
+    return [launch for launch in launches if launch.kernel == "l2_store_only"
+            and launch.footprint_bytes >= FIGURE_FROM_L2 * l2_cache_bytes]
+
+
 def derive_l2_writes(l2_cache_bytes: int, launches: tuple[L2WriteLaunch, ...], command: str = "") -> L2Writes:
     """The figure from the launches (a plain function, tested on the CPU)."""
-    kept = [launch.kept_bytes for launch in launches if launch.kernel == "l2_store_only"
-            and launch.footprint_bytes >= FIGURE_FROM_L2 * l2_cache_bytes]
+    kept = [launch.kept_bytes for launch in _figure_launches(launches, l2_cache_bytes)]
     figure = statistics.median(kept) if kept else None
     return L2Writes(l2_cache_bytes=l2_cache_bytes, launches=launches, command=command,
                     l2_kept_written_bytes=figure if figure and figure > 0 else None,
@@ -209,8 +214,7 @@ class L2WritesProbe(Probe[L2Writes]):
         return result
 
     def figures(self, result: L2Writes) -> Figures:
-        runs = sum(1 for launch in result.launches if launch.kernel == "l2_store_only"
-                   and launch.footprint_bytes >= FIGURE_FROM_L2 * result.l2_cache_bytes)
+        runs = len(_figure_launches(result.launches, result.l2_cache_bytes))
         return {"l2_kept_written_bytes": (
             result.l2_kept_written_bytes,
             f"Nsight Compute: written bytes less dram__bytes_write.sum of a store-only sweep, median of {runs} "

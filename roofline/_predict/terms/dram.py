@@ -172,9 +172,11 @@ def _sides_after_flush(dram: DramTraffic, granularity: DramGranularity,
     """The DRAM bytes read and written during the kernel, and of the written the flush's lines
     it displaces (`flush_writeback_bytes`; 0 unless it starts from validate's flush)."""
     read_bytes, written_bytes = dram_sides(dram, granularity)
+    if not dram.after_l2_flush:
+        return read_bytes, written_bytes, 0.0
     flushed = flush_writeback_bytes(read_bytes + (written_bytes or 0.0), params.flush_dirty_bytes) \
-        if dram.after_l2_flush and on("flush_writeback") else 0.0
-    if written_bytes and dram.after_l2_flush and on("l2_keeps_writes"):
+        if on("flush_writeback") else 0.0
+    if written_bytes and on("l2_keeps_writes"):
         # after the flush, the lines the kernel displaces are the flush's (`flushed`); its own
         # written lines that L2 still holds at its end are written back after it. Launches back
         # to back instead displace the last launch's, as many as they leave: all written bytes.
