@@ -178,6 +178,10 @@ class Traffic(BaseModel):
         Sectors the launch writes only in part (L2 fills them from DRAM first): all written
         sectors when an array's written bytes fill at most half of them (assumed evenly
         spread), else the fewest sectors that can leave the missing bytes.
+    dram_store_loaded_partial_sectors : int
+        Of those, the ones in sectors the launch also loads (an array's share of its written
+        sectors that it loads too): L2 holds them whole when the store merges in, so they need
+        no fill (rule ``loaded_sector_fill``; taken as loaded before they are written).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -204,6 +208,7 @@ class Traffic(BaseModel):
     dram_store_lines: int = 0
     dram_store_written_bytes: int = 0
     dram_store_partial_sectors: int = 0
+    dram_store_loaded_partial_sectors: int = 0
     l1_footprint_bytes_per_block: int | None = None
     l1_stream_bytes_per_block: int | None = None
     l1_window_bytes_per_block: int | None = None

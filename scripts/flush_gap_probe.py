@@ -5,9 +5,10 @@
 A read sweep of 1/16 to 2 x L2 (the L2-writes probe's `l2_read_only`) timed with CUDA events
 (validate's `benchmark`, median of 15) right after validate's L2 flush (`Session.flush_l2`, a
 memset of 4 x L2), after the flush and an idle 200 us (the timers' one-thread `spin_kernel`
-between), after a clean scrub (a read of 4 x L2), and after the scrub and the same idle. Prints
-a Markdown table. Written for the next lent GPU (docs/prediction.md, "The L2 flush's write-back,
-at small sizes"); not yet run.
+between), after a clean scrub (a read of 4 x L2), and after the scrub and the same idle; the
+same for an in-place update sweep (`l2_update_in_place`); then the idle swept from 0 to 1000 us
+for a read of 1/16 and 1/4 x L2. Prints Markdown tables (docs/prediction.md, "The L2 flush's
+write-back, at small sizes").
 """
 
 from __future__ import annotations
@@ -31,14 +32,18 @@ from validate.device import (  # noqa: E402
 #: The idle between the flush and the sweep, and the sweeps' sizes in L2s.
 IDLE_MICROSECONDS = 200
 READS_OF_L2 = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2)
+#: The idles swept (us) and the reads they are swept for (L2s).
+IDLES_MICROSECONDS = (0, 5, 10, 20, 50, 100, 200, 500, 1000)
+IDLE_SWEEP_READS_OF_L2 = (1 / 16, 1 / 4)
 
 
 def main() -> None:
-    """Time the read sweeps and print the table (progress-free: a few seconds of device time)."""
+    """Time the sweeps and print the tables (a row at a time; well under a minute of device time)."""
     s = open_session(0)
     info = query_device(s)
-    read = compile_kernels(kernel_source("l2_writes.cu"), ["l2_read_only"], arch=s.arch,
-                           name="l2_writes.cu")["l2_read_only"]
+    sweeps = compile_kernels(kernel_source("l2_writes.cu"), ["l2_read_only", "l2_update_in_place"], arch=s.arch,
+                             name="l2_writes.cu")
+    read, update = sweeps["l2_read_only"], sweeps["l2_update_in_place"]
     idle = compile_kernels(kernel_source("latency.cu"), ["spin_kernel"], arch=s.arch, name="latency.cu")["spin_kernel"]
     l2 = info.l2_cache_bytes
     a, scrub, out = s.allocate(2 * l2), s.allocate(4 * l2), s.allocate(4096)
@@ -49,15 +54,35 @@ def main() -> None:
     spin = s.launcher(idle, (1, 1, 1), (1, 1, 1), (np.uint64(IDLE_MICROSECONDS * 1000),))
     before = {"after flush": s.flush_l2, f"flush + {IDLE_MICROSECONDS} us idle": lambda: (s.flush_l2(), spin()),
               "after clean scrub": clean, "clean + idle": lambda: (clean(), spin())}
-    print(f"{info.name}, L2 {l2} bytes\n")
-    print("| read, L2s | MB | " + " | ".join(f"{name}, us" for name in before) + " |")
-    print("| ---: | ---: |" + " ---: |" * len(before))
-    for x in READS_OF_L2:
+    rules = StopRules(warmup=2, repetitions=15)
+
+    def timed_us(run, flush) -> float:
+        return benchmark(run, timer=s.timer, rules=rules, flush=flush).median_seconds * 1e6
+
+    print(f"{info.name}, L2 {l2} bytes, {info.sm_count} SMs; medians of 15 event-timed runs, us\n")
+    for title, kernel in (("read sweep (l2_read_only)", read), ("in-place update sweep (l2_update_in_place)", update)):
+        print(f"### {title}\n")
+        print("| sweep, L2s | MB | " + " | ".join(before) + " |")
+        print("| ---: | ---: |" + " ---: |" * len(before))
+        for x in READS_OF_L2:
+            n = int(l2 * x) // 256 * 256
+            args = (a, out, np.int64(n // 4)) if kernel is read else (a, np.int64(n // 4))
+            run = s.launcher(kernel, grid, block, args)
+            times = [timed_us(run, flush) for flush in before.values()]
+            print(f"| {x:.4f} | {n / 1e6:.1f} | " + " | ".join(f"{t:.2f}" for t in times) + " |", flush=True)
+        print()  # the update writes NaN x 0.5 + 1 = NaN: the buffer stays poisoned for the reads
+    print("### read sweep after the flush and an idle (us)\n")
+    print("| sweep, L2s | MB | " + " | ".join(f"idle {t} us" for t in IDLES_MICROSECONDS) + " | clean |")
+    print("| ---: | ---: |" + " ---: |" * (len(IDLES_MICROSECONDS) + 1))
+    for x in IDLE_SWEEP_READS_OF_L2:
         n = int(l2 * x) // 256 * 256
         run = s.launcher(read, grid, block, (a, out, np.int64(n // 4)))
-        times = [benchmark(run, timer=s.timer, rules=StopRules(warmup=2, repetitions=15), flush=flush).median_seconds
-                 for flush in before.values()]
-        print(f"| {x:.4f} | {n / 1e6:.1f} | " + " | ".join(f"{t * 1e6:.2f}" for t in times) + " |", flush=True)
+        times = []
+        for idle_us in IDLES_MICROSECONDS:
+            wait = s.launcher(idle, (1, 1, 1), (1, 1, 1), (np.uint64(idle_us * 1000),))
+            times.append(timed_us(run, (lambda w=wait: (s.flush_l2(), w())) if idle_us else s.flush_l2))
+        times.append(timed_us(run, clean))
+        print(f"| {x:.4f} | {n / 1e6:.1f} | " + " | ".join(f"{t:.2f}" for t in times) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ def _result(passes: dict[_Unit, Pass], accesses: Sequence[Access]) -> Traffic:
     # Bytes each array receives: distinct elements x their size (one element size per array).
     written = 0
     partial = 0
+    loaded_partial = 0
     for (array, kind), sectors in main["distinct"].items():
         if kind != "store":
             continue
@@ -52,8 +53,11 @@ def _result(passes: dict[_Unit, Pass], accesses: Sequence[Access]) -> Traffic:
         # sectors that leave the bytes missing (a few ragged ends of mostly full rows).
         missing = sectors * SECTOR_BYTES - covered
         if missing > 0 and size < SECTOR_BYTES:
-            partial += sectors if 2 * covered <= sectors * SECTOR_BYTES else min(
+            in_part = sectors if 2 * covered <= sectors * SECTOR_BYTES else min(
                 sectors, -(-missing // (SECTOR_BYTES - size)))
+            partial += in_part
+            # the partial sectors spread like the written ones over those the kernel loads too
+            loaded_partial += round(in_part * main["loaded_stores"].get(array, 0) / sectors)
     return Traffic(
         load_bytes=totals["load"],
         store_bytes=totals["store"],
@@ -70,6 +74,7 @@ def _result(passes: dict[_Unit, Pass], accesses: Sequence[Access]) -> Traffic:
         dram_store_lines=over(LINE_BYTES, "store"),
         dram_store_written_bytes=written,
         dram_store_partial_sectors=partial,
+        dram_store_loaded_partial_sectors=loaded_partial,
     )
 
 

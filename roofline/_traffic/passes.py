@@ -182,7 +182,17 @@ def _classes(space: Space, accesses: Sequence[Access], unit: int, slopes: dict[t
                 runs.append((segment_key(access, d), seg.count, step))
             terms.setdefault((access.array, access.kind), []).append(LatticeTerm(base, tuple(runs)))
     distinct = {key: distinct_sectors(t) for key, t in terms.items()}
-    return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps}
+    both = {}
+    if unit == SECTOR_BYTES:
+        for array in {a for a, kind in terms if kind == "store" and (a, "load") in terms}:
+            try:
+                union = distinct_sectors(terms[array, "load"] + terms[array, "store"])
+            except Irregular:
+                # loads and stores moving by different steps over too many blocks to list: the
+                # overlap stays unknown (none taken as loaded), the counts themselves are exact
+                continue
+            both[array] = distinct[array, "load"] + distinct[array, "store"] - union
+    return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps, "loaded_stores": both}
 
 
 def _count_issued(totals: dict[str, int], loop_warps: dict[int, int], i: int, access: Access,
@@ -286,5 +296,9 @@ def exhaustive_pass(space: Space, accesses: Sequence[Access], unit: int = SECTOR
             if unit == LINE_BYTES:
                 totals["l1_wavefronts"] += int(distinct_per_row(as_warps(pieces, 0), as_warps(mask, False)).sum())
             units_of.setdefault((access.array, access.kind), []).append(np.unique(pieces[mask]))
-    distinct = {key: int(np.unique(np.concatenate(parts)).size) for key, parts in units_of.items()}
-    return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps}
+    pieces_of = {key: np.unique(np.concatenate(parts)) for key, parts in units_of.items()}
+    distinct = {key: int(pieces.size) for key, pieces in pieces_of.items()}
+    both = {array: int(np.intersect1d(pieces, pieces_of[array, "load"], assume_unique=True).size)
+            for (array, kind), pieces in pieces_of.items()
+            if unit == SECTOR_BYTES and kind == "store" and (array, "load") in pieces_of}
+    return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps, "loaded_stores": both}

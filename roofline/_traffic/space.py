@@ -45,8 +45,9 @@ EXPAND_ELEMENTS = 1 << 23
 CHUNK_ELEMENTS = 1 << 22
 # A dimension's segmentation key: a grid axis, or ("loop", its length).
 Key = str | tuple[str, int]
-# One counting pass: "totals" (bytes and sectors by kind), "distinct" ((array, kind) -> pieces) and
-# "loop_warps" (access index -> warp executions with a lane active, for accesses in a loop).
+# One counting pass: "totals" (bytes and sectors by kind), "distinct" ((array, kind) -> pieces),
+# "loop_warps" (access index -> warp executions with a lane active, for accesses in a loop) and, in
+# the sector pass, "loaded_stores" (array -> its stored sectors the kernel also loads, where known).
 Pass = dict[str, dict[Hashable, int]]
 
 

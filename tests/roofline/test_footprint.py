@@ -50,6 +50,31 @@ def test_fast_and_exhaustive_counts_agree():
     assert fast.l2_partial_store_sectors > 0 and fast.dram_store_partial_sectors == fast.dram_store_bytes // 32
 
 
+def _brute_loaded_partial(n, load_stride, store_stride):
+    """Sectors of x written in part (stride >= 2 floats: all of them) that the loads touch too."""
+    stored = np.unique(np.arange(0, n, dtype=np.int64) * store_stride * 4 // 32)
+    loaded = np.unique(np.arange(0, n, dtype=np.int64) * load_stride * 4 // 32)
+    return int(np.intersect1d(stored, loaded).size)
+
+
+@pytest.mark.parametrize("load_stride, store_stride, load_array", [
+    (2, 2, "x"),   # a read-modify-write of every other float: every partial sector loaded
+    (2, 2, "w"),   # the loads go to another array: none loaded
+    (4, 2, "x"),   # the loads cover the first half of the stored span
+    (16, 2, "x"),  # the loads touch every other sector of the stored span: half loaded
+    (2, 16, "x"),  # the stores span eight times the loads: one in eight loaded
+], ids=["update", "other-array", "half", "loads-sparser", "stores-sparser"])
+@pytest.mark.parametrize("exhaustive", [False, True], ids=["fast", "exhaustive"])
+def test_loaded_partial_sectors_match_brute_force(load_stride, store_stride, load_array, exhaustive):
+    n = 1 << 14
+    accesses = [roofline.memory.Access(array=load_array, index=lambda c: c.x * load_stride),
+                roofline.memory.Access(array="x", index=lambda c: c.x * store_stride, kind="store")]
+    t = roofline.memory.traffic(n // 256, 256, accesses, exhaustive=exhaustive)
+    assert t.dram_store_partial_sectors == t.dram_store_bytes // 32  # every written sector in part
+    want = _brute_loaded_partial(n, load_stride, store_stride) if load_array == "x" else 0
+    assert t.dram_store_loaded_partial_sectors == want
+
+
 CAL = roofline.calibration("H200")
 
 

@@ -113,6 +113,19 @@ def _rows_read_twice(rows: int = 128, cols: int = 1 << 18) -> Kernel:
     t = roofline.memory.traffic(rows, 1024, [roofline.memory.Access(array="x", index=at, loop=trips),
                                              roofline.memory.Access(array="x", index=at, loop=trips, phase=1)])
     return t.kernel(name="rows", flops=0.0, launch=occupancy.Launch(grid=rows, block=1024, registers_per_thread=14))
+
+
+def _strided_update(n: int = 1 << 23, stride: int = 2) -> Kernel:
+    """Thread i adds one to ``x[i * stride]``: a load and a store of every other float."""
+    def at(c):
+        return (c.block_x * 256 + c.thread_x) * stride
+
+    t = roofline.memory.traffic(n // 256, 256, [roofline.memory.Access(array="x", index=at),
+                                                roofline.memory.Access(array="x", index=at, kind="store")])
+    return t.kernel(name="strided_update", flops=float(n), precision="fp32",
+                    launch=occupancy.Launch(grid=n // 256, block=256, registers_per_thread=16))
+
+
 _ONE_WAVE = (132, 1, 1)
 _MB = 1e6
 
@@ -144,6 +157,8 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
                                     update={"l2_kept_written_bytes": 29e6}))),
     ("dram_granularity", _suite("offset_read(offset=11)")),
     ("dram_partial_write_fill", _suite("offset_read(offset=11)")),
+    # every other float of 64 MB read, then written: each sector written in part was loaded first
+    ("loaded_sector_fill", _predict(_strided_update())),
     ("term_l2_partial_stores", _suite("transpose(variant=naive_row)")),
     ("term_l1_shared", _suite("matmul_naive")),
     ("busiest_sm", _suite("matmul_naive")),
@@ -151,6 +166,13 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     # 128 rows of 1 MiB resident at once outgrow the H200's 60 MiB L2: the second pass rereads DRAM
     ("l2_capacity_rereads", _predict(_rows_read_twice())),
     ("barrier_wait", _suite("reduction")),
+    # reduce0's tree: 9 barriers a block, one before its loop of 28 instructions, 8 levels in it;
+    # no shared bytes given: the barriers give the loop's trips and 16384 blocks issue 122M
+    ("barrier_loop_trips", _predict(_looped(
+        _sass(total=59, loads=1, counts={"barriers": 2, "shared_loads": 3, "shared_stores": 2},
+              loops=(_loop(total=28, loads=0, counts={"barriers": 1, "shared_loads": 2, "shared_stores": 1}),)),
+        grid=(16384, 1, 1), instructions=None, barriers_per_block=9, dram_bytes=16.8e6, l2_bytes=16.8e6,
+        l1_bytes=16.8e6, load_bytes=16.8e6))),
     # one wave of a block per SM, 64 load phases split by barriers: their round trips floor the time
     ("load_phases", _predict(Kernel(flops=0.0, dram_bytes=1 * _MB, barriers_per_block=128, load_phases_per_block=64,
                                     launch=_launch(None, _ONE_WAVE, (1024, 1, 1))))),

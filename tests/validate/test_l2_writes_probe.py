@@ -13,7 +13,15 @@ import pytest
 import roofline
 from validate.device import kernel_source
 from validate.probes import L2WritesProbe
-from validate.probes._kept_writes import KERNELS, L2WriteLaunch, derive_l2_writes, launch_plan, measure_l2_writes
+from validate.probes._kept_writes import (
+    FILL_KERNELS,
+    KERNELS,
+    L2WriteLaunch,
+    derive_l2_writes,
+    launch_plan,
+    measure_l2_writes,
+    partial_fill,
+)
 
 PROBE = L2WritesProbe()
 USER = Path(__file__).parents[1] / "data" / "ncu" / "user_kernels.raw.csv"
@@ -52,25 +60,28 @@ def test_the_plan_sweeps_each_kernel_over_whole_lines_of_half_to_four_L2s():
     assert [f for k, f in plan if k == "l2_copy"] == [L2 // 2, L2, 2 * L2, 4 * L2]
     assert [f for _, f in launch_plan(L2, "flush")] == [L2 // 16, L2 // 8, L2 // 4, 3 * L2 // 8, L2 // 2,
                                                          3 * L2 // 4, L2, 3 * L2 // 2, 2 * L2, 4 * L2]
-    with pytest.raises(ValueError, match="mode must be 'clean' or 'flush', not 'dirty'"):
+    assert launch_plan(L2, "fill") == [(k, 2 * L2) for k in FILL_KERNELS]
+    with pytest.raises(ValueError, match="mode must be 'clean', 'fill' or 'flush', not 'dirty'"):
         launch_plan(L2, "dirty")
     assert all(f % 256 == 0 for _, f in launch_plan(50_000_000))  # both halves of a copy whole lines
     with pytest.raises(ValueError, match="l2_cache_bytes must be positive, not 0"):
         launch_plan(0)
     source = kernel_source("l2_writes.cu")
-    assert all(f"__global__ void {k}(" in source for k in KERNELS)
+    assert all(f"__global__ void {k}(" in source for k in [*KERNELS, *FILL_KERNELS])
 
 
-def _export(plan, dram_written, names=None) -> str:
-    """ncu's printed raw page: one row per launch of ``plan`` with its DRAM bytes."""
+def _export(plan, dram_written, names=None, dram_read=None) -> str:
+    """ncu's printed raw page: one row per launch of ``plan`` with its DRAM bytes (read: the
+    footprint it does not write, unless ``dram_read`` gives them)."""
     rows = list(csv.reader(USER.open()))
     header, units, row = rows[0] + ["dram__bytes_read.sum", "dram__bytes_write.sum"], rows[1] + ["byte", "byte"], rows[2]
     name = header.index("Kernel Name")
     out = io.StringIO()
     writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
     writer.writerows([header, units])
-    for i, ((kernel, footprint), written) in enumerate(zip(plan, dram_written, strict=True)):
-        r = [*row, str(footprint * (1 - KERNELS.get(kernel, (0.0,))[0])), str(written)]
+    reads = dram_read or [footprint * (1 - KERNELS.get(kernel, (0.0,))[0]) for kernel, footprint in plan]
+    for i, ((kernel, footprint), written, read) in enumerate(zip(plan, dram_written, reads, strict=True)):
+        r = [*row, str(read), str(written)]
         r[0], r[name] = str(i), (names or {}).get(kernel, kernel)
         writer.writerow(r)
     return "==PROF== Connected to process 7\n" + out.getvalue() + "==PROF== Disconnected from process 7\n"
@@ -90,7 +101,9 @@ def test_under_a_stand_in_ncu_the_launches_give_the_figure():
     plan, flush, seen = launch_plan(L2), launch_plan(L2, "flush"), []
     written = [max(0.0, f * KERNELS[k][0] - 29e6) for k, f in plan]
     displaced = [min(29e6, max(0.0, f - 33e6)) for _, f in flush]
-    exports = {"clean": _export(plan, written), "flush": _export(flush, displaced)}
+    fill = launch_plan(L2, "fill")  # the store reads a fill per sector; the update its loads only
+    exports = {"clean": _export(plan, written), "flush": _export(flush, displaced),
+               "fill": _export(fill, [0.0, 0.0], dram_read=[2 * L2, 2 * L2])}
 
     def run(command, **kwargs):
         seen.append(command)
@@ -99,7 +112,11 @@ def test_under_a_stand_in_ncu_the_launches_give_the_figure():
     result = measure_l2_writes(device_index=0, l2_cache_bytes=L2, ncu="/opt/ncu", runner=run)
     assert result.skipped is None and result.l2_kept_written_bytes == pytest.approx(29e6, rel=1e-3)
     assert len(result.launches) == 12 and result.launches[0].kept_bytes == pytest.approx(29e6)  # half L2 > 29 MB
-    clean, flushed = seen
+    clean, flushed, filled = seen
+    assert filled[filled.index("--cache-control") + 1] == "all" and filled[-3] == "fill"
+    assert result.partial_fill.sectors == 2 * L2 // 32 and result.fill_skipped is None
+    assert (result.partial_fill.store_fill_bytes_per_sector, result.partial_fill.update_fill_bytes_per_sector) == (
+        pytest.approx(32.0), pytest.approx(0.0))
     assert clean[clean.index("--cache-control") + 1] == "all" and "dram__bytes_write.sum" in ",".join(clean)
     assert clean[-3:] == ["clean", "0", str(L2)] and "validate.probes._kept_writes" in clean
     assert flushed[flushed.index("--cache-control") + 1] == "none" and flushed[-3] == "flush"
@@ -108,6 +125,19 @@ def test_under_a_stand_in_ncu_the_launches_give_the_figure():
     assert [s.dram_read_bytes for s in result.after_flush] == pytest.approx([f for _, f in flush])
     text = "\n".join(PROBE.render(result, "##", ""))
     assert "29.0 MB" in text and "| l2_copy | 4.00 |" in text and "| 4.000 | 251.7 | 251.7 | 29.0 |" in text
+    assert "| l2_strided_update (loads first) | 125.8 | 32.0 | 0.0 |" in text
+
+
+@pytest.mark.parametrize("kernels, sectors", [
+    (["l2_strided_store", "l2_strided_update"], 2 * L2 // 32),
+    (["l2_strided_store"], None),  # the update missing: no finding
+    ([], None),
+], ids=["both", "one", "none"])
+def test_the_fill_finding_needs_both_strided_launches(kernels, sectors):
+    launches = [L2WriteLaunch(kernel=k, footprint_bytes=2 * L2, written_bytes=L2, dram_written_bytes=0.0,
+                              dram_read_bytes=2.0 * L2) for k in kernels]
+    fill = partial_fill(launches)
+    assert (fill.sectors if fill else None) == sectors
 
 
 @pytest.mark.parametrize("stdout, code, stderr, reason", [
@@ -144,3 +174,8 @@ def test_on_the_device_a_kernel_keeps_part_of_L2_in_written_lines(gpu_info):
     in_place = [launch.kept_bytes for launch in result.launches
                 if launch.kernel == "l2_update_in_place" and launch.footprint_bytes >= gpu_info.l2_cache_bytes]
     assert all(abs(k / kept - 1) < 0.2 for k in in_place), result
+    # a sector written in part is filled (31 bytes measured on both GPUs, 2026-11-27) unless the
+    # kernel loaded it first (rule loaded_sector_fill)
+    fill = result.partial_fill
+    assert fill is not None and 24 < fill.store_fill_bytes_per_sector < 40, result
+    assert fill.update_fill_bytes_per_sector < 8, result

@@ -30,3 +30,17 @@ extern "C" __global__ void l2_read_only(const float* __restrict__ a, float* __re
         s += a[i];
     if (s == 1234567.0f) out[0] = s;
 }
+
+// Every `stride`-th float written (stride 2: each 32-byte sector half written), none read: each
+// sector written in part is read whole from DRAM (its fill) before L2 writes it back.
+extern "C" __global__ void l2_strided_store(float* __restrict__ a, long long n, int stride) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        a[i * stride] = (float)i;
+}
+
+// The same floats read, then written: a sector the kernel loads is whole in L2 when the store
+// merges into it, so its only DRAM read is the load's (no second fill).
+extern "C" __global__ void l2_strided_update(float* __restrict__ a, long long n, int stride) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        a[i * stride] = a[i * stride] * 0.5f + 1.0f;
+}

@@ -52,6 +52,20 @@ extern "C" __global__ void tree_barriers(const float* __restrict__ a, float* __r
     }
     if (t == 0) y[blockIdx.x] = part[0];
 }
+// ---- barrier_loop_trips: the same tree with interleaved pairs (a level keeps the threads whose
+// index is a multiple of 2s: divergent warps, a modulo per thread and level), its issue the bound
+extern "C" __global__ void tree_modulo(const float* __restrict__ a, float* __restrict__ y) {
+    extern __shared__ float part[];
+    const unsigned t = threadIdx.x;
+    part[t] = a[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned s = 1; s < blockDim.x; s *= 2) {
+        if (t % (2 * s) == 0) part[t] += part[t + s];
+        __syncthreads();
+    }
+    if (t == 0) y[blockIdx.x] = part[0];
+}
 extern "C" __global__ void tree_shuffles(const float* __restrict__ a, float* __restrict__ y) {
     float v = a[blockIdx.x * blockDim.x + threadIdx.x];
 #pragma unroll 1

@@ -17,13 +17,19 @@ holds at a kernel's end (rule ``l2_written_cap``). The in-place and copy launche
 shown beside it. On an H200 (60 MiB L2) a kernel that writes a footprint of L2 or more keeps
 about 29 MB of it: half L2, not all of it.
 
+**A partial sector's fill** (rule ``loaded_sector_fill``): every other float of a span of
+``FILL_SPAN_OF_L2`` x L2 written (each 32-byte sector half written) by a store-only kernel and by
+one that loads the same floats first, from an emptied L2 (``--cache-control all``). The store's
+DRAM reads are the fills (a sector written in part is read whole before L2 writes it back); the
+update's reads beyond its loads say whether a sector the kernel loaded is filled again.
+
 **After the flush** (data for the ``flush_writeback`` rule, no figure yet): a read-only sweep of
 1/16 to 4 x L2 right after validate's L2 flush (``Session.flush_l2``, a memset of 4 x L2), under
 ``--cache-control none`` so that the flush's lines are what L2 holds: what DRAM writes while it
 runs is the flush's written lines its lines displace.
 
-The child program (``python -m validate.probes._kept_writes MODE DEVICE L2_BYTES``, MODE ``clean``
-or ``flush``) makes the launches; about 2 GB moved in all, seconds under ncu. Alone, from the repository's root:
+The child program (``python -m validate.probes._kept_writes MODE DEVICE L2_BYTES``, MODE ``clean``,
+``fill`` or ``flush``) makes the launches; about 2 GB moved in all, seconds under ncu. Alone, from the repository's root:
 ``python scripts/l2_writes_probe.py [--out FILE.json]``.
 """
 
@@ -44,7 +50,8 @@ from ._doubled import run_alone
 from ._ncu_child import Runner, profile_child
 from ._probe import Figures, Probe, RunContext
 
-__all__ = ["L2WriteLaunch", "L2Writes", "L2WritesProbe", "derive_l2_writes", "launch_plan", "main",
+__all__ = ["L2WriteLaunch", "L2Writes", "L2WritesProbe", "PartialFill", "derive_l2_writes", "launch_plan", "main",
+           "partial_fill",
            "measure_l2_writes"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -56,6 +63,15 @@ KERNELS: dict[str, tuple[float, str]] = {
 }
 #: Footprints, in L2 sizes.
 FOOTPRINTS_OF_L2 = (0.5, 1.0, 2.0, 4.0)
+#: The partial-fill launches: kernel -> what it does; every FILL_STRIDE-th float of a span of
+#: FILL_SPAN_OF_L2 x L2 (past L2, so that most written sectors are written back while it runs).
+FILL_KERNELS: dict[str, str] = {
+    "l2_strided_store": "every other float written, none read",
+    "l2_strided_update": "every other float read, then written",
+}
+FILL_STRIDE = 2
+FILL_SPAN_OF_L2 = 2.0
+_SECTOR = 32
 #: The read-only sweeps after the flush, in L2 sizes.
 FLUSH_FOOTPRINTS_OF_L2 = (0.0625, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)
 #: The figure's launches: store-only ones whose footprint is at least this many L2 sizes.
@@ -69,13 +85,16 @@ _FLOAT = 4
 def launch_plan(l2_cache_bytes: int, mode: str = "clean") -> list[tuple[str, int]]:
     """The launches in the order the child makes them: ``(kernel, footprint bytes)``, each
     footprint a whole number of 128-byte lines (of both buffers, for the copy). ``mode``:
-    ``clean`` (the sweeps from an emptied L2) or ``flush`` (the read sweeps after the flush)."""
+    ``clean`` (the sweeps from an emptied L2), ``fill`` (the strided launches, footprint their
+    span) or ``flush`` (the read sweeps after the flush)."""
     if l2_cache_bytes <= 0:
         raise ValueError(f"l2_cache_bytes must be positive, not {l2_cache_bytes}")
     if mode == "flush":
         return [("l2_read_only", int(l2_cache_bytes * x) // 256 * 256) for x in FLUSH_FOOTPRINTS_OF_L2]
+    if mode == "fill":
+        return [(kernel, int(l2_cache_bytes * FILL_SPAN_OF_L2) // 256 * 256) for kernel in FILL_KERNELS]
     if mode != "clean":
-        raise ValueError(f"mode must be 'clean' or 'flush', not {mode!r}")
+        raise ValueError(f"mode must be 'clean', 'fill' or 'flush', not {mode!r}")
     return [(kernel, int(l2_cache_bytes * x) // 256 * 256) for kernel in KERNELS for x in FOOTPRINTS_OF_L2]
 
 
@@ -108,6 +127,26 @@ class FlushSweep(BaseModel):
     seconds: float | None = Field(default=None, description="gpu__time_duration.sum.")
 
 
+class PartialFill(BaseModel):
+    """The strided launches: DRAM's reads per sector written in part, with and without a load first."""
+
+    model_config = _FROZEN
+
+    sectors: int = Field(gt=0, description="Sectors each launch writes in part.")
+    store_read_bytes: float = Field(ge=0, description="dram__bytes_read.sum of the store-only launch (its fills).")
+    update_read_bytes: float = Field(ge=0, description="dram__bytes_read.sum of the launch that loads first.")
+
+    @property
+    def store_fill_bytes_per_sector(self) -> float:
+        """DRAM bytes read per sector written in part and never loaded: its fill."""
+        return self.store_read_bytes / self.sectors
+
+    @property
+    def update_fill_bytes_per_sector(self) -> float:
+        """DRAM bytes read per sector loaded, then written in part, beyond the load's 32."""
+        return self.update_read_bytes / self.sectors - _SECTOR
+
+
 class L2Writes(BaseModel):
     """The profiled launches and the figure (or why it was not measured)."""
 
@@ -117,6 +156,8 @@ class L2Writes(BaseModel):
     launches: tuple[L2WriteLaunch, ...] = ()
     after_flush: tuple[FlushSweep, ...] = Field(default=(), description="The read sweeps after validate's flush.")
     flush_skipped: str | None = Field(default=None, description="Why the sweeps after the flush were not profiled.")
+    partial_fill: PartialFill | None = Field(default=None, description="The strided launches' reads.")
+    fill_skipped: str | None = Field(default=None, description="Why the strided launches were not profiled.")
     l2_kept_written_bytes: float | None = Field(
         default=None, gt=0, description="Median kept bytes of the store-only launches of a footprint of L2 or more.")
     command: str = Field(default="", description="The ncu command run.")
@@ -170,7 +211,12 @@ def measure_l2_writes(*, device_index: int, l2_cache_bytes: int, ncu: str | None
                                               ["flush", str(device_index), str(l2_cache_bytes)], metrics=METRICS,
                                               kernel_name="regex:^l2_", cache_control="none", ncu=ncu, runner=runner)
     sweeps, flush_skipped = _launches(flushed, launch_plan(l2_cache_bytes, "flush"), flush_skipped)
+    filled, _, fill_skipped = profile_child("validate.probes._kept_writes",
+                                            ["fill", str(device_index), str(l2_cache_bytes)], metrics=METRICS,
+                                            kernel_name="regex:^l2_", cache_control="all", ncu=ncu, runner=runner)
+    strided, fill_skipped = _launches(filled, launch_plan(l2_cache_bytes, "fill"), fill_skipped)
     result = derive_l2_writes(l2_cache_bytes, tuple(launches), shown).model_copy(update={
+        "partial_fill": partial_fill(strided), "fill_skipped": fill_skipped,
         "after_flush": tuple(FlushSweep(read_bytes=sweep.footprint_bytes, dram_written_bytes=sweep.dram_written_bytes,
                                         dram_read_bytes=sweep.dram_read_bytes, seconds=sweep.seconds)
                              for sweep in sweeps),
@@ -179,6 +225,23 @@ def measure_l2_writes(*, device_index: int, l2_cache_bytes: int, ncu: str | None
         progress(f"L2 writes: a kernel keeps {result.l2_kept_written_bytes / 1e6:.1f} MB of its written lines in L2 "
                  f"({result.l2_kept_written_bytes / l2_cache_bytes:.2f} of L2) at its end")
     return result
+
+
+def partial_fill(launches: list[L2WriteLaunch]) -> PartialFill | None:
+    """The strided launches' reads per sector written in part (None without both launches)."""
+    reads = {launch.kernel: launch for launch in launches if launch.kernel in FILL_KERNELS}
+    if set(reads) != set(FILL_KERNELS):
+        return None
+    span = reads["l2_strided_store"].footprint_bytes
+    return PartialFill(sectors=span // _SECTOR, store_read_bytes=reads["l2_strided_store"].dram_read_bytes,
+                       update_read_bytes=reads["l2_strided_update"].dram_read_bytes)
+
+
+def _written_share(kernel: str) -> float:
+    """The share of a launch's footprint it writes."""
+    if kernel in KERNELS:
+        return KERNELS[kernel][0]
+    return 1.0 / FILL_STRIDE if kernel in FILL_KERNELS else 0.0
 
 
 def _launches(profile: roofline.NcuProfile | None, plan: list[tuple[str, int]],
@@ -193,7 +256,7 @@ def _launches(profile: roofline.NcuProfile | None, plan: list[tuple[str, int]],
     if any(k.measured.dram_written_bytes is None or k.dram_bytes is None for k in profile.kernels):
         return [], "ncu's profile lacks dram__bytes_write.sum or dram__bytes_read.sum"
     return [L2WriteLaunch(kernel=kernel, footprint_bytes=footprint,
-                          written_bytes=int(footprint * KERNELS[kernel][0]) if kernel in KERNELS else 0,
+                          written_bytes=int(footprint * _written_share(kernel)),
                           dram_written_bytes=k.measured.dram_written_bytes,
                           dram_read_bytes=max(0.0, k.dram_bytes - k.measured.dram_written_bytes),
                           seconds=k.measured.duration_seconds)
@@ -233,7 +296,22 @@ class L2WritesProbe(Probe[L2Writes]):
                 f"{result.l2_cache_bytes / 2**20:.0f} MiB L2): the median of the store-only launches of a footprint "
                 "of L2 or more.", "",
                 "| kernel | footprint, L2s | written, MB | DRAM wrote, MB | kept, MB |",
-                "| --- | ---: | ---: | ---: | ---: |", *rows, "", f"`{result.command}`", "", *_render_flush(result)]
+                "| --- | ---: | ---: | ---: | ---: |", *rows, "", f"`{result.command}`", "", *_render_fill(result),
+                *_render_flush(result)]
+
+
+def _render_fill(result: L2Writes) -> list[str]:
+    """The strided launches: a fill per sector written in part, and none where the kernel loaded it."""
+    fill = result.partial_fill
+    if fill is None:
+        return [f"The strided launches were not profiled: {result.fill_skipped}", ""]
+    return [f"Every {FILL_STRIDE}nd float of {FILL_SPAN_OF_L2:g} x L2 written ({fill.sectors} sectors written in part, "
+            "`--cache-control all`): DRAM reads per sector.", "",
+            "| kernel | DRAM read, MB | read per sector, bytes | fill per sector, bytes |", "| --- | ---: | ---: | ---: |",
+            f"| l2_strided_store (no load) | {fill.store_read_bytes / 1e6:.1f} | "
+            f"{fill.store_fill_bytes_per_sector:.1f} | {fill.store_fill_bytes_per_sector:.1f} |",
+            f"| l2_strided_update (loads first) | {fill.update_read_bytes / 1e6:.1f} | "
+            f"{fill.update_read_bytes / fill.sectors:.1f} | {fill.update_fill_bytes_per_sector:.1f} |", ""]
 
 
 def _render_flush(result: L2Writes) -> list[str]:
@@ -265,8 +343,8 @@ def _launch_plan(mode: str, device_index: int, l2_cache_bytes: int) -> None:
     sweep follows validate's L2 flush."""
     session = open_session(device_index)
     core = session.cuda.core
-    kernels = compile_kernels(kernel_source("l2_writes.cu"), [*KERNELS, "l2_read_only"], arch=session.arch,
-                              name="l2_writes.cu")
+    kernels = compile_kernels(kernel_source("l2_writes.cu"), [*KERNELS, *FILL_KERNELS, "l2_read_only"],
+                              arch=session.arch, name="l2_writes.cu")
     plan = launch_plan(l2_cache_bytes, mode)
     largest = max(footprint for _, footprint in plan)
     first, second = session.allocate(largest), session.allocate(max(largest // 2, 4))
@@ -277,6 +355,9 @@ def _launch_plan(mode: str, device_index: int, l2_cache_bytes: int) -> None:
         if kernel == "l2_read_only":
             session.flush_l2()
             core.launch(session.stream, config, kernels[kernel], first, second, np.int64(footprint // _FLOAT))
+        elif kernel in FILL_KERNELS:
+            core.launch(session.stream, config, kernels[kernel], first, np.int64(footprint // FILL_STRIDE // _FLOAT),
+                        np.int32(FILL_STRIDE))
         elif kernel == "l2_copy":
             core.launch(session.stream, config, kernels[kernel], first, second, np.int64(footprint // 2 // _FLOAT))
         else:

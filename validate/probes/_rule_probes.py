@@ -18,6 +18,7 @@ that failed.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 import traceback
@@ -67,6 +68,8 @@ class RuleProbe:
     no_loop_share: bool = False
     #: count the traffic block by block (a guard that follows the loop's iteration)
     exhaustive: bool = False
+    #: the barriers a thread passes, as a description gives them (no instruction count)
+    barriers_per_block: float | None = None
 
 
 def _load(array: str, index: Callable, guard: Callable | None = None, loop: int = 1) -> Access:
@@ -111,6 +114,18 @@ def _tree(barriers: bool) -> RuleProbe:
                      "tree_barriers" if barriers else "tree_shuffles", (blocks,), (threads,),
                      (f"f32[{n}]=ones", f"f32[{outputs}]"), lambda: loads + stores,
                      dynamic_shared_memory=4 * threads if barriers else 0, runs=runs)
+
+
+def _tree_levels(modulo: bool) -> RuleProbe:
+    """A tree whose levels are a loop, counted from its barriers (no instruction count): the
+    interleaved form issues most (present), the halving form moves its bytes (absent)."""
+    blocks, threads = 16384, 256
+    n = blocks * threads
+    accesses = [_load("a", lambda c: c.x), _store("y", lambda c: c.block_x, lambda c: c.thread_x == 0)]
+    return RuleProbe("barrier_loop_trips", "interleaved_tree" if modulo else "halving_tree", modulo,
+                     "tree_modulo" if modulo else "tree_barriers", (blocks,), (threads,),
+                     (f"f32[{n}]=ones", f"f32[{blocks}]"), lambda: accesses, dynamic_shared_memory=4 * threads,
+                     barriers_per_block=1.0 + math.log2(threads))
 
 
 def _passes(short: bool) -> RuleProbe:
@@ -195,7 +210,7 @@ def _blocks(same: bool) -> RuleProbe:
 
 #: Every probe launch: two per corpus-argued rule, the effect present first.
 RULE_PROBES: tuple[RuleProbe, ...] = tuple(
-    probe for make in (_rows, _triangle, _tree, _passes, _lone, _early_exit, _nest, _warps, _blocks)
+    probe for make in (_rows, _triangle, _tree, _tree_levels, _passes, _lone, _early_exit, _nest, _warps, _blocks)
     for probe in (make(True), make(False)))
 
 
@@ -235,6 +250,8 @@ def probe_counts(probe: RuleProbe, resources: occupancy.KernelResources) -> tupl
         fields["precision"] = "fp32"
     if probe.runs is not None and resources.sass is not None:
         fields["instructions"] = warps * _issued_per_warp(resources.sass, probe.runs)
+    if probe.barriers_per_block is not None:
+        fields["barriers_per_block"] = probe.barriers_per_block
     measured = None if probe.loads_per_warp is None else ProfileCounts(
         global_load_instructions=warps * probe.loads_per_warp)
     return traffic.kernel(**fields), measured

@@ -66,7 +66,8 @@ class DramTraffic:
     ``bytes`` counts 32-byte sectors (``kernel.dram_bytes``). ``store_bytes`` is None when the
     kernel has no ``traffic`` to say which bytes are written; the other counts are those of
     ``kernel.traffic`` (None where it does not give them). ``page_bytes`` is the GPU's DRAM page
-    size; ``after_l2_flush``: the launch starts from validate's L2 flush.
+    size; ``after_l2_flush``: the launch starts from validate's L2 flush. ``store_filled_sectors``:
+    the sectors written in part that DRAM fills first (those the kernel does not load itself).
     """
 
     bytes: float
@@ -75,6 +76,7 @@ class DramTraffic:
     load_page_visits: Count | None
     load_lines: Count | None
     store_partial_sectors: float
+    store_filled_sectors: float
     store_page_visits: Count | None
     store_lines: Count | None
     page_bytes: float

@@ -135,7 +135,8 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     thread issues (``load_bytes`` over the threads and the loads' width) beyond those
     outside the loops, over the loop's own; the outermost loops with shared-memory accesses
     and no global loads run as often as the shared accesses left over need
-    (``shared_bytes``, 4 bytes each); those of shared atomics alone as often as the kernel's
+    (``shared_bytes``, 4 bytes each; without them, where every such loop holds a barrier, as
+    often as the kernel's ``barriers_per_block`` left over need: a tree's levels); those of shared atomics alone as often as the kernel's
     shared atomics left over need (``shared_atomics`` + ``shared_cas``, one ``ATOMS`` a lane and
     pass). Instructions outside every loop count once. Every
     thread is counted as taking the same path (no divergence, no early exit); the other
@@ -158,7 +159,7 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     -------
     float or None
         Warp instructions of the whole launch; None when a loop's trip count is tied to
-        nothing the kernel gives (no ``load_bytes``, ``shared_bytes`` or ``flops`` for
+        nothing the kernel gives (no ``load_bytes``, ``shared_bytes``, ``barriers_per_block`` or ``flops`` for
         its loops, or loops with neither memory accesses nor arithmetic).
 
     Raises
@@ -188,12 +189,20 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     # loops over shared memory alone run once per group of their shared accesses
     shared_only = [loop for loop in outer if not loop.instructions.global_loads and _shared(loop.instructions)]
     if shared_only:
-        if not kernel.shared_bytes:
+        if kernel.shared_bytes:
+            elsewhere = (_shared(sass.instructions) - sum(_shared(loop.instructions) for loop in outer)
+                         + (trips * _shared(hot.instructions) if hot is not None and trips else 0.0))
+            instructions += _loop_instructions(shared_only, _shared,
+                                               float(kernel.shared_bytes) / launch.threads / 4.0, elsewhere)
+        elif kernel.barriers_per_block and all(loop.instructions.barriers for loop in shared_only) and on(
+                "barrier_loop_trips"):
+            # a tree whose levels sit in a loop (each level a barrier) runs as often as the kernel's
+            # barriers left over need, whichever lanes each level's accesses keep
+            elsewhere = (_barriers(sass.instructions) - sum(_barriers(loop.instructions) for loop in outer)
+                         + (trips * _barriers(hot.instructions) if hot is not None and trips else 0.0))
+            instructions += _loop_instructions(shared_only, _barriers, float(kernel.barriers_per_block), elsewhere)
+        else:
             return None
-        elsewhere = (_shared(sass.instructions) - sum(_shared(loop.instructions) for loop in outer)
-                     + (trips * _shared(hot.instructions) if hot is not None and trips else 0.0))
-        instructions += _loop_instructions(shared_only, _shared, float(kernel.shared_bytes) / launch.threads / 4.0,
-                                           elsewhere)
     atomic_only = _shared_atomic_loops(sass, kernel, outer)
     if atomic_only:
         elsewhere = (_atoms(sass.instructions) - sum(_atoms(loop.instructions) for loop in outer)
@@ -230,6 +239,11 @@ def _checked(sass: SassSummary, kernel: Kernel, launch: Launch | None) -> tuple[
 def loads_from_bytes(sass: SassSummary, kernel: Kernel, launch: Launch) -> float:
     """Global loads each thread issues: ``load_bytes`` over the threads and the loads' width."""
     return float(kernel.count("load_bytes")) / launch.threads / float(sass.global_load_bytes or 4)
+
+
+def _barriers(counts: SassCounts) -> int:
+    """Barriers (``BAR``) of one pass over `counts`."""
+    return counts.barriers
 
 
 def _shared(counts: SassCounts) -> int:

@@ -100,7 +100,8 @@ def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = F
     traffic = kernel.traffic
     if traffic is None:
         return DramTraffic(bytes=float(kernel.dram_bytes), store_bytes=None, load_bursts=None, load_page_visits=None,
-                           load_lines=None, store_partial_sectors=0.0, store_page_visits=None, store_lines=None,
+                           load_lines=None, store_partial_sectors=0.0, store_filled_sectors=0.0,
+                           store_page_visits=None, store_lines=None,
                            page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
     loads = float(traffic.dram_load_bytes)
     again = 1.0 + reread_bytes / loads if loads and reread_bytes else 1.0
@@ -112,7 +113,9 @@ def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = F
                        load_bursts=scaled(traffic.dram_load_bursts),
                        load_page_visits=scaled(traffic.dram_load_page_visits),
                        load_lines=scaled(traffic.dram_load_lines),
-                       store_partial_sectors=float(traffic.dram_store_partial_sectors or 0),
+                       store_partial_sectors=float(traffic.dram_store_partial_sectors),
+                       store_filled_sectors=float(traffic.dram_store_partial_sectors - (
+                           traffic.dram_store_loaded_partial_sectors if on("loaded_sector_fill") else 0)),
                        store_page_visits=traffic.dram_store_page_visits, store_lines=traffic.dram_store_lines,
                        page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
 

@@ -145,8 +145,9 @@ def dram_sides(traffic: DramTraffic, granularity: DramGranularity) -> tuple[floa
         if g.dram_read_line_bytes and traffic.load_lines:
             load = max(load, float(traffic.load_lines) * g.dram_read_line_bytes)
     partial = traffic.store_partial_sectors
-    # a sector written in part is read whole before it is written back (the fill): a read
-    fill = 32.0 * partial if on("dram_partial_write_fill") else 0.0
+    # a sector written in part is read whole before it is written back (the fill): a read, unless
+    # the kernel loaded the sector itself (L2 holds it whole: store_filled_sectors leaves it out)
+    fill = 32.0 * traffic.store_filled_sectors if on("dram_partial_write_fill") else 0.0
     write = store + opened(traffic.store_page_visits, store)
     line_bytes = g.dram_partial_write_line_bytes
     if partial and line_bytes and traffic.store_lines:
