@@ -216,6 +216,39 @@ def test_instructions_from_sass(sass, kernel, per_thread):
     assert roofline.terms.instructions_from_sass(sass, kernel) == pytest.approx(per_thread * warps)
 
 
+def _tree(loop_barriers: int):
+    """reduce0's SASS: 59 instructions, a barrier before its loop of 28 (2 shared loads, 1 store)."""
+    import occupancy
+
+    def counts(n, shared, barriers):
+        return occupancy.SassCounts(total=n, global_loads=1 if n == 59 else 0, shared_loads=shared,
+                                    barriers=barriers)
+
+    return occupancy.SassSummary(
+        architecture="sm_90", disassembler="test", instructions=counts(59, 3, 1 + loop_barriers),
+        loops=(occupancy.SassLoop(start_offset=352, end_offset=784, depth=1, global_loads_in_flight=0,
+                                  instructions=counts(28, 3, loop_barriers)),),
+        hot_loop=0, global_loads_in_flight_per_thread=1, global_load_bytes=4)
+
+
+@pytest.mark.parametrize(("loop_barriers", "barriers_per_block", "rule", "per_thread"), [
+    (1, 9, True, 31 + 8 * 28),      # 256 threads: 8 levels in the loop after the first barrier
+    (1, 11, True, 31 + 10 * 28),    # 11 barriers (a block of 1024 threads): 10 levels
+    (1, None, True, None),          # no barrier count: the trips stay unknown
+    (0, 9, True, None),             # the loop holds no barrier: its trips are not the barriers'
+    (1, 9, False, None),            # the rule off: no estimate, as before
+], ids=["256", "1024", "no-count", "no-barrier-in-loop", "rule-off"])
+def test_a_barrier_loop_runs_as_often_as_the_barriers_say(loop_barriers, barriers_per_block, rule, per_thread):
+    import occupancy
+    from roofline.terms import disabled
+
+    kernel = roofline.Kernel(name="reduce0", dram_bytes=1, load_bytes=4 * 256 * 64,
+                             barriers_per_block=barriers_per_block, launch=occupancy.Launch(grid=64, block=256))
+    with disabled(set() if rule else {"barrier_loop_trips"}):
+        got = roofline.terms.instructions_from_sass(_tree(loop_barriers), kernel)
+    assert got == (None if per_thread is None else pytest.approx(per_thread * 64 * 8))
+
+
 def test_instructions_from_sass_unknown_trip_count():
     # a loop with neither memory accesses nor arithmetic: no estimate
     sass = _sass(48, [(1, 7, 0, 0)], hot=0, ldg=2)

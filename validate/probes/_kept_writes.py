@@ -51,8 +51,7 @@ from ._ncu_child import Runner, profile_child
 from ._probe import Figures, Probe, RunContext
 
 __all__ = ["L2WriteLaunch", "L2Writes", "L2WritesProbe", "PartialFill", "derive_l2_writes", "launch_plan", "main",
-           "partial_fill",
-           "measure_l2_writes"]
+           "measure_l2_writes", "partial_fill"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: Kernel -> (share of its footprint it writes, what it does).
@@ -305,9 +304,10 @@ def _render_fill(result: L2Writes) -> list[str]:
     fill = result.partial_fill
     if fill is None:
         return [f"The strided launches were not profiled: {result.fill_skipped}", ""]
-    return [f"Every {FILL_STRIDE}nd float of {FILL_SPAN_OF_L2:g} x L2 written ({fill.sectors} sectors written in part, "
-            "`--cache-control all`): DRAM reads per sector.", "",
-            "| kernel | DRAM read, MB | read per sector, bytes | fill per sector, bytes |", "| --- | ---: | ---: | ---: |",
+    return [f"One float in {FILL_STRIDE} of {FILL_SPAN_OF_L2:g} x L2 written ({fill.sectors} sectors written in "
+            "part, `--cache-control all`): DRAM reads per sector.", "",
+            "| kernel | DRAM read, MB | read per sector, bytes | fill per sector, bytes |",
+            "| --- | ---: | ---: | ---: |",
             f"| l2_strided_store (no load) | {fill.store_read_bytes / 1e6:.1f} | "
             f"{fill.store_fill_bytes_per_sector:.1f} | {fill.store_fill_bytes_per_sector:.1f} |",
             f"| l2_strided_update (loads first) | {fill.update_read_bytes / 1e6:.1f} | "

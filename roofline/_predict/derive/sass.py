@@ -136,9 +136,9 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     outside the loops, over the loop's own; the outermost loops with shared-memory accesses
     and no global loads run as often as the shared accesses left over need
     (``shared_bytes``, 4 bytes each; without them, where every such loop holds a barrier, as
-    often as the kernel's ``barriers_per_block`` left over need: a tree's levels); those of shared atomics alone as often as the kernel's
-    shared atomics left over need (``shared_atomics`` + ``shared_cas``, one ``ATOMS`` a lane and
-    pass). Instructions outside every loop count once. Every
+    often as the kernel's ``barriers_per_block`` left over need: a tree's levels); those of
+    shared atomics alone as often as the kernel's shared atomics left over need
+    (``shared_atomics`` + ``shared_cas``, one ``ATOMS`` a lane and pass). Instructions outside every loop count once. Every
     thread is counted as taking the same path (no divergence, no early exit); the other
     loops (a remainder loop, a loop around the hot loop) are left out. The outermost loops
     of arithmetic alone (no global or shared access, some FP32/FP64 arithmetic) run as
@@ -159,8 +159,8 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     -------
     float or None
         Warp instructions of the whole launch; None when a loop's trip count is tied to
-        nothing the kernel gives (no ``load_bytes``, ``shared_bytes``, ``barriers_per_block`` or ``flops`` for
-        its loops, or loops with neither memory accesses nor arithmetic).
+        nothing the kernel gives (no ``load_bytes``, ``shared_bytes``, ``barriers_per_block``
+        or ``flops`` for its loops, or loops with neither memory accesses nor arithmetic).
 
     Raises
     ------
