@@ -22,13 +22,14 @@ step() {  # step NAME SECONDS_NEEDED COMMAND...: runs when that much time is lef
   echo "$n rc=$rc in $(( $(date +%s) - s )) s"; tail -4 /tmp/$n.log; touch /tmp/done-$n
   { echo "=== $n rc=$rc"; cat /tmp/$n.log; } >> $OUT/steps.log
 }
-# first: the float adds to one word (float_atomics) are measured on neither GPU yet
+# first what no GPU has run yet: the flush gap, the L2-writes probe's fill launches (and the
+# H200's own cap), the rule probe interleaved_tree (barrier_loop_trips) with the others
+step flush_gap 40 bash -c "python3 scripts/flush_gap_probe.py > $OUT/flush_gap.md"
+step l2_writes 80 python3 scripts/l2_writes_probe.py --out $OUT/l2_writes.json
+step rule_probes 45 bash scripts/device_rule_probes.sh
 step global_cas 20 python3 scripts/global_cas_probe.py --out $OUT/global_cas.json
-step l2_writes 60 python3 scripts/l2_writes_probe.py --out $OUT/l2_writes.json
-step flush_gap 20 bash -c "python3 scripts/flush_gap_probe.py > $OUT/flush_gap.md"
 step shared_atomics 20 python3 scripts/shared_atomics_probe.py --out $OUT/shared_atomics.json
 step cause_probes 90 python3 scripts/cause_probes.py --out $OUT/cause_probes.json
-step rule_probes 45 bash scripts/device_rule_probes.sh
 step gpu_tests 120 python3 -m pytest -m gpu tests --ignore=tests/fuzz -q -p no:cacheprovider
 step validate_quick 80 bash -c "python3 -m gpuroof validate --quick --out /tmp/r/quick && tar czf $OUT/quick.tgz -C /tmp/r quick"
 echo "device_session: $(( $(date +%s) - start )) s on $name"
