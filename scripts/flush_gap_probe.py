@@ -50,40 +50,43 @@ def main() -> None:
     s.poison(a, 2 * l2)  # NaNs: the sum never matches, so the sweep stores nothing
     s.poison(scrub, 4 * l2)
     grid, block = (info.sm_count * 4, 1, 1), (512, 1, 1)
-    clean = s.launcher(read, grid, block, (scrub, out, np.int64(l2)))
-    spin = s.launcher(idle, (1, 1, 1), (1, 1, 1), (np.uint64(IDLE_MICROSECONDS * 1000),))
-    before = {"after flush": s.flush_l2, f"flush + {IDLE_MICROSECONDS} us idle": lambda: (s.flush_l2(), spin()),
-              "after clean scrub": clean, "clean + idle": lambda: (clean(), spin())}
     rules = StopRules(warmup=2, repetitions=15)
+
+    def sweep(kernel, x: float) -> tuple[int, object]:
+        # `x` L2s of floats (whole 256-byte pieces), and the launch that sweeps them
+        n = int(l2 * x) // 256 * 256
+        args = (a, out, np.int64(n // 4)) if kernel is read else (a, np.int64(n // 4))
+        return n, s.launcher(kernel, grid, block, args)
+
+    def idle_for(us: int):
+        return s.launcher(idle, (1, 1, 1), (1, 1, 1), (np.uint64(us * 1000),))
 
     def timed_us(run, flush) -> float:
         return benchmark(run, timer=s.timer, rules=rules, flush=flush).median_seconds * 1e6
 
+    def row(x: float, n: int, times: list[float]) -> None:
+        print(f"| {x:.4f} | {n / 1e6:.1f} | " + " | ".join(f"{t:.2f}" for t in times) + " |", flush=True)
+
+    clean = s.launcher(read, grid, block, (scrub, out, np.int64(l2)))
+    spin = idle_for(IDLE_MICROSECONDS)
+    before = {"after flush": s.flush_l2, f"flush + {IDLE_MICROSECONDS} us idle": lambda: (s.flush_l2(), spin()),
+              "after clean scrub": clean, "clean + idle": lambda: (clean(), spin())}
     print(f"{info.name}, L2 {l2} bytes, {info.sm_count} SMs; medians of 15 event-timed runs, us\n")
     for title, kernel in (("read sweep (l2_read_only)", read), ("in-place update sweep (l2_update_in_place)", update)):
         print(f"### {title}\n")
         print("| sweep, L2s | MB | " + " | ".join(before) + " |")
         print("| ---: | ---: |" + " ---: |" * len(before))
         for x in READS_OF_L2:
-            n = int(l2 * x) // 256 * 256
-            args = (a, out, np.int64(n // 4)) if kernel is read else (a, np.int64(n // 4))
-            run = s.launcher(kernel, grid, block, args)
-            times = [timed_us(run, flush) for flush in before.values()]
-            print(f"| {x:.4f} | {n / 1e6:.1f} | " + " | ".join(f"{t:.2f}" for t in times) + " |", flush=True)
+            n, run = sweep(kernel, x)
+            row(x, n, [timed_us(run, flush) for flush in before.values()])
         print()  # the update writes NaN x 0.5 + 1 = NaN: the buffer stays poisoned for the reads
     print("### read sweep after the flush and an idle (us)\n")
     print("| sweep, L2s | MB | " + " | ".join(f"idle {t} us" for t in IDLES_MICROSECONDS) + " | clean |")
     print("| ---: | ---: |" + " ---: |" * (len(IDLES_MICROSECONDS) + 1))
     for x in IDLE_SWEEP_READS_OF_L2:
-        n = int(l2 * x) // 256 * 256
-        run = s.launcher(read, grid, block, (a, out, np.int64(n // 4)))
-        times = []
-        for idle_us in IDLES_MICROSECONDS:
-            wait = s.launcher(idle, (1, 1, 1), (1, 1, 1), (np.uint64(idle_us * 1000),))
-            times.append(timed_us(run, (lambda w=wait: (s.flush_l2(), w())) if idle_us else s.flush_l2))
-        times.append(timed_us(run, clean))
-        print(f"| {x:.4f} | {n / 1e6:.1f} | " + " | ".join(f"{t:.2f}" for t in times) + " |", flush=True)
-
+        n, run = sweep(read, x)
+        waits = [(lambda w=idle_for(us): (s.flush_l2(), w())) if us else s.flush_l2 for us in IDLES_MICROSECONDS]
+        row(x, n, [timed_us(run, flush) for flush in [*waits, clean]])
 
 if __name__ == "__main__":
     main()

@@ -300,5 +300,5 @@ def exhaustive_pass(space: Space, accesses: Sequence[Access], unit: int = SECTOR
     distinct = {key: int(pieces.size) for key, pieces in pieces_of.items()}
     both = {array: int(np.intersect1d(pieces, pieces_of[array, "load"], assume_unique=True).size)
             for (array, kind), pieces in pieces_of.items()
-            if unit == SECTOR_BYTES and kind == "store" and (array, "load") in pieces_of}
+            if kind == "store" and (array, "load") in pieces_of} if unit == SECTOR_BYTES else {}
     return {"totals": totals, "distinct": distinct, "loop_warps": loop_warps, "loaded_stores": both}

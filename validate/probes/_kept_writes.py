@@ -200,20 +200,20 @@ def measure_l2_writes(*, device_index: int, l2_cache_bytes: int, ncu: str | None
         With ``skipped`` set (and no figure) where ncu is absent, cannot read the counters,
         fails, or profiled other launches than the plan's.
     """
-    profile, shown, skipped = profile_child("validate.probes._kept_writes",
-                                            ["clean", str(device_index), str(l2_cache_bytes)], metrics=METRICS,
-                                            kernel_name="regex:^l2_", cache_control="all", ncu=ncu, runner=runner)
-    launches, skipped = _launches(profile, launch_plan(l2_cache_bytes), skipped)
+
+    def profiled(mode: str, cache_control: str) -> tuple[list[L2WriteLaunch], str | None, str]:
+        # one ncu run of the child in `mode`: its launches (or why none), and the command shown
+        profile, shown, skipped = profile_child("validate.probes._kept_writes",
+                                                [mode, str(device_index), str(l2_cache_bytes)], metrics=METRICS,
+                                                kernel_name="regex:^l2_", cache_control=cache_control, ncu=ncu,
+                                                runner=runner)
+        return *_launches(profile, launch_plan(l2_cache_bytes, mode), skipped), shown
+
+    launches, skipped, shown = profiled("clean", "all")
     if skipped:
         return L2Writes(l2_cache_bytes=l2_cache_bytes, command=shown, skipped=skipped)
-    flushed, _, flush_skipped = profile_child("validate.probes._kept_writes",
-                                              ["flush", str(device_index), str(l2_cache_bytes)], metrics=METRICS,
-                                              kernel_name="regex:^l2_", cache_control="none", ncu=ncu, runner=runner)
-    sweeps, flush_skipped = _launches(flushed, launch_plan(l2_cache_bytes, "flush"), flush_skipped)
-    filled, _, fill_skipped = profile_child("validate.probes._kept_writes",
-                                            ["fill", str(device_index), str(l2_cache_bytes)], metrics=METRICS,
-                                            kernel_name="regex:^l2_", cache_control="all", ncu=ncu, runner=runner)
-    strided, fill_skipped = _launches(filled, launch_plan(l2_cache_bytes, "fill"), fill_skipped)
+    sweeps, flush_skipped, _ = profiled("flush", "none")
+    strided, fill_skipped, _ = profiled("fill", "all")
     result = derive_l2_writes(l2_cache_bytes, tuple(launches), shown).model_copy(update={
         "partial_fill": partial_fill(strided), "fill_skipped": fill_skipped,
         "after_flush": tuple(FlushSweep(read_bytes=sweep.footprint_bytes, dram_written_bytes=sweep.dram_written_bytes,

@@ -138,8 +138,9 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     (``shared_bytes``, 4 bytes each; without them, where every such loop holds a barrier, as
     often as the kernel's ``barriers_per_block`` left over need: a tree's levels); those of
     shared atomics alone as often as the kernel's shared atomics left over need
-    (``shared_atomics`` + ``shared_cas``, one ``ATOMS`` a lane and pass). Instructions outside every loop count once. Every
-    thread is counted as taking the same path (no divergence, no early exit); the other
+    (``shared_atomics`` + ``shared_cas``, one ``ATOMS`` a lane and pass). Instructions outside
+    every loop count once. Every thread is counted as taking the same path (no divergence, no
+    early exit); the other
     loops (a remainder loop, a loop around the hot loop) are left out. The outermost loops
     of arithmetic alone (no global or shared access, some FP32/FP64 arithmetic) run as
     often as the kernel's ``flops`` left over need (an FFMA counts 2): loops on the two
@@ -186,29 +187,29 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
         outside = sass.instructions.global_loads - sum(loop.instructions.global_loads for loop in outer)
         trips = max(0.0, loads_from_bytes(sass, kernel, launch) - outside) / hot.instructions.global_loads
         instructions += trips * hot.instructions.total
+
+    def elsewhere(count: Callable[[SassCounts], int]) -> float:
+        # what the code outside every loop and the hot loop's trips already do of `count`
+        return (count(sass.instructions) - sum(count(loop.instructions) for loop in outer)
+                + (trips * count(hot.instructions) if hot is not None and trips else 0.0))
+
     # loops over shared memory alone run once per group of their shared accesses
     shared_only = [loop for loop in outer if not loop.instructions.global_loads and _shared(loop.instructions)]
     if shared_only:
         if kernel.shared_bytes:
-            elsewhere = (_shared(sass.instructions) - sum(_shared(loop.instructions) for loop in outer)
-                         + (trips * _shared(hot.instructions) if hot is not None and trips else 0.0))
-            instructions += _loop_instructions(shared_only, _shared,
-                                               float(kernel.shared_bytes) / launch.threads / 4.0, elsewhere)
+            count, per_thread = _shared, float(kernel.shared_bytes) / launch.threads / 4.0
         elif kernel.barriers_per_block and all(loop.instructions.barriers for loop in shared_only) and on(
                 "barrier_loop_trips"):
             # a tree whose levels sit in a loop (each level a barrier) runs as often as the kernel's
             # barriers left over need, whichever lanes each level's accesses keep
-            elsewhere = (_barriers(sass.instructions) - sum(_barriers(loop.instructions) for loop in outer)
-                         + (trips * _barriers(hot.instructions) if hot is not None and trips else 0.0))
-            instructions += _loop_instructions(shared_only, _barriers, float(kernel.barriers_per_block), elsewhere)
+            count, per_thread = _barriers, float(kernel.barriers_per_block)
         else:
             return None
+        instructions += _loop_instructions(shared_only, count, per_thread, elsewhere(count))
     atomic_only = _shared_atomic_loops(sass, kernel, outer)
     if atomic_only:
-        elsewhere = (_atoms(sass.instructions) - sum(_atoms(loop.instructions) for loop in outer)
-                     + (trips * _atoms(hot.instructions) if hot is not None and trips else 0.0))
         lanes = float(kernel.shared_atomics or 0) + float(kernel.shared_cas or 0)
-        instructions += _loop_instructions(atomic_only, _atoms, lanes / launch.threads, elsewhere)
+        instructions += _loop_instructions(atomic_only, _atoms, lanes / launch.threads, elsewhere(_atoms))
     # loops of arithmetic alone (no memory access) run as often as the flops left over need
     arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not _shared(loop.instructions)
                   and _all_flops(loop.instructions) and loop not in atomic_only]
