@@ -1,6 +1,7 @@
 """Does a kernel timed right after validate's L2 flush share DRAM with the flush's own write-back?
 
     python scripts/flush_gap_probe.py [> flush_gap.md]
+    python scripts/flush_gap_probe.py --predict "H100 SXM"   # offline: the model's times of the same sweeps
 
 A read sweep of 1/16 to 2 x L2 (the L2-writes probe's `l2_read_only`) timed with CUDA events
 (validate's `benchmark`, median of 15) right after validate's L2 flush (`Session.flush_l2`, a
@@ -8,7 +9,9 @@ memset of 4 x L2), after the flush and an idle 200 us (the timers' one-thread `s
 between), after a clean scrub (a read of 4 x L2), and after the scrub and the same idle; the
 same for an in-place update sweep (`l2_update_in_place`); then the idle swept from 0 to 1000 us
 for a read of 1/16 and 1/4 x L2. Prints Markdown tables (docs/prediction.md, "The L2 flush's
-write-back, at small sizes").
+write-back, at small sizes"). With ``--predict GPU`` (no device): `roofline.predict`'s times of
+the two sweeps after validate's flush and back to back (``after_l2_flush=False``), from the
+sweeps' own descriptions and SASS, the grid a device of that GPU's SMs would get.
 """
 
 from __future__ import annotations
@@ -37,8 +40,40 @@ IDLES_MICROSECONDS = (0, 5, 10, 20, 50, 100, 200, 500, 1000)
 IDLE_SWEEP_READS_OF_L2 = (1 / 16, 1 / 4)
 
 
+def predict(gpu_name: str) -> None:
+    """Print the model's times of the read and update sweeps, after the flush and back to back."""
+    import occupancy
+    import roofline
+    from roofline.memory import Access
+
+    gpu = roofline.gpu(gpu_name)
+    l2, sms = int(gpu.l2_cache_bytes), int(gpu.sm_count)
+    grid, block = (sms * 4, 1, 1), (512, 1, 1)
+    threads = grid[0] * block[0]
+    source = kernel_source("l2_writes.cu")
+    print(f"{gpu.name}: roofline.predict of the sweeps (grid {grid[0]} x {block[0]}), us\n")
+    print("| kernel | sweep, L2s | MB | after flush | back to back |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name in ("l2_read_only", "l2_update_in_place"):
+        resources = occupancy.kernel_resources(source, arch="sm_90", kernel=name)
+        launch = occupancy.Launch(grid=grid, block=block, registers_per_thread=resources.registers_per_thread,
+                                  resources=resources)
+        for x in READS_OF_L2:
+            floats = int(l2 * x) // 256 * 256 // 4
+            kinds = ("load",) if name == "l2_read_only" else ("load", "store")
+            accesses = [Access(array="a", index=lambda c: c.x + c.loop * threads, kind=kind,
+                               guard=lambda c, n=floats: c.x + c.loop * threads < n, loop=-(-floats // threads))
+                        for kind in kinds]
+            kernel = roofline.memory.traffic(grid, block, accesses).kernel(name=name, flops=0.0, launch=launch)
+            times = [roofline.predict(gpu, kernel, after_l2_flush=flush).seconds * 1e6 for flush in (True, False)]
+            print(f"| {name} | {x:.4f} | {floats * 4 / 1e6:.1f} | {times[0]:.2f} | {times[1]:.2f} |")
+
+
 def main() -> None:
     """Time the sweeps and print the tables (a row at a time; well under a minute of device time)."""
+    if len(sys.argv) == 3 and sys.argv[1] == "--predict":
+        predict(sys.argv[2])
+        return
     s = open_session(0)
     info = query_device(s)
     sweeps = compile_kernels(kernel_source("l2_writes.cu"), ["l2_read_only", "l2_update_in_place"], arch=s.arch,

@@ -111,9 +111,10 @@ _RULES = (
     Rule("dram_partial_write_fill", "_predict.terms.dram_bytes:dram_sides", "probe",
          f"effects (dram_partial_write_line_bytes); {_D} 'The block scheduler's interval under load, and a "
          "partial sector's fill'", "a sector written in part costs no 32-byte fill on the read side"),
-    Rule("loaded_sector_fill", "_predict.derive.step:dram_traffic", "derivation",
-         f"{_D} 'A sector the kernel loads is not filled again' (L2 holds a loaded sector whole; checked on "
-         "Nsight's DRAM reads of Rodinia bfs, dev); its probe, l2_writes' strided launches, not yet run",
+    Rule("loaded_sector_fill", "_predict.derive.step:dram_traffic", "probe",
+         "l2_writes fill (H100 SXM, 2026-12-07, two runs: a float in 2 stored, no load, 30.1 bytes read a sector; "
+         "loaded first, 32.0 bytes, its load, 0.0 beyond); seen first on Nsight's DRAM reads of Rodinia bfs (dev); "
+         f"{_D} 'A sector the kernel loads is not filled again'",
          "a sector the kernel loads, then writes in part, is filled from DRAM like one it never loads"),
     Rule("flush_writeback", "_predict.terms.dram:dram_term", "probe", "memory_terms (flush_dirty_bytes)",
          "no written lines of validate's L2 flush are written back"),
@@ -201,10 +202,10 @@ _RULES = (
     Rule("sass_instruction_estimate", "_predict.derive.step:issue_slots", "derivation",
          f"{_D} 'Loads in flight from the SASS' (the hot loop runs once per group of its loads)",
          "without a counted instruction count the instructions term is 0"),
-    Rule("barrier_loop_trips", "_predict.derive.sass:instructions_from_sass", "derivation",
-         "rule_probes interleaved_tree (not yet timed); seen first on cuda-samples reduce0 (dev: its tree's loop "
-         f"of 28 instructions a level, no shared bytes given; Nsight's instructions checked); {_D} 'Barrier loops "
-         "from source' (a barrier loop runs as often as the barriers say)",
+    Rule("barrier_loop_trips", "_predict.derive.sass:instructions_from_sass", "probe",
+         "rule_probes interleaved_tree (H100 SXM, 2026-12-07: 44.9 us measured; rule on -18%, off -53%; "
+         "halving_tree 24.0 us, -12% both); seen first on cuda-samples reduce0 (dev: Nsight's instructions "
+         f"checked); {_D} 'Barrier loops from source' (a barrier loop runs as often as the barriers say)",
          "a loop over shared memory is tied to no count without the kernel's shared bytes: no instruction estimate"),
     Rule("sass_barriers", "_predict.derive.step:barrier_phases", "probe",
          "rule_probes tree_of_barriers (H100 SXM, 2026-12-06: 114.1 us measured; rule on -15%, off -40%); "
