@@ -1,3 +1,8 @@
+#!/usr/bin/env bash
+# One short lent-GPU call (carry .whl): what no GPU had run at the eighth session's start, the
+# flush-gap, L2-writes and rule probes, then their GPU tests; outputs in $OUT (flush_gap.md,
+# l2_writes.json/.log, rule_probes.json/.log, pytest.log). About 45 s on an H100.
+#   bash scripts/device_new.sh
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in *H200*) g=H200;; *) g="H100 SXM";; esac
