@@ -10,7 +10,8 @@ import numpy as np
 from .._locality import Locality
 from .._warps import SECTOR_BYTES, WARP_SIZE, distinct_per_row
 from .passes import as_warps, partial_sectors
-from .space import AXES, BURST_BYTES, CHUNK_ELEMENTS, EXPAND_ELEMENTS, Access, Space, describe, evaluate_rows
+from .space import (AXES, BURST_BYTES, CHUNK_ELEMENTS, EXPAND_ELEMENTS, FOOTPRINT_ELEMENTS, Access, Space, describe,
+                    evaluate_rows, sorted_unique)
 
 __all__ = ["block_footprint", "block_stream", "own_merge_ratio", "page_visits"]
 
@@ -30,14 +31,15 @@ def block_footprint(space: Space, accesses: Sequence[Access]) -> int | None:
     loads = [a for a in accesses if a.kind == "load"]
     if not loads:
         return 0
-    if sum(a.loop for a in loads) * space.threads > CHUNK_ELEMENTS:
+    if sum(a.loop for a in loads) * space.threads > FOOTPRINT_ELEMENTS:
         return None
     sectors = []
     for i, access in enumerate(loads):
         address, mask, _ = _middle_block(space, access, i)
         # arrays are separate allocations: key the sectors by array
-        sectors.append(np.unique(address[mask] // SECTOR_BYTES) * 1024 + sorted({a.array for a in loads}).index(access.array))
-    return int(np.unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
+        sectors.append(sorted_unique(address[mask] // SECTOR_BYTES) * 1024
+                       + sorted({a.array for a in loads}).index(access.array))
+    return int(sorted_unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
 
 
 def _woken_together(space: Space, accesses: Sequence[Access], store: Access, index: np.ndarray,
@@ -136,7 +138,7 @@ def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int] | 
         walked += max(a.loop for a in loads if a.phase == phase)
     if walked < 2:
         return None
-    if sum(a.loop for a in loads) * space.threads > CHUNK_ELEMENTS:
+    if sum(a.loop for a in loads) * space.threads > FOOTPRINT_ELEMENTS:
         return None
     names = sorted({a.array for a in loads})
     steps, keys = [], []
@@ -151,8 +153,10 @@ def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int] | 
     iterations = int(step.max()) + 2
     if key.min() < 0 or span * iterations >= 2**62:
         return None
-    pairs = np.unique(step * span + key)  # each (iteration, sector) once
-    new = ~np.isin(pairs - span, pairs)   # not touched in the iteration before
+    pairs = sorted_unique(step * span + key)  # each (iteration, sector) once, ascending
+    # not touched in the iteration before: its pair is not among the (sorted) pairs
+    before = np.minimum(np.searchsorted(pairs, pairs - span), pairs.size - 1)
+    new = pairs[before] != pairs - span
     per_step = np.bincount(pairs // span, minlength=iterations)
     new_per_step = np.bincount(pairs // span, weights=new, minlength=iterations).astype(np.int64)
     window = int((per_step[:-1] + new_per_step[1:]).max())

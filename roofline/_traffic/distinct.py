@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .segments import Irregular, dim_name, key_dim
-from .space import EXPAND_ELEMENTS, Key
+from .space import EXPAND_ELEMENTS, Key, sorted_unique
 
 __all__ = ["LatticeTerm", "distinct_sectors"]
 
@@ -39,7 +39,7 @@ def _union_one_dim(terms: Sequence[LatticeTerm]) -> int:
     the step, an exact union of intervals."""
     steps = {s for t in terms for _, _, s in t.runs}
     if not steps:
-        return int(np.unique(np.concatenate([t.base for t in terms])).size)
+        return int(sorted_unique(np.concatenate([t.base for t in terms])).size)
     (step,) = steps
     start = np.concatenate([t.base for t in terms])
     length = np.concatenate([np.full(t.base.size, t.runs[0][1] if t.runs else 1, dtype=np.int64) for t in terms])

@@ -23,6 +23,7 @@ from .space import (
     dims_of,
     evaluate_rows,
     segment_key,
+    sorted_unique,
 )
 from .trace import Cuts, Traced, find_cuts
 
@@ -295,8 +296,8 @@ def exhaustive_pass(space: Space, accesses: Sequence[Access], unit: int = SECTOR
                     totals["l2_partial_store"] += int(partial_sectors(pieces_of, lanes_of, access.element_bytes).sum())
             if unit == LINE_BYTES:
                 totals["l1_wavefronts"] += int(distinct_per_row(as_warps(pieces, 0), as_warps(mask, False)).sum())
-            units_of.setdefault((access.array, access.kind), []).append(np.unique(pieces[mask]))
-    pieces_of = {key: np.unique(np.concatenate(parts)) for key, parts in units_of.items()}
+            units_of.setdefault((access.array, access.kind), []).append(sorted_unique(pieces[mask]))
+    pieces_of = {key: sorted_unique(np.concatenate(parts)) for key, parts in units_of.items()}
     distinct = {key: int(pieces.size) for key, pieces in pieces_of.items()}
     both = {array: int(np.intersect1d(pieces, pieces_of[array, "load"], assume_unique=True).size)
             for (array, kind), pieces in pieces_of.items()

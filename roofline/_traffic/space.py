@@ -21,6 +21,8 @@ __all__ = [
     "CHUNK_ELEMENTS",
     "Coords",
     "EXPAND_ELEMENTS",
+    "FOOTPRINT_ELEMENTS",
+    "sorted_unique",
     "Key",
     "LINE_BYTES",
     "Pass",
@@ -43,6 +45,10 @@ _ELEMENT_BYTES = (1, 2, 4, 8, 16)
 EXPAND_ELEMENTS = 1 << 23
 # Rows (blocks x threads) evaluated in one numpy call of the exhaustive count.
 CHUNK_ELEMENTS = 1 << 22
+# Loads of the middle block listed for its L1 footprint and two-iteration window (`block_footprint`,
+# `block_stream`); beyond them L1 reuse is left uncounted (None). 16 Mi covers a 1024-thread block
+# walking a 4096-long loop of four loads (0.3 to 11 s of CPU on the corpus, docs/prediction.md).
+FOOTPRINT_ELEMENTS = 1 << 24
 # A dimension's segmentation key: a grid axis, or ("loop", its length).
 Key = str | tuple[str, int]
 # One counting pass: "totals" (bytes and sectors by kind), "distinct" ((array, kind) -> pieces),
@@ -218,3 +224,17 @@ def evaluate_rows(space: Space, access: Access, rows: dict[str, np.ndarray], whe
 
 def describe(i: int, access: Access) -> str:
     return f"accesses[{i}] ({access.kind} of {access.array!r})"
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-D integer array, ascending: `np.unique` by a sort.
+
+    numpy 2.4's `np.unique` of millions of int64 keys took 4 s where the sort took 0.25 s
+    (a block's L1 footprint and window list up to `FOOTPRINT_ELEMENTS` of them)."""
+    ordered = np.sort(np.asarray(values).ravel())
+    if ordered.size < 2:
+        return ordered
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]

@@ -491,3 +491,32 @@ def test_block_stream_of_a_naive_matmul_reads_each_row_sector_once():
 def test_no_loop_no_stream():
     t = roofline.memory.traffic(8, 256, _copy(2048))
     assert t.l1_stream_bytes_per_block is None and t.l1_window_bytes_per_block is None
+
+
+@pytest.mark.parametrize(("loop", "counted"), [(5 * 1024, True), (17 * 1024, False)],
+                         ids=["5 Mi loads: counted", "17 Mi loads: past the cap"])
+def test_the_l1_footprint_is_counted_up_to_its_own_cap(loop, counted):
+    """A block of 1024 threads walking its own rows (a naive matmul's `A` at K = 5,120) has
+    more loads than one chunk of the exhaustive count (4 Mi) and still gets its footprint and
+    window; past `FOOTPRINT_ELEMENTS` (16 Mi) they are left uncounted."""
+    from roofline._traffic.space import FOOTPRINT_ELEMENTS
+
+    assert (loop * 1024 <= FOOTPRINT_ELEMENTS) == counted
+    rows = [roofline.memory.Access(array="a", index=lambda c: c.x * loop + c.loop, loop=loop)]
+    t = roofline.memory.traffic(4, 1024, rows)
+    if counted:
+        # each thread's row once: 1024 rows of `loop` floats; two iterations across a sector
+        # boundary touch two sectors of each
+        assert t.l1_footprint_bytes_per_block == 1024 * loop * 4
+        assert t.l1_window_bytes_per_block == 2 * 32 * 1024
+    else:
+        assert t.l1_footprint_bytes_per_block is None and t.l1_window_bytes_per_block is None
+
+
+@given(st.lists(st.integers(-(2**62), 2**62), max_size=200))
+@settings(max_examples=60, deadline=None)
+def test_sorted_unique_is_numpys_unique(values):
+    from roofline._traffic.space import sorted_unique
+
+    a = np.asarray(values, dtype=np.int64)
+    assert np.array_equal(sorted_unique(a), np.unique(a))

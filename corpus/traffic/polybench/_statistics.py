@@ -70,7 +70,7 @@ def _symmetric(m: int, rows: int, offset: int, inside) -> tuple[Access, ...]:
 
     A warp's lanes take their j2 loops in step: its s-th trip has lane j1 at j2 = j1 + offset + s,
     the lanes whose loop has ended idle. One access per trip s (each with the i loop), as many as
-    the first lane's trips."""
+    the first lane's trips; trip s's i loop runs after trip s-1's (its own `phase`)."""
     out: list[Access] = []
     for s in range(m - offset):
         j2 = offset + s
@@ -82,11 +82,11 @@ def _symmetric(m: int, rows: int, offset: int, inside) -> tuple[Access, ...]:
             return c.x * m + c.x + j2
 
         out += [
-            Access(array="symmat", index=at, guard=active, kind="store"),
-            Access(array="data", index=lambda c: c.loop * m + c.x, guard=active, loop=rows),
-            Access(array="data", index=lambda c, j2=j2: c.loop * m + c.x + j2, guard=active, loop=rows),
-            Access(array="symmat", index=at, guard=active, loop=rows, kind="store"),
-            Access(array="symmat", index=lambda c, j2=j2: (c.x + j2) * m + c.x, guard=active, kind="store"),
+            Access(array="symmat", index=at, guard=active, kind="store", phase=s),
+            Access(array="data", index=lambda c: c.loop * m + c.x, guard=active, loop=rows, phase=s),
+            Access(array="data", index=lambda c, j2=j2: c.loop * m + c.x + j2, guard=active, loop=rows, phase=s),
+            Access(array="symmat", index=at, guard=active, loop=rows, kind="store", phase=s),
+            Access(array="symmat", index=lambda c, j2=j2: (c.x + j2) * m + c.x, guard=active, kind="store", phase=s),
         ]
     return tuple(out)
 
