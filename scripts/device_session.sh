@@ -22,11 +22,12 @@ step() {  # step NAME SECONDS_NEEDED COMMAND...: runs when that much time is lef
   echo "$n rc=$rc in $(( $(date +%s) - s )) s"; tail -4 /tmp/$n.log; touch /tmp/done-$n
   { echo "=== $n rc=$rc"; cat /tmp/$n.log; } >> $OUT/steps.log
 }
-# first what no GPU has run yet: the flush gap, the L2-writes probe's fill launches (and the
-# H200's own cap), the rule probe interleaved_tree (barrier_loop_trips) with the others
+# first what the H200 has not run yet (the H100 SXM ran them on 2026-12-07): the flush gap, the
+# L2-writes probe's fill launches and the H200's own cap, the rule probes, the loaded round trip
 step flush_gap 40 bash -c "python3 scripts/flush_gap_probe.py > $OUT/flush_gap.md"
 step l2_writes 80 python3 scripts/l2_writes_probe.py --out $OUT/l2_writes.json
 step rule_probes 45 bash scripts/device_rule_probes.sh
+step loaded_trip 20 python3 scripts/loaded_trip_probe.py  # its table lands in steps.log (8 files come back at most)
 step global_cas 20 python3 scripts/global_cas_probe.py --out $OUT/global_cas.json
 step shared_atomics 20 python3 scripts/shared_atomics_probe.py --out $OUT/shared_atomics.json
 step cause_probes 90 python3 scripts/cause_probes.py --out $OUT/cause_probes.json
