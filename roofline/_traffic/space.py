@@ -22,7 +22,6 @@ __all__ = [
     "Coords",
     "EXPAND_ELEMENTS",
     "FOOTPRINT_ELEMENTS",
-    "sorted_unique",
     "Key",
     "LINE_BYTES",
     "Pass",
@@ -32,6 +31,7 @@ __all__ = [
     "dims_of",
     "evaluate_rows",
     "segment_key",
+    "sorted_unique",
 ]
 
 
