@@ -154,6 +154,10 @@ _RULES = (
     Rule("l1_reuse", "_predict.derive.step:derive", "derivation",
          f"{_D} 'Memory terms beyond streams' (a block's footprint or two iterations fit in L1)",
          "the L2 bytes are the kernel's, none kept by L1"),
+    Rule("l1_resident_blocks", "_predict.derive.step:derive", "derivation",
+         f"{_D} 'The blocks an SM holds, for L1' (a grid smaller than the GPU's room puts at most "
+         "ceil(blocks / SMs) blocks on an SM)",
+         "L1 reuse is judged with the occupancy's resident blocks, however few blocks the grid has"),
     Rule("l2_capacity_rereads", "_predict.derive.reuse:l2_capacity_rereads", "derivation",
          f"{_D} 'Rows read twice: rereads L2 lets go' (the datasheet's L2 size against the resident blocks' "
          "footprints; the working_set sweep's plateaus bracket it); cause_probes row_twice is its check",

@@ -126,6 +126,20 @@ def _strided_update(n: int = 1 << 23, stride: int = 2) -> Kernel:
                     launch=occupancy.Launch(grid=n // 256, block=256, registers_per_thread=16))
 
 
+def _rows_per_thread(blocks: int = 16, cols: int = 256) -> Kernel:
+    """Each of 64 threads a block walks its own row of two matrices (GESUMMV's pattern), 16 blocks
+    on the 132 SMs: one block an SM, where the occupancy would allow 32 of 64 threads."""
+    def at(c):
+        return (c.block_x * 64 + c.thread_x) * cols + c.loop
+
+    t = roofline.memory.traffic(blocks, 64, [roofline.memory.Access(array="a", index=at, loop=cols),
+                                             roofline.memory.Access(array="b", index=at, loop=cols),
+                                             roofline.memory.Access(array="y", index=lambda c: c.x, kind="store")])
+    return t.kernel(name="rows_per_thread", flops=4.0 * blocks * 64 * cols, precision="fp32",
+                    launch=occupancy.Launch(grid=blocks, block=64, registers_per_thread=24))
+
+
+_ROWS = _rows_per_thread()
 _ONE_WAVE = (132, 1, 1)
 _MB = 1e6
 
@@ -155,6 +169,10 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("l2_written_cap", _predict(models.copy(1 << 24), after_l2_flush=True,
                                 calibration=roofline.calibration("H200").model_copy(
                                     update={"l2_kept_written_bytes": 29e6}))),
+    # one block an SM keeps its 128 KiB of rows in L1; 32 of them, as the occupancy allows, would not
+    # (the L1 passes bind this small kernel: the rule shows in the l2 term's seconds)
+    ("l1_resident_blocks", lambda: next((t.seconds, t.limiter) for t in roofline.predict("H200", _ROWS).terms
+                                        if t.name == "l2")),
     ("dram_granularity", _suite("offset_read(offset=11)")),
     ("dram_partial_write_fill", _suite("offset_read(offset=11)")),
     # every other float of 64 MB read, then written: each sector written in part was loaded first

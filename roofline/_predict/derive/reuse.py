@@ -14,7 +14,8 @@ __all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_capacity_rereads", "l2
            "served_l2_requests"]
 
 
-def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult) -> float | None:
+def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult,
+                           resident_blocks: int | None = None) -> float | None:
     """The kernel's L2 bytes when L1 keeps what a block loads (None when they are not known).
 
     When every resident block's load footprint (``kernel.traffic.l1_footprint_bytes_per_block``) fits in
@@ -33,6 +34,10 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
         The launch (its block count).
     occupancy_result : occupancy.OccupancyResult
         The launch's occupancy (resident blocks, the driver's L1 share).
+    resident_blocks : int, optional
+        Blocks an SM holds at once: a grid smaller than the GPU's room puts fewer on an SM than
+        the occupancy allows (`roofline.predict` passes its first wave's, at most
+        ``ceil(blocks / SMs)``). Default: the occupancy's ``active_blocks_per_sm``.
 
     Raises
     ------
@@ -54,7 +59,8 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
     footprint, stores = traffic.l1_footprint_bytes_per_block, traffic.l2_store_bytes
     # the footprints are per block of the launch the traffic was counted on
     blocks = traffic.blocks or launch.blocks
-    resident = occupancy_result.active_blocks_per_sm
+    resident = occupancy_result.active_blocks_per_sm if resident_blocks is None else \
+        min(occupancy_result.active_blocks_per_sm, max(1, int(resident_blocks)))
     loads = max(0.0, l2 - float(stores))
     if resident * float(footprint) <= l1:
         return min(loads, blocks * float(footprint)) + float(stores)
