@@ -16,6 +16,7 @@ sweeps' own descriptions and SASS, the grid a device of that GPU's SMs would get
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -40,6 +41,12 @@ IDLES_MICROSECONDS = (0, 5, 10, 20, 50, 100, 200, 500, 1000)
 IDLE_SWEEP_READS_OF_L2 = (1 / 16, 1 / 4)
 
 
+def sweep_bytes(l2_cache_bytes: int, x: float) -> int:
+    """Bytes a sweep of `x` L2s covers: whole 256-byte pieces, as the device's launches and the
+    predictions take them."""
+    return int(l2_cache_bytes * x) // 256 * 256
+
+
 def predict(gpu_name: str) -> None:
     """Print the model's times of the read and update sweeps, after the flush and back to back."""
     import occupancy
@@ -59,7 +66,7 @@ def predict(gpu_name: str) -> None:
         launch = occupancy.Launch(grid=grid, block=block, registers_per_thread=resources.registers_per_thread,
                                   resources=resources)
         for x in READS_OF_L2:
-            floats = int(l2 * x) // 256 * 256 // 4
+            floats = sweep_bytes(l2, x) // 4
             kinds = ("load",) if name == "l2_read_only" else ("load", "store")
             accesses = [Access(array="a", index=lambda c: c.x + c.loop * threads, kind=kind,
                                guard=lambda c, n=floats: c.x + c.loop * threads < n, loop=-(-floats // threads))
@@ -71,8 +78,11 @@ def predict(gpu_name: str) -> None:
 
 def main() -> None:
     """Time the sweeps and print the tables (a row at a time; well under a minute of device time)."""
-    if len(sys.argv) == 3 and sys.argv[1] == "--predict":
-        predict(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--predict", metavar="GPU", help="no device: print the model's times of the sweeps on GPU")
+    args = parser.parse_args()
+    if args.predict:
+        predict(args.predict)
         return
     s = open_session(0)
     info = query_device(s)
@@ -89,7 +99,7 @@ def main() -> None:
 
     def sweep(kernel, x: float) -> tuple[int, object]:
         # `x` L2s of floats (whole 256-byte pieces), and the launch that sweeps them
-        n = int(l2 * x) // 256 * 256
+        n = sweep_bytes(l2, x)
         args = (a, out, np.int64(n // 4)) if kernel is read else (a, np.int64(n // 4))
         return n, s.launcher(kernel, grid, block, args)
 

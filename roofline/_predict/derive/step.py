@@ -42,8 +42,8 @@ def derive(setting: Setting) -> Derived:
     """The derived quantities of `setting`'s launch, each computed once."""
     kernel, launch = setting.kernel, setting.launch
     around = enclosing_passes(setting)
-    served = l2_bytes_with_l1_reuse(kernel, launch, setting.occupancy, setting.first_wave_blocks
-                                    if on("l1_resident_blocks") else None) if on("l1_reuse") else (
+    resident = setting.first_wave_blocks if on("l1_resident_blocks") else None
+    served = l2_bytes_with_l1_reuse(kernel, launch, setting.occupancy, resident) if on("l1_reuse") else (
         None if kernel.l2_bytes is None else float(kernel.l2_bytes))
     grid = grid_of(setting)
     rereads = l2_capacity_rereads(kernel, launch.blocks, setting.slots, served, setting.gpu.l2_cache_bytes)
