@@ -180,3 +180,14 @@ extern "C" __global__ void blocks_own_lines(const float* __restrict__ a, float* 
     const int i = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
     y[i] = column_sum(a, trips, n, i);
 }
+
+// ---- l1_resident_blocks: a thread per row of two arrays (GESUMMV's walk): two loop iterations of a
+// block fit L1 when an SM holds only the grid's few blocks, not when it holds all the occupancy allows
+extern "C" __global__ void rows_pair(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y,
+                                     int cols) {
+    const int row = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+#pragma unroll 1
+    for (int j = 0; j < cols; ++j) s += a[(size_t)row * cols + j] * b[(size_t)row * cols + j];
+    y[row] = s;
+}

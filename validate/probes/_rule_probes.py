@@ -208,10 +208,29 @@ def _blocks(same: bool) -> RuleProbe:
                      lambda: [_load("a", lambda c: c.loop * n + index(c), loop=trips), _store("y", out)])
 
 
-#: Every probe launch: two per corpus-argued rule, the effect present first.
+def _resident(blocks: int, threads: int, cols: int) -> RuleProbe:
+    """A thread per row of two arrays (GESUMMV's walk): two iterations of a block are 64 bytes a
+    thread (a sector of each array); the occupancy's blocks of them overflow L1, the grid's fewer
+    do not. The effect is present where the grid puts fewer blocks on an SM than the occupancy
+    allows (32 blocks of 64 threads, 4 of 512); the full grid is the control."""
+    rows = blocks * threads
+    full = blocks * threads >= 132 * 2048
+
+    def accesses() -> list[Access]:
+        return [_load(a, lambda c: c.x * cols + c.loop, loop=cols) for a in ("a", "b")] + [_store("y", lambda c: c.x)]
+
+    per_sm = -(-blocks // 132)
+    return RuleProbe("l1_resident_blocks", f"{per_sm}_of_{threads}_threads_a_sm", not full, "rows_pair",
+                     (blocks,), (threads,), (f"f32[{rows * cols}]=ones", f"f32[{rows * cols}]=ones", f"f32[{rows}]",
+                                             f"i32={cols}"), accesses)
+
+
+#: Every probe launch: two per corpus-argued rule, the effect present first; then the probes of
+#: derivations (a present launch or more, and a control).
 RULE_PROBES: tuple[RuleProbe, ...] = tuple(
     probe for make in (_rows, _triangle, _tree, _tree_levels, _passes, _lone, _early_exit, _nest, _warps, _blocks)
-    for probe in (make(True), make(False)))
+    for probe in (make(True), make(False))) + (
+    _resident(132, 64, 2048), _resident(1056, 64, 256), _resident(132, 512, 256), _resident(4224, 64, 64))
 
 
 def probe_resources(probe: RuleProbe, arch: str = ARCH) -> occupancy.KernelResources:
