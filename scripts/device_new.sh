@@ -2,8 +2,9 @@
 # One lent-GPU call (carry .whl): what no GPU has run yet at the ninth session's start. On any GPU,
 # the probe of `l1_resident_blocks` (rule_probes.py --rules l1_resident_blocks) and Nsight's L2
 # sectors of its four launches (ncu, real clocks: does L1 keep two iterations of the grid's few
-# blocks?); on an H200 also the flush-gap, L2-writes, every rule probe and the loaded round trip,
-# which only the H100 SXM has run. Outputs in $OUT; the step log on stdout.
+# blocks?) and the loaded round trip with its new copy walk; on an H200 also the flush-gap,
+# L2-writes and every rule probe, which only the H100 SXM has run. Outputs in $OUT (8 files at
+# most: tee the step log on stdout into $OUT/steps.log).
 #   bash scripts/device_new.sh
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
@@ -28,9 +29,9 @@ while read -r variant grid block args; do
   { echo "== $variant grid=$grid block=$block"; grep -E '^"' /tmp/ncu_$variant.csv; } >> $OUT/l1_resident_ncu.csv
 done < /tmp/l1_launches.txt
 if [ "$g" = H200 ]; then
-  timed flush 120 bash -c "python3 scripts/flush_gap_probe.py > $OUT/flush_gap.md 2>$OUT/flush_gap.err"
-  timed l2w 200 bash -c "python3 scripts/l2_writes_probe.py --out $OUT/l2_writes.json > $OUT/l2_writes.log 2>&1"
-  timed rules 150 bash -c "python3 scripts/rule_probes.py --out $OUT/rule_probes.json --gpu H200 > $OUT/rule_probes.log 2>&1"
-  timed loaded_trip 60 bash -c "python3 scripts/loaded_trip_probe.py > $OUT/loaded_trip.md 2>&1"
+  timed flush 120 bash -c "python3 scripts/flush_gap_probe.py 2>&1 > $OUT/flush_gap.md"
+  timed l2w 200 python3 scripts/l2_writes_probe.py --out $OUT/l2_writes.json
+  timed rules 150 python3 scripts/rule_probes.py --out $OUT/rule_probes.json --gpu H200
 fi
+timed loaded_trip 90 bash -c "python3 scripts/loaded_trip_probe.py --out $OUT/loaded_trip.json > $OUT/loaded_trip.md 2>&1"
 timed pytest 120 python3 -m pytest -m gpu tests/validate/test_rule_probes.py -q -p no:cacheprovider -x

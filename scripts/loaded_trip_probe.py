@@ -10,12 +10,16 @@ threads and 1 block of 1024 per SM (all resident at once), each thread reading 1
 block alone beside it in the same session: the time per trip (the difference of two trip counts
 over their difference, medians of CUDA-event timings) against the bytes the GPU has in flight.
 That is the loaded round trip a hot loop at low occupancy waits (docs/prediction.md, "Not in the
-model: `port_once`"). Prints a Markdown table; `--out` writes the points as JSON.
+model: `port_once`"). Each shape runs twice: the walk (`trip_walk`) and the walk that stores every
+word it loads at the same offset of a second buffer (`trip_walk_copy`: a copy's stores in flight
+beside its loads, as the `grid_stride_low_occupancy` family's copies have). Prints a Markdown
+table; `--out` writes the points as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -39,6 +43,7 @@ from validate.device import (  # noqa: E402
 SHAPES = ((0, 256), (0, 1024), (1, 256), (2, 256), (4, 256), (1, 1024))
 FLOATS = (1, 2, 4, 8)
 FEW, MANY = 64, 256
+KERNELS = {"trip_walk": "walk", "trip_walk_copy": "copy"}
 
 
 def main() -> None:
@@ -47,19 +52,18 @@ def main() -> None:
     args = parser.parse_args()
     s = open_session(0)
     info = query_device(s)
-    walk_kernel = compile_kernels(kernel_source("compute.cu"), ["trip_walk"], arch=s.arch,
-                                  name="compute.cu")["trip_walk"]
-    words = max(1 << 20, min(4 * info.l2_cache_bytes, info.memory_size_bytes // 8) // 4)
-    walk, sink = s.allocate(words * 4), s.allocate(4096)
+    kernels = compile_kernels(kernel_source("compute.cu"), list(KERNELS), arch=s.arch, name="compute.cu")
+    words = max(1 << 20, min(4 * info.l2_cache_bytes, info.memory_size_bytes // 16) // 4)
+    walk, sink = s.allocate(words * 4), s.allocate(words * 4)  # the copy stores at the walk's offsets
     s.poison(walk, words * 4)
     rules = StopRules(warmup=1, repetitions=7)
     points = []
     print(f"{info.name}, {info.sm_count} SMs, L2 {info.l2_cache_bytes} bytes; walk of {words * 4 / 1e6:.0f} MB, "
           f"time per trip = (t({MANY} trips) - t({FEW} trips)) / {MANY - FEW}, medians of 7\n")
-    print("| blocks per SM | threads | floats a thread | bytes per SM a trip | bytes in flight | ns per trip "
-          "| GB/s |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for per_sm, threads in SHAPES:
+    print("| kernel | blocks per SM | threads | floats a thread | load bytes per SM a trip | load bytes in flight "
+          "| ns per trip | load GB/s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for (name, kernel), (per_sm, threads) in itertools.product(kernels.items(), SHAPES):
         grid = 1 if per_sm == 0 else per_sm * info.sm_count
         for floats in FLOATS:
             chunk = threads * floats
@@ -67,7 +71,7 @@ def main() -> None:
             stride = max(grid * chunk, words // MANY)
 
             def run(trips: int) -> float:
-                launch = s.launcher(walk_kernel, (grid, 1, 1), (threads, 1, 1),
+                launch = s.launcher(kernel, (grid, 1, 1), (threads, 1, 1),
                                     (walk, sink, np.uint32(words), np.int32(trips), np.int32(floats),
                                      np.uint32(stride)))
                 return benchmark(launch, timer=s.timer, rules=rules).median_seconds
@@ -75,10 +79,10 @@ def main() -> None:
             per_trip = max(1e-10, (run(MANY) - run(FEW)) / (MANY - FEW))
             in_flight = grid * chunk * 4
             per_sm_bytes = (per_sm or 1) * chunk * 4
-            points.append({"blocks_per_sm": per_sm, "threads": threads, "floats": floats, "grid": grid,
+            points.append({"kernel": name, "blocks_per_sm": per_sm, "threads": threads, "floats": floats, "grid": grid,
                            "bytes_per_sm_trip": per_sm_bytes, "bytes_in_flight": in_flight,
                            "seconds_per_trip": per_trip})
-            print(f"| {per_sm or 'alone'} | {threads} | {floats} | {per_sm_bytes} | {in_flight} | "
+            print(f"| {KERNELS[name]} | {per_sm or 'alone'} | {threads} | {floats} | {per_sm_bytes} | {in_flight} | "
                   f"{per_trip * 1e9:.0f} | {in_flight / per_trip / 1e9:.0f} |", flush=True)
     s.synchronize()
     if args.out:

@@ -8,8 +8,9 @@
 // loads does. The walk moves on by `stride` words a trip (at least the grid's words per
 // trip; the host spreads the longest walk over the whole buffer, four times L2, so that
 // no trip finds its lines in L2, even when the launch repeats).
-extern "C" __global__ void trip_walk(const unsigned* __restrict__ next, float* __restrict__ out,
-                                     unsigned n, int trips, int per_thread, unsigned stride) {
+template <bool COPY>
+__device__ __forceinline__ void walk(const unsigned* __restrict__ next, float* __restrict__ out, unsigned n,
+                                     int trips, int per_thread, unsigned stride) {
     // the walk's start stays below n - chunk so that a trip's reads need no wrap: a modulo per
     // load (an emulated division) made 32 warps on one SM issue-bound, not memory-bound
     unsigned chunk = (unsigned)per_thread * blockDim.x;
@@ -20,13 +21,27 @@ extern "C" __global__ void trip_walk(const unsigned* __restrict__ next, float* _
         unsigned got = 0;
         #pragma unroll 8
         for (int e = 0; e < 8; ++e) {
-            if (e < per_thread) got += __ldcg(next + i + (unsigned)e * blockDim.x);
+            if (e < per_thread) {
+                unsigned v = __ldcg(next + i + (unsigned)e * blockDim.x);
+                if (COPY) __stcg(out + i + (unsigned)e * blockDim.x, __uint_as_float(v));
+                got += v;
+            }
         }
         sum += got;
         i += stride + (got & 1u);  // depends on the loads
         if (i >= span) i -= span;  // the host keeps stride + 1 < span
     }
     if (sum == 0xFFFFFFFFu) out[0] = (float)sum;
+}
+extern "C" __global__ void trip_walk(const unsigned* __restrict__ next, float* __restrict__ out,
+                                     unsigned n, int trips, int per_thread, unsigned stride) {
+    walk<false>(next, out, n, trips, per_thread, stride);
+}
+// The same walk storing each loaded word at its offset in `out` (n words): a copy's stores in
+// flight beside its loads (scripts/loaded_trip_probe.py)
+extern "C" __global__ void trip_walk_copy(const unsigned* __restrict__ next, float* __restrict__ out,
+                                          unsigned n, int trips, int per_thread, unsigned stride) {
+    walk<true>(next, out, n, trips, per_thread, stride);
 }
 
 // Overlap: each thread streams one float in and one out and runs `fmas` FMAs on it in four
