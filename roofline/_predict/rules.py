@@ -156,7 +156,7 @@ _RULES = (
          "the L2 bytes are the kernel's, none kept by L1"),
     Rule("l1_resident_blocks", "_predict.derive.step:derive", "derivation",
          f"{_D} 'The blocks an SM holds, for L1' (a grid smaller than the GPU's room puts at most "
-         "ceil(blocks / SMs) blocks on an SM)",
+         "ceil(blocks / SMs) blocks on an SM); its probe, rule_probes rows_pair, not yet run",
          "L1 reuse is judged with the occupancy's resident blocks, however few blocks the grid has"),
     Rule("l2_capacity_rereads", "_predict.derive.reuse:l2_capacity_rereads", "derivation",
          f"{_D} 'Rows read twice: rereads L2 lets go' (the datasheet's L2 size against the resident blocks' "
