@@ -214,13 +214,13 @@ def _resident(blocks: int, threads: int, cols: int) -> RuleProbe:
     do not. The effect is present where the grid puts fewer blocks on an SM than the occupancy
     allows (32 blocks of 64 threads, 4 of 512); the full grid is the control."""
     rows = blocks * threads
-    full = blocks * threads >= 132 * 2048
+    sms, threads_per_sm = 132, 2048  # the H100 SXM's and H200's SMs; sm_90's threads an SM
 
     def accesses() -> list[Access]:
         return [_load(a, lambda c: c.x * cols + c.loop, loop=cols) for a in ("a", "b")] + [_store("y", lambda c: c.x)]
 
-    per_sm = -(-blocks // 132)
-    return RuleProbe("l1_resident_blocks", f"{per_sm}_of_{threads}_threads_a_sm", not full, "rows_pair",
+    full = rows >= sms * threads_per_sm
+    return RuleProbe("l1_resident_blocks", f"{-(-blocks // sms)}_of_{threads}_threads_a_sm", not full, "rows_pair",
                      (blocks,), (threads,), (f"f32[{rows * cols}]=ones", f"f32[{rows * cols}]=ones", f"f32[{rows}]",
                                              f"i32={cols}"), accesses)
 
