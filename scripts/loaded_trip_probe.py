@@ -53,6 +53,7 @@ def main() -> None:
     s = open_session(0)
     info = query_device(s)
     kernels = compile_kernels(kernel_source("compute.cu"), list(KERNELS), arch=s.arch, name="compute.cu")
+    # two buffers of `words` (the walk and the copy's), an eighth of the memory at most together
     words = max(1 << 20, min(4 * info.l2_cache_bytes, info.memory_size_bytes // 16) // 4)
     walk, sink = s.allocate(words * 4), s.allocate(words * 4)  # the copy stores at the walk's offsets
     s.poison(walk, words * 4)

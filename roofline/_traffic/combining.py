@@ -26,19 +26,25 @@ def _middle_block(space: Space, access: Access, i: int) -> tuple[np.ndarray, np.
     return address, mask, np.broadcast_to(step[:, None], address.shape)
 
 
+def _past_footprint_cap(space: Space, loads: Sequence[Access]) -> bool:
+    """Whether the middle block's loads, every thread's every iteration, outnumber
+    `FOOTPRINT_ELEMENTS` (L1 reuse is then left uncounted)."""
+    return sum(a.loop for a in loads) * space.threads > FOOTPRINT_ELEMENTS
+
+
 def block_footprint(space: Space, accesses: Sequence[Access]) -> int | None:
     """Distinct sectors (x 32 bytes) the middle block of the grid loads, all loop iterations."""
     loads = [a for a in accesses if a.kind == "load"]
     if not loads:
         return 0
-    if sum(a.loop for a in loads) * space.threads > FOOTPRINT_ELEMENTS:
+    if _past_footprint_cap(space, loads):
         return None
+    names = sorted({a.array for a in loads})
     sectors = []
     for i, access in enumerate(loads):
         address, mask, _ = _middle_block(space, access, i)
         # arrays are separate allocations: key the sectors by array
-        sectors.append(sorted_unique(address[mask] // SECTOR_BYTES) * 1024
-                       + sorted({a.array for a in loads}).index(access.array))
+        sectors.append(sorted_unique(address[mask] // SECTOR_BYTES) * 1024 + names.index(access.array))
     return int(sorted_unique(np.concatenate(sectors)).size) * SECTOR_BYTES if sectors else 0
 
 
@@ -138,7 +144,7 @@ def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int] | 
         walked += max(a.loop for a in loads if a.phase == phase)
     if walked < 2:
         return None
-    if sum(a.loop for a in loads) * space.threads > FOOTPRINT_ELEMENTS:
+    if _past_footprint_cap(space, loads):
         return None
     names = sorted({a.array for a in loads})
     steps, keys = [], []
