@@ -164,6 +164,12 @@ class Calibration(RealNumbers):
         The most bytes of a kernel's written lines L2 holds at its end, written back after it
         (the L2-writes probe: a store-only sweep of 1 to 4 x L2 from an emptied L2, its written
         bytes less Nsight's ``dram__bytes_write.sum``).
+    l2_open_lines_onset_bytes, l2_open_lines_full_bytes : float or None
+        The open lines of the resident blocks (lines a block holds across a loop iteration, a
+        thread's row walked 4 bytes at a time) at which L2 starts to let them go, and at which
+        every sector request beyond the compulsory ones is fetched from DRAM again: the straight
+        line through the open-lines probe's fetched-again shares between 0.1 and 0.9 (threads
+        walking rows of two arrays, more rows in flight launch by launch, under Nsight).
     sources : dict[str, str]
         For every parameter, ``"measured: ..."`` or ``"default: ..."`` with its origin.
     """
@@ -219,6 +225,8 @@ class Calibration(RealNumbers):
     atomic_one_address_f32_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     atomic_one_address_f64_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     l2_kept_written_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_open_lines_onset_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
+    l2_open_lines_full_bytes: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     sources: dict[str, str]
 
     @property

@@ -152,6 +152,11 @@ class Traffic(BaseModel):
     l1_window_bytes_per_block : int or None
         The most distinct sectors (x 32 bytes) two consecutive iterations of that block
         load: what L1 must hold for ``l1_stream_bytes_per_block`` to hold.
+    l2_open_bytes_per_block : int or None
+        The most 128-byte lines (x 128 bytes) that two consecutive iterations of that block
+        both load: the lines it holds open across an iteration (a thread's row walked 4 bytes
+        at a time holds one line of each array), which L2 must keep for the next iteration's
+        sectors to hit once L1 lets them go.
     dram_load_page_visits, dram_store_page_visits : int or None
         DRAM pages (`Locality.dram_page_bytes`) opened to read (write) the launch's bytes: in a window
         of consecutive blocks in launch order (`Locality.page_window_threads`, starting at
@@ -212,6 +217,7 @@ class Traffic(BaseModel):
     l1_footprint_bytes_per_block: int | None = None
     l1_stream_bytes_per_block: int | None = None
     l1_window_bytes_per_block: int | None = None
+    l2_open_bytes_per_block: int | None = None
     dram_load_page_visits: int | None = None
     dram_store_page_visits: int | None = None
     blocks: int | None = None

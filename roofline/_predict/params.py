@@ -51,7 +51,8 @@ class DramParams:
     """The DRAM term's: the roof, Little's law's latency and the SM's port, the knee, the block
     scheduler, the L2 flush's written lines, the DRAM's granularity, L2's size and the most
     written bytes it holds at a kernel's end (the written lines it keeps, rules
-    ``l2_keeps_writes`` and ``l2_written_cap``).
+    ``l2_keeps_writes`` and ``l2_written_cap``), and the open lines at which L2 lets them go
+    (rule ``l2_open_lines``).
 
     ``sm_bandwidth_bytes_per_second`` is the calibration's, else the SM's share of the L2
     bandwidth (``gpu.l2_bandwidth / gpu.sm_count``).
@@ -68,6 +69,8 @@ class DramParams:
     granularity: DramGranularity
     l2_cache_bytes: float | None = _by(DATASHEET)
     l2_kept_written_bytes: float | None = _by("l2_writes")
+    l2_open_lines_onset_bytes: float | None = _by("open_lines")
+    l2_open_lines_full_bytes: float | None = _by("open_lines")
 
 
 @dataclass(frozen=True)

@@ -165,6 +165,16 @@ _RULES = (
          f"{_D} 'Rows read twice: rereads L2 lets go' (the datasheet's L2 size against the resident blocks' "
          "footprints; the working_set sweep's plateaus bracket it); cause_probes row_twice is its check",
          "a block's rereads of its own sectors hit L2 whatever the resident blocks' footprints"),
+    Rule("l1_open_lines", "_predict.derive.reuse:l2_bytes_with_l1_reuse", "probe",
+         "open_lines' launches (rows_pair at 4-32 blocks of 64 threads an SM, H100 SXM, 2026-12-07): Nsight's L1 hit "
+         "rate 86 / 73 / 68 % at 4 / 8 / 12 blocks, 35 % at 16, where the blocks' open lines (16 KB each) pass the "
+         f"launch's 224 KB of L1 and their two-iteration sectors (8 KB each) do not; {_D} 'Rows in flight past L2'",
+         "L1 keeps two iterations of the resident blocks while their sectors fit, whatever lines they hold open"),
+    Rule("l2_open_lines", "_predict.derive.reuse:open_lines", "probe",
+         "open_lines (l2_open_lines_onset_bytes, l2_open_lines_full_bytes): rows_pair at 4-32 blocks of 64 threads "
+         "an SM under Nsight (H100 SXM, 2026-12-07: DRAM reads 138 MB up to 26 MB of open lines, 2.05 GB from 60 MB); "
+         f"{_D} 'Rows in flight past L2'",
+         "a line a block holds open across an iteration stays in L2 however many blocks hold theirs"),
     Rule("atomic_counter", "_predict.derive.step:derive", "derivation",
          f"{_D} 'What the SASS adds' (counters: the SASS's dataflow finds one address; the rate is memory_terms')",
          "the atomics' addresses stay unknown (taken as spread)"),

@@ -10,8 +10,8 @@ import numpy as np
 from .._locality import Locality
 from .._warps import SECTOR_BYTES, WARP_SIZE, distinct_per_row
 from .passes import as_warps, partial_sectors
-from .space import (AXES, BURST_BYTES, CHUNK_ELEMENTS, EXPAND_ELEMENTS, FOOTPRINT_ELEMENTS, Access, Space, describe,
-                    evaluate_rows, sorted_unique)
+from .space import (AXES, BURST_BYTES, CHUNK_ELEMENTS, EXPAND_ELEMENTS, FOOTPRINT_ELEMENTS, LINE_BYTES, Access,
+                    Space, describe, evaluate_rows, sorted_unique)
 
 __all__ = ["block_footprint", "block_stream", "own_merge_ratio", "page_visits"]
 
@@ -130,12 +130,13 @@ def own_merge_ratio(space: Space, accesses: Sequence[Access], figures: Locality)
     return merged / separate
 
 
-def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int] | None:
+def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int, int] | None:
     """The middle block's loads when L1 keeps only the sectors of the loop iteration before:
     (sectors read from L2, the most distinct sectors two consecutive iterations touch),
-    x 32 bytes; None when the accesses are too many to list or have no loop. The iterations
-    run phase after phase (`Access.phase`): a second loop's first iteration follows the
-    first loop's last."""
+    x 32 bytes, and the most 128-byte lines two consecutive iterations both touch, x 128
+    bytes (its open lines: L2 must keep them for the next iteration to hit); None when the
+    accesses are too many to list or have no loop. The iterations run phase after phase
+    (`Access.phase`): a second loop's first iteration follows the first loop's last."""
     loads = [a for a in accesses if a.kind == "load"]
     # a phase's iterations follow every iteration of the phases before it (`Access.phase`)
     start, walked = {}, 0
@@ -154,19 +155,30 @@ def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int] | 
         keys.append(address[mask] // SECTOR_BYTES * len(names) + names.index(access.array))
     step, key = np.concatenate(steps), np.concatenate(keys)
     if not key.size:
-        return 0, 0
+        return 0, 0, 0
     span = int(key.max()) + 1
     iterations = int(step.max()) + 2
     if key.min() < 0 or span * iterations >= 2**62:
         return None
     pairs = sorted_unique(step * span + key)  # each (iteration, sector) once, ascending
-    # not touched in the iteration before: its pair is not among the (sorted) pairs
-    before = np.minimum(np.searchsorted(pairs, pairs - span), pairs.size - 1)
-    new = pairs[before] != pairs - span
-    per_step = np.bincount(pairs // span, minlength=iterations)
+    new, per_step = _new_in_step(pairs, span, iterations)
     new_per_step = np.bincount(pairs // span, weights=new, minlength=iterations).astype(np.int64)
     window = int((per_step[:-1] + new_per_step[1:]).max())
-    return int(new.sum()) * SECTOR_BYTES, window * SECTOR_BYTES
+    # a sector key's line: the array's index stays the remainder, the sector's address / 4
+    sectors_a_line = LINE_BYTES // SECTOR_BYTES
+    line = pairs % span // len(names) // sectors_a_line * len(names) + pairs % span % len(names)
+    lines = sorted_unique(pairs // span * span + line)
+    line_new, _ = _new_in_step(lines, span, iterations)
+    # a line touched in the iteration before too is open across the two
+    held = np.bincount(lines // span, weights=~line_new, minlength=iterations).astype(np.int64)
+    return int(new.sum()) * SECTOR_BYTES, window * SECTOR_BYTES, int(held.max()) * LINE_BYTES
+
+
+def _new_in_step(pairs: np.ndarray, span: int, iterations: int) -> tuple[np.ndarray, np.ndarray]:
+    """Of sorted (iteration x span + key) pairs: which were not touched in the iteration
+    before (their pair less ``span`` is absent), and the pairs of each iteration."""
+    before = np.minimum(np.searchsorted(pairs, pairs - span), pairs.size - 1)
+    return pairs[before] != pairs - span, np.bincount(pairs // span, minlength=iterations)
 
 
 def page_visits(space: Space, accesses: Sequence[Access], figures: Locality) -> dict[str, int] | None:

@@ -171,4 +171,5 @@ def traffic(grid: int | Sequence[int], block: int | Sequence[int], accesses: Seq
         "l2_partial_store_sectors": merged,
         "l1_footprint_bytes_per_block": block_footprint(space, accesses),
         "l1_stream_bytes_per_block": None if stream is None else stream[0],
-        "l1_window_bytes_per_block": None if stream is None else stream[1]})
+        "l1_window_bytes_per_block": None if stream is None else stream[1],
+        "l2_open_bytes_per_block": None if stream is None else stream[2]})

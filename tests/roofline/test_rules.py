@@ -181,6 +181,11 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("term_l1_shared", _suite("matmul_naive")),
     ("busiest_sm", _suite("matmul_naive")),
     ("l1_reuse", _suite("blur(radius=1)")),
+    # 16 blocks of 64 rows an SM: two iterations' sectors (8 KB a block) fit the L1, their lines
+    # (16 KB a block) do not
+    ("l1_open_lines", _predict(_rows_per_thread(blocks=2112, cols=128))),
+    # every row resident (32 blocks of 64 an SM): 69 MB of open lines, past the H200's onset
+    ("l2_open_lines", _predict(_rows_per_thread(blocks=4224, cols=64))),
     # 128 rows of 1 MiB resident at once outgrow the H200's 60 MiB L2: the second pass rereads DRAM
     ("l2_capacity_rereads", _predict(_rows_read_twice())),
     ("barrier_wait", _suite("reduction")),

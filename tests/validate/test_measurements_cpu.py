@@ -554,6 +554,11 @@ NOT_IN_COMMITTED_REPORTS = {
         validate.probes._kept_writes.L2WriteLaunch(kernel="l2_store_only", footprint_bytes=125829120,
                                                  written_bytes=125829120, dram_written_bytes=96.8e6,
                                                  dram_read_bytes=0.0),)),
+    # two launches on the ramp of an H200-sized L2: 30 % and 70 % of the sectors asked again refetched
+    "open_lines": lambda: validate.probes._open_lines.derive_open_lines(62914560, tuple(
+        validate.probes._open_lines.OpenLineLaunch(blocks=blocks, columns=64, l2_read_sectors=8 * blocks * 64 * 64 / 4,
+                                                   dram_read_bytes=blocks * 64 * 64 * 8 * (1 + 7 * 2 * share))
+        for blocks, share in ((3000, 0.3), (4000, 0.7)))),
 }
 
 
@@ -625,6 +630,8 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     monkeypatch.setattr(validate.probes._global_cas, "measure_global_cas", lambda *a, **k: global_cas)
     l2_writes = r.l2_writes or NOT_IN_COMMITTED_REPORTS["l2_writes"]()
     monkeypatch.setattr(validate.probes._kept_writes, "measure_l2_writes", lambda *a, **k: l2_writes)
+    open_lines = r.open_lines or NOT_IN_COMMITTED_REPORTS["open_lines"]()
+    monkeypatch.setattr(validate.probes._open_lines, "measure_open_lines", lambda *a, **k: open_lines)
     run = validate.run_validation(families=(), progress=lambda message: None)
     report = run.report
     assert list(report.step_seconds) == ["pci bus id", *(probe.step for probe in PROBES)]
@@ -640,6 +647,7 @@ def test_run_validation_runs_the_probe_registry_and_calibrates_from_their_figure
     newer |= set() if r.shared_atomics else set(validate.probes.SharedAtomicsProbe().figures(shared))
     newer |= set() if r.global_cas else set(validate.probes.GlobalCasProbe().figures(global_cas))
     newer |= set() if r.l2_writes else set(validate.probes.L2WritesProbe().figures(l2_writes))
+    newer |= set() if r.open_lines else set(validate.probes.OpenLinesProbe().figures(open_lines))
     values = {k: v for k, v in report.calibration.items() if k != "sources" and k not in newer}
     assert values == {k: v for k, v in r.calibration.items() if k != "sources" and k not in newer}
     assert set(report.calibration["sources"]) - newer == set(r.calibration["sources"]) - newer

@@ -15,6 +15,7 @@ from ._fit import CALIBRATION_FIT_PARAMETERS, CalibrationFit, FitParameter, fit_
 from ._global_cas import GlobalCas, GlobalCasProbe
 from ._hostlink import HostLinks, HostLinksProbe
 from ._kept_writes import L2Writes, L2WritesProbe
+from ._open_lines import OpenLines, OpenLinesProbe
 from ._latency import LatencyLadder, LatencyProbe
 from ._launch import LaunchOverhead, LaunchProbe, block_ramp_figure, measure_launch_overhead
 from ._memory_effects import EffectsProbe, MemoryEffects
@@ -52,6 +53,8 @@ __all__ = [
     "MemoryTermsProbe",
     "NsightLaunch",
     "NsightLaunchProbe",
+    "OpenLines",
+    "OpenLinesProbe",
     "Persistence",
     "PersistenceProbe",
     "PredictionCheck",

@@ -21,6 +21,7 @@ from ..probes import (
     ComputeEffects,
     GlobalCas,
     L2Writes,
+    OpenLines,
     HostLinks,
     LatencyLadder,
     LaunchOverhead,
@@ -86,6 +87,8 @@ class ValidationReport(BaseModel):
         "compare-and-swaps on one line a warp.")
     l2_writes: L2Writes | None = Field(
         default=None, description="The written bytes L2 keeps at a kernel's end, by Nsight Compute.")
+    open_lines: OpenLines | None = Field(
+        default=None, description="The open lines of a row walk at which L2 lets them go, by Nsight Compute.")
     calibration: JsonDict | None = Field(
         default=None, description="roofline.Calibration: the fitted parameters plus the measured figures.")
     measurement_errors: dict[str, str] = Field(default_factory=dict, description="Measurements that failed.")

@@ -68,6 +68,9 @@ class DramTraffic:
     ``kernel.traffic`` (None where it does not give them). ``page_bytes`` is the GPU's DRAM page
     size; ``after_l2_flush``: the launch starts from validate's L2 flush. ``store_filled_sectors``:
     the sectors written in part that DRAM fills first (those the kernel does not load itself).
+    ``open_line_bytes``: the lines the resident blocks hold open across a loop iteration (None
+    without the count); ``rerequested_bytes``: the load bytes they request at L2 again because
+    L1 let go of the iteration before's sectors (`open_lines`).
     """
 
     bytes: float
@@ -81,6 +84,8 @@ class DramTraffic:
     store_lines: Count | None
     page_bytes: float
     after_l2_flush: bool
+    open_line_bytes: float | None = None
+    rerequested_bytes: float = 0.0
 
 
 @dataclass(frozen=True)

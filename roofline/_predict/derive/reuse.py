@@ -1,6 +1,7 @@
 """What L1 keeps: the L2 bytes and requests a launch sends past L1, and the shares of its loads
 that miss L1 and L2; what L2 does not keep: a block's rereads of its own sectors once the
-resident blocks' footprints outgrow it (`l2_capacity_rereads`)."""
+resident blocks' footprints outgrow it (`l2_capacity_rereads`), and the lines the resident blocks
+hold open across an iteration, whose sectors come back to L2 when L1 lets them go (`open_lines`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..._profile_counts import ProfileCounts
 from ..rules import on
 
 __all__ = ["kernel_misses", "l2_bytes_with_l1_reuse", "l2_capacity_rereads", "l2_requests", "load_misses",
-           "served_l2_requests"]
+           "open_lines", "served_l2_requests"]
 
 
 def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: OccupancyResult,
@@ -65,6 +66,9 @@ def l2_bytes_with_l1_reuse(kernel: Kernel, launch: Launch, occupancy_result: Occ
     if resident * float(footprint) <= l1:
         return min(loads, blocks * float(footprint)) + float(stores)
     stream, window = traffic.l1_stream_bytes_per_block, traffic.l1_window_bytes_per_block
+    if window is not None and traffic.l2_open_bytes_per_block and on("l1_open_lines"):
+        # L1 holds a block's open lines whole (a tag a 128-byte line), not only their sectors
+        window = max(window, traffic.l2_open_bytes_per_block)
     if stream is not None and window is not None and resident * float(window) <= l1:
         # the whole footprint does not fit, two loop iterations do: what the last
         # iteration loaded is still there (a row walked 4 bytes at a time, a shared column)
@@ -124,6 +128,46 @@ def l2_capacity_rereads(kernel: Kernel, blocks: int, resident_blocks: int, serve
     rereads = min(loads, counted * float(stream)) - counted * float(footprint)
     concurrent = min(blocks, resident_blocks) * float(footprint) * own
     return rereads * own if rereads > 0 and concurrent > l2_cache_bytes else 0.0
+
+
+def open_lines(kernel: Kernel, blocks: int, resident_blocks: int,
+               served_l2_bytes: float | None) -> tuple[float | None, float]:
+    """The lines the resident blocks hold open across a loop iteration, and the load bytes that
+    come back to L2 for them (rule ``l2_open_lines``).
+
+    A block that walks lines across iterations (a thread's row, 4 bytes a step) holds
+    ``traffic.l2_open_bytes_per_block`` of lines open; the GPU's resident blocks (at most
+    ``resident_blocks``, a full wave's) hold that many times it. Where L1 does not keep the
+    iteration before's sectors, the block asks L2 for them again: the load bytes that reach L2
+    (`l2_bytes_with_l1_reuse` less the stores) beyond what the block reads when L1 keeps them
+    (``blocks x l1_stream_bytes_per_block``). They hit L2 while it holds the open lines; the
+    DRAM term fetches the share the GPU's open-lines probe gives again (`open_line_refetch_bytes`).
+    (None, 0) without the counts or with the rule off.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    blocks : int
+        Blocks of the launch.
+    resident_blocks : int
+        Blocks resident on the whole GPU at once (a full wave's).
+    served_l2_bytes : float or None
+        `l2_bytes_with_l1_reuse` of the launch, bytes.
+
+    Returns
+    -------
+    tuple of (float or None, float)
+        Open line bytes of the resident blocks, and the load bytes requested again, bytes.
+    """
+    traffic = kernel.traffic
+    if traffic is None or served_l2_bytes is None or not traffic.l2_open_bytes_per_block \
+            or traffic.l1_stream_bytes_per_block is None or not on("l2_open_lines"):
+        return None, 0.0
+    # the per-block figures are those of the launch the traffic was counted on
+    counted = traffic.blocks or blocks
+    loads = max(0.0, served_l2_bytes - float(traffic.l2_store_bytes))
+    again = max(0.0, loads - counted * float(traffic.l1_stream_bytes_per_block))
+    return min(blocks, resident_blocks) * float(traffic.l2_open_bytes_per_block), again
 
 
 def _ratio(part: float | None, whole: float | None) -> float:

@@ -29,7 +29,7 @@ from .quantities import (
     Loads,
     LoopAround,
 )
-from .reuse import l2_bytes_with_l1_reuse, l2_capacity_rereads, served_l2_requests
+from .reuse import l2_bytes_with_l1_reuse, l2_capacity_rereads, open_lines, served_l2_requests
 from .sass import barriers_from_instructions, instructions_from_sass
 from .setting import Setting
 from .shared_atomics import shared_atomics_of
@@ -57,7 +57,8 @@ def derive(setting: Setting) -> Derived:
         grid=grid,
         loads=Loads(elements_per_thread=launch.elements_per_thread,
                     in_flight_per_thread=setting.loads_in_flight_per_thread, rounds=setting.rounds),
-        dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush, reread_bytes=rereads),
+        dram=dram_traffic(kernel, setting.locality, after_l2_flush=setting.after_l2_flush, reread_bytes=rereads,
+                          open_lines=open_lines(kernel, launch.blocks, setting.slots, served)),
         l2=L2Traffic(served_bytes=served, requests=served_l2_requests(kernel, served),
                      partial_store_sectors=kernel.count("l2_partial_store_sectors")),
         l1=L1Traffic(bytes=kernel.l1_bytes),
@@ -85,11 +86,13 @@ def grid_of(setting: Setting) -> Grid:
 
 
 def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = False,
-                 reread_bytes: float = 0.0) -> DramTraffic:
+                 reread_bytes: float = 0.0, open_lines: tuple[float | None, float] = (None, 0.0)) -> DramTraffic:
     """The kernel's DRAM bytes and the counts of its ``traffic`` that say how the DRAM spends them.
 
     ``reread_bytes``: load bytes read from DRAM again (`l2_capacity_rereads`); they repeat the
     loads' pattern, so the loads' bursts, lines and page visits grow in the same proportion.
+    ``open_lines``: the resident blocks' open line bytes and the load bytes requested again for
+    them (`open_lines`); the DRAM term decides how many L2 lets go.
 
     Raises
     ------
@@ -104,6 +107,7 @@ def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = F
                            load_lines=None, store_partial_sectors=0.0, store_filled_sectors=0.0,
                            store_page_visits=None, store_lines=None,
                            page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
+    open_bytes, rerequested = open_lines
     loads = float(traffic.dram_load_bytes)
     again = 1.0 + reread_bytes / loads if loads and reread_bytes else 1.0
 
@@ -118,7 +122,8 @@ def dram_traffic(kernel: Kernel, locality: Locality, *, after_l2_flush: bool = F
                        store_filled_sectors=float(traffic.dram_store_partial_sectors - (
                            traffic.dram_store_loaded_partial_sectors if on("loaded_sector_fill") else 0)),
                        store_page_visits=traffic.dram_store_page_visits, store_lines=traffic.dram_store_lines,
-                       page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush)
+                       page_bytes=locality.dram_page_bytes, after_l2_flush=after_l2_flush,
+                       open_line_bytes=open_bytes, rerequested_bytes=rerequested)
 
 
 def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:

@@ -21,7 +21,8 @@ from ..derive import Derived, DramTraffic
 from ..params import DramGranularity, DramParams
 from ..rules import on
 from .barriers import BarrierWait, phase_seconds
-from .dram_bytes import dram_sides, flush_writeback_bytes, mixed_dram_bandwidth, written_back_bytes
+from .dram_bytes import dram_sides, flush_writeback_bytes, mixed_dram_bandwidth, open_line_refetch_bytes, \
+    written_back_bytes
 from .latency import achieved_bandwidth, queued_life
 from .waits import LoopWaits
 from ._term import Limiter, Term
@@ -170,8 +171,12 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
 def _sides_after_flush(dram: DramTraffic, granularity: DramGranularity,
                        params: DramParams) -> tuple[float, float | None, float]:
     """The DRAM bytes read and written during the kernel, and of the written the flush's lines
-    it displaces (`flush_writeback_bytes`; 0 unless it starts from validate's flush)."""
+    it displaces (`flush_writeback_bytes`; 0 unless it starts from validate's flush). The read
+    side holds the sectors L2 fetches again once the open lines outgrow it
+    (`open_line_refetch_bytes`)."""
     read_bytes, written_bytes = dram_sides(dram, granularity)
+    read_bytes += open_line_refetch_bytes(dram, granularity, params.l2_open_lines_onset_bytes,
+                                          params.l2_open_lines_full_bytes)
     if not dram.after_l2_flush:
         return read_bytes, written_bytes, 0.0
     flushed = flush_writeback_bytes(read_bytes + (written_bytes or 0.0), params.flush_dirty_bytes) \

@@ -23,7 +23,7 @@ from ..rules import on
 from ._term import finite_nonnegative, finite_positive
 
 __all__ = ["dram_equivalent_bytes", "dram_roof", "dram_sides", "flush_writeback_bytes", "mixed_dram_bandwidth",
-           "written_back_bytes"]
+           "open_line_refetch_bytes", "written_back_bytes"]
 
 
 def dram_equivalent_bytes(kernel: Kernel, calibration: Calibration, *, locality: Locality | None = None) -> float:
@@ -91,6 +91,35 @@ def flush_writeback_bytes(dram_bytes: float, dirty_bytes: float | None) -> float
     if not dirty_bytes or dram_bytes <= 0:
         return 0.0
     return float(dirty_bytes) * -math.expm1(-float(dram_bytes) / float(dirty_bytes))
+
+
+def open_line_refetch_bytes(traffic: DramTraffic, granularity: DramGranularity, onset_bytes: float | None,
+                            full_bytes: float | None) -> float:
+    """DRAM bytes (as the DRAM spends them) of the sectors L2 fetches again because the resident
+    blocks' open lines outgrow it (rule ``l2_open_lines``).
+
+    The share of the sectors requested again (``traffic.rerequested_bytes / 32``) that miss L2
+    rises in a straight line from 0 at ``onset_bytes`` of open lines
+    (``traffic.open_line_bytes``) to 1 at ``full_bytes`` (the open-lines probe's figures). Each
+    is a lone burst at a place of its own (a row of its own): ``dram_random_burst_bytes``, as
+    the random-burst probe measured it, else ``dram_burst_bytes``, else the sector. 0 without
+    the figures or the counts.
+
+    >>> from roofline._predict.derive import DramTraffic
+    >>> t = DramTraffic(bytes=0.0, store_bytes=0.0, load_bursts=None, load_page_visits=None, load_lines=None,
+    ...                 store_partial_sectors=0.0, store_filled_sectors=0.0, store_page_visits=None,
+    ...                 store_lines=None, page_bytes=2048.0, after_l2_flush=False, open_line_bytes=50e6,
+    ...                 rerequested_bytes=32e6)
+    >>> g = DramGranularity(64.0, None, None, None, 96.0)
+    >>> open_line_refetch_bytes(t, g, 40e6, 60e6) / 1e6  # half of a million sectors, 96 bytes each
+    48.0
+    """
+    opened, again = traffic.open_line_bytes, traffic.rerequested_bytes
+    if opened is None or not again or not onset_bytes or not full_bytes or full_bytes <= onset_bytes:
+        return 0.0
+    share = min(1.0, max(0.0, (opened - onset_bytes) / (full_bytes - onset_bytes)))
+    burst = granularity.dram_random_burst_bytes or granularity.dram_burst_bytes or 32.0
+    return share * again / 32.0 * burst
 
 
 def written_back_bytes(read_bytes: float, written_bytes: float, l2_cache_bytes: float | None,
