@@ -10,6 +10,6 @@ timeout 200 python3 scripts/open_lines_probe.py --out $OUT/open_lines.json > $OU
 echo "open_lines rc=$? $(( $(date +%s)-t ))s"; cat $OUT/open_lines.md
 timeout 200 python3 -m pytest -m gpu tests/validate/test_open_lines_probe.py -q -p no:cacheprovider 2>&1 | tail -3
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  mkdir -p /tmp/o2; OUT=/tmp/o2 timeout 300 bash scripts/device_new.sh > /tmp/o2/steps.log 2>&1
+  mkdir -p /tmp/o2; OUT=/tmp/o2 timeout 420 bash scripts/device_new.sh > /tmp/o2/steps.log 2>&1
   tail -30 /tmp/o2/steps.log; tar -C /tmp/o2 -cf $OUT/device_new.tar .
 fi
