@@ -161,24 +161,25 @@ def block_stream(space: Space, accesses: Sequence[Access]) -> tuple[int, int, in
     if key.min() < 0 or span * iterations >= 2**62:
         return None
     pairs = sorted_unique(step * span + key)  # each (iteration, sector) once, ascending
-    new, per_step = _new_in_step(pairs, span, iterations)
+    new = _new_in_step(pairs, span)
+    per_step = np.bincount(pairs // span, minlength=iterations)
     new_per_step = np.bincount(pairs // span, weights=new, minlength=iterations).astype(np.int64)
     window = int((per_step[:-1] + new_per_step[1:]).max())
-    # a sector key's line: the array's index stays the remainder, the sector's address / 4
-    sectors_a_line = LINE_BYTES // SECTOR_BYTES
-    line = pairs % span // len(names) // sectors_a_line * len(names) + pairs % span % len(names)
-    lines = sorted_unique(pairs // span * span + line)
-    line_new, _ = _new_in_step(lines, span, iterations)
+    # a sector key's line: the array's index stays the remainder, the sector's number / 4
+    sector_key, arrays = pairs % span, len(names)
+    line_key = sector_key // arrays // (LINE_BYTES // SECTOR_BYTES) * arrays + sector_key % arrays
+    lines = sorted_unique(pairs // span * span + line_key)
+    line_new = _new_in_step(lines, span)
     # a line touched in the iteration before too is open across the two
     held = np.bincount(lines // span, weights=~line_new, minlength=iterations).astype(np.int64)
     return int(new.sum()) * SECTOR_BYTES, window * SECTOR_BYTES, int(held.max()) * LINE_BYTES
 
 
-def _new_in_step(pairs: np.ndarray, span: int, iterations: int) -> tuple[np.ndarray, np.ndarray]:
-    """Of sorted (iteration x span + key) pairs: which were not touched in the iteration
-    before (their pair less ``span`` is absent), and the pairs of each iteration."""
+def _new_in_step(pairs: np.ndarray, span: int) -> np.ndarray:
+    """Of sorted (iteration x span + key) pairs: which were not touched in the iteration before
+    (their pair less ``span`` is absent)."""
     before = np.minimum(np.searchsorted(pairs, pairs - span), pairs.size - 1)
-    return pairs[before] != pairs - span, np.bincount(pairs // span, minlength=iterations)
+    return pairs[before] != pairs - span
 
 
 def page_visits(space: Space, accesses: Sequence[Access], figures: Locality) -> dict[str, int] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from occupancy import Launch, OccupancyResult
 
-from ..._kernel import Kernel, kernel_of
+from ..._kernel import Kernel, Traffic, kernel_of
 from ..._profile_counts import ProfileCounts
 from ..rules import on
 
@@ -121,10 +121,8 @@ def l2_capacity_rereads(kernel: Kernel, blocks: int, resident_blocks: int, serve
     stream = traffic.l1_stream_bytes_per_block
     if not footprint or not distinct or stream is None:
         return 0.0
-    # the per-block figures are those of the launch the traffic was counted on
-    counted = traffic.blocks or blocks
+    counted, loads = _counted_loads(traffic, blocks, served_l2_bytes)
     own = min(1.0, distinct / (counted * float(footprint)))
-    loads = max(0.0, served_l2_bytes - float(traffic.l2_store_bytes))
     rereads = min(loads, counted * float(stream)) - counted * float(footprint)
     concurrent = min(blocks, resident_blocks) * float(footprint) * own
     return rereads * own if rereads > 0 and concurrent > l2_cache_bytes else 0.0
@@ -163,11 +161,16 @@ def open_lines(kernel: Kernel, blocks: int, resident_blocks: int,
     if traffic is None or served_l2_bytes is None or not traffic.l2_open_bytes_per_block \
             or traffic.l1_stream_bytes_per_block is None or not on("l2_open_lines"):
         return None, 0.0
-    # the per-block figures are those of the launch the traffic was counted on
-    counted = traffic.blocks or blocks
-    loads = max(0.0, served_l2_bytes - float(traffic.l2_store_bytes))
+    counted, loads = _counted_loads(traffic, blocks, served_l2_bytes)
     again = max(0.0, loads - counted * float(traffic.l1_stream_bytes_per_block))
     return min(blocks, resident_blocks) * float(traffic.l2_open_bytes_per_block), again
+
+
+def _counted_loads(traffic: Traffic, blocks: int, served_l2_bytes: float) -> tuple[int, float]:
+    """The blocks the per-block figures were counted on (those of the launch the traffic was
+    counted for, else this launch's), and the load bytes that reach L2 (the served bytes less
+    the stores)."""
+    return traffic.blocks or blocks, max(0.0, served_l2_bytes - float(traffic.l2_store_bytes))
 
 
 def _ratio(part: float | None, whole: float | None) -> float:
