@@ -404,6 +404,7 @@ def _read_counts(reader: Reader, seconds: float | None, sm_clock: float | None) 
                               reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")),
         "l2_hit_rate": (1.0 - min(1.0, read / (32.0 * read_sectors)) if read is not None and read_sectors
                         else _share(reader.number("lts__t_sectors_srcunit_tex_lookup_hit.sum"), sectors)),
+        "l2_read_sectors": read_sectors,
         "global_store_sectors": reader.number("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
         "global_store_requests": reader.number("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
         "l2_sector_bytes": None if sectors is None else 32.0 * sectors,

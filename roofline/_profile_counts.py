@@ -56,6 +56,10 @@ class ProfileCounts(BaseModel):
         default=None, description="Sectors global stores write (l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum).")
     global_store_requests: float | None = Field(
         default=None, description="Warp-level global store requests (l1tex__t_requests_pipe_lsu_mem_global_op_st.sum).")
+    l2_read_sectors: float | None = Field(
+        default=None, description="The SMs' L2 read sectors (lts__t_sectors_srcunit_tex_op_read.sum), as counted: "
+                                  "where DRAM fetches more than 32 bytes a sector, l2_hit_rate stops at 0 and "
+                                  "cannot give them back.")
     l2_sector_bytes: float | None = Field(
         default=None, description="SM<->L2 sector traffic, reads and writes (lts__t_sectors_srcunit_tex x 32).")
     dram_written_bytes: float | None = Field(

@@ -30,6 +30,7 @@ READS = [
     ({"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": (96.0, "sector")}, "global_store_sectors", 96.0),
     ({"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": (3.0, "request")}, "global_store_requests", 3.0),
     ({"lts__t_sectors_srcunit_tex.sum": (10.0, "sector")}, "l2_sector_bytes", 320.0),  # 32 bytes a sector
+    ({"lts__t_sectors_srcunit_tex_op_read.sum": (12.0, "sector")}, "l2_read_sectors", 12.0),
     ({"lts__t_requests_srcunit_tex.sum": (5.0, "request")}, "l2_requests", 5.0),
     ({"dram__bytes_write.sum": (3.0, "Mbyte")}, "dram_written_bytes", 3e6),
     ({"sm__warps_active.avg.pct_of_peak_sustained_active": (50.0, "%")}, "achieved_occupancy", 0.5),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from roofline._predict.rules import disabled
 from validate.probes import OpenLinesProbe
 from validate.probes._open_lines import (
     BLOCKS_PER_SM,
+    METRICS,
     THREADS,
     OpenLineLaunch,
     derive_open_lines,
@@ -73,7 +75,8 @@ def test_the_plan_holds_a_line_of_each_array_for_every_row_and_the_arrays_past_l
     assert [blocks for blocks, _ in plan] == [k * 132 for k in BLOCKS_PER_SM]
     for blocks, columns in plan:
         arrays = blocks * THREADS * columns * 2 * 4
-        assert 2.5 * L2 <= arrays < 2.5 * L2 + blocks * THREADS * 8
+        assert 2.5 * L2 <= arrays < 2.5 * L2 + blocks * THREADS * 8 * 32
+        assert columns % 32 == 0  # rows of whole 128-byte lines: a row's lines are its own
     with pytest.raises(ValueError, match="l2_cache_bytes"):
         launch_plan(132, 0)
 
@@ -154,3 +157,41 @@ def test_the_probe_measures_its_figures_on_the_gpu(gpu_session):
     assert result.l2_open_lines_full_bytes is not None, result.skipped
     assert 0.3 * info.l2_cache_bytes < result.l2_open_lines_onset_bytes < result.l2_open_lines_full_bytes \
         < 2 * info.l2_cache_bytes
+
+
+def _raw_page(rows: list[dict[str, float]]) -> str:
+    """ncu's printed raw page (--csv --page raw --print-units base) of rows_pair launches."""
+    header = ["ID", "Kernel Name", "Block Size", "Grid Size", *METRICS]
+    units = ["", "", "", "", "ns", "byte", "byte", "sector"]
+    lines = [header, units] + [[str(i), "rows_pair", f"({THREADS}, 1, 1)", f"({int(r['blocks'])}, 1, 1)",
+                                *(f"{r[m]:.0f}" for m in METRICS)] for i, r in enumerate(rows)]
+    return "==PROF== Connected to process 7\n" + "\n".join(",".join(f'"{v}"' for v in line) for line in lines) + "\n"
+
+
+def test_the_sectors_are_read_as_counted_where_dram_fetches_more_than_32_bytes_each():
+    # the exploration's 32 blocks an SM (H100 SXM): 2.05 GB read for 33.9 M sector requests, 60.6 bytes each. The L2
+    # hit rate (1 - read / 32 x sectors) stops at 0 there, so the sectors cannot come back from it.
+    plan = launch_plan(132, L2)
+    rows = []
+    for blocks, columns in plan:
+        arrays = blocks * THREADS * columns * 8
+        rows.append({"blocks": blocks, "gpu__time_duration.sum": 1e5, "dram__bytes_write.sum": 0.0,
+                     "lts__t_sectors_srcunit_tex_op_read.sum": arrays / 32 + 30e6,
+                     "dram__bytes_read.sum": arrays + 30e6 * 64 * min(1.0, max(0.0, (blocks / 132 - 16) / 12))})
+    seen = []
+
+    def run(command, **kwargs):
+        seen.append(command)
+        return subprocess.CompletedProcess(command, 0, _raw_page(rows), "")
+
+    result = measure_open_lines(device_index=0, sm_count=132, l2_cache_bytes=L2, ncu="/opt/ncu", runner=run)
+    assert result.skipped is None
+    assert [launch.l2_read_sectors for launch in result.launches] == \
+        [pytest.approx(r["lts__t_sectors_srcunit_tex_op_read.sum"]) for r in rows]
+    assert result.launches[-1].refetched_share == pytest.approx(1.0)
+    # the share's ramp from 16 to 28 blocks of 64 an SM: 34.6 and 60.6 MB of open lines
+    assert result.l2_open_lines_onset_bytes == pytest.approx(16 * 132 * THREADS * 256, rel=1e-6)
+    assert result.l2_open_lines_full_bytes == pytest.approx(28 * 132 * THREADS * 256, rel=1e-6)
+    # the child's warm-up launch is made and not profiled
+    command = seen[0]
+    assert command[command.index("--launch-skip") + 1] == "1"

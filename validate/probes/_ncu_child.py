@@ -23,7 +23,7 @@ _TIMEOUT_SECONDS = 300
 
 
 def profile_child(module: str, args: Sequence[str], *, metrics: Sequence[str], kernel_name: str,
-                  ncu: str | None = None, cache_control: str | None = None,
+                  ncu: str | None = None, cache_control: str | None = None, launch_skip: int = 0,
                   runner: Runner = subprocess.run) -> tuple[roofline.NcuProfile | None, str, str | None]:
     """Run ``ncu`` on ``python -m module args`` and read the profiled launches.
 
@@ -41,6 +41,8 @@ def profile_child(module: str, args: Sequence[str], *, metrics: Sequence[str], k
         The ncu to run; default the one on PATH.
     cache_control : str, optional
         ``--cache-control`` (``all``: caches flushed before each launch, ncu's default).
+    launch_skip : int
+        ``--launch-skip``: the child's first launches of the kernel left unprofiled (its warm-up).
     runner : callable
         `subprocess.run`, or a stand-in in tests.
 
@@ -54,7 +56,8 @@ def profile_child(module: str, args: Sequence[str], *, metrics: Sequence[str], k
     if ncu is None:
         return None, "", "ncu (Nsight Compute) is not on PATH"
     command = [ncu, "--clock-control", "none", *(["--cache-control", cache_control] if cache_control else []),
-               "--metrics", ",".join(metrics), "--kernel-name", kernel_name, "--csv", "--page", "raw",
+               "--metrics", ",".join(metrics), "--kernel-name", kernel_name,
+               *(["--launch-skip", str(launch_skip)] if launch_skip else []), "--csv", "--page", "raw",
                "--print-units", "base", sys.executable, "-m", module, *args]
     shown = " ".join(["ncu", *command[1:]])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[2]),

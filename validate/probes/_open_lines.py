@@ -4,10 +4,10 @@ before L2 lets them go, measured by Nsight Compute (rule ``l2_open_lines``).
 Kernel ``rows_pair`` (validate/kernels/rule_probes.cu) gives each thread a row of two float
 arrays and walks it 4 bytes a step: a thread holds one 128-byte line of each array open while
 it steps through it. Blocks of ``THREADS`` threads, ``BLOCKS_PER_SM`` of them an SM (every block
-resident at once), the two arrays ``ARRAYS_OF_L2`` x L2 in all (the columns shrink as the rows
-grow), so the open lines are ``rows x 2 x 128`` bytes, from a third of L2 to past it. With that
-many blocks L1 keeps none of the last iteration's sectors: each 4-byte step is a sector request
-at L2, which hits while L2 holds the line. Each launch runs once under ``ncu
+resident at once), the two arrays at least ``ARRAYS_OF_L2`` x L2 in all (the columns, whole lines,
+shrink as the rows grow), so the open lines are ``rows x 2 x 128`` bytes, from a sixth of L2 to
+past it. From 16 blocks an SM L1 keeps few of the last iteration's sectors: each 4-byte step is
+a sector request at L2, which hits while L2 holds the line. Each launch runs once under ``ncu
 --cache-control all --clock-control none``; its DRAM reads beyond the arrays' own, over the
 sector requests beyond the arrays' sectors (``lts__t_sectors_srcunit_tex_op_read.sum``) x the
 64-byte burst the DRAM fetches for each, are the share fetched again.
@@ -32,7 +32,7 @@ import numpy as np
 import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..device import compile_kernels, kernel_source, open_session
+from ..device import compile_kernels, driver_call, kernel_source, open_session
 from ._doubled import run_alone
 from ._ncu_child import Runner, profile_child
 from ._probe import Figures, Probe, RunContext
@@ -49,6 +49,11 @@ BLOCKS_PER_SM = (4, 8, 12, 16, 18, 20, 22, 24, 26, 28, 32)
 ARRAYS_OF_L2 = 2.5
 #: The shares fitted: the ramp between L2 keeping nearly every open line and nearly none.
 FIT_LOW, FIT_HIGH = 0.1, 0.9
+#: Launches of the plan's first made before it and left unprofiled: the profiled launches find
+#: the kernel loaded and the arrays written, as the exploration's did.
+WARM_UP = 1
+#: 1.0f as a 32-bit word: the arrays' fill.
+_ONE = 0x3F800000
 #: Bytes the DRAM fetches for a lone sector (the effects probe's ``dram_burst_bytes`` on Hopper).
 BURST_BYTES = 64
 _LINE, _SECTOR, _FLOAT, _ARRAYS = 128, 32, 4, 2
@@ -57,11 +62,13 @@ METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.
 
 
 def launch_plan(sm_count: int, l2_cache_bytes: int) -> list[tuple[int, int]]:
-    """The launches in the order the child makes them: ``(blocks, columns)``."""
+    """The launches in the order the child makes them: ``(blocks, columns)``, the columns whole
+    lines, so that every row starts a line of its own."""
     if sm_count <= 0 or l2_cache_bytes <= 0:
         raise ValueError(f"sm_count and l2_cache_bytes must be positive, not {sm_count} and {l2_cache_bytes}")
     floats = int(ARRAYS_OF_L2 * l2_cache_bytes) // (_ARRAYS * _FLOAT)  # of each array
-    return [(k * sm_count, -(-floats // (k * sm_count * THREADS))) for k in BLOCKS_PER_SM]
+    per_line = _LINE // _FLOAT
+    return [(k * sm_count, -(-floats // (k * sm_count * THREADS * per_line)) * per_line) for k in BLOCKS_PER_SM]
 
 
 class OpenLineLaunch(BaseModel):
@@ -144,7 +151,7 @@ def measure_open_lines(*, device_index: int, sm_count: int, l2_cache_bytes: int,
     profile, shown, skipped = profile_child("validate.probes._open_lines",
                                             [str(device_index), str(sm_count), str(l2_cache_bytes)],
                                             metrics=METRICS, kernel_name=KERNEL, cache_control="all", ncu=ncu,
-                                            runner=runner)
+                                            launch_skip=WARM_UP, runner=runner)
     if profile is None:
         return OpenLines(l2_cache_bytes=l2_cache_bytes, command=shown, skipped=skipped)
     if len(profile.kernels) != len(plan):
@@ -162,16 +169,14 @@ def measure_open_lines(*, device_index: int, sm_count: int, l2_cache_bytes: int,
 
 
 def _launch(kernel: roofline.NcuKernel, blocks: int, columns: int) -> OpenLineLaunch | None:
-    """One launch's figures from its profile: the DRAM reads, and the L2 read sectors that the
-    L2 hit rate was computed from (``1 - read / (32 x sectors)``)."""
+    """One launch's figures from its profile: the DRAM reads and the L2 read sectors as counted
+    (not from the L2 hit rate, which stops at 0 once DRAM fetches a 64-byte burst a sector)."""
     measured = kernel.measured
-    written = measured.dram_written_bytes or 0.0
-    hit = measured.l2_hit_rate
-    if kernel.dram_bytes is None or hit is None or hit >= 1.0:
+    if kernel.dram_bytes is None or measured.l2_read_sectors is None:
         return None
-    read = max(0.0, kernel.dram_bytes - written)
+    read = max(0.0, kernel.dram_bytes - (measured.dram_written_bytes or 0.0))
     return OpenLineLaunch(blocks=blocks, columns=columns, dram_read_bytes=read,
-                          l2_read_sectors=read / (_SECTOR * (1.0 - hit)), seconds=measured.duration_seconds)
+                          l2_read_sectors=measured.l2_read_sectors, seconds=measured.duration_seconds)
 
 
 class OpenLinesProbe(Probe[OpenLines]):
@@ -236,7 +241,9 @@ def _launch_plan(device_index: int, sm_count: int, l2_cache_bytes: int) -> None:
     floats = max(blocks * THREADS * columns for blocks, columns in plan)
     a, b = session.allocate(floats * _FLOAT), session.allocate(floats * _FLOAT)
     y = session.allocate(max(blocks for blocks, _ in plan) * THREADS * _FLOAT)
-    for blocks, columns in plan:
+    for buffer in (a, b):  # written before they are read, as a program's arrays are
+        driver_call(session.cuda.driver.cuMemsetD32Async, int(buffer.handle), _ONE, floats, session.stream.handle)
+    for blocks, columns in plan[:WARM_UP] + plan:
         config = core.LaunchConfig(grid=(blocks, 1, 1), block=(THREADS, 1, 1))
         core.launch(session.stream, config, kernel, a, b, y, np.int32(columns))
     session.synchronize()
