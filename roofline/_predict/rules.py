@@ -172,7 +172,8 @@ _RULES = (
          "L1 keeps two iterations of the resident blocks while their sectors fit, whatever lines they hold open"),
     Rule("l2_open_lines", "_predict.derive.reuse:open_lines", "probe",
          "open_lines (l2_open_lines_onset_bytes, l2_open_lines_full_bytes): rows_pair at 4-32 blocks of 64 threads "
-         "an SM under Nsight (H100 SXM, 2026-12-07: DRAM reads 138 MB up to 26 MB of open lines, 2.05 GB from 60 MB); "
+         "an SM under Nsight (H100 SXM, 2026-12-07, the probe's run: 34.4 and 62.9 MB; the exploration's DRAM reads "
+         "138 MB up to 26 MB of open lines, 2.05 GB from 60 MB); "
          f"{_D} 'Rows in flight past L2'",
          "a line a block holds open across an iteration stays in L2 however many blocks hold theirs"),
     Rule("atomic_counter", "_predict.derive.step:derive", "derivation",

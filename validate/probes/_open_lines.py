@@ -14,8 +14,9 @@ sector requests beyond the arrays' sectors (``lts__t_sectors_srcunit_tex_op_read
 
 The figures: the straight line through the shares between ``FIT_LOW`` and ``FIT_HIGH``,
 where it is 0 (``l2_open_lines_onset_bytes``) and where it is 1 (``l2_open_lines_full_bytes``).
-On an H100 SXM (50 MiB L2) the exploration's launches (scripts/l2_window_explore.sh) give 35.9 and
-60.0 MB (`derive_open_lines` of its CSV: the packaged figures).
+On an H100 SXM (50 MiB L2) the probe gives 34.4 and 62.9 MB (2026-12-07, the packaged figures;
+docs/results/h100-sxm/probes-2026-12-07c/open_lines.json), the exploration before it
+(scripts/l2_window_explore.sh) 35.9 and 60.0 MB.
 
 The child program (``python -m validate.probes._open_lines DEVICE SMS L2_BYTES``) makes the launches.
 Alone, from the repository's root: ``python scripts/open_lines_probe.py [--out FILE.json]``.
