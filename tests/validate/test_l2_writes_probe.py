@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import roofline
+from tests.validate.ncu_stand_in import ncu_runner
 from validate.device import kernel_source
 from validate.probes import L2WritesProbe
 from validate.probes._kept_writes import (
@@ -87,14 +88,6 @@ def _export(plan, dram_written, names=None, dram_read=None) -> str:
     return "==PROF== Connected to process 7\n" + out.getvalue() + "==PROF== Disconnected from process 7\n"
 
 
-def _runner(stdout: str, seen: list | None = None, code: int = 0, stderr: str = ""):
-    def run(command, **kwargs):
-        if seen is not None:
-            seen.append(command)
-        return subprocess.CompletedProcess(command, code, stdout, stderr)
-    return run
-
-
 def test_under_a_stand_in_ncu_the_launches_give_the_figure():
     """Every launch keeps min(written, 29 MB); the figure is 29 MB, and ncu empties L2 before each.
     The read sweeps after the flush run without ncu's emptying and keep what DRAM wrote."""
@@ -148,7 +141,7 @@ def test_the_probe_is_skipped_with_a_stated_reason(stdout, code, stderr, reason)
     plan = launch_plan(L2)
     stdout = stdout if stdout is not None else _export(plan, [0.0] * 12, names={"l2_update_in_place": "other"})
     result = measure_l2_writes(device_index=0, l2_cache_bytes=L2, ncu="/opt/ncu",
-                               runner=_runner(stdout, code=code, stderr=stderr))
+                               runner=ncu_runner(stdout, code=code, stderr=stderr))
     assert result.l2_kept_written_bytes is None and reason in result.skipped
     assert reason.split(" (")[0] in "\n".join(PROBE.render(result, "##", ""))
 

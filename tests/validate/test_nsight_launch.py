@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import roofline
+from tests.validate.ncu_stand_in import ncu_runner
 from validate.probes import NsightLaunchProbe
 from validate.probes._nsight_launch import NsightLaunch, measure_nsight_launch
 
@@ -35,17 +35,9 @@ def _export(durations_us: list[float]) -> str:
     return "==PROF== Connected to process 7\n" + out.getvalue() + "==PROF== Disconnected from process 7\n"
 
 
-def _runner(stdout: str = "", stderr: str = "", code: int = 0, seen: list | None = None):
-    def run(command, **kwargs):
-        if seen is not None:
-            seen.append(command)
-        return subprocess.CompletedProcess(command, code, stdout, stderr)
-    return run
-
-
 def test_the_median_duration_under_ncu_becomes_the_calibration_figure():
     seen: list = []
-    result = measure_nsight_launch(ncu="/opt/ncu", runner=_runner(_export([1.5, 1.3, 1.4, 1.45, 1.35]), seen=seen))
+    result = measure_nsight_launch(ncu="/opt/ncu", runner=ncu_runner(_export([1.5, 1.3, 1.4, 1.45, 1.35]), seen=seen))
     assert result.empty_kernel_seconds == pytest.approx(1.4e-6) and result.launches == 5
     assert result.spread_seconds == pytest.approx(0.2e-6)
     command = seen[0]
@@ -59,15 +51,15 @@ def test_the_median_duration_under_ncu_becomes_the_calibration_figure():
 
 @pytest.mark.parametrize("runner, ncu, reason", [
     (None, None, "ncu (Nsight Compute) is not on PATH"),
-    (_runner(stderr="==ERROR== ERR_NVGPUCTRPERM - The user does not have permission", code=1), "/opt/ncu",
+    (ncu_runner(stderr="==ERROR== ERR_NVGPUCTRPERM - The user does not have permission", code=1), "/opt/ncu",
      "cannot read the GPU's performance counters"),
-    (_runner(stderr="==ERROR== The application returned an error code (1).", code=1), "/opt/ncu",
+    (ncu_runner(stderr="==ERROR== The application returned an error code (1).", code=1), "/opt/ncu",
      "ncu exited with 1: ==ERROR== The application returned an error code (1)."),
-    (_runner(stdout="==PROF== Disconnected\n"), "/opt/ncu", "ncu's output could not be read"),
+    (ncu_runner(stdout="==PROF== Disconnected\n"), "/opt/ncu", "ncu's output could not be read"),
 ], ids=["no-ncu", "counters-blocked", "ncu-fails", "no-table"])
 def test_the_probe_is_skipped_with_a_stated_reason(monkeypatch, runner, ncu, reason):
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    result = measure_nsight_launch(ncu=ncu, runner=runner or _runner())
+    result = measure_nsight_launch(ncu=ncu, runner=runner or ncu_runner())
     assert result.empty_kernel_seconds is None and reason in result.skipped
     assert PROBE.figures(result) == {"nsight_empty_kernel_seconds": (None, PROBE.figures(result)[
         "nsight_empty_kernel_seconds"][1])}  # a None figure is left out of calibration.json

@@ -8,7 +8,6 @@ import csv
 import dataclasses
 import functools
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 import occupancy
 import roofline
 from roofline._predict.rules import disabled
+from tests.validate.ncu_stand_in import ncu_runner
 from validate.probes import OpenLinesProbe
 from validate.probes._open_lines import (
     BLOCKS_PER_SM,
@@ -187,13 +187,9 @@ def test_the_sectors_are_read_as_counted_where_dram_fetches_more_than_32_bytes_e
         rows.append({"blocks": blocks, "gpu__time_duration.sum": 1e5, "dram__bytes_write.sum": 0.0,
                      "lts__t_sectors_srcunit_tex_op_read.sum": arrays / 32 + 30e6,
                      "dram__bytes_read.sum": arrays + 30e6 * 64 * min(1.0, max(0.0, (blocks / 132 - 16) / 12))})
-    seen = []
-
-    def run(command, **kwargs):
-        seen.append(command)
-        return subprocess.CompletedProcess(command, 0, _raw_page(rows), "")
-
-    result = measure_open_lines(device_index=0, sm_count=132, l2_cache_bytes=L2, ncu="/opt/ncu", runner=run)
+    seen: list = []
+    result = measure_open_lines(device_index=0, sm_count=132, l2_cache_bytes=L2, ncu="/opt/ncu",
+                                runner=ncu_runner(_raw_page(rows), seen=seen))
     assert result.skipped is None
     assert [launch.l2_read_sectors for launch in result.launches] == \
         [pytest.approx(r["lts__t_sectors_srcunit_tex_op_read.sum"]) for r in rows]

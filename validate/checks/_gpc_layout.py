@@ -145,8 +145,7 @@ def measure_gpc_layout(
         dyn = min(dyn, optin)
         for size in sizes:
             clusters = -(-waves * sms * per_sm // size)
-            driver_call(session.cuda.driver.cuMemsetD32Async, int(out.handle), 0, 8 * most_blocks,
-                        session.stream.handle)
+            session.fill(out, 0, 8 * 4 * most_blocks)
             _launch(session, kernel, function, clusters, size, threads, dyn, (out, np.uint64(spin_ns)))
             session.synchronize()
             rows = session.download(out, (most_blocks, 8), np.uint32)

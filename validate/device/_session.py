@@ -59,7 +59,7 @@ class Session:
         self.timer = QueuedEventTimer(self.stream, self.arch)
         self.host_timer = HostTimer(before=self.synchronize)
         self._flush_buffer: Buffer | None = None
-        self._flush_words = 0
+        self._flush_bytes = 0
         self._keep: list[object] = []
 
     # memory ---------------------------------------------------------------
@@ -83,25 +83,21 @@ class Session:
         driver_call(self.cuda.driver.cuMemcpyDtoH, out.ctypes.data, int(buffer.handle), out.nbytes)
         return out
 
+    def fill(self, buffer: Buffer, word: int, nbytes: int) -> None:
+        """Set the first ``nbytes`` of a buffer to a 32-bit ``word``, on the stream."""
+        driver_call(self.cuda.driver.cuMemsetD32Async, int(buffer.handle), word, nbytes // 4, self.stream.handle)
+
     def poison(self, buffer: Buffer, nbytes: int) -> None:
         """Fill a buffer with quiet NaNs so that unwritten outputs show."""
-        driver_call(
-            self.cuda.driver.cuMemsetD32Async, int(buffer.handle), POISON_WORD, nbytes // 4, self.stream.handle
-        )
+        self.fill(buffer, POISON_WORD, nbytes)
 
     def flush_l2(self) -> None:
         """Overwrite a buffer of 4x the L2 size, evicting whatever the last launch cached."""
         if self._flush_buffer is None:
             l2 = int(self.device.properties.l2_cache_size) or (64 << 20)
-            self._flush_words = 4 * l2 // 4
-            self._flush_buffer = self.allocate(4 * l2)
-        driver_call(
-            self.cuda.driver.cuMemsetD32Async,
-            int(self._flush_buffer.handle),
-            0,
-            self._flush_words,
-            self.stream.handle,
-        )
+            self._flush_bytes = 4 * l2
+            self._flush_buffer = self.allocate(self._flush_bytes)
+        self.fill(self._flush_buffer, 0, self._flush_bytes)
 
     # launching --------------------------------------------------------------
     def launcher(

@@ -33,7 +33,7 @@ import numpy as np
 import roofline
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..device import compile_kernels, driver_call, kernel_source, open_session
+from ..device import compile_kernels, kernel_source, open_session
 from ._doubled import run_alone
 from ._ncu_child import Runner, profile_child
 from ._probe import Figures, Probe, RunContext
@@ -235,18 +235,16 @@ def main(*, out: Path | None = None) -> int:
 def _launch_plan(device_index: int, sm_count: int, l2_cache_bytes: int) -> None:
     """Make the launches of `launch_plan` (the program ncu profiles)."""
     session = open_session(device_index)
-    core = session.cuda.core
     kernel = compile_kernels(kernel_source("rule_probes.cu"), [KERNEL], arch=session.arch,
                              name="rule_probes.cu")[KERNEL]
     plan = launch_plan(sm_count, l2_cache_bytes)
-    floats = max(blocks * THREADS * columns for blocks, columns in plan)
-    a, b = session.allocate(floats * _FLOAT), session.allocate(floats * _FLOAT)
+    array_bytes = max(blocks * THREADS * columns for blocks, columns in plan) * _FLOAT
+    a, b = session.allocate(array_bytes), session.allocate(array_bytes)
     y = session.allocate(max(blocks for blocks, _ in plan) * THREADS * _FLOAT)
     for buffer in (a, b):  # written before they are read, as a program's arrays are
-        driver_call(session.cuda.driver.cuMemsetD32Async, int(buffer.handle), _ONE, floats, session.stream.handle)
+        session.fill(buffer, _ONE, array_bytes)
     for blocks, columns in plan[:WARM_UP] + plan:
-        config = core.LaunchConfig(grid=(blocks, 1, 1), block=(THREADS, 1, 1))
-        core.launch(session.stream, config, kernel, a, b, y, np.int32(columns))
+        session.launcher(kernel, (blocks, 1, 1), (THREADS, 1, 1), (a, b, y, np.int32(columns)))()
     session.synchronize()
 
 
