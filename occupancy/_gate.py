@@ -13,6 +13,7 @@ from types import MappingProxyType
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import OccupancyError
+from ._names import stable_symbol
 
 __all__ = ["GATE_FIELDS", "ResourceChange", "ResourceComparison", "compare_resources"]
 
@@ -82,8 +83,8 @@ class ResourceComparison(BaseModel):
 def _nothing_compared(changes: Sequence[ResourceChange]) -> str:
     """Why a comparison compared no pair: which side holds nothing, or that no kernel name
     (and architecture) of the baseline is in the build."""
-    before = {(c.kernel, c.arch) for c in changes if c.baseline is not None}
-    after = {(c.kernel, c.arch) for c in changes if c.current is not None}
+    before = {(stable_symbol(c.kernel), c.arch) for c in changes if c.baseline is not None}
+    after = {(stable_symbol(c.kernel), c.arch) for c in changes if c.current is not None}
     if not before and not after:
         return "neither the baseline nor this build holds a kernel"
     if not before:
@@ -180,22 +181,25 @@ def compare_resources(
         if _number(value, f"tolerance {key}") < 0:
             raise OccupancyError(f"tolerance {key}={value} is negative")
         limits[key] = float(value)
-    before = {(k, a): (n, f, lim) for k, n, a, f, lim in
+    # Keyed by the symbol less what changes at every compile (stable_symbol): a kernel
+    # instantiated with a `static` function is the same kernel in the baseline and the build.
+    before = {(stable_symbol(k), a): (k, n, f, lim) for k, n, a, f, lim in
               (_figures(row, f"baseline record {i}") for i, row in enumerate(baseline))}
-    after = {(k, a): (n, f, lim) for k, n, a, f, lim in
+    after = {(stable_symbol(k), a): (k, n, f, lim) for k, n, a, f, lim in
              (_figures(row, f"record {i}") for i, row in enumerate(current))}
     changes = []
     for key in sorted(before.keys() | after.keys(), key=lambda k: (k[1], k[0])):
-        kernel, arch = key
+        arch = key[1]
+        kernel = (after.get(key) or before[key])[0]
         if key not in after or key not in before:
-            name = (before.get(key) or after[key])[0]
+            name = (before.get(key) or after[key])[1]
             changes.append(ResourceChange(kernel=kernel, name=name, arch=arch, field="kernel",
                                           baseline=kernel if key in before else None,
                                           current=kernel if key in after else None, regression=False,
                                           note="removed" if key in before else "added"))
             continue
-        name, old, _ = before[key]
-        _, new, limiters = after[key]
+        _, name, old, _ = before[key]
+        _, _, new, limiters = after[key]
         for field in GATE_FIELDS:
             a, b = old.get(field), new.get(field)
             if a == b or a is None or b is None:

@@ -24,7 +24,7 @@ from ._enums import Enumerator, enum_value_spellings
 from ._errors import OccupancyError
 from ._tools import find_tool
 
-__all__ = ["base_name", "demangle", "instance_name", "match_kernel", "name_key"]
+__all__ = ["base_name", "demangle", "instance_name", "match_kernel", "name_key", "stable_symbol"]
 
 
 @functools.cache
@@ -183,6 +183,42 @@ def name_key(name: str, *, loose: bool = False) -> str:
     if loose:
         return " ".join(w for w in re.findall(r"[A-Za-z_]\w*|\d+", text) if w not in _QUALIFIERS)
     return text
+
+
+# nvcc names a file's internal-linkage scope (an anonymous namespace, a `static` function) with
+# hashes of the file's path and command line and the compiler's process id:
+# _INTERNAL_<hash>_<length>_<file>_<hash>_<pid> and _GLOBAL__N__<same>. A kernel instantiated with
+# such a function (`k<&dequantize>` of a `static __device__` one) gets another symbol at every
+# compile, even of the same file (CUDA 13.0, 2026-12-07).
+_INTERNAL_SCOPE = re.compile(r"(\d+)(_INTERNAL_|_GLOBAL__N__)([0-9a-f]+)_(\d+)_")
+
+
+def stable_symbol(symbol: str) -> str:
+    """``symbol`` with the per-compile parts of nvcc's internal-linkage scope names left out
+    (the hashes and the process id; the file's name stays), so that two compiles of one
+    kernel give one name.
+
+    Examples
+    --------
+    >>> a = "_Z1kIXadL_ZN44_INTERNAL_4bd60db3_9_intern_cu_22b67b62_86495twiceEfEEEvPf"
+    >>> b = "_Z1kIXadL_ZN45_INTERNAL_4bd60db3_9_intern_cu_22b67b62_104615twiceEfEEEvPf"
+    >>> stable_symbol(a) == stable_symbol(b)
+    True
+    >>> stable_symbol(a)
+    '_Z1kIXadL_ZN19_INTERNAL_intern_cu5twiceEfEEEvPf'
+    """
+    out, at, search = [], 0, 0
+    while m := _INTERNAL_SCOPE.search(symbol, search):
+        search = m.start(2)  # the digits before a match may be a pid's tail: look again from here
+        length, name_length = int(m[1]), int(m[4])
+        end = m.start(2) + length
+        tail = symbol[m.end() + name_length:end]
+        if end > len(symbol) or not re.fullmatch(r"_[0-9a-f]+_\d+", tail):
+            continue  # not nvcc's scope name (or a length that is not this name's): as it is
+        kept = m[2] + symbol[m.end():m.end() + name_length]
+        out += [symbol[at:m.start()], str(len(kept)), kept]
+        at = search = end
+    return "".join(out) + symbol[at:]
 
 
 def _components(name: str) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 import occupancy
 from occupancy._enums import enumerators
 from occupancy._nvcc import file_enumerators
-from occupancy._names import match_kernel
+from occupancy._names import match_kernel, stable_symbol
 from occupancy._nvcc import find_nvcc
 
 SOURCE = Path(__file__).with_name("names_kernels.cu")
@@ -106,3 +106,23 @@ def test_cli_finds_an_enum_spelling(capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert [row["resources"]["kernel"] for row in json.loads(out)] == [EXACT_DESC]
+
+
+# nvcc 13.0's symbols for `template <op_t op> __global__ void apply(...)` instantiated with `twice`
+# of an anonymous namespace in /tmp/a/intern.cu and /tmp/b/intern.cu (other path hashes, other pids).
+ANONYMOUS_A = ("_Z5applyIXadL_ZN44_INTERNAL_4bd60db3_9_intern_cu_22b67b62_864946_GLOBAL__N__4bd60db3_9_intern_cu"
+               "_22b67b62_86495twiceEfEEEvPKfPfi")
+ANONYMOUS_B = ("_Z5applyIXadL_ZN44_INTERNAL_b879caf7_9_intern_cu_6b3fe66d_879046_GLOBAL__N__b879caf7_9_intern_cu"
+               "_6b3fe66d_87905twiceEfEEEvPKfPfi")
+
+
+@pytest.mark.parametrize(("symbol", "stable"), [
+    (ANONYMOUS_A, "_Z5applyIXadL_ZN19_INTERNAL_intern_cu21_GLOBAL__N__intern_cu5twiceEfEEEvPKfPfi"),
+    (ANONYMOUS_B, "_Z5applyIXadL_ZN19_INTERNAL_intern_cu21_GLOBAL__N__intern_cu5twiceEfEEEvPKfPfi"),
+    (REDUCE_FLOAT, REDUCE_FLOAT),
+    ("_Z1kIXadL_ZN14_INTERNAL_abcdE5twiceEfEEvPf", "_Z1kIXadL_ZN14_INTERNAL_abcdE5twiceEfEEvPf"),
+    ("_Z1kIXadL_ZN99_INTERNAL_ab_1_x_ab_1EEvPf", "_Z1kIXadL_ZN99_INTERNAL_ab_1_x_ab_1EEvPf"),
+], ids=["anonymous-namespace", "another-path-and-pid", "no-internal-scope", "a-lookalike-name",
+        "a-length-past-the-end"])
+def test_stable_symbol_leaves_out_what_each_compile_changes(symbol, stable):
+    assert stable_symbol(symbol) == stable

@@ -128,3 +128,46 @@ def test_the_callers_include_folder_is_its_own(project):
     (project / "build" / "compile_commands.json").write_text(json.dumps(database))
     r = occupancy.kernel_resources("src/alt.cu", compile_commands="build/compile_commands.json", options=["-Imine"])
     assert r.static_shared_memory == 64 * 4
+
+
+# A kernel template instantiated with a `static __device__` function: nvcc names the function's
+# scope _INTERNAL_<path hash>_<n>_<file>_<hash>_<pid>, so each compile gives the kernel another symbol.
+STATIC_OP = r"""
+static __device__ float twice(float x) { return 2.0f * x; }
+typedef float (*op_t)(float);
+template <op_t op> __global__ void apply(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = op(x[i]);
+}
+template __global__ void apply<twice>(const float*, float*, int);
+"""
+# STATIC_OP's kernel from two compiles (nvcc 13.0, pids 12703 and 12716), and as a pid one digit
+# longer would name it; a kernel of a function with external linkage has no such scope.
+_INTERNAL_A = "_Z5applyIXadL_ZN49_INTERNAL_1c374c27_12_static_op_cu_e3d01f5c_127035twiceEfEEEvPKfPfi"
+_INTERNAL_B = "_Z5applyIXadL_ZN50_INTERNAL_1c374c27_12_static_op_cu_e3d01f5c_1043215twiceEfEEEvPKfPfi"
+_EXTERNAL = "_Z5applyIXadL_Z5twicefEEvPKfPfi"
+
+
+def test_a_kernel_named_by_its_compile_is_gated_as_one_kernel():
+    result = occupancy.compare_resources([_record(_INTERNAL_A, registers=32)], [_record(_INTERNAL_B, registers=40)])
+    assert result.compared == 1 and result.regressed
+    (change,) = result.changes
+    assert (change.field, change.baseline, change.current, change.kernel) == ("registers", 32, 40, _INTERNAL_B)
+    unchanged = occupancy.compare_resources([_record(_INTERNAL_A)], [_record(_INTERNAL_B)])
+    assert unchanged.compared == 1 and not unchanged.changes
+    other = occupancy.compare_resources([_record(_INTERNAL_A)], [_record(_EXTERNAL)])
+    assert other.compared == 0  # a symbol with no internal scope is another kernel
+
+
+def test_rebuilding_a_kernel_of_a_static_function_passes_the_gate(tmp_path, monkeypatch):
+    if NVCC is None:
+        pytest.skip("no nvcc")
+    monkeypatch.chdir(tmp_path)
+    Path("ops.cu").write_text(STATIC_OP)
+    code, out = _gpuroof(["resources", "ops.cu", "--arch", "sm_90", "--threads", "256", "--json", "-q"])
+    assert code == 0
+    Path("baseline.json").write_text(out)
+    assert "_INTERNAL_" in json.loads(out)[0]["resources"]["kernel"]
+    code, out = _gpuroof(["resources", "ops.cu", "--arch", "sm_90", "--threads", "256", "-q",
+                          "--baseline", "baseline.json"])
+    assert (code, out.strip()) == (0, "1 kernel/architecture pairs compared: no regression")
