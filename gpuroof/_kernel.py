@@ -116,6 +116,11 @@ def _launch(args: argparse.Namespace, kernel: roofline.Kernel,
     return launch
 
 
+def _file_name(resources: occupancy.KernelResources | None) -> str | None:
+    """The kernel file's kernel as people read it: a C++ kernel demangled, not its symbol."""
+    return None if resources is None else resources.demangled or resources.kernel
+
+
 def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
     """The GPU, kernel and launch the options describe (the one place that builds them).
 
@@ -133,7 +138,7 @@ def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
     else:
         counts = dict(flops=args.flops, dram_bytes=args.dram_bytes, l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
                       precision=args.precision,
-                      name=args.name or (resources.kernel if resources is not None else None) or args.kernel)
+                      name=args.name or args.kernel or _file_name(resources))
         kernel = roofline.Kernel(**{k: v for k, v in counts.items() if v is not None})
     if launch:
         kernel = kernel.model_copy(update={"launch": _launch(args, kernel, resources)})

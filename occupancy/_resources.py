@@ -108,7 +108,7 @@ class KernelResources(RealNumbers):
             parts.append(f"{self.block_barriers} barriers")
         if self.max_threads_per_block is not None:
             parts.append(f"max {self.max_threads_per_block} threads")
-        return f"{self.kernel} ({self.architecture}): " + ", ".join(parts)
+        return f"{self.demangled or self.kernel} ({self.architecture}): " + ", ".join(parts)
 
 
 def check_architecture(arch: Architecture, resources: KernelResources) -> None:

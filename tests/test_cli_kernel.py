@@ -148,6 +148,33 @@ def test_roofline_of_a_kernel_file_names_it_and_shows_its_resources(capsys, saxp
     assert out.splitlines()[1].split()[:2] == ["resources", "saxpy3"]
 
 
+# C++ kernels, whose symbols are mangled: the output names them as people write them.
+SCALE = r"""
+template <int K> __global__ void scale(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= K;
+}
+template __global__ void scale<2>(float*, int);
+template __global__ void scale<3>(float*, int);
+"""
+
+
+def test_a_cpp_kernel_is_named_as_written_not_by_its_symbol(capsys, tmp_path):
+    source = tmp_path / "scale.cu"
+    source.write_text(SCALE)
+    code, out, err = run(capsys, "predict", "--source", source, "--kernel", "scale<3>", *COUNTS, *LAUNCH, "--json")
+    assert code == 0, err
+    assert json.loads(out)["kernel"] == "scale<3>"  # --kernel's, as --name's help says
+    code, out, err = run(capsys, "predict", "--source", source, "--kernel", "scale<3>", *COUNTS, *LAUNCH)
+    assert code == 0, err
+    assert out.startswith("scale<3> on H100-SXM")
+    assert "void scale<3>(float*, int) (sm_90): " in out and "_Z" not in out
+    source.write_text(SCALE.replace("template __global__ void scale<3>(float*, int);", ""))
+    code, out, err = run(capsys, "roofline", "--source", source, *COUNTS, "--json")
+    assert code == 0, err
+    assert json.loads(out)["name"] == "void scale<2>(float*, int)"  # no --kernel: the file's one kernel
+
+
 def test_plot_your_kernel(capsys, tmp_path):
     path = tmp_path / "chart.json"
     code, _, err = run(capsys, "plot", *COUNTS, "--name", "saxpy3", "-o", path)
