@@ -168,8 +168,11 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
         for r in found.values():
             on, sm_count = chosen.get(name) or (occupancy.architecture(r.architecture), None)
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
+            # --threads 0 is refused by calculate; no --threads and no block size that can launch
+            # (best.block_size 0) has no occupancy
             threads = best.block_size if args.threads is None else args.threads
-            occ = occupancy.calculate(on, threads_per_block=threads, resources=r) if threads else None
+            occ = occupancy.calculate(on, threads_per_block=threads, resources=r) \
+                if threads or args.threads is not None else None
             rows.append(_Row(name if name in chosen else on.name, r, best, occ))
     return rows
 

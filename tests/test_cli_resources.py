@@ -326,6 +326,7 @@ def test_model_catalog_covers_every_model(catalog):
         (["resources", "{files}/two.cu", "--arch", "{files}/bad-arch.json"], "bad-arch.json"),
         (["resources", "{files}/two.cu", "--arch", "{files}/missing.json"], "missing.json"),
         (["resources", "{files}/two.cu", "--gpu", "H999"], "unknown GPU 'H999'"),
+        (["resources", "{files}/two.cu", "--arch", "sm_90", "--threads", "0"], "threads_per_block=0 is below the minimum"),
         (["block-size", "--arch", "sm_90"], "give --registers N, or the kernel's file"),
         (["block-size", "--registers", "32"], "give --arch"),
         (["block-size", "--arch", "sm_90", "--registers", "300"], "registers_per_thread=300"),
@@ -342,7 +343,7 @@ def test_model_catalog_covers_every_model(catalog):
          "kernel 'pairs' is compiled for clusters of (2, 1, 1) blocks (__cluster_dims__): give --gpu"),
     ],
     ids=["source-no-arch", "missing-file", "unknown-kernel", "unknown-arch", "gpu-as-arch", "compile-error",
-         "bad-arch-file", "missing-arch-file", "unknown-gpu", "block-no-registers", "block-no-arch",
+         "bad-arch-file", "missing-arch-file", "unknown-gpu", "threads-zero", "block-no-registers", "block-no-arch",
          "block-registers", "missing-gpu-file", "kernel-no-file", "define-no-file", "ambiguous", "disagree",
          "occ-no-registers", "occ-no-arch", "unknown-model", "cluster-no-gpu"],
 )
