@@ -17,9 +17,12 @@ def _calibration(args: argparse.Namespace) -> roofline.Calibration | None:
     return roofline.load_calibration(args.calibration) if args.calibration else None
 
 
-def _plot(args: argparse.Namespace, k: UserKernel) -> None:
+def _plot(args: argparse.Namespace, k: UserKernel, prediction: roofline.Prediction) -> None:
+    """The kernel on the roofline: its bound, and the time model's time that the command prints."""
     if args.plot:
-        roofline.chart.plot_roofline(roofline.chart.roofline_chart(k.gpu, [k.kernel], precision=args.precision), path=args.plot)
+        chart = roofline.chart.roofline_chart(k.gpu, [k.kernel], precision=args.precision,
+                                              model_seconds={k.kernel.name: prediction.seconds})
+        roofline.chart.plot_roofline(chart, path=args.plot)
 
 
 def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
@@ -39,7 +42,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     k = describe(args, launch=True)
     p = roofline.predict(k.gpu, k.kernel, calibration=_calibration(args),
                          loads_in_flight_per_thread=args.loads_in_flight)
-    _plot(args, k)
+    _plot(args, k, p)
     if args.json:
         data: dict[str, object] = {"gpu": k.gpu.name, "kernel": k.kernel.name, "launch": k.kernel.launch.model_dump(mode="json")}
         if k.resources is not None:
@@ -68,7 +71,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 def _cmd_cliffs(args: argparse.Namespace) -> int:
     k = describe(args, launch=True)
     result = roofline.cliffs.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
-    _plot(args, k)
+    _plot(args, k, result.current)
     if args.json:
         data = result.model_dump(mode="json")
         if k.resources is not None:
@@ -93,7 +96,8 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     add_kernel_options(p, launch=True, what="gives the registers and shared memory of the launch")
     p.add_argument("--calibration", help="calibration JSON written by `gpuroof calibrate`")
     add_output(p, "--plot", formats=FIGURE_FORMATS, default=None, metavar="FILE",
-               help="also draw the kernel on the GPU's roofline (.png .svg .pdf)")
+               help="also draw the kernel on the GPU's roofline (.png .svg .pdf): its roofline bound "
+                    "(filled) and the time model's time printed here (half-filled)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 from occupancy.common import RealNumbers, sequence
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from ._errors import RooflineError
 from ._facts import gpu as lookup_gpu
@@ -33,8 +33,15 @@ __all__ = [
 
 #: Version of the JSON/CSV schema written by `save_chart`; bumped on incompatible changes.
 #: Version 2 added ``bandwidth_points``; 3: the CSV ends with an "end" record holding its row
-#: count, so a truncated file is refused. JSON of versions 1 and 2 still loads.
-CHART_SCHEMA_VERSION = 3
+#: count, so a truncated file is refused; 4: a point's ``origin`` is "roofline" (the bound,
+#: called "predicted" before), "model" (the time model's time) or "measured". JSON of
+#: versions 1 to 3 and CSV of version 3 still load, their "predicted" points as "roofline".
+CHART_SCHEMA_VERSION = 4
+
+#: Where a kernel point comes from: the roofline's bound, the time model (`roofline.predict`)
+#: or a measurement. "predicted", the name of "roofline" before schema version 4, is read as it.
+Origin = Literal["roofline", "model", "measured"]
+_FORMER_ORIGINS = {"predicted": "roofline"}
 
 # A chart holds finite figures only: a plot cannot place an infinite ceiling or point.
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -58,10 +65,18 @@ class Ceiling(RealNumbers):
     source: str = ""
 
 
+def _current_origin(value: object) -> object:
+    """An origin under its current name: charts and code from before schema version 4 say
+    "predicted" for the roofline bound."""
+    return _FORMER_ORIGINS.get(value, value) if isinstance(value, str) else value
+
+
 class ChartPoint(RealNumbers):
     """One kernel at one memory level: its arithmetic intensity there and its throughput.
 
-    ``origin`` is "predicted" (the roofline's attainable flops/s) or "measured".
+    ``origin`` is "roofline" (the roofline's attainable flops/s, its time lower bound),
+    "model" (flops over the time model's time, `roofline.predict`) or "measured".
+    "predicted", the former name of "roofline", is accepted and stored as "roofline".
     """
 
     model_config = _FROZEN
@@ -70,16 +85,18 @@ class ChartPoint(RealNumbers):
     level: Literal["dram", "l2", "l1"] = "dram"
     arithmetic_intensity: float = Field(gt=0)
     flops_per_second: float = Field(gt=0)
-    origin: Literal["predicted", "measured"] = "predicted"
+    origin: Origin = "roofline"
     bound: str = ""
+
+    _origin = field_validator("origin", mode="before")(_current_origin)
 
 
 class BandwidthPoint(RealNumbers):
     """One kernel's bandwidth at one memory level, bytes/s: every kernel has one, also a
     kernel without flops, which has no place on the flop/s roofline.
 
-    ``origin`` is "predicted" (bytes over the roofline time bound, or over a predicted
-    time) or "measured".
+    ``origin`` is "roofline" (bytes over the roofline time bound), "model" (bytes over the
+    time model's time) or "measured"; "predicted" is read as "roofline".
     """
 
     model_config = _FROZEN
@@ -87,7 +104,9 @@ class BandwidthPoint(RealNumbers):
     kernel: str
     level: Literal["dram", "l2", "l1"] = "dram"
     bytes_per_second: float = Field(gt=0)
-    origin: Literal["predicted", "measured"] = "predicted"
+    origin: Origin = "roofline"
+
+    _origin = field_validator("origin", mode="before")(_current_origin)
 
 
 class RooflineChart(RealNumbers):
@@ -175,7 +194,7 @@ def _measured(name: str, value: object) -> float:
 
 @dataclass(frozen=True)
 class Measurements:
-    """What was measured of a chart's GPU and kernels, drawn next to the predicted figures.
+    """What was measured of a chart's GPU and kernels, drawn next to the roofline's figures.
 
     Attributes
     ----------
@@ -204,6 +223,7 @@ def roofline_chart(
     precisions: Iterable[str] | None = None,
     levels: Iterable[str] = MEMORY_LEVELS,
     measured: Measurements | None = None,
+    model_seconds: Mapping[str, float] | None = None,
     title: str = "",
 ) -> RooflineChart:
     """Collect the ceilings and kernel points of a roofline plot.
@@ -214,9 +234,9 @@ def roofline_chart(
         A `GPU` or a name.
     kernels
         `roofline.Kernel` objects (built-in models included), each with ``dram_bytes``;
-        each gives one predicted point per memory level with bytes (the same attainable
-        flops/s at each level's arithmetic intensity, so a kernel's points line up
-        horizontally).
+        each gives one roofline-bound point per memory level with bytes (origin
+        "roofline": the same attainable flops/s at each level's arithmetic intensity, so a
+        kernel's points line up horizontally).
     precision
         The compute roof kernels are bounded by (and whose ridge points are marked);
         default: the first kernel's precision, else "fp32".
@@ -227,14 +247,19 @@ def roofline_chart(
         Memory roofs to draw, from "dram", "l2", "l1" (default all three).
     measured
         Measured ceilings, kernel throughputs and kernel times (`Measurements`), drawn next
-        to the predicted ones.
+        to the roofline's.
+    model_seconds
+        The time model's time of kernels, kernel name -> seconds (``roofline.predict(...)
+        .seconds``): each such kernel also gets points of origin "model", its flops and
+        each level's bytes over that time, the time `gpuroof predict` prints.
     title
         The chart's title; default ``"Roofline: <gpu>"``.
 
     Raises
     ------
     RooflineError
-        Unknown GPU, precision or level, or a measured value for an unknown kernel.
+        Unknown GPU, precision or level, or a measured value or model time for an unknown
+        kernel, or a time that is not a positive number of seconds.
 
     Examples
     --------
@@ -242,6 +267,11 @@ def roofline_chart(
     >>> chart = roofline_chart("H100 SXM", measured=Measurements(ceilings={"dram": 3.0e12}))
     >>> [c.origin for c in chart.ceilings if c.name == "dram"]
     ['theoretical', 'measured']
+    >>> import roofline
+    >>> copy = roofline.models.copy(1 << 20)
+    >>> chart = roofline_chart("H100 SXM", [copy], model_seconds={copy.name: 4e-6})
+    >>> [(b.origin, round(b.bytes_per_second / 1e9)) for b in chart.bandwidth_points if b.level == "dram"]
+    [('roofline', 3352), ('model', 2097)]
     """
     device = lookup_gpu(gpu)
     kernels = sequence("kernels", kernels)
@@ -263,17 +293,19 @@ def roofline_chart(
     if "dram" not in chosen_levels:
         chosen_levels.insert(0, "dram")
     ceilings = _ceilings(device, chosen, chosen_levels) + _measured_ceilings(measured.ceilings)
-    points, bandwidth_points, intensities = _predicted_points(device, kernel_counts, primary, chosen_levels)
+    points, bandwidth_points, intensities = _bound_points(device, kernel_counts, primary, chosen_levels)
+    modelled, modelled_bandwidth = _timed_points(device, kernel_counts, primary, model_seconds, bandwidth_points,
+                                                 intensities, origin="model", what="model_seconds")
     points += _measured_points(measured.points, intensities)
     timed, timed_bandwidth = _timed_points(device, kernel_counts, primary, measured.seconds, bandwidth_points,
-                                           intensities)
+                                           intensities, origin="measured", what="measured.seconds")
     return RooflineChart(
         gpu=device.name,
         precision=primary,
         title=title or f"Roofline: {device.name}",
         ceilings=tuple(ceilings),
-        points=tuple(points + timed),
-        bandwidth_points=tuple(bandwidth_points + timed_bandwidth),
+        points=tuple(points + modelled + timed),
+        bandwidth_points=tuple(bandwidth_points + modelled_bandwidth + timed_bandwidth),
     )
 
 
@@ -340,9 +372,9 @@ def _measured_ceilings(measured_ceilings: Mapping[str, float] | None) -> list[Ce
     return ceilings
 
 
-def _predicted_points(device: GPU, kernel_counts: list[Kernel], primary: str, levels: list[str],
-                      ) -> tuple[list[ChartPoint], list[BandwidthPoint], dict[str, dict[str, float]]]:
-    """Each kernel's predicted points at each drawn level (flops/s and bytes/s), and its
+def _bound_points(device: GPU, kernel_counts: list[Kernel], primary: str, levels: list[str],
+                  ) -> tuple[list[ChartPoint], list[BandwidthPoint], dict[str, dict[str, float]]]:
+    """Each kernel's roofline-bound points at each drawn level (flops/s and bytes/s), and its
     arithmetic intensity at each, by kernel name."""
     points: list[ChartPoint] = []
     bandwidth_points: list[BandwidthPoint] = []
@@ -393,32 +425,32 @@ def _measured_points(measured_points: Mapping[str, float] | Iterable[ChartPoint]
     return points
 
 
-def _timed_points(device: GPU, kernel_counts: list[Kernel], primary: str, measured_seconds: Mapping[str, float] | None,
-                  bandwidth_points: list[BandwidthPoint], intensities: dict[str, dict[str, float]],
-                  ) -> tuple[list[ChartPoint], list[BandwidthPoint]]:
-    """The measured points of kernels whose time was measured: flops and each level's bytes
-    over that time."""
+def _timed_points(device: GPU, kernel_counts: list[Kernel], primary: str, kernel_seconds: Mapping[str, float] | None,
+                  bandwidth_points: list[BandwidthPoint], intensities: dict[str, dict[str, float]], *,
+                  origin: Origin, what: str) -> tuple[list[ChartPoint], list[BandwidthPoint]]:
+    """The points of kernels with a time (measured, or the time model's): flops and each
+    level's bytes over that time, of the given origin; `what` names the argument in errors."""
     moved = {b.kernel: {} for b in bandwidth_points}
     for b in bandwidth_points:
         moved[b.kernel][b.level] = b.bytes_per_second
     flops = {k.name: k.flops for k in kernel_counts}
-    if measured_seconds is not None and not isinstance(measured_seconds, Mapping):
-        raise TypeError(f"measured.seconds must be a mapping of kernel name to seconds, not {type(measured_seconds).__name__}")
+    if kernel_seconds is not None and not isinstance(kernel_seconds, Mapping):
+        raise TypeError(f"{what} must be a mapping of kernel name to seconds, not {type(kernel_seconds).__name__}")
     points: list[ChartPoint] = []
     timed: list[BandwidthPoint] = []
-    for name, seconds in (measured_seconds or {}).items():
+    for name, seconds in (kernel_seconds or {}).items():
         if name not in flops:
             raise RooflineError(
-                f"measured.seconds has kernel {name!r}, which is not among kernels: {', '.join(flops) or '(none)'}"
+                f"{what} has kernel {name!r}, which is not among kernels: {', '.join(flops) or '(none)'}"
             )
         if isinstance(seconds, bool) or not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-            raise RooflineError(f"measured.seconds[{name!r}]={seconds!r} must be a positive number of seconds")
+            raise RooflineError(f"{what}[{name!r}]={seconds!r} must be a positive number of seconds")
         bound = analyze(device, next(k for k in kernel_counts if k.name == name), primary).time_lower_bound_seconds
         for lvl, rate in moved.get(name, {}).items():
-            # the predicted point is bytes over the bound: rescale it to the measured time
-            timed.append(BandwidthPoint(kernel=name, level=lvl, origin="measured", bytes_per_second=rate * bound / seconds))
+            # the roofline point is bytes over the bound: rescale it to this time
+            timed.append(BandwidthPoint(kernel=name, level=lvl, origin=origin, bytes_per_second=rate * bound / seconds))
         if flops[name] > 0:
             for lvl, ai in intensities[name].items():
                 points.append(ChartPoint(kernel=name, level=lvl, arithmetic_intensity=ai,
-                                         flops_per_second=flops[name] / seconds, origin="measured"))
+                                         flops_per_second=flops[name] / seconds, origin=origin))
     return points, timed

@@ -23,13 +23,15 @@ CHART_CSV_COLUMNS: tuple[str, ...] = (
     "origin", "value", "arithmetic_intensity", "flops_per_second", "bytes_per_second", "bound", "label",
     "formula", "source",
 )
-#: Schema versions `load_chart` reads from JSON (CSV: only the current one, whose end record
-#: tells a truncated file from a smaller chart).
-_READABLE_VERSIONS = (1, 2, CHART_SCHEMA_VERSION)
+#: Schema versions `load_chart` reads from JSON, and from CSV (from version 3 on, whose end
+#: record tells a truncated file from a smaller chart). Version 3's "predicted" points are
+#: read as "roofline" (`ChartPoint`'s former origin name).
+_READABLE_VERSIONS = (1, 2, 3, CHART_SCHEMA_VERSION)
+_READABLE_CSV_VERSIONS = (3, CHART_SCHEMA_VERSION)
 
 
 def chart_to_json(chart: RooflineChart) -> str:
-    """The chart as JSON text (``{"schema": "gpuroof.roofline", "schema_version": 3, ...}``)."""
+    """The chart as JSON text (``{"schema": "gpuroof.roofline", "schema_version": 4, ...}``)."""
     payload = {"schema": "gpuroof.roofline", **chart.model_dump(mode="json")}
     return json.dumps(payload, indent=2, allow_nan=False)
 
@@ -114,7 +116,7 @@ def _csv_chart(text: str, path: Path) -> RooflineChart:
     missing = [c for c in CHART_CSV_COLUMNS if c not in rows[0]]
     if missing:
         raise RooflineError(f"path={str(path)!r} lacks the columns {', '.join(missing)}")
-    _check_version(rows[0]["schema_version"], path, (CHART_SCHEMA_VERSION,))
+    _check_version(rows[0]["schema_version"], path, _READABLE_CSV_VERSIONS)
     *body, last = rows
     if last["record"] != "end":
         raise RooflineError(
@@ -153,8 +155,9 @@ def _csv_chart(text: str, path: Path) -> RooflineChart:
 def load_chart(path: str | Path) -> RooflineChart:
     """Read a chart written by `save_chart` (JSON or CSV) so `plot_roofline` can redraw it.
 
-    JSON of schema version 1, 2 or 3 is read; CSV must be version 3, whose end record lets a
-    truncated file be refused.
+    JSON of schema version 1 to 4 is read; CSV must be version 3 or 4, whose end record lets
+    a truncated file be refused. Points of origin "predicted" (versions before 4) are read as
+    "roofline", the roofline bound that `roofline_chart` wrote under that name.
 
     Raises
     ------

@@ -22,12 +22,14 @@ from ._kernel import Kernel, KernelLike
 from ._plot_panels import (
     LEVEL_MARKERS,
     MEMORY_COLORS,
+    ORIGIN_STYLES,
     TEXT_BOX,
     Color,
     bandwidth_panel,
     darker,
     instruction_panel,
     kernel_order,
+    marker_fill,
 )
 from ._plot_axes import PLOT_RANGE, chart_figures, decade_ceil, decade_floor, instruction_figures, plottable
 from ._precision import PRECISION_LABELS
@@ -108,8 +110,9 @@ def plot_roofline(
     Compute ceilings are horizontal lines (equal peaks share one line), memory roofs are
     diagonal lines of slope 1 (y = bandwidth x intensity) up to the highest compute
     ceiling. Measured ceilings are dashed, next to the theoretical ones. Each kernel's
-    points at DRAM, L2 and L1 (circle, square, triangle) are joined by a line; measured
-    points are hollow. The ridge points of the chart's precision are marked with an x.
+    points at DRAM, L2 and L1 (circle, square, triangle) are joined by a line: the roofline
+    bound filled on a solid line, the time model's time half-filled on a dashed one, measured
+    points hollow on a dotted one. The ridge points of the chart's precision are marked with an x.
     Each drawn line carries a ``gid`` ("ceiling:<name>:<origin>", "kernel:<name>:<origin>")
     so tests and tools can find it.
 
@@ -383,14 +386,17 @@ def _draw_knee(ax: Axes, roofs: _Roofs, box: _Box, knee_sharpness: float) -> lis
 
 def _draw_kernels(ax: Axes, chart: RooflineChart, names: list[str], colors: dict[str, Color]
                   ) -> tuple[list[Line2D], list[tuple[str, float, float]]]:
-    """Kernel points: one colour per kernel, joined across levels; filled = predicted, hollow =
-    measured. Returns the markers in drawing order and each kernel's anchor for its number
-    (its measured DRAM point where it has one, else its predicted one)."""
+    """Kernel points: one colour per kernel, joined across levels; each origin in its style
+    (`ORIGIN_STYLES`: roofline bound filled and solid, time model half-filled and dashed,
+    measured hollow and dotted). Returns the markers in drawing order and each kernel's anchor
+    for its number: its DRAM point of the last origin drawn (measured, else the time model's,
+    else the bound), the one a reader compares with the others."""
     anchors: list[tuple[str, float, float]] = []
     marks: list[Line2D] = []
     for name in names:
         color = colors[name]
-        for origin in ("predicted", "measured"):
+        anchor = None
+        for origin, style in ORIGIN_STYLES.items():
             pts = sorted(
                 (p for p in chart.points if p.kernel == name and p.origin == origin),
                 key=lambda p: p.arithmetic_intensity,
@@ -399,25 +405,23 @@ def _draw_kernels(ax: Axes, chart: RooflineChart, names: list[str], colors: dict
                 continue
             (line,) = ax.plot([p.arithmetic_intensity for p in pts],
                               [p.flops_per_second for p in pts],
-                              color=color, linewidth=0.9, alpha=0.7,
-                              linestyle=":" if origin == "measured" else "-", zorder=3)
+                              color=color, linewidth=0.9, alpha=0.7, linestyle=style.linestyle, zorder=3)
             line.set_gid(f"kernel:{name}:{origin}")
             for p in pts:
                 (mark,) = ax.plot([p.arithmetic_intensity], [p.flops_per_second],
                                   marker=LEVEL_MARKERS[p.level], markersize=_MARKER_SIZE, linestyle="none",
-                                  markerfacecolor="none" if origin == "measured" else color,
-                                  markeredgecolor=color, zorder=4)
+                                  **marker_fill(origin, color), markeredgecolor=color, zorder=4)
                 mark.set_gid(f"marker:{name}:{p.level}:{origin}")
                 marks.append(mark)
-            if origin == "measured" or not any(p.origin == "measured" for p in chart.points if p.kernel == name):
-                anchor = next((p for p in pts if p.level == "dram"), pts[0])
-                anchors.append((name, anchor.arithmetic_intensity, anchor.flops_per_second))
+            anchor = next((p for p in pts if p.level == "dram"), pts[0])
+        if anchor is not None:
+            anchors.append((name, anchor.arithmetic_intensity, anchor.flops_per_second))
     return marks, anchors
 
 
 def _kernel_legend(chart: RooflineChart) -> list[Artist]:
-    """Legend entries for the kernel points: one marker per level drawn, and the predicted
-    and measured styles in use."""
+    """Legend entries for the kernel points: one marker per level drawn, and the style of
+    each origin in use (roofline bound, time model, measured)."""
     from matplotlib.lines import Line2D
 
     levels = sorted({p.level for p in chart.points} | {b.level for b in chart.bandwidth_points},
@@ -425,12 +429,10 @@ def _kernel_legend(chart: RooflineChart) -> list[Artist]:
     legend: list[Artist] = [Line2D([], [], color="0.3", marker=LEVEL_MARKERS[lvl], linestyle="none",
                                    label=f"kernel at {LEVEL_LABELS[lvl]}") for lvl in levels]
     origins = {p.origin for p in chart.points} | {b.origin for b in chart.bandwidth_points}
-    if "predicted" in origins:
-        legend.append(Line2D([], [], color="0.3", marker="o", linestyle="-", linewidth=0.9,
-                             label="predicted (filled, solid)"))
-    if "measured" in origins:
-        legend.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="none", linestyle=":",
-                             linewidth=0.9, label="measured (hollow, dotted)"))
+    for origin, style in ORIGIN_STYLES.items():
+        if origin in origins:
+            legend.append(Line2D([], [], color="0.3", marker="o", linestyle=style.linestyle, linewidth=0.9,
+                                 **marker_fill(origin, "0.3"), label=style.legend))
     return legend
 
 

@@ -4,6 +4,7 @@ the instruction roofline beside the FLOP chart; the colours and markers they sha
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._chart import LEVEL_LABELS, RooflineChart
@@ -13,8 +14,8 @@ from ._plot_axes import PLOT_RANGE, decade_ceil, decade_floor
 if TYPE_CHECKING:  # matplotlib is imported only when a plot is drawn
     from matplotlib.axes import Axes
 
-__all__ = ["Color", "LEVEL_MARKERS", "MEMORY_COLORS", "TEXT_BOX", "bandwidth_panel", "darker", "instruction_panel",
-           "kernel_order"]
+__all__ = ["Color", "LEVEL_MARKERS", "MEMORY_COLORS", "ORIGIN_STYLES", "TEXT_BOX", "bandwidth_panel", "darker",
+           "instruction_panel", "kernel_order", "marker_fill"]
 
 #: A matplotlib color: a name or an RGB(A) tuple.
 Color = str | tuple[float, ...]
@@ -22,6 +23,34 @@ Color = str | tuple[float, ...]
 LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 TEXT_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.6}
 MEMORY_COLORS = {"dram": "#1f4e9c", "l2": "#2a9d8f", "l1": "#8a5a9e"}
+
+
+@dataclass(frozen=True)
+class OriginStyle:
+    """How the points of one origin are drawn: marker fill, joining line, legend entry, and
+    the offset from the kernel's row on the bandwidth panel (rows, where origins meet)."""
+
+    fill: str
+    linestyle: str
+    legend: str
+    row_offset: float
+
+
+#: One style per point origin, in drawing order; the legend says what each fill and line mean.
+ORIGIN_STYLES = {
+    "roofline": OriginStyle("full", "-", "roofline bound (filled, solid)", 0.0),
+    "model": OriginStyle("left", "--", "time model (half-filled, dashed)", 0.18),
+    "measured": OriginStyle("none", ":", "measured (hollow, dotted)", -0.18),
+}
+
+
+def marker_fill(origin: str, color: Color) -> dict[str, object]:
+    """The matplotlib marker options that fill a point of `origin` in `color`."""
+    fill = ORIGIN_STYLES[origin].fill
+    if fill == "none":
+        return {"markerfacecolor": "none"}
+    # a half-filled marker's other half white, so a line behind it does not show through
+    return {"markerfacecolor": color, "fillstyle": fill, "markerfacecoloralt": "white"}
 
 
 def instruction_panel(ax: Axes, ir: InstructionRoofline, numbers: dict[str, int], colors: dict[str, Color]) -> None:
@@ -113,14 +142,13 @@ def bandwidth_panel(ax: Axes, chart: RooflineChart, names: list[str], colors: di
     for name in names:
         y = rows[name]
         ax.axhline(y, color="0.9", linewidth=0.6, zorder=0)
-        for b in chart.bandwidth_points:
-            if b.kernel != name:
-                continue
-            offset = 0.18 if b.origin == "measured" and any(
-                c.kernel == name and c.origin == "predicted" for c in chart.bandwidth_points) else 0.0
-            (mark,) = ax.plot([b.bytes_per_second], [y - offset], marker=LEVEL_MARKERS[b.level], markersize=6,
-                              linestyle="none", color=colors[name],
-                              markerfacecolor="none" if b.origin == "measured" else colors[name], zorder=3)
+        own = [b for b in chart.bandwidth_points if b.kernel == name]
+        # one origin sits on the kernel's row; several are spread about it, told apart by fill
+        spread = len({b.origin for b in own}) > 1
+        for b in own:
+            offset = ORIGIN_STYLES[b.origin].row_offset if spread else 0.0
+            (mark,) = ax.plot([b.bytes_per_second], [y + offset], marker=LEVEL_MARKERS[b.level], markersize=6,
+                              linestyle="none", color=colors[name], **marker_fill(b.origin, colors[name]), zorder=3)
             mark.set_gid(f"bandwidth:{name}:{b.level}:{b.origin}")
     decades = math.log10(hi / lo)
     if decades > 4:

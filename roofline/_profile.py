@@ -555,8 +555,9 @@ def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> s
 
 def profile_chart(report: ProfileReport, *, title: str = "") -> RooflineChart:
     """The roofline chart of a report: ceilings of the precisions in play, each kernel's
-    measured point at every level (hollow), its predicted point (filled) at the same
-    intensities, and every kernel's achieved and predicted bandwidth for the bandwidth panel."""
+    measured point at every level (hollow), its time model's point (origin "model",
+    half-filled) at the same intensities, and every kernel's achieved and modelled bandwidth
+    for the bandwidth panel."""
     if not isinstance(report, ProfileReport):
         raise TypeError(f"report must be a ProfileReport (from profile_report), not {type(report).__name__}")
     if not isinstance(title, str):
@@ -574,12 +575,12 @@ def profile_chart(report: ProfileReport, *, title: str = "") -> RooflineChart:
         label = r.label
         points += list(r.points)
         if r.predicted_seconds and r.flops:
-            points += [p.model_copy(update={"origin": "predicted", "flops_per_second": r.flops / r.predicted_seconds})
+            points += [p.model_copy(update={"origin": "model", "flops_per_second": r.flops / r.predicted_seconds})
                        for p in r.points]
         for level, rate in r.achieved_bytes_per_second.items():
             bandwidth.append(BandwidthPoint(kernel=label, level=level, bytes_per_second=rate, origin="measured"))
         if r.predicted_seconds and r.kernel.dram_bytes:
-            bandwidth.append(BandwidthPoint(kernel=label, level="dram", origin="predicted",
+            bandwidth.append(BandwidthPoint(kernel=label, level="dram", origin="model",
                                             bytes_per_second=r.kernel.dram_bytes / r.predicted_seconds))
     chart = roofline_chart(report.gpu, (), precision=primary, precisions=sorted(set(precisions)) or [primary],
                            title=title or f"Nsight Compute profile on {report.gpu}")

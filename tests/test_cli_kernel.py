@@ -113,6 +113,51 @@ def test_predict_text_and_plot(capsys, tmp_path):
     assert plot.read_bytes().startswith(b"\x89PNG")
 
 
+def _drawn_chart(monkeypatch):
+    """The charts the command hands to `plot_roofline` (which still draws them)."""
+    drawn = []
+    plot = roofline.chart.plot_roofline
+
+    def capture(chart, **options):
+        drawn.append(chart)
+        return plot(chart, **options)
+
+    monkeypatch.setattr(roofline.chart, "plot_roofline", capture)
+    return drawn
+
+
+@pytest.mark.parametrize("command,seconds", [
+    ("predict", lambda data: data["seconds"]),
+    ("cliffs", lambda data: data["current"]["seconds"]),
+], ids=["predict", "cliffs"])
+def test_plot_shows_the_time_the_command_prints(capsys, monkeypatch, tmp_path, command, seconds):
+    """The plot's time-model point is flops over the time printed, each level's bytes over it;
+    the roofline bound is its own point, labelled as the bound."""
+    drawn = _drawn_chart(monkeypatch)
+    argv = [command, *COUNTS, *LAUNCH, "--registers", "40", "--json"]
+    code, out, err = run(capsys, *argv, "--plot", tmp_path / "p.png")
+    assert code == 0, err
+    (chart,) = drawn
+    printed = seconds(json.loads(out))
+    model = [p for p in chart.points if p.origin == "model"]
+    assert [p.level for p in model] == ["dram"]
+    assert model[0].flops_per_second == pytest.approx(FLOPS / printed, rel=1e-12)
+    (model_bandwidth,) = [b for b in chart.bandwidth_points if b.origin == "model"]
+    assert model_bandwidth.bytes_per_second == pytest.approx(DRAM / printed, rel=1e-12)
+    (bound,) = [p for p in chart.points if p.origin == "roofline"]
+    analysis = roofline.analyze("H100-SXM", _counts())
+    assert bound.flops_per_second == pytest.approx(analysis.attainable_flops_per_second)
+    assert printed > analysis.time_lower_bound_seconds  # two different points, not one drawn twice
+    # the text output prints the same time as the JSON
+    code, text, _ = run(capsys, *argv[:-1], "--plot", tmp_path / "p.png")
+    shown = f"{printed * 1e6:.2f} us"
+    assert code == 0 and shown in text
+    fig = roofline.chart.plot_roofline(chart)
+    legend = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {"roofline bound (filled, solid)", "time model (half-filled, dashed)"} <= legend
+    assert not any(t.startswith("predicted") for t in legend)
+
+
 def test_cliffs_of_your_kernel(capsys, saxpy3):
     code, out, err = run(capsys, "cliffs", "--source", SAXPY3, *COUNTS, *LAUNCH, "--json")
     assert code == 0, err

@@ -54,7 +54,7 @@ def test_ridge_points_and_kernel_points():
     assert ridge.get_xdata()[0] == pytest.approx(g.ridge_point("fp32"))
     assert ridge.get_ydata()[0] == pytest.approx(g.peak_flops("fp32"))
     # A kernel's points at several levels share one attainable value and are joined.
-    gemm = lines["kernel:gemm:predicted"]
+    gemm = lines["kernel:gemm:roofline"]
     assert len(gemm.get_xdata()) == 3
     assert len(set(gemm.get_ydata())) == 1
     expected = roofline.analyze(g, KERNELS[1]).attainable_flops_per_second
@@ -107,7 +107,10 @@ def test_bad_suffix():
 
 @pytest.mark.parametrize("suffix", [".json", ".csv"])
 def test_export_round_trip_and_replot(tmp_path, suffix):
-    chart = roofline.chart.roofline_chart("H100-SXM", KERNELS, measured=Measurements(ceilings={"dram": 3e12}))
+    chart = roofline.chart.roofline_chart("H100-SXM", KERNELS, measured=Measurements(ceilings={"dram": 3e12},
+                                                                                     seconds={"stream": 1e-3}),
+                                          model_seconds={"gemm": 0.02})
+    assert {p.origin for p in chart.points} == {"roofline", "model", "measured"}  # every origin travels
     path = roofline.chart.save_chart(chart, tmp_path / f"chart{suffix}")
     back = roofline.chart.load_chart(path)
     assert back == chart
@@ -116,6 +119,23 @@ def test_export_round_trip_and_replot(tmp_path, suffix):
     assert original.keys() == replotted.keys()
     for gid in original:
         assert np.allclose(original[gid].get_ydata(), replotted[gid].get_ydata())
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_version_3_charts_load_their_predicted_points_as_the_roofline_bound(tmp_path, suffix):
+    """Before schema version 4 the roofline bound's origin was "predicted" (the only kind
+    `roofline_chart` wrote); such a file loads with those points as "roofline"."""
+    chart = roofline.chart.roofline_chart("L4", KERNELS)
+    text = roofline.chart.save_chart(chart, tmp_path / f"new{suffix}").read_text()
+    if suffix == ".json":
+        old = text.replace('"origin": "roofline"', '"origin": "predicted"').replace(
+            '"schema_version": 4', '"schema_version": 3')
+    else:
+        old = text.replace(",roofline,", ",predicted,").replace("\n4,", "\n3,")
+    assert old.count("predicted") == len(chart.points) + len(chart.bandwidth_points)
+    path = tmp_path / f"old{suffix}"
+    path.write_text(old)
+    assert roofline.chart.load_chart(path) == chart
 
 
 def test_export_is_versioned(tmp_path):
@@ -152,7 +172,7 @@ def test_kernels_without_flops_are_on_the_bandwidth_panel():
     assert labels == ["1. stream", "2. gemm", "3. copy  (no flops)"]
     marks = {line.get_gid(): line for line in side.get_lines() if line.get_gid()}
     g = roofline.gpu("H100-SXM")
-    assert marks["bandwidth:copy:dram:predicted"].get_xdata()[0] == pytest.approx(g.memory_bandwidth)
+    assert marks["bandwidth:copy:dram:roofline"].get_xdata()[0] == pytest.approx(g.memory_bandwidth)
     assert not any("copy" in (line.get_gid() or "") for line in roof.get_lines())
 
 
@@ -179,7 +199,8 @@ def test_every_line_is_in_the_legend():
         if gid.startswith(("ceiling:", "knee:")):
             assert line.get_label() in legend, gid
     assert any(t.startswith("ridge points") for t in legend)
-    assert {"predicted (filled, solid)", "measured (hollow, dotted)"} <= legend
+    assert {"roofline bound (filled, solid)", "measured (hollow, dotted)"} <= legend
+    assert "time model (half-filled, dashed)" not in legend  # no model times given, no entry
 
 
 def test_measured_seconds_place_every_kernel_also_those_without_flops():
@@ -200,6 +221,57 @@ def test_measured_seconds_place_every_kernel_also_those_without_flops():
         roofline.chart.roofline_chart("H100 SXM", [copy], measured=Measurements(seconds={"nope": 1.0}))
     with pytest.raises(roofline.RooflineError, match="positive number of seconds"):
         roofline.chart.roofline_chart("H100 SXM", [copy], measured=Measurements(seconds={"copy": float("nan")}))
+
+
+def test_model_seconds_place_the_time_models_point_beside_the_bound():
+    """The time model's time of a kernel is its own kind of point ("model"): flops and each
+    level's bytes over that time, drawn half-filled on a dashed line, with its legend entry;
+    the roofline bound stays where it was."""
+    stream, gemm = KERNELS
+    g = roofline.gpu("H100-SXM")
+    seconds = 3 * roofline.analyze(g, stream).time_lower_bound_seconds  # a time model 3x slower than the bound
+    chart = roofline.chart.roofline_chart(g, KERNELS, model_seconds={"stream": seconds})
+    model = [p for p in chart.points if p.origin == "model"]
+    assert {(p.kernel, p.level) for p in model} == {("stream", "dram"), ("stream", "l2")}
+    assert all(p.flops_per_second == pytest.approx(stream.flops / seconds) for p in model)
+    bandwidth = {b.level: b.bytes_per_second for b in chart.bandwidth_points if b.origin == "model"}
+    assert bandwidth == pytest.approx({"dram": stream.dram_bytes / seconds, "l2": stream.l2_bytes / seconds})
+    bound = [p for p in chart.points if p.kernel == "stream" and p.origin == "roofline"]
+    assert all(p.flops_per_second == pytest.approx(roofline.analyze(g, stream).attainable_flops_per_second)
+               for p in bound)
+    assert not any(p.origin == "model" for p in chart.points if p.kernel == "gemm")
+
+    fig = roofline.chart.plot_roofline(chart)
+    ax, lines = _lines(fig)
+    assert lines["kernel:stream:model"].get_linestyle() == "--"
+    assert lines["kernel:stream:roofline"].get_linestyle() == "-"
+    marker = lines["marker:stream:dram:model"]
+    assert marker.get_fillstyle() == "left" and marker.get_ydata()[0] == pytest.approx(stream.flops / seconds)
+    assert lines["marker:stream:dram:roofline"].get_fillstyle() == "full"
+    side = {line.get_gid(): line for line in fig.axes[1].get_lines() if line.get_gid()}
+    assert side["bandwidth:stream:dram:model"].get_xdata()[0] == pytest.approx(stream.dram_bytes / seconds)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend[-2:] == ["roofline bound (filled, solid)", "time model (half-filled, dashed)"]
+
+
+@pytest.mark.parametrize("model_seconds,error,match", [
+    ({"nope": 1e-3}, RooflineError, "model_seconds has kernel 'nope', which is not among kernels: stream, gemm"),
+    ({"stream": 0.0}, RooflineError, r"model_seconds\['stream'\]=0.0 must be a positive number of seconds"),
+    ({"stream": True}, RooflineError, "must be a positive number of seconds"),
+    ([("stream", 1e-3)], TypeError, "model_seconds must be a mapping of kernel name to seconds, not list"),
+], ids=["unknown-kernel", "zero", "bool", "not-a-mapping"])
+def test_model_seconds_refused(model_seconds, error, match):
+    with pytest.raises(error, match=match):
+        roofline.chart.roofline_chart("H100-SXM", KERNELS, model_seconds=model_seconds)
+
+
+def test_former_origin_name_is_the_roofline_bound():
+    from roofline.chart import BandwidthPoint, ChartPoint
+
+    assert ChartPoint(kernel="k", arithmetic_intensity=1.0, flops_per_second=1.0, origin="predicted").origin == "roofline"
+    assert BandwidthPoint(kernel="k", bytes_per_second=1.0, origin="predicted").origin == "roofline"
+    with pytest.raises(ValueError, match="origin"):
+        ChartPoint(kernel="k", arithmetic_intensity=1.0, flops_per_second=1.0, origin="guessed")
 
 
 # Extreme finite figures: a chart whose every placed figure lies in 1e-100..1e100 is drawn; any

@@ -136,5 +136,5 @@ def test_profile_plot_has_every_kernel(reports, tmp_path):
     fig = roofline.chart.plot_roofline(chart, path=tmp_path / "p.png")
     labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
     assert len(labels) == 12 and labels[0].startswith("1. Kernel2") and labels[-1].startswith("12. ")
-    assert {p.origin for p in chart.points} == {"measured", "predicted"}
+    assert {p.origin for p in chart.points} == {"measured", "model"}
     assert (tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
