@@ -46,6 +46,7 @@ def _merge_reports_parser(merge: argparse.ArgumentParser) -> None:
                          "one model.")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files or their folders")
     add_output(merge, "--out", folder=True, required=True, metavar="DIR", help="folder of the merged report")
+    merge.add_argument("--json", action="store_true", help="print the merged report (report.json's content) as JSON")
     merge.set_defaults(func=_merge)
 
 
@@ -115,6 +116,9 @@ def _families(args: argparse.Namespace) -> int:
 
 def _merge(args: argparse.Namespace) -> int:
     merged = validate.merge_reports(args.reports, args.out)
+    if args.json:  # as `validate --devices --json` prints the ReportSet it merged
+        print(merged.model_dump_json(indent=2))
+        return 0
     print(f"merged {len(merged.reports)} device reports into {args.out}")
     return 0
 

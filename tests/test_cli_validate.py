@@ -34,6 +34,23 @@ def test_merge_reports_of_two_hosts_writes_one_report(tmp_path, capsys):
     assert (out / "report.md").read_text().startswith("# gpuroof validation: 2 devices")
 
 
+def test_merge_reports_json_prints_the_merged_report(tmp_path, capsys):
+    out = tmp_path / "merged"
+    assert main(["merge-reports", str(RESULTS / "h200"), str(RESULTS / "h100-sxm"), "--out", str(out), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)  # JSON only, no "merged ..." line
+    assert printed == json.loads((out / "report.json").read_text())
+    assert sorted(r["device"]["name"] for r in printed["reports"]) == ["NVIDIA H100 80GB HBM3", "NVIDIA H200"]
+
+
+def test_every_command_takes_json():
+    """README: "Every command takes `--json`"."""
+    from gpuroof._main import COMMANDS, _subparser, build_parser
+
+    lacking = [c for c in COMMANDS
+               if not any("--json" in a.option_strings for a in _subparser(build_parser(c), c)._actions)]
+    assert lacking == []
+
+
 def test_merge_reports_of_a_missing_file_exits_2(tmp_path, capsys):
     assert main(["merge-reports", str(tmp_path / "nothing.json"), "--out", str(tmp_path / "o")]) == 2
     assert "nothing.json" in capsys.readouterr().err
