@@ -26,6 +26,7 @@ from ._progress import progress_bar
 
 __all__ = [
     "FIGURE_FORMATS",
+    "KERNEL_FILE_COMPILERS",
     "FlagsOption",
     "Output",
     "ParamValue",
@@ -218,12 +219,23 @@ def add_compiler_options(p: argparse.ArgumentParser) -> None:
                    help="any other nvcc options, quoted, e.g. --nvcc-options '--expt-relaxed-constexpr -Xptxas -O2'")
 
 
+#: How `occupancy.kernel_resources` compiles a kernel file with compiler="auto", as the commands
+#: call it (occupancy/_kernel_resources.py `nvcc_for`, `_source_file`, `_assemble`): the nvcc that
+#: occupancy/_tools.py `find_tool` finds, in its order, else NVRTC; PTX by the ptxas found the
+#: same way, else nvJitLink. The one text of every command's --kernel-file help.
+KERNEL_FILE_COMPILERS = (
+    "CUDA source is compiled for the architecture by your nvcc when one is found ($GPUROOF_NVCC, PATH, "
+    "$CUDA_HOME/$CUDA_PATH, /usr/local/cuda, NVIDIA's nvcc wheel), else by NVRTC; PTX is assembled by ptxas, "
+    "else nvJitLink"
+)
+
+
 def add_kernel_file_options(p: argparse.ArgumentParser, *, what: str) -> None:
     """``--kernel-file/--source/--cubin FILE`` and ``--kernel NAME``, with the compiler options."""
     g = p.add_argument_group("your kernel, from a file (its registers, shared memory, barriers, launch bounds)")
     g.add_argument("--kernel-file", "--source", "--cubin", dest="kernel_file", default=None, metavar="FILE",
-                   help=f"CUDA source (.cu), PTX, cubin, fatbin or host object (.o, .so) whose kernel {what}; "
-                        "read offline (no GPU), compiled with NVRTC for the architecture")
+                   help=f"CUDA source (.cu), PTX, cubin, fatbin or host object (.o, .so) whose kernel {what}, "
+                        f"read offline (no GPU): {KERNEL_FILE_COMPILERS}")
     g.add_argument("--kernel", default=None, metavar="NAME",
                    help="the kernel in the file (its symbol, or its C++ name when unambiguous); "
                         "needed when the file holds several")

@@ -159,3 +159,21 @@ def test_top_level_help_ends_with_examples_of_the_first_steps(capsys):
 
 def test_the_examples_not_run_are_subcommands():
     assert set(NOT_RUN) <= set(SUBCOMMANDS)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in SUBCOMMANDS.items()
+                                        if any("--kernel-file" in a.option_strings for a in p._actions)))
+def test_kernel_file_help_says_which_compiler_runs(name):
+    """The file's compiler is the user's nvcc when one is found, NVRTC only without one
+    (`occupancy.kernel_resources`, compiler="auto"): every --kernel-file help says so in one text."""
+    from gpuroof._args import KERNEL_FILE_COMPILERS
+
+    (action,) = [a for a in SUBCOMMANDS[name]._actions if "--kernel-file" in a.option_strings]
+    assert action.help.endswith(KERNEL_FILE_COMPILERS)
+    assert "your nvcc when one is found" in action.help and "else by NVRTC" in action.help
+    assert "compiled with NVRTC" not in action.help
+
+
+def test_kernel_file_help_is_on_occupancy_predict_and_block_size():
+    assert {"occupancy", "predict", "block-size"} <= {
+        n for n, p in SUBCOMMANDS.items() if any("--kernel-file" in a.option_strings for a in p._actions)}
