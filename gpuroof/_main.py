@@ -16,6 +16,7 @@ import argparse
 import importlib
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
@@ -113,6 +114,49 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        """argparse's, but words no option takes are refused by the subcommand named, and where it
+        compiles a kernel file, with where nvcc's own options go (`_nvcc_hint`)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            sub = _subparser(self, getattr(parsed, "command", None))
+            hint = _nvcc_hint(sub, extras) if sub is not None else None
+            if hint is not None:
+                sub.error(hint)
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+
+def _nvcc_hint(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str | None:
+    """Words a subcommand that compiles kernel files did not take, refused with where nvcc's
+    options go: ``-use_fast_math`` is nvcc's spelling, not an option of gpuroof's, which takes
+    it in ``--nvcc-options '-use_fast_math'`` or as its own ``--use-fast-math``. None when the
+    command takes no nvcc options or no word is an option."""
+    if not any(a.dest == "nvcc_options" for a in parser._actions) or not any(w.startswith("-") for w in extras):
+        return None
+    text = " ".join(extras)
+    quoted = f"'{text}'" if "'" not in text else shlex.quote(text)
+    own = list(dict.fromkeys(option for word in extras if word.startswith("-")
+                             for option in [_own_option(parser, word)] if option))
+    also = f" (or {', '.join(own)})" if own else ""
+    words = "argument" if len(extras) == 1 else "arguments"
+    return f"unrecognized {words} {text}; nvcc options go in --nvcc-options {quoted}{also}"
+
+
+def _own_option(parser: argparse.ArgumentParser, word: str) -> str | None:
+    """The parser's option that nvcc's `word` is (``-use_fast_math`` -> ``--use-fast-math``,
+    ``-maxrregcount=32`` -> ``--maxrregcount N``): names compared without dashes, value or case,
+    with ``_`` as ``-``; with its metavar when it takes a value."""
+    def key(option: str) -> str:
+        return option.lstrip("-").split("=", 1)[0].replace("_", "-").lower()
+
+    for action in parser._actions:
+        for option in action.option_strings:
+            if key(option) == key(word):
+                return option if action.nargs == 0 else f"{option} {action.metavar or action.dest.upper()}"
+    return None
 
 
 class _Version(argparse.Action):

@@ -83,3 +83,56 @@ def test_version_is_the_installed_package_version():
 def test_build_parser_refuses_an_unknown_command():
     with pytest.raises(ValueError, match="no-such-command.*occupancy"):
         build_parser("no-such-command")
+
+
+# nvcc's spellings of its options are not gpuroof's: a command that compiles kernel files says
+# where they go (one line, exit 2), and names its own option where it has one.
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["predict", "--flops", "1", "--dram-bytes", "1", "-use_fast_math"],
+         "gpuroof predict: error: unrecognized argument -use_fast_math; nvcc options go in "
+         "--nvcc-options '-use_fast_math' (or --use-fast-math) (see gpuroof predict --help)"),
+        (["occupancy", "--arch", "sm_90", "--threads", "256", "-lineinfo", "-maxrregcount=32"],
+         "gpuroof occupancy: error: unrecognized arguments -lineinfo -maxrregcount=32; nvcc options go in "
+         "--nvcc-options '-lineinfo -maxrregcount=32' (or --lineinfo, --maxrregcount N) "
+         "(see gpuroof occupancy --help)"),
+        (["block-size", "--gpu", "H100", "-Xptxas", "-v"],
+         "gpuroof block-size: error: unrecognized arguments -Xptxas -v; nvcc options go in "
+         "--nvcc-options '-Xptxas -v' (see gpuroof block-size --help)"),
+        # no kernel file, no nvcc: argparse's words, as before
+        (["gpus", "-use_fast_math"], "gpuroof: error: unrecognized arguments: -use_fast_math (see gpuroof --help)"),
+        (["predict", "--flops", "1", "--dram-bytes", "1", "stray"],
+         "gpuroof: error: unrecognized arguments: stray (see gpuroof --help)"),
+    ],
+    ids=["predict-fast-math", "occupancy-two-with-own-options", "block-size-no-own-option", "no-nvcc-options",
+         "not-an-option"],
+)
+def test_nvcc_spelled_options_say_where_they_go(argv, line, capsys):
+    from gpuroof import main
+
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == line + "\n"
+
+
+@pytest.mark.parametrize(("hinted", "options"), [
+    (["--nvcc-options", "-use_fast_math"], ["-use_fast_math"]),
+    (["--use-fast-math"], ["--use_fast_math"]),
+], ids=["nvcc-options", "own-option"])
+def test_the_hinted_spellings_parse(hinted, options):
+    from gpuroof._main import _join_flag_values, _subparser
+    from gpuroof._args import compiler_options
+
+    parser = build_parser("predict")
+    args = parser.parse_args(_join_flag_values(_subparser(parser, "predict"),
+                                               ["predict", "--flops", "1", "--dram-bytes", "1", *hinted]))
+    assert compiler_options(args) == options
+
+
+def test_an_nvcc_spelled_option_in_a_process_is_one_line_without_traceback():
+    proc = subprocess.run([*GPUROOF, "predict", "--flops", "1", "--dram-bytes", "1", "-use_fast_math"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "--nvcc-options '-use_fast_math' (or --use-fast-math)" in proc.stderr
