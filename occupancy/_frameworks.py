@@ -127,14 +127,29 @@ def is_numba(obj: object) -> bool:
     return hasattr(obj, "inspect_asm") and hasattr(obj, "overloads")
 
 
+_NUMBA_OFFLINE = ("numba.cuda.compile_ptx(fn.py_func, (float32[:], ...), cc=(9, 0)) compiles a "
+                  "signature with no GPU; pass its PTX")
+_NUMBA_NO_SIGNATURE = ("the numba dispatcher has compiled no signature yet: call it once, or give cuda.jit "
+                       f"a signature (both need a GPU); {_NUMBA_OFFLINE}")
+
+
 def numba_ptx(obj: object) -> dict[str, str]:
     """PTX of every signature a numba dispatcher has compiled (``inspect_asm``)."""
-    asm = obj.inspect_asm()
+    if not getattr(obj, "overloads", None):
+        # Asked first: numba-cuda's inspect_asm opens a CUDA context before it looks at
+        # the signatures, so with no GPU an uncompiled dispatcher would fail in the driver.
+        raise OccupancyError(_NUMBA_NO_SIGNATURE)
+    try:
+        asm = obj.inspect_asm()
+    except Exception as exc:  # noqa: BLE001 - numba's driver errors share no importable base
+        # numba-cuda reads the current device's compute capability to pick the PTX, so
+        # without a GPU or driver even a compiled dispatcher cannot give its code.
+        raise OccupancyError(
+            f"the numba dispatcher could not give its PTX ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}); {_NUMBA_OFFLINE}"
+        ) from exc
     if isinstance(asm, str):
         asm = {"": asm}
     if not asm:
-        raise OccupancyError(
-            "the numba dispatcher has compiled no signature yet: call it once, or "
-            "give cuda.jit a signature"
-        )
+        raise OccupancyError(_NUMBA_NO_SIGNATURE)
     return {str(signature): text for signature, text in asm.items()}

@@ -380,3 +380,38 @@ def test_numba_real_ptx_offline(numba_scale_ptx):
 
     r = occupancy.kernel_resources(DispatcherLike(), arch="sm_90")
     assert r.registers_per_thread > 0 and r.architecture == "sm_90"
+
+
+class _NoSignatures:  # a cuda.jit dispatcher never called: numba-cuda's inspect_asm needs a GPU
+    overloads: dict = {}
+
+    def inspect_asm(self, signature=None):
+        raise RuntimeError("CudaSupportError: Error at driver init: CUDA driver library cannot be found.")
+
+
+class _NoDriver:  # compiled signatures, but inspect_asm reads the current device first
+    overloads = {("float32",): object()}
+
+    def inspect_asm(self, signature=None):
+        raise RuntimeError("Error at driver init:\n\nCUDA driver library cannot be found.\n")
+
+
+def _lazy_numba_kernel():
+    cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+
+    @cuda.jit
+    def bump(x):
+        x[cuda.grid(1)] += 1
+
+    return bump
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (_NoSignatures, "has compiled no signature yet.*compile_ptx"),
+    (_NoDriver, r"could not give its PTX \(RuntimeError: Error at driver init: CUDA driver.*compile_ptx"),
+    (_lazy_numba_kernel, "has compiled no signature yet.*compile_ptx"),
+], ids=["no signatures", "no driver", "real lazy dispatcher"])
+def test_numba_dispatcher_without_a_gpu_is_one_occupancy_error(make, message):
+    # Without a GPU, numba's own CudaSupportError escaped from inspect_asm as a traceback.
+    with pytest.raises(occupancy.OccupancyError, match=message):
+        occupancy.kernel_resources(make(), arch="sm_90")
