@@ -58,6 +58,11 @@ _COUNTS = (
     "cluster", "sm", "pass", "wavefront", "transaction", "flop",
 )
 
+# What an unknown unit's message lists: the reader's whole vocabulary, from the tables above.
+_KNOWN_UNITS = (f"known: a count ({', '.join(_COUNTS)}) with an optional prefix "
+                f"({', '.join(p for p in _PREFIXES if p)}), a time ({', '.join(_TIMES)}), "
+                "either over a time or a count, or %")
+
 
 def unit_factor(unit: str) -> float:
     """The factor that takes a value printed with ``unit`` to SI base units (% to a fraction).
@@ -92,7 +97,7 @@ def _numerator_factor(text: str) -> float:
             prefix = text[: len(text) - len(base)]
             if prefix.upper() in _PREFIXES:
                 return _PREFIXES[prefix.upper()]
-    raise ValueError(f"unit {text!r} is not known")
+    raise ValueError(f"unit {text!r} is not known; {_KNOWN_UNITS}")
 
 
 def _denominator_factor(text: str) -> float:
@@ -101,7 +106,7 @@ def _denominator_factor(text: str) -> float:
         return _PER_TIME[text]
     if any(text.lower() == base for base in _COUNTS):
         return 1.0
-    raise ValueError(f"unit denominator {text!r} is not known")
+    raise ValueError(f"unit denominator {text!r} is not known; {_KNOWN_UNITS}")
 
 
 Getter = Callable[[str], "tuple[str | float, str] | None"]
@@ -207,7 +212,7 @@ class Reader:
         try:
             return value * unit_factor(unit)
         except ValueError as exc:
-            raise RooflineError(f"{self.where}: {name} has {exc}") from None
+            raise RooflineError(f"{self.where}: {name}: {exc}") from None
 
     def integer(self, name: str) -> int | None:
         value = self.number(name)

@@ -3,6 +3,7 @@ its errors on files that are not such exports."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,25 @@ def test_units(unit, factor):
 
 @pytest.mark.parametrize("unit", ["furlong", "Kbyte/fortnight", "Xbyte"])
 def test_unknown_units(unit):
-    with pytest.raises(ValueError, match="not known"):
+    # The message lists what is known (the house rule: the allowed values beside the value).
+    with pytest.raises(ValueError, match=r"not known; known: a count \(byte, hz, .*\) with an optional prefix "
+                                         r"\(K, M, G, T, P\), a time \(ns, .*usecond.*\)"):
         unit_factor(unit)
+
+
+@pytest.mark.parametrize(("metric", "unit", "said"), [
+    ("gpu__time_duration.sum", "fortnight", "unit 'fortnight'"),
+    ("dram__bytes.sum.per_second", "Gbyte/fortnight", "unit denominator 'fortnight'"),
+], ids=["duration", "a rate's denominator"])
+def test_unknown_unit_in_an_export_names_the_metric(tmp_path, metric, unit, said):
+    # It read "gpu__time_duration.sum has unit 'fortnight' is not known": two sentences joined.
+    lines = USER.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split('","')
+    units = lines[1].rstrip("\n").split('","')
+    units[header.index(metric)] = unit
+    path = _write(tmp_path, "edited.csv", lines[0] + '","'.join(units) + "\n" + "".join(lines[2:]))
+    with pytest.raises(RooflineError, match=rf"^{re.escape(str(path))}: {re.escape(metric)}: {said} is not known; known: "):
+        roofline.load_ncu(path)
 
 
 @pytest.mark.parametrize(
