@@ -108,6 +108,8 @@ def load_ncu(path: str | os.PathLike[str], *, binary: str | os.PathLike[str] | N
     """
 
     file = as_path(path, RooflineError)
+    if file.is_dir():
+        raise RooflineError(f"path={str(file)!r} is a folder, not a file: give the raw-page CSV export or the .ncu-rep")
     if not file.is_file():
         raise RooflineError(f"path={str(file)!r}: no such file")
     profile = load_report(file) if file.suffix == ".ncu-rep" else load_csv(file)

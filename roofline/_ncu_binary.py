@@ -154,6 +154,9 @@ def binary_sass(binary: Path, kernels: Sequence[NcuKernel],
     RooflineError
         A binary that cannot be read, or one that holds none of the profiled kernels.
     """
+    if binary.is_dir():
+        raise RooflineError(f"binary={str(binary)!r} is a folder, not a file: give the program, a library, "
+                            "a cubin or the kernels' source")
     if not binary.is_file():
         raise RooflineError(f"binary={str(binary)!r}: no such file")
     by_arch: dict[str | None, list[KernelResources]] = {}

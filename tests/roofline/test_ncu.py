@@ -201,6 +201,16 @@ def _write(tmp_path, name, content):
     return path
 
 
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda folder: roofline.load_ncu(folder), r"path='.*' is a folder, not a file: give the raw-page CSV export"),
+    (lambda folder: roofline.load_ncu(USER, binary=folder), r"binary='.*' is a folder, not a file: give the program"),
+], ids=["profile", "binary"])
+def test_a_folder_is_named_a_folder(tmp_path, call, message):
+    # A folder that exists was reported as "no such file".
+    with pytest.raises(RooflineError, match=message):
+        call(tmp_path)
+
+
 def test_errors_name_the_file(tmp_path, monkeypatch):
     lines = TORCH.read_text().splitlines(keepends=True)
     truncated = "".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2]
