@@ -101,11 +101,13 @@ def _log(nvrtc: ModuleType, program: object) -> str:
 
 
 def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.cu",
-                   headers: Mapping[str, str] | None = None) -> Compiled:
+                   headers: Mapping[str, str] | None = None, name_expressions: Sequence[str] = ()) -> Compiled:
     """Compile CUDA C++ to a cubin for ``arch`` with NVRTC.
 
     ``headers`` maps include names to their text (NVRTC's in-memory headers, found by
-    ``#include`` and ``-include`` before the include path).
+    ``#include`` and ``-include`` before the include path). ``name_expressions`` are
+    ``nvrtcAddNameExpression``'s (``"softmax<256>"``): the template instances to compile,
+    as CuPy's ``RawModule(name_expressions=...)`` asks for them.
 
     Raises
     ------
@@ -134,6 +136,9 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
                                                [t.encode() for t in headers.values()], [n.encode() for n in headers])
     _nvrtc_check(nvrtc, result, "nvrtcCreateProgram")
     try:
+        for expression in name_expressions:
+            (result,) = nvrtc.nvrtcAddNameExpression(program, expression.encode())
+            _nvrtc_check(nvrtc, result, f"nvrtcAddNameExpression({expression!r})")
         (result,) = nvrtc.nvrtcCompileProgram(program, len(opts), [o.encode() for o in opts])
         log = _log(nvrtc, program)
         if int(result) != 0:

@@ -13,7 +13,7 @@ from typing import Any
 from ._errors import OccupancyError
 from .common import read_json, read_text
 
-__all__ = ["cupy_input", "is_cupy", "is_numba", "is_triton", "numba_ptx", "triton_cache_kernels", "triton_kernel"]
+__all__ = ["cupy_input", "cupy_name_expressions", "is_cupy", "is_numba", "is_triton", "numba_ptx", "triton_cache_kernels", "triton_kernel"]
 
 
 def is_triton(obj: object) -> bool:
@@ -120,6 +120,11 @@ def cupy_input(obj: object) -> tuple[str | bytes | Path, tuple[str, ...], str | 
     if not getattr(obj, "code", None):
         raise OccupancyError(f"{type(obj).__name__} holds neither code nor a file path")
     return obj.code, options, name
+
+
+def cupy_name_expressions(obj: object) -> tuple[str, ...]:
+    """The template instances a CuPy ``RawModule`` names (``name_expressions=``), or ()."""
+    return tuple(str(e) for e in (getattr(obj, "name_expressions", None) or ()))
 
 
 def is_numba(obj: object) -> bool:

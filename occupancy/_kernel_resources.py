@@ -33,6 +33,7 @@ from ._errors import OccupancyError
 from ._fatbin import FatbinEntry, fatbin_entries
 from ._frameworks import (
     cupy_input,
+    cupy_name_expressions,
     is_cupy,
     is_numba,
     is_triton,
@@ -164,8 +165,10 @@ def _pick(entries: list[FatbinEntry], arch: ArchitectureLike | None, options: Se
 
 
 def compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str,
-                  include: Path | None, ptxas: str | None = None) -> tuple[Compiled, str]:
-    """PTX (assembled) or CUDA source text (NVRTC) compiled, and what the cubin was made from."""
+                  include: Path | None, ptxas: str | None = None,
+                  name_expressions: Sequence[str] = ()) -> tuple[Compiled, str]:
+    """PTX (assembled) or CUDA source text (NVRTC, with its template instances
+    ``name_expressions``) compiled, and what the cubin was made from."""
     if is_ptx(text):
         if arch is None:
             m = re.search(r"^\s*\.target\s+(sm_\d+)", text, re.M)
@@ -180,7 +183,8 @@ def compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[str
     opts = [*nvrtc_options(options), *([f"-I{include}"] if include is not None else []), *nvrtc_include_options(),
             f"-include={implicit}"]
     try:
-        compiled = compile_source(text, arch, opts, name=name, headers={implicit: header})
+        compiled = compile_source(text, arch, opts, name=name, headers={implicit: header},
+                                  name_expressions=name_expressions)
     except CompilerNotFoundError:
         if include is None:  # a string of source, meant for NVRTC: nvcc would not take it
             raise
@@ -194,8 +198,8 @@ def compile_text(text: str, arch: ArchitectureLike | None, options: Sequence[str
 
 
 def _text(text: str, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None,
-          ptxas: str | None = None) -> dict[str, KernelResources]:
-    compiled, what = compile_text(text, arch, options, name, include, ptxas)
+          ptxas: str | None = None, name_expressions: Sequence[str] = ()) -> dict[str, KernelResources]:
+    compiled, what = compile_text(text, arch, options, name, include, ptxas, name_expressions)
     return _resources(compiled.cubin, what, ptx=text if is_ptx(text) else compiled.ptx, log=compiled.log,
                       compiler=compiled.tool)
 
@@ -336,6 +340,11 @@ def _collect(obj: object, arch: ArchitectureLike | None, options: Sequence[str],
         return _triton(obj, arch)
     if is_cupy(obj):
         source, cupy_options, _ = cupy_input(obj)
+        expressions = cupy_name_expressions(obj)
+        if expressions and isinstance(source, str):
+            # A RawModule's templates are compiled only for the instances it names,
+            # which CuPy hands to NVRTC; without them NVRTC compiles no kernel at all.
+            return _text(source, arch, [*cupy_options, *options], "<source>", None, name_expressions=expressions)
         return _collect(source, arch, [*cupy_options, *options])
     if is_numba(obj):
         out: dict[str, KernelResources] = {}

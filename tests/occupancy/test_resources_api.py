@@ -343,8 +343,9 @@ class _CupyLike:
 
     __module__ = "cupy._core.raw"
 
-    def __init__(self, code=None, name=None, options=(), file_path=None):
+    def __init__(self, code=None, name=None, options=(), file_path=None, name_expressions=None):
         self.code, self.name, self.options, self.file_path = code, name, options, file_path
+        self.name_expressions = name_expressions  # a RawModule's (None on a RawKernel)
 
 
 def test_cupy_raw_kernel_and_module(built):
@@ -353,6 +354,29 @@ def test_cupy_raw_kernel_and_module(built):
     assert r.static_shared_memory == 8192
     module = _CupyLike(file_path=str(built["cubin"]))
     assert occupancy.kernel_resources(module, kernel="saxpy").static_shared_memory == 8192
+
+
+TEMPLATE_SUM = r'''
+template<int N> __global__ void __launch_bounds__(N * 32) tsum(const float* x, float* y) {
+    float s = 0;
+    for (int k = 0; k < N; ++k) s += x[threadIdx.x * N + k];
+    y[threadIdx.x] = s;
+}
+'''
+
+
+@pytest.mark.parametrize(("expressions", "kernel", "max_threads"), [
+    (("tsum<4>", "tsum<16>"), "tsum<16>", 512),
+    (("tsum<4>", "tsum<16>"), "tsum<4>", 128),
+    (("tsum<8>",), None, 256),
+], ids=["second of two", "first of two", "the only one"])
+def test_cupy_raw_module_compiles_its_name_expressions(expressions, kernel, max_threads):
+    # A template is compiled only for the instances CuPy's RawModule names; they were
+    # dropped, and NVRTC compiled no kernel ("the input holds no kernel").
+    module = _CupyLike(code=TEMPLATE_SUM, options=("--std=c++17",), name_expressions=expressions)
+    assert len(occupancy.all_kernel_resources(module, arch="sm_90")) == len(expressions)
+    r = occupancy.kernel_resources(module, arch="sm_90", kernel=kernel)
+    assert r.max_threads_per_block == max_threads  # __launch_bounds__(N * 32): this instance's
 
 
 def test_numba_dispatcher(built):
