@@ -497,6 +497,14 @@ def _footnotes(report: ProfileReport) -> list[str]:
     return out
 
 
+def _bound_cell(row: ProfileKernel) -> str:
+    """The table's roofline bound: with no flops in the profile the bound can only be a memory
+    level, which says nothing of a kernel that computes, so the cell says the flops are missing."""
+    if row.bound is None:
+        return "-"
+    return row.bound if row.flops is not None else f"{row.bound}, no flops"
+
+
 def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> str:
     """The report as a table a person reads at a glance, one line per kernel by time share.
 
@@ -529,7 +537,7 @@ def format_profile_report(report: ProfileReport, *, markdown: bool = False) -> s
             PRECISION_LABELS.get(row.precision, "-") if row.precision else "-",
             _fmt(row.achieved_flops_per_second, 1e12, ".3g"),
             _fmt(row.achieved_bytes_per_second.get("dram"), 1e9, ".0f"),
-            row.bound or "-", _fmt(row.predicted_seconds, 1e-6, ".1f"), _fmt(row.gap, 1, ".2f"),
+            _bound_cell(row), _fmt(row.predicted_seconds, 1e-6, ".1f"), _fmt(row.gap, 1, ".2f"),
         ])
     summary = (f"{report.path} on {report.gpu}: {len(report.kernels)} kernels, "
                f"{_fmt(report.total_seconds, 1e-6, '.1f')} us; occupancy equal to Nsight's theoretical for "

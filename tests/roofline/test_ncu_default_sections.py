@@ -59,6 +59,10 @@ def test_cut_names_every_missing_count_with_its_fallback(tmp_path, name):
         assert all(m.fallback and m.metric for m in named.values())
     text = roofline.format_profile_report(after)
     assert f"counts missing from the profile, all {len(after.kernels)} kernels: " in text
+    # without the roofline sections there are no flops: the bound column says so, not a bare "dram"
+    assert all(r.flops is None and r.bound for r in after.kernels)
+    rows = text.split("\n")[4:4 + len(after.kernels)]  # after the summary, a blank, the header and its rule
+    assert all(f"{r.bound}, no flops" in line for r, line in zip(after.kernels, rows))
     assert "l2_hit_rate -> the L2 miss share from the bytes" in text
 
 
