@@ -169,8 +169,11 @@ def _rows(args: argparse.Namespace) -> list[_Row]:
             on, sm_count = chosen.get(name) or (occupancy.architecture(r.architecture), None)
             best = occupancy.max_potential_block_size(on, resources=r, sm_count=sm_count)
             # --threads 0 is refused by calculate; no --threads and no block size that can launch
-            # (best.block_size 0) has no occupancy
+            # (best.block_size 0) has no occupancy. A kernel compiled for one block size (.reqntid,
+            # Triton's num_warps) runs only at it: --threads is for the others, not an error for all.
             threads = best.block_size if args.threads is None else args.threads
+            if args.threads and r.threads_per_block is not None:
+                threads = r.threads_per_block
             occ = occupancy.calculate(on, threads_per_block=threads, resources=r) \
                 if threads or args.threads is not None else None
             rows.append(_Row(name if name in chosen else on.name, r, best, occ))
@@ -310,6 +313,9 @@ def _resources(args: argparse.Namespace) -> int:
         else:
             print(head + f"{occ.launch.threads_per_block:>7}{occ.active_blocks_per_sm:>7}{occ.occupancy:>7.0%}  "
                   + ", ".join(occ.limiters))
+        if args.threads and occ is not None and occ.launch.threads_per_block != args.threads:
+            print(f"{'':<{width}}  launched with {occ.launch.threads_per_block} threads only "
+                  f"(compiled for that block size), not --threads {args.threads}")
         if r.warp_group_registers:
             print(f"{'':<{width}}  setmaxnreg: warp groups run with "
                   + " and ".join(f"{n} ({'inc' if n > r.registers_per_thread else 'dec'})"

@@ -135,6 +135,41 @@ def test_resources_text_shows_the_limiter_and_why_a_block_cannot_launch(capsys, 
     assert scale.split()[-1] == "warps" and "at 512 threads" in out
 
 
+# Two entries of hand-written PTX: `fixed` compiled for 128 threads (.reqntid, as Triton's
+# num_warps fixes a block), `free` for any block size.
+REQNTID_PTX = """.version 8.0
+.target sm_90
+.address_size 64
+""" + "".join(f"""
+.visible .entry {name}(.param .u64 p)
+{directive}{{
+    .reg .b64 %rd<3>;
+    .reg .b32 %r<2>;
+    ld.param.u64 %rd1, [p];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}}
+""" for name, directive in (("fixed", ".reqntid 128, 1, 1\n"), ("free", "")))
+
+
+def test_threads_leave_a_kernel_of_one_block_size_at_its_own(capsys, tmp_path):
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(REQNTID_PTX)
+    code, out, err = run(capsys, "resources", ptx, "--threads", "256")
+    assert code == 0, err
+    lines = out.splitlines()
+    fixed = next(i for i, line in enumerate(lines) if line.startswith("fixed"))
+    free = next(line for line in lines if line.startswith("free"))
+    assert lines[fixed].split()[-4:-1] == ["128", "16", "100%"]  # threads, blocks per SM, occupancy
+    assert "launched with 128 threads only" in lines[fixed + 1] and "--threads 256" in lines[fixed + 1]
+    assert free.split()[-4:-1] == ["256", "8", "100%"]
+    code, out, _ = run(capsys, "resources", ptx, "--threads", "256", "--json")
+    launched = {r["resources"]["kernel"]: r["occupancy"]["launch"]["block"][0] for r in json.loads(out)}
+    assert launched == {"fixed": 128, "free": 256}
+
+
 @pytest.mark.parametrize(
     ("options", "field", "want"),
     [
