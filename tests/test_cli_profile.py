@@ -104,7 +104,8 @@ def test_without_ncu_exit_3(tmp_path, monkeypatch):
     ([], "no program to profile: give it after --"),
     (["--", "no-such-program-here"], "command 'no-such-program-here': no such program"),
     (["--launch-count", "0", *PROGRAM], "launch_count=0 must be an integer of at least 1"),
-], ids=["no-command", "no-program", "launch-count"])
+    (["--kernel", "(", *PROGRAM], "kernel='(' is not a regular expression"),
+], ids=["no-command", "no-program", "launch-count", "kernel-regex"])
 def test_bad_input_is_exit_2_before_ncu_runs(fake_ncu, argv, message):
     status, _, err, calls = fake_ncu("ok", *argv)
     assert status == 2 and message in err and calls == []

@@ -17,6 +17,7 @@ or runs no kernel (none matching ``kernel``) is a ``roofline.RooflineError`` (ex
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
@@ -137,7 +138,7 @@ def profile_program(
         No ncu on PATH, or ncu cannot read the GPU's performance counters.
     roofline.RooflineError
         An empty command, a program that is not found, fails, or runs no kernel; a
-        ``launch_count`` below 1.
+        ``launch_count`` below 1; a ``kernel`` that is not a regular expression.
     TypeError
         ``command`` that is not a sequence of program arguments.
     """
@@ -147,6 +148,12 @@ def profile_program(
     if launch_count is not None and (isinstance(launch_count, bool) or not isinstance(launch_count, int)
                                      or launch_count < 1):
         raise RooflineError(f"launch_count={launch_count!r} must be an integer of at least 1")
+    if kernel is not None:
+        # a pattern no regex engine takes is refused here, not after ncu has run the program
+        try:
+            re.compile(kernel)
+        except (re.error, TypeError) as exc:
+            raise RooflineError(f"kernel={kernel!r} is not a regular expression ({exc})") from None
     if shutil.which(command[0]) is None:
         raise RooflineError(f"command {command[0]!r}: no such program (not a file, not on PATH)")
     ncu = ncu or shutil.which("ncu")
