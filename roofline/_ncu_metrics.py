@@ -209,6 +209,10 @@ class Reader:
                 raise RooflineError(f"{self.where}: {name}={raw!r} is not a number") from None
         else:
             value = float(raw)
+        if value < 0:
+            # Nsight writes no negative count, time, rate or share: an edited or damaged export,
+            # refused here where its cell is known, not as a negative byte count further on
+            raise RooflineError(f"{self.where}: {name}={raw!r} is negative (no Nsight metric that gpuroof reads is)")
         try:
             return value * unit_factor(unit)
         except ValueError as exc:

@@ -62,6 +62,18 @@ def test_unknown_unit_in_an_export_names_the_metric(tmp_path, metric, unit, said
         roofline.load_ncu(path)
 
 
+@pytest.mark.parametrize("metric", ["gpu__time_duration.sum", "dram__bytes.sum.per_second"])
+def test_a_negative_figure_in_an_export_names_the_metric(tmp_path, metric):
+    # It read "l1_bytes=-16638194.56 must be finite and >= 0": neither the file nor the cell.
+    lines = USER.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split('","')
+    row = lines[2].rstrip("\n").split('","')
+    row[header.index(metric)] = "-" + row[header.index(metric)].lstrip("-")
+    path = _write(tmp_path, "edited.csv", lines[0] + lines[1] + '","'.join(row) + "\n" + "".join(lines[3:]))
+    with pytest.raises(RooflineError, match=rf"^{re.escape(str(path))}: {re.escape(metric)}='-[\d.,]+' is negative"):
+        roofline.load_ncu(path)
+
+
 @pytest.mark.parametrize(
     "name, short",
     [
