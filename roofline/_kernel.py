@@ -78,6 +78,13 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
     contenders = out.get("cas_contenders")
     if contenders is not None and contenders < 1:
         raise RooflineError(f"cas_contenders={contenders} must be >= 1 (1: no two threads' loops share an address)")
+    # Atomics that update no address at all are a slip (the atomics terms divide by these counts
+    # and, given 0, charged nothing); None, not 0, is how a kernel says it does not know.
+    for name, meaning in (("atomic_addresses", "1: one counter"), ("shared_atomic_words", "1: one word"),
+                          ("shared_cas_contenders", "1: each thread its own word")):
+        value = out.get(name)
+        if value is not None and value < 1:
+            raise RooflineError(f"{name}={value} must be >= 1 ({meaning}) or None (not known)")
     load, store, requested = out.get("load_bytes"), out.get("store_bytes"), out.get("requested_bytes")
     if load is not None or store is not None:
         known = (load or 0) + (store or 0)

@@ -43,6 +43,12 @@ BAD = [
     ("empty by precision", dict(flops_by_precision={}), RooflineError, "non-empty mapping"),
     ("negative by precision", dict(flops_by_precision={"fp32": -1}), RooflineError, "must be finite and >= 0"),
     ("zero ways", dict(bank_conflict_ways=0), RooflineError, "bank_conflict_ways=0"),
+    # zero addresses made the atomics term vanish: 1024 CAS loops on one word predicted at 5 us, not 546
+    ("zero atomic addresses", dict(atomics=1024, atomic_addresses=0), RooflineError,
+     r"atomic_addresses=0 must be >= 1 \(1: one counter\) or None"),
+    ("zero shared words", dict(shared_atomics=1e6, shared_atomic_words=0), RooflineError, "shared_atomic_words=0 must be >= 1"),
+    ("zero shared contenders", dict(shared_cas=1e3, shared_cas_contenders=0), RooflineError,
+     "shared_cas_contenders=0 must be >= 1"),
     ("unknown field", dict(bytes=3), RooflineError, "bytes"),
     ("launch of the wrong type", dict(launch=(1, 256)), TypeError, "launch must be an occupancy.Launch, not tuple"),
 ]
