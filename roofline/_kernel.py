@@ -269,6 +269,11 @@ class Traffic(BaseModel):
         given here replaces the one of the same name (e.g. ``store_bytes`` where the kernel
         stores other than the traffic counted).
 
+        Raises
+        ------
+        RooflineError
+            If ``shared_wavefronts`` is not a finite number >= 0, or a field is bad (`Kernel`'s checks).
+
         Examples
         --------
         >>> import roofline
@@ -277,6 +282,11 @@ class Traffic(BaseModel):
         >>> k.dram_bytes, k.count("load_bytes"), k.load_bytes
         (4096, 4096, None)
         """
+        # a negative count would quietly take shared passes off the global accesses' L1 bytes
+        if (isinstance(shared_wavefronts, bool) or not isinstance(shared_wavefronts, numbers.Real)
+                or not math.isfinite(shared_wavefronts) or shared_wavefronts < 0):
+            raise RooflineError(f"shared_wavefronts={short_repr(shared_wavefronts)} must be a finite number >= 0 "
+                                "(the launch's shared-memory passes, 128 bytes each)")
         levels = {"l1_bytes": self.l1_global_bytes + SHARED_WAVEFRONT_BYTES * shared_wavefronts,
                   "l2_bytes": self.l2_bytes, "dram_bytes": self.dram_bytes}
         return Kernel(**{**levels, "traffic": self, **fields})

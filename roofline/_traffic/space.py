@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 import numpy as np
@@ -85,6 +85,15 @@ class Coords:
     loop: np.ndarray
     block_dim: tuple[int, int, int]
     grid_dim: tuple[int, int, int]
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        # only reached for a name Coords lacks: a CUDA spelling (c.threadIdx) is the usual slip,
+        # and numpy's bare "no attribute" leaves the user guessing what an index may read
+        if name.startswith("__"):
+            raise AttributeError(name)
+        known = ", ".join((*(f.name for f in fields(self)), "x", "y", "z"))
+        raise AttributeError(f"Coords has no attribute {name!r}; an index or guard reads {known} "
+                             "(threadIdx.x is c.thread_x, blockIdx.x is c.block_x, blockDim is c.block_dim)")
 
     @functools.cached_property
     def x(self) -> np.ndarray:

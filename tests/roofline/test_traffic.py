@@ -400,8 +400,16 @@ def test_a_switch_near_an_end_or_around_the_middle_is_a_boundary(first, last, mo
         (lambda: Access(array="x", index=lambda c: c.x, kind="atomic"), RooflineError, "kind"),
         (lambda: roofline.memory.traffic(4, 32, [(lambda c: c.x, "load")]), TypeError, "roofline.memory.Access"),
         (lambda: roofline.memory.traffic((1, 70000), 32, []), occupancy.OccupancyError, "grid.y=70000"),
+        # CUDA's spelling: the message lists what Coords has, not numpy's bare "no attribute"
+        (lambda: roofline.memory.traffic(4, 32, [Access(array="x", index=lambda c: c.threadIdx)]), AttributeError,
+         r"Coords has no attribute 'threadIdx'; an index or guard reads block_x, .*thread_x.*loop.*x, y, z"),
+        (lambda: roofline.memory.traffic(4, 32, [Access(array="x", index=lambda c: c.x)]).kernel(shared_wavefronts=-1),
+         RooflineError, "shared_wavefronts=-1 must be a finite number >= 0"),
+        (lambda: roofline.memory.traffic(4, 32, [Access(array="x", index=lambda c: c.x)]).kernel(
+            shared_wavefronts=float("nan")), RooflineError, "shared_wavefronts=nan"),
     ],
-    ids=["float index", "int guard", "width 3", "no array", "zero loop", "unknown kind", "not an access", "grid y"],
+    ids=["float index", "int guard", "width 3", "no array", "zero loop", "unknown kind", "not an access", "grid y",
+         "cuda spelling", "negative wavefronts", "nan wavefronts"],
 )
 def test_bad_patterns(call, error, message):
     with pytest.raises(error, match=message):
