@@ -1,6 +1,7 @@
 """The kernel of ``roofline``, ``plot``, ``predict`` and ``cliffs``: a built-in model, or your own.
 
-Your own kernel is its counts (``--flops``, ``--dram-bytes``, ``--l2-bytes``, ``--l1-bytes``)
+Your own kernel is its counts (``--flops``, ``--dram-bytes``, ``--l2-bytes``, ``--l1-bytes``,
+``--load-bytes``, ``--store-bytes``)
 and its launch (``--grid``, ``--block``), with the compiled kernel's resources read from its
 file (``--source/--cubin FILE --kernel NAME``) or given loose (``--registers``, ``--smem``).
 `describe` is the one place that turns these options into the libraries' kernel and launch.
@@ -21,7 +22,7 @@ __all__ = ["UserKernel", "add_kernel_options", "describe"]
 
 # Options that give a kernel's counts, as (attribute, flag): they and --model exclude each other.
 _COUNTS = (("flops", "--flops"), ("dram_bytes", "--dram-bytes"), ("l2_bytes", "--l2-bytes"),
-           ("l1_bytes", "--l1-bytes"))
+           ("l1_bytes", "--l1-bytes"), ("load_bytes", "--load-bytes"), ("store_bytes", "--store-bytes"))
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,11 @@ def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -
                    help="bytes moved to and from DRAM")
     c.add_argument("--l2-bytes", type=float, default=None, help="bytes moved between the SMs and L2 (optional)")
     c.add_argument("--l1-bytes", type=float, default=None, help="bytes through L1/shared memory (optional)")
+    c.add_argument("--load-bytes", type=float, default=None,
+                   help="global bytes the threads load, every load counted (optional; with the kernel file's "
+                        "SASS it says how often a loop of loads runs)")
+    c.add_argument("--store-bytes", type=float, default=None,
+                   help="global bytes the threads store, every store counted (optional)")
     c.add_argument("--name", default=None, help="the kernel's name in the output (default: --kernel's, else 'kernel')")
     p.add_argument("--precision", default=None, metavar="P",
                    help="precision of the flops: " + ", ".join(roofline.PRECISIONS) + " (default: the model's, else fp32)")
@@ -137,7 +143,7 @@ def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
         kernel = models.get(args.model, **params(args.param))
     else:
         counts = dict(flops=args.flops, dram_bytes=args.dram_bytes, l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
-                      precision=args.precision,
+                      load_bytes=args.load_bytes, store_bytes=args.store_bytes, precision=args.precision,
                       name=args.name or args.kernel or _file_name(resources))
         kernel = roofline.Kernel(**{k: v for k, v in counts.items() if v is not None})
     if launch:

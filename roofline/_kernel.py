@@ -391,7 +391,9 @@ class Kernel(CheckedModel):
         each thread takes. `predict` multiplies the arithmetic time and the instructions it
         estimates from SASS by it (a measured ``instructions`` count already has it).
     bank_conflict_ways : int or None
-        Worst shared-memory conflict degree (1: conflict free).
+        Worst shared-memory conflict degree (1: conflict free), for labels: `predict` times
+        shared memory from its wavefronts in ``l1_bytes`` (``Traffic.kernel(shared_wavefronts=...)``,
+        `roofline.memory.bank_conflicts` gives a warp access's), not from this.
     element_bytes : int or None
         Bytes per data element (informational).
     launch : occupancy.Launch or None

@@ -169,6 +169,24 @@ def _in_flight_note(launch: Launch) -> list[str]:
     return []
 
 
+def _loop_trips_note(kernel: Kernel, launch: Launch, measured: ProfileCounts | None) -> list[str]:
+    """Where the SASS's hot loop loads global memory but nothing says how often it runs.
+
+    The trips follow from the kernel's ``load_bytes`` (or a profile's, or its instructions);
+    given none of them and one element per thread, the loop's loads are one round trip a
+    thread, which for a grid-stride loop is many times too fast, so the prediction says so.
+    """
+    sass = getattr(launch.resources, "sass", None)
+    if sass is None or sass.hot_loop is None or launch.elements_per_thread != 1 or measured is not None:
+        return []
+    if not sass.loops[sass.hot_loop].instructions.global_loads:
+        return []
+    if kernel.count("load_bytes") is not None or kernel.instructions is not None:
+        return []
+    return ["the SASS's hot loop loads global memory, but the kernel gives no load_bytes: its trips are not "
+            "known, taken as one load per thread (give load_bytes, --load-bytes, or elements_per_thread)"]
+
+
 def check_calibration(cal: Calibration, record: GPU) -> None:
     """A calibration belongs to one GPU (or is the generic one): refuse it for another."""
     if not isinstance(cal, Calibration):
@@ -290,6 +308,7 @@ def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight
     if loads_in_flight_per_thread is None:
         loads_in_flight_per_thread = launch.loads_in_flight_per_thread
         assumptions += _in_flight_note(launch)
+    assumptions += _loop_trips_note(kernel, launch, measured)
     in_flight = launch.elements_per_thread if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if not 1 <= integer(name, value) <= 2**31 - 1:

@@ -366,3 +366,39 @@ def test_the_walkthrough_shows_the_kernel_file():
     for line in block.splitlines():
         if line.strip() and line.strip() != "...":
             assert line in source, line
+
+
+GRID_STRIDE = r'''
+extern "C" __global__ void grid_stride_sum(const float* __restrict__ in, float* __restrict__ out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+    float s = 0.f;
+#pragma unroll 1
+    for (; i < n; i += stride) s += in[i];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+'''
+
+
+def test_predict_takes_load_and_store_bytes_which_say_how_often_a_loop_runs(capsys, tmp_path):
+    # 2**24 floats summed by 256 x 256 threads: 256 dependent loads a thread, which only the
+    # load bytes tell the SASS's loop; --dram-bytes alone was one round trip a thread, 5x too fast
+    path = tmp_path / "gs.cu"
+    path.write_text(GRID_STRIDE)
+    n, threads = 1 << 24, 256 * 256
+    given = ["predict", "--gpu", "H200", "--source", path, "--flops", n, "--dram-bytes", 4 * n + 4 * threads,
+             "--grid", 256, "--block", 256, "--json"]
+    code, out, err = run(capsys, *given, "--load-bytes", 4 * n, "--store-bytes", 4 * threads)
+    assert code == 0, err
+    data = json.loads(out)
+    r = occupancy.kernel_resources(path, arch="sm_90")
+    want = roofline.predict("H200", roofline.Kernel(name="grid_stride_sum", flops=n, dram_bytes=4 * n + 4 * threads,
+                                                    load_bytes=4 * n, store_bytes=4 * threads),
+                            occupancy.Launch(grid=256, block=256, resources=r))
+    assert data["seconds"] == want.seconds and data["limiter"] == want.limiter
+    code, out, err = run(capsys, *given)
+    bare = json.loads(out)
+    if r.sass is not None:  # with the SASS the loop's 256 trips count; without it neither run knows them
+        assert data["seconds"] > 3 * bare["seconds"]
+        assert any("gives no load_bytes" in a for a in bare["assumptions"])
+    code, _, err = run(capsys, "predict", "--model", "copy", "--load-bytes", "5")
+    assert code == 2 and "--model copy and --load-bytes both" in err

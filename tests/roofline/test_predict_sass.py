@@ -107,3 +107,35 @@ def test_from_a_compiled_kernel_to_predict():
     p = roofline.predict(H200, kernel, occupancy.Launch(grid=GRID, block=256, resources=r,
                                                         elements_per_thread=PER_THREAD // 4))
     assert f"loads in flight per thread from the SASS ({n} LDG.E.128 in flight)" in p.assumptions
+
+
+def _grid_stride_sass() -> occupancy.SassSummary:
+    # a grid-stride sum: one LDG.E in a loop of 6 instructions, one load in flight
+    body = occupancy.SassCounts(total=6, global_loads=1)
+    return occupancy.SassSummary(
+        architecture="sm_90", disassembler="listing", instructions=occupancy.SassCounts(total=20, global_loads=1),
+        loops=(occupancy.SassLoop(start_offset=0, end_offset=96, depth=1, instructions=body, global_loads_in_flight=1),),
+        hot_loop=0, global_loads_in_flight_per_thread=1, global_load_bytes=4, global_load_instruction="LDG.E")
+
+
+TRIPS_UNKNOWN = "the SASS's hot loop loads global memory, but the kernel gives no load_bytes"
+# (id, kernel fields beyond dram_bytes, launch fields, whether the note is there): the note is
+# there exactly where the loop's trips rest on nothing (one element a thread, no load bytes)
+LOOP_NOTES = [
+    ("dram bytes alone", {}, {}, True),
+    ("load bytes", {"load_bytes": 4 * N}, {}, False),
+    ("elements per thread", {}, {"elements_per_thread": PER_THREAD}, False),
+    ("instructions", {"instructions": 1e6}, {}, False),
+]
+
+
+@pytest.mark.parametrize(("fields", "extra", "noted"), [c[1:] for c in LOOP_NOTES], ids=[c[0] for c in LOOP_NOTES])
+def test_predict_says_when_the_hot_loops_trips_rest_on_nothing(fields, extra, noted):
+    r = resources(_grid_stride_sass(), "grid_stride_sum")
+    k = roofline.Kernel(name="grid_stride_sum", flops=N, dram_bytes=4 * N, **fields)
+    p = roofline.predict(H200, k, occupancy.Launch(grid=GRID, block=256, resources=r, **extra))
+    assert any(TRIPS_UNKNOWN in a for a in p.assumptions) is noted
+    if fields.get("load_bytes"):  # the trips known, the loop's round trips count: far slower than one round
+        bare = roofline.predict(H200, k.model_copy(update={"load_bytes": None}),
+                                occupancy.Launch(grid=GRID, block=256, resources=r))
+        assert p.seconds > 3 * bare.seconds
