@@ -57,7 +57,9 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     print(f"  predicted time        {p.seconds * 1e6:10.2f} us   (roofline bound {p.roofline_seconds * 1e6:.2f} us)")
     print(f"  achieved DRAM         {p.achieved_bytes_per_second / 1e9:10.1f} GB/s")
     print(f"  achieved              {p.achieved_flops_per_second / 1e12:10.3f} TFLOP/s")
-    print(f"  limiter               {p.limiter}")
+    # the limiter is a kind (cache_bandwidth covers L2, L1 and the atomics' serial updates);
+    # the term that binds says which of the terms printed by --json it is
+    print(f"  limiter               {p.limiter} (the {p.binding} term binds)")
     print(f"  bytes in flight       {p.bytes_in_flight / 1024:10.1f} KiB")
     print(f"  measured parameters   {', '.join(p.calibration.measured) or 'none'}")
     print(f"  defaulted parameters  {', '.join(p.calibration.defaulted) or 'none'}")

@@ -113,6 +113,19 @@ def test_predict_text_and_plot(capsys, tmp_path):
     assert plot.read_bytes().startswith(b"\x89PNG")
 
 
+def test_predict_names_the_term_that_binds_beside_the_limiter(capsys):
+    # a limiter is a kind (cache_bandwidth: L2, L1/shared or a CAS loop's serial updates): the
+    # text line also names the term, as --json's binding does
+    code, out, err = run(capsys, "predict", "--flops", "0", "--dram-bytes", "32", "--grid", "4", "--block", "256",
+                         "--registers", "16", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    code, out, err = run(capsys, "predict", "--flops", "0", "--dram-bytes", "32", "--grid", "4", "--block", "256",
+                         "--registers", "16")
+    line = next(line for line in out.splitlines() if line.strip().startswith("limiter"))
+    assert line.split()[1:] == [data["limiter"], "(the", data["binding"], "term", "binds)"]
+
+
 def _drawn_chart(monkeypatch):
     """The charts the command hands to `plot_roofline` (which still draws them)."""
     drawn = []
