@@ -25,6 +25,36 @@ _COUNTS = (("flops", "--flops"), ("dram_bytes", "--dram-bytes"), ("l2_bytes", "-
            ("l1_bytes", "--l1-bytes"), ("load_bytes", "--load-bytes"), ("store_bytes", "--store-bytes"))
 
 
+# roofline.Kernel's other numbers a user's kernel may give (`--count NAME=VALUE`): each term
+# of the time model that reads one (atomics, barriers, load phases, divergence) is otherwise
+# out of the command line's reach; those with an option of their own are left to it.
+_NOT_COUNTS = frozenset({"name", "precision", "flops_by_precision", "launch", "traffic", "parameters", "formula"})
+_MORE_COUNTS = tuple(name for name in roofline.Kernel.model_fields
+                     if name not in _NOT_COUNTS | {attr for attr, _ in _COUNTS})
+
+
+def _more_counts(pairs: list[str] | None) -> dict[str, float]:
+    """``["atomics=1024"]`` -> ``{"atomics": 1024.0}``, each name one of `_MORE_COUNTS`."""
+    out: dict[str, float] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise roofline.RooflineError(f"--count {pair!r} must be NAME=VALUE, e.g. --count atomics=1024")
+        own = dict(_COUNTS).get(key)
+        if own is not None:
+            raise roofline.RooflineError(f"--count {key}: give it as {own}")
+        if key not in _MORE_COUNTS:
+            raise roofline.RooflineError(f"--count {key}: not a count of roofline.Kernel; one of "
+                                         + ", ".join(_MORE_COUNTS))
+        try:
+            number = float(value)
+        except ValueError:
+            raise roofline.RooflineError(f"--count {key}={value!r} is not a number") from None
+        out[key] = int(number) if number.is_integer() and abs(number) < 2**53 else number
+    return out
+
+
 @dataclass(frozen=True)
 class UserKernel:
     """What the options describe: the GPU, the kernel (with its launch for a prediction) and
@@ -53,6 +83,9 @@ def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -
                         "SASS it says how often a loop of loads runs)")
     c.add_argument("--store-bytes", type=float, default=None,
                    help="global bytes the threads store, every store counted (optional)")
+    c.add_argument("--count", action="append", metavar="NAME=VALUE",
+                   help="any other count of roofline.Kernel, repeatable: " + ", ".join(_MORE_COUNTS)
+                        + " (e.g. --count atomics=1024 --count cas_contenders=1024)")
     c.add_argument("--name", default=None, help="the kernel's name in the output (default: --kernel's, else 'kernel')")
     p.add_argument("--precision", default=None, metavar="P",
                    help="precision of the flops: " + ", ".join(roofline.PRECISIONS) + " (default: the model's, else fp32)")
@@ -74,7 +107,7 @@ def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -
 
 
 def _counts_given(args: argparse.Namespace) -> list[str]:
-    return [flag for attr, flag in _COUNTS if getattr(args, attr) is not None]
+    return [flag for attr, flag in _COUNTS if getattr(args, attr) is not None] + (["--count"] if args.count else [])
 
 
 def _check_choice(args: argparse.Namespace) -> None:
@@ -144,7 +177,7 @@ def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
     else:
         counts = dict(flops=args.flops, dram_bytes=args.dram_bytes, l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
                       load_bytes=args.load_bytes, store_bytes=args.store_bytes, precision=args.precision,
-                      name=args.name or args.kernel or _file_name(resources))
+                      name=args.name or args.kernel or _file_name(resources), **_more_counts(args.count))
         kernel = roofline.Kernel(**{k: v for k, v in counts.items() if v is not None})
     if launch:
         kernel = kernel.model_copy(update={"launch": _launch(args, kernel, resources)})

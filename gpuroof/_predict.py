@@ -105,7 +105,8 @@ def _add_options(p: argparse.ArgumentParser) -> None:
 
 _KERNEL = (
     "The kernel is a built-in model (--model NAME --param KEY=VALUE; `gpuroof models` lists them) or your "
-    "own: its counts (--flops, --dram-bytes, optionally --l2-bytes, --l1-bytes, --load-bytes, --store-bytes) and launch (--grid, --block), "
+    "own: its counts (--flops, --dram-bytes, optionally --l2-bytes, --l1-bytes, --load-bytes, --store-bytes, "
+    "and any other count of roofline.Kernel as --count NAME=VALUE) and launch (--grid, --block), "
     "with its registers and shared memory read from its file (--source/--cubin FILE --kernel NAME, compiled "
     "offline for the GPU's architecture) or given loose (--registers, --smem)."
 )

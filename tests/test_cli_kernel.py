@@ -113,6 +113,25 @@ def test_predict_text_and_plot(capsys, tmp_path):
     assert plot.read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.parametrize("counts", [
+    {"atomics": 1024, "atomic_addresses": 1, "cas_contenders": 1024},
+    {"barriers_per_block": 12, "load_phases_per_block": 3},
+    {"branch_issue_factor": 2, "instructions": 1e6},
+], ids=["cas-loop", "barrier-phases", "divergence"])
+def test_predict_takes_any_other_count_as_the_library_does(capsys, counts):
+    # the terms these feed (atomics, barriers, divergence) had no option: --count reaches them
+    argv = [a for name, value in counts.items() for a in ("--count", f"{name}={value}")]
+    code, out, err = run(capsys, "predict", "--flops", "1e6", "--dram-bytes", "4096", "--load-bytes", "4096",
+                         "--grid", "4", "--block", "256", "--registers", "16", *argv, "--json")
+    assert code == 0, err
+    kernel = roofline.Kernel(name="kernel", flops=1e6, dram_bytes=4096, load_bytes=4096, **counts)
+    launch = occupancy.Launch(grid=4, block=256, registers_per_thread=16)
+    want = roofline.predict("H100-SXM", kernel, launch)
+    plain = roofline.predict("H100-SXM", roofline.Kernel(name="kernel", flops=1e6, dram_bytes=4096, load_bytes=4096),
+                             launch)
+    assert json.loads(out)["seconds"] == want.seconds != plain.seconds
+
+
 def test_predict_names_the_term_that_binds_beside_the_limiter(capsys):
     # a limiter is a kind (cache_bandwidth: L2, L1/shared or a CAS loop's serial updates): the
     # text line also names the term, as --json's binding does
@@ -261,10 +280,17 @@ def test_plot_your_kernel(capsys, tmp_path):
         (["predict", *COUNTS, *LAUNCH, "--gpu", "missing.toml"], "missing.toml"),
         (["predict", *COUNTS, *LAUNCH, "--kernel", "saxpy3"], "--kernel applies to a kernel file"),
         (["roofline", "--flops", "1", "--dram-bytes", "1", "--precision", "fp7"], "precision='fp7'"),
+        (["predict", *COUNTS, *LAUNCH, "--count", "bogus=3"], "--count bogus: not a count of roofline.Kernel; one of"),
+        (["predict", *COUNTS, *LAUNCH, "--count", "load_bytes=3"], "--count load_bytes: give it as --load-bytes"),
+        (["predict", *COUNTS, *LAUNCH, "--count", "atomics=x"], "--count atomics='x' is not a number"),
+        (["predict", *COUNTS, *LAUNCH, "--count", "atomics"], "--count 'atomics' must be NAME=VALUE"),
+        (["predict", *COUNTS, *LAUNCH, "--count", "atomic_addresses=0"], "atomic_addresses=0 must be >= 1"),
+        (["predict", "--model", "copy", "--count", "atomics=3"], "--model copy and --count both"),
     ],
     ids=["model-and-counts", "model-and-l2", "param-no-model", "no-dram", "no-grid", "no-launch",
          "registers-disagree", "smem-disagree", "unknown-kernel", "block-too-big", "bad-grid", "missing-gpu-file",
-         "kernel-no-file", "bad-precision"],
+         "kernel-no-file", "bad-precision", "count-unknown", "count-has-option", "count-not-number",
+         "count-no-value", "count-out-of-range", "count-and-model"],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
