@@ -4,6 +4,7 @@ and resources= on every occupancy entry point."""
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -186,8 +187,19 @@ def test_binaries_agree_with_each_other(built):
     cubin = occupancy.kernel_resources(built["cubin"], kernel="saxpy")
     assert cubin.architecture == "sm_90" and cubin.sources["registers_per_thread"].startswith("cubin ")
     assert occupancy.kernel_resources(built["cubin"].read_bytes(), kernel="saxpy") == cubin
+    no_zstd = importlib.util.find_spec("zstandard") is None
     for name in ("fatbin", "lz4.fatbin", "zstd.fatbin", "o"):
-        r = occupancy.kernel_resources(built[name], arch="sm_90", kernel="saxpy")
+        if no_zstd and name in ("zstd.fatbin", "o"):
+            # without zstandard (the GPU image) a zstd entry is refused with what to install; the
+            # host object's too where nvcc compressed it (CUDA 13's default)
+            try:
+                r = occupancy.kernel_resources(built[name], arch="sm_90", kernel="saxpy")
+            except ImportError as exc:
+                assert "needs zstandard: pip install zstandard" in str(exc)
+                continue
+            assert name == "o", "a zstd fatbin read without zstandard"
+        else:
+            r = occupancy.kernel_resources(built[name], arch="sm_90", kernel="saxpy")
         assert r.model_dump(exclude={"sources"}) == cubin.model_dump(exclude={"sources"}), (name, r.sources.get("sass"))
     ptx = occupancy.kernel_resources(built["ptx"], arch="sm_90", kernel="saxpy")
     same = ("registers_per_thread", "static_shared_memory", "block_barriers", "max_threads_per_block")
