@@ -77,13 +77,15 @@ def _parse_value(text: str) -> ParamValue:
     return text
 
 
-def params(pairs: list[str] | None) -> dict[str, ParamValue]:
-    """``["n=1024", "block=16,16"]`` -> ``{"n": 1024, "block": (16, 16)}``."""
+def params(pairs: list[str] | None, *, option: str = "--param", form: str = "KEY=VALUE",
+           example: str = "n=1048576") -> dict[str, ParamValue]:
+    """``["n=1024", "block=16,16"]`` -> ``{"n": 1024, "block": (16, 16)}``: the pairs of a repeatable
+    ``option`` (``--param``, ``--count``), named with its `form` and `example` where one is not a pair."""
     out = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise roofline.RooflineError(f"--param {pair!r} must be KEY=VALUE, e.g. --param n=1048576")
+            raise roofline.RooflineError(f"{option} {pair!r} must be {form}, e.g. {option} {example}")
         out[key.strip().replace("-", "_")] = _parse_value(value.strip())
     return out
 

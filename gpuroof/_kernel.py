@@ -33,26 +33,19 @@ _MORE_COUNTS = tuple(name for name in roofline.Kernel.model_fields
                      if name not in _NOT_COUNTS | {attr for attr, _ in _COUNTS})
 
 
-def _more_counts(pairs: list[str] | None) -> dict[str, float]:
-    """``["atomics=1024"]`` -> ``{"atomics": 1024.0}``, each name one of `_MORE_COUNTS`."""
-    out: dict[str, float] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise roofline.RooflineError(f"--count {pair!r} must be NAME=VALUE, e.g. --count atomics=1024")
+def _more_counts(pairs: list[str] | None) -> dict[str, int | float]:
+    """``["atomics=1024"]`` -> ``{"atomics": 1024}``, each name one of `_MORE_COUNTS`."""
+    given = params(pairs, option="--count", form="NAME=VALUE", example="atomics=1024")
+    for key, value in given.items():
         own = dict(_COUNTS).get(key)
         if own is not None:
             raise roofline.RooflineError(f"--count {key}: give it as {own}")
         if key not in _MORE_COUNTS:
             raise roofline.RooflineError(f"--count {key}: not a count of roofline.Kernel; one of "
                                          + ", ".join(_MORE_COUNTS))
-        try:
-            number = float(value)
-        except ValueError:
-            raise roofline.RooflineError(f"--count {key}={value!r} is not a number") from None
-        out[key] = int(number) if number.is_integer() and abs(number) < 2**53 else number
-    return out
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise roofline.RooflineError(f"--count {key}={value!r} is not a number")
+    return given  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -75,12 +75,10 @@ def _normalise(data: dict[str, Any]) -> dict[str, Any]:
     factor = out.get("branch_issue_factor")
     if factor is not None and factor < 1:
         raise RooflineError(f"branch_issue_factor={factor} must be >= 1 (1: every warp takes one path)")
-    contenders = out.get("cas_contenders")
-    if contenders is not None and contenders < 1:
-        raise RooflineError(f"cas_contenders={contenders} must be >= 1 (1: no two threads' loops share an address)")
     # Atomics that update no address at all are a slip (the atomics terms divide by these counts
     # and, given 0, charged nothing); None, not 0, is how a kernel says it does not know.
-    for name, meaning in (("atomic_addresses", "1: one counter"), ("shared_atomic_words", "1: one word"),
+    for name, meaning in (("cas_contenders", "1: no two threads' loops share an address"),
+                          ("atomic_addresses", "1: one counter"), ("shared_atomic_words", "1: one word"),
                           ("shared_cas_contenders", "1: each thread its own word")):
         value = out.get(name)
         if value is not None and value < 1:

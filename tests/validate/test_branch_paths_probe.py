@@ -121,14 +121,17 @@ def test_the_module_constants_are_the_sources():
 # ------------------------------------------------------------------ the SASS, offline (NVRTC + nvdisasm)
 
 @functools.cache
+def _all_resources() -> tuple[dict[str, occupancy.KernelResources], tuple[str, ...]]:
+    said: list[str] = []
+    return _branch_paths._compiled("sm_90", said.append), tuple(said)
+
+
 def _resources(kernel: str) -> occupancy.KernelResources:
-    try:
-        r = occupancy.kernel_resources(kernel_source("branch_paths.cu"), arch="sm_90", kernel=kernel)
-    except (occupancy.OccupancyError, ImportError) as exc:
-        pytest.skip(f"branch_paths.cu does not compile here (NVRTC): {exc}")
-    if r.sass is None:
-        pytest.skip(f"the SASS was not read: {r.sources.get('sass')}")
-    return r
+    """The probe's own read of the kernels (`_compiled`: one NVRTC compile, nvdisasm)."""
+    found, said = _all_resources()
+    if not found:
+        pytest.skip(f"branch_paths.cu's SASS is not at hand here: {' '.join(said)}")
+    return found[kernel]
 
 
 @functools.cache

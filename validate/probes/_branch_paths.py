@@ -231,12 +231,13 @@ def predicted_seconds(gpu: roofline.GPU | str, resources: Mapping[str, occupancy
 
 def _compiled(arch: str, progress: Callable[[str], None]) -> dict[str, occupancy.KernelResources]:
     """Each kernel's resources with its SASS (NVRTC and nvdisasm here); empty where they cannot be read."""
-    try:
-        found = {k: occupancy.kernel_resources(kernel_source(SOURCE), arch=arch, kernel=k) for k in KERNELS}
+    try:  # one compile of the file gives all three (extern "C": found by their names)
+        every = occupancy.all_kernel_resources(kernel_source(SOURCE), arch=arch, sass=True)
     except (ImportError, OSError, ValueError) as exc:
         progress(f"branch paths: no SASS of {SOURCE} for {arch} ({exc}); measured only")
         return {}
-    if any(r.sass is None for r in found.values()):
+    found = {k: every[k] for k in KERNELS if k in every}
+    if len(found) < len(KERNELS) or any(r.sass is None for r in found.values()):
         progress(f"branch paths: nvdisasm did not read {SOURCE} for {arch}; measured only")
         return {}
     return found
