@@ -37,6 +37,7 @@ from ._loads import (
     total_load_bytes,
 )
 from ._operand_table import GLOBAL_ATOMICS, GLOBAL_LOADS, operand_table
+from ._paths import longest_path
 from ._summary import AddressSource, SassLoop, SassSummary
 
 __all__ = ["Summaries", "read_sass", "sass_summaries", "summarize"]
@@ -107,6 +108,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
         global_stores_one_address=one_address[1],
         hot_loop_load_sources=hot_sources,
         lone_thread=lone,
+        longest_path_instructions=longest_path(code, labels, ranges),
     )
 
 

@@ -206,6 +206,11 @@ class SassSummary(BaseModel):
         loaded): ``"global"`` for the grid's index (one thread of the grid runs the loop),
         ``"thread"`` for ``threadIdx.x`` alone (one per block). None otherwise, and where the
         summary does not say.
+    longest_path_instructions : int or None
+        Instructions on the longest path through the code outside every loop (a loop a step
+        of none): where ``instructions`` lists both sides of each branch there, what a warp
+        that takes one side of each issues at most (an ``EXIT``/``RET`` without a guard ends a
+        path; a guarded branch goes on or jumps). None where the summary does not say.
     """
 
     model_config = _FROZEN
@@ -227,6 +232,7 @@ class SassSummary(BaseModel):
     global_stores_one_address: int | None = Field(default=None, ge=0)
     hot_loop_load_sources: tuple[tuple[AddressSource, ...], ...] | None = None
     lone_thread: Literal["global", "thread"] | None = None
+    longest_path_instructions: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _check_hot_loop(self) -> SassSummary:

@@ -220,6 +220,12 @@ _RULES = (
     Rule("sass_instruction_estimate", "_predict.derive.step:issue_slots", "derivation",
          f"{_D} 'Loads in flight from the SASS' (the hot loop runs once per group of its loads)",
          "without a counted instruction count the instructions term is 0"),
+    Rule("branch_sides_in_sass", "_predict.derive.setting:straight_line_instructions", "probe",
+         "branch_paths (H100 SXM, 2026-12-07: a branch splitting every warp in straight-line FMA code, "
+         "75.8 us added measured; rule on 74.0 us (-2%), off 147.9 us (+95%); the same code branching per warp "
+         f"39.9 us, no branch 39.2 us); {_D} 'Branches in straight-line SASS' (the SASS lists each side once, "
+         "which a divergent warp issues in turn)",
+         "the SASS estimate, the code outside every loop included, is multiplied by branch_issue_factor"),
     Rule("barrier_loop_trips", "_predict.derive.sass:instructions_from_sass", "probe",
          "rule_probes interleaved_tree (H100 SXM, 2026-12-07: 44.9 us measured; rule on -18%, off -53%; "
          "halving_tree 24.0 us, -12% both); seen first on cuda-samples reduce0 (dev: Nsight's instructions "

@@ -200,6 +200,8 @@ def test_binaries_agree_with_each_other(built):
             assert name == "o", "a zstd fatbin read without zstandard"
         else:
             r = occupancy.kernel_resources(built[name], arch="sm_90", kernel="saxpy")
+        if r.sass is None:  # the whole reason, which an assertion's message would cut short
+            print(name, r.sources.get("sass"))
         assert r.model_dump(exclude={"sources"}) == cubin.model_dump(exclude={"sources"}), (name, r.sources.get("sass"))
     ptx = occupancy.kernel_resources(built["ptx"], arch="sm_90", kernel="saxpy")
     same = ("registers_per_thread", "static_shared_memory", "block_barriers", "max_threads_per_block")

@@ -339,6 +339,30 @@ def test_the_type_of_the_atomics_to_one_address(name):
     assert summary(*lines).global_atomics_one_address_type == kind
 
 
+PATHS = {
+    # name: (lines, instructions, longest path outside the loops)
+    "straight": (["MOV R0, RZ", "FADD R0, R0, R0", "EXIT"], 3, 3),
+    # if/else: the guarded branch, the longer side (3) and its jump over the other (2), the join (2)
+    "if-else": (["@P0 BRA `(L1)", "FADD R0, R0, R0", "FADD R0, R0, R0", "FADD R0, R0, R0", "BRA `(L2)", "L1:",
+                 "FMUL R0, R0, R0", "FMUL R0, R0, R0", "L2:", f"STG.E {A}, R0", "EXIT"], 9, 7),
+    # an exit with no guard ends the path; a guarded one goes on
+    "early-exit": (["@P0 EXIT", "FADD R0, R0, R0", "EXIT", "FMUL R1, R1, R1"], 4, 3),
+    # a loop is a step of none: the code around it, 2 + 2
+    "loop": (["MOV R0, RZ", "L0:", "FADD R0, R0, R0", "FADD R0, R0, R0", "@P0 BRA `(L0)", f"STG.E {A}, R0",
+              "EXIT"], 6, 3),
+    # a branch into a loop's code goes on after the loop
+    "skip-into-loop": (["@P1 BRA `(L0)", "MOV R1, RZ", "MOV R2, RZ", "L0:", "FADD R0, R0, R0", "@P0 BRA `(L0)",
+                        "EXIT"], 6, 4),
+}
+
+
+@pytest.mark.parametrize("name", list(PATHS), ids=list(PATHS))
+def test_the_longest_path_outside_the_loops(name):
+    lines, total, path = PATHS[name]
+    s = summary(*lines)
+    assert (s.instructions.total, s.longest_path_instructions) == (total, path)
+
+
 def test_padding_and_the_trap_are_not_counted():
     s = summary("MOV R0, RZ", "EXIT", "L9:", "BRA `(L9)", "NOP", "NOP")
     assert s.instructions.total == 2 and s.instructions.branches == 0 and s.loops == ()

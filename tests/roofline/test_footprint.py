@@ -8,6 +8,7 @@ import pytest
 import roofline
 from roofline import models
 from roofline._predict import queued_life
+from roofline.terms import disabled
 
 
 def brute(n, stride, kind):
@@ -296,7 +297,13 @@ def test_divergent_branches_issue_both_sides(factor):
     base = roofline.predict("H200", _branches(1.0), launch)
     p = roofline.predict("H200", kernel, launch)
     assert p.limiter == base.limiter == "issue"
-    assert p.compute_seconds == pytest.approx(factor * base.compute_seconds)
+    # the loops' trips come from one side's flops: a divergent warp runs them `factor` times; the 34
+    # instructions outside them list both sides already and are issued once
+    loops = (512 - 8) / 16 * 14
+    assert p.compute_seconds == pytest.approx(base.compute_seconds * (34 + factor * loops) / (34 + loops))
+    with disabled(["branch_sides_in_sass"]):  # the rule off: the whole estimate scales
+        assert roofline.predict("H200", kernel, launch).compute_seconds == pytest.approx(
+            factor * roofline.predict("H200", _branches(1.0), launch).compute_seconds)
     # without SASS the arithmetic time alone scales
     q, q1 = roofline.predict("H200", kernel), roofline.predict("H200", _branches(1.0))
     assert q.compute_seconds == pytest.approx(factor * q1.compute_seconds)
@@ -597,3 +604,53 @@ def test_the_combining_limit_is_the_warps_sectors():
     narrow = roofline.memory.traffic((32, 128), (32, 8), _column_copy(1024))
     # 32 x 8: one row of 32 floats per warp, 32 sectors written 4 bytes each
     assert wide.l2_partial_store_sectors == 0 and narrow.l2_partial_store_sectors == 1024 * 1024
+
+
+@pytest.mark.parametrize(("factor", "per_warp"), [
+    (None, 600),   # not given: the code as listed, both sides of each branch
+    (1.0, 310),    # every warp takes one side: the longest path
+    (1.5, 465),    # between
+    (2.0, 600),    # every warp split: both sides, each once (not twice the listing)
+    (4.0, 600),
+])
+def test_straight_line_code_issues_the_sides_its_warps_take(factor, per_warp):
+    import occupancy
+
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="test", global_loads_in_flight_per_thread=0,
+                                 instructions=occupancy.SassCounts(total=600, fp32_fma=512),
+                                 longest_path_instructions=310)
+    resources = occupancy.KernelResources(kernel="sides", architecture="sm_90", registers_per_thread=32, sass=sass)
+    launch = occupancy.Launch(grid=132 * 64, block=256, resources=resources)
+    kernel = roofline.Kernel(name="sides", flops=launch.threads * 528.0, dram_bytes=4 * launch.threads,
+                             branch_issue_factor=factor, launch=launch)
+    term = next(t for t in roofline.predict("H100 SXM", kernel, fma_chains_per_thread=8).terms
+                if t.name == "instructions")
+    assert term.inputs["warp_instructions"] == pytest.approx(per_warp * launch.blocks * 8)
+
+
+@pytest.mark.parametrize("factor", [None, 1.0, 2.0])
+def test_the_hot_loop_trips_read_back_from_the_issued_instructions(factor):
+    """`Setting.path_instructions` inverts the estimate: a kernel given the instructions the SASS
+    estimate issues (100 trips of a 20-instruction loop, 100 outside it, a 60-long path there)
+    reads the same 100 trips back at any number of paths."""
+    import occupancy
+
+    loop = occupancy.SassLoop(start_offset=0x100, end_offset=0x200, depth=1, global_loads_in_flight=2,
+                              instructions=occupancy.SassCounts(total=20, global_loads=2))
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="test", global_loads_in_flight_per_thread=2,
+                                 instructions=occupancy.SassCounts(total=120, global_loads=3), loops=(loop,),
+                                 hot_loop=0, global_load_bytes=4, longest_path_instructions=60)
+    resources = occupancy.KernelResources(kernel="k", architecture="sm_90", registers_per_thread=32, sass=sass)
+    launch = occupancy.Launch(grid=264, block=256, resources=resources)
+    kernel = roofline.Kernel(name="k", flops=0.0, dram_bytes=64e6, load_bytes=264 * 256 * 4 * 201.0,
+                             branch_issue_factor=factor, launch=launch)
+
+    def terms(k):
+        return {t.name: t for t in roofline.predict("H200", k).terms}
+
+    estimated = terms(kernel)
+    issued = estimated["instructions"].inputs["warp_instructions"]
+    outside = 100 if factor in (None, 2.0) else 60
+    assert issued == pytest.approx(264 * 8 * (outside + (factor or 1.0) * 100 * 20))
+    counted = terms(kernel.model_copy(update={"instructions": issued}))
+    assert counted["trips"].inputs["trips_per_warp"] == estimated["trips"].inputs["trips_per_warp"] == 100.0

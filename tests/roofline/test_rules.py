@@ -241,6 +241,11 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("trip_port_bytes", _predict(_looped(_HOT))),
     ("sass_instruction_estimate", _predict(_looped(_sass(loops=(_loop(total=2000),), total=2020), dram_bytes=1 * _MB,
                                                    instructions=None, load_bytes=264 * 256 * 4 * 2000.0))),
+    # straight-line code of 600 instructions a warp, both sides of a branch that splits every warp:
+    # issued once, however many paths (the branch-paths probe's branch_lanes)
+    ("branch_sides_in_sass", _predict(Kernel(flops=264 * 256 * 528.0, dram_bytes=1 * _MB, branch_issue_factor=2.0,
+                                             launch=_launch(_sass(total=600, loads=0), grid=(264 * 64, 1, 1))),
+                                      fma_chains_per_thread=8)),
     ("duplicate_warps", _predict(_looped(_sass(loops=(_loop(),), thread_index_components=("x",)),
                                          block=(32, 8, 1)))),
     ("blocks_sharing_a_line", _predict(_looped(_sass(loops=(_loop(),), thread_index_components=("x",),

@@ -18,6 +18,7 @@ import pytest
 import roofline
 
 from roofline.divergence import branch_divergence
+from roofline.terms import disabled
 from validate.device import Session, kernel_source
 from validate.probes import _branch_paths
 from validate.probes._branch_paths import (
@@ -37,8 +38,8 @@ SHAPE = {"sm_count": 132, "blocks_per_sm": 8, "threads_per_block": 256, "waves":
 STATIC = {"branch_lanes": 572, "branch_warps": 572, "branch_none": 298}
 #: The model's times (seconds at 16 and 32 waves) of the same shape, rounded from `predicted_seconds` on
 #: the H100 SXM: the instructions term binds, the lanes kernel at factor 2 twice its time at factor 1.
-PREDICTED = {"branch_lanes": (152e-6, 300e-6), "branch_lanes_one_path": (78e-6, 152e-6),
-             "branch_warps": (78e-6, 152e-6), "branch_none": (42.5e-6, 81e-6)}
+PREDICTED = {"branch_lanes": (78e-6, 152e-6), "branch_lanes_one_path": (42.9e-6, 81.8e-6),
+             "branch_warps": (42.9e-6, 81.8e-6), "branch_none": (42.5e-6, 81e-6)}
 
 
 def _times(**seconds: tuple[float, float]) -> BranchPathTimes:
@@ -78,10 +79,11 @@ def test_the_ratios_of_the_added_times(case):
 
 def test_the_model_and_static_ratios_of_the_made_up_predictions():
     result = derive_branch_paths(_times(**CASES["divergent-issues-both-sides"][0]))
-    # by hand: added 148, 74, 74 and 38.5 us
+    # by hand: added 74, 38.9, 38.9 and 38.5 us
     assert result.predicted_ratios == pytest.approx({
-        "branch_lanes/branch_warps": 2.0, "branch_lanes/branch_none": 148 / 38.5, "branch_warps/branch_none": 74 / 38.5,
-        "branch_lanes_one_path/branch_warps": 1.0, "branch_lanes_one_path/branch_none": 74 / 38.5})
+        "branch_lanes/branch_warps": 74 / 38.9, "branch_lanes/branch_none": 74 / 38.5,
+        "branch_warps/branch_none": 38.9 / 38.5, "branch_lanes_one_path/branch_warps": 1.0,
+        "branch_lanes_one_path/branch_none": 38.9 / 38.5})
     assert result.static_ratios == pytest.approx({"branch_lanes/branch_warps": 1.0,
                                                   "branch_lanes/branch_none": 572 / 298,
                                                   "branch_warps/branch_none": 572 / 298})
@@ -179,15 +181,25 @@ def test_the_static_counts_are_those_the_made_up_times_use():
     assert {k: _resources(k).sass.instructions.total for k in KERNELS} == STATIC
 
 
-def test_the_model_counts_the_divergent_branch_on_top_of_the_static_count():
-    """The doubt in numbers, offline: on the H100 SXM the instructions term binds, and the lanes
-    kernel at factor 2 takes twice its time at factor 1, which equals the uniform kernel's."""
+def test_the_model_issues_the_listing_split_and_one_path_uniform():
+    """Rule branch_sides_in_sass, offline: on the H100 SXM the instructions term binds; the lanes
+    kernel at factor 2 issues its listing (572 against the unbranched 298), at factor 1 its longest
+    path (301), as the uniform kernel does; with the rule off, the listing twice and once."""
     resources = {k: _resources(k) for k in KERNELS}
+
+    def added() -> dict[str, float]:
+        seconds = predicted_seconds("H100 SXM", resources, 132, 8)
+        return {label: long - short for label, (short, long) in seconds.items()}
+
+    on = added()
+    assert on["branch_lanes"] / on["branch_none"] == pytest.approx(572 / 298, rel=0.03)
+    assert on["branch_lanes_one_path"] == pytest.approx(on["branch_warps"], rel=1e-9)
+    assert on["branch_warps"] / on["branch_none"] == pytest.approx(301 / 298, rel=0.01)
+    with disabled({"branch_sides_in_sass"}):
+        off = added()
+    assert off["branch_lanes"] / off["branch_warps"] == pytest.approx(2.0, rel=0.02)
+    assert off["branch_warps"] / off["branch_none"] == pytest.approx(572 / 298, rel=0.05)
     seconds = predicted_seconds("H100 SXM", resources, 132, 8)
-    added = {label: long - short for label, (short, long) in seconds.items()}
-    assert added["branch_lanes"] / added["branch_lanes_one_path"] == pytest.approx(2.0, rel=0.02)
-    assert added["branch_lanes_one_path"] == pytest.approx(added["branch_warps"], rel=1e-9)
-    assert added["branch_warps"] / added["branch_none"] == pytest.approx(572 / 298, rel=0.05)
     for label, rounded in PREDICTED.items():
         assert seconds[label] == pytest.approx(rounded, rel=0.03), label
 
@@ -256,8 +268,8 @@ def test_main_prints_the_table_and_writes_the_result(tmp_path, monkeypatch, caps
     assert _branch_paths.main(out=out) == 0
     shown = capsys.readouterr().out
     assert "## Branch paths: a divergent branch in straight-line code" in shown
-    assert "| branch_lanes/branch_warps | 2.00 | 2.00 | 1.00 |" in shown
-    assert "| branch_lanes_one_path/branch_none | 2.00 | 1.92 | 1.92 |" in shown
+    assert "| branch_lanes/branch_warps | 2.00 | 1.90 | 1.00 |" in shown
+    assert "| branch_lanes_one_path/branch_none | 2.00 | 1.01 | 1.92 |" in shown
     written = json.loads(out.read_text())
     assert written["device"] == info.name
     assert written["result"]["measured_ratios"]["branch_warps/branch_none"] == pytest.approx(1.0)

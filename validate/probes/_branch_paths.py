@@ -1,11 +1,11 @@
-"""The branch-paths probe: what a divergent branch in straight-line code costs in issue slots,
-against the model's ``branch_issue_factor`` on top of the SASS's static count.
+"""The branch-paths probe: what a branch in straight-line code costs in issue slots, the probe
+of the model's rule ``branch_sides_in_sass`` (docs/prediction.md, "Branches in straight-line SASS").
 
-The doubt (docs/prediction.md, "Not there yet", "Two doubts from a new user's kernels"): the
-SASS of straight-line code holds both sides of a branch, and `instructions_from_sass` counts
-each instruction once a warp, so the estimate already holds the two sides a divergent warp
-issues one after the other; `predict` multiplies it by ``branch_issue_factor`` again. The same
-count holds both sides of a warp-uniform branch, of which each warp issues one.
+The SASS of straight-line code lists both sides of a branch, and `instructions_from_sass`
+counts each instruction once a warp: a warp split over both sides issues that listing, a
+warp-uniform one one path through it (``SassSummary.longest_path_instructions``). Before the
+rule, `predict` multiplied the listing by ``branch_issue_factor``, counting a split warp's code
+twice and a uniform warp's both sides.
 
 `validate/kernels/branch_paths.cu` holds three kernels of fully unrolled FP32 FMA chains (no loop
 in the SASS, the schedulers bind):
@@ -25,7 +25,7 @@ the kernel's flops and its compiled SASS (``instructions`` left to the SASS esti
 predicted ratios of the three, the SASS's static ratios, and the share of its static count
 each branching kernel issues. Measured ``branch_lanes / branch_warps`` near 2 and
 ``branch_warps / branch_none`` near 1 say a divergent warp issues the static count and a
-uniform one half of it: the factor on top of the static count counts a divergent branch twice.
+uniform one half of it (H100 SXM, 2026-12-07: 1.90 and 1.02).
 
 Not part of ``gpuroof validate``: no calibration figure comes from it. About a hundred launches of
 at most a few hundred microseconds. From the repository's root:

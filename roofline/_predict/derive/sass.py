@@ -10,7 +10,7 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
 from ..._errors import RooflineError
 from ..._kernel import Kernel, kernel_of
-from .setting import sass_of
+from .setting import outside_loops, sass_of
 from ..rules import on
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_bytes",
@@ -176,7 +176,7 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     if not sass.loops:
         return total * warps
     outer = [loop for loop in sass.loops if loop.depth == 1]
-    instructions = total - sum(loop.instructions.total for loop in outer)  # outside every loop
+    instructions = float(outside_loops(sass))
 
     # the hot loop runs once per group of its global loads
     hot = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
@@ -403,7 +403,7 @@ def barriers_from_instructions(sass: SassSummary, warp_instructions: float | Non
     if not warp_instructions or streaming:
         return barriers + sum(loop.instructions.barriers for loop in holding)
     per_warp = float(warp_instructions) / _warps(launch)
-    outside = sass.instructions.total - sum(loop.instructions.total for loop in outer)
+    outside = outside_loops(sass)
     trips = max(1.0, (per_warp - outside) / sum(loop.instructions.total for loop in outer))
     return barriers + trips * sum(loop.instructions.barriers for loop in holding)
 

@@ -11,13 +11,55 @@ from ..._gpu import GPU
 from ..._kernel import Kernel
 from ..._locality import Locality
 from ..._profile_counts import ProfileCounts
+from ..rules import on
 
-__all__ = ["Setting", "sass_of"]
+__all__ = ["Setting", "issued_instructions", "outside_loops", "sass_of", "straight_line_instructions"]
 
 
 def sass_of(launch: Launch) -> SassSummary | None:
     """The SASS summary a launch's resources carry, None without one."""
     return launch.resources.sass if launch.resources is not None else None
+
+
+def outside_loops(sass: SassSummary) -> int:
+    """Instructions of `sass` outside every loop (each listed once)."""
+    return sass.instructions.total - sum(loop.instructions.total for loop in sass.loops if loop.depth == 1)
+
+
+def straight_line_instructions(sass: SassSummary | None, launch: Launch,
+                               paths: float | None) -> tuple[float, float]:
+    """Warp instructions of the launch's code outside every loop: as its SASS lists them, and as
+    its warps issue them at ``paths`` paths per warp (``Kernel.branch_issue_factor``).
+
+    The listing holds each side of a branch once: what a warp split over both sides issues in
+    turn. A warp whose lanes all take one side issues one, at most the longest path through
+    that code (``SassSummary.longest_path_instructions``): at ``paths`` per warp, at most
+    ``paths`` times that path and at most the listing. Where the kernel does not give
+    ``paths`` (None) or the summary not the path, the listing. (0, 0) without SASS or with
+    ``branch_sides_in_sass`` off.
+    """
+    if sass is None or not on("branch_sides_in_sass"):
+        return 0.0, 0.0
+    warps = launch.blocks * math.ceil(launch.threads_per_block / 32)
+    listed = float(outside_loops(sass))
+    issued = listed
+    if paths is not None and sass.longest_path_instructions is not None:
+        issued = min(listed, float(paths) * sass.longest_path_instructions)
+    return listed * warps, issued * warps
+
+
+def issued_instructions(estimate: float, paths: float, straight: tuple[float, float]) -> float:
+    """Warp instructions issued, from the SASS estimate (the code outside every loop as listed,
+    the loops' trips for one side of each branch).
+
+    A divergent warp issues each side of a branch in turn, ``paths`` per warp on average
+    (``Kernel.branch_issue_factor``): the loops, whose trips the kernel's counts give for one
+    side, ``paths`` times; the code outside them as `straight_line_instructions` issues it
+    (``straight``: listed, issued). The branch-paths probe measures both (docs/prediction.md,
+    "Branches in straight-line SASS").
+    """
+    listed, issued = straight
+    return issued + paths * (estimate - listed)
 
 
 @dataclass(frozen=True)
@@ -69,12 +111,15 @@ class Setting:
 
     @property
     def path_instructions(self) -> float | None:
-        """Warp instructions of one path through the kernel's branches: its ``instructions``
-        over ``branch_issue_factor`` (None without a count)."""
+        """Warp instructions of one path through the kernel's branches: the inverse of
+        `issued_instructions` on its ``instructions`` (None without a count)."""
         kernel = self.kernel
         if not kernel.instructions:
             return None
-        return float(kernel.instructions) / float(kernel.branch_issue_factor or 1.0)
+        listed, issued = straight_line_instructions(self.sass, self.launch, kernel.branch_issue_factor)
+        if issued > float(kernel.instructions):  # a count below the code outside the loops: all of it
+            listed = issued = 0.0
+        return listed + (float(kernel.instructions) - issued) / float(kernel.branch_issue_factor or 1.0)
 
     @property
     def rounds(self) -> int:

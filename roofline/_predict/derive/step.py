@@ -31,7 +31,7 @@ from .quantities import (
 )
 from .reuse import l2_bytes_with_l1_reuse, l2_capacity_rereads, open_lines, served_l2_requests
 from .sass import barriers_from_instructions, instructions_from_sass
-from .setting import Setting
+from .setting import Setting, issued_instructions, straight_line_instructions
 from .shared_atomics import shared_atomics_of
 from ..rules import on
 
@@ -150,10 +150,11 @@ def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:
     if instructions is None and sass is not None and on("sass_instruction_estimate"):
         instructions = instructions_from_sass(sass, kernel, launch)
         if instructions is not None:
-            instructions *= paths
+            instructions = issued_instructions(instructions, paths, straight_line_instructions(
+                sass, launch, kernel.branch_issue_factor))
             notes = (f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from "
                      "the SASS (the hot loop runs once per group of its global loads"
-                     + (f"; x{paths:g} paths per warp through divergent branches" if paths > 1 else "")
+                     + (f"; its loops x{paths:g} paths per warp through divergent branches" if paths > 1 else "")
                      + ")",)
     return IssueSlots(flops=float(kernel.flops), tensor=precision in TENSOR_PRECISIONS, peak_flops_per_second=peak_flops,
                       paths_per_warp=paths, busiest_sm_share=grid.busiest_sm_factor / gpu.sm_count,
