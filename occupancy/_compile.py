@@ -93,11 +93,18 @@ def _nvrtc_check(nvrtc: ModuleType, result: int, what: str) -> None:
         raise OccupancyError(f"{what}: {text.decode() if isinstance(text, bytes) else text}")
 
 
+def _written(size: int) -> bytearray:
+    """A buffer NVRTC writes into: mutable, never a ``bytes`` (``b" " * 1`` is CPython's one cached
+    ``b" "``, and a one-byte empty log written into it turned every ``b" "`` of the process into a
+    NUL: a space sliced out of a decompressed cubin, print's separator)."""
+    return bytearray(b" " * int(size))
+
+
 def _log(nvrtc: ModuleType, program: object) -> str:
     _, size = nvrtc.nvrtcGetProgramLogSize(program)
-    buffer = b" " * size
+    buffer = _written(size)
     nvrtc.nvrtcGetProgramLog(program, buffer)
-    return buffer.rstrip(b"\0 ").decode("utf-8", "replace")
+    return bytes(buffer).rstrip(b"\0 ").decode("utf-8", "replace")
 
 
 def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.cu",
@@ -145,17 +152,17 @@ def compile_source(source: str, arch: ArchitectureLike, options: Sequence[str] =
             raise CompileError(f"NVRTC could not compile {name} for {target} (options {opts[2:]})", log)
         result, size = nvrtc.nvrtcGetCUBINSize(program)
         _nvrtc_check(nvrtc, result, "nvrtcGetCUBINSize")
-        cubin = b" " * size
+        cubin = _written(size)
         nvrtc.nvrtcGetCUBIN(program, cubin)
         result, size = nvrtc.nvrtcGetPTXSize(program)
-        ptx = b""
+        ptx = bytearray()
         if int(result) == 0:
-            ptx = b" " * size
+            ptx = _written(size)
             nvrtc.nvrtcGetPTX(program, ptx)
     finally:
         nvrtc.nvrtcDestroyProgram(program)
     _, major, minor = nvrtc.nvrtcVersion()
-    return Compiled(cubin, ptx.rstrip(b"\0").decode("utf-8", "replace"), log, f"NVRTC {major}.{minor}")
+    return Compiled(bytes(cubin), bytes(ptx).rstrip(b"\0").decode("utf-8", "replace"), log, f"NVRTC {major}.{minor}")
 
 
 def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), name: str = "kernel.ptx") -> Compiled:

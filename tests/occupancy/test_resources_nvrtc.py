@@ -107,3 +107,36 @@ def test_cli_shows_the_one_line_not_nvrtcs_first_error(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("gpuroof: error: k.cu:1: NVRTC cannot compile it: <cstdio>") and "catastrophic" not in err
     assert len(err.splitlines()) == 1 and err.endswith(f"--resource-usage {cu}")
+
+
+def test_nvrtc_writes_into_buffers_of_its_own(monkeypatch):
+    """NVRTC's log, cubin and PTX are written into mutable buffers, never into ``bytes``: an empty
+    log is one byte, and ``b" " * 1`` is CPython's cached ``b" "``, which the write turned into a
+    NUL for the whole process (seen on the lent GPU: spaces sliced from an LZ4 fatbin's cubin
+    came out as NULs, and nvdisasm refused its ``.note.nv.tkinfo``)."""
+    from occupancy import _compile
+
+    handed: dict[str, object] = {}
+    real = _compile._nvrtc()
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def nvrtcGetProgramLog(self, program, buffer):  # noqa: N802 (NVRTC's name)
+            handed["log"] = buffer
+            return real.nvrtcGetProgramLog(program, buffer)
+
+        def nvrtcGetCUBIN(self, program, buffer):  # noqa: N802
+            handed["cubin"] = buffer
+            return real.nvrtcGetCUBIN(program, buffer)
+
+        def nvrtcGetPTX(self, program, buffer):  # noqa: N802
+            handed["ptx"] = buffer
+            return real.nvrtcGetPTX(program, buffer)
+
+    monkeypatch.setattr(_compile, "_nvrtc", lambda: Spy())
+    compiled = _compile.compile_source('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }', "sm_90")
+    assert set(handed) == {"log", "cubin", "ptx"}
+    assert all(not memoryview(buffer).readonly for buffer in handed.values()), {k: type(v) for k, v in handed.items()}
+    assert compiled.cubin[:4] == b"\x7fELF" and ".entry k" in compiled.ptx and b" " == bytes([32])
