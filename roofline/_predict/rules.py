@@ -226,6 +226,12 @@ _RULES = (
          f"39.9 us, no branch 39.2 us); {_D} 'Branches in straight-line SASS' (the SASS lists each side once, "
          "which a divergent warp issues in turn)",
          "the SASS estimate, the code outside every loop included, is multiplied by branch_issue_factor"),
+    Rule("elements_as_loads", "_predict.derive.sass:loads_from_bytes", "probe",
+         "grid_stride_probe (H200, 2026-12-07: grid-stride sum and scale, one load in flight, 1024 elements a "
+         "thread at 1-8 blocks of 256 an SM, 384.8-735.5 us measured; described by elements_per_thread: rule on "
+         f"-11% to +6%, off +9% to +70%; as described by load_bytes); {_D} 'A loop described by its elements' "
+         "(the rounds count one load an element)",
+         "without load_bytes the hot loop's trips are not known: the DRAM term's rounds at the fitted latency"),
     Rule("barrier_loop_trips", "_predict.derive.sass:instructions_from_sass", "probe",
          "rule_probes interleaved_tree (H100 SXM, 2026-12-07: 44.9 us measured; rule on -18%, off -53%; "
          "halving_tree 24.0 us, -12% both); seen first on cuda-samples reduce0 (dev: Nsight's instructions "

@@ -241,6 +241,11 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("trip_port_bytes", _predict(_looped(_HOT))),
     ("sass_instruction_estimate", _predict(_looped(_sass(loops=(_loop(total=2000),), total=2020), dram_bytes=1 * _MB,
                                                    instructions=None, load_bytes=264 * 256 * 4 * 2000.0))),
+    # a loop of one load a trip described by its elements alone (no load_bytes): 256 trips at the
+    # hot loop's latency (the grid-stride probe's gs_sum)
+    ("elements_as_loads", _predict(Kernel(flops=0.0, dram_bytes=264 * 256 * 256 * 4.0, launch=occupancy.Launch(
+        grid=(264, 1, 1), block=(256, 1, 1), registers_per_thread=32, elements_per_thread=256,
+        resources=_launch(_sass(loops=(_loop(total=8, loads=1),), loads=1)).resources)))),
     # straight-line code of 600 instructions a warp, both sides of a branch that splits every warp:
     # issued once, however many paths (the branch-paths probe's branch_lanes)
     ("branch_sides_in_sass", _predict(Kernel(flops=264 * 256 * 528.0, dram_bytes=1 * _MB, branch_issue_factor=2.0,

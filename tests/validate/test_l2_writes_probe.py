@@ -172,3 +172,18 @@ def test_on_the_device_a_kernel_keeps_part_of_L2_in_written_lines(gpu_info):
     fill = result.partial_fill
     assert fill is not None and 24 < fill.store_fill_bytes_per_sector < 40, result
     assert fill.update_fill_bytes_per_sector < 8, result
+
+
+@pytest.mark.parametrize(("gpu", "run"), [
+    ("H100 SXM", "h100-sxm/probes-2026-12-06c/l2_writes.json"),
+    ("H200", "h200/probes-2026-12-07/l2_writes.json"),
+])
+def test_the_packaged_figure_is_the_probes_committed_run(gpu, run):
+    """roofline/data/gpus/*.toml's ``l2_kept_written_bytes`` derives from the probe's committed
+    launches (to the four figures the file keeps), not retyped."""
+    import json
+
+    data = json.loads((Path(__file__).parents[2] / "docs" / "results" / run).read_text())["result"]
+    launches = tuple(L2WriteLaunch.model_validate(launch) for launch in data["launches"])
+    result = derive_l2_writes(data["l2_cache_bytes"], launches)
+    assert roofline.calibration(gpu).l2_kept_written_bytes == pytest.approx(result.l2_kept_written_bytes, rel=1e-4)

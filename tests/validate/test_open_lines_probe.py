@@ -33,6 +33,7 @@ L2 = 50 << 20  # an H100 SXM's
 SWEEP = Path(__file__).parents[2] / "docs/results/h100-sxm/probes-2026-12-07b/l2_window_ncu.csv"
 #: The probe's run (H100 SXM, 2026-12-07, the twelfth session): the packaged figures.
 PROBE_RUN = Path(__file__).parents[2] / "docs/results/h100-sxm/probes-2026-12-07c/open_lines.json"
+H200_PROBE_RUN = Path(__file__).parents[2] / "docs/results/h200/probes-2026-12-07/open_lines.json"
 
 
 def _sweep() -> list[tuple[dict[str, int], dict[str, float]]]:
@@ -84,7 +85,7 @@ def test_the_plan_holds_a_line_of_each_array_for_every_row_and_the_arrays_past_l
         launch_plan(132, 0)
 
 
-def test_the_packaged_h100_figures_are_the_probes_line_and_the_exploration_agrees():
+def test_the_packaged_figures_are_the_probes_line_and_the_exploration_agrees():
     # roofline/data/gpus/h100-sxm.toml's figures derive from the probe's committed run, not retyped
     run = json.loads(PROBE_RUN.read_text())
     launches = tuple(OpenLineLaunch.model_validate(launch) for launch in run["result"]["launches"])
@@ -92,8 +93,13 @@ def test_the_packaged_h100_figures_are_the_probes_line_and_the_exploration_agree
     calibration = roofline.calibration("H100 SXM")
     assert calibration.l2_open_lines_onset_bytes == pytest.approx(result.l2_open_lines_onset_bytes, rel=1e-4)
     assert calibration.l2_open_lines_full_bytes == pytest.approx(result.l2_open_lines_full_bytes, rel=1e-4)
+    # the H200's from its own run of the probe (2026-12-07), its 60 MiB L2
+    h200_run = json.loads(H200_PROBE_RUN.read_text())
+    h200_result = derive_open_lines(60 * 1024 * 1024, tuple(OpenLineLaunch.model_validate(launch)
+                                                            for launch in h200_run["result"]["launches"]))
     h200 = roofline.calibration("H200")
-    assert h200.l2_open_lines_full_bytes == pytest.approx(calibration.l2_open_lines_full_bytes * 60 / 50, rel=1e-4)
+    assert h200.l2_open_lines_onset_bytes == pytest.approx(h200_result.l2_open_lines_onset_bytes, rel=1e-4)
+    assert h200.l2_open_lines_full_bytes == pytest.approx(h200_result.l2_open_lines_full_bytes, rel=1e-4)
     # the exploration before it (rows not all whole lines, 138 MB of arrays) draws nearly the same line
     sweep = tuple(OpenLineLaunch(blocks=launch["blocks"], columns=launch["cols"],
                                  dram_read_bytes=v["dram__bytes_read.sum"],

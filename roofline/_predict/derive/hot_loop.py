@@ -55,10 +55,10 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
     if traffic is not None and traffic.load_requests:
         # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
         loads = traffic.load_requests / (launch.blocks * setting.occupancy.warps_per_block)
-    elif kernel.count("load_bytes") is not None:
-        loads = loads_from_bytes(sass, kernel, launch)
     else:
-        return None
+        loads = loads_from_bytes(sass, kernel, launch)
+        if loads is None:
+            return None
     outside = sass.instructions.global_loads - hot.global_loads
     return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting)
 

@@ -182,10 +182,11 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     hot = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
     trips = 0.0
     if hot is not None and hot.instructions.global_loads:
-        if kernel.count("load_bytes") is None:
+        loads = loads_from_bytes(sass, kernel, launch)
+        if loads is None:
             return None
         outside = sass.instructions.global_loads - sum(loop.instructions.global_loads for loop in outer)
-        trips = max(0.0, loads_from_bytes(sass, kernel, launch) - outside) / hot.instructions.global_loads
+        trips = max(0.0, loads - outside) / hot.instructions.global_loads
         instructions += trips * hot.instructions.total
 
     def elsewhere(count: Callable[[SassCounts], int]) -> float:
@@ -237,9 +238,19 @@ def _checked(sass: SassSummary, kernel: Kernel, launch: Launch | None) -> tuple[
     return kernel, launch
 
 
-def loads_from_bytes(sass: SassSummary, kernel: Kernel, launch: Launch) -> float:
-    """Global loads each thread issues: ``load_bytes`` over the threads and the loads' width."""
-    return float(kernel.count("load_bytes")) / launch.threads / float(sass.global_load_bytes or 4)
+def loads_from_bytes(sass: SassSummary, kernel: Kernel, launch: Launch) -> float | None:
+    """Global loads each thread issues: ``load_bytes`` over the threads and the loads' width.
+
+    Without ``load_bytes``, the launch's ``elements_per_thread`` where it gives more than one
+    (rule ``elements_as_loads``): the rounds a thread waits count one load an element
+    (``ceil(elements / loads in flight)``), so the hot loop runs as often as those loads need,
+    as it does for the same loads given as bytes. None without either.
+    """
+    if kernel.count("load_bytes") is not None:
+        return float(kernel.count("load_bytes")) / launch.threads / float(sass.global_load_bytes or 4)
+    if launch.elements_per_thread > 1 and on("elements_as_loads"):
+        return float(launch.elements_per_thread)
+    return None
 
 
 def _barriers(counts: SassCounts) -> int:
