@@ -187,6 +187,33 @@ def _loop_trips_note(kernel: Kernel, launch: Launch, measured: ProfileCounts | N
             "known, taken as one load per thread (give load_bytes, --load-bytes, or elements_per_thread)"]
 
 
+#: Instructions outside the loops beyond the longest path, at the least and as a share of them,
+#: for `_branch_sides_note` to speak: a bounds check or an early exit lists a few beyond it.
+BRANCH_SIDES_NOTE = (16, 0.1)
+
+
+def _branch_sides_note(kernel: Kernel, launch: Launch, measured: ProfileCounts | None) -> list[str]:
+    """Where the SASS's code outside its loops lists both sides of branches that hold much of it
+    and the kernel does not say how its warps take them (``branch_issue_factor``).
+
+    The listing is what a warp split over the sides issues, the longest path what a warp that
+    takes one side issues at most (docs/prediction.md, "Branches in straight-line SASS"): the two
+    can be far apart, and only the kernel's author knows which its warps do.
+    """
+    sass = getattr(launch.resources, "sass", None)
+    if (sass is None or sass.longest_path_instructions is None or measured is not None
+            or kernel.branch_issue_factor is not None or kernel.instructions is not None):
+        return []
+    listed = sass.instructions.total - sum(loop.instructions.total for loop in sass.loops if loop.depth == 1)
+    extra = listed - sass.longest_path_instructions
+    least, share = BRANCH_SIDES_NOTE
+    if extra < least or extra < share * listed:
+        return []
+    return [f"the SASS outside its loops lists {listed} instructions, one path through them "
+            f"{sass.longest_path_instructions}: counted as listed, as if every warp were split over its branches "
+            "(give branch_issue_factor, --count branch_issue_factor=1, if each warp takes one side)"]
+
+
 def check_calibration(cal: Calibration, record: GPU) -> None:
     """A calibration belongs to one GPU (or is the generic one): refuse it for another."""
     if not isinstance(cal, Calibration):
@@ -308,7 +335,7 @@ def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight
     if loads_in_flight_per_thread is None:
         loads_in_flight_per_thread = launch.loads_in_flight_per_thread
         assumptions += _in_flight_note(launch)
-    assumptions += _loop_trips_note(kernel, launch, measured)
+    assumptions += _loop_trips_note(kernel, launch, measured) + _branch_sides_note(kernel, launch, measured)
     in_flight = launch.elements_per_thread if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if not 1 <= integer(name, value) <= 2**31 - 1:

@@ -654,3 +654,28 @@ def test_the_hot_loop_trips_read_back_from_the_issued_instructions(factor):
     assert issued == pytest.approx(264 * 8 * (outside + (factor or 1.0) * 100 * 20))
     counted = terms(kernel.model_copy(update={"instructions": issued}))
     assert counted["trips"].inputs["trips_per_warp"] == estimated["trips"].inputs["trips_per_warp"] == 100.0
+
+
+@pytest.mark.parametrize(("factor", "path", "noted"), [
+    (None, 310, True),    # both sides listed, the factor not given: said
+    (1.0, 310, False),    # given
+    (2.0, 310, False),
+    (None, 590, False),   # 10 beyond the path: a bounds check, not worth a line
+    (None, None, False),  # a summary without the path
+])
+def test_predict_says_when_the_listing_holds_sides_it_may_not_issue(factor, path, noted):
+    import occupancy
+
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="test", global_loads_in_flight_per_thread=0,
+                                 instructions=occupancy.SassCounts(total=600, fp32_fma=512),
+                                 longest_path_instructions=path)
+    resources = occupancy.KernelResources(kernel="sides", architecture="sm_90", registers_per_thread=32, sass=sass)
+    launch = occupancy.Launch(grid=132 * 64, block=256, resources=resources)
+    kernel = roofline.Kernel(name="sides", flops=launch.threads * 528.0, dram_bytes=4 * launch.threads,
+                             branch_issue_factor=factor, launch=launch)
+    said = [a for a in roofline.predict("H100 SXM", kernel).assumptions if "one path through them" in a]
+    assert bool(said) == noted
+    if noted:
+        assert said == ["the SASS outside its loops lists 600 instructions, one path through them 310: counted as "
+                        "listed, as if every warp were split over its branches (give branch_issue_factor, "
+                        "--count branch_issue_factor=1, if each warp takes one side)"]
