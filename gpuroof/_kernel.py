@@ -95,7 +95,8 @@ def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -
         g.add_argument("--max-dynamic-smem", type=int, default=None, metavar="B",
                        help="the kernel's max dynamic shared memory attribute, bytes (default 48 KiB minus static)")
         g.add_argument("--elements-per-thread", type=int, default=None, metavar="N",
-                       help="elements each thread handles (default 1, or the model's)")
+                       help="elements each thread handles, one global load each (default 1, or the "
+                            "model's): a loop's trips when --load-bytes is not given")
     add_kernel_file_options(p, what=what)
 
 

@@ -201,7 +201,9 @@ class Launch(CheckedModel):
     carveout : int or None
         Preferred shared-memory carveout, percent 0 to 100; None for no preference.
     elements_per_thread : int
-        Elements each thread handles (independent accesses of the same kind), >= 1.
+        Elements each thread handles (independent accesses of the same kind), >= 1: one global
+        load each, as `roofline.predict` counts a thread's round trips (and, where the
+        kernel gives no ``load_bytes``, the trips of its SASS's hot loop).
     loads_in_flight_per_thread : int or None
         How many of them a thread keeps outstanding at once; None: all of them. With
         ``resources`` whose SASS was read and none given, the SASS's count

@@ -386,8 +386,12 @@ class Kernel(CheckedModel):
         Paths a warp runs through the kernel's branches, per warp (>= 1): 1 when every
         warp takes one side (warp-uniform branches), 2 when every warp runs both sides of a
         two-way branch. `roofline.divergence.branch_divergence` counts it from the side
-        each thread takes. `predict` multiplies the arithmetic time and the instructions it
-        estimates from SASS by it (a measured ``instructions`` count already has it).
+        each thread takes. `predict` multiplies the arithmetic time by it, and of the
+        instructions it estimates from SASS those of the loops; the code outside the loops,
+        whose listing holds every side, issues at most ``factor x`` its longest path
+        (``SassSummary.longest_path_instructions``), at most the listing (rule
+        ``branch_sides_in_sass``). None: not known (the arithmetic once, the listing as it
+        is). A measured ``instructions`` count already has it.
     bank_conflict_ways : int or None
         Worst shared-memory conflict degree (1: conflict free), for labels: `predict` times
         shared memory from its wavefronts in ``l1_bytes`` (``Traffic.kernel(shared_wavefronts=...)``,

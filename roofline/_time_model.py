@@ -187,9 +187,43 @@ def _loop_trips_note(kernel: Kernel, launch: Launch, measured: ProfileCounts | N
             "known, taken as one load per thread (give load_bytes, --load-bytes, or elements_per_thread)"]
 
 
+def _hot_loop_in_flight_note(kernel: Kernel, launch: Launch, given: int | None,
+                             measured: ProfileCounts | None) -> list[str]:
+    """Where the launch says a thread's loads in flight and the SASS's hot loop, whose trips are
+    known (load bytes, elements, instructions or a profile), keeps another number: its trips wait
+    for the loop's own, and the launch's figure counts only the loads outside it."""
+    sass = getattr(launch.resources, "sass", None)
+    if sass is None or sass.hot_loop is None or given is None:
+        return []
+    hot = sass.loops[sass.hot_loop]
+    if not hot.instructions.global_loads or given in (hot.global_loads_in_flight, sass.global_loads_in_flight_per_thread):
+        return []
+    known = (kernel.count("load_bytes") is not None or launch.elements_per_thread > 1
+             or kernel.instructions is not None or measured is not None)
+    if not known:
+        return []
+    n = hot.global_loads_in_flight
+    return [f"the SASS's hot loop keeps {n} load{'' if n == 1 else 's'} in flight a trip, which its trips wait "
+            f"for: loads_in_flight_per_thread={given} counts the loads outside it"]
+
+
+def _unread_sass_note(launch: Launch) -> list[str]:
+    """Where the launch's resources come from a binary whose SASS was not read (no nvdisasm, or
+    none that reads it): the rules that read the SASS (instructions, hot loop, branches) do not
+    apply, and the text output would not say so otherwise."""
+    resources = launch.resources
+    why = None if resources is None or resources.sass is not None else resources.sources.get("sass")
+    if not why or not why.startswith("not read"):
+        return []
+    return [f"the kernel's SASS was {why}; without it no instruction estimate, hot loop or branch paths"]
+
+
 #: Instructions outside the loops beyond the longest path, at the least and as a share of them,
 #: for `_branch_sides_note` to speak: a bounds check or an early exit lists a few beyond it.
 BRANCH_SIDES_NOTE = (16, 0.1)
+#: ... and the instructions term's share of the predicted time: below it the count moves little
+#: (a memory-bound kernel's tail code).
+BRANCH_SIDES_NOTE_SHARE = 0.5
 
 
 def _branch_sides_note(kernel: Kernel, launch: Launch, measured: ProfileCounts | None) -> list[str]:
@@ -210,8 +244,8 @@ def _branch_sides_note(kernel: Kernel, launch: Launch, measured: ProfileCounts |
     if extra < least or extra < share * listed:
         return []
     return [f"the SASS outside its loops lists {listed} instructions, one path through them "
-            f"{sass.longest_path_instructions}: counted as listed, as if every warp were split over its branches "
-            "(give branch_issue_factor, --count branch_issue_factor=1, if each warp takes one side)"]
+            f"{sass.longest_path_instructions}: the instructions counted as listed (give branch_issue_factor: "
+            "--count branch_issue_factor=1 if each warp takes one side of its branches, 2 if each is split in two)"]
 
 
 def check_calibration(cal: Calibration, record: GPU) -> None:
@@ -319,7 +353,11 @@ def predict(
                                     after_l2_flush, measured)
     params = parameters(cal, record)
     dram, terms = evaluate(derive(setting), params)
-    return _prediction(setting, cal, dram, terms, compose(terms, params.overlap_exponent if on("overlap_exponent") else None), assumptions)
+    composed = compose(terms, params.overlap_exponent if on("overlap_exponent") else None)
+    instructions = next((t.seconds for t in terms if t.name == "instructions"), 0.0)
+    if instructions >= BRANCH_SIDES_NOTE_SHARE * composed.seconds:  # where the count could move the time
+        assumptions = assumptions + _branch_sides_note(setting.kernel, setting.launch, setting.measured)
+    return _prediction(setting, cal, dram, terms, composed, assumptions)
 
 
 def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight_per_thread: int | None,
@@ -335,7 +373,9 @@ def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight
     if loads_in_flight_per_thread is None:
         loads_in_flight_per_thread = launch.loads_in_flight_per_thread
         assumptions += _in_flight_note(launch)
-    assumptions += _loop_trips_note(kernel, launch, measured) + _branch_sides_note(kernel, launch, measured)
+    assumptions += (_loop_trips_note(kernel, launch, measured)
+                    + _hot_loop_in_flight_note(kernel, launch, loads_in_flight_per_thread, measured)
+                    + _unread_sass_note(launch))
     in_flight = launch.elements_per_thread if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if not 1 <= integer(name, value) <= 2**31 - 1:

@@ -13,17 +13,23 @@ __all__ = ["longest_path"]
 
 #: The instructions that end a thread's path where no guard holds them.
 _ENDS = ("EXIT", "RET")
+#: Jumps through a register (a ``switch``'s jump table): the listing does not name their targets.
+_INDIRECT = ("BRX", "BRXU", "JMX", "JMXU")
 
 
-def longest_path(code: Sequence[Instruction], labels: dict[str, int], loops: Sequence[tuple[int, int]]) -> int:
+def longest_path(code: Sequence[Instruction], labels: dict[str, int],
+                 loops: Sequence[tuple[int, int]]) -> int | None:
     """Instructions on the longest path from the function's first instruction to an exit,
     counting those outside every loop: a loop is a step of none from its first instruction to
     the one after its last (its trips are counted apart).
 
     A branch with a guard goes on or jumps; one without jumps; an ``EXIT`` or ``RET`` without
-    a guard ends the path. Outside the loops every branch jumps forward (a branch back makes
-    a loop), so one pass from the last instruction to the first gives each instruction's
-    longest path to an exit.
+    a guard ends the path; a ``CALL`` adds its callee's longest path to its ``RET`` (a
+    ``__noinline__`` function, a division's slow path: listed after the caller's exit). Outside
+    the loops every branch jumps forward (a branch back makes a loop), so one pass from the last
+    instruction to the first gives each instruction's longest path to an exit. None where the
+    code jumps through a register (``BRX``: a jump table, whose targets the listing does not
+    name).
 
     Parameters
     ----------
@@ -36,10 +42,12 @@ def longest_path(code: Sequence[Instruction], labels: dict[str, int], loops: Seq
 
     Returns
     -------
-    int
+    int or None
         Instructions on that path; every instruction outside the loops where branches
-        join nothing (straight code).
+        join nothing (straight code). None with a jump through a register.
     """
+    if any(instr.base in _INDIRECT for instr in code):
+        return None
     offsets = [instr.offset for instr in code]
     n = len(code)
 
@@ -59,12 +67,15 @@ def longest_path(code: Sequence[Instruction], labels: dict[str, int], loops: Seq
             best[i] = best[after[i]]
             continue
         instr = code[i]
-        nexts = [i + 1]
-        if instr.base in _ENDS and instr.guard is None:
+        nexts, weight = [i + 1], 1
+        if instr.base == "CALL" and instr.target in labels:
+            callee = at(labels[instr.target])
+            weight += best[callee] if i < callee < n else 0  # a callee listed before its caller: not followed
+        elif instr.base in _ENDS and instr.guard is None:
             nexts = []
         elif CLASSES.get(instr.base) == "branches" and instr.target is not None and instr.target in labels:
             target = at(labels[instr.target])
             jump = after[target] if target < n else n
             nexts = [jump] if instr.guard is None else [i + 1, jump]
-        best[i] = 1 + max((best[j] for j in nexts if j > i), default=0)
+        best[i] = weight + max((best[j] for j in nexts if j > i), default=0)
     return best[0] if n else 0

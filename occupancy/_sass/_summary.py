@@ -210,7 +210,9 @@ class SassSummary(BaseModel):
         Instructions on the longest path through the code outside every loop (a loop a step
         of none): where ``instructions`` lists both sides of each branch there, what a warp
         that takes one side of each issues at most (an ``EXIT``/``RET`` without a guard ends a
-        path; a guarded branch goes on or jumps). None where the summary does not say.
+        path; a guarded branch goes on or jumps; a ``CALL`` adds its callee's path). None where
+        the code jumps through a register (a ``switch``'s jump table, ``BRX``) and where the
+        summary does not say.
     """
 
     model_config = _FROZEN

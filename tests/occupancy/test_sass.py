@@ -353,6 +353,14 @@ PATHS = {
     # a branch into a loop's code goes on after the loop
     "skip-into-loop": (["@P1 BRA `(L0)", "MOV R1, RZ", "MOV R2, RZ", "L0:", "FADD R0, R0, R0", "@P0 BRA `(L0)",
                         "EXIT"], 6, 4),
+    # a call adds its callee's path to its RET: 1 + 4 (+ the call) + 1; the callee listed after the exit
+    "call": (["MOV R0, RZ", "CALL.REL.NOINC `(F0)", f"STG.E {A}, R0", "EXIT", "F0:", "FADD R0, R0, R0",
+              "FADD R0, R0, R0", "FADD R0, R0, R0", "RET.REL.NODEC R2 `(k)"], 8, 8),
+    # a division's slow path called on one side only: the longest path takes it
+    "guarded-call": (["@P0 BRA `(L1)", "CALL.REL.NOINC `(F0)", "L1:", "EXIT", "F0:", "FADD R0, R0, R0",
+                      "FADD R0, R0, R0", "RET.REL.NODEC R2 `(k)"], 6, 6),
+    # a jump table: the targets are not in the listing
+    "jump-table": (["BRX R4 -0x120", "FADD R0, R0, R0", "EXIT", "FMUL R0, R0, R0", "EXIT"], 5, None),
 }
 
 

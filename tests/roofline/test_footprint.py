@@ -676,6 +676,72 @@ def test_predict_says_when_the_listing_holds_sides_it_may_not_issue(factor, path
     said = [a for a in roofline.predict("H100 SXM", kernel).assumptions if "one path through them" in a]
     assert bool(said) == noted
     if noted:
-        assert said == ["the SASS outside its loops lists 600 instructions, one path through them 310: counted as "
-                        "listed, as if every warp were split over its branches (give branch_issue_factor, "
-                        "--count branch_issue_factor=1, if each warp takes one side)"]
+        assert said == ["the SASS outside its loops lists 600 instructions, one path through them 310: the "
+                        "instructions counted as listed (give branch_issue_factor: --count branch_issue_factor=1 "
+                        "if each warp takes one side of its branches, 2 if each is split in two)"]
+
+
+@pytest.mark.parametrize(("sass_source", "noted"), [
+    ("not read: nvdisasm not found (pip install nvidia-cuda-nvdisasm)", True),
+    (None, False),  # loose numbers: no binary, nothing to read
+])
+def test_predict_says_when_the_kernel_s_sass_was_not_read(sass_source, noted):
+    import occupancy
+
+    sources = {"registers_per_thread": "cubin k.cubin"} | ({"sass": sass_source} if sass_source else {})
+    resources = occupancy.KernelResources(kernel="k", architecture="sm_90", registers_per_thread=32, sources=sources)
+    kernel = roofline.Kernel(name="k", flops=0.0, dram_bytes=1e6,
+                             launch=occupancy.Launch(grid=264, block=256, resources=resources))
+    said = [a for a in roofline.predict("H200", kernel).assumptions if a.startswith("the kernel's SASS was")]
+    assert said == ([f"the kernel's SASS was {sass_source}; without it no instruction estimate, hot loop or "
+                     "branch paths"] if noted else [])
+
+
+def test_a_loop_described_by_its_elements_or_its_bytes_is_one_prediction():
+    """Rule elements_as_loads: a grid-stride loop of one load a trip (the grid-stride probe's
+    gs_sum), 1024 elements a thread, gives the same time and the same bytes in flight (a trip's,
+    not the launch's) whether the launch says its elements or the kernel its load bytes."""
+    import occupancy
+
+    loop = occupancy.SassLoop(start_offset=0x1b0, end_offset=0x250, depth=1, global_loads_in_flight=1,
+                              instructions=occupancy.SassCounts(total=11, global_loads=1, fp32_add=1))
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="test", global_loads_in_flight_per_thread=1,
+                                 instructions=occupancy.SassCounts(total=41, global_loads=1, global_stores=1,
+                                                                   fp32_add=1), loops=(loop,), hot_loop=0,
+                                 global_load_bytes=4, longest_path_instructions=30)
+    resources = occupancy.KernelResources(kernel="gs_sum", architecture="sm_90", registers_per_thread=16, sass=sass)
+    threads = 132 * 256
+    counts = dict(name="gs_sum", flops=1024.0 * threads, dram_bytes=1028.0 * 4 * threads)
+    by_elements = roofline.Kernel(**counts, launch=occupancy.Launch(grid=132, block=256, resources=resources,
+                                                                     elements_per_thread=1024))
+    by_bytes = roofline.Kernel(**counts, load_bytes=1024.0 * 4 * threads, store_bytes=4.0 * threads,
+                               launch=occupancy.Launch(grid=132, block=256, resources=resources))
+    a, b = roofline.predict("H100 SXM", by_elements), roofline.predict("H100 SXM", by_bytes)
+    assert a.seconds == pytest.approx(b.seconds, rel=1e-9)
+    assert a.bytes_in_flight == pytest.approx(b.bytes_in_flight, rel=1e-9)
+    assert b.bytes_in_flight < 256 * 1024  # a trip's (about 132 KiB), not the launch's 139 MB
+    with disabled({"elements_as_loads"}):  # the rounds at the copy sweep's fitted latency: 1.5x
+        assert roofline.predict("H100 SXM", by_elements).seconds > 1.4 * b.seconds
+
+
+@pytest.mark.parametrize(("given", "elements", "noted"), [
+    (4, 1024, True),    # another figure than the hot loop's, its trips known: said
+    (1, 1024, False),   # the hot loop's own
+    (None, 1024, False),
+    (4, 1, False),      # the trips not known: the launch's figure is the one used
+])
+def test_predict_says_whose_loads_in_flight_the_hot_loop_waits_for(given, elements, noted):
+    import occupancy
+
+    loop = occupancy.SassLoop(start_offset=0x1b0, end_offset=0x250, depth=1, global_loads_in_flight=1,
+                              instructions=occupancy.SassCounts(total=11, global_loads=1))
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="test", global_loads_in_flight_per_thread=1,
+                                 instructions=occupancy.SassCounts(total=41, global_loads=1), loops=(loop,),
+                                 hot_loop=0, global_load_bytes=4)
+    resources = occupancy.KernelResources(kernel="gs", architecture="sm_90", registers_per_thread=16, sass=sass)
+    kernel = roofline.Kernel(name="gs", flops=0.0, dram_bytes=4e6, launch=occupancy.Launch(
+        grid=132, block=256, resources=resources, elements_per_thread=elements))
+    said = [a for a in roofline.predict("H100 SXM", kernel, loads_in_flight_per_thread=given).assumptions
+            if a.startswith("the SASS's hot loop keeps")]
+    assert said == (["the SASS's hot loop keeps 1 load in flight a trip, which its trips wait for: "
+                     "loads_in_flight_per_thread=4 counts the loads outside it"] if noted else [])

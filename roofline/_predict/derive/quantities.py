@@ -167,6 +167,9 @@ class IssueSlots:
         ``kernel.instructions``, else estimated from the SASS (times the paths), else None.
     notes : tuple of str
         How the instructions were estimated.
+    straight_line_listed, straight_line_issued : float
+        Of an estimate from the SASS, the warp instructions of the code outside every loop as
+        listed and as issued at the paths per warp (`straight_line_instructions`); 0 without.
     """
 
     flops: float
@@ -183,6 +186,8 @@ class IssueSlots:
     clock_hz: float
     warp_instructions: Count | None
     notes: tuple[str, ...] = ()
+    straight_line_listed: float = 0.0
+    straight_line_issued: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -147,21 +147,22 @@ def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:
     instructions = kernel.instructions
     sass = setting.sass
     notes: tuple[str, ...] = ()
+    straight = (0.0, 0.0)
     if instructions is None and sass is not None and on("sass_instruction_estimate"):
         instructions = instructions_from_sass(sass, kernel, launch)
         if instructions is not None:
-            instructions = issued_instructions(instructions, paths, straight_line_instructions(
-                sass, launch, kernel.branch_issue_factor))
-            notes = (f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from "
-                     "the SASS (the hot loop runs once per group of its global loads"
-                     + (f"; its loops x{paths:g} paths per warp through divergent branches" if paths > 1 else "")
-                     + ")",)
+            straight = straight_line_instructions(sass, launch, kernel.branch_issue_factor)
+            instructions = issued_instructions(instructions, paths, straight)
+            how = (["the hot loop runs once per group of its global loads"] if sass.loops else []) + (
+                [f"its loops x{paths:g} paths per warp through divergent branches"] if paths > 1 and sass.loops else [])
+            notes = (f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from the SASS"
+                     + (f" ({'; '.join(how)})" if how else ""),)
     return IssueSlots(flops=float(kernel.flops), tensor=precision in TENSOR_PRECISIONS, peak_flops_per_second=peak_flops,
                       paths_per_warp=paths, busiest_sm_share=grid.busiest_sm_factor / gpu.sm_count,
                       schedulers_in_use=used / subs, warps_per_scheduler=resident_warps / used,
                       fma_chains_per_thread=setting.fma_chains_per_thread, sm_count=gpu.sm_count, sub_partitions=subs,
                       schedulers=gpu.sm_count * subs, clock_hz=gpu.boost_clock_hz, warp_instructions=instructions,
-                      notes=notes)
+                      notes=notes, straight_line_listed=straight[0], straight_line_issued=straight[1])
 
 
 def barrier_phases(setting: Setting, around: LoopAround | None) -> Barriers:

@@ -60,16 +60,29 @@ def wave_seconds(blocks: int, slots: int, bytes_per_block: float,
     return seconds
 
 
+def _outside_rounds(d: Derived, waits: LoopWaits) -> int:
+    """Round trips a thread makes for the loads outside its hot loop: a group in flight each."""
+    elements = d.loads.elements_per_thread
+    outside = max(0.0, elements - waits.hot_loop.loads_per_thread)
+    return math.ceil(outside / min(int(d.loads.in_flight_per_thread), elements))
+
+
 def _chain_seconds(d: Derived, latency: float, waits: LoopWaits | None) -> float:
     """Seconds a block waits for its loads: a round trip per group in flight; where the hot loop
     has known trips (`waits`), its rounds take the latency of the level their loads reach
     instead, and the loads outside the loop keep a round trip per group in flight."""
     if waits is None or not on("dram_hot_loop_waits"):
         return d.loads.rounds * latency
-    elements = d.loads.elements_per_thread
-    outside = max(0.0, elements - waits.hot_loop.loads_per_thread)
-    in_flight = min(int(d.loads.in_flight_per_thread), elements)
-    return math.ceil(outside / in_flight) * latency + waits.seconds
+    return _outside_rounds(d, waits) * latency + waits.seconds
+
+
+def _rounds(d: Derived, waits: LoopWaits | None) -> float:
+    """Round trips a thread makes, those of its hot loop's trips included where `_chain_seconds`
+    counts them: what the bytes in flight are shared over."""
+    if waits is None or not on("dram_hot_loop_waits"):
+        return float(d.loads.rounds)
+    loop = waits.hot_loop
+    return max(1.0, _outside_rounds(d, waits) + loop.trips_per_warp * loop.rounds_per_trip)
 
 
 def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barriers: BarrierWait,
@@ -146,7 +159,7 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
                    else "block_scheduling" if smallest == dispatch else "memory_latency")
     # an unlimited dispatch rate (no dispatch interval measured) is left out: the inputs stay finite for JSON
     dispatch_input = {"dispatch_bytes_per_second": dispatch} if math.isfinite(dispatch) else {}
-    in_flight = min(blocks, slots) * bytes_per_block / rounds
+    in_flight = min(blocks, slots) * bytes_per_block / _rounds(d, waits)
     # the plain roof of this level (`roofline_bound`): the kernel's DRAM bytes at the datasheet's
     # bandwidth (or the term's roof, were it higher); the term spends at least these bytes
     # (`dram_equivalent_bytes`) at most at its roof. Written lines L2 keeps past the kernel's

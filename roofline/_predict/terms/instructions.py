@@ -67,4 +67,6 @@ def instructions_term(issue: IssueSlots, params: IssueParams) -> Term:
     return Term(name="instructions", side="compute", seconds=seconds, limiter="issue", notes=issue.notes,
                 inputs={"warp_instructions": float(instructions or 0), "schedulers": issue.schedulers,
                         "clock_hz": issue.clock_hz, "busiest_sm_share": share, "schedulers_in_use": used,
-                        "issue_efficiency": efficiency, "warps_per_scheduler": issue.warps_per_scheduler})
+                        "issue_efficiency": efficiency, "warps_per_scheduler": issue.warps_per_scheduler,
+                        "paths_per_warp": issue.paths_per_warp, "straight_line_listed": issue.straight_line_listed,
+                        "straight_line_issued": issue.straight_line_issued})
