@@ -94,10 +94,10 @@ def _nvrtc_check(nvrtc: ModuleType, result: int, what: str) -> None:
 
 
 def _written(size: int) -> bytearray:
-    """A buffer NVRTC writes into: mutable, never a ``bytes`` (``b" " * 1`` is CPython's one cached
-    ``b" "``, and a one-byte empty log written into it turned every ``b" "`` of the process into a
-    NUL: a space sliced out of a decompressed cubin, print's separator)."""
-    return bytearray(b" " * int(size))
+    """A buffer NVRTC or nvJitLink writes into: mutable, never a ``bytes`` (``b" " * 1`` is
+    CPython's one cached ``b" "``, and a one-byte empty log written into it turned every ``b" "``
+    of the process into a NUL: a space sliced out of a decompressed cubin, print's separator)."""
+    return bytearray(int(size))
 
 
 def _log(nvrtc: ModuleType, program: object) -> str:
@@ -192,7 +192,7 @@ def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), n
         raise CompileError(f"nvJitLink refused the options {opts}: {exc}") from None
 
     def text(size_of: Callable[[int], int], get: Callable[[int, bytearray], object]) -> str:
-        buffer = bytearray(size_of(handle))
+        buffer = _written(size_of(handle))
         get(handle, buffer)
         return bytes(buffer).rstrip(b"\0").decode("utf-8", "replace")
 
@@ -203,7 +203,7 @@ def compile_ptx(ptx: str, arch: ArchitectureLike, options: Sequence[str] = (), n
         except nvjitlink.nvJitLinkError as exc:
             log = text(nvjitlink.get_error_log_size, nvjitlink.get_error_log)
             raise CompileError(f"nvJitLink could not assemble {name} for {target}: {exc}", log) from None
-        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        cubin = _written(nvjitlink.get_linked_cubin_size(handle))
         nvjitlink.get_linked_cubin(handle, cubin)
         log = text(nvjitlink.get_info_log_size, nvjitlink.get_info_log)
     finally:

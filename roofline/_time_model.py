@@ -40,6 +40,7 @@ from ._predict import (
     evaluate,
     parameters,
 )
+from ._predict.derive.setting import outside_loops, sass_of
 from ._predict.rules import on
 
 __all__ = ["DEFAULT_REGISTERS_PER_THREAD", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "predict"]
@@ -192,11 +193,12 @@ def _hot_loop_in_flight_note(kernel: Kernel, launch: Launch, given: int | None,
     """Where the launch says a thread's loads in flight and the SASS's hot loop, whose trips are
     known (load bytes, elements, instructions or a profile), keeps another number: its trips wait
     for the loop's own, and the launch's figure counts only the loads outside it."""
-    sass = getattr(launch.resources, "sass", None)
+    sass = sass_of(launch)
     if sass is None or sass.hot_loop is None or given is None:
         return []
     hot = sass.loops[sass.hot_loop]
-    if not hot.instructions.global_loads or given in (hot.global_loads_in_flight, sass.global_loads_in_flight_per_thread):
+    own = (hot.global_loads_in_flight, sass.global_loads_in_flight_per_thread)
+    if not hot.instructions.global_loads or given in own:
         return []
     known = (kernel.count("load_bytes") is not None or launch.elements_per_thread > 1
              or kernel.instructions is not None or measured is not None)
@@ -234,11 +236,11 @@ def _branch_sides_note(kernel: Kernel, launch: Launch, measured: ProfileCounts |
     takes one side issues at most (docs/prediction.md, "Branches in straight-line SASS"): the two
     can be far apart, and only the kernel's author knows which its warps do.
     """
-    sass = getattr(launch.resources, "sass", None)
+    sass = sass_of(launch)
     if (sass is None or sass.longest_path_instructions is None or measured is not None
             or kernel.branch_issue_factor is not None or kernel.instructions is not None):
         return []
-    listed = sass.instructions.total - sum(loop.instructions.total for loop in sass.loops if loop.depth == 1)
+    listed = outside_loops(sass)
     extra = listed - sass.longest_path_instructions
     least, share = BRANCH_SIDES_NOTE
     if extra < least or extra < share * listed:

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 
 from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
 from ..._errors import RooflineError
 from ..._kernel import Kernel, kernel_of
-from .setting import outside_loops, sass_of
+from .setting import launch_warps as _warps, outside_loops, sass_of
 from ..rules import on
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_bytes",
            "loads_from_instructions", "shared_lines"]
-
-
-def _warps(launch: Launch) -> int:
-    """Warps the launch runs (a partial warp takes a whole warp's issue slots)."""
-    return launch.blocks * math.ceil(launch.threads_per_block / 32)
 
 
 def duplicate_warps(launch: Launch) -> float:

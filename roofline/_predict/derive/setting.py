@@ -13,12 +13,17 @@ from ..._locality import Locality
 from ..._profile_counts import ProfileCounts
 from ..rules import on
 
-__all__ = ["Setting", "issued_instructions", "outside_loops", "sass_of", "straight_line_instructions"]
+__all__ = ["Setting", "issued_instructions", "launch_warps", "outside_loops", "sass_of", "straight_line_instructions"]
 
 
 def sass_of(launch: Launch) -> SassSummary | None:
     """The SASS summary a launch's resources carry, None without one."""
     return launch.resources.sass if launch.resources is not None else None
+
+
+def launch_warps(launch: Launch) -> int:
+    """Warps the launch runs (a partial warp takes a whole warp's issue slots)."""
+    return launch.blocks * math.ceil(launch.threads_per_block / 32)
 
 
 def outside_loops(sass: SassSummary) -> int:
@@ -40,7 +45,7 @@ def straight_line_instructions(sass: SassSummary | None, launch: Launch,
     """
     if sass is None or not on("branch_sides_in_sass"):
         return 0.0, 0.0
-    warps = launch.blocks * math.ceil(launch.threads_per_block / 32)
+    warps = launch_warps(launch)
     listed = float(outside_loops(sass))
     issued = listed
     if paths is not None and sass.longest_path_instructions is not None:

@@ -153,10 +153,10 @@ def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:
         if instructions is not None:
             straight = straight_line_instructions(sass, launch, kernel.branch_issue_factor)
             instructions = issued_instructions(instructions, paths, straight)
-            how = (["the hot loop runs once per group of its global loads"] if sass.loops else []) + (
-                [f"its loops x{paths:g} paths per warp through divergent branches"] if paths > 1 and sass.loops else [])
-            notes = (f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from the SASS"
-                     + (f" ({'; '.join(how)})" if how else ""),)
+            how = "" if not sass.loops else " (the hot loop runs once per group of its global loads" + (
+                f"; its loops x{paths:g} paths per warp through divergent branches" if paths > 1 else "") + ")"
+            notes = (f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from the "
+                     f"SASS{how}",)
     return IssueSlots(flops=float(kernel.flops), tensor=precision in TENSOR_PRECISIONS, peak_flops_per_second=peak_flops,
                       paths_per_warp=paths, busiest_sm_share=grid.busiest_sm_factor / gpu.sm_count,
                       schedulers_in_use=used / subs, warps_per_scheduler=resident_warps / used,
