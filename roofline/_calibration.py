@@ -111,6 +111,13 @@ class Calibration(RealNumbers):
         Exponent ``p`` of the soft maximum ``(memory**p + compute**p) ** (1/p)`` that joins
         the memory and compute sides (the overlap probe's sweep of arithmetic intensity
         across the ridge); None: the plain maximum (perfect overlap).
+    phase_exponent : float or None
+        Exponent ``q`` of the soft maximum ``(life**q + issue**q) ** (1/q)`` that joins a
+        block's life in Little's law with its SM's issue time for one round of its resident
+        blocks, for kernels whose threads load once, then compute, then store (a warp holds
+        no load in flight while it computes): the overlap sweep fitted with
+        `roofline.predict` itself (`validate.probes._compute.model_phase_exponent`); None: the
+        block's life is its memory life alone.
     tensor_rate_fraction : float or None
         Share of the datasheet's tensor rate the tensor pipe sustains under load (its clock
         under tensor load included): the measured tensor ceiling over the datasheet's.
@@ -208,6 +215,7 @@ class Calibration(RealNumbers):
     trip_latency_seconds: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     trip_bytes_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     overlap_exponent: float | None = Field(default=None, ge=1, json_schema_extra=_FIGURE)
+    phase_exponent: float | None = Field(default=None, ge=1, json_schema_extra=_FIGURE)
     tensor_rate_fraction: float | None = Field(default=None, gt=0, le=1, json_schema_extra=_FIGURE)
     l2_requests_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)
     atomic_spread_updates_per_second: float | None = Field(default=None, gt=0, json_schema_extra=_FIGURE)

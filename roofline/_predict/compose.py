@@ -32,8 +32,7 @@ from .terms import (
     atomics_term,
     barrier_wait,
     dram_term,
-    finite_nonnegative,
-    finite_positive,
+    exposed_issue_seconds,
     instructions_term,
     l1_seconds_per_block,
     l1_term,
@@ -42,6 +41,7 @@ from .terms import (
     l2_term,
     launch_term,
     loop_waits,
+    overlap,
     ramp_term,
     shared_atomics_term,
     spread_term,
@@ -59,8 +59,11 @@ def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]
     `roofline._predict.params`, what it reads in `derive`'s quantities, and one line here.
     """
     waits = loop_waits(d.hot_loop, params.waits)
+    # a thread that loads once, then computes: the issue it waits with no load in flight joins the block's life
+    exposed = exposed_issue_seconds(d.issue, d.grid, d.loads, params.issue) if d.phases_in_turn else 0.0
     dram = dram_term(d, params.dram, waits=waits, barriers=barrier_wait(d.barriers, params.barriers),
-                     l1_seconds_per_block=l1_seconds_per_block(d.l1, d.grid, params.l1))
+                     l1_seconds_per_block=l1_seconds_per_block(d.l1, d.grid, params.l1),
+                     exposed_issue_seconds=exposed)
     terms = (
         dram.term,
         l2_term(d.l2, params.l2),
@@ -82,31 +85,6 @@ def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]
     terms = tuple(t if on(f"term_{t.name}") else t.model_copy(update={"seconds": 0.0, "roof_seconds": 0.0})
                   for t in terms)
     return replace(dram, term=terms[0]), terms
-
-
-def overlap(memory_seconds: float, compute_seconds: float, exponent: float | None) -> float:
-    """The memory and compute sides run at once, not perfectly: ``(m**p + c**p) ** (1/p)``.
-
-    ``p`` is the calibration's ``overlap_exponent`` (the overlap probe: a sweep of arithmetic
-    intensity across the ridge); where the sides are equal the time is ``2 ** (1/p)`` times
-    either. None: the plain maximum (perfect overlap).
-
-    Raises
-    ------
-    RooflineError
-        A side that is negative or not finite, or an exponent below 1 (p < 1 would make the
-        two sides cost more than their sum) or not finite.
-    """
-    memory_seconds = finite_nonnegative("memory_seconds", memory_seconds)
-    compute_seconds = finite_nonnegative("compute_seconds", compute_seconds)
-    if exponent is not None and finite_positive("exponent", exponent) < 1:
-        raise RooflineError(f"exponent={exponent!r} must be >= 1 (1: the sides add; None: the plain maximum)")
-    largest = max(memory_seconds, compute_seconds)
-    if exponent is None or largest <= 0:
-        return largest
-    # relative to the larger side, so that neither overflows
-    ratio = min(memory_seconds, compute_seconds) / largest
-    return largest * (1.0 + ratio ** exponent) ** (1.0 / exponent)
 
 
 def roofline_bound(terms: Sequence[Term]) -> float:

@@ -52,7 +52,8 @@ class DramParams:
     scheduler, the L2 flush's written lines, the DRAM's granularity, L2's size and the most
     written bytes it holds at a kernel's end (the written lines it keeps, rules
     ``l2_keeps_writes`` and ``l2_written_cap``), and the open lines at which L2 lets them go
-    (rule ``l2_open_lines``).
+    (rule ``l2_open_lines``), and the exponent that joins a block's life with its SM's issue
+    where each thread loads once, then computes (rule ``phases_take_turns``).
 
     ``sm_bandwidth_bytes_per_second`` is the calibration's, else the SM's share of the L2
     bandwidth (``gpu.l2_bandwidth / gpu.sm_count``).
@@ -71,6 +72,7 @@ class DramParams:
     l2_kept_written_bytes: float | None = _by("l2_writes")
     l2_open_lines_onset_bytes: float | None = _by("open_lines")
     l2_open_lines_full_bytes: float | None = _by("open_lines")
+    phase_exponent: float | None = _by("compute")
 
 
 @dataclass(frozen=True)

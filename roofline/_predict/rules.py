@@ -104,6 +104,10 @@ _RULES = (
     # the composition
     Rule("overlap_exponent", "_time_model:predict", "probe", "compute (overlap_exponent)",
          "the memory and compute sides join as their plain maximum"),
+    Rule("phases_take_turns", "_predict.derive.step:derive", "probe",
+         "compute (phase_exponent: the overlap sweep, one load, FMAs and one store a thread, fitted with the model's "
+         "own terms); docs/prediction.md 'Load, then compute: the phases take turns'",
+         "a block's life is its memory life alone where each thread loads once, then computes"),
     # the DRAM term's parts
     Rule("dram_granularity", "_predict.terms.dram:dram_term", "probe",
          "effects (dram_burst_bytes, dram_read_line_bytes, dram_partial_write_line_bytes, dram_page_visit_bytes), "

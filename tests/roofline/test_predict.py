@@ -321,3 +321,71 @@ def test_locality_figures_say_where_they_come_from():
         assert ("assumed" in figures.source) != measured
     with pytest.raises(roofline.RooflineError):
         roofline.memory.locality("no such GPU")
+
+
+
+def _one_round_launch(loop_loads: int, barriers: int = 0, path: int | None = 20) -> occupancy.Launch:
+    """256-thread blocks of a kernel whose SASS has 2 global loads, ``barriers`` barriers, 20
+    instructions outside one loop of 16 FFMAs holding ``loop_loads`` of the loads, one path of
+    ``path`` instructions through those 20."""
+    loop = occupancy.SassLoop(start_offset=0, end_offset=80, depth=1, global_loads_in_flight=loop_loads,
+                              instructions=occupancy.SassCounts(total=20, global_loads=loop_loads, fp32_fma=16))
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="listing", global_loads_in_flight_per_thread=2,
+                                 instructions=occupancy.SassCounts(total=40, global_loads=2, fp32_fma=16,
+                                                                   barriers=barriers),
+                                 loops=(loop,), hot_loop=0, longest_path_instructions=path)
+    resources = occupancy.KernelResources(kernel="k", architecture="sm_90", registers_per_thread=32, sass=sass)
+    return occupancy.Launch(grid=132 * 8 * 16, block=256, registers_per_thread=32, resources=resources)
+
+
+@pytest.mark.parametrize(("loop_loads", "barriers", "path", "factor", "in_turn"), [
+    (0, 0, 20, None, True),    # loads outside the loop, no barrier, one path: each thread loads once, then computes
+    (2, 0, 20, None, False),   # the loads in the loop: in flight while it computes
+    (0, 1, 20, None, False),   # a barrier: its phases are the block life's already
+    (0, 0, 12, None, False),   # a branch side the listing holds and a warp may skip: its count is a bound
+    (0, 0, 12, 1.0, True),     # ... unless the kernel says how many paths a warp takes
+])
+@pytest.mark.parametrize("gpu", ["H200", "H100 SXM"])
+def test_a_block_life_takes_its_issue_only_where_each_thread_loads_once_then_computes(gpu, loop_loads, barriers, path,
+                                                                                      factor, in_turn):
+    launch = _one_round_launch(loop_loads, barriers, path)
+    threads = launch.threads
+    kernel = roofline.Kernel(name="k", flops=2.0 * 200 * threads, dram_bytes=8.0 * threads, branch_issue_factor=factor,
+                             launch=launch)
+    p = roofline.predict(gpu, kernel)
+    dram = p.terms[0].inputs
+    q = p.calibration.phase_exponent
+    assert q is not None  # both packaged GPUs carry the overlap sweep's figure
+    with roofline.terms.disabled({"phases_take_turns"}):
+        alone = roofline.predict(gpu, kernel).terms[0].inputs["block_seconds"]
+    if in_turn:
+        issue = dram["exposed_issue_seconds"]
+        assert dram["memory_life_seconds"] == pytest.approx(alone)
+        assert dram["block_seconds"] == pytest.approx(roofline.terms.overlap(alone, issue, q))
+        assert dram["block_seconds"] > alone and p.dram_seconds > p.compute_seconds / 4  # the sides comparable
+    else:
+        assert "exposed_issue_seconds" not in dram and dram["block_seconds"] == pytest.approx(alone)
+
+
+@pytest.mark.parametrize("in_flight", [1, 2, 4])
+def test_the_exposed_issue_is_one_rounds_issue_over_the_loads_in_flight(in_flight):
+    launch = _one_round_launch(0).model_copy(update={"loads_in_flight_per_thread": in_flight})
+    kernel = roofline.Kernel(name="k", flops=2.0 * 200 * launch.threads, dram_bytes=8.0 * launch.threads,
+                             launch=launch)
+    p = roofline.predict("H200", kernel)
+    instructions = next(t.seconds for t in p.terms if t.name == "instructions")
+    # 16 rounds of 8 resident blocks of 256 on every SM; a thread computes on its first element
+    # while its other loads are on their way
+    assert p.terms[0].inputs["exposed_issue_seconds"] == pytest.approx(instructions / 16 / in_flight)
+
+
+def test_a_kernel_whose_blocks_wait_on_their_issue_names_issue():
+    # 2000 flops a thread on one load in flight: the block's life is mostly its SM's issue
+    launch = _one_round_launch(0).model_copy(update={"loads_in_flight_per_thread": 1})
+    kernel = roofline.Kernel(name="k", flops=2000.0 * launch.threads, dram_bytes=8.0 * launch.threads, launch=launch)
+    p = roofline.predict("H100 SXM", kernel)
+    dram = p.terms[0].inputs
+    assert dram["exposed_issue_seconds"] > dram["memory_life_seconds"]
+    assert p.limiter == "issue"
+    with roofline.terms.disabled({"phases_take_turns"}):
+        assert roofline.predict("H100 SXM", kernel).seconds < p.seconds

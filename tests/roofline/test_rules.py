@@ -227,6 +227,9 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("overlap_exponent", _predict(
         Kernel(flops=4e10, dram_bytes=1000 * _MB, launch=_launch(None)),
         calibration=roofline.calibration("H200").model_copy(update={"overlap_exponent": 2.0}))),
+    # one load a thread outside any loop, no barrier, one path: a warp computes with no load in flight
+    ("phases_take_turns", _predict(Kernel(flops=264 * 256 * 400.0, dram_bytes=264 * 256 * 8.0,
+                                          launch=_launch(_sass(longest_path_instructions=30))))),
     ("issue_efficiency", _predict(Kernel(flops=1e11, dram_bytes=1 * _MB, launch=_launch(None)))),
     # one warp with enough chains to issue every cycle: one scheduler of four issues
     ("schedulers_in_use", _predict(Kernel(flops=1e10, dram_bytes=1 * _MB, launch=_launch(None, 1, 32)),

@@ -72,3 +72,39 @@ def test_a_flat_walk_leaves_the_rate_to_the_copy_sweep():
                        overlap_elements=1 << 25, fma_chain_seconds=2.02e-9, clock_hz=1.98e9)
     entries = compute_calibration(e)
     assert not {"trip_latency_seconds", "trip_bytes_per_second"} & set(entries)
+
+
+@pytest.fixture(scope="module")
+def sweep_resources():
+    """The overlap sweep's resources as NVRTC and nvdisasm read them for sm_90 (skips without them)."""
+    import occupancy
+    from validate.device import kernel_source
+    try:
+        return occupancy.all_kernel_resources(kernel_source("compute.cu"), arch="sm_90", sass=True)["overlap_sweep"]
+    except (occupancy.OccupancyError, OSError) as e:  # no NVRTC or nvdisasm here
+        pytest.skip(f"the overlap sweep's SASS is not readable here: {e}")
+
+
+@pytest.mark.parametrize("p", [1.3, 1.93, 3.0])
+@pytest.mark.parametrize("gpu", ["H200", "H100 SXM"])
+def test_the_model_exponent_comes_back_from_times_the_model_made(gpu, p, sweep_resources):
+    from validate.probes._compute import OVERLAP_FMAS, model_phase_exponent, overlap_sweep_kernel
+    elements = 1 << 25
+    made = roofline.calibration(gpu).model_copy(update={"phase_exponent": p})
+    points = {f: roofline.predict(gpu, overlap_sweep_kernel(f, elements, sweep_resources), calibration=made).seconds
+              for f in OVERLAP_FMAS}
+    points[16] *= 3.0  # a remainder-loop point is not fitted: spoiling it changes nothing
+    got, fmas = model_phase_exponent(gpu, roofline.calibration(gpu), sweep_resources, points, elements)
+    assert got == pytest.approx(p, abs=0.01)
+    body = sweep_resources.sass.loops[sweep_resources.sass.hot_loop].instructions.fp32_fma
+    assert fmas and all(f % body == 0 for f in fmas) and 16 not in fmas
+
+
+def test_the_model_exponent_is_a_calibration_entry():
+    e = derive_compute(trip_points={1024: 4.5e-7, 8192: 7.2e-7}, overlap_points=_overlap_points(1e-4, 2e-6, 2.0),
+                       overlap_elements=1 << 25, fma_chain_seconds=2.02e-9, clock_hz=1.98e9)
+    assert "phase_exponent" not in compute_calibration(e)  # not fitted with the model: nothing to use
+    fitted = e.model_copy(update={"model_phase_exponent": 1.93, "model_phase_fmas": (64, 128)})
+    value, source = compute_calibration(fitted)["phase_exponent"]
+    assert value == 1.93 and "64, 128 FMAs" in source
+    assert any("1.93" in line for line in _compute.render_compute(fitted))

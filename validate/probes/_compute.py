@@ -10,10 +10,13 @@
   moves when no other SM competes (``trip_bytes_per_second``; the trips term gives an SM the
   GPU's bandwidth over the SMs in use, up to this, `roofline._predict.terms.waits`).
 * **Overlap**: a stream of one float in and one out per thread with 0 to 256 FMAs on it
-  (four independent chains) sweeps the arithmetic intensity across the ridge. The memory
-  side is the sweep's time without FMAs, the compute side the FMAs at the slope of the
-  compute-bound end; ``overlap_exponent`` is the ``p`` of ``(m**p + c**p) ** (1/p)`` that
-  fits the points where the two sides are within 4x of each other (`roofline.terms.overlap`).
+  (four independent chains) sweeps the arithmetic intensity across the ridge: each thread
+  loads once, computes, then stores. ``phase_exponent`` is the ``q`` with which
+  `roofline.predict`, joining a block's life with its SM's issue for one round as
+  ``(life**q + issue**q) ** (1/q)`` (`roofline.terms.overlap`), comes out at the measured
+  times (`model_phase_exponent`; docs/prediction.md, "Load, then compute: the phases take
+  turns"). The sweep's own sides (the time without FMAs, the FMAs at the compute-bound end's
+  slope) and their exponent ``overlap_exponent`` are reported beside it, not used.
 * **FMA latency**: one warp per SM runs one dependent FMA chain: the cycles per FMA at the
   clock the driver reports (``fma_latency_cycles``, the lone warp's issue interval).
 
@@ -26,10 +29,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import numpy as np
+import occupancy
+import roofline
 from pydantic import BaseModel, ConfigDict
 
 from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels, kernel_source, takes_session
 from ._ceilings import Ceilings
+from ._prediction import PredictionCheck
 from ._probe import Figures, Probe, RunContext
 
 __all__ = [
@@ -41,6 +47,8 @@ __all__ = [
     "fit_overlap_exponent",
     "fit_trip_line",
     "measure_compute",
+    "model_phase_exponent",
+    "overlap_sweep_kernel",
     "render_compute",
 ]
 
@@ -51,6 +59,10 @@ TRIP_THREADS, TRIP_FLOATS = 1024, (1, 2, 4, 8)
 OVERLAP_FMAS = (0, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 #: Overlap points whose two sides are within this ratio of each other fit the exponent.
 OVERLAP_WINDOW = 4.0
+#: Threads per block of the overlap sweep.
+OVERLAP_THREADS = 256
+#: The exponents `model_phase_exponent` searches (1: the sides add; 16: nearly their maximum).
+EXPONENT_RANGE = (1.0, 16.0)
 
 
 class ComputeEffects(BaseModel):
@@ -78,6 +90,11 @@ class ComputeEffects(BaseModel):
     fma_latency_cycles : float
     tensor_rate_fraction : float or None
         The fp16 tensor ceiling over the datasheet's (None: not measured).
+    model_phase_exponent : float or None
+        The exponent with which `roofline.predict` fits the sweep (`model_phase_exponent`),
+        the calibration's ``phase_exponent``; None where it was not fitted.
+    model_phase_fmas : tuple of int
+        The sweep's points that fit it.
     """
 
     model_config = _FROZEN
@@ -94,6 +111,8 @@ class ComputeEffects(BaseModel):
     clock_hz: float
     fma_latency_cycles: float
     tensor_rate_fraction: float | None = None
+    model_phase_exponent: float | None = None
+    model_phase_fmas: tuple[int, ...] = ()
 
 
 def fit_trip_line(points: Mapping[int, float]) -> tuple[float, float | None]:
@@ -144,6 +163,65 @@ def fit_overlap(points: Mapping[int, float], memory_seconds: float) -> tuple[flo
         if cost < best[0]:
             best = (cost, c, q)
     return best[1], best[2]
+
+
+def overlap_sweep_kernel(fmas: int, elements: int, resources: occupancy.KernelResources) -> roofline.Kernel:
+    """The overlap sweep's launch at ``fmas`` FMAs per element as `roofline.predict` takes it:
+    one float read and one written per element, ``2 x fmas`` flops each, one thread an element
+    in blocks of `OVERLAP_THREADS`, every warp on the same path (``fmas`` is the launch's
+    argument)."""
+    launch = occupancy.Launch(grid=-(-elements // OVERLAP_THREADS), block=OVERLAP_THREADS, resources=resources)
+    return roofline.Kernel(name=f"overlap_sweep fmas={fmas}", flops=2.0 * fmas * elements, dram_bytes=8.0 * elements,
+                           branch_issue_factor=1.0, launch=launch)
+
+
+def model_phase_exponent(gpu: roofline.GPU | str, calibration: roofline.Calibration,
+                           resources: occupancy.KernelResources, points: Mapping[int, float],
+                           elements: int) -> tuple[float | None, tuple[int, ...]]:
+    """The ``phase_exponent`` with which `roofline.predict` comes out at the overlap sweep's
+    measured times, and the points that fit it.
+
+    Each candidate exponent is a copy of ``calibration`` and every point is predicted with it
+    (`overlap_sweep_kernel`): the fit calls the model it fits. The points are those whose FMAs
+    are a whole number of the sweep's unrolled loop body (the SASS hot loop's FFMAs): there the
+    SASS estimate counts the instructions the warps issue (other counts run the remainder
+    loops, whose trips the flops do not tell). The exponent minimises the squared log ratios
+    predicted / measured (golden-section search over `EXPONENT_RANGE`, in log p).
+
+    Returns
+    -------
+    (float or None, tuple of int)
+        The exponent (None where no point qualifies or ``resources`` carry no SASS loop), and
+        the FMA counts of the points that fit it.
+    """
+    sass = resources.sass
+    if sass is None or sass.hot_loop is None:
+        return None, ()
+    body = sass.loops[sass.hot_loop].instructions.fp32_fma
+    chosen = tuple(sorted(f for f in points if f > 0 and body and f % body == 0))
+    if not chosen:
+        return None, ()
+    kernels = {f: overlap_sweep_kernel(f, elements, resources) for f in chosen}
+
+    def cost(log_p: float) -> float:
+        cal = calibration.model_copy(update={"phase_exponent": float(np.exp(log_p))})
+        return sum(np.log(roofline.predict(gpu, kernels[f], calibration=cal).seconds / points[f]) ** 2
+                   for f in chosen)
+
+    lo, hi = np.log(EXPONENT_RANGE[0]), np.log(EXPONENT_RANGE[1])
+    ratio = (np.sqrt(5.0) - 1.0) / 2.0
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = cost(a), cost(b)
+    while hi - lo > 1e-4:  # golden section: the cost of one exponent is unimodal on the sweep
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = cost(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = cost(b)
+    return round(float(np.exp((lo + hi) / 2.0)), 3), chosen
 
 
 def derive_compute(*, trip_points: Mapping[int, float], overlap_points: Mapping[int, float], overlap_elements: int,
@@ -239,11 +317,12 @@ def compute_calibration(effects: ComputeEffects) -> dict[str, tuple[float | None
     reported, not used: on an H200 (2026-11-27) the time per trip was flat at 340 ns from 4 to
     16 KiB and rose at 32 KiB (440 ns), so the line's intercept (310 ns) understates the flat
     part, which the latency ladder's DRAM latency (356 ns) already gives within 5 %. The
-    overlap sweep is reported, not used: on an H200 (2026-11-26) its time was the sum of its
-    memory and FMA sides (p = 1.06) because the sweep's warps load and compute in step, wave
-    after wave, which the families' loops do not (p = 1.06 took the families from 7 % to
-    23 %); memory and compute join as the plain maximum. (Run on every SM with a modulo per
-    load, the walk is issue-bound: on an H200, 270 ns at 1 KiB, then about 400 ns per KiB.)
+    overlap sweep gives ``phase_exponent``, the one `roofline.predict` itself needs to come out
+    at its times (``model_phase_exponent``, where the run fitted it), used for kernels that load
+    once, then compute; the exponent of the sweep's own sides (``overlap_exponent``, p = 1.06 on
+    an H200, 2026-11-26: nearly their sum) is reported, not used: applied to every kernel it
+    took the families' loops, whose loads are in flight while they compute, from 7 % to 23 %. (Run on every SM with a modulo per load, the walk is issue-bound: on an H200,
+    270 ns at 1 KiB, then about 400 ns per KiB.)
     """
     points = _trip_points(effects)
     entries: dict[str, tuple[float | None, str]] = {
@@ -259,6 +338,13 @@ def compute_calibration(effects: ComputeEffects) -> dict[str, tuple[float | None
     if effects.tensor_rate_fraction is not None:
         entries["tensor_rate_fraction"] = (effects.tensor_rate_fraction,
                                            "the ceilings probe's fp16 tensor ceiling over the datasheet's rate")
+    if effects.model_phase_exponent is not None:
+        entries["phase_exponent"] = (
+            effects.model_phase_exponent,
+            f"the overlap sweep (one float in and one out a thread, FMAs on it in four chains, "
+            f"{effects.overlap_elements} threads in blocks of {OVERLAP_THREADS}) fitted with roofline.predict's own "
+            f"terms at {', '.join(str(f) for f in effects.model_phase_fmas)} FMAs "
+            f"(model_phase_exponent); used for kernels that load once, then compute")
     return entries
 
 
@@ -268,9 +354,13 @@ def render_compute(e: ComputeEffects, h: str = "##") -> list[str]:
     lines = [f"{h} Compute and latency effects (the time model's probes)", "",
              "| parameter | value | from |", "| --- | ---: | --- |",
              f"| trip latency | {e.trip_latency_seconds * 1e9:.0f} ns + {rate} | per trip at {_trip_points(e)} |",
-             f"| overlap exponent | {e.overlap_exponent:.2f} | memory side {e.memory_seconds * 1e6:.1f} us, "
-             f"{e.fma_seconds * 1e9:.3f} ns per FMA; at the ridge 2^(1/p) = {2 ** (1 / e.overlap_exponent):.2f}x |",
+             f"| overlap exponent, the sweep's own sides (reported, not used) | {e.overlap_exponent:.2f} | memory side "
+             f"{e.memory_seconds * 1e6:.1f} us, {e.fma_seconds * 1e9:.3f} ns per FMA; at the ridge 2^(1/p) = "
+             f"{2 ** (1 / e.overlap_exponent):.2f}x |",
              f"| FMA latency | {e.fma_latency_cycles:.1f} cycles | {e.fma_chain_seconds * 1e9:.2f} ns per dependent FMA |"]
+    if e.model_phase_exponent is not None:
+        lines.append(f"| phase exponent, fitted with roofline.predict | {e.model_phase_exponent:.2f} | the sweep at "
+                     f"{', '.join(str(f) for f in e.model_phase_fmas)} FMAs; for kernels that load once, then compute |")
     if e.tensor_rate_fraction is not None:
         lines.append(f"| tensor rate | {e.tensor_rate_fraction:.3f} of the datasheet | fp16 tensor ceiling |")
     lines.append("")
@@ -283,15 +373,29 @@ class ComputeProbe(Probe[ComputeEffects]):
 
     name = "compute"
     step = "compute effects"
-    needs = ("ceilings",)
+    needs = ("ceilings",)  # and the prediction check's fit, where it ran, for the overlap exponent
 
     def run(self, ctx: RunContext) -> ComputeEffects | None:
         ceilings = ctx.result("ceilings", Ceilings)
         tensor = ceilings.get("fp16_tensor") if ceilings is not None else None
         fraction = (min(1.0, tensor.measured / tensor.datasheet)
                     if tensor is not None and tensor.datasheet else None)
-        return measure_compute(ctx.session, ctx.info, quick=ctx.quick, tensor_rate_fraction=fraction,
-                               progress=ctx.progress)
+        effects = measure_compute(ctx.session, ctx.info, quick=ctx.quick, tensor_rate_fraction=fraction,
+                                  progress=ctx.progress)
+        prediction = ctx.result("prediction", PredictionCheck)
+        if ctx.entry is None or prediction is None:
+            return effects  # no fitted calibration to predict the sweep with: its exponent stays unfitted
+        # the run's calibration as far as it goes: the copy sweep's fit, the earlier probes' figures, this one's
+        figures = {**ctx.figures, **compute_calibration(effects)}
+        base = roofline.Calibration.model_validate(prediction.calibration).model_copy(update={
+            name: value for name, (value, _) in figures.items()
+            if value is not None and name in roofline.Calibration.model_fields})
+        resources = occupancy.all_kernel_resources(kernel_source("compute.cu"), arch=ctx.info.arch,
+                                                   sass=True)["overlap_sweep"]
+        exponent, fmas = model_phase_exponent(ctx.entry, base, resources, effects.overlap_points,
+                                                effects.overlap_elements)
+        ctx.progress(f"compute: phase exponent {exponent} fitted with roofline.predict ({fmas} FMAs)")
+        return effects.model_copy(update={"model_phase_exponent": exponent, "model_phase_fmas": fmas})
 
     def figures(self, result: ComputeEffects) -> Figures:
         return dict(compute_calibration(result))

@@ -267,7 +267,12 @@ class HotLoop:
 
 @dataclass(frozen=True)
 class Derived:
-    """Everything the terms read about one launch (`derive`), and the launch's occupancy."""
+    """Everything the terms read about one launch (`derive`), and the launch's occupancy.
+
+    ``phases_in_turn``: each thread loads once, then computes, then stores
+    (`loads_in_one_round`), and the instructions of its compute phase are counted, not bounded
+    (`phase_count_known`): the DRAM term joins a block's life with the issue its warps spend with
+    no load in flight (rule ``phases_take_turns``)."""
 
     grid: Grid
     loads: Loads
@@ -279,3 +284,4 @@ class Derived:
     issue: IssueSlots
     barriers: Barriers
     hot_loop: HotLoop | None
+    phases_in_turn: bool = False

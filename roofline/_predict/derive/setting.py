@@ -13,12 +13,39 @@ from ..._locality import Locality
 from ..._profile_counts import ProfileCounts
 from ..rules import on
 
-__all__ = ["Setting", "issued_instructions", "launch_warps", "outside_loops", "sass_of", "straight_line_instructions"]
+__all__ = ["Setting", "issued_instructions", "launch_warps", "loads_in_one_round", "outside_loops",
+           "phase_count_known", "sass_of", "straight_line_instructions"]
 
 
 def sass_of(launch: Launch) -> SassSummary | None:
     """The SASS summary a launch's resources carry, None without one."""
     return launch.resources.sass if launch.resources is not None else None
+
+
+def loads_in_one_round(sass: SassSummary | None) -> bool:
+    """Whether each thread loads once, then computes on what came back, then stores: its SASS
+    has global loads, none of them (nor a global-to-shared copy) inside a loop, and no barrier.
+
+    A warp of such a kernel holds no load in flight while it computes, so its memory and compute
+    phases take turns instead of overlapping (docs/prediction.md, "Load, then compute: the phases
+    take turns"). A barrier's phases are the block life's already (`barrier_phases`); a load in
+    a loop can be in flight while the loop computes. False without SASS.
+    """
+    if sass is None or not sass.instructions.global_loads or sass.instructions.barriers:
+        return False
+    return not any(loop.instructions.global_loads or loop.instructions.async_copies for loop in sass.loops)
+
+
+def phase_count_known(kernel: Kernel, sass: SassSummary | None) -> bool:
+    """Whether the instructions a warp issues between its loads and its stores are counted, not
+    bounded: the kernel gives its instruction count (a profile's, or yours) or its
+    ``branch_issue_factor``, or the SASS outside its loops has one path (its longest path is the
+    listing: no side of a branch left out). A listing with sides a warp skips is an upper
+    bound, which the phases taking turns would add to the time rather than hide.
+    """
+    if kernel.instructions is not None or kernel.branch_issue_factor is not None:
+        return True
+    return sass is not None and sass.longest_path_instructions == outside_loops(sass)
 
 
 def launch_warps(launch: Launch) -> int:

@@ -31,7 +31,7 @@ from .quantities import (
 )
 from .reuse import l2_bytes_with_l1_reuse, l2_capacity_rereads, open_lines, served_l2_requests
 from .sass import barriers_from_instructions, instructions_from_sass
-from .setting import Setting, issued_instructions, straight_line_instructions
+from .setting import Setting, issued_instructions, loads_in_one_round, phase_count_known, straight_line_instructions
 from .shared_atomics import shared_atomics_of
 from ..rules import on
 
@@ -70,6 +70,7 @@ def derive(setting: Setting) -> Derived:
         issue=issue_slots(setting, grid),
         barriers=barrier_phases(setting, around),
         hot_loop=hot_loop(setting, around, served, rereads),
+        phases_in_turn=loads_in_one_round(sass) and phase_count_known(kernel, sass) and on("phases_take_turns"),
     )
 
 

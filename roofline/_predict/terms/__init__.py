@@ -13,10 +13,11 @@ from .atomics import atomics_term
 from .barriers import BarrierWait, barrier_wait
 from .dram import TAIL_SHARE, DramTime, dram_term, wave_seconds
 from .dram_bytes import dram_equivalent_bytes, dram_roof, dram_sides, flush_writeback_bytes, mixed_dram_bandwidth
-from .instructions import arithmetic_term, instructions_term, issue_efficiency
+from .instructions import (arithmetic_term, exposed_issue_seconds, instructions_term, issue_efficiency,
+                           issue_seconds_per_round)
 from .l1_shared import l1_seconds_per_block, l1_term
 from .l2 import l2_partial_stores_term, l2_requests_term, l2_term
-from .latency import achieved_bandwidth, queued_life
+from .latency import achieved_bandwidth, overlap, queued_life
 from .launch import launch_term, ramp_term, spread_term
 from .shared_atomics import cas_attempts_per_success, shared_atomics_term
 from .trips import trips_term
@@ -39,11 +40,13 @@ __all__ = [
     "dram_roof",
     "dram_sides",
     "dram_term",
+    "exposed_issue_seconds",
     "finite_nonnegative",
     "finite_positive",
     "flush_writeback_bytes",
     "instructions_term",
     "issue_efficiency",
+    "issue_seconds_per_round",
     "l1_seconds_per_block",
     "l1_term",
     "l2_partial_stores_term",
@@ -52,6 +55,7 @@ __all__ = [
     "launch_term",
     "loop_waits",
     "mixed_dram_bandwidth",
+    "overlap",
     "queued_life",
     "ramp_term",
     "shared_atomics_term",

@@ -23,7 +23,7 @@ from ..rules import on
 from .barriers import BarrierWait, phase_seconds
 from .dram_bytes import dram_sides, flush_writeback_bytes, mixed_dram_bandwidth, open_line_refetch_bytes, \
     written_back_bytes
-from .latency import achieved_bandwidth, queued_life
+from .latency import achieved_bandwidth, overlap, queued_life
 from .waits import LoopWaits
 from ._term import Limiter, Term
 
@@ -86,7 +86,7 @@ def _rounds(d: Derived, waits: LoopWaits | None) -> float:
 
 
 def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barriers: BarrierWait,
-              l1_seconds_per_block: float) -> DramTime:
+              l1_seconds_per_block: float, exposed_issue_seconds: float = 0.0) -> DramTime:
     """The DRAM time of the launch: its waves, each at the bandwidth its resident blocks reach.
 
     A block lives its loads' waits (`_chain_seconds`) + bytes per block / SM bandwidth + its
@@ -97,10 +97,16 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     Little's law's rate, the dispatch rate and the DRAM roof of the read/write mix. The
     limiter it names when it binds: ``tail`` when the partial last wave adds more than
     `TAIL_SHARE`, else the smallest of the three rates of a full wave (``dram_bandwidth``,
-    ``block_scheduling``, ``memory_latency``). The round trips of barrier-split load phases
+    ``block_scheduling``, ``memory_latency``; ``issue`` for the last where the block's life is
+    mostly its SM's issue, below). The round trips of barrier-split load phases
     (`phase_seconds`) lengthen the life of a block that shares its SM; blocks alone on their
     SMs run their phases in step, and the busiest SM's blocks, each its life and those round
-    trips, one after the other, floor the time (``memory_latency`` where they bind).
+    trips, one after the other, floor the time (``memory_latency`` where they bind). Where each
+    thread loads once, then computes (`Derived.phases_in_turn`), a warp holds no load in flight
+    while it computes: the block's life is joined with the part of its SM's issue for one round
+    of its resident blocks that waits with no load in flight (``exposed_issue_seconds``,
+    `roofline._predict.terms.exposed_issue_seconds`) by `overlap` at ``phase_exponent`` (docs/prediction.md, "Load,
+    then compute: the phases take turns").
     """
     grid = d.grid
     blocks, slots, rounds, sms = grid.blocks, grid.slots, d.loads.rounds, grid.sm_count
@@ -120,6 +126,9 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     chain_seconds = _chain_seconds(d, latency, waits)
     in_life, in_step = phase_seconds(barriers, latency, chain_seconds, alone=grid.first_wave_blocks == 1)
     block_seconds = chain_seconds + port_seconds + l1_seconds + tree_seconds + in_life
+    memory_life = block_seconds
+    if exposed_issue_seconds > 0 and params.phase_exponent is not None:
+        block_seconds = overlap(block_seconds, exposed_issue_seconds, params.phase_exponent)
     # the queue's customers: the resident warps where each waits for its own loads and takes
     # its turn at the pipe (its block's other warps included); whole blocks where barriers
     # hold the warps of a block to one phase
@@ -157,6 +166,8 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
         smallest = min(in_flight_rate, dispatch, peak_bw)
         limiter = ("dram_bandwidth" if smallest == peak_bw
                    else "block_scheduling" if smallest == dispatch else "memory_latency")
+        if limiter == "memory_latency" and exposed_issue_seconds > memory_life:
+            limiter = "issue"  # the block's life is mostly its SM's issue: its loads wait on arithmetic
     # an unlimited dispatch rate (no dispatch interval measured) is left out: the inputs stay finite for JSON
     dispatch_input = {"dispatch_bytes_per_second": dispatch} if math.isfinite(dispatch) else {}
     in_flight = min(blocks, slots) * bytes_per_block / _rounds(d, waits)
@@ -177,6 +188,8 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
                     "sm_bytes_per_second": sm_bandwidth, "roof_bytes_per_second": peak_bw,
                     "little_bytes_per_second": in_flight_rate, "roof_seconds": roof_seconds,
                     "full_wave_seconds": full_wave_seconds, "waves": blocks / slots,
+                    **({"memory_life_seconds": memory_life, "exposed_issue_seconds": exposed_issue_seconds,
+                        "phase_exponent": params.phase_exponent} if block_seconds != memory_life else {}),
                     **({"lockstep_seconds": lockstep_seconds} if in_step else {})})
     return DramTime(term=term, equivalent_bytes=dram_bytes, bytes_in_flight=in_flight)
 

@@ -14,9 +14,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._roofline import _check_positive
-from ._term import finite_positive
+from ..._errors import RooflineError
+from ._term import finite_nonnegative, finite_positive
 
-__all__ = ["achieved_bandwidth", "queued_life", "soft_minimum"]
+__all__ = ["achieved_bandwidth", "overlap", "queued_life", "soft_minimum"]
 
 
 def achieved_bandwidth(
@@ -113,3 +114,30 @@ def queued_life(other_seconds: float, l1_seconds: float, blocks_per_sm: float) -
         nxt = l1_seconds * (1.0 + queue)
         residence += part * (nxt - residence)
     return other_seconds + residence
+
+
+def overlap(memory_seconds: float, compute_seconds: float, exponent: float | None) -> float:
+    """Two times that run at once, not perfectly: ``(m**p + c**p) ** (1/p)``.
+
+    `compose` joins the memory and compute sides with the calibration's ``overlap_exponent``
+    (None in the packaged calibrations: the plain maximum); the DRAM term joins a block's life
+    with its SM's issue for one round with ``phase_exponent`` where each thread loads once,
+    then computes (`dram_term`). Where the two are equal the result is ``2 ** (1/p)`` times
+    either. None: the plain maximum (perfect overlap).
+
+    Raises
+    ------
+    RooflineError
+        A side that is negative or not finite, or an exponent below 1 (p < 1 would make the
+        two sides cost more than their sum) or not finite.
+    """
+    memory_seconds = finite_nonnegative("memory_seconds", memory_seconds)
+    compute_seconds = finite_nonnegative("compute_seconds", compute_seconds)
+    if exponent is not None and finite_positive("exponent", exponent) < 1:
+        raise RooflineError(f"exponent={exponent!r} must be >= 1 (1: the sides add; None: the plain maximum)")
+    largest = max(memory_seconds, compute_seconds)
+    if exponent is None or largest <= 0:
+        return largest
+    # relative to the larger side, so that neither overflows
+    ratio = min(memory_seconds, compute_seconds) / largest
+    return largest * (1.0 + ratio ** exponent) ** (1.0 / exponent)
