@@ -389,3 +389,12 @@ def test_a_kernel_whose_blocks_wait_on_their_issue_names_issue():
     assert p.limiter == "issue"
     with roofline.terms.disabled({"phases_take_turns"}):
         assert roofline.predict("H100 SXM", kernel).seconds < p.seconds
+
+
+def test_predict_says_where_the_phases_take_turns():
+    launch = _one_round_launch(0)
+    kernel = roofline.Kernel(name="k", flops=2.0 * 200 * launch.threads, dram_bytes=8.0 * launch.threads, launch=launch)
+    notes = [a for a in roofline.predict("H200", kernel).assumptions if "phases_take_turns" in a]
+    assert len(notes) == 1 and "no load in flight" in notes[0]
+    with roofline.terms.disabled({"phases_take_turns"}):
+        assert not any("phases_take_turns" in a for a in roofline.predict("H200", kernel).assumptions)

@@ -177,7 +177,12 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     # end (`l2_keeps_writes`) move after it: the roof counts the bytes moved while it runs.
     roof_bytes = min(d.dram.bytes, dram_bytes)
     roof_seconds = roof_bytes / max(params.memory_bandwidth, peak_bw)
-    term = Term(name="dram", side="memory", seconds=seconds, limiter=limiter, notes=barriers.notes,
+    notes = barriers.notes
+    if block_seconds != memory_life:
+        notes += (f"each thread loads once, then computes (no load in a loop, no barrier): a block's life takes the "
+                  f"issue its warps spend with no load in flight, {memory_life * 1e9:.0f} -> {block_seconds * 1e9:.0f} "
+                  "ns (rule phases_take_turns)",)
+    term = Term(name="dram", side="memory", seconds=seconds, limiter=limiter, notes=notes,
                 roof_seconds=roof_seconds, inputs={
                     **dispatch_input, "dram_equivalent_bytes": dram_bytes, "roof_bytes": roof_bytes,
                     "flush_writeback_bytes": flushed,
