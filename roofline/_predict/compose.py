@@ -5,7 +5,8 @@ Reading order: `roofline.predict` checks the launch and builds a `Setting`; `der
 into typed quantities (`roofline._predict.derive`); `parameters` splits the GPU's calibration
 into each term's own (`roofline._predict.params`); `evaluate` computes every term (one module
 each in `roofline._predict.terms`), handing the quantities one term's time is made of to the
-terms that take them (the hot loop's waits: ``trips`` and ``dram``; the barriers' and the L1
+terms that take them (the hot loop's waits: ``trips`` and ``dram``; the ``instructions`` term's
+seconds: ``dram``, where each thread loads once, then computes; the barriers' and the L1
 passes' time per block: ``dram``); `compose` is the rule.
 
 The rule: the memory and compute terms overlap (each side is its largest term; the two
@@ -59,8 +60,9 @@ def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]
     `roofline._predict.params`, what it reads in `derive`'s quantities, and one line here.
     """
     waits = loop_waits(d.hot_loop, params.waits)
+    instructions = instructions_term(d.issue, params.issue)
     # a thread that loads once, then computes: the issue it waits with no load in flight joins the block's life
-    exposed = exposed_issue_seconds(d.issue, d.grid, d.loads, params.issue) if d.phases_in_turn else 0.0
+    exposed = exposed_issue_seconds(instructions.seconds, d.issue, d.grid, d.loads) if d.phases_in_turn else 0.0
     dram = dram_term(d, params.dram, waits=waits, barriers=barrier_wait(d.barriers, params.barriers),
                      l1_seconds_per_block=l1_seconds_per_block(d.l1, d.grid, params.l1),
                      exposed_issue_seconds=exposed)
@@ -74,7 +76,7 @@ def evaluate(d: Derived, params: Parameters) -> tuple[DramTime, tuple[Term, ...]
         l1_term(d.l1, d.grid, params.l1),
         trips_term(d.grid, waits),
         arithmetic_term(d.issue, params.issue),
-        instructions_term(d.issue, params.issue),
+        instructions,
         launch_term(params.launch),
         ramp_term(d.grid, params.ramp),
         spread_term(d.grid, params.spread),

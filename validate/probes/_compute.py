@@ -34,6 +34,7 @@ import roofline
 from pydantic import BaseModel, ConfigDict
 
 from ..device import DeviceInfo, Session, StopRules, benchmark, compile_kernels, kernel_source, takes_session
+from ._calibration import measured_calibration, measurement_origin
 from ._ceilings import Ceilings
 from ._prediction import PredictionCheck
 from ._probe import Figures, Probe, RunContext
@@ -386,10 +387,9 @@ class ComputeProbe(Probe[ComputeEffects]):
         if ctx.entry is None or prediction is None:
             return effects  # no fitted calibration to predict the sweep with: its exponent stays unfitted
         # the run's calibration as far as it goes: the copy sweep's fit, the earlier probes' figures, this one's
-        figures = {**ctx.figures, **compute_calibration(effects)}
-        base = roofline.Calibration.model_validate(prediction.calibration).model_copy(update={
-            name: value for name, (value, _) in figures.items()
-            if value is not None and name in roofline.Calibration.model_fields})
+        base = roofline.Calibration.model_validate(measured_calibration(
+            prediction.calibration, origin=measurement_origin(ctx.info, ctx.created_utc),
+            figures={**ctx.figures, **compute_calibration(effects)}))
         resources = occupancy.all_kernel_resources(kernel_source("compute.cu"), arch=ctx.info.arch,
                                                    sass=True)["overlap_sweep"]
         exponent, fmas = model_phase_exponent(ctx.entry, base, resources, effects.overlap_points,

@@ -9,7 +9,7 @@ from occupancy import Launch, SassCounts, SassLoop, SassSummary
 
 from ..._errors import RooflineError
 from ..._kernel import Kernel, kernel_of
-from .setting import launch_warps as _warps, outside_loops, sass_of
+from .setting import launch_warps, outside_loops, sass_of
 from ..rules import on
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_bytes",
@@ -165,7 +165,7 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
         If there is no launch.
     """
     kernel, launch = _checked(sass, kernel, launch)
-    warps = _warps(launch)
+    warps = launch_warps(launch)
     total = float(sass.instructions.total)
     if not sass.loops:
         return total * warps
@@ -352,7 +352,7 @@ def loads_from_instructions(sass: SassSummary, warp_instructions: float, launch:
     if sass.hot_loop is None or not sass.loops[sass.hot_loop].instructions.global_loads:
         return None
     hot = sass.loops[sass.hot_loop].instructions
-    warps = _warps(launch)
+    warps = launch_warps(launch)
     per_warp = float(warp_instructions) / warps
     trips = max(0.0, per_warp - (sass.instructions.total - hot.total)) / hot.total
     nest = _nest_trips(sass, per_warp, flops_per_thread)
@@ -407,7 +407,7 @@ def barriers_from_instructions(sass: SassSummary, warp_instructions: float | Non
     streaming = any(loads(loop) for loop in outer)
     if not warp_instructions or streaming:
         return barriers + sum(loop.instructions.barriers for loop in holding)
-    per_warp = float(warp_instructions) / _warps(launch)
+    per_warp = float(warp_instructions) / launch_warps(launch)
     outside = outside_loops(sass)
     trips = max(1.0, (per_warp - outside) / sum(loop.instructions.total for loop in outer))
     return barriers + trips * sum(loop.instructions.barriers for loop in holding)

@@ -13,8 +13,7 @@ from .atomics import atomics_term
 from .barriers import BarrierWait, barrier_wait
 from .dram import TAIL_SHARE, DramTime, dram_term, wave_seconds
 from .dram_bytes import dram_equivalent_bytes, dram_roof, dram_sides, flush_writeback_bytes, mixed_dram_bandwidth
-from .instructions import (arithmetic_term, exposed_issue_seconds, instructions_term, issue_efficiency,
-                           issue_seconds_per_round)
+from .instructions import arithmetic_term, exposed_issue_seconds, instructions_term, issue_efficiency
 from .l1_shared import l1_seconds_per_block, l1_term
 from .l2 import l2_partial_stores_term, l2_requests_term, l2_term
 from .latency import achieved_bandwidth, overlap, queued_life
@@ -46,7 +45,6 @@ __all__ = [
     "flush_writeback_bytes",
     "instructions_term",
     "issue_efficiency",
-    "issue_seconds_per_round",
     "l1_seconds_per_block",
     "l1_term",
     "l2_partial_stores_term",

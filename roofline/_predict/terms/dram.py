@@ -105,7 +105,7 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     thread loads once, then computes (`Derived.phases_in_turn`), a warp holds no load in flight
     while it computes: the block's life is joined with the part of its SM's issue for one round
     of its resident blocks that waits with no load in flight (``exposed_issue_seconds``,
-    `roofline._predict.terms.exposed_issue_seconds`) by `overlap` at ``phase_exponent`` (docs/prediction.md, "Load,
+    `exposed_issue_seconds`) by `overlap` at ``phase_exponent`` (docs/prediction.md, "Load,
     then compute: the phases take turns").
     """
     grid = d.grid
@@ -127,7 +127,8 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     in_life, in_step = phase_seconds(barriers, latency, chain_seconds, alone=grid.first_wave_blocks == 1)
     block_seconds = chain_seconds + port_seconds + l1_seconds + tree_seconds + in_life
     memory_life = block_seconds
-    if exposed_issue_seconds > 0 and params.phase_exponent is not None:
+    joined = exposed_issue_seconds > 0 and params.phase_exponent is not None
+    if joined:
         block_seconds = overlap(block_seconds, exposed_issue_seconds, params.phase_exponent)
     # the queue's customers: the resident warps where each waits for its own loads and takes
     # its turn at the pipe (its block's other warps included); whole blocks where barriers
@@ -178,7 +179,7 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
     roof_bytes = min(d.dram.bytes, dram_bytes)
     roof_seconds = roof_bytes / max(params.memory_bandwidth, peak_bw)
     notes = barriers.notes
-    if block_seconds != memory_life:
+    if joined:
         notes += (f"each thread loads once, then computes (no load in a loop, no barrier): a block's life takes the "
                   f"issue its warps spend with no load in flight, {memory_life * 1e9:.0f} -> {block_seconds * 1e9:.0f} "
                   "ns (rule phases_take_turns)",)
@@ -194,7 +195,7 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
                     "little_bytes_per_second": in_flight_rate, "roof_seconds": roof_seconds,
                     "full_wave_seconds": full_wave_seconds, "waves": blocks / slots,
                     **({"memory_life_seconds": memory_life, "exposed_issue_seconds": exposed_issue_seconds,
-                        "phase_exponent": params.phase_exponent} if block_seconds != memory_life else {}),
+                        "phase_exponent": params.phase_exponent} if joined else {}),
                     **({"lockstep_seconds": lockstep_seconds} if in_step else {})})
     return DramTime(term=term, equivalent_bytes=dram_bytes, bytes_in_flight=in_flight)
 

@@ -8,8 +8,7 @@ from ..params import IssueParams
 from ..rules import on
 from ._term import Term
 
-__all__ = ["arithmetic_term", "exposed_issue_seconds", "instructions_term", "issue_efficiency",
-           "issue_seconds_per_round"]
+__all__ = ["arithmetic_term", "exposed_issue_seconds", "instructions_term", "issue_efficiency"]
 
 
 def issue_efficiency(issue: IssueSlots, params: IssueParams) -> float:
@@ -73,20 +72,17 @@ def instructions_term(issue: IssueSlots, params: IssueParams) -> Term:
                         "straight_line_issued": issue.straight_line_issued})
 
 
-def issue_seconds_per_round(issue: IssueSlots, grid: Grid, params: IssueParams) -> float:
-    """Seconds the busiest SM's schedulers take to issue one round of its resident blocks'
-    instructions: the `instructions_term` over the rounds of blocks it runs (its share of the
-    grid over the blocks it holds at once), all of it for a grid of one round."""
-    seconds = instructions_term(issue, params).seconds
+def exposed_issue_seconds(instructions_seconds: float, issue: IssueSlots, grid: Grid, loads: Loads) -> float:
+    """Seconds of one round's issue a block's warps spend with no load in flight, for a kernel
+    whose threads load once, then compute.
+
+    One round's issue is the `instructions_term`'s ``instructions_seconds`` over the rounds of
+    blocks the busiest SM runs (its share of the grid over the blocks it holds at once; all of
+    it for a grid of one round). A thread that loads ``k`` independent elements computes on the
+    first while the others are still on their way, so only about one element's share of its
+    compute waits with nothing in flight: the round's issue over the loads a thread keeps in
+    flight (the phases probe: 1 to 8 loads a thread, docs/prediction.md, "Load, then compute:
+    the phases take turns").
+    """
     rounds = issue.busiest_sm_share * grid.blocks / max(1, grid.first_wave_blocks)
-    return seconds / max(1.0, rounds)
-
-
-def exposed_issue_seconds(issue: IssueSlots, grid: Grid, loads: Loads, params: IssueParams) -> float:
-    """The part of one round's issue (`issue_seconds_per_round`) a block's warps spend with no
-    load in flight, for a kernel whose threads load once, then compute: the round's issue over
-    the loads a thread keeps in flight. A thread that loads ``k`` independent elements computes
-    on the first while the others are still on their way, so only about one element's share
-    of its compute waits with nothing in flight (the phases probe: 1 to 8 loads a thread,
-    docs/prediction.md, "Load, then compute: the phases take turns")."""
-    return issue_seconds_per_round(issue, grid, params) / max(1, loads.in_flight_per_thread)
+    return instructions_seconds / max(1.0, rounds) / max(1, loads.in_flight_per_thread)
