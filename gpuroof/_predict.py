@@ -38,8 +38,29 @@ def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def _from_source(args: argparse.Namespace, k: UserKernel) -> str | None:
+    """With --from-source, the line saying what the kernel file's SASS gives the prediction; the
+    flag without a kernel file, or with one whose SASS could not be read, is an error (a silent
+    fallback to the launch alone would not be the prediction from source that was asked for)."""
+    if not args.from_source:
+        return None
+    if k.resources is None:
+        raise roofline.RooflineError("--from-source predicts from your kernel's file: give --kernel-file FILE "
+                                     "(.cu, PTX, cubin) and --kernel NAME")
+    sass = k.resources.sass
+    if sass is None:
+        why = k.resources.sources.get("sass", "no SASS was read")
+        raise roofline.RooflineError(f"--from-source needs the SASS of {args.kernel_file}: {why}")
+    loop = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
+    where = (f"hot loop of {loop.instructions.total} instructions at depth {loop.depth}" if loop is not None
+             else f"no loop, {sass.instructions.total} instructions")
+    return (f"from source: {args.kernel_file}'s SASS ({sass.architecture}, {where}, "
+            f"{sass.global_loads_in_flight_per_thread} global loads in flight a thread), no profile counts")
+
+
 def _cmd_predict(args: argparse.Namespace) -> int:
     k = describe(args, launch=True)
+    source_line = _from_source(args, k)
     p = roofline.predict(k.gpu, k.kernel, calibration=_calibration(args),
                          loads_in_flight_per_thread=args.loads_in_flight)
     _plot(args, k, p)
@@ -47,6 +68,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         data: dict[str, object] = {"gpu": k.gpu.name, "kernel": k.kernel.name, "launch": k.kernel.launch.model_dump(mode="json")}
         if k.resources is not None:
             data["resources"] = k.resources.model_dump(mode="json")
+        if source_line is not None:
+            data["from_source"] = source_line
         print_json({**data, **p.model_dump(mode="json")})
         return 0
     launch = k.kernel.launch
@@ -54,6 +77,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
           f"{p.active_blocks_per_sm} blocks ({p.active_warps_per_sm} warps) per SM, {p.waves:.2f} waves")
     for line in _head(k, args):
         print(line)
+    if source_line is not None:
+        print(f"  {source_line}")
     print(f"  predicted time        {p.seconds * 1e6:10.2f} us   (roofline bound {p.roofline_seconds * 1e6:.2f} us)")
     print(f"  achieved DRAM         {p.achieved_bytes_per_second / 1e9:10.1f} GB/s")
     print(f"  achieved              {p.achieved_flops_per_second / 1e12:10.3f} TFLOP/s")
@@ -120,6 +145,11 @@ def _predict_parser(p: argparse.ArgumentParser) -> None:
     _add_options(p)
     p.add_argument("--loads-in-flight", type=int, default=None,
                    help="independent loads each thread keeps outstanding (default: elements per thread)")
+    p.add_argument("--from-source", action="store_true",
+                   help="predict from your kernel's file alone, as docs/prediction.md's from-source figures: "
+                        "its SASS (hot loop, instructions, loads in flight) with your counts, no profile; "
+                        "needs --kernel-file, and fails where the SASS cannot be read instead of "
+                        "falling back to the launch alone")
     p.set_defaults(func=_cmd_predict)
 
 

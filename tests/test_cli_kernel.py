@@ -441,3 +441,33 @@ def test_predict_takes_load_and_store_bytes_which_say_how_often_a_loop_runs(caps
         assert any("gives no load_bytes" in a for a in bare["assumptions"])
     code, _, err = run(capsys, "predict", "--model", "copy", "--load-bytes", "5")
     assert code == 2 and "--model copy and --load-bytes both" in err
+
+
+def test_predict_from_source_says_what_the_sass_gave_and_refuses_without_it(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "gs.cu"
+    path.write_text(GRID_STRIDE)
+    n, threads = 1 << 24, 256 * 256
+    given = ["predict", "--gpu", "H200", "--source", path, "--flops", n, "--dram-bytes", 4 * n + 4 * threads,
+             "--load-bytes", 4 * n, "--grid", 256, "--block", 256, "--json"]
+    r = occupancy.kernel_resources(path, arch="sm_90")
+    code, out, err = run(capsys, *given)
+    assert code == 0, err
+    plain = json.loads(out)
+    code, out, err = run(capsys, *given, "--from-source")
+    if r.sass is None:  # no nvdisasm here: the flag refuses, naming why, rather than predict without it
+        assert code == 2 and "--from-source needs the SASS" in err
+        return
+    assert code == 0, err
+    data = json.loads(out)
+    # the same prediction as the kernel file gives; the flag adds what the SASS said
+    assert data["seconds"] == plain["seconds"] and "from_source" not in plain
+    loop = r.sass.loops[r.sass.hot_loop]
+    assert f"hot loop of {loop.instructions.total} instructions" in data["from_source"]
+    assert f"{r.sass.global_loads_in_flight_per_thread} global loads in flight" in data["from_source"]
+    code, _, err = run(capsys, "predict", "--from-source", "--flops", 1, "--dram-bytes", 4, "--grid", 1, "--block", 32)
+    assert code == 2 and "--from-source predicts from your kernel's file" in err
+    # a file whose SASS could not be read is an error, with the reason the resources give
+    monkeypatch.setattr(occupancy, "kernel_resources",
+                        lambda *a, **k: r.model_copy(update={"sass": None, "sources": {"sass": "no nvdisasm found"}}))
+    code, _, err = run(capsys, *given, "--from-source")
+    assert code == 2 and "--from-source needs the SASS" in err and "no nvdisasm found" in err

@@ -106,19 +106,22 @@ def _strided_warps(items: int, block: int) -> int:
 # ----------------------------------------------------------------------------- (1) thread per row
 
 
-def _thread_per_row(cols: int) -> CauseVariant:
-    rows, block = _ELEMENTS // cols, 256
+def _thread_per_row(cols: int, *, rows: int | None = None, block: int = 256) -> CauseVariant:
+    """``rows`` (default: 2^25 elements' worth) rows of ``cols`` floats, a thread a row."""
+    rows = _ELEMENTS // cols if rows is None else rows
+    elements = rows * cols
 
     def arguments(rng):
-        a = _floats(rng, _ELEMENTS)
+        a = _floats(rng, elements)
         return [a, f"f32[{rows}]", np.int32(rows), np.int32(cols)], {
             1: a.reshape(rows, cols).sum(axis=1, dtype=np.float64)}
 
+    label = f"cols={cols}" if elements == _ELEMENTS and block == 256 else f"rows={rows} cols={cols} block={block}"
     return CauseVariant(
-        "thread_per_row", f"cols={cols}", "row_per_thread", rows // block, block, arguments,
-        (Access(array="a", index=lambda c: c.x * cols + c.loop, loop=cols),
-         Access(array="out", index=lambda c: c.x, kind="store")),
-        flops=_ELEMENTS)
+        "thread_per_row", label, "row_per_thread", -(-rows // block), block, arguments,
+        (Access(array="a", index=lambda c: c.x * cols + c.loop, loop=cols, guard=lambda c: c.x < rows),
+         Access(array="out", index=lambda c: c.x, kind="store", guard=lambda c: c.x < rows)),
+        flops=elements)
 
 
 # ----------------------------------------------------------------------------- (2) column sums
