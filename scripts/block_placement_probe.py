@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import occupancy  # noqa: E402
 from validate.checks._clusters import set_attribute  # noqa: E402
-from validate.device import (compile_kernels, cuda_errors, driver_call, kernel_source, open_session,  # noqa: E402
-                             query_device)
+from validate.checks._gpc_layout import dynamic_for_blocks, sm_map_blocks  # noqa: E402
+from validate.device import compile_kernels, driver_call, kernel_source, open_session, query_device  # noqa: E402
 
 THREADS, SPIN_NS = 128, 50_000
 
@@ -48,21 +48,15 @@ def main() -> int:
     out = session.allocate(8 * 4 * 2 * 8 * sms)
     runs = []
     for per_sm in (1, 2, 4, 8):
-        dyn = (arch.shared_memory_per_sm // per_sm - arch.reserved_shared_memory_per_block) // 128 * 128
-        dyn = min(dyn, arch.max_shared_memory_per_block_optin)
+        dyn = dynamic_for_blocks(arch, per_sm)
         for waves in (1, 2):
             blocks = waves * per_sm * sms
             session.fill(out, 0, 8 * 4 * blocks)
-            with cuda_errors("launching sm_map"):
-                config = session.cuda.core.LaunchConfig(grid=blocks, block=THREADS, shmem_size=dyn)
-                session.cuda.core.launch(session.stream, config, kernel, out, np.uint64(SPIN_NS))
+            session.launcher(kernel, (blocks, 1, 1), (THREADS, 1, 1), (out, np.uint64(SPIN_NS)), dyn)()
             session.synchronize()
-            rows = session.download(out, (blocks, 8), np.uint32)
-            sm = rows[:, 0].astype(int)
-            start = rows[:, 3].astype(np.uint64) | (rows[:, 4].astype(np.uint64) << np.uint64(32))
-            end = rows[:, 5].astype(np.uint64) | (rows[:, 6].astype(np.uint64) << np.uint64(32))
+            sm, _, start, end = sm_map_blocks(session.download(out, (blocks, 8), np.uint32))
             t0 = start.min()
-            start, end = (start - t0).astype(np.int64), (end - t0).astype(np.int64)
+            start, end = start - t0, end - t0
             distances: collections.Counter[int] = collections.Counter()
             first = min(blocks, per_sm * sms)
             for b in range(first):

@@ -122,3 +122,23 @@ def test_cluster_occupancy_matches_the_driver_on_the_device(gpu_session, gpu_inf
         gpu = _clusters.measured_layout(gpu_info.name, gpu_info.compute_capability, layout.sms_per_gpc, "test")
     check = validate.check_clusters(gpu_session, gpu_info, gpu=gpu, quick=True)
     assert check.cluster_queries > 500 and check.mismatches == ()
+
+
+@pytest.mark.parametrize("per_sm, blocks", [(1, 1), (2, 2), (4, 4), (8, 8)])
+def test_the_dynamic_size_for_blocks_fits_them_and_no_more(per_sm, blocks):
+    from validate.checks._gpc_layout import dynamic_for_blocks
+    arch = occupancy.architecture("sm_90")
+    dyn = dynamic_for_blocks(arch, per_sm)
+    assert dyn % 128 == 0 and dyn <= arch.max_shared_memory_per_block_optin
+    occ = occupancy.calculate(arch, threads_per_block=128, registers_per_thread=16, dynamic_shared_memory=dyn,
+                              max_dynamic_shared_memory=arch.max_shared_memory_per_block_optin)
+    assert occ.active_blocks_per_sm == blocks
+
+
+def test_sm_map_rows_decode_the_sm_cluster_and_64_bit_timers():
+    import numpy as np
+    from validate.checks._gpc_layout import sm_map_blocks
+    start, end = (1 << 40) + 7, (1 << 40) + (1 << 33) + 5
+    rows = np.array([[12, 3, 1, start & 0xffffffff, start >> 32, end & 0xffffffff, end >> 32, 1]], dtype=np.uint32)
+    sm, cluster, t0, t1 = sm_map_blocks(rows)
+    assert (sm[0], cluster[0], t0[0], t1[0]) == (12, 3, start, end)

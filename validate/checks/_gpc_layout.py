@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cuda.bindings.driver import CUfunction
     from cuda.core import Kernel
 
-__all__ = ["GpcLaunch", "GpcLayoutMeasurement", "measure_gpc_layout"]
+__all__ = ["GpcLaunch", "GpcLayoutMeasurement", "dynamic_for_blocks", "measure_gpc_layout", "sm_map_blocks"]
 
 
 class GpcLaunch(BaseModel):
@@ -56,6 +56,22 @@ class GpcLayoutMeasurement(BaseModel):
     def sms_per_gpc(self) -> tuple[int, ...]:
         """SM count of each GPC, largest first."""
         return tuple(len(g) for g in self.gpc_sms)
+
+
+def dynamic_for_blocks(arch: occupancy.Architecture, per_sm: int) -> int:
+    """The largest dynamic shared memory (bytes, a multiple of 128, at most the opt-in limit)
+    that still fits ``per_sm`` blocks on an SM of ``arch`` (the driver's reserve each on top)."""
+    dyn = (arch.shared_memory_per_sm // per_sm - arch.reserved_shared_memory_per_block) // 128 * 128
+    return min(dyn, arch.max_shared_memory_per_block_optin)
+
+
+def sm_map_blocks(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`sm_map`'s rows (eight 32-bit words a block) decoded: each block's SM, its cluster, and the
+    global timer (ns) when it started and when it finished spinning."""
+    def timer(low: int) -> np.ndarray:
+        return rows[:, low].astype(np.int64) | (rows[:, low + 1].astype(np.int64) << 32)
+
+    return rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), timer(3), timer(5)
 
 
 def _find(parent: list[int], i: int) -> int:
@@ -140,9 +156,7 @@ def measure_gpc_layout(
     out = session.allocate(8 * 4 * most_blocks)
     touched: set[int] = set()
     for per_sm in blocks_per_sm:
-        # The largest dynamic size that still fits `per_sm` blocks (the driver's 1 KiB each on top).
-        dyn = (arch.shared_memory_per_sm // per_sm - arch.reserved_shared_memory_per_block) // 128 * 128
-        dyn = min(dyn, optin)
+        dyn = dynamic_for_blocks(arch, per_sm)
         for size in sizes:
             clusters = -(-waves * sms * per_sm // size)
             session.fill(out, 0, 8 * 4 * most_blocks)
@@ -150,9 +164,7 @@ def measure_gpc_layout(
             session.synchronize()
             rows = session.download(out, (most_blocks, 8), np.uint32)
             rows = rows[rows[:, 7] == 1]
-            smid, cluster = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64)
-            t0 = rows[:, 3].astype(np.int64) | (rows[:, 4].astype(np.int64) << 32)
-            t1 = rows[:, 5].astype(np.int64) | (rows[:, 6].astype(np.int64) << 32)
+            smid, cluster, t0, t1 = sm_map_blocks(rows)
             for c in np.unique(cluster):
                 members = smid[cluster == c]
                 root = _find(parent, int(members[0]))
