@@ -398,3 +398,16 @@ def test_predict_says_where_the_phases_take_turns():
     assert len(notes) == 1 and "no load in flight" in notes[0]
     with roofline.terms.disabled({"phases_take_turns"}):
         assert not any("phases_take_turns" in a for a in roofline.predict("H200", kernel).assumptions)
+
+
+def test_without_a_phase_exponent_the_life_is_not_joined_nor_named_issue():
+    # a GPU whose calibration lacks the overlap sweep's figure: the plain memory life, and no
+    # limiter taken from the issue the life did not take in
+    launch = _one_round_launch(0).model_copy(update={"loads_in_flight_per_thread": 1, "grid": (132 * 4, 1, 1)})
+    kernel = roofline.Kernel(name="k", flops=2000.0 * launch.threads, dram_bytes=8.0 * launch.threads, launch=launch)
+    bare = roofline.calibration("H100 SXM").model_copy(update={"phase_exponent": None})
+    p = roofline.predict("H100 SXM", kernel, calibration=bare)
+    with roofline.terms.disabled({"phases_take_turns"}):
+        off = roofline.predict("H100 SXM", kernel, calibration=bare)
+    assert "exposed_issue_seconds" not in p.terms[0].inputs and off.terms[0].limiter == "memory_latency"
+    assert p.seconds == off.seconds and p.limiter == off.limiter and p.terms[0].limiter == off.terms[0].limiter

@@ -167,7 +167,7 @@ def dram_term(d: Derived, params: DramParams, *, waits: LoopWaits | None, barrie
         smallest = min(in_flight_rate, dispatch, peak_bw)
         limiter = ("dram_bandwidth" if smallest == peak_bw
                    else "block_scheduling" if smallest == dispatch else "memory_latency")
-        if limiter == "memory_latency" and exposed_issue_seconds > memory_life:
+        if joined and limiter == "memory_latency" and exposed_issue_seconds > memory_life:
             limiter = "issue"  # the block's life is mostly its SM's issue: its loads wait on arithmetic
     # an unlimited dispatch rate (no dispatch interval measured) is left out: the inputs stay finite for JSON
     dispatch_input = {"dispatch_bytes_per_second": dispatch} if math.isfinite(dispatch) else {}
