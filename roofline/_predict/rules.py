@@ -250,6 +250,10 @@ _RULES = (
          "rule_probes short_vectors (H100 SXM, 2026-12-06: 93.7 us measured; rule on -25%, off +277%); "
          "argued first from cuda-samples scalarProd (a loop around the hot loop; IMPLIED_LOADS_LIMIT = 1.5)",
          "the hot loop's trips are read from the instruction count alone"),
+    Rule("counted_load_trips", "_predict.derive.hot_loop:hot_loop_trips", "derivation",
+         f"{_D} 'Loops beside the hot loop' (each trip issues the loop's loads once: where the instructions "
+         "imply more than IMPLIED_LOADS_LIMIT times the counted loads, other loops issued them)",
+         "the hot loop's trips are read from the instruction count alone, every loop's instructions charged to it"),
     Rule("lone_thread", "_predict.derive.hot_loop:lone_warp", "probe",
          "rule_probes thread_0_of_grid (H100 SXM, 2026-12-06: 93.7 us measured; re-predicted offline with the rule "
          "+4% (97.3 us), off -96% (4.1 us)); lane_0_of_every_warp unchanged (97.0 us, +17%); "

@@ -656,6 +656,50 @@ def test_the_hot_loop_trips_read_back_from_the_issued_instructions(factor):
     assert counted["trips"].inputs["trips_per_warp"] == estimated["trips"].inputs["trips_per_warp"] == 100.0
 
 
+@pytest.mark.parametrize(("other", "runs", "other_loads", "loads_per_warp", "trips", "trips_off"), [
+    # a store loop beside the hot loop, run 100 times: its 30 instructions a run read as the hot
+    # loop's are 100 + 99 x 30 / 20 = 248.5 trips; the 201 loads counted (1 outside, 2 a trip) are 100
+    ("beside", 100, 0, 201.0, 100.0, 248.5),
+    ("beside", 100, 0, None, 248.5, 248.5),    # no load count: the instructions alone
+    ("beside", 1, 0, 201.0, 100.0, 100.0),     # run once: the two counts agree, the instructions stand
+    ("beside", 100, 1, 201.0, 248.5, 248.5),   # a loop beside with a load of its own: the loads are not all the hot loop's
+    (None, 0, 0, 41.0, 100.0, 100.0),          # no loop beside: the instructions are the hot loop's
+])
+def test_loops_beside_the_hot_loop_take_their_trips_from_the_counted_loads(other, runs, other_loads, loads_per_warp,
+                                                                          trips, trips_off):
+    """`counted_load_trips`: 100 trips of a 20-instruction hot loop (2 loads), 100 instructions and
+    a load outside the loops, and (``other``) a loop of 30 instructions beside it, run ``runs``
+    times. Where the instructions, read as the hot loop's alone, imply more than
+    IMPLIED_LOADS_LIMIT times the counted loads and the loops beside it load nothing, the counted
+    loads give the trips."""
+    import occupancy
+
+    hot = occupancy.SassLoop(start_offset=0x100, end_offset=0x200, depth=1, global_loads_in_flight=2,
+                             instructions=occupancy.SassCounts(total=20, global_loads=2))
+    loops = (hot,) if other is None else (hot, occupancy.SassLoop(
+        start_offset=0x300, end_offset=0x500, depth=1, global_loads_in_flight=other_loads,
+        instructions=occupancy.SassCounts(total=30, global_loads=other_loads)))
+    body = 30 if other else 0
+    sass = occupancy.SassSummary(architecture="sm_90", disassembler="test", global_loads_in_flight_per_thread=2,
+                                 instructions=occupancy.SassCounts(total=120 + body, global_loads=3 + other_loads),
+                                 loops=loops, hot_loop=0, global_load_bytes=4)
+    resources = occupancy.KernelResources(kernel="k", architecture="sm_90", registers_per_thread=32, sass=sass)
+    launch = occupancy.Launch(grid=264, block=256, resources=resources)
+    warps = 264 * 8
+    kernel = roofline.Kernel(name="k", flops=0.0, dram_bytes=64e6, launch=launch,
+                             instructions=warps * (100.0 + 100 * 20 + runs * body))
+    measured = None if loads_per_warp is None else roofline.ProfileCounts(
+        global_load_instructions=warps * loads_per_warp)
+
+    def read() -> float:
+        return next(t for t in roofline.predict("H200", kernel, measured=measured).terms
+                    if t.name == "trips").inputs["trips_per_warp"]
+
+    assert read() == pytest.approx(trips)
+    with disabled({"counted_load_trips"}):
+        assert read() == pytest.approx(trips_off)
+
+
 @pytest.mark.parametrize(("factor", "path", "noted"), [
     (None, 310, True),    # both sides listed, the factor not given: said
     (1.0, 310, False),    # given

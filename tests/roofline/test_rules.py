@@ -269,6 +269,11 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
                 roofline.calibration("H200").atomic_one_address_updates_per_second / 3}))),
     ("sass_barriers", _predict(Kernel(flops=0.0, dram_bytes=64 * _MB, instructions=264 * 8 * 2000.0, launch=_launch(
         _sass(loops=(_loop(loads=0, counts={"barriers": 1, "shared_loads": 2}),), counts={"barriers": 1}))))),
+    # a load loop (10 instructions, 2 loads) beside a store loop of 30 with none: 2000 instructions a
+    # warp read as the load loop's alone are 195 trips, where the 40 loads a warp counted are 19.5
+    ("counted_load_trips", _predict(_looped(_sass(loops=(_loop(), SassLoop(
+        start_offset=100, end_offset=300, depth=1, global_loads_in_flight=0, instructions=SassCounts(total=30))),
+        total=60), grid=_ONE_WAVE), measured=roofline.ProfileCounts(global_load_instructions=_ONE_WAVE[0] * 8 * 40.0))),
     ("lone_thread", _predict(_looped(_sass(loops=(_loop(),), lone_thread="global"), grid=_ONE_WAVE))),
     ("early_exit_share", _predict(_looped(_HOT, grid=_ONE_WAVE),
                                   measured=roofline.ProfileCounts(achieved_occupancy=0.05))),

@@ -104,9 +104,14 @@ def test_l1_keeps_the_rows_of_a_grids_few_blocks(probe):
 @pytest.mark.parametrize("probe, warp_loads", [
     (p, p.loads_per_warp) for p in RULE_PROBES if p.loads_per_warp is not None], ids=lambda v: getattr(v, "variant", ""))
 def test_a_profiles_load_count_is_the_source_loops_trips(probe, warp_loads):
-    # vector_passes: `passes` vectors of `len` floats, a stride loop of len / 256 trips each
-    passes, length = (int(a.split("=")[1]) for a in probe.args[2:4])
-    assert warp_loads == passes * length // probe.block[0]
+    scalars = [int(a.split("=")[1]) for a in probe.args[2:4]]
+    if probe.kernel == "vector_passes":
+        # `passes` vectors of `len` floats, a stride loop of len / 256 trips each
+        passes, length = scalars
+        assert warp_loads == passes * length // probe.block[0]
+    else:
+        # load_then_store: the load loop's `trips`, whatever the store loop's passes
+        assert probe.kernel == "load_then_store" and warp_loads == scalars[0]
     _, measured = _rule_probes.probe_counts(probe, _resources(probe.kernel))
     assert measured.global_load_instructions == probe.grid[0] * probe.block[0] // 32 * warp_loads
 

@@ -191,3 +191,23 @@ extern "C" __global__ void rows_pair(const float* __restrict__ a, const float* _
     for (int j = 0; j < cols; ++j) s += a[(size_t)row * cols + j] * b[(size_t)row * cols + j];
     y[row] = s;
 }
+
+// ---- counted_load_trips: a load loop of `trips` trips (one load in flight: its shared store waits for
+// it) fills a tile, then a store loop of `passes` trips over the tile, with no global load, writes it
+// out: the store loop's instructions are its own, not the load loop's (a pencil stencil's phases)
+extern "C" __global__ void load_then_store(const float* __restrict__ a, float* __restrict__ y, int trips,
+                                           int passes) {
+    __shared__ float tile[8 * 256];
+    const int t = threadIdx.x;
+    const size_t base = (size_t)blockIdx.x * trips * blockDim.x;
+#pragma unroll 1
+    for (int k = 0; k < trips; ++k) tile[k * blockDim.x + t] = a[base + (size_t)k * blockDim.x + t];
+    __syncthreads();
+#pragma unroll 1
+    for (int p = 0; p < passes; ++p) {
+        const int k = p % trips;
+        const int right = (t + 1) % blockDim.x;
+        y[base + (size_t)k * blockDim.x + t] = 0.5f * (tile[k * blockDim.x + t] + tile[k * blockDim.x + right])
+                                               + (float)p;
+    }
+}

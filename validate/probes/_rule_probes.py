@@ -225,12 +225,30 @@ def _resident(blocks: int, threads: int, cols: int) -> RuleProbe:
                                              f"i32={cols}"), accesses)
 
 
+def _beside(passes: int) -> RuleProbe:
+    """A load loop of 8 one-load trips into a tile, then a store loop of `passes` trips with no
+    global load (`load_then_store`): the profile's instructions hold both loops' trips, its
+    loads only the load loop's. One pass is the control: its instructions agree with the loads."""
+    blocks, threads, trips = 132, 256, 8
+    n = blocks * trips * threads
+
+    def accesses() -> list[Access]:
+        return [_load("a", lambda c: c.block_x * trips * threads + c.loop * threads + c.thread_x, loop=trips),
+                _store("y", lambda c: c.block_x * trips * threads + (c.loop % trips) * threads + c.thread_x,
+                       loop=passes)]
+
+    return RuleProbe("counted_load_trips", f"store_loop_of_{passes}_trip{'s' if passes > 1 else ''}", passes > 1, "load_then_store",
+                     (blocks,), (threads,), (f"f32[{n}]=ones", f"f32[{n}]", f"i32={trips}", f"i32={passes}"),
+                     accesses, runs={0: float(trips), 1: float(passes)}, loads_per_warp=float(trips))
+
+
 #: Every probe launch: two per corpus-argued rule, the effect present first; then the probes of
 #: derivations (a present launch or more, and a control).
 RULE_PROBES: tuple[RuleProbe, ...] = tuple(
     probe for make in (_rows, _triangle, _tree, _tree_levels, _passes, _lone, _early_exit, _nest, _warps, _blocks)
     for probe in (make(True), make(False))) + (
-    _resident(132, 64, 2048), _resident(1056, 64, 256), _resident(132, 512, 256), _resident(4224, 64, 64))
+    _resident(132, 64, 2048), _resident(1056, 64, 256), _resident(132, 512, 256), _resident(4224, 64, 64),
+    _beside(8), _beside(32), _beside(1))
 
 
 def probe_resources(probe: RuleProbe, arch: str = ARCH) -> occupancy.KernelResources:

@@ -50,7 +50,18 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
         counted = loads_from_instructions(sass, issued / share, launch,
                                           flops_per_thread=float(kernel.flops) / launch.threads / share
                                           if scalar and kernel.flops else None)
-        return None if counted is None else counted[1]
+        if counted is None:
+            return None
+        loads = _counted_loads_per_thread(setting, share)
+        beside = _loops_beside(sass)
+        if loads is not None and counted[0] > IMPLIED_LOADS_LIMIT * loads and beside and not _loops_around(sass) \
+                and not any(loop.instructions.global_loads for loop in beside) and on("counted_load_trips"):
+            # the instructions are not all the hot loop's: the loops beside it (a store loop after
+            # a load loop) issue theirs, and no global load; each trip issues the hot loop's loads
+            # once, so the counted loads give its trips (a loop around it is `enclosing_passes`')
+            outside = sass.instructions.global_loads - hot.global_loads
+            return max(0.0, loads - outside) / hot.global_loads
+        return counted[1]
     traffic = kernel.traffic
     if traffic is not None and traffic.load_requests:
         # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
@@ -61,6 +72,27 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
             return None
     outside = sass.instructions.global_loads - hot.global_loads
     return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting)
+
+
+def _counted_loads_per_thread(setting: Setting, share: float) -> float | None:
+    """Global loads each thread of a warp that runs the loops issued, from the profile's count of
+    warp-wide load instructions (Nsight's ``measured.global_load_instructions``: a warp load is
+    a load per lane) over the warps that run them (`staying_warps`' ``share``); None without it."""
+    counted = None if setting.measured is None else setting.measured.global_load_instructions
+    if not counted:
+        return None
+    return float(counted) / (setting.launch.blocks * setting.occupancy.warps_per_block * share)
+
+
+def _loops_beside(sass: SassSummary) -> list[SassLoop]:
+    """The loops of `sass` neither around the hot loop nor inside it: loops that run before or
+    after it (a store loop after a load loop), by their offsets."""
+    hot = sass.loops[sass.hot_loop]
+
+    def nested(inner: SassLoop, outer: SassLoop) -> bool:
+        return outer.start_offset <= inner.start_offset and inner.end_offset <= outer.end_offset
+
+    return [loop for loop in sass.loops if loop is not hot and not nested(hot, loop) and not nested(loop, hot)]
 
 
 def _loops_around(sass: SassSummary) -> list[SassLoop]:
@@ -98,8 +130,11 @@ def enclosing_passes(setting: Setting) -> LoopAround | None:
     """
     launch, sass = setting.launch, setting.sass
     issued = setting.path_instructions
-    counted = None if setting.measured is None else setting.measured.global_load_instructions
-    if sass is None or sass.hot_loop is None or issued is None or not counted or not on("enclosing_passes"):
+    if sass is None or sass.hot_loop is None or issued is None or not on("enclosing_passes"):
+        return None
+    share = staying_warps(setting)
+    loads = _counted_loads_per_thread(setting, share)
+    if loads is None:
         return None
     hot_loop = sass.loops[sass.hot_loop]
     around = _loops_around(sass)
@@ -107,10 +142,8 @@ def enclosing_passes(setting: Setting) -> LoopAround | None:
     if not around or not hot.global_loads:
         return None
     outer = min(around, key=lambda loop: loop.depth)
-    share = staying_warps(setting)
     warps = launch.blocks * setting.occupancy.warps_per_block * share
     per_warp = float(issued) / warps
-    loads = float(counted) / warps  # per thread of a staying warp: a warp load is a load per lane
     outside = sass.instructions.total - outer.instructions.total
     outside_loads = sass.instructions.global_loads - outer.instructions.global_loads
     body = outer.instructions.total - hot.total
