@@ -252,7 +252,9 @@ _RULES = (
          "the hot loop's trips are read from the instruction count alone"),
     Rule("counted_load_trips", "_predict.derive.hot_loop:hot_loop_trips", "derivation",
          f"{_D} 'Loops beside the hot loop' (each trip issues the loop's loads once: where the instructions "
-         "imply more than IMPLIED_LOADS_LIMIT times the counted loads, other loops issued them)",
+         "imply more than IMPLIED_LOADS_LIMIT times the counted loads and the loops beside the hot loop load "
+         "nothing, those loops issued the rest); its probe, rule_probes store_loop_of_8_trips / 32 / 1, not yet "
+         "timed on a device",
          "the hot loop's trips are read from the instruction count alone, every loop's instructions charged to it"),
     Rule("lone_thread", "_predict.derive.hot_loop:lone_warp", "probe",
          "rule_probes thread_0_of_grid (H100 SXM, 2026-12-06: 93.7 us measured; re-predicted offline with the rule "
