@@ -224,7 +224,9 @@ def _roofline_fields(device: GPU, k: NcuKernel, label: str, calibration: Calibra
     except (RooflineError, ValueError) as exc:
         notes.append(f"no prediction: {exc}")
         return fields, notes
-    notes += [sass_note, *clock_note]
+    # where the hot loop's trips came from, when not from the instructions alone (a row's reader
+    # checks the count a prediction rests on)
+    notes += [sass_note, *clock_note, *(n for t in p.terms if t.name == "trips" for n in t.notes)]
     fields.update(predicted_seconds=p.seconds, predicted_limiter=p.limiter, gap=seconds / p.seconds)
     if k.cluster:
         notes.append(f"launched in clusters of {k.cluster}: the prediction does not model clusters")

@@ -337,3 +337,24 @@ def test_the_bound_beside_a_committed_prediction_never_exceeds_it(gpu, from_sour
     assert {r.kernel for r in report.rows} == {k for kernels in BOUND_KERNELS.values() for k in kernels}
     assert all(r.predicted_seconds is not None for r in report.rows)
     assert all(r.roofline_seconds <= r.predicted_seconds for r in report.rows)
+
+
+def test_a_profile_row_says_when_the_trips_come_from_its_load_count():
+    """A committed profile whose hot loop has a loop beside it (code-samples' pencil stencil: a load
+    loop, then the stencil's store loop): the row names the load count its trips rest on
+    (`counted_load_trips`, docs/prediction.md "Loops beside the hot loop"), and only with the rule."""
+    from roofline.terms import disabled
+
+    project, = load_corpus("h100-sxm", project="NVIDIA code-samples")
+    kernel = next(k for k in project.kernels if k.short_id.endswith("derivative_x_lPencils"))
+    profile = roofline.NcuProfile(path="corpus", format="csv",
+                                  kernels=(_ncu_kernel(project, kernel, kernel.launches[0], 0),))
+
+    def notes() -> list[str]:
+        return [n for n in roofline.profile_report(profile, after_l2_flush=True).kernels[0].notes
+                if "counted_load_trips" in n]
+
+    assert notes() == ["the hot loop's trips from the profile's load count, 8 a warp: its instructions read as the "
+                       "hot loop's alone give 28, the loops beside it issue the rest (rule counted_load_trips)"]
+    with disabled({"counted_load_trips"}):
+        assert notes() == []

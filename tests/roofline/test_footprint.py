@@ -698,6 +698,13 @@ def test_loops_beside_the_hot_loop_take_their_trips_from_the_counted_loads(other
     assert read() == pytest.approx(trips)
     with disabled({"counted_load_trips"}):
         assert read() == pytest.approx(trips_off)
+    # the trips term says where its trips came from where the rule gave them
+    notes = next(t for t in roofline.predict("H200", kernel, measured=measured).terms if t.name == "trips").notes
+    assert bool(notes) == (trips != trips_off)
+    if notes:
+        assert notes == (f"the hot loop's trips from the profile's load count, {trips:.4g} a warp: its instructions "
+                         f"read as the hot loop's alone give {trips_off:.4g}, the loops beside it issue the rest "
+                         "(rule counted_load_trips)",)
 
 
 @pytest.mark.parametrize(("factor", "path", "noted"), [

@@ -30,17 +30,25 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
     """Trips of the hot loop per warp that runs it: those `enclosing_passes` solved for with the
     loop around it (`around`), where it did; else from the kernel's warp instructions where it
     gives them (`loads_from_instructions` on the instructions of the warps that run the loop:
-    all of them over the share that does, `staying_warps`), else from its counted warp-wide
-    loads (``traffic.load_requests``) or its load bytes, over the loop's loads, per launched
-    warp over that share. None without a hot loop with global loads or without either count."""
+    all of them over the share that does, `staying_warps`), or from the profile's counted loads
+    where loops beside the hot loop issue the rest of those instructions (rule
+    ``counted_load_trips``); else from its counted warp-wide loads (``traffic.load_requests``)
+    or its load bytes, over the loop's loads, per launched warp over that share. None without a
+    hot loop with global loads or without either count."""
+    return _trips_and_notes(setting, around)[0]
+
+
+def _trips_and_notes(setting: Setting, around: LoopAround | None) -> tuple[float | None, tuple[str, ...]]:
+    """`hot_loop_trips`, with what the trips term says of where they came from where that is
+    not the usual count."""
     kernel, launch, sass = setting.kernel, setting.launch, setting.sass
     if sass is None or sass.hot_loop is None:
-        return None
+        return None, ()
     hot = sass.loops[sass.hot_loop].instructions
     if not hot.global_loads:
-        return None
+        return None, ()
     if around is not None:
-        return around.hot_trips_per_warp
+        return around.hot_trips_per_warp, ()
     issued = setting.path_instructions
     if issued is not None:
         # the warps that leave issue only what comes before their exit: the count, and the flops,
@@ -51,7 +59,7 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
                                           flops_per_thread=float(kernel.flops) / launch.threads / share
                                           if scalar and kernel.flops else None)
         if counted is None:
-            return None
+            return None, ()
         loads = _counted_loads_per_thread(setting, share)
         beside = _loops_beside(sass)
         if loads is not None and counted[0] > IMPLIED_LOADS_LIMIT * loads and beside and not _loops_around(sass) \
@@ -60,8 +68,11 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
             # a load loop) issue theirs, and no global load; each trip issues the hot loop's loads
             # once, so the counted loads give its trips (a loop around it is `enclosing_passes`')
             outside = sass.instructions.global_loads - hot.global_loads
-            return max(0.0, loads - outside) / hot.global_loads
-        return counted[1]
+            trips = max(0.0, loads - outside) / hot.global_loads
+            return trips, (f"the hot loop's trips from the profile's load count, {trips:.4g} a warp: its "
+                           f"instructions read as the hot loop's alone give {counted[1]:.4g}, the loops beside it "
+                           "issue the rest (rule counted_load_trips)",)
+        return counted[1], ()
     traffic = kernel.traffic
     if traffic is not None and traffic.load_requests:
         # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
@@ -69,9 +80,9 @@ def hot_loop_trips(setting: Setting, around: LoopAround | None) -> float | None:
     else:
         loads = loads_from_bytes(sass, kernel, launch)
         if loads is None:
-            return None
+            return None, ()
     outside = sass.instructions.global_loads - hot.global_loads
-    return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting)
+    return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting), ()
 
 
 def _counted_loads_per_thread(setting: Setting, share: float) -> float | None:
@@ -257,7 +268,7 @@ def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float
     loaded (`_lone_served_l2_bytes`) where no profile gives the hit rates.
     """
     launch, sass = setting.launch, setting.sass
-    trips = hot_loop_trips(setting, around)
+    trips, notes = _trips_and_notes(setting, around)
     if trips is None or sass is None:
         return None
     loop = sass.loops[sass.hot_loop]
@@ -290,4 +301,4 @@ def hot_loop(setting: Setting, around: LoopAround | None, served_l2_bytes: float
                    loads_per_thread=loads, warps_sharing_a_line=warps, blocks_sharing_a_line=blocks,
                    misses=load_misses(setting.kernel, served_l2_bytes, setting.measured, reread_dram_bytes),
                    sms_in_use_share=setting.sms_in_use / setting.gpu.sm_count, leftover=leftover,
-                   issue_seconds_per_trip=issue)
+                   issue_seconds_per_trip=issue, notes=notes)

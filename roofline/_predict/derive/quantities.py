@@ -250,6 +250,8 @@ class HotLoop:
     issue_seconds_per_trip : float
         The issue a trip adds to its rounds' wait, seconds: 0 where other warps' waits hide it
         (`lone_warp`: one lane runs the loop, its instructions one a clock).
+    notes : tuple of str
+        Where the trips came from, where that is not the usual count (the ``trips`` term's notes).
     """
 
     trips_per_warp: float
@@ -263,6 +265,7 @@ class HotLoop:
     sms_in_use_share: float
     leftover: LeftoverBursts | None
     issue_seconds_per_trip: float = 0.0
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -20,4 +20,5 @@ def trips_term(grid: Grid, waits: LoopWaits | None) -> Term:
     waves = max(1.0, grid.blocks / grid.slots)
     slowest = grid.slowest_warp_factor
     return Term(name="trips", side="memory", seconds=waves * slowest * waits.seconds, limiter="memory_latency",
-                inputs={**waits.inputs(), "waves": waves, "slowest_warp_factor": slowest})
+                inputs={**waits.inputs(), "waves": waves, "slowest_warp_factor": slowest},
+                notes=waits.hot_loop.notes)
