@@ -173,3 +173,15 @@ def test_with_the_sass_each_thread_makes_a_load_a_row(variant, width, rounds):
     p = offline_prediction(_variant("column_u16", variant), registers_per_thread=32,
                            sass=_one_load_loop_sass(16, width))
     assert _dram_rounds(p) == rounds
+
+
+@pytest.mark.parametrize("cols", [16384, 132 * 256])
+def test_a_stored_accumulator_stores_every_trip_and_its_control_once(cols):
+    # `column_sum_stored` writes out[c] each of its rows' trips (4 bytes a thread a trip, whole
+    # lines a warp); `column_sum_register` writes it once; both read the same 2^25-ish floats
+    rows = (1 << 25) // cols
+    stored, register = (_cause_probes.probe_kernel(next(
+        v for v in CAUSE_VARIANTS if v.cause == "stored_accumulator" and v.variant == f"{kind} rows={rows} cols={cols}"))
+        for kind in ("stored", "register"))
+    assert stored.count("store_bytes") == 4 * rows * cols and register.count("store_bytes") == 4 * cols
+    assert stored.count("load_bytes") == register.count("load_bytes") == 4 * rows * cols

@@ -156,3 +156,24 @@ extern "C" __global__ void warp_row_sum(const float* __restrict__ a, float* __re
     for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(WARP_ALL, s, o);
     if (lane == 0) out[warp] = s;
 }
+
+// (9) An accumulator in global memory: thread c adds column c into out[c] itself each trip, as
+// PolyBench's products write `c[i][j] +=` and `tmp[i] +=` (out not __restrict__: each trip's store
+// stays in the loop, and the next trip's load may not pass it).
+extern "C" __global__ void column_sum_stored(const float* a, float* out, int rows, int cols) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    out[c] = 0.0f;
+    for (int r = 0; r < rows; ++r) out[c] += a[(size_t)r * cols + c];
+}
+
+// (9) Its control: the same walk, one load in flight a trip, the sum kept in a register.
+extern "C" __global__ void column_sum_register(const float* __restrict__ a, float* __restrict__ out, int rows,
+                                               int cols) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    float s = 0.0f;
+#pragma unroll 1
+    for (int r = 0; r < rows; ++r) s += a[(size_t)r * cols + c];
+    out[c] = s;
+}

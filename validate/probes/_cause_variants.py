@@ -2,7 +2,7 @@
 reference, and the description of its own source that its counts are built from.
 
 Each cause of the time model's errors on unseen code has one kernel (two for the 2-byte column
-sums and the shared atomics) and two to four variants that span the effect: sizes, block sizes,
+sums, the shared atomics and the stored accumulator) and two to four variants that span the effect: sizes, block sizes,
 contention. A variant's description is what a reader of the kernel's source gives the model, as
 `corpus/traffic/` describes the corpus's kernels: the global accesses (`roofline.memory.Access`,
 counted exactly by `roofline.memory.traffic`) and, beside them, the shared-memory wavefronts, the
@@ -38,6 +38,8 @@ CAUSES: dict[str, str] = {
     "barrier_phases": "one wave whose load, tree-reduce and write phases are split by barriers",
     "row_twice": "a block a row, read twice (max, then exp-sum): rows whose concurrent set outgrows L2",
     "warp_per_row": "a warp a row with a shuffle reduction, at blocks of 32 and 64 threads",
+    "stored_accumulator": "a sum kept in global memory, stored every trip (PolyBench's `tmp[i] +=`), "
+                          "against the same walk summed in a register",
 }
 
 Arguments = tuple[list[object], dict[int, np.ndarray]]
@@ -302,6 +304,28 @@ def _warp_per_row(cols: int, block: int) -> CauseVariant:
         flops=_ELEMENTS + 5 * rows * 32)
 
 
+# ----------------------------------------------------------------------------- (9) stored accumulator
+
+
+def _stored(cols: int, stored: bool) -> CauseVariant:
+    """Thread c sums column c of ``2^25 / cols`` rows: into ``out[c]`` every trip (``stored``), or in
+    a register with one load in flight (the control); both walk the rows one load at a time."""
+    rows, block = _ELEMENTS // cols, 256
+
+    def arguments(rng):
+        a = _floats(rng, rows * cols)
+        return [a, f"f32[{cols}]", np.int32(rows), np.int32(cols)], {
+            1: a.reshape(rows, cols).sum(axis=0, dtype=np.float64)}
+
+    store_loop = rows if stored else 1
+    return CauseVariant(
+        "stored_accumulator", f"{'stored' if stored else 'register'} rows={rows} cols={cols}",
+        "column_sum_stored" if stored else "column_sum_register", -(-cols // block), block, arguments,
+        (Access(array="a", index=lambda c: c.loop * cols + c.x, loop=rows, guard=lambda c: c.x < cols),
+         Access(array="out", index=lambda c: c.x, kind="store", loop=store_loop, guard=lambda c: c.x < cols)),
+        flops=rows * cols)
+
+
 #: Every variant, cause by cause in the order of `CAUSES`.
 CAUSE_VARIANTS: tuple[CauseVariant, ...] = (
     _thread_per_row(16), _thread_per_row(64), _thread_per_row(512),
@@ -314,4 +338,5 @@ CAUSE_VARIANTS: tuple[CauseVariant, ...] = (
     _phases(128, 1), _phases(16, 8), _phases(2, 64),
     _row_twice(4096), _row_twice(32768), _row_twice(262144),
     _warp_per_row(256, 32), _warp_per_row(256, 64), _warp_per_row(1024, 32), _warp_per_row(256, 256),
+    _stored(16384, True), _stored(16384, False), _stored(_SMS * 256, True), _stored(_SMS * 256, False),
 )
