@@ -72,6 +72,14 @@ def _trips_and_notes(setting: Setting, around: LoopAround | None) -> tuple[float
             return trips, (f"the hot loop's trips from the profile's load count, {trips:.4g} a warp: its "
                            f"instructions read as the hot loop's alone give {counted[1]:.4g}, the loops beside it "
                            "issue the rest (rule counted_load_trips)",)
+        if loads is not None and not 1 / IMPLIED_LOADS_LIMIT <= counted[0] / max(loads, 1e-9) <= IMPLIED_LOADS_LIMIT:
+            # the counts disagree where no rule says which to trust (a branch around the loop's
+            # loads, loops beside it that load too): the instructions stand, and the row says so
+            outside = sass.instructions.global_loads - hot.global_loads
+            by_loads = max(0.0, loads - outside) / hot.global_loads
+            return counted[1], (f"the hot loop's trips from the instructions, {counted[1]:.4g} a warp; the profile's "
+                                f"load count would give {by_loads:.4g}: the two disagree (loads under a branch, or "
+                                "loops beside it that load too), the waits rest on the instructions",)
         return counted[1], ()
     traffic = kernel.traffic
     if traffic is not None and traffic.load_requests:
