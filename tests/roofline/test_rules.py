@@ -326,3 +326,14 @@ def test_the_rules_table_of_docs_prediction_is_the_registry():
     rows = [line for line in text.splitlines() if line.startswith("| `") and line.count(" | ") == 4
             and line.split(" | ")[2] in ("probe", "derivation", "corpus", "**corpus** !")]
     assert rows == [f"| `{r.name}` | `{r.where}` | {r.kind} | {r.evidence} | {r.off} |" for r in RULES.values()]
+
+
+def test_the_rules_count_of_docs_prediction_is_the_registrys():
+    """The sentence that counts the rules by kind says what the registry holds (it had gone stale)."""
+    import re
+    from collections import Counter
+
+    text = " ".join((Path(__file__).parents[2] / "docs" / "prediction.md").read_text().split())
+    total, probe, derivation = (int(n) for n in re.search(r"(\d+) rules: (\d+) probe, (\d+) derivation", text).groups())
+    kinds = Counter(r.kind for r in RULES.values())
+    assert (total, probe, derivation) == (len(RULES), kinds["probe"], kinds["derivation"])
