@@ -185,3 +185,12 @@ def test_a_stored_accumulator_stores_every_trip_and_its_control_once(cols):
         for kind in ("stored", "register"))
     assert stored.count("store_bytes") == 4 * rows * cols and register.count("store_bytes") == 4 * cols
     assert stored.count("load_bytes") == register.count("load_bytes") == 4 * rows * cols
+
+
+def test_three_loops_over_one_row_read_dram_once_and_over_three_rows_thrice():
+    # row_three_loops: 1056 rows of 8192 floats; each loop reads a row (the same one, or its own)
+    one, three = (_cause_probes.probe_kernel(next(v for v in CAUSE_VARIANTS if v.cause == "loops_reread"
+                                                  and v.variant.startswith(kind))) for kind in ("one row", "three rows"))
+    row_bytes = 1056 * 8192 * 4
+    assert one.count("load_bytes") == three.count("load_bytes") == 3 * row_bytes
+    assert one.traffic.dram_load_bytes == row_bytes and three.traffic.dram_load_bytes == 3 * row_bytes

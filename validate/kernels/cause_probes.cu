@@ -177,3 +177,21 @@ extern "C" __global__ void column_sum_register(const float* __restrict__ a, floa
     for (int r = 0; r < rows; ++r) s += a[(size_t)r * cols + c];
     out[c] = s;
 }
+
+// (10) A block a row, read by three loops in turn (a layer norm's mean, variance and output
+// passes): thread t reads the same elements j = t, t + blockDim.x, ... in each loop, so the second
+// and third loops find them in L1 or L2 (spread = 0); with spread = 1 each loop reads a row of its
+// own, from DRAM. One load in flight a trip.
+extern "C" __global__ void row_three_loops(const float* __restrict__ x, float* __restrict__ out, int cols,
+                                           int spread) {
+    const float* r0 = x + (size_t)blockIdx.x * cols * (spread ? 3 : 1);
+    const float* r1 = r0 + (spread ? cols : 0);
+    const float* r2 = r1 + (spread ? cols : 0);
+    float s = 0.0f, v = 0.0f;
+#pragma unroll 1
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) s += r0[j];
+#pragma unroll 1
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) v += (r1[j] - s) * (r1[j] - s);
+#pragma unroll 1
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) out[(size_t)blockIdx.x * cols + j] = r2[j] * v;
+}

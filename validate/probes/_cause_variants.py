@@ -40,6 +40,8 @@ CAUSES: dict[str, str] = {
     "warp_per_row": "a warp a row with a shuffle reduction, at blocks of 32 and 64 threads",
     "stored_accumulator": "a sum kept in global memory, stored every trip (PolyBench's `tmp[i] +=`), "
                           "against the same walk summed in a register",
+    "loops_reread": "three loops in turn over a block's row (a layer norm's passes), the second and third "
+                    "re-reading what the first brought in, against three loops over three rows",
 }
 
 Arguments = tuple[list[object], dict[int, np.ndarray]]
@@ -326,6 +328,39 @@ def _stored(cols: int, stored: bool) -> CauseVariant:
         flops=rows * cols)
 
 
+# ----------------------------------------------------------------------------- (10) loops that re-read
+
+
+def _three_loops(spread: bool, cols: int = 8192, rows: int = 1056) -> CauseVariant:
+    """A block of 256 a row of ``cols`` floats: a sum, a sum of squares about it, then the row
+    scaled and written, each loop one load in flight a trip over the thread's own elements; the
+    three loops read one row (``spread`` False: the second and third find it in L1 or L2) or three."""
+    block = 256
+    trips = cols // block
+    rows_read = 3 if spread else 1
+
+    def arguments(rng):
+        x = _floats(rng, rows * rows_read * cols)
+        r = x.reshape(rows, rows_read, cols).astype(np.float64)
+        r0, r1, r2 = (r[:, min(i, rows_read - 1)].reshape(rows, trips, block) for i in range(3))
+        s = r0.sum(axis=1)
+        v = ((r1 - s[:, None, :]) ** 2).sum(axis=1)
+        return [x, f"f32[{rows * cols}]", np.int32(cols), np.int32(int(spread))], {
+            1: (r2 * v[:, None, :]).reshape(-1)}
+
+    def row(k: int):
+        return lambda c: (c.block_x * rows_read + (k if spread else 0)) * cols + c.thread_x + c.loop * block
+
+    return CauseVariant(
+        "loops_reread", f"{'three rows' if spread else 'one row'} cols={cols} rows={rows}", "row_three_loops",
+        rows, block, arguments,
+        (Access(array="x", index=row(0), loop=trips), Access(array="x", index=row(1), loop=trips, phase=1),
+         Access(array="x", index=row(2), loop=trips, phase=2),
+         Access(array="out", index=lambda c: c.block_x * cols + c.thread_x + c.loop * block, loop=trips, phase=2,
+                kind="store")),
+        flops=4 * rows * cols, tolerance=1e-3)
+
+
 #: Every variant, cause by cause in the order of `CAUSES`.
 CAUSE_VARIANTS: tuple[CauseVariant, ...] = (
     _thread_per_row(16), _thread_per_row(64), _thread_per_row(512),
@@ -339,4 +374,5 @@ CAUSE_VARIANTS: tuple[CauseVariant, ...] = (
     _row_twice(4096), _row_twice(32768), _row_twice(262144),
     _warp_per_row(256, 32), _warp_per_row(256, 64), _warp_per_row(1024, 32), _warp_per_row(256, 256),
     _stored(16384, True), _stored(16384, False), _stored(_SMS * 256, True), _stored(_SMS * 256, False),
+    _three_loops(False), _three_loops(True),
 )
