@@ -131,18 +131,24 @@ def _thread_per_row(cols: int, *, rows: int | None = None, block: int = 256) -> 
 # ----------------------------------------------------------------------------- (2) column sums
 
 
-def _column(cols: int, element_bytes: int) -> CauseVariant:
-    rows, block = _ELEMENTS // cols, 256
-    kernel = "column_sum_u16" if element_bytes == 2 else "column_sum_f32"
-
+def _column_sums(rows: int, cols: int, element_bytes: int = 4) -> Callable[[np.random.Generator], Arguments]:
+    """The arguments of a kernel ``(a, out, rows, cols)`` that sums each column of a random
+    row-major matrix into ``out``, with the sums as the reference."""
     def arguments(rng):
         a = (rng.integers(0, 1024, rows * cols, dtype=np.uint16) if element_bytes == 2
              else _floats(rng, rows * cols))
         return [a, f"f32[{cols}]", np.int32(rows), np.int32(cols)], {
             1: a.reshape(rows, cols).sum(axis=0, dtype=np.float64)}
 
+    return arguments
+
+
+def _column(cols: int, element_bytes: int) -> CauseVariant:
+    rows, block = _ELEMENTS // cols, 256
+    kernel = "column_sum_u16" if element_bytes == 2 else "column_sum_f32"
     return CauseVariant(
-        "column_u16", f"{8 * element_bytes}-bit rows={rows} cols={cols}", kernel, cols // block, block, arguments,
+        "column_u16", f"{8 * element_bytes}-bit rows={rows} cols={cols}", kernel, cols // block, block,
+        _column_sums(rows, cols, element_bytes),
         (Access(array="a", index=lambda c: c.loop * cols + c.x, loop=rows, element_bytes=element_bytes),
          Access(array="out", index=lambda c: c.x, kind="store")),
         flops=rows * cols)
@@ -313,16 +319,10 @@ def _stored(cols: int, stored: bool) -> CauseVariant:
     """Thread c sums column c of ``2^25 / cols`` rows: into ``out[c]`` every trip (``stored``), or in
     a register with one load in flight (the control); both walk the rows one load at a time."""
     rows, block = _ELEMENTS // cols, 256
-
-    def arguments(rng):
-        a = _floats(rng, rows * cols)
-        return [a, f"f32[{cols}]", np.int32(rows), np.int32(cols)], {
-            1: a.reshape(rows, cols).sum(axis=0, dtype=np.float64)}
-
     store_loop = rows if stored else 1
     return CauseVariant(
         "stored_accumulator", f"{'stored' if stored else 'register'} rows={rows} cols={cols}",
-        "column_sum_stored" if stored else "column_sum_register", -(-cols // block), block, arguments,
+        "column_sum_stored" if stored else "column_sum_register", -(-cols // block), block, _column_sums(rows, cols),
         (Access(array="a", index=lambda c: c.loop * cols + c.x, loop=rows, guard=lambda c: c.x < cols),
          Access(array="out", index=lambda c: c.x, kind="store", loop=store_loop, guard=lambda c: c.x < cols)),
         flops=rows * cols)

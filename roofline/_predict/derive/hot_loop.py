@@ -61,26 +61,23 @@ def _trips_and_notes(setting: Setting, around: LoopAround | None) -> tuple[float
         if counted is None:
             return None, ()
         loads = _counted_loads_per_thread(setting, share)
+        if loads is None or 1 / IMPLIED_LOADS_LIMIT <= counted[0] / loads <= IMPLIED_LOADS_LIMIT:
+            return counted[1], ()
+        by_loads = _trips_from_loads(sass, loads)
         beside = _loops_beside(sass)
-        if loads is not None and counted[0] > IMPLIED_LOADS_LIMIT * loads and beside and not _loops_around(sass) \
+        if counted[0] > IMPLIED_LOADS_LIMIT * loads and beside and not _loops_around(sass) \
                 and not any(loop.instructions.global_loads for loop in beside) and on("counted_load_trips"):
             # the instructions are not all the hot loop's: the loops beside it (a store loop after
             # a load loop) issue theirs, and no global load; each trip issues the hot loop's loads
             # once, so the counted loads give its trips (a loop around it is `enclosing_passes`')
-            outside = sass.instructions.global_loads - hot.global_loads
-            trips = max(0.0, loads - outside) / hot.global_loads
-            return trips, (f"the hot loop's trips from the profile's load count, {trips:.4g} a warp: its "
-                           f"instructions read as the hot loop's alone give {counted[1]:.4g}, the loops beside it "
-                           "issue the rest (rule counted_load_trips)",)
-        if loads is not None and not 1 / IMPLIED_LOADS_LIMIT <= counted[0] / max(loads, 1e-9) <= IMPLIED_LOADS_LIMIT:
-            # the counts disagree where no rule says which to trust (a branch around the loop's
-            # loads, loops beside it that load too): the instructions stand, and the row says so
-            outside = sass.instructions.global_loads - hot.global_loads
-            by_loads = max(0.0, loads - outside) / hot.global_loads
-            return counted[1], (f"the hot loop's trips from the instructions, {counted[1]:.4g} a warp; the profile's "
-                                f"load count would give {by_loads:.4g}: the two disagree (loads under a branch, or "
-                                "loops beside it that load too), the waits rest on the instructions",)
-        return counted[1], ()
+            return by_loads, (f"the hot loop's trips from the profile's load count, {by_loads:.4g} a warp: its "
+                              f"instructions read as the hot loop's alone give {counted[1]:.4g}, the loops beside "
+                              "it issue the rest (rule counted_load_trips)",)
+        # the counts disagree where no rule says which to trust (a branch around the loop's loads,
+        # loops beside it that load too): the instructions stand, and the row says so
+        return counted[1], (f"the hot loop's trips from the instructions, {counted[1]:.4g} a warp; the profile's "
+                            f"load count would give {by_loads:.4g}: the two disagree (loads under a branch, or "
+                            "loops beside it that load too), the waits rest on the instructions",)
     traffic = kernel.traffic
     if traffic is not None and traffic.load_requests:
         # the loads each warp issues, however few of its lanes take part (a walk by thread 0)
@@ -89,8 +86,14 @@ def _trips_and_notes(setting: Setting, around: LoopAround | None) -> tuple[float
         loads = loads_from_bytes(sass, kernel, launch)
         if loads is None:
             return None, ()
-    outside = sass.instructions.global_loads - hot.global_loads
-    return max(0.0, loads - outside) / hot.global_loads / staying_warps(setting), ()
+    return _trips_from_loads(sass, loads) / staying_warps(setting), ()
+
+
+def _trips_from_loads(sass: SassSummary, loads: float) -> float:
+    """The hot loop's trips from the global loads a thread (or warp) makes: those outside the
+    hot loop run once, each trip issues the loop's loads once."""
+    hot = sass.loops[sass.hot_loop].instructions
+    return max(0.0, loads - (sass.instructions.global_loads - hot.global_loads)) / hot.global_loads
 
 
 def _counted_loads_per_thread(setting: Setting, share: float) -> float | None:
@@ -103,22 +106,22 @@ def _counted_loads_per_thread(setting: Setting, share: float) -> float | None:
     return float(counted) / (setting.launch.blocks * setting.occupancy.warps_per_block * share)
 
 
+def _nested(inner: SassLoop, outer: SassLoop) -> bool:
+    """Whether `inner` lies within `outer`, by their offsets (a loop lies within itself)."""
+    return outer.start_offset <= inner.start_offset and inner.end_offset <= outer.end_offset
+
+
 def _loops_beside(sass: SassSummary) -> list[SassLoop]:
     """The loops of `sass` neither around the hot loop nor inside it: loops that run before or
-    after it (a store loop after a load loop), by their offsets."""
+    after it (a store loop after a load loop)."""
     hot = sass.loops[sass.hot_loop]
-
-    def nested(inner: SassLoop, outer: SassLoop) -> bool:
-        return outer.start_offset <= inner.start_offset and inner.end_offset <= outer.end_offset
-
-    return [loop for loop in sass.loops if loop is not hot and not nested(hot, loop) and not nested(loop, hot)]
+    return [loop for loop in sass.loops if loop is not hot and not _nested(hot, loop) and not _nested(loop, hot)]
 
 
 def _loops_around(sass: SassSummary) -> list[SassLoop]:
     """The loops around the hot loop of `sass` (not the hot loop itself), by their offsets."""
     hot = sass.loops[sass.hot_loop]
-    return [loop for loop in sass.loops if loop is not hot and loop.depth < hot.depth
-            and loop.start_offset <= hot.start_offset and hot.end_offset <= loop.end_offset]
+    return [loop for loop in sass.loops if loop is not hot and loop.depth < hot.depth and _nested(hot, loop)]
 
 
 def enclosing_passes(setting: Setting) -> LoopAround | None:
