@@ -8,9 +8,14 @@ with nvcc). Then the bad inputs: a wrong argument count, a wrong scalar size, a 
 large to launch, too much shared memory. Prints one JSON line per result and a table.
 
     python benchmarks/measure_check.py [--out DIR] [--profile-once]
+    python benchmarks/measure_check.py --repredict docs/results/h200/measure --gpu H200   # no GPU
 
 ``--profile-once`` launches each kernel once through CuPy between cudaProfilerStart and
-Stop (for ``ncu --profile-from-start off``) and exits.
+Stop (for ``ncu --profile-from-start off``) and exits. ``--repredict DIR`` needs no GPU: it
+predicts the five launches again beside the times a device run wrote to DIR
+(``measure_<kernel>.json``), as `validate.measure` predicts now (the SASS of the kernels
+NVRTC builds here, disassembled here, and the counts above) and as it did without the SASS
+and with the DRAM bytes alone.
 """
 
 from __future__ import annotations
@@ -59,24 +64,28 @@ def cases(rng: np.random.Generator) -> list[dict]:
         dict(name="saxpy4", route="source", grid=(n4 + 255) // 256, block=256,
              args=[np.int32(n4), np.float32(2.0), x, y.copy()],
              expected={3: 2.0 * x.astype(np.float64) + y}, tolerance=1e-6,
-             counts=roofline.Kernel(name="saxpy4", flops=2 * N, dram_bytes=12 * N, precision="fp32")),
+             counts=roofline.Kernel(name="saxpy4", flops=2 * N, dram_bytes=12 * N, load_bytes=8 * N, store_bytes=4 * N,
+                                    precision="fp32")),
         dict(name="daxpy", route="ptx", grid=(N // 2 + 255) // 256, block=256,
              args=[np.int32(N // 2), np.float64(3.0), xd, yd.copy()],
              expected={3: 3.0 * xd + yd}, tolerance=1e-12,
              counts=roofline.Kernel(name="daxpy", flops=2 * (N // 2), dram_bytes=24 * (N // 2),
-                                          precision="fp64")),
+                                    load_bytes=16 * (N // 2), store_bytes=8 * (N // 2), precision="fp64")),
         dict(name="stencil5", route="cubin", grid=(nx // 32, ny // 8), block=(32, 8),
              args=[np.int32(nx), np.int32(ny), grid_in, f"f32[{nx * ny}]"],
              expected={3: stencil_ref.reshape(-1)}, tolerance=1e-6,
              counts=roofline.Kernel(name="stencil5", flops=5 * (nx - 2) * (ny - 2),
-                                          dram_bytes=4 * nx * ny + 4 * (nx - 2) * (ny - 2), precision="fp32")),
+                                    dram_bytes=4 * nx * ny + 4 * (nx - 2) * (ny - 2),
+                                    load_bytes=5 * 4 * (nx - 2) * (ny - 2), store_bytes=4 * (nx - 2) * (ny - 2),
+                                    precision="fp32")),
         dict(name="block_sum", route="source", grid=blocks, block=threads,
              args=[np.int32(N), x, f"f32[{blocks}]"], expected={2: sum_ref}, tolerance=1e-5,
-             counts=roofline.Kernel(name="block_sum", flops=N, dram_bytes=4 * N, precision="fp32")),
+             counts=roofline.Kernel(name="block_sum", flops=N, dram_bytes=4 * N, load_bytes=4 * N,
+                                    store_bytes=4 * blocks, precision="fp32")),
         dict(name="poly", route="source", grid=(xp.size + 255) // 256, block=256,
              args=[np.int32(xp.size), xp, f"f32[{xp.size}]"], expected={2: poly_ref}, tolerance=1e-5,
              counts=roofline.Kernel(name="poly", flops=xp.size * (8 * DEG + 3), dram_bytes=8 * xp.size,
-                                          precision="fp32")),
+                                    load_bytes=4 * xp.size, store_bytes=4 * xp.size, precision="fp32")),
     ]
 
 
@@ -175,14 +184,46 @@ def bad_inputs(session) -> list[dict]:
     return out
 
 
+def repredict(directory: Path, gpu_name: str) -> int:
+    """The committed measurements of `directory` predicted again offline: without the SASS and with
+    the DRAM bytes alone (`validate.measure` before 2026-12-08), and with the SASS and the counts
+    of `cases` (now)."""
+    import roofline
+    from validate.device import compile_cubin
+    from validate.user_kernel._measure import _prediction
+    from validate.user_kernel._sass import with_sass
+
+    gpu = roofline.gpu(gpu_name)
+    cubin = bytes(compile_cubin(SOURCE, arch=f"sm_{gpu.architecture.major}{gpu.architecture.minor}", name="measure_kernels.cu").code)
+    print(f"{'kernel':10} {'measured us':>11} {'before us':>10} {'error':>7} {'now us':>9} {'error':>7}  limiter")
+    for case in cases(np.random.default_rng(0)):
+        m = json.loads((directory / f"measure_{case['name']}.json").read_text())
+        driver = occupancy.KernelResources.model_validate({**m["resources"], "sass": None})
+        launch = occupancy.Launch(grid=case["grid"], block=case["block"])
+        counts = case["counts"]
+        dram_only = roofline.Kernel(name=counts.name, flops=counts.flops, dram_bytes=counts.dram_bytes,
+                                    precision=counts.precision)
+        before, _ = _prediction(gpu, dram_only, launch, driver, m["seconds"], after_l2_flush=True)
+        now, notes = _prediction(gpu, counts, launch, with_sass(driver, cubin, case["name"], driver.architecture),
+                                 m["seconds"], after_l2_flush=True)
+        print(f"{case['name']:10} {m['seconds'] * 1e6:11.2f} {before['predicted_seconds'] * 1e6:10.2f} "
+              f"{before['prediction_error']:+7.1%} {now['predicted_seconds'] * 1e6:9.2f} {now['prediction_error']:+7.1%}"
+              f"  {now['predicted_limiter']}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None)
     parser.add_argument("--profile-once", action="store_true")
+    parser.add_argument("--repredict", type=Path, default=None, metavar="DIR")
+    parser.add_argument("--gpu", default="H200", help="the GPU of --repredict's measurements")
     args = parser.parse_args()
     if args.profile_once:
         profile_once()
         return 0
+    if args.repredict is not None:
+        return repredict(args.repredict, args.gpu)
     import validate
 
     out = Path(args.out) if args.out else None

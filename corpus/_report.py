@@ -18,8 +18,8 @@ from roofline import calibration as packaged_calibration
 
 # The profile path's own readers: a corpus launch is a profile held as a mapping of metrics.
 from roofline._ncu_metrics import kernel_from_metrics
-from roofline._profile import _device_of, _launch_with_sass, _straight_line_loads
-from roofline.memory import loads_per_thread
+from roofline._profile import _device_of, _launch_with_sass
+from roofline.memory import loads_per_thread, sass_loads_per_thread
 
 from ._counted import SourceCounts, load_corpus_traffic
 from ._project import _FROZEN, CorpusKernel, CorpusLaunch, CorpusProject
@@ -261,10 +261,11 @@ def _from_source(k: NcuKernel, launch: CorpusLaunch, counts: SourceCounts | None
     """`predict` of one launch from what its source and build give; returns seconds, limiter,
     what the bytes came from (the access description's counted traffic where there is one,
     else the buffer bytes, each moved once) and the plain roofline bound of those counts."""
-    loads = _straight_line_loads(k.sass)
-    if loads is None and counts is not None:
-        loads = loads_per_thread(counts.traffic.load_bytes, launch.blocks * launch.threads_per_block,
-                                 k.sass.global_load_bytes if k.sass is not None else None)
+    threads = launch.blocks * launch.threads_per_block
+    loads = sass_loads_per_thread(k.sass, load_bytes=counts.traffic.load_bytes if counts is not None else None,
+                                  threads=threads)
+    if loads is None and counts is not None:  # no SASS: the loads at 4 bytes each
+        loads = loads_per_thread(counts.traffic.load_bytes, threads)
     run = _launch_with_sass(k, loads or 1, "the build's cubin")
     precision = k.precision
     work = {"name": k.name, "flops": k.flops.get(precision, 0.0) if precision else 0.0, "precision": precision,

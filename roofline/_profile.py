@@ -32,6 +32,7 @@ from ._calibration import Calibration
 from ._roofline import analyze
 from ._predict.params import parameters
 from ._time_model import check_calibration, predict
+from ._warps import sass_loads_per_thread
 
 __all__ = [
     "ProfileKernel", "ProfileReport", "format_profile_report", "nsight_calibration", "profile_chart", "profile_report",
@@ -241,13 +242,6 @@ def _loads_per_thread(k: NcuKernel) -> float | None:
     return loads * 32 / (k.blocks * k.threads_per_block)
 
 
-def _straight_line_loads(sass: occupancy.SassSummary | None) -> int | None:
-    """The global loads a thread makes where the SASS has no loops (each runs once), else None."""
-    if sass is not None and not sass.loops and sass.instructions.global_loads:
-        return sass.instructions.global_loads
-    return None
-
-
 def _launch_with_sass(k: NcuKernel, elements_per_thread: int, sass_source: str) -> occupancy.Launch:
     """The launch `k` ran, its SASS (where it has one) in the launch's resources."""
     sass = k.sass
@@ -279,8 +273,8 @@ def _profiled_launch(k: NcuKernel, *, why_in_checks: bool = False) -> tuple[occu
     elements, how = None, ""
     if loads is not None and loads >= 1:
         elements, how = int(round(loads)), "Nsight's count"
-    elif _straight_line_loads(sass) is not None:
-        elements, how = _straight_line_loads(sass), "the SASS, straight-line code"
+    elif (straight := sass_loads_per_thread(sass)) is not None:
+        elements, how = straight, "the SASS, straight-line code"
     launch = _launch_with_sass(k, elements or 1, k.sass_source or "the profile")
     if sass is None:
         assumed = (f"all {elements} global loads per thread ({how}) assumed in flight at once: one round trip"

@@ -7,9 +7,14 @@ functions, so the tables in the docs and the models' traffic counts cannot disag
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._errors import RooflineError, finite_nonnegative, finite_positive
+
+if TYPE_CHECKING:
+    from occupancy import SassSummary
 
 __all__ = [
     "BANK_BYTES",
@@ -22,6 +27,7 @@ __all__ = [
     "distinct_per_row",
     "lanes_per_phase",
     "loads_per_thread",
+    "sass_loads_per_thread",
 ]
 
 WARP_SIZE = 32
@@ -135,6 +141,36 @@ def loads_per_thread(load_bytes: float, threads: int, load_width_bytes: float | 
         raise RooflineError(f"threads={threads} must be >= 1 and <= 2**63")
     width = 4.0 if load_width_bytes is None else finite_positive("load_width_bytes", load_width_bytes)
     return max(1, round(load / float(threads) / width))
+
+
+def sass_loads_per_thread(sass: SassSummary | None, *, load_bytes: float | None = None,
+                          threads: int | None = None) -> int | None:
+    """The global loads each thread of a launch makes, as its compiled SASS says: every global
+    load of straight-line code (no loop, so each runs once), else `loads_per_thread` of the
+    launch's counted ``load_bytes`` at the SASS's load width. The one count the source path,
+    the profile path (where Nsight counted none) and `validate.measure` give the launch's
+    ``elements_per_thread``.
+
+    Returns
+    -------
+    int or None
+        None without SASS, or for a SASS with loops and no ``load_bytes``.
+
+    Raises
+    ------
+    RooflineError, TypeError
+        As `loads_per_thread`, for a bad ``load_bytes`` or ``threads`` (needed with
+        ``load_bytes``).
+    """
+    if sass is None:
+        return None
+    if not sass.loops and sass.instructions.global_loads:
+        return sass.instructions.global_loads
+    if load_bytes is None:
+        return None
+    if threads is None:
+        raise RooflineError("threads (the launch's threads) is needed to count loads from load_bytes")
+    return loads_per_thread(load_bytes, threads, sass.global_load_bytes)
 
 
 #: Past any launch (2**31 - 1 blocks of 1024 threads a grid dimension), and within a float.

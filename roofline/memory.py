@@ -36,6 +36,7 @@ from ._warps import (
     SHARED_MEMORY_BANKS,
     WARP_SIZE,
     loads_per_thread,
+    sass_loads_per_thread,
 )
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "locality",
     "memory_space",
     "memory_spaces",
+    "sass_loads_per_thread",
     "traffic",
     "warp_addresses",
     "warp_transactions",

@@ -29,7 +29,7 @@ import numpy as np
 import occupancy
 import roofline
 from pydantic import BaseModel, ConfigDict
-from roofline.memory import loads_per_thread, traffic
+from roofline.memory import sass_loads_per_thread, traffic
 
 from ..device import Session, kernel_source, open_session
 from ..user_kernel import MeasureOptions, measure
@@ -107,8 +107,7 @@ def offline_prediction(variant: CauseVariant, gpu: roofline.GPU | str = "H100 SX
         resources = occupancy.KernelResources(kernel=variant.kernel, architecture=sass.architecture,
                                               registers_per_thread=registers_per_thread or 0, sass=sass,
                                               sources={"sass": "cause_probes.cu, compiled here"})
-        loads = loads_per_thread(kernel.traffic.load_bytes, variant.grid * variant.block,
-                                 sass.global_load_bytes if sass is not None else None)
+        loads = sass_loads_per_thread(sass, load_bytes=kernel.traffic.load_bytes, threads=variant.grid * variant.block)
         launch = roofline.measured_launch(variant.grid, variant.block, registers_per_thread=registers_per_thread,
                                           resources=resources, elements_per_thread=loads)
     return roofline.predict(device, roofline.counted_kernel(kernel, launch), after_l2_flush=True)

@@ -54,8 +54,11 @@ def kernel_names_in_source(source: str) -> list[str]:
     return sorted(set(re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)", source)))
 
 
-def load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str, options: CompileOptions) -> Kernel:
-    """The kernel ``name`` of `resolve_code`'s answer, compiled for ``arch`` (source, PTX) or loaded."""
+def load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str,
+                options: CompileOptions) -> tuple[Kernel, bytes | None]:
+    """The kernel ``name`` of `resolve_code`'s answer, compiled for ``arch`` (source, PTX) or loaded,
+    and the binary the driver loaded (the cubin NVRTC built, or the user's cubin or fatbin; None
+    where cuda.core does not hand it back), whose SASS the prediction reads."""
     kind, payload, label = resolved
     with cuda_errors(f"loading kernel {name!r} from {label}"):
         if kind in ("cuda", "ptx"):
@@ -76,9 +79,11 @@ def load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str,
                 raise CompileError(f"compiling {label} for {arch} failed", log) from None
         else:
             module = load_object_code(payload, kind)
+    code = payload if kind in ("cubin", "fatbin") else getattr(module, "code", None)
+    binary = bytes(code) if isinstance(code, (bytes, bytearray)) else None
     try:
         with cuda_errors(f"finding kernel {name!r} in {label}"):
-            return module.get_kernel(name)
+            return module.get_kernel(name), binary
     except DeviceError as exc:
         known = kernel_names_in_source(payload) if kind == "cuda" else []
         hint = f"; kernels in the source: {', '.join(known)}" if known else ""

@@ -32,6 +32,7 @@ import numpy as np
 import occupancy
 import roofline
 from occupancy import KernelResources
+from roofline.memory import sass_loads_per_thread
 from occupancy.common import Displayed, Shown, percent, sequence, shown, si
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,6 +52,7 @@ from ..device import (
 from ._kernel_args import KernelArg, _described, parse_kernel_arg
 from ._load import load_kernel, resolve_code
 from ._options import MeasureOptions
+from ._sass import with_sass
 
 if TYPE_CHECKING:
     from cuda.core import Buffer, Kernel, Stream
@@ -225,9 +227,18 @@ def _prediction(gpu: roofline.GPU | None, counts: object, launch: occupancy.Laun
     if gpu is None:
         notes.append("no prediction: the GPU is not in gpuroof's database (pass MeasureOptions(gpu=...))")
         return out, notes
+    sass = resources.sass
+    # the loads a thread makes, as the source path counts them: the SASS's own in straight-line
+    # code, else the counted load bytes at its load width; each one round trip without SASS
+    loads = sass_loads_per_thread(sass, load_bytes=c.count("load_bytes"), threads=launch.threads)
     measured = roofline.measured_launch(launch.grid, launch.block, registers_per_thread=resources.registers_per_thread,
                                         static_shared_memory=resources.static_shared_memory,
-                                        dynamic_shared_memory=launch.dynamic_shared_memory)
+                                        dynamic_shared_memory=launch.dynamic_shared_memory,
+                                        resources=resources if sass is not None else None,
+                                        elements_per_thread=loads or 1)
+    if sass is None:
+        notes.append(f"no SASS ({resources.sources.get('sass', 'not read')}): one global load round trip "
+                     "per thread assumed")
     try:
         # a profiled kernel's measured counts (hit rates, loads, occupancy) reach the model beside it
         profiled = counts.measured if isinstance(counts, roofline.NcuKernel) else None
@@ -237,6 +248,7 @@ def _prediction(gpu: roofline.GPU | None, counts: object, launch: occupancy.Laun
         notes.append(f"no prediction: {exc}")
         return out, notes
     out.update(predicted_seconds=p.seconds, predicted_limiter=p.limiter, roofline_seconds=p.roofline_seconds)
+    notes += p.assumptions  # what the model assumed for this launch (a loop's unknown trips, ...)
     if seconds:
         out["prediction_error"] = p.seconds / seconds - 1.0
     return out, notes
@@ -352,13 +364,15 @@ def measure(
 
     session = open_session(options.device) if session is None else check_session(session)
     device = _device(session)
-    loaded = load_kernel(resolved, kernel, arch=device.arch, options=options.compile_options)
+    loaded, binary = load_kernel(resolved, kernel, arch=device.arch, options=options.compile_options)
     notes: list[str] = []
     note = _check_against_kernel(loaded, kernel, arguments)
     if note:
         notes.append(note)
     resources = kernel_resources(loaded)
     _fit_launch(session, loaded, kernel, launch, resources, device)
+    if counts is not None:
+        resources = with_sass(resources, binary, kernel, device.arch)
     host, device_args, buffers = _upload(session, arguments, np.random.default_rng(options.seed))
     working_set = sum(math.prod(shape) * dtype.itemsize for _, shape, dtype in buffers.values())
 
