@@ -18,7 +18,7 @@ from roofline import models
 
 from ._args import add_gpu_option, add_kernel_file_options, dims, gpu, kernel_resources, params
 
-__all__ = ["UserKernel", "add_kernel_options", "describe"]
+__all__ = ["UserKernel", "add_count_options", "add_kernel_options", "counts_given", "describe"]
 
 # Options that give a kernel's counts, as (attribute, flag): they and --model exclude each other.
 _COUNTS = (("flops", "--flops"), ("dram_bytes", "--dram-bytes"), ("l2_bytes", "--l2-bytes"),
@@ -58,14 +58,11 @@ class UserKernel:
     resources: occupancy.KernelResources | None
 
 
-def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -> None:
-    """The GPU, ``--model``/``--param``, loose counts, the kernel file and (with `launch`) the launch."""
-    add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
-    m = p.add_argument_group("a built-in kernel model (`gpuroof models` lists them)")
-    m.add_argument("--model", default=None, metavar="NAME", help="one of " + ", ".join(models.names()))
-    m.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="model parameter, repeatable (e.g. --param n=1048576 --param block=16,16)")
-    c = p.add_argument_group("or your own kernel's counts (instead of --model)")
+def add_count_options(p: argparse.ArgumentParser, title: str) -> argparse._ArgumentGroup:
+    """Your kernel's counts as flags (``--flops`` ... ``--store-bytes``, ``--count NAME=VALUE``), in a
+    group `title` of `p`, which is returned: one set for ``predict``, ``roofline``, ``plot``,
+    ``cliffs`` and ``measure`` (`counts_given` reads them)."""
+    c = p.add_argument_group(title)
     c.add_argument("--flops", type=float, default=None, help="floating-point operations (an FMA counts 2)")
     c.add_argument("--dram-bytes", "--bytes", dest="dram_bytes", type=float, default=None,
                    help="bytes moved to and from DRAM")
@@ -79,6 +76,29 @@ def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -
     c.add_argument("--count", action="append", metavar="NAME=VALUE",
                    help="any other count of roofline.Kernel, repeatable: " + ", ".join(_MORE_COUNTS)
                         + " (e.g. --count atomics=1024 --count cas_contenders=1024)")
+    return c
+
+
+def counts_given(args: argparse.Namespace) -> dict[str, int | float]:
+    """The `roofline.Kernel` counts `add_count_options`' flags gave (those left out are not known).
+
+    Raises
+    ------
+    RooflineError
+        For a ``--count`` that is not a count of `roofline.Kernel` or has its own flag.
+    """
+    counts = {attr: getattr(args, attr) for attr, _ in _COUNTS}
+    return {**{k: v for k, v in counts.items() if v is not None}, **_more_counts(args.count)}
+
+
+def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -> None:
+    """The GPU, ``--model``/``--param``, loose counts, the kernel file and (with `launch`) the launch."""
+    add_gpu_option(p, f"the GPU (default {roofline.DEFAULT_GPU})", default=roofline.DEFAULT_GPU)
+    m = p.add_argument_group("a built-in kernel model (`gpuroof models` lists them)")
+    m.add_argument("--model", default=None, metavar="NAME", help="one of " + ", ".join(models.names()))
+    m.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="model parameter, repeatable (e.g. --param n=1048576 --param block=16,16)")
+    c = add_count_options(p, "or your own kernel's counts (instead of --model)")
     c.add_argument("--name", default=None, help="the kernel's name in the output (default: --kernel's, else 'kernel')")
     p.add_argument("--precision", default=None, metavar="P",
                    help="precision of the flops: " + ", ".join(roofline.PRECISIONS) + " (default: the model's, else fp32)")
@@ -169,10 +189,8 @@ def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
     if args.model:
         kernel = models.get(args.model, **params(args.param))
     else:
-        counts = dict(flops=args.flops, dram_bytes=args.dram_bytes, l2_bytes=args.l2_bytes, l1_bytes=args.l1_bytes,
-                      load_bytes=args.load_bytes, store_bytes=args.store_bytes, precision=args.precision,
-                      name=args.name or args.kernel or _file_name(resources), **_more_counts(args.count))
-        kernel = roofline.Kernel(**{k: v for k, v in counts.items() if v is not None})
+        named = dict(precision=args.precision, name=args.name or args.kernel or _file_name(resources))
+        kernel = roofline.Kernel(**counts_given(args), **{k: v for k, v in named.items() if v is not None})
     if launch:
         kernel = kernel.model_copy(update={"launch": _launch(args, kernel, resources)})
     return UserKernel(gpu=target, kernel=kernel, resources=resources)

@@ -10,6 +10,7 @@ import roofline
 import validate
 
 from ._args import add_gpu_option, dims, gpu, print_json
+from ._kernel import add_count_options, counts_given
 from ._progress import progress_bar
 
 __all__ = ["PARSERS"]
@@ -37,7 +38,8 @@ def _measure_parser(p: argparse.ArgumentParser) -> None:
         "Compile or load FILE (.cu source, .ptx, .cubin, .fatbin), launch KERNEL with the given grid, "
         "block and arguments, time it with CUDA events (L2 flushed before each launch, or a CUDA graph "
         "of back-to-back launches with --l2 warm) until the spread is small, and print the median with "
-        "the SM clock. With --flops and --dram-bytes, also the achieved rates and the predicted time. "
+        "the SM clock. With --flops and --dram-bytes, also the achieved rates and the predicted time, "
+        "which reads the SASS of the code it timed (--load-bytes says how often its loops run). "
         "Exit code 3 when there is no GPU or no cuda-python."
     )
     p.add_argument("file", help="CUDA source, PTX, cubin or fatbin")
@@ -49,9 +51,8 @@ def _measure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arg", action="append", default=[], metavar="SPEC", help=_ARG_HELP)
     p.add_argument("--size", action="append", default=[], type=_size, metavar="NAME=N", help="a size name for --arg")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="macro for source")
-    p.add_argument("--flops", type=float, default=None, help="the kernel's floating-point operations")
-    p.add_argument("--dram-bytes", type=float, default=None, help="the kernel's DRAM bytes")
-    p.add_argument("--l2-bytes", type=float, default=None, help="the kernel's L2 bytes")
+    add_count_options(p, "the kernel's counts, for the achieved rates and the prediction (--flops and "
+                         "--dram-bytes at least; --load-bytes for a kernel with a loop)")
     p.add_argument("--precision", default="fp32",
                    help="precision of the flops: " + ", ".join(roofline.PRECISIONS) + " (default fp32)")
     p.add_argument("--l2", choices=("flush", "warm"), default="flush", help="cold or warm L2 (default flush)")
@@ -67,11 +68,11 @@ def _handle(args: argparse.Namespace) -> int:
     sizes = dict(args.size)
     kernel_args = validate.parse_kernel_args(args.arg, sizes)
     counts = None
-    if args.flops is not None or args.dram_bytes is not None:
+    given = counts_given(args)
+    if given:
         if args.flops is None or args.dram_bytes is None:
             raise ValueError("give both --flops and --dram-bytes for achieved rates and a prediction")
-        counts = roofline.Kernel(name=args.kernel, flops=args.flops, dram_bytes=args.dram_bytes,
-                                 l2_bytes=args.l2_bytes, precision=args.precision)
+        counts = roofline.Kernel(name=args.kernel, precision=args.precision, **given)
     launch = occupancy.Launch(grid=args.grid, block=args.block, cluster=args.cluster,
                               dynamic_shared_memory=args.shared)
     options = validate.MeasureOptions(defines=dict(d.partition("=")[::2] for d in args.defines),

@@ -51,8 +51,13 @@ def test_ncu_json_filter_and_plot(capsys, tmp_path):
         (["measure", str(KERNELS), "--kernel", "saxpy4", "--grid", "1x", "--block", "32"], "is not N"),
         (["measure", str(KERNELS), "--kernel", "saxpy4", "--grid", "1", "--block", "32", "--flops", "1"],
          "both --flops and --dram-bytes"),
+        (["measure", str(KERNELS), "--kernel", "saxpy4", "--grid", "1", "--block", "32", "--load-bytes", "4"],
+         "both --flops and --dram-bytes"),
+        (["measure", str(KERNELS), "--kernel", "saxpy4", "--grid", "1", "--block", "32", "--flops", "1",
+          "--dram-bytes", "8", "--count", "bogus=1"], "--count bogus"),
     ],
-    ids=["missing", "details", "no-match", "unknown-gpu", "no-file", "size", "type", "grid", "counts"],
+    ids=["missing", "details", "no-match", "unknown-gpu", "no-file", "size", "type", "grid", "counts",
+         "load-bytes-alone", "bad-count"],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
@@ -64,3 +69,22 @@ def test_measure_without_cuda_python_exits_3(capsys):
     code, _, err = run(capsys, "measure", str(KERNELS), "--kernel", "saxpy4", "--grid", "4", "--block", "256",
                        "--arg", "i32=256", "--arg", "f32=2", "--arg", "f32[1024]=random", "--arg", "f32[1024]")
     assert code == 3 and "cuda-python" in err
+
+
+def test_measure_hands_every_count_to_the_prediction(capsys, monkeypatch):
+    """--load-bytes, --store-bytes and --count reach `validate.measure`'s counts (the loop's trips
+    of the SASS it reads come from the load bytes)."""
+    import validate
+
+    seen = {}
+
+    def fake_measure(code, kernel, *, launch, args, options, counts):
+        seen["counts"] = counts
+        raise validate.DeviceError("stop here")
+
+    monkeypatch.setattr(validate, "measure", fake_measure)
+    run(capsys, "measure", str(KERNELS), "--kernel", "block_sum", "--grid", "1024", "--block", "256",
+        "--flops", "67108864", "--dram-bytes", "268435456", "--load-bytes", "268435456", "--store-bytes", "4096",
+        "--count", "atomics=1024")
+    counts = seen["counts"]
+    assert (counts.load_bytes, counts.store_bytes, counts.atomics, counts.dram_bytes) == (268435456, 4096, 1024, 268435456)
