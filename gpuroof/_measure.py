@@ -51,6 +51,9 @@ def _measure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arg", action="append", default=[], metavar="SPEC", help=_ARG_HELP)
     p.add_argument("--size", action="append", default=[], type=_size, metavar="NAME=N", help="a size name for --arg")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="macro for source")
+    p.add_argument("--compiler", choices=occupancy.COMPILERS, default="auto",
+                   help="what builds a .cu file: auto (nvcc where one is found, so host code and the project's "
+                        "headers compile; else NVRTC), nvcc or nvrtc (default auto)")
     add_count_options(p, "the kernel's counts, for the achieved rates and the prediction (--flops and "
                          "--dram-bytes at least; --load-bytes for a kernel with a loop)")
     p.add_argument("--precision", default="fp32",
@@ -75,7 +78,7 @@ def _handle(args: argparse.Namespace) -> int:
         counts = roofline.Kernel(name=args.kernel, precision=args.precision, **given)
     launch = occupancy.Launch(grid=args.grid, block=args.block, cluster=args.cluster,
                               dynamic_shared_memory=args.shared)
-    options = validate.MeasureOptions(defines=dict(d.partition("=")[::2] for d in args.defines),
+    options = validate.MeasureOptions(defines=dict(d.partition("=")[::2] for d in args.defines), compiler=args.compiler,
                                       gpu=gpu(args.gpu) if args.gpu else None, l2=args.l2,
                                       budget_seconds=args.budget, device=args.device)
     with progress_bar(args) as bar:

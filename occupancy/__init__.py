@@ -26,7 +26,7 @@ if _typing.TYPE_CHECKING:
     from ._gate import GATE_FIELDS, ResourceChange, ResourceComparison, compare_resources
     from ._gpcs import GpcLayout
     from ._compile_inputs import COMPILERS
-    from ._kernel_resources import all_kernel_resources, kernel_resources, kernel_resources_by_architecture
+    from ._kernel_resources import all_kernel_resources, file_cubin, kernel_resources, kernel_resources_by_architecture
     from ._launch import Launch
     from ._lines import KernelLines, SourceLine
     from ._plot import plot_occupancy
@@ -53,7 +53,7 @@ _HOMES = {
     "_errors": ("OccupancyError",),
     "_gate": ("GATE_FIELDS", "ResourceChange", "ResourceComparison", "compare_resources"),
     "_gpcs": ("GpcLayout",),
-    "_kernel_resources": ("all_kernel_resources", "kernel_resources", "kernel_resources_by_architecture"),
+    "_kernel_resources": ("all_kernel_resources", "file_cubin", "kernel_resources", "kernel_resources_by_architecture"),
     "_launch": ("Launch",),
     "_lines": ("KernelLines", "SourceLine"),
     "_plot": ("plot_occupancy",),
@@ -112,6 +112,7 @@ __all__ = [
     "Threshold",
     "UNLIMITED",
     "all_kernel_resources",
+    "file_cubin",
     "architecture",
     "architectures",
     "available_dynamic_shared_memory",

@@ -58,7 +58,7 @@ from ._resources import KernelResources
 from ._sass import sass_summaries
 
 __all__ = [
-    "all_kernel_resources", "compile_text", "kernel_resources", "kernel_resources_by_architecture",
+    "all_kernel_resources", "compile_text", "file_cubin", "kernel_resources", "kernel_resources_by_architecture",
     "nvcc_file", "nvcc_for", "source_enumerators",
 ]
 
@@ -253,6 +253,44 @@ def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[st
     compiled = nvcc_file(path, arch, options, cwd, nvcc)
     return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
                       log=compiled.log, compiler=compiled.tool)
+
+
+def file_cubin(path: str | os.PathLike[str], arch: ArchitectureLike, *, options: Sequence[str] = (),
+               compiler: str = "auto") -> tuple[bytes, str] | None:
+    """The cubin of the CUDA C++ file ``path`` for ``arch`` as `kernel_resources` builds it: nvcc,
+    with the file's host code and every header its project's build finds, and ``options``
+    (nvcc's: ``-I``, ``-D``, ``-std=``, ``-maxrregcount=``).
+
+    Returns
+    -------
+    (bytes, str) or None
+        The cubin and the tool that built it (``"nvcc 13.0.48"``); None where ``compiler`` is
+        ``"auto"`` and no nvcc is found, or is ``"nvrtc"``: the caller compiles the text itself.
+
+    Raises
+    ------
+    CompileError
+        nvcc's errors, one line naming them (the whole log in ``.log``).
+    OccupancyError
+        ``compiler="nvcc"`` and no nvcc found, or a ``compiler`` that is neither of the names
+        of `COMPILERS` nor an nvcc path.
+
+    Examples
+    --------
+    >>> import occupancy
+    >>> cubin, tool = occupancy.file_cubin("app/kernels.cu", "sm_90", options=["-Iapp/include"])  # doctest: +SKIP
+    >>> cubin[:4], tool.split()[0]  # doctest: +SKIP
+    (b'\\x7fELF', 'nvcc')
+    """
+    options, cwd, _ = checked_compile_inputs(path, arch, options, compiler, None)
+    nvcc = nvcc_for(compiler)
+    if nvcc is None:
+        if compiler == "nvcc":
+            raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
+                                 "/usr/local/cuda, nvidia-cuda-nvcc)")
+        return None
+    compiled = nvcc_file(Path(path), arch, options, cwd, nvcc)
+    return compiled.cubin, compiled.tool
 
 
 def nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], cwd: str | None,

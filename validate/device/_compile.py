@@ -241,6 +241,19 @@ class CompileOptions(CheckedModel):
                                                     _MAX_REGISTERS)
         return out
 
+    def nvcc_options(self) -> list[str]:
+        """The same options as nvcc's flags, for a file nvcc builds (`occupancy.file_cubin`).
+
+        >>> CompileOptions(defines={"N": 4, "FAST": ""}, max_register_count=64).nvcc_options()
+        ['-DN=4', '-DFAST', '-maxrregcount=64']
+        """
+        flags = [f"-std={self.std}"] if self.std else []
+        flags += [f"-D{name}={value}" if value else f"-D{name}" for name, value in self.defines]
+        flags += [f"-I{folder}" for folder in self.include_paths]
+        if self.max_register_count is not None:
+            flags.append(f"-maxrregcount={self.max_register_count}")
+        return flags
+
 
 def compile_cubin(
     code: str,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+import occupancy
 from occupancy import CompileError
 
 from ..device import CompileOptions, DeviceError, compile_cubin, cuda_errors, load_object_code
@@ -15,11 +16,21 @@ from ._options import CodeType
 if TYPE_CHECKING:
     from cuda.core import Kernel
 
-__all__ = ["kernel_names_in_source", "load_kernel", "resolve_code"]
+__all__ = ["Resolved", "kernel_names_in_source", "load_kernel", "resolve_code"]
 
 
-def resolve_code(code: object, code_type: str | None) -> tuple[CodeType, str | bytes, str]:
-    """Decide what ``code`` is; return (type, payload, name for messages)."""
+class Resolved(NamedTuple):
+    """What `resolve_code` made of the code: its type, its text or bytes, its name for messages,
+    and the file it was read from (None for text or bytes handed in)."""
+
+    kind: CodeType
+    payload: str | bytes
+    label: str
+    path: Path | None = None
+
+
+def resolve_code(code: object, code_type: str | None) -> Resolved:
+    """Decide what ``code`` is; return (type, payload, name for messages, file)."""
     allowed = ("cuda", "ptx", "cubin", "fatbin")
     if isinstance(code, Path) or (isinstance(code, str) and "\n" not in code and len(code) < 4096
                                   and Path(code).suffix in (".cu", ".cuh", ".ptx", ".cubin", ".fatbin")):
@@ -31,20 +42,20 @@ def resolve_code(code: object, code_type: str | None) -> tuple[CodeType, str | b
         if kind is None:
             raise ValueError(f"code={str(code)!r}: say code_type= (one of {', '.join(allowed)}) for this suffix")
         payload = path.read_bytes() if kind in ("cubin", "fatbin") else path.read_text(encoding="utf-8")
-        return kind, payload, path.name  # type: ignore[return-value]
+        return Resolved(kind, payload, path.name, path)  # type: ignore[arg-type]
     if isinstance(code, (bytes, bytearray)):
         data = bytes(code)
         if code_type in ("cubin", "fatbin"):
-            return code_type, data, code_type  # type: ignore[return-value]
+            return Resolved(code_type, data, code_type)  # type: ignore[arg-type]
         if data[:4] == b"\x7fELF":
-            return "cubin", data, "cubin"
-        return (code_type or "fatbin"), data, "binary"  # type: ignore[return-value]
+            return Resolved("cubin", data, "cubin")
+        return Resolved(code_type or "fatbin", data, "binary")  # type: ignore[arg-type]
     if isinstance(code, str):
         if code_type:
-            return code_type, code, code_type  # type: ignore[return-value]
+            return Resolved(code_type, code, code_type)  # type: ignore[arg-type]
         if re.search(r"^\s*\.(version|entry|visible)\b", code, re.MULTILINE):
-            return "ptx", code, "PTX"
-        return "cuda", code, "source"
+            return Resolved("ptx", code, "PTX")
+        return Resolved("cuda", code, "source")
     raise TypeError(f"code must be CUDA source or PTX (str), a cubin/fatbin (bytes) or a path, "
                     f"not {type(code).__name__}")
 
@@ -54,12 +65,23 @@ def kernel_names_in_source(source: str) -> list[str]:
     return sorted(set(re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)", source)))
 
 
-def load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str,
-                options: CompileOptions) -> tuple[Kernel, bytes | None]:
+def load_kernel(resolved: Resolved, name: str, *, arch: str, options: CompileOptions,
+                compiler: str = "auto") -> tuple[Kernel, bytes | None]:
     """The kernel ``name`` of `resolve_code`'s answer, compiled for ``arch`` (source, PTX) or loaded,
-    and the binary the driver loaded (the cubin NVRTC built, or the user's cubin or fatbin; None
-    where cuda.core does not hand it back), whose SASS the prediction reads."""
-    kind, payload, label = resolved
+    and the binary the driver loaded (the cubin nvcc or NVRTC built, or the user's cubin or fatbin;
+    None where cuda.core does not hand it back), whose SASS the prediction reads.
+
+    A CUDA C++ file is built as `occupancy.kernel_resources` builds it (``compiler``: "auto" is
+    nvcc where one is found, with the file's host code and its project's headers, else NVRTC;
+    "nvcc"; "nvrtc"); under "auto" a kernel nvcc's cubin lacks (a template instance the file
+    never instantiates) is compiled by NVRTC from its name expression. Source text and PTX go
+    through NVRTC.
+    """
+    kind, payload, label, path = resolved
+    if kind == "cuda" and path is not None and compiler != "nvrtc":
+        built = _nvcc_kernel(path, name, arch=arch, options=options, compiler=compiler)
+        if built is not None:
+            return built
     with cuda_errors(f"loading kernel {name!r} from {label}"):
         if kind in ("cuda", "ptx"):
             try:
@@ -88,3 +110,22 @@ def load_kernel(resolved: tuple[str, str | bytes, str], name: str, *, arch: str,
         known = kernel_names_in_source(payload) if kind == "cuda" else []
         hint = f"; kernels in the source: {', '.join(known)}" if known else ""
         raise DeviceError(f"{exc}{hint}") from None
+
+
+def _nvcc_kernel(path: Path, name: str, *, arch: str, options: CompileOptions,
+                 compiler: str) -> tuple[Kernel, bytes] | None:
+    """The kernel ``name`` of the file ``path`` as nvcc builds it, and its cubin; None where no nvcc
+    is found under "auto", or where its cubin lacks the kernel under "auto" (NVRTC's turn)."""
+    built = occupancy.file_cubin(path, arch, options=options.nvcc_options(), compiler=compiler)
+    if built is None:
+        return None
+    cubin, tool = built
+    try:
+        # the symbol the driver knows: a C++ kernel's mangled name, found from its name as written
+        symbol = occupancy.kernel_resources(cubin, kernel=name, sass=False).kernel
+    except occupancy.OccupancyError as exc:
+        if compiler == "auto":
+            return None
+        raise ValueError(f"kernel={name!r} is not in {path.name} as {tool} builds it: {exc}") from None
+    with cuda_errors(f"loading kernel {name!r} from {path.name} ({tool})"):
+        return load_object_code(cubin, "cubin").get_kernel(symbol), cubin

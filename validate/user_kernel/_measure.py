@@ -364,7 +364,8 @@ def measure(
 
     session = open_session(options.device) if session is None else check_session(session)
     device = _device(session)
-    loaded, binary = load_kernel(resolved, kernel, arch=device.arch, options=options.compile_options)
+    loaded, binary = load_kernel(resolved, kernel, arch=device.arch, options=options.compile_options,
+                                 compiler=options.compiler)
     notes: list[str] = []
     note = _check_against_kernel(loaded, kernel, arguments)
     if note:

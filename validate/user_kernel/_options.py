@@ -6,6 +6,7 @@ import numbers
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
+import occupancy
 import roofline
 from occupancy.common import CheckedModel, integer
 from pydantic import ConfigDict, Field
@@ -32,9 +33,13 @@ class MeasureOptions(CheckedModel):
     ----------
     code_type : {"cuda", "ptx", "cubin", "fatbin"} or None
         What the code is, when neither its suffix nor its content tells.
+    compiler : {"auto", "nvcc", "nvrtc"}
+        What builds a ``.cu`` file: "auto" is nvcc where one is found (the file's host code and
+        its project's headers compile as its build compiles them), else NVRTC, as
+        `occupancy.kernel_resources` builds it; source text and PTX always go through NVRTC.
     std, defines, include_paths, max_register_count
-        NVRTC options for source (`CompileOptions`): C++ dialect, ``-D`` macros (a mapping),
-        ``-I`` folders, ``-maxrregcount`` (1 to 255).
+        Compile options for source (`CompileOptions`; nvcc's flags for a file nvcc builds): C++
+        dialect, ``-D`` macros (a mapping), ``-I`` folders, ``-maxrregcount`` (1 to 255).
     sizes : dict of str to int, optional
         Names usable in spec-string sizes (``"f32[n]"``).
     tolerance : float
@@ -63,6 +68,7 @@ class MeasureOptions(CheckedModel):
     error: ClassVar[type[Exception]] = RooflineError
 
     code_type: CodeType | None = Field(default=None, description="cuda, ptx, cubin or fatbin; None: from the code.")
+    compiler: str = Field(default="auto", description="What builds a .cu file: auto (nvcc where found), nvcc, nvrtc.")
     std: str | None = Field(default=None, description="C++ dialect; None: c++17.")
     defines: tuple[tuple[str, str], ...] = Field(default=(), description="-D macros as (name, value).")
     include_paths: tuple[str, ...] = Field(default=(), description="-I folders.")
@@ -88,6 +94,8 @@ class MeasureOptions(CheckedModel):
         rules = StopRules(**{k: out.get(k, defaults[k]) for k in _TIMING})
         out.update({k: getattr(compile_options, k) for k in _COMPILE if k in out})
         out.update({k: getattr(rules, k) for k in _TIMING})
+        if "compiler" in out and out["compiler"] not in occupancy.COMPILERS:
+            raise RooflineError(f"compiler={out['compiler']!r} is not one of {', '.join(occupancy.COMPILERS)}")
         if out.get("code_type") is not None and out["code_type"] not in _CODE_TYPES:
             raise RooflineError(f"code_type={out['code_type']!r} is not one of {', '.join(_CODE_TYPES)}")
         if "l2" in out and out["l2"] not in ("flush", "warm"):
