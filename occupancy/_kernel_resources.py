@@ -282,6 +282,13 @@ def file_cubin(path: str | os.PathLike[str], arch: ArchitectureLike, *, options:
     >>> cubin[:4], tool.split()[0]  # doctest: +SKIP
     (b'\\x7fELF', 'nvcc')
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a CUDA C++ file's path (str or os.PathLike), not {type(path).__name__}")
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
+    if not is_source_file(Path(path)):
+        raise OccupancyError(f"path={os.fspath(path)!r} is not CUDA C++ source (.cu, .cuh, .cpp, ...): "
+                             "a binary's kernels are read by kernel_resources")
     options, cwd, _ = checked_compile_inputs(path, arch, options, compiler, None)
     nvcc = nvcc_for(compiler)
     if nvcc is None:

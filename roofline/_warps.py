@@ -7,14 +7,10 @@ functions, so the tables in the docs and the models' traffic counts cannot disag
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
+from occupancy import SassSummary
 
 from ._errors import RooflineError, finite_nonnegative, finite_positive
-
-if TYPE_CHECKING:
-    from occupancy import SassSummary
 
 __all__ = [
     "BANK_BYTES",
@@ -164,6 +160,8 @@ def sass_loads_per_thread(sass: SassSummary | None, *, load_bytes: float | None 
     """
     if sass is None:
         return None
+    if not isinstance(sass, SassSummary):
+        raise TypeError(f"sass must be an occupancy.SassSummary or None, not {type(sass).__name__}")
     if not sass.loops and sass.instructions.global_loads:
         return sass.instructions.global_loads
     if load_bytes is None:

@@ -633,6 +633,10 @@ OCCUPANCY.update({
     "kernel_resources": call(args_kwargs(kernel_files, arch=maybe(st.sampled_from(("sm_90", "sm_80"))),
                                          kernel=maybe(st.sampled_from(("k", "nope"))), options=compile_options),
                              io=True, cost=5),
+    "file_cubin": call(args_kwargs(kernel_files, st.one_of(st.sampled_from(("sm_90", "sm_80", "sm_1")), junk()),
+                                   options=compile_options,
+                                   compiler=st.one_of(st.sampled_from(("auto", "nvcc", "nvrtc", "gcc")), junk())),
+                       io=True, cost=5),
     "max_active_clusters": call(st.fixed_dictionaries({"args": st.tuples(gpc_layouts), "kwargs": st.fixed_dictionaries(
         {"cluster_size": cluster_sizes, "threads_per_block": v.threads}, optional=cluster_kw)})),
     "max_potential_cluster_size": call(st.fixed_dictionaries({"args": st.tuples(gpc_layouts), "kwargs": st.fixed_dictionaries(
@@ -716,6 +720,10 @@ MEMORY.update({
         st.one_of(st.floats(0, 1e15), st.integers(0, 1 << 70), st.sampled_from((-1, np.nan, np.inf, 10**400)), junk()),
         st.one_of(st.integers(1, 1 << 40), st.sampled_from((0, -3, True, 2**64, 10**400)), junk()),
         maybe(st.one_of(st.sampled_from((1, 2, 4, 8, 16)), st.floats(-1, 32), junk())))),
+    "sass_loads_per_thread": call(args_kwargs(
+        st.one_of(st.none(), st.just(_SASS), junk()),
+        load_bytes=maybe(st.one_of(st.floats(0, 1e15), st.sampled_from((-1, np.nan, np.inf)), junk())),
+        threads=maybe(st.one_of(st.integers(1, 1 << 40), st.sampled_from((0, -3, True)), junk())))),
     "traffic": call(args_kwargs(maybe(st.sampled_from((4, (4, 2), (2**31, 1, 1), (65536 * 64, 1), 0))),
                                 maybe(st.sampled_from((256, (16, 16), (1025,), 0))),
                                 st.one_of(st.just([_ACCESS]), st.just([]), st.lists(junk(), max_size=2), junk()),
