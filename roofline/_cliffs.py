@@ -138,7 +138,13 @@ def time_cliffs(gpu: GPU | str, kernel: Kernel, launch: Launch | None = None, *,
             if threshold.active_blocks_per_sm == 0:
                 continue
             if resource == "registers":
-                changed = launch.model_copy(update={"registers_per_thread": threshold.value})
+                update_registers: dict[str, object] = {"registers_per_thread": threshold.value}
+                if launch.resources is not None:
+                    # the same code at another register count: its SASS (loops, loads in flight,
+                    # instruction mix) stays; a copy with registers alone would drop the resources
+                    update_registers["resources"] = launch.resources.model_copy(
+                        update={"registers_per_thread": threshold.value})
+                changed = launch.model_copy(update=update_registers)
             elif resource == "shared_memory":
                 dynamic = max(0, threshold.value - launch.static_shared_memory)
                 update: dict[str, int] = {"dynamic_shared_memory": dynamic}
