@@ -56,6 +56,12 @@ class UserKernel:
     gpu: roofline.GPU
     kernel: roofline.Kernel
     resources: occupancy.KernelResources | None
+    what_if: tuple[str, ...] = ()
+
+    def resources_line(self, path: str) -> str:
+        """The kernel file's resources as printed, with what ``--registers`` / ``--smem`` changed."""
+        changed = f" ({'; '.join(self.what_if)})" if self.what_if else ""
+        return f"{self.resources}, from {path}{changed}"
 
 
 def add_count_options(p: argparse.ArgumentParser, title: str) -> argparse._ArgumentGroup:
@@ -108,9 +114,11 @@ def add_kernel_options(p: argparse.ArgumentParser, *, launch: bool, what: str) -
         g.add_argument("--block", type=dims, default=None, metavar="N[,N,N]",
                        help="threads per block (for a model without --grid, the grid keeps its thread count)")
         g.add_argument("--registers", type=int, default=None,
-                       help="registers per thread (default: the kernel file's, else 32, said as an assumption)")
+                       help="registers per thread (default: the kernel file's, else 32, said as an assumption); "
+                            "with a kernel file, a what-if: the file's code at this register count")
         g.add_argument("--smem", type=int, default=None, metavar="B",
-                       help="static shared memory per block, bytes (default: the kernel file's or model's, else 0)")
+                       help="static shared memory per block, bytes (default: the kernel file's or model's, else 0); "
+                            "with a kernel file, a what-if as --registers")
         g.add_argument("--dynamic-smem", type=int, default=None, metavar="B", help="dynamic shared memory per block, bytes")
         g.add_argument("--max-dynamic-smem", type=int, default=None, metavar="B",
                        help="the kernel's max dynamic shared memory attribute, bytes (default 48 KiB minus static)")
@@ -174,6 +182,28 @@ def _file_name(resources: occupancy.KernelResources | None) -> str | None:
     return None if resources is None else resources.demangled or resources.kernel
 
 
+def _what_if(args: argparse.Namespace, resources: occupancy.KernelResources | None
+             ) -> tuple[occupancy.KernelResources | None, tuple[str, ...]]:
+    """The kernel file's resources with ``--registers`` / ``--smem`` in place of its own, where given,
+    and a line for each (a what-if: the same code, its SASS kept, at another register count or
+    static shared memory, as `roofline.cliffs.time_cliffs` moves a threshold; ``sources`` says so)."""
+    if resources is None:
+        return None, ()
+    update: dict[str, object] = {}
+    sources = dict(resources.sources)
+    lines = []
+    for flag, field, value in (("--registers", "registers_per_thread", getattr(args, "registers", None)),
+                               ("--smem", "static_shared_memory", getattr(args, "smem", None))):
+        own = getattr(resources, field)
+        if value is not None and value != own:
+            update[field] = value
+            lines.append(f"what-if {flag} {value}: the file's is {own}")
+            sources[field] = f"{flag} {value} (a what-if; the kernel file's: {own})"
+    if not update:
+        return resources, ()
+    return resources.model_copy(update={**update, "sources": sources}), tuple(lines)
+
+
 def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
     """The GPU, kernel and launch the options describe (the one place that builds them).
 
@@ -185,7 +215,7 @@ def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
     """
     _check_choice(args)
     target = gpu(args.gpu)
-    resources = kernel_resources(args, target.architecture)
+    resources, what_if = _what_if(args, kernel_resources(args, target.architecture))
     if args.model:
         kernel = models.get(args.model, **params(args.param))
     else:
@@ -193,4 +223,4 @@ def describe(args: argparse.Namespace, *, launch: bool) -> UserKernel:
         kernel = roofline.Kernel(**counts_given(args), **{k: v for k, v in named.items() if v is not None})
     if launch:
         kernel = kernel.model_copy(update={"launch": _launch(args, kernel, resources)})
-    return UserKernel(gpu=target, kernel=kernel, resources=resources)
+    return UserKernel(gpu=target, kernel=kernel, resources=resources, what_if=what_if)

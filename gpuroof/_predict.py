@@ -29,7 +29,7 @@ def _head(k: UserKernel, args: argparse.Namespace) -> list[str]:
     """The kernel file's resources, and the occupancy of the launch when its registers are known."""
     lines = []
     if k.resources is not None:
-        lines.append(f"  resources             {k.resources}, from {args.kernel_file}")
+        lines.append(f"  resources             {k.resources_line(args.kernel_file)}")
     launch = k.kernel.launch
     if launch.registers_per_thread is not None:
         occ = occupancy.calculate(k.gpu.architecture, launch=launch)

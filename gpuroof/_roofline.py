@@ -96,7 +96,7 @@ def _cmd_roofline(args: argparse.Namespace) -> int:
     where = result.bound if result.bound == "compute" else f"memory ({result.bound_level})"
     print(f"{result.name} on {result.gpu} ({result.precision})")
     if k.resources is not None:
-        print(f"  resources                 {k.resources}, from {args.kernel_file}")
+        print(f"  resources                 {k.resources_line(args.kernel_file)}")
     print(f"  flops                     {result.flops:.6g}")
     for level, nbytes in result.bytes.items():
         print(f"  {level + ' bytes':<25} {nbytes:.6g}   intensity "
