@@ -13,6 +13,7 @@ from ._args import (
     add_kernel_file_options,
     add_output,
     chosen_architecture,
+    dims,
     gpu,
     kernel_resources,
     print_json,
@@ -33,7 +34,8 @@ def _occupancy_parser(p: argparse.ArgumentParser) -> None:
         "its registers, static shared memory, barriers and launch bounds are read offline."
     )
     add_arch_option(p, "compute capability (default: --gpu's, else the binary's)")
-    p.add_argument("--threads", type=int, required=True, help="threads per block")
+    p.add_argument("--threads", type=dims, required=True, metavar="N[,N,N]",
+                   help="threads per block, or the block's shape (16,16,3), as --block of predict")
     p.add_argument("--registers", type=int, default=None,
                    help="registers per thread (required without a kernel file)")
     p.add_argument("--smem", type=int, default=None, metavar="B",
@@ -191,13 +193,17 @@ def _print_cliffs(edges: occupancy.Cliffs) -> None:
     print("  cliffs")
     if edges.cluster_size is not None:
         axis = edges.cluster_size
-        head = "none" if axis.headroom is None else f"+{axis.headroom}"
-        gain = "none" if axis.gain is None else f"-{axis.gain}"
         points = ", ".join(f"{p.cluster_size}:{p.active_blocks}" for p in axis.points)
-        print(f"    {'cluster_size':<18} {axis.value} blocks per cluster; headroom {head}, gain {gain}; "
-              f"resident blocks {points}")
+        if axis.value is None:  # launched without clusters: the sizes it could take, nothing to move from
+            print(f"    {'cluster_size':<18} no clusters in this launch; resident blocks by cluster size {points}")
+        else:
+            head = "unlimited" if axis.headroom is None else f"+{axis.headroom}"
+            gain = "none" if axis.gain is None else f"-{axis.gain}"
+            print(f"    {'cluster_size':<18} {axis.value} blocks per cluster; headroom {head}, gain {gain}; "
+                  f"resident blocks {points}")
     for c in (edges.registers, edges.shared_memory, edges.threads_per_block, edges.barriers):
-        head = "none" if c.headroom is None else f"+{c.headroom}"
+        # no value up to the maximum loses a block: nothing limits growth along this resource
+        head = "unlimited" if c.headroom is None else f"+{c.headroom}"
         gain = "none" if c.gain is None else f"-{c.gain}"
         marks = ", ".join(f"{t.value}:{t.occupancy:.0%}" for t in c.thresholds[:8])
         more = " ..." if len(c.thresholds) > 8 else ""

@@ -634,8 +634,12 @@ def kernel_resources(
     if kernel is None:
         if len(found) == 1:
             return found[names[0]]
+        # the names as the source spells them (a C++ kernel demangled), the symbol beside it, as
+        # a kernel that is not found lists them; kernel= takes either (--kernel on the command line)
+        labels = [f"{r.demangled} ({n})" if r.demangled and r.demangled != n else n for n, r in found.items()]
         raise OccupancyError(
-            f"the input holds {len(found)} kernels; choose one with kernel=: " + ", ".join(names)
+            f"the input holds {len(found)} kernels; choose one with kernel= (--kernel on the command line): "
+            + "; ".join(labels)
             if found else "the input holds no kernel (no __global__ function was compiled)"
         )
     return found[match_kernel(kernel, names, {n: r.demangled for n, r in found.items()},

@@ -368,7 +368,7 @@ def test_model_catalog_covers_every_model(catalog):
         (["block-size", "--gpu", "{files}/missing.toml", "--registers", "32"], "missing.toml"),
         (["occupancy", "--arch", "sm_90", "--threads", "256", "--kernel", "staged"], "--kernel applies to a kernel file"),
         (["occupancy", "--arch", "sm_90", "--threads", "256", "-D", "X=1", "--registers", "8"], "-D applies to a kernel file"),
-        (["occupancy", "--arch", "sm_90", "--threads", "256", "--source", "{files}/two.cu"], "choose one with kernel="),
+        (["occupancy", "--arch", "sm_90", "--threads", "256", "--source", "{files}/two.cu"], "choose one with kernel= (--kernel on the command line)"),
         (["occupancy", "--arch", "sm_90", "--threads", "256", "--source", "{files}/two.cu", "--kernel", "staged",
           "--registers", "200"], "registers_per_thread=200 disagrees with resources.registers_per_thread"),
         (["occupancy", "--arch", "sm_90", "--threads", "256"], "give --registers N"),

@@ -130,7 +130,7 @@ def test_kernel_lookup(kernel, expected):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({}, "holds 3 kernels; choose one with kernel=: .*saxpy"),
+        ({}, r"holds 3 kernels; choose one with kernel= \(--kernel on the command line\): .*saxpy"),
         ({"kernel": "scaled"}, "is ambiguous"),
         ({"kernel": "nope"}, "not found; the input holds .*saxpy"),
     ],
