@@ -42,6 +42,7 @@ from ._predict import (
 )
 from ._predict.derive.setting import outside_loops, sass_of
 from ._predict.rules import on
+from ._precision import TENSOR_PRECISIONS
 
 __all__ = ["DEFAULT_REGISTERS_PER_THREAD", "Prediction", "check_calibration", "launch_of", "occupancy_launch", "predict"]
 
@@ -220,6 +221,27 @@ def _unread_sass_note(launch: Launch) -> list[str]:
     return [f"the kernel's SASS was {why}; without it no instruction estimate, hot loop or branch paths"]
 
 
+def _unseen_work_notes(kernel: Kernel, launch: Launch, measured: ProfileCounts | None) -> list[str]:
+    """Where the SASS shows work the kernel's counts leave out, and the prediction would not say so:
+    a hot loop that reads shared memory with no L1/shared bytes counted (the L1 term is then 0),
+    and flops at a tensor-core rate from a SASS with no tensor-core instruction."""
+    sass = sass_of(launch)
+    if sass is None or measured is not None:
+        return []  # a profile counts the L1 wavefronts and says what ran
+    notes = []
+    hot = sass.loops[sass.hot_loop] if sass.hot_loop is not None else None
+    if hot is not None and hot.instructions.shared_loads and kernel.l1_bytes is None and kernel.shared_bytes is None:
+        notes.append(f"the SASS's hot loop reads shared memory ({hot.instructions.shared_loads} shared loads a trip), "
+                     "but the kernel gives no l1_bytes: the L1/shared term leaves those reads out (give l1_bytes, "
+                     "--l1-bytes: 128 bytes a warp's conflict-free 4-byte shared load)")
+    precisions = set(kernel.flops_by_precision or ()) | {kernel.precision or "fp32"}
+    tensor = sorted(p for p in precisions if p in TENSOR_PRECISIONS)
+    if tensor and kernel.flops and not sass.instructions.tensor:
+        notes.append(f"the flops are counted at {', '.join(tensor)}, but the SASS holds no tensor-core instruction: "
+                     "the kernel's arithmetic runs on the FP32/FP64 units, below that rate")
+    return notes
+
+
 #: Instructions outside the loops beyond the longest path, at the least and as a share of them,
 #: for `_branch_sides_note` to speak: a bounds check or an early exit lists a few beyond it.
 BRANCH_SIDES_NOTE = (16, 0.1)
@@ -377,7 +399,7 @@ def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight
         assumptions += _in_flight_note(launch)
     assumptions += (_loop_trips_note(kernel, launch, measured)
                     + _hot_loop_in_flight_note(kernel, launch, loads_in_flight_per_thread, measured)
-                    + _unread_sass_note(launch))
+                    + _unread_sass_note(launch) + _unseen_work_notes(kernel, launch, measured))
     in_flight = launch.elements_per_thread if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if not 1 <= integer(name, value) <= 2**31 - 1:

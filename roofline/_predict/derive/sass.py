@@ -13,7 +13,7 @@ from .setting import launch_warps, outside_loops, sass_of
 from ..rules import on
 
 __all__ = ["barriers_from_instructions", "duplicate_warps", "instructions_from_sass", "loads_from_bytes",
-           "loads_from_instructions", "shared_lines"]
+           "loads_from_instructions", "loops_left_out", "shared_lines"]
 
 
 def duplicate_warps(launch: Launch) -> float:
@@ -188,8 +188,8 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
         return (count(sass.instructions) - sum(count(loop.instructions) for loop in outer)
                 + (trips * count(hot.instructions) if hot is not None and trips else 0.0))
 
+    shared_only, atomic_only, arithmetic = _loops_by_count(sass, kernel)
     # loops over shared memory alone run once per group of their shared accesses
-    shared_only = [loop for loop in outer if not loop.instructions.global_loads and _shared(loop.instructions)]
     if shared_only:
         if kernel.shared_bytes:
             count, per_thread = _shared, float(kernel.shared_bytes) / launch.threads / 4.0
@@ -201,13 +201,10 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
         else:
             return None
         instructions += _loop_instructions(shared_only, count, per_thread, elsewhere(count))
-    atomic_only = _shared_atomic_loops(sass, kernel, outer)
     if atomic_only:
         lanes = float(kernel.shared_atomics or 0) + float(kernel.shared_cas or 0)
         instructions += _loop_instructions(atomic_only, _atoms, lanes / launch.threads, elsewhere(_atoms))
     # loops of arithmetic alone (no memory access) run as often as the flops left over need
-    arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not _shared(loop.instructions)
-                  and _all_flops(loop.instructions) and loop not in atomic_only]
     if arithmetic:
         more = _arithmetic_loops(sass, kernel, launch, outer, arithmetic, trips * _all_flops(hot.instructions)
                                  if hot is not None and trips else 0.0)
@@ -217,6 +214,31 @@ def instructions_from_sass(sass: SassSummary, kernel: Kernel, launch: Launch | N
     if not trips and not shared_only and not arithmetic and not atomic_only:
         return None  # loops whose trip count is tied to no access
     return instructions * warps
+
+
+def _loops_by_count(sass: SassSummary, kernel: Kernel) -> tuple[list[SassLoop], list[SassLoop], list[SassLoop]]:
+    """The outermost loops `instructions_from_sass` runs by a count of the kernel's, beside the hot
+    loop: of shared-memory accesses alone, of shared atomics alone, of arithmetic alone."""
+    outer = [loop for loop in sass.loops if loop.depth == 1]
+    shared_only = [loop for loop in outer if not loop.instructions.global_loads and _shared(loop.instructions)]
+    atomic_only = _shared_atomic_loops(sass, kernel, outer)
+    arithmetic = [loop for loop in outer if not loop.instructions.global_loads and not _shared(loop.instructions)
+                  and _all_flops(loop.instructions) and loop not in atomic_only]
+    return shared_only, atomic_only, arithmetic
+
+
+def loops_left_out(sass: SassSummary, kernel: Kernel) -> tuple[SassLoop, ...]:
+    """The loops of work (shared-memory accesses or arithmetic, no global load) whose own trips
+    `instructions_from_sass` does not count: neither the hot loop nor an outermost loop it runs by
+    a count of the kernel's. A loop inside another runs once per trip of the one around it, and its
+    own trips, which no count gives, are left out (an attention kernel's dot-product loops inside
+    its load loop); the prediction says so."""
+    counted = [sass.loops[sass.hot_loop]] if sass.hot_loop is not None else []
+    for group in _loops_by_count(sass, kernel):
+        counted += group
+    return tuple(loop for loop in sass.loops if all(loop is not c for c in counted)
+                 and not loop.instructions.global_loads
+                 and (_shared(loop.instructions) or _all_flops(loop.instructions)))
 
 
 def _checked(sass: SassSummary, kernel: Kernel, launch: Launch | None) -> tuple[Kernel, Launch]:

@@ -30,7 +30,7 @@ from .quantities import (
     LoopAround,
 )
 from .reuse import l2_bytes_with_l1_reuse, l2_capacity_rereads, open_lines, served_l2_requests
-from .sass import barriers_from_instructions, instructions_from_sass
+from .sass import barriers_from_instructions, instructions_from_sass, loops_left_out
 from .setting import Setting, issued_instructions, loads_in_one_round, phase_count_known, straight_line_instructions
 from .shared_atomics import shared_atomics_of
 from ..rules import on
@@ -158,6 +158,13 @@ def issue_slots(setting: Setting, grid: Grid) -> IssueSlots:
                 f"; its loops x{paths:g} paths per warp through divergent branches" if paths > 1 else "") + ")"
             notes = (f"{instructions / launch.blocks:.0f} warp instructions per block, estimated from the "
                      f"SASS{how}",)
+            left_out = loops_left_out(sass, kernel)
+            if left_out:
+                body = sum(loop.instructions.total for loop in left_out)
+                notes += (f"{len(left_out)} loop{'s' if len(left_out) > 1 else ''} of shared-memory or arithmetic "
+                          f"work ({body} instructions) counted once per pass of the code around "
+                          f"{'them' if len(left_out) > 1 else 'it'}: no count the kernel gives says how often "
+                          "they run (give instructions=, --count instructions=N, for the whole launch)",)
     return IssueSlots(flops=float(kernel.flops), tensor=precision in TENSOR_PRECISIONS, peak_flops_per_second=peak_flops,
                       paths_per_warp=paths, busiest_sm_share=grid.busiest_sm_factor / gpu.sm_count,
                       schedulers_in_use=used / subs, warps_per_scheduler=resident_warps / used,
