@@ -119,8 +119,8 @@ def _cause(message: str) -> str | None:
 
 def nvrtc_failure(log: str, name: str, arch: object, options: Sequence[str]) -> str:
     """One line for an NVRTC error log: the decisive error's file and line (host code or a
-    standard header where there is one, else the first error), its cause, and the nvcc command
-    that compiles the file.
+    standard header where there is one: its cause and the nvcc command that compiles the file;
+    else the first error, in NVRTC's words, which nvcc would refuse too).
 
     Examples
     --------
@@ -128,14 +128,20 @@ def nvrtc_failure(log: str, name: str, arch: object, options: Sequence[str]) -> 
     k.cu:3: NVRTC cannot compile it: <stdio.h> is a C/C++ standard library header, which NVRTC does not have; nvcc compiles it (install the CUDA toolkit or nvidia-cuda-nvcc): nvcc -cubin -gencode arch=compute_90,code=sm_90 --resource-usage k.cu
     """
     errors = [m for line in log.splitlines() if (m := re.match(r"(.+?)\((\d+)\): (?:catastrophic )?error: (.*)", line))]
-    where, cause = name, "an error"
+    where, cause = name, None
     for m in errors:
         if (found := _cause(m[3])) is not None:
             where, cause = f"{Path(m[1]).name}:{m[2]}", found
             break
-    else:
+    if cause is None:
+        # an error in the code itself, which nvcc would refuse too: NVRTC's own words, not advice
+        # to install nvcc ("At end of source: error: expected a }" has no line of its own)
         if errors:
-            where, cause = f"{Path(errors[0][1]).name}:{errors[0][2]}", errors[0][3].strip()
+            where, first = f"{Path(errors[0][1]).name}:{errors[0][2]}", errors[0][3].strip()
+        else:
+            first = next((line.split("error:", 1)[1].strip() for line in log.splitlines() if "error:" in line),
+                         "an error (the log holds no error line)")
+        return f"{where}: NVRTC cannot compile it: {first}"
     command = " ".join(nvcc_command(name, arch, options))
     return (f"{where}: NVRTC cannot compile it: {cause}; nvcc compiles it "
             f"(install the CUDA toolkit or nvidia-cuda-nvcc): {command}")

@@ -140,3 +140,17 @@ def test_nvrtc_writes_into_buffers_of_its_own(monkeypatch):
     assert set(handed) == {"log", "cubin", "ptx"}
     assert all(not memoryview(buffer).readonly for buffer in handed.values()), {k: type(v) for k, v in handed.items()}
     assert compiled.cubin[:4] == b"\x7fELF" and ".entry k" in compiled.ptx and b" " == bytes([32])
+
+
+@pytest.mark.parametrize(("source", "said"), [
+    ("__global__ void k(float* x) { x[0] = 1;\n", 'expected a "}"'),
+    ("__global__ void k(float* x) { x[0] = undefined_thing; }\n", 'identifier "undefined_thing" is undefined'),
+], ids=["missing-brace", "undefined"])
+def test_an_error_in_the_code_is_nvrtc_s_own_words_not_advice_to_install_nvcc(tmp_path, source, said):
+    """nvcc would refuse these too: the line names the error, not a toolkit to install."""
+    cu = tmp_path / "k.cu"
+    cu.write_text(source)
+    with pytest.raises(occupancy.CompileError) as info:
+        occupancy.kernel_resources(cu, arch="sm_90", compiler="nvrtc")
+    message = str(info.value)
+    assert "\n" not in message and said in message and "install" not in message, message
