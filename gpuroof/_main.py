@@ -121,12 +121,34 @@ class _Parser(argparse.ArgumentParser):
         compiles a kernel file, with where nvcc's own options go (`_nvcc_hint`)."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
-            sub = _subparser(self, getattr(parsed, "command", None))
-            hint = _nvcc_hint(sub, extras) if sub is not None else None
+            command = getattr(parsed, "command", None)
+            sub = _subparser(self, command)
+            hint = _elsewhere_hint(command, extras) if sub is not None else None
+            hint = hint or (_nvcc_hint(sub, extras) if sub is not None else None)
             if hint is not None:
                 sub.error(hint)
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
+
+
+def _elsewhere_hint(command: str, extras: Sequence[str]) -> str | None:
+    """Words `command` did not take that are options of other subcommands (``--barriers`` given to
+    ``cliffs``, an option of ``occupancy``): the line names those commands, where a guess at nvcc's
+    options would mislead. None when no word is another subcommand's option."""
+    flags = [word.split("=", 1)[0] for word in extras if word.startswith("--")]
+    if not flags:
+        return None
+    # `root` registers the named subcommand alone; the bare parser lists them all
+    names = next((list(a.choices) for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)), [])
+    # the subcommands are built lazily (`build_parser`): on this error path, each one in full
+    options = {name: {o for a in sub._actions for o in a.option_strings}
+               for name in names if name != command and (sub := _subparser(build_parser(name), name)) is not None}
+    for flag in flags:
+        owners = sorted(name for name, taken in options.items() if flag in taken)
+        if owners:
+            return (f"unrecognized argument {flag}: an option of gpuroof {', '.join(owners)}, not of gpuroof "
+                    f"{command}")
+    return None
 
 
 def _nvcc_hint(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str | None:

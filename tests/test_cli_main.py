@@ -104,9 +104,13 @@ def test_build_parser_refuses_an_unknown_command():
         (["gpus", "-use_fast_math"], "gpuroof: error: unrecognized arguments: -use_fast_math (see gpuroof --help)"),
         (["predict", "--flops", "1", "--dram-bytes", "1", "stray"],
          "gpuroof: error: unrecognized arguments: stray (see gpuroof --help)"),
+        # another subcommand's option: named as such, not taken for nvcc's
+        (["cliffs", "--flops", "1", "--dram-bytes", "1", "--grid", "4", "--block", "256", "--barriers", "0"],
+         "gpuroof cliffs: error: unrecognized argument --barriers: an option of gpuroof block-size, occupancy, "
+         "not of gpuroof cliffs (see gpuroof cliffs --help)"),
     ],
     ids=["predict-fast-math", "occupancy-two-with-own-options", "block-size-no-own-option", "no-nvcc-options",
-         "not-an-option"],
+         "not-an-option", "another-command-s-option"],
 )
 def test_nvcc_spelled_options_say_where_they_go(argv, line, capsys):
     from gpuroof import main
