@@ -74,12 +74,12 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         return 0
     launch = k.kernel.launch
     print(f"{k.kernel.name} on {k.gpu.name}: grid {launch.blocks} x block {launch.threads_per_block}, "
-          f"{p.active_blocks_per_sm} blocks ({p.active_warps_per_sm} warps) per SM, {p.waves:.2f} waves")
+          f"{p.active_blocks_per_sm} blocks ({p.active_warps_per_sm} warps) per SM, {_small(p.waves)} waves")
     for line in _head(k, args):
         print(line)
     if source_line is not None:
         print(f"  {source_line}")
-    print(f"  predicted time        {p.seconds * 1e6:10.2f} us   (roofline bound {p.roofline_seconds * 1e6:.2f} us)")
+    print(f"  predicted time        {p.seconds * 1e6:10.2f} us   (roofline bound {_small(p.roofline_seconds * 1e6)} us)")
     print(f"  achieved DRAM         {p.achieved_bytes_per_second / 1e9:10.1f} GB/s")
     print(f"  achieved              {p.achieved_flops_per_second / 1e12:10.3f} TFLOP/s")
     # the limiter is a kind (cache_bandwidth covers L2, L1 and the atomics' serial updates);
@@ -95,6 +95,12 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def _small(value: float) -> str:
+    """Two decimals, as the table prints, but three significant digits below 0.01 (a grid of a few
+    blocks is 0.0303 waves, not 0.00)."""
+    return f"{value:.2f}" if value == 0 or abs(value) >= 0.01 else f"{value:.3g}"
+
+
 def _cmd_cliffs(args: argparse.Namespace) -> int:
     k = describe(args, launch=True)
     result = roofline.cliffs.time_cliffs(k.gpu, k.kernel, calibration=_calibration(args))
@@ -107,7 +113,7 @@ def _cmd_cliffs(args: argparse.Namespace) -> int:
         return 0
     c = result.current
     print(f"{k.kernel.name} on {k.gpu.name}: now {c.seconds * 1e6:.2f} us with {c.active_blocks_per_sm} blocks/SM "
-          f"({c.limiter}); roofline bound {c.roofline_seconds * 1e6:.2f} us")
+          f"({c.limiter}); roofline bound {_small(c.roofline_seconds * 1e6)} us")
     for line in _head(k, args):
         print(line)
     print(f"  {'resource':<18} {'at value':>10} {'blocks/SM':>10} {'time (us)':>11} {'x now':>7}  limiter")
