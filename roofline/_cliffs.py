@@ -34,7 +34,9 @@ class TimeCliff(Displayed):
         ``registers`` (per thread), ``shared_memory`` (bytes per block) or
         ``threads_per_block`` (the grid shrinks or grows to keep the same threads).
     value : int
-        The resource's value at the threshold (the first value with the new occupancy).
+        The resource's value at the threshold (the first value with the new occupancy); for
+        registers and shared memory the first row may lie below the current value, where one
+        more block an SM fits (``occupancy.ResourceCliffs.gain``).
     active_blocks_per_sm, active_warps_per_sm : int
         Occupancy from that value on.
     predicted_seconds : float
@@ -93,7 +95,9 @@ def time_cliffs(gpu: GPU | str, kernel: Kernel, launch: Launch | None = None, *,
 
     The thresholds come from `occupancy.cliffs`; each is re-predicted with `predict`, the
     other resources held fixed. Moving the block size keeps the total thread count (the
-    grid is re-sized), so the same work is done.
+    grid is re-sized), so the same work is done. For registers and shared memory the cliff
+    below comes first where there is one: the value at which one more block fits an SM (the
+    axis's ``gain``), what a smaller footprint would win.
 
     Parameters
     ----------
@@ -134,26 +138,31 @@ def time_cliffs(gpu: GPU | str, kernel: Kernel, launch: Launch | None = None, *,
     rows: list[TimeCliff] = []
     threads = launch.threads
     for resource in ("registers", "shared_memory", "threads_per_block"):
-        for threshold in getattr(found, resource).thresholds:
-            if threshold.active_blocks_per_sm == 0:
-                continue
+        axis = getattr(found, resource)
+        values = [t.value for t in axis.thresholds if t.active_blocks_per_sm > 0]
+        if resource != "threads_per_block" and axis.gain is not None and axis.value - axis.gain >= 0:
+            # the cliff below: as much less as one more block an SM needs (what a smaller
+            # footprint would win), first in its resource's rows
+            values.insert(0, axis.value - axis.gain)
+        for value in values:
             if resource == "registers":
-                update_registers: dict[str, object] = {"registers_per_thread": threshold.value}
+                update_registers: dict[str, object] = {"registers_per_thread": value}
                 if launch.resources is not None:
                     # the same code at another register count: its SASS (loops, loads in flight,
                     # instruction mix) stays; a copy with registers alone would drop the resources
                     update_registers["resources"] = launch.resources.model_copy(
-                        update={"registers_per_thread": threshold.value})
+                        update={"registers_per_thread": value})
                 changed = launch.model_copy(update=update_registers)
             elif resource == "shared_memory":
-                dynamic = max(0, threshold.value - launch.static_shared_memory)
+                if value < launch.static_shared_memory:
+                    continue  # less than the kernel's static shared memory: no launch holds it
+                dynamic = max(0, value - launch.static_shared_memory)
                 update: dict[str, int] = {"dynamic_shared_memory": dynamic}
                 if dynamic > allowed_dynamic:
                     update["max_dynamic_shared_memory"] = dynamic
                 changed = launch.model_copy(update=update)
             else:
-                block = threshold.value
-                changed = launch.model_copy(update={"block": block, "grid": math.ceil(threads / block)})
+                changed = launch.model_copy(update={"block": value, "grid": math.ceil(threads / value)})
             try:
                 moved = predict(record, kernel, changed, calibration=cal)
             except (RooflineError, ValueError):
@@ -161,7 +170,7 @@ def time_cliffs(gpu: GPU | str, kernel: Kernel, launch: Launch | None = None, *,
             rows.append(
                 TimeCliff(
                     resource=resource,
-                    value=threshold.value,
+                    value=value,
                     active_blocks_per_sm=moved.active_blocks_per_sm,
                     active_warps_per_sm=moved.active_warps_per_sm,
                     predicted_seconds=moved.seconds,

@@ -180,6 +180,21 @@ def test_time_cliffs_match_direct_predictions():
     assert worst.active_blocks_per_sm == min(r.active_blocks_per_sm for r in result.cliffs if r.resource == "registers")
 
 
+def test_the_cliff_below_comes_first_where_one_more_block_fits():
+    """40 registers a thread hold 6 blocks of 256 an SM; 32 hold 8: the first register row is the
+    cliff below (occupancy's gain), with more blocks and the time `predict` gives there."""
+    kernel = models.copy(N)
+    launch = kernel.launch.model_copy(update={"registers_per_thread": 40})
+    rows = [r for r in roofline.cliffs.time_cliffs(H100, kernel, launch).cliffs if r.resource == "registers"]
+    first = rows[0]
+    assert first.value == 32 and first.active_blocks_per_sm == 8 and all(r.value > 32 for r in rows[1:])
+    direct = roofline.predict(H100, kernel, launch.model_copy(update={"registers_per_thread": 32}))
+    assert first.predicted_seconds == pytest.approx(direct.seconds)
+    # at full occupancy there is no cliff below: the rows start above the current value
+    full = roofline.cliffs.time_cliffs(H100, kernel, kernel.launch.model_copy(update={"registers_per_thread": 32}))
+    assert all(r.value > 32 for r in full.cliffs if r.resource == "registers")
+
+
 def test_register_cliffs_keep_the_kernel_s_sass():
     """A register threshold is the same code at another register count: its row keeps the SASS (a
     grid-stride loop of one load in flight), so a row at N blocks an SM predicts as the shared-memory
