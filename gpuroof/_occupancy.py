@@ -159,7 +159,12 @@ def _print_result(r: occupancy.OccupancyResult, clusters: occupancy.ClusterOccup
         f"  active blocks per SM  {r.active_blocks_per_sm}  "
         f"({r.active_warps_per_sm}/{r.max_warps_per_sm} warps, occupancy {r.occupancy:.1%})"
     )
-    print(f"  limiters              {', '.join(r.limiters)}")
+    limiters = ", ".join(r.limiters)
+    bound = launch.max_threads_per_block
+    if r.active_blocks_per_sm == 0 and bound is not None and launch.threads_per_block > bound:
+        # the runtime's calculator counts a block past __launch_bounds__ as no warps fitting
+        limiters = f"launch bounds: max_threads_per_block={bound} (counted as warps 0)"
+    print(f"  limiters              {limiters}")
     if r.reason:
         print(f"  cannot launch         {r.reason}")
     print(

@@ -120,6 +120,14 @@ def test_resources_of_every_kernel_for_every_architecture(capsys, files, archs, 
         assert row["occupancy"] == at_best.model_dump(mode="json")
 
 
+def test_occupancy_past_the_launch_bounds_names_them_as_the_limiter(capsys, files):
+    code, out, _ = run(capsys, "occupancy", "--source", files / "two.cu", "--kernel", "staged", "--arch", "sm_90",
+                       "--threads", "512")
+    assert code == 0  # zero blocks is an answer, said with why
+    assert "limiters              launch bounds: max_threads_per_block=256 (counted as warps 0)" in out
+    assert "cannot launch         threads_per_block=512 exceeds the kernel's max_threads_per_block=256" in out
+
+
 def test_resources_gpu_gives_the_sm_count_of_the_best_grid(capsys, files):
     (row,) = _rows(capsys, files / "two.cu", "--gpu", "H100", "--kernel", "staged")
     assert row["best_block_size"]["sm_count"] == roofline.gpu("H100").sm_count == 132
