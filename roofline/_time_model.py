@@ -224,7 +224,8 @@ def _unread_sass_note(launch: Launch) -> list[str]:
 def _unseen_work_notes(kernel: Kernel, launch: Launch, measured: ProfileCounts | None) -> list[str]:
     """Where the SASS shows work the kernel's counts leave out, and the prediction would not say so:
     a hot loop that reads shared memory with no L1/shared bytes counted (the L1 term is then 0),
-    and flops at a tensor-core rate from a SASS with no tensor-core instruction."""
+    a hot loop that uses local memory, and flops at a tensor-core rate from a SASS with no
+    tensor-core instruction."""
     sass = sass_of(launch)
     if sass is None or measured is not None:
         return []  # a profile counts the L1 wavefronts and says what ran
@@ -234,6 +235,12 @@ def _unseen_work_notes(kernel: Kernel, launch: Launch, measured: ProfileCounts |
         notes.append(f"the SASS's hot loop reads shared memory ({hot.instructions.shared_loads} shared loads a trip), "
                      "but the kernel gives no l1_bytes: the L1/shared term leaves those reads out (give l1_bytes, "
                      "--l1-bytes: 128 bytes a warp's conflict-free 4-byte shared load)")
+    local = (hot.instructions.local_loads, hot.instructions.local_stores) if hot is not None else (0, 0)
+    if any(local):
+        notes.append(f"the SASS's hot loop reads and writes local memory ({local[0]} local loads, {local[1]} local "
+                     "stores a trip: a thread's array indexed at run time, or spilled registers): that traffic "
+                     "goes through L1 (and L2 where L1 does not hold it), and is in the prediction only as far "
+                     "as the kernel's l1_bytes / l2_bytes count it")
     precisions = set(kernel.flops_by_precision or ()) | {kernel.precision or "fp32"}
     tensor = sorted(p for p in precisions if p in TENSOR_PRECISIONS)
     if tensor and kernel.flops and not sass.instructions.tensor:

@@ -11,12 +11,13 @@ from occupancy import SassCounts, SassLoop, SassSummary
 N = 1 << 24
 
 
-def _sass(*, hot_shared: int = 0, tensor: int = 0, inner: SassCounts | None = None) -> SassSummary:
+def _sass(*, hot_shared: int = 0, tensor: int = 0, inner: SassCounts | None = None, local: int = 0) -> SassSummary:
     """A load loop (two global loads a trip), with `hot_shared` shared loads in it, and `inner` a
     loop inside it (depth 2) where given."""
     hot = SassLoop(start_offset=0x100, end_offset=0x400, depth=1,
                    instructions=SassCounts(total=40 + (inner.total if inner else 0), global_loads=2,
                                            shared_loads=hot_shared + (inner.shared_loads if inner else 0),
+                                           local_loads=local, local_stores=local,
                                            fp32_fma=4, branches=1),
                    global_loads_in_flight=2, fewest_loads_in_flight=2)
     loops = [hot]
@@ -39,6 +40,7 @@ def _notes(sass: SassSummary, measured: roofline.ProfileCounts | None = None, **
 SHARED = "reads shared memory"
 TENSOR = "holds no tensor-core instruction"
 LEFT_OUT = "counted once per pass of the code around"
+LOCAL = "reads and writes local memory"
 
 
 @pytest.mark.parametrize(("sass", "counts", "said", "unsaid"), [
@@ -50,9 +52,10 @@ LEFT_OUT = "counted once per pass of the code around"
     (_sass(), {"precision": None, "flops_by_precision": {"fp16_tensor": N}}, [TENSOR], []),
     (_sass(inner=SassCounts(total=12, shared_loads=2, fp32_fma=4, branches=1)), {}, [LEFT_OUT], []),
     (_sass(inner=SassCounts(total=12, global_loads=1, branches=1)), {}, [], [LEFT_OUT]),
-    (_sass(), {}, [], [SHARED, TENSOR, LEFT_OUT]),
+    (_sass(local=3), {}, [LOCAL], [SHARED]),
+    (_sass(), {}, [], [SHARED, TENSOR, LEFT_OUT, LOCAL]),
 ], ids=["shared-unread", "l1-bytes-given", "shared-bytes-given", "tensor-without-tensor-sass", "tensor-sass",
-        "tensor-by-precision", "inner-loop-of-work", "inner-loop-of-loads", "nothing-to-say"])
+        "tensor-by-precision", "inner-loop-of-work", "inner-loop-of-loads", "local-memory", "nothing-to-say"])
 def test_the_prediction_says_what_the_counts_leave_out(sass, counts, said, unsaid):
     notes = " | ".join(_notes(sass, **counts))
     assert all(s in notes for s in said), notes
