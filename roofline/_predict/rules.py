@@ -169,6 +169,11 @@ _RULES = (
          f"{_D} 'Rows read twice: rereads L2 lets go' (the datasheet's L2 size against the resident blocks' "
          "footprints; the working_set sweep's plateaus bracket it); cause_probes row_twice is its check",
          "a block's rereads of its own sectors hit L2 whatever the resident blocks' footprints"),
+    Rule("requested_bytes_at_l2", "_predict.derive.reuse:kernel_misses", "derivation",
+         f"{_D} 'Counts without L2 bytes': the bytes the threads ask for reach L2 at most, so DRAM moving "
+         "dram_bytes of them says the share that misses L2 (a user's loose counts; a profile or a traffic "
+         "description gives its own)",
+         "without l2_bytes every load sector misses L2: each round of a loop waits a DRAM trip"),
     Rule("l1_open_lines", "_predict.derive.reuse:l2_bytes_with_l1_reuse", "probe",
          "open_lines' launches (rows_pair at 4-32 blocks of 64 threads an SM, H100 SXM, 2026-12-07): Nsight's L1 hit "
          "rate 86 / 73 / 68 % at 4 / 8 / 12 blocks, 35 % at 16, where the blocks' open lines (16 KB each) pass the "

@@ -241,6 +241,9 @@ CASES: list[tuple[str, Callable[[], tuple[float, str]]]] = [
     ("tail_limiter", _predict(Kernel(flops=0.0, dram_bytes=10 * _MB, launch=_launch(None, 132 * 2 + 1, 1024)))),
     ("term_trips", _predict(_looped(_HOT, dram_bytes=0.0))),
     ("dram_hot_loop_waits", _predict(_looped(_HOT))),
+    # loose counts, no L2 bytes: the threads ask for 4 GB, DRAM moves 64 MB of them (the rest hit L2)
+    ("requested_bytes_at_l2", _predict(_looped(_HOT, l2_bytes=None, l1_bytes=None, load_bytes=4e9,
+                                               store_bytes=0.0))),
     ("trip_port_bytes", _predict(_looped(_HOT))),
     ("sass_instruction_estimate", _predict(_looped(_sass(loops=(_loop(total=2000),), total=2020), dram_bytes=1 * _MB,
                                                    instructions=None, load_bytes=264 * 256 * 4 * 2000.0))),

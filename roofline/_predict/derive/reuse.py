@@ -180,11 +180,17 @@ def _ratio(part: float | None, whole: float | None) -> float:
 def kernel_misses(kernel: Kernel, measured: ProfileCounts | None = None) -> tuple[float, float]:
     """The shares of the kernel's load sectors that miss L1, and of those that miss L2, from
     a profile's hit rates (``1 - l1_hit_rate``, ``1 - l2_hit_rate`` of ``measured``), else the
-    kernel's bytes (``l2_bytes / l1_bytes``, ``dram_bytes / l2_bytes``; 1 where a level has no
-    figure)."""
+    kernel's bytes (``l2_bytes / l1_bytes``, ``dram_bytes / l2_bytes``; without ``l2_bytes``,
+    ``dram_bytes`` over the bytes the threads ask for, ``requested_bytes``, which L2 sees at most;
+    1 where a level has no figure)."""
     l1_rate, l2_rate = _hit_rates(measured)
     l1 = 1.0 - l1_rate if l1_rate is not None else _ratio(kernel.l2_bytes, kernel.l1_bytes)
-    l2 = 1.0 - l2_rate if l2_rate is not None else _ratio(kernel.dram_bytes, kernel.l2_bytes)
+    # without L2 bytes, the bytes the threads ask for reach L2 at most (L1 keeping none of them):
+    # DRAM moving fewer says the rest hit L2 (rule requested_bytes_at_l2)
+    at_l2 = kernel.l2_bytes
+    if at_l2 is None and on("requested_bytes_at_l2"):
+        at_l2 = kernel.count("requested_bytes")
+    l2 = 1.0 - l2_rate if l2_rate is not None else _ratio(kernel.dram_bytes, at_l2)
     return l1, l2
 
 
