@@ -221,6 +221,16 @@ def _unread_sass_note(launch: Launch) -> list[str]:
     return [f"the kernel's SASS was {why}; without it no instruction estimate, hot loop or branch paths"]
 
 
+def _per_thread_count_note(kernel: Kernel, launch: Launch) -> list[str]:
+    """Where ``load_bytes`` is less than a byte a thread: a count of one thread's (or one block's)
+    loads where the launch's are meant, which would make a loop's trips and its waits vanish."""
+    load = kernel.count("load_bytes")
+    if not load or load >= launch.threads:
+        return []
+    return [f"load_bytes={load:g} is less than a byte a thread of the launch's {launch.threads} threads: "
+            "the count is the whole launch's (every thread's loads added), not one thread's"]
+
+
 def _unseen_work_notes(kernel: Kernel, launch: Launch, measured: ProfileCounts | None) -> list[str]:
     """Where the SASS shows work the kernel's counts leave out, and the prediction would not say so:
     a hot loop that reads shared memory with no L1/shared bytes counted (the L1 term is then 0),
@@ -406,7 +416,8 @@ def _setting(record: GPU, kernel: Kernel, launch: Launch | None, loads_in_flight
         assumptions += _in_flight_note(launch)
     assumptions += (_loop_trips_note(kernel, launch, measured)
                     + _hot_loop_in_flight_note(kernel, launch, loads_in_flight_per_thread, measured)
-                    + _unread_sass_note(launch) + _unseen_work_notes(kernel, launch, measured))
+                    + _unread_sass_note(launch) + _unseen_work_notes(kernel, launch, measured)
+                    + _per_thread_count_note(kernel, launch))
     in_flight = launch.elements_per_thread if loads_in_flight_per_thread is None else loads_in_flight_per_thread
     for name, value in (("loads_in_flight_per_thread", in_flight), ("fma_chains_per_thread", fma_chains_per_thread)):
         if not 1 <= integer(name, value) <= 2**31 - 1:

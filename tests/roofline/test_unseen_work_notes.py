@@ -67,3 +67,10 @@ def test_a_profile_says_what_ran():
     measured = roofline.ProfileCounts(duration_seconds=1e-3)
     notes = " | ".join(_notes(_sass(hot_shared=8), measured=measured, precision="tf32_tensor"))
     assert SHARED not in notes and TENSOR not in notes
+
+
+@pytest.mark.parametrize(("load_bytes", "said"), [(10, True), (1056 * 256 - 1, True), (1056 * 256, False),
+                                                  (8 * N, False)])
+def test_a_load_count_below_a_byte_a_thread_is_said(load_bytes, said):
+    notes = " | ".join(_notes(_sass(), load_bytes=load_bytes))
+    assert ("less than a byte a thread" in notes) == said, notes
