@@ -15,7 +15,7 @@ import re
 from typing import NamedTuple
 
 
-__all__ = ["Enumerator", "enum_value_spellings", "enumerators"]
+__all__ = ["Enumerator", "enum_value_spellings", "enumerators", "type_aliases"]
 
 
 class Enumerator(NamedTuple):
@@ -145,3 +145,27 @@ def enum_value_spellings(path: str, found: tuple[Enumerator, ...]) -> set[str]:
     by_enum = [e for e in found if e.name == name and len(parts) > 1 and e.enum == parts[-2]]
     unscoped = [e for e in found if e.name == name and not e.scoped]
     return {f"({e.enum}){e.value}" for e in (by_enum or unscoped)}
+
+
+# a type as an alias names it: qualifiers and the words of a builtin, a scoped name, template
+# arguments, pointers and references (no function types, no bodies)
+_TYPE = r"(?:(?:const|volatile|unsigned|signed|long|short|struct|class)\s+)*[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?(?:\s*[*&])*"
+_TYPEDEF = re.compile(rf"\btypedef\s+({_TYPE})\s+([A-Za-z_]\w*)\s*;")
+_USING = re.compile(rf"\busing\s+([A-Za-z_]\w*)\s*=\s*({_TYPE})\s*;")
+
+
+def type_aliases(text: str) -> dict[str, str]:
+    """Every plain type alias of C++ source ``text`` (``typedef T name;``, ``using name = T;``), by
+    name: what a kernel's template argument spelled with an alias (``norm<floatX>``) stands for
+    in its demangled name (``norm<__nv_bfloat16>``). Function-pointer and struct-body typedefs
+    are left out; a name aliased twice keeps its last definition.
+
+    Examples
+    --------
+    >>> type_aliases("typedef __nv_bfloat16 floatX; using acc_t = float; typedef struct { int a; } S;")
+    {'floatX': '__nv_bfloat16', 'acc_t': 'float'}
+    """
+    text = _COMMENT.sub(" ", text) if "/" in text else text
+    found = [(m.start(), m[2], m[1]) for m in _TYPEDEF.finditer(text)]
+    found += [(m.start(), m[1], m[2]) for m in _USING.finditer(text)]
+    return {name: " ".join(target.split()) for _, name, target in sorted(found) if name != target.strip()}

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._arch import ArchitectureLike, architecture
 from ._compile import (
@@ -28,7 +28,7 @@ from ._compile import (
 from ._compile_commands import compile_command
 from ._compile_inputs import checked_compile_inputs, command_options, compiler_tool
 from ._cubin import ELF_MAGIC, cubin_kernels
-from ._enums import Enumerator, enumerators
+from ._enums import Enumerator, enumerators, type_aliases
 from ._errors import OccupancyError
 from ._fatbin import FatbinEntry, fatbin_entries
 from ._frameworks import (
@@ -51,7 +51,7 @@ from ._input_kind import (
     sm_number,
 )
 from ._names import demangle, match_kernel
-from ._nvcc import file_enumerators, find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
+from ._nvcc import file_text, find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
 from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options, nvrtc_options
 from ._progress import Progress, no_progress, step as progress_step
 from ._resources import KernelResources
@@ -59,7 +59,7 @@ from ._sass import sass_summaries
 
 __all__ = [
     "all_kernel_resources", "compile_text", "file_cubin", "kernel_resources", "kernel_resources_by_architecture",
-    "nvcc_file", "nvcc_for", "source_enumerators",
+    "nvcc_file", "nvcc_for", "SourceNames", "source_names",
 ]
 
 
@@ -223,22 +223,30 @@ def nvcc_for(compiler: str) -> str | None:
     return compiler_tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
 
 
-def source_enumerators(obj: object, options: Sequence[str], compiler: str,
-                 compile_commands: str | os.PathLike[str] | None) -> Callable[[], tuple[Enumerator, ...]]:
-    """The enumerators of the source ``obj`` (a CUDA C++ file with its headers, preprocessed
-    as it compiles, or source text), read once when first asked for: by `match_kernel`, for a
-    kernel named with enum template arguments as the source spells them. A binary has none."""
+class SourceNames(NamedTuple):
+    """What a kernel's name may spell as its source does, each read once when first asked for (by
+    `match_kernel`, for a name with template arguments it does not find as written): the source's
+    enumerators (``sorter<Mode::Fast>``) and its type aliases (``norm<floatX>``)."""
+
+    enumerators: Callable[[], tuple[Enumerator, ...]]
+    aliases: Callable[[], dict[str, str]]
+
+
+def source_names(obj: object, options: Sequence[str], compiler: str,
+                 compile_commands: str | os.PathLike[str] | None) -> SourceNames:
+    """The enumerators and type aliases of the source ``obj`` (a CUDA C++ file with its headers,
+    preprocessed once as it compiles, or source text); a binary has none."""
 
     @functools.cache
-    def read() -> tuple[Enumerator, ...]:
+    def text() -> str:
         if isinstance(obj, str) and is_source_text(obj):
-            return enumerators(obj)
+            return obj
         if isinstance(obj, (str, os.PathLike)) and Path(obj).is_file() and is_source_file(Path(obj)):
             flags, cwd = command_options(obj, option_strings(options), compile_commands)[:2]
-            return file_enumerators(Path(obj), flags, nvcc_for(compiler), cwd)
-        return ()
+            return file_text(Path(obj), flags, nvcc_for(compiler), cwd)
+        return ""
 
-    return read
+    return SourceNames(functools.cache(lambda: enumerators(text())), functools.cache(lambda: type_aliases(text())))
 
 
 def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
@@ -498,14 +506,14 @@ def kernel_resources_by_architecture(
     if not targets and compile_commands is not None:
         targets = list(compile_command(source_or_binary, compile_commands).architectures)
     targets = targets or [None]
-    spelled = source_enumerators(source_or_binary, options, compiler, compile_commands)
+    spelled = source_names(source_or_binary, options, compiler, compile_commands)
 
     def one(arch: ArchitectureLike | None) -> dict[str, KernelResources]:
         found = all_kernel_resources(source_or_binary, arch=arch, options=options, compiler=compiler,
                                      compile_commands=compile_commands, sass=sass)
         if kernel is None:
             return found
-        name = match_kernel(kernel, list(found), {n: r.demangled for n, r in found.items()}, spelled)
+        name = match_kernel(kernel, list(found), {n: r.demangled for n, r in found.items()}, *spelled)
         return {name: found[name]}
 
     # nvcc runs as a process and NVRTC releases the GIL: one thread per architecture.
@@ -643,4 +651,4 @@ def kernel_resources(
             if found else "the input holds no kernel (no __global__ function was compiled)"
         )
     return found[match_kernel(kernel, names, {n: r.demangled for n, r in found.items()},
-                              source_enumerators(source_or_binary, options, compiler, compile_commands))]
+                              *source_names(source_or_binary, options, compiler, compile_commands))]

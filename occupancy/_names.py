@@ -266,8 +266,25 @@ def _spelled_values(want: str, found: Sequence[Enumerator]) -> list[str]:
     return [head + angle + "".join(p) + arguments[last:] for p in pieces]
 
 
+def _aliased_matches(want: str, names: Sequence[str], forms: Mapping[str, tuple[list[str], str | None]],
+                     table: Mapping[str, str]) -> list[str]:
+    """The kernels ``want`` names once the type aliases of its template arguments are written out,
+    one level at a time (an alias of an alias), the first level that matches winning."""
+    head, angle, arguments = want.partition("<")
+    for _ in range(4):
+        spelled = re.sub(r"(?<![\w:])([A-Za-z_]\w*)(?![\w(])", lambda m: table.get(m[1], m[1]), arguments)
+        if spelled == arguments:
+            return []
+        arguments = spelled
+        chosen = _matches(_ENUM_CAST.sub(r"(\1)\2", _squash(_canonical(head + angle + arguments))), names, forms)
+        if chosen:
+            return chosen
+    return []
+
+
 def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str | None],
-                 enumerators: Callable[[], Sequence[Enumerator]] | None = None) -> str:
+                 enumerators: Callable[[], Sequence[Enumerator]] | None = None,
+                 aliases: Callable[[], Mapping[str, str]] | None = None) -> str:
     """The one symbol among ``names`` that ``kernel`` names.
 
     ``kernel`` may be the symbol, the demangled name, a C++ name expression without the
@@ -275,7 +292,9 @@ def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str 
     namespace such as CUB's ``CUB_200_SM_900``: ``cub::DeviceReduceKernel``), or a prefix of
     one of these that only one kernel has. Enum template arguments may be spelled as in the
     source (``sorter<Mode::Fast>``) when ``enumerators`` gives the source's enumerators
-    (`occupancy._enums.enumerators`; called only for such a name).
+    (`occupancy._enums.enumerators`; called only for such a name), and type arguments by an
+    alias of the source (``norm<floatX>`` for ``typedef __nv_bfloat16 floatX;``) when ``aliases``
+    gives them (`occupancy._enums.type_aliases`; called only where nothing else matched).
 
     Raises
     ------
@@ -293,6 +312,8 @@ def match_kernel(kernel: str, names: Sequence[str], demangled: Mapping[str, str 
         found = enumerators()
         chosen = list(dict.fromkeys(n for spelled in _spelled_values(want, found)
                                     for n in _matches(spelled, names, forms)))
+    if not chosen and aliases is not None and "<" in want:
+        chosen = _aliased_matches(want, names, forms, aliases())
     if len(chosen) == 1:
         return chosen[0]
 

@@ -31,7 +31,7 @@ from ._compile import CompileError, Compiled, target_sm
 from ._enums import Enumerator, enumerators
 from ._tools import find_tool
 
-__all__ = ["file_enumerators", "find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess",
+__all__ = ["file_enumerators", "file_text", "find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess",
            "nvcc_version", "ptxas_compile", "relocatable"]
 
 
@@ -226,17 +226,22 @@ def _device_link(nvcc: str, cubin: Path, arch: object, cwd: str | os.PathLike[st
     return linked, done.stdout + done.stderr
 
 
-def file_enumerators(path: Path, options: Sequence[str], nvcc: str | None,
-                     cwd: str | None) -> tuple[Enumerator, ...]:
-    """The enumerators of a CUDA C++ file and of the headers it includes (the file preprocessed
-    by ``nvcc`` with ``options``, in ``cwd``), or of the file alone where there is no nvcc or
-    it cannot preprocess the file."""
+def file_text(path: Path, options: Sequence[str], nvcc: str | None, cwd: str | None) -> str:
+    """A CUDA C++ file with the headers it includes (preprocessed by ``nvcc`` with ``options``, in
+    ``cwd``), or the file alone where there is no nvcc or it cannot preprocess the file ("" where
+    the file cannot be read): the text its enumerators and type aliases are read from."""
     if nvcc is not None:
         try:
-            return enumerators(nvcc_preprocess(path, options, cwd, nvcc))
+            return nvcc_preprocess(path, options, cwd, nvcc)
         except (CompileError, OSError):
             pass
     try:
-        return enumerators(path.read_text("utf-8"))
+        return path.read_text("utf-8")
     except (OSError, UnicodeDecodeError):
-        return ()
+        return ""
+
+
+def file_enumerators(path: Path, options: Sequence[str], nvcc: str | None,
+                     cwd: str | None) -> tuple[Enumerator, ...]:
+    """The enumerators of a CUDA C++ file and of the headers it includes (`file_text`)."""
+    return enumerators(file_text(path, options, nvcc, cwd))

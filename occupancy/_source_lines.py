@@ -11,7 +11,7 @@ from ._compile import ptxas_log
 from ._compile_inputs import checked_compile_inputs, compiler_tool
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._input_kind import is_source_file
-from ._kernel_resources import compile_text, nvcc_file, nvcc_for, source_enumerators
+from ._kernel_resources import compile_text, nvcc_file, nvcc_for, source_names
 from ._lines import KernelLines, line_listing
 from ._names import demangle, match_kernel
 
@@ -95,7 +95,7 @@ def source_lines(
     names = demangle(list(registers))
     if kernel is not None:
         chosen = match_kernel(kernel, list(registers), names,
-                              source_enumerators(source_or_binary, options, compiler, compile_commands))
+                              *source_names(source_or_binary, options, compiler, compile_commands))
         registers = {chosen: registers[chosen]}
     spills = None if log is None else {k: v["spill_store_bytes"] + v["spill_load_bytes"]
                                        for k, v in ptxas_log(log).items()}

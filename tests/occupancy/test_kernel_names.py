@@ -126,3 +126,46 @@ ANONYMOUS_B = ("_Z5applyIXadL_ZN44_INTERNAL_b879caf7_9_intern_cu_6b3fe66d_879046
         "a-length-past-the-end"])
 def test_stable_symbol_leaves_out_what_each_compile_changes(symbol, stable):
     assert stable_symbol(symbol) == stable
+
+
+# A kernel named with a type alias of its source (llm.c's `norm_kernel4<floatX>`, 2026-12-08): the
+# demangled name writes the type the alias stands for.
+_ALIASED = {"_Z4normI13__nv_bfloat16EvPfPKT_": "void norm<__nv_bfloat16>(float*, __nv_bfloat16 const*)",
+            "_Z4normIfEvPfPKT_": "void norm<float>(float*, float const*)",
+            "_Z4biasI13__nv_bfloat16Lb0EEvPT_": "void bias<__nv_bfloat16, false>(__nv_bfloat16*)",
+            "_Z4biasI13__nv_bfloat16Lb1EEvPT_": "void bias<__nv_bfloat16, true>(__nv_bfloat16*)"}
+
+
+@pytest.mark.parametrize(("spelled", "symbol", "table"), [
+    ("norm<floatX>", "_Z4normI13__nv_bfloat16EvPfPKT_", {"floatX": "__nv_bfloat16"}),
+    ("bias<floatX, false>", "_Z4biasI13__nv_bfloat16Lb0EEvPT_", {"floatX": "__nv_bfloat16"}),
+    ("norm<real_t>", "_Z4normI13__nv_bfloat16EvPfPKT_", {"real_t": "floatX", "floatX": "__nv_bfloat16"}),
+    ("norm<acc_t>", "_Z4normIfEvPfPKT_", {"acc_t": "float", "floatX": "__nv_bfloat16"}),
+], ids=["alias", "alias-and-literal", "alias-of-an-alias", "alias-to-a-builtin"])
+def test_a_template_argument_spelled_with_a_type_alias(spelled, symbol, table):
+    asked = []
+
+    def aliases() -> dict[str, str]:
+        asked.append(True)
+        return table
+
+    assert match_kernel(spelled, list(_ALIASED), _ALIASED, None, aliases) == symbol
+    assert asked  # read only because the name as written matched nothing
+
+
+def test_the_aliases_are_not_read_for_a_name_that_matches():
+    def unread() -> dict[str, str]:
+        raise AssertionError("the aliases were read")
+
+    assert match_kernel("norm<float>", list(_ALIASED), _ALIASED, None, unread) == "_Z4normIfEvPfPKT_"
+
+
+def test_kernel_resources_finds_an_instance_by_the_source_s_alias(tmp_path):
+    if NVCC is None:
+        pytest.skip("no nvcc")
+    cu = tmp_path / "aliased.cu"
+    cu.write_text("typedef float real_t;\nusing acc_t = double;\n"
+                  "template <typename T> __global__ void fill(T* x) { x[threadIdx.x] = T(1); }\n"
+                  "template __global__ void fill<real_t>(real_t*);\ntemplate __global__ void fill<acc_t>(acc_t*);\n")
+    found = occupancy.kernel_resources(cu, arch="sm_90", kernel="fill<acc_t>")
+    assert found.kernel == "_Z4fillIdEvPT_"
