@@ -37,7 +37,7 @@ from ._loads import (
     total_load_bytes,
 )
 from ._operand_table import GLOBAL_ATOMICS, GLOBAL_LOADS, operand_table
-from ._paths import longest_path
+from ._paths import longest_path, warm_path
 from ._summary import AddressSource, SassLoop, SassSummary
 
 __all__ = ["Summaries", "read_sass", "sass_summaries", "summarize"]
@@ -51,7 +51,7 @@ def summarize(instrs: Sequence[Instruction], labels: dict[str, int], architectur
     """The `SassSummary` of one function's instructions (``labels``: label -> offset; ``texts``:
     what the instruction texts of the listing read so far name, shared by its functions)."""
     sm = int(re.sub(r"\D", "", architecture) or 0)
-    code = executable(instrs, labels)
+    code = warm_path(executable(instrs, labels), labels)
     ranges = loop_ranges(code, labels)
     table = operand_table(code, sm, texts)
     addresses, index_trips, skips = address_sources(code, ranges, sm, table)

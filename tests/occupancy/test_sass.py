@@ -125,7 +125,7 @@ CLASSES = [
     ("DFMA R2, R4, R6, R8", "fp64"), ("DSETP.GT.AND P0, PT, R2, R4, PT", "fp64"),
     ("HMMA.16816.F32 R4, R8, R12, R4", "tensor"), ("DMMA.8x8x4 R4, R8, R12, R4", "tensor"),
     ("HGMMA.64x128x16.F32 R24, gdesc[UR4], RZ, !UPT", "tensor"), ("IMMA.16832.S8.S8 R4, R8, R12, R4", "tensor"),
-    ("@P0 BRA `(L0)", "branches"), ("BRX R2 -0x100", "branches"), ("JMP `(L0)", "branches"),
+    ("@P0 BRA `(L0)", "branches"), ("BRX R2 -0x100", "branches"), ("@P0 JMP `(L0)", "branches"),
 ]
 
 
@@ -345,8 +345,9 @@ PATHS = {
     # if/else: the guarded branch, the longer side (3) and its jump over the other (2), the join (2)
     "if-else": (["@P0 BRA `(L1)", "FADD R0, R0, R0", "FADD R0, R0, R0", "FADD R0, R0, R0", "BRA `(L2)", "L1:",
                  "FMUL R0, R0, R0", "FMUL R0, R0, R0", "L2:", f"STG.E {A}, R0", "EXIT"], 9, 7),
-    # an exit with no guard ends the path; a guarded one goes on
-    "early-exit": (["@P0 EXIT", "FADD R0, R0, R0", "EXIT", "FMUL R1, R1, R1"], 4, 3),
+    # an exit with no guard ends the path; a guarded one goes on; code no branch reaches is not
+    # listed among what runs
+    "early-exit": (["@P0 EXIT", "FADD R0, R0, R0", "EXIT", "FMUL R1, R1, R1"], 3, 3),
     # a loop is a step of none: the code around it, 2 + 2
     "loop": (["MOV R0, RZ", "L0:", "FADD R0, R0, R0", "FADD R0, R0, R0", "@P0 BRA `(L0)", f"STG.E {A}, R0",
               "EXIT"], 6, 3),
@@ -362,6 +363,30 @@ PATHS = {
     # a jump table: the targets are not in the listing
     "jump-table": (["BRX R4 -0x120", "FADD R0, R0, R0", "EXIT", "FMUL R0, R0, R0", "EXIT"], 5, None),
 }
+
+
+# The cold code the compiler lists after a function's exit (2026-12-08, a new user's trial of
+# LeetCUDA): a diverged warp's shuffle fallback, reached by BRA.DIV and branching back into the
+# function, read as a loop; a division's slow path, reached by a CALL.
+COLD = {
+    # name: (lines, instructions that run, loops)
+    "shuffle-fallback": (["MOV R0, RZ", "L0:", "SHFL.BFLY PT, R1, R0, 0x1, 0x1f", "BRA.DIV UR4, `(L9)", "L1:",
+                          "FADD R0, R0, R1", f"STG.E {A}, R0", "EXIT", "L9:", "WARPSYNC.COLLECTIVE R8, `(L8)",
+                          "SHFL.BFLY P0, R1, R0, R9, R10", "L8:", "BRA `(L1)"], 6, 0),
+    "division-slow-path": (["MOV R0, RZ", "CALL.REL.NOINC `($__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath)",
+                            f"STG.E {A}, R0", "EXIT", "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath:",
+                            "FADD R0, R0, R0", "FADD R0, R0, R0", "RET.REL.NODEC R2 `(k)"], 4, 0),
+    # a uniform predicate in the branch's operands is its condition: the loop body runs
+    "uniform-predicate": (["MOV R0, RZ", "BRA.U !UP0, `(L2)", "L1:", f"LDG.E R1, {A}", "FADD R0, R0, R1",
+                           "BRA.U UP1, `(L1)", "L2:", f"STG.E {A}, R0", "EXIT"], 7, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(COLD), ids=list(COLD))
+def test_the_cold_code_after_the_exit_is_not_what_runs(name):
+    lines, total, loops = COLD[name]
+    s = summary(*lines)
+    assert (s.instructions.total, len(s.loops)) == (total, loops)
 
 
 @pytest.mark.parametrize("name", list(PATHS), ids=list(PATHS))
