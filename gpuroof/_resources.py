@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import occupancy
+from occupancy.common import no_kernel_reason
 
 from ._args import (
     add_arch_option,
@@ -292,7 +293,7 @@ def _resources(args: argparse.Namespace) -> int:
         print_json(_records(rows))
         return 0
     if not rows:  # host code only, as `nvcc --resource-usage` finds it: nothing to report, not an error
-        print(f"{args.file} holds no kernel (no __global__ function was compiled)")
+        print(f"{args.file} holds no kernel ({no_kernel_reason(args.file)})")
         return 0
     width = max(len("kernel"), *(len(row.resources.demangled or row.resources.kernel) for row in rows))
     at = f"at {args.threads} threads" if args.threads else "at the best block size"

@@ -5,6 +5,7 @@ architecture runs on another."""
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -69,3 +70,4 @@ def is_source_file(path: Path) -> bool:
 def is_source_text(obj: str) -> bool:
     """Whether a string is CUDA source or PTX rather than a path."""
     return "\n" in obj or len(obj) > 4096 or bool(re.search(r"__global__|\.entry\s|[{};]", obj))
+

@@ -51,6 +51,7 @@ from ._input_kind import (
     sm_number,
 )
 from ._names import demangle, match_kernel
+from .common import no_kernel_reason
 from ._nvcc import file_text, find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
 from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options, nvrtc_options
 from ._progress import Progress, no_progress, step as progress_step
@@ -648,7 +649,7 @@ def kernel_resources(
         raise OccupancyError(
             f"the input holds {len(found)} kernels; choose one with kernel= (--kernel on the command line): "
             + "; ".join(labels)
-            if found else "the input holds no kernel (no __global__ function was compiled)"
+            if found else f"the input holds no kernel ({no_kernel_reason(source_or_binary)})"
         )
     return found[match_kernel(kernel, names, {n: r.demangled for n, r in found.items()},
                               *source_names(source_or_binary, options, compiler, compile_commands))]

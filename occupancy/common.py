@@ -86,6 +86,7 @@ __all__ = [
     "integer",
     "joined",
     "name_key",
+    "no_kernel_reason",
     "no_progress",
     "percent",
     "progress_step",
@@ -502,3 +503,31 @@ def read_toml(path: str | os.PathLike[str], error: type[Exception], name: str = 
     except RecursionError:
         raise error(f"{name}={str(target)!r} is nested too deeply to read") from None
     return _check_parsed(data, target, error, name)
+
+
+_TEMPLATE_KERNEL = re.compile(r"template\s*<[^;{]*>\s*(?:static\s+|__launch_bounds__\s*\([^)]*\)\s*)*__global__")
+
+
+def no_kernel_reason(source: object) -> str:
+    """Why a compile gave no kernel, for the line that says so (`occupancy.kernel_resources`,
+    ``gpuroof resources``): no ``__global__`` function was compiled, and where the source (its
+    text, or a ``.cu``/``.cuh``/``.cpp`` file) defines kernel templates, that a template compiles
+    only where it is instantiated.
+
+    >>> no_kernel_reason("template <int N> __global__ void k(float* x) { x[N] = 1; }")[-36:]
+    'template __global__ void k<256>(...)'
+    """
+    text = ""
+    if isinstance(source, str) and ("\n" in source or "__global__" in source):
+        text = source
+    elif isinstance(source, (str, os.PathLike)) and Path(source).suffix in (".cu", ".cuh", ".cpp", ".cc", ".cxx"):
+        try:
+            text = Path(source).read_text("utf-8", "replace")
+        except OSError:
+            text = ""  # the compile that found no kernel read it; a hint is all this adds
+    reason = "no __global__ function was compiled"
+    if _TEMPLATE_KERNEL.search(text):
+        reason += ("; its __global__ templates compile only where instantiated (a launch in host code, "
+                   "or an explicit instantiation): add one for each instance to read, as "
+                   "template __global__ void k<256>(...)")
+    return reason

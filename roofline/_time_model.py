@@ -234,8 +234,8 @@ def _per_thread_count_note(kernel: Kernel, launch: Launch) -> list[str]:
 def _unseen_work_notes(kernel: Kernel, launch: Launch, measured: ProfileCounts | None) -> list[str]:
     """Where the SASS shows work the kernel's counts leave out, and the prediction would not say so:
     a hot loop that reads shared memory with no L1/shared bytes counted (the L1 term is then 0),
-    a hot loop that uses local memory, and flops at a tensor-core rate from a SASS with no
-    tensor-core instruction."""
+    a hot loop that uses local memory, flops at a tensor-core rate from a SASS with no
+    tensor-core instruction (and the reverse), and global atomics with no atomics count."""
     sass = sass_of(launch)
     if sass is None or measured is not None:
         return []  # a profile counts the L1 wavefronts and says what ran
@@ -256,6 +256,15 @@ def _unseen_work_notes(kernel: Kernel, launch: Launch, measured: ProfileCounts |
     if tensor and kernel.flops and not sass.instructions.tensor:
         notes.append(f"the flops are counted at {', '.join(tensor)}, but the SASS holds no tensor-core instruction: "
                      "the kernel's arithmetic runs on the FP32/FP64 units, below that rate")
+    if not tensor and kernel.flops and sass.instructions.tensor:
+        notes.append(f"the SASS holds {sass.instructions.tensor} tensor-core instructions, but the flops are counted "
+                     f"at {', '.join(sorted(precisions))}: give the precision they run at (fp16_tensor, "
+                     "bf16_tensor, tf32_tensor, ..., --precision)")
+    if sass.global_atomics and kernel.atomics is None:
+        one = f", {sass.global_atomics_one_address} of them to one address" if sass.global_atomics_one_address else ""
+        notes.append(f"the SASS holds {sass.global_atomics} global atomics{one}, but the kernel gives no atomics "
+                     "count: the atomics term leaves them out (give atomics= and atomic_addresses=, --count "
+                     "atomics=N --count atomic_addresses=M)")
     return notes
 
 

@@ -394,3 +394,11 @@ def test_bad_input_is_one_line_and_exit_2(capsys, files, argv, message):
     code, out, err = run(capsys, *[a.format(files=files) for a in argv])
     assert code == 2, out
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_file_of_kernel_templates_alone_says_to_instantiate_them(capsys, tmp_path):
+    cu = tmp_path / "templates.cu"
+    cu.write_text("template <int N> __global__ void k(float* x) { x[threadIdx.x] = N; }\n")
+    code, out, _ = run(capsys, "resources", cu, "--arch", "sm_90")
+    assert code == 0 and "holds no kernel" in out and "compile only where instantiated" in out
+    assert "template __global__ void k<256>(...)" in out

@@ -11,7 +11,8 @@ from occupancy import SassCounts, SassLoop, SassSummary
 N = 1 << 24
 
 
-def _sass(*, hot_shared: int = 0, tensor: int = 0, inner: SassCounts | None = None, local: int = 0) -> SassSummary:
+def _sass(*, hot_shared: int = 0, tensor: int = 0, inner: SassCounts | None = None, local: int = 0,
+          atomics: int = 0) -> SassSummary:
     """A load loop (two global loads a trip), with `hot_shared` shared loads in it, and `inner` a
     loop inside it (depth 2) where given."""
     hot = SassLoop(start_offset=0x100, end_offset=0x400, depth=1,
@@ -27,7 +28,8 @@ def _sass(*, hot_shared: int = 0, tensor: int = 0, inner: SassCounts | None = No
     return SassSummary(architecture="sm_90", disassembler="listing", loops=tuple(loops), hot_loop=0,
                        instructions=SassCounts(total=80 + hot.instructions.total, global_loads=3, global_stores=1,
                                                tensor=tensor),
-                       global_loads_in_flight_per_thread=2, global_load_bytes=4)
+                       global_loads_in_flight_per_thread=2, global_load_bytes=4, global_atomics=atomics,
+                       global_atomics_one_address=atomics)
 
 
 def _notes(sass: SassSummary, measured: roofline.ProfileCounts | None = None, **counts) -> tuple[str, ...]:
@@ -41,6 +43,8 @@ SHARED = "reads shared memory"
 TENSOR = "holds no tensor-core instruction"
 LEFT_OUT = "counted once per pass of the code around"
 LOCAL = "reads and writes local memory"
+TENSOR_UNCOUNTED = "tensor-core instructions, but the flops are counted at fp32"
+ATOMICS = "global atomics, 1 of them to one address, but the kernel gives no atomics"
 
 
 @pytest.mark.parametrize(("sass", "counts", "said", "unsaid"), [
@@ -53,9 +57,13 @@ LOCAL = "reads and writes local memory"
     (_sass(inner=SassCounts(total=12, shared_loads=2, fp32_fma=4, branches=1)), {}, [LEFT_OUT], []),
     (_sass(inner=SassCounts(total=12, global_loads=1, branches=1)), {}, [], [LEFT_OUT]),
     (_sass(local=3), {}, [LOCAL], [SHARED]),
-    (_sass(), {}, [], [SHARED, TENSOR, LEFT_OUT, LOCAL]),
+    (_sass(tensor=16), {}, [TENSOR_UNCOUNTED], [TENSOR]),
+    (_sass(atomics=1), {}, [ATOMICS], []),
+    (_sass(atomics=1), {"atomics": 1056 * 8, "atomic_addresses": 1}, [], [ATOMICS]),
+    (_sass(), {}, [], [SHARED, TENSOR, LEFT_OUT, LOCAL, TENSOR_UNCOUNTED, ATOMICS]),
 ], ids=["shared-unread", "l1-bytes-given", "shared-bytes-given", "tensor-without-tensor-sass", "tensor-sass",
-        "tensor-by-precision", "inner-loop-of-work", "inner-loop-of-loads", "local-memory", "nothing-to-say"])
+        "tensor-by-precision", "inner-loop-of-work", "inner-loop-of-loads", "local-memory", "tensor-sass-at-fp32", "atomics-uncounted",
+        "atomics-counted", "nothing-to-say"])
 def test_the_prediction_says_what_the_counts_leave_out(sass, counts, said, unsaid):
     notes = " | ".join(_notes(sass, **counts))
     assert all(s in notes for s in said), notes
