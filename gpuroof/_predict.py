@@ -84,8 +84,10 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     print(f"  achieved              {p.achieved_flops_per_second / 1e12:10.3f} TFLOP/s")
     # the limiter is a kind (cache_bandwidth covers L2, L1 and the atomics' serial updates);
     # the term that binds says which of the terms printed by --json it is
-    print(f"  limiter               {p.limiter} (the {p.binding} term binds)")
-    print(f"  bytes in flight       {p.bytes_in_flight / 1024:10.1f} KiB")
+    what = _TERMS.get(p.binding)
+    print(f"  limiter               {p.limiter} (the {p.binding} term binds" + (f": {what})" if what else ")"))
+    print(f"  bytes in flight       {p.bytes_in_flight / 1024:10.1f} KiB   (a full wave's loads outstanding, "
+          "Little's law)")
     print(f"  measured parameters   {', '.join(p.calibration.measured) or 'none'}")
     print(f"  defaulted parameters  {', '.join(p.calibration.defaulted) or 'none'}")
     for note in p.assumptions:
@@ -93,6 +95,22 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"  roofline plot written to {args.plot}")
     return 0
+
+
+#: What each term of `roofline.predict` times, for the limiter's line: a term's name alone
+#: ("the dram term binds") read as a contradiction where DRAM moved little, its waits binding.
+_TERMS = {
+    "dram": "the DRAM bytes at the rate the blocks' loads in flight reach, their round trips included",
+    "l2": "the L2 bytes at L2's rate",
+    "l2_partial_stores": "stores that fill part of a sector, one at a time at L2",
+    "l2_requests": "the requests that reach L2, at its request rate",
+    "atomics": "global atomics, one address's updates in turn",
+    "shared_atomics": "shared-memory atomics on the busiest SM",
+    "l1_shared": "the L1/shared-memory bytes of the busiest SM",
+    "trips": "the hot loop's round trips, wave after wave",
+    "arithmetic": "the flops at the rate the resident warps issue them",
+    "instructions": "the warp instructions at the schedulers' issue rate",
+}
 
 
 def _small(value: float) -> str:

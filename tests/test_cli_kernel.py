@@ -160,6 +160,13 @@ def test_predict_names_the_term_that_binds_beside_the_limiter(capsys):
                          "--registers", "16")
     line = next(line for line in out.splitlines() if line.strip().startswith("limiter"))
     assert line.split()[1:] == [data["limiter"], "(the", data["binding"], "term", "binds)"]
+    # a memory term is said in words: "the dram term binds" read as a contradiction where DRAM moved
+    # little and the loads' round trips bound
+    code, out, _ = run(capsys, "predict", "--flops", "0", "--dram-bytes", "1e9", "--grid", "65536", "--block", "256",
+                       "--registers", "16")
+    line = next(line for line in out.splitlines() if line.strip().startswith("limiter"))
+    assert code == 0 and "(the dram term binds: the DRAM bytes at the rate the blocks' loads in flight reach" in line
+    assert "(a full wave's loads outstanding, Little's law)" in out
 
 
 def _drawn_chart(monkeypatch):
