@@ -194,7 +194,8 @@ def repredict(directory: Path, gpu_name: str) -> int:
     from validate.user_kernel._sass import with_sass
 
     gpu = roofline.gpu(gpu_name)
-    cubin = bytes(compile_cubin(SOURCE, arch=f"sm_{gpu.architecture.major}{gpu.architecture.minor}", name="measure_kernels.cu").code)
+    arch = f"sm_{gpu.architecture.major}{gpu.architecture.minor}"
+    cubin = bytes(compile_cubin(SOURCE, arch=arch, name="measure_kernels.cu").code)
     print(f"{'kernel':10} {'measured us':>11} {'before us':>10} {'error':>7} {'now us':>9} {'error':>7}  limiter")
     for case in cases(np.random.default_rng(0)):
         m = json.loads((directory / f"measure_{case['name']}.json").read_text())
@@ -204,11 +205,11 @@ def repredict(directory: Path, gpu_name: str) -> int:
         dram_only = roofline.Kernel(name=counts.name, flops=counts.flops, dram_bytes=counts.dram_bytes,
                                     precision=counts.precision)
         before, _ = _prediction(gpu, dram_only, launch, driver, m["seconds"], after_l2_flush=True)
-        now, notes = _prediction(gpu, counts, launch, with_sass(driver, cubin, case["name"], driver.architecture),
+        now, _ = _prediction(gpu, counts, launch, with_sass(driver, cubin, case["name"], driver.architecture),
                                  m["seconds"], after_l2_flush=True)
         print(f"{case['name']:10} {m['seconds'] * 1e6:11.2f} {before['predicted_seconds'] * 1e6:10.2f} "
-              f"{before['prediction_error']:+7.1%} {now['predicted_seconds'] * 1e6:9.2f} {now['prediction_error']:+7.1%}"
-              f"  {now['predicted_limiter']}")
+              f"{before['prediction_error']:+7.1%} {now['predicted_seconds'] * 1e6:9.2f} "
+              f"{now['prediction_error']:+7.1%}  {now['predicted_limiter']}")
     return 0
 
 

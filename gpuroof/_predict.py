@@ -79,7 +79,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         print(line)
     if source_line is not None:
         print(f"  {source_line}")
-    print(f"  predicted time        {p.seconds * 1e6:10.2f} us   (roofline bound {_small(p.roofline_seconds * 1e6)} us)")
+    bound = _small(p.roofline_seconds * 1e6)
+    print(f"  predicted time        {p.seconds * 1e6:10.2f} us   (roofline bound {bound} us)")
     print(f"  achieved DRAM         {p.achieved_bytes_per_second / 1e9:10.1f} GB/s")
     print(f"  achieved              {p.achieved_flops_per_second / 1e12:10.3f} TFLOP/s")
     # the limiter is a kind (cache_bandwidth covers L2, L1 and the atomics' serial updates);

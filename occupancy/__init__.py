@@ -26,13 +26,14 @@ if _typing.TYPE_CHECKING:
     from ._gate import GATE_FIELDS, ResourceChange, ResourceComparison, compare_resources
     from ._gpcs import GpcLayout
     from ._compile_inputs import COMPILERS
-    from ._kernel_resources import all_kernel_resources, file_cubin, kernel_resources, kernel_resources_by_architecture
+    from ._kernel_resources import all_kernel_resources, kernel_resources, kernel_resources_by_architecture
     from ._launch import Launch
     from ._lines import KernelLines, SourceLine
     from ._plot import plot_occupancy
     from ._resources import KernelResources
     from ._rules import LIMITERS, UNLIMITED, OccupancyArrays
     from ._sass import SassCounts, SassLoop, SassSummary, read_sass
+    from ._source_build import file_cubin
     from ._source_lines import source_lines
 
 # Each public name and the private module that holds it: a module is imported when one of
@@ -53,13 +54,14 @@ _HOMES = {
     "_errors": ("OccupancyError",),
     "_gate": ("GATE_FIELDS", "ResourceChange", "ResourceComparison", "compare_resources"),
     "_gpcs": ("GpcLayout",),
-    "_kernel_resources": ("all_kernel_resources", "file_cubin", "kernel_resources", "kernel_resources_by_architecture"),
+    "_kernel_resources": ("all_kernel_resources", "kernel_resources", "kernel_resources_by_architecture"),
     "_launch": ("Launch",),
     "_lines": ("KernelLines", "SourceLine"),
     "_plot": ("plot_occupancy",),
     "_resources": ("KernelResources",),
     "_rules": ("LIMITERS", "UNLIMITED", "OccupancyArrays"),
     "_sass": ("SassCounts", "SassLoop", "SassSummary", "read_sass"),
+    "_source_build": ("file_cubin",),
     "_source_lines": ("source_lines",),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}

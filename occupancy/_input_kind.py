@@ -5,7 +5,6 @@ architecture runs on another."""
 from __future__ import annotations
 
 import io
-import os
 import re
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from ._arch import ArchitectureLike, architecture
 from ._cubin import ELF_MAGIC
 from ._errors import OccupancyError
 from ._fatbin import FATBIN_MAGIC
+from .common import SOURCE_SUFFIXES
 
 __all__ = ["FATBIN_BYTES", "check_runs_on", "host_fatbin", "is_ptx", "is_source_file", "is_source_text", "sm_number"]
 
@@ -58,7 +58,7 @@ def is_ptx(text: str) -> bool:
 
 
 def is_source_file(path: Path) -> bool:
-    if path.suffix in (".cu", ".cuh", ".cpp", ".cc", ".cxx"):
+    if path.suffix in SOURCE_SUFFIXES:
         return True
     if path.suffix in (".ptx", ".cubin", ".fatbin", ".o", ".so", ".a"):
         return False
@@ -70,4 +70,3 @@ def is_source_file(path: Path) -> bool:
 def is_source_text(obj: str) -> bool:
     """Whether a string is CUDA source or PTX rather than a path."""
     return "\n" in obj or len(obj) > 4096 or bool(re.search(r"__global__|\.entry\s|[{};]", obj))
-

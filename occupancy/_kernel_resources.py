@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextvars
-import functools
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ._arch import ArchitectureLike, architecture
 from ._compile import (
@@ -20,15 +19,13 @@ from ._compile import (
     compile_source,
     no_compiler_error,
     one_line_error,
-    option_strings,
     ptx_directives,
     ptx_setmaxnreg,
     ptxas_log,
 )
 from ._compile_commands import compile_command
-from ._compile_inputs import checked_compile_inputs, command_options, compiler_tool
+from ._compile_inputs import checked_compile_inputs, compiler_tool
 from ._cubin import ELF_MAGIC, cubin_kernels
-from ._enums import Enumerator, enumerators, type_aliases
 from ._errors import OccupancyError
 from ._fatbin import FatbinEntry, fatbin_entries
 from ._frameworks import (
@@ -51,17 +48,15 @@ from ._input_kind import (
     sm_number,
 )
 from ._names import demangle, match_kernel
-from .common import no_kernel_reason
-from ._nvcc import file_text, find_nvcc, find_ptxas, nvcc_compile, ptxas_compile
+from ._nvcc import find_ptxas, ptxas_compile
 from ._nvrtc_hints import IMPLICIT_HEADER, nvrtc_failure, nvrtc_include_options, nvrtc_options
 from ._progress import Progress, no_progress, step as progress_step
 from ._resources import KernelResources
 from ._sass import sass_summaries
+from ._source_build import nvcc_file, required_nvcc, source_names
+from .common import no_kernel_reason
 
-__all__ = [
-    "all_kernel_resources", "compile_text", "file_cubin", "kernel_resources", "kernel_resources_by_architecture",
-    "nvcc_file", "nvcc_for", "SourceNames", "source_names",
-]
+__all__ = ["all_kernel_resources", "compile_text", "kernel_resources", "kernel_resources_by_architecture"]
 
 
 # Whether `_resources` reads the SASS summary (nvdisasm): `all_kernel_resources`' ``sass=``, set
@@ -218,109 +213,15 @@ def _assemble(ptx: str, arch: ArchitectureLike, options: Sequence[str], name: st
         raise no_compiler_error(name, "assembling PTX", "ptxas", "nvJitLink") from None
 
 
-def nvcc_for(compiler: str) -> str | None:
-    """The nvcc that compiles a CUDA C++ file for ``compiler=``: the one it names, else the one
-    found (None for "nvrtc", or when there is none)."""
-    return compiler_tool(compiler, "nvcc") or (find_nvcc() if compiler != "nvrtc" else None)
-
-
-class SourceNames(NamedTuple):
-    """What a kernel's name may spell as its source does, each read once when first asked for (by
-    `match_kernel`, for a name with template arguments it does not find as written): the source's
-    enumerators (``sorter<Mode::Fast>``) and its type aliases (``norm<floatX>``)."""
-
-    enumerators: Callable[[], tuple[Enumerator, ...]]
-    aliases: Callable[[], dict[str, str]]
-
-
-def source_names(obj: object, options: Sequence[str], compiler: str,
-                 compile_commands: str | os.PathLike[str] | None) -> SourceNames:
-    """The enumerators and type aliases of the source ``obj`` (a CUDA C++ file with its headers,
-    preprocessed once as it compiles, or source text); a binary has none."""
-
-    @functools.cache
-    def text() -> str:
-        if isinstance(obj, str) and is_source_text(obj):
-            return obj
-        if isinstance(obj, (str, os.PathLike)) and Path(obj).is_file() and is_source_file(Path(obj)):
-            flags, cwd = command_options(obj, option_strings(options), compile_commands)[:2]
-            return file_text(Path(obj), flags, nvcc_for(compiler), cwd)
-        return ""
-
-    return SourceNames(functools.cache(lambda: enumerators(text())), functools.cache(lambda: type_aliases(text())))
-
-
 def _source_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], compiler: str,
                  cwd: str | None) -> dict[str, KernelResources]:
     """A CUDA C++ file compiled by nvcc, as the project builds it; by NVRTC when there is no nvcc."""
-    nvcc = nvcc_for(compiler)
+    nvcc = required_nvcc(compiler)
     if nvcc is None:
-        if compiler == "nvcc":
-            raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
-                                 "/usr/local/cuda, nvidia-cuda-nvcc)")
         return _bytes(path.read_bytes(), arch, options, path.name, path.parent)
     compiled = nvcc_file(path, arch, options, cwd, nvcc)
     return _resources(compiled.cubin, f"CUDA source ({path.name}) via {compiled.tool}, cubin", ptx=compiled.ptx,
                       log=compiled.log, compiler=compiled.tool)
-
-
-def file_cubin(path: str | os.PathLike[str], arch: ArchitectureLike, *, options: Sequence[str] = (),
-               compiler: str = "auto") -> tuple[bytes, str] | None:
-    """The cubin of the CUDA C++ file ``path`` for ``arch`` as `kernel_resources` builds it: nvcc,
-    with the file's host code and every header its project's build finds, and ``options``
-    (nvcc's: ``-I``, ``-D``, ``-std=``, ``-maxrregcount=``).
-
-    Returns
-    -------
-    (bytes, str) or None
-        The cubin and the tool that built it (``"nvcc 13.0.48"``); None where ``compiler`` is
-        ``"auto"`` and no nvcc is found, or is ``"nvrtc"``: the caller compiles the text itself.
-
-    Raises
-    ------
-    CompileError
-        nvcc's errors, one line naming them (the whole log in ``.log``).
-    OccupancyError
-        ``compiler="nvcc"`` and no nvcc found, or a ``compiler`` that is neither of the names
-        of `COMPILERS` nor an nvcc path.
-
-    Examples
-    --------
-    >>> import occupancy
-    >>> cubin, tool = occupancy.file_cubin("app/kernels.cu", "sm_90", options=["-Iapp/include"])  # doctest: +SKIP
-    >>> cubin[:4], tool.split()[0]  # doctest: +SKIP
-    (b'\\x7fELF', 'nvcc')
-    """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a CUDA C++ file's path (str or os.PathLike), not {type(path).__name__}")
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
-    if not is_source_file(Path(path)):
-        raise OccupancyError(f"path={os.fspath(path)!r} is not CUDA C++ source (.cu, .cuh, .cpp, ...): "
-                             "a binary's kernels are read by kernel_resources")
-    options, cwd, _ = checked_compile_inputs(path, arch, options, compiler, None)
-    nvcc = nvcc_for(compiler)
-    if nvcc is None:
-        if compiler == "nvcc":
-            raise OccupancyError("compiler='nvcc' but no nvcc was found (PATH, CUDA_HOME, CUDA_PATH, "
-                                 "/usr/local/cuda, nvidia-cuda-nvcc)")
-        return None
-    compiled = nvcc_file(Path(path), arch, options, cwd, nvcc)
-    return compiled.cubin, compiled.tool
-
-
-def nvcc_file(path: Path, arch: ArchitectureLike | None, options: Sequence[str], cwd: str | None,
-               nvcc: str | None = None) -> Compiled:
-    """A CUDA C++ file compiled by nvcc for `arch`; a failure is one line naming the errors."""
-    if arch is None:
-        raise OccupancyError("arch= is required to compile CUDA source, e.g. arch='sm_90'")
-    try:
-        return nvcc_compile(path, arch, options, cwd=cwd, nvcc=nvcc)
-    except CompileError as exc:
-        errors = list(dict.fromkeys(line.strip() for line in exc.log.splitlines() if "error" in line))
-        errors = errors or exc.log.splitlines()[-1:]
-        raise one_line_error(f"{exc.args[0].splitlines()[0]}: {'; '.join(errors[:3])}",
-                        exc.log) from None
 
 
 def _bytes(data: bytes, arch: ArchitectureLike | None, options: Sequence[str], name: str, include: Path | None,

@@ -28,10 +28,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ._compile import CompileError, Compiled, target_sm
-from ._enums import Enumerator, enumerators
 from ._tools import find_tool
 
-__all__ = ["file_enumerators", "file_text", "find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess",
+__all__ = ["file_text", "find_nvcc", "find_ptxas", "nvcc_command", "nvcc_compile", "nvcc_preprocess",
            "nvcc_version", "ptxas_compile", "relocatable"]
 
 
@@ -239,9 +238,3 @@ def file_text(path: Path, options: Sequence[str], nvcc: str | None, cwd: str | N
         return path.read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
-
-
-def file_enumerators(path: Path, options: Sequence[str], nvcc: str | None,
-                     cwd: str | None) -> tuple[Enumerator, ...]:
-    """The enumerators of a CUDA C++ file and of the headers it includes (`file_text`)."""
-    return enumerators(file_text(path, options, nvcc, cwd))

@@ -11,7 +11,8 @@ from ._compile import ptxas_log
 from ._compile_inputs import checked_compile_inputs, compiler_tool
 from ._cubin import ELF_MAGIC, cubin_kernels
 from ._input_kind import is_source_file
-from ._kernel_resources import compile_text, nvcc_file, nvcc_for, source_names
+from ._kernel_resources import compile_text
+from ._source_build import nvcc_file, nvcc_for, source_names
 from ._lines import KernelLines, line_listing
 from ._names import demangle, match_kernel
 

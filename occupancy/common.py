@@ -70,6 +70,7 @@ __all__ = [
     "Progress",
     "ProgressStep",
     "RealNumbers",
+    "SOURCE_SUFFIXES",
     "Shown",
     "as_path",
     "atomic_path",
@@ -505,6 +506,8 @@ def read_toml(path: str | os.PathLike[str], error: type[Exception], name: str = 
     return _check_parsed(data, target, error, name)
 
 
+#: The suffixes of a CUDA C++ file (what `occupancy.kernel_resources` compiles rather than reads).
+SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx")
 _TEMPLATE_KERNEL = re.compile(r"template\s*<[^;{]*>\s*(?:static\s+|__launch_bounds__\s*\([^)]*\)\s*)*__global__")
 
 
@@ -520,7 +523,7 @@ def no_kernel_reason(source: object) -> str:
     text = ""
     if isinstance(source, str) and ("\n" in source or "__global__" in source):
         text = source
-    elif isinstance(source, (str, os.PathLike)) and Path(source).suffix in (".cu", ".cuh", ".cpp", ".cc", ".cxx"):
+    elif isinstance(source, (str, os.PathLike)) and Path(source).suffix in SOURCE_SUFFIXES:
         try:
             text = Path(source).read_text("utf-8", "replace")
         except OSError:

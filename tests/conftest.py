@@ -52,9 +52,9 @@ def compile_once_per_session():
     result. Many tests compile the same file with the same flags (docs/examples/project_kernels.cu
     for sm_90 in a dozen tests, ~1 s each); the first still runs the compiler, and a failed build
     is never kept, so each error test runs it. Builds of other options are new builds."""
-    from occupancy import _kernel_resources, _nvcc, _nvdisasm
+    from occupancy import _kernel_resources, _nvcc, _nvdisasm, _source_build
 
-    real_nvcc, real_ptxas = _kernel_resources.nvcc_compile, _kernel_resources.ptxas_compile
+    real_nvcc, real_ptxas = _source_build.nvcc_compile, _kernel_resources.ptxas_compile
     built: dict[tuple, object] = {}
 
     def nvcc_key(path, arch, options, cwd, nvcc) -> tuple:
@@ -99,7 +99,7 @@ def compile_once_per_session():
         return built[key]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_kernel_resources, "nvcc_compile", nvcc_compile)
+        patch.setattr(_source_build, "nvcc_compile", nvcc_compile)
         patch.setattr(_kernel_resources, "ptxas_compile", ptxas_compile)
         patch.setattr(_kernel_resources, "sass_summaries", sass_summaries)
         yield built

@@ -327,7 +327,7 @@ def no_compiler(monkeypatch):
     """No nvcc, no ptxas and no cuda-python (so no NVRTC and no nvJitLink)."""
     import builtins
 
-    monkeypatch.setattr("occupancy._kernel_resources.find_nvcc", lambda: None)
+    monkeypatch.setattr("occupancy._source_build.find_nvcc", lambda: None)
     monkeypatch.setattr("occupancy._kernel_resources.find_ptxas", lambda: None)
     real_import = builtins.__import__
 

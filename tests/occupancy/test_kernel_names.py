@@ -13,7 +13,7 @@ import pytest
 
 import occupancy
 from occupancy._enums import enumerators
-from occupancy._nvcc import file_enumerators
+from occupancy._nvcc import file_text
 from occupancy._names import match_kernel, stable_symbol
 from occupancy._nvcc import find_nvcc
 
@@ -58,7 +58,7 @@ def kernels() -> tuple[list[str], dict[str, str | None]]:
         "enum-namespace-left-out", "symbol"])
 def test_a_kernel_is_found_as_a_user_spells_it(kernels, spelled, symbol):
     names, demangled = kernels
-    assert match_kernel(spelled, names, demangled, lambda: file_enumerators(SOURCE, [], NVCC, None)) == symbol
+    assert match_kernel(spelled, names, demangled, lambda: enumerators(file_text(SOURCE, [], NVCC, None))) == symbol
 
 
 @pytest.mark.parametrize(("spelled", "message"), [
@@ -71,7 +71,7 @@ def test_a_kernel_is_found_as_a_user_spells_it(kernels, spelled, symbol):
 def test_a_name_that_is_not_one_kernel_is_refused(kernels, spelled, message):
     names, demangled = kernels
     with pytest.raises(occupancy.OccupancyError, match=message):
-        match_kernel(spelled, names, demangled, lambda: file_enumerators(SOURCE, [], NVCC, None))
+        match_kernel(spelled, names, demangled, lambda: enumerators(file_text(SOURCE, [], NVCC, None)))
 
 
 def test_the_source_is_read_only_for_an_enum_spelling(kernels):

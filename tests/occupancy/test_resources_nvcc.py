@@ -273,7 +273,7 @@ def test_cli_without_a_compiler_names_what_to_install(capsys, monkeypatch):
     """No nvcc and no NVRTC: one line naming the compile extra, exit 2."""
     import builtins
 
-    monkeypatch.setattr("occupancy._kernel_resources.find_nvcc", lambda: None)
+    monkeypatch.setattr("occupancy._source_build.find_nvcc", lambda: None)
     real_import = builtins.__import__
 
     def no_cuda(name, *args, **kwargs):

@@ -62,8 +62,8 @@ ATOMICS = "global atomics, 1 of them to one address, but the kernel gives no ato
     (_sass(atomics=1), {"atomics": 1056 * 8, "atomic_addresses": 1}, [], [ATOMICS]),
     (_sass(), {}, [], [SHARED, TENSOR, LEFT_OUT, LOCAL, TENSOR_UNCOUNTED, ATOMICS]),
 ], ids=["shared-unread", "l1-bytes-given", "shared-bytes-given", "tensor-without-tensor-sass", "tensor-sass",
-        "tensor-by-precision", "inner-loop-of-work", "inner-loop-of-loads", "local-memory", "tensor-sass-at-fp32", "atomics-uncounted",
-        "atomics-counted", "nothing-to-say"])
+        "tensor-by-precision", "inner-loop-of-work", "inner-loop-of-loads", "local-memory", "tensor-sass-at-fp32",
+        "atomics-uncounted", "atomics-counted", "nothing-to-say"])
 def test_the_prediction_says_what_the_counts_leave_out(sass, counts, said, unsaid):
     notes = " | ".join(_notes(sass, **counts))
     assert all(s in notes for s in said), notes
